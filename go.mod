@@ -1,0 +1,3 @@
+module github.com/reprobench/reprobench
+
+go 1.26

@@ -1,0 +1,296 @@
+package mpi
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Datatype is the element type of a message buffer.
+type Datatype int
+
+// Supported datatypes.
+const (
+	Byte Datatype = iota
+	Int32
+	Int64
+	Float32
+	Float64
+)
+
+var datatypeNames = [...]string{"MPI_BYTE", "MPI_INT32_T", "MPI_INT64_T", "MPI_FLOAT", "MPI_DOUBLE"}
+var datatypeSizes = [...]int{1, 4, 8, 4, 8}
+var datatypeShort = [...]string{"byte", "int32", "int64", "float32", "float64"}
+
+// Size returns the size of one element in bytes, or 0 for an invalid Datatype.
+func (d Datatype) Size() int {
+	if !d.Valid() {
+		return 0
+	}
+	return datatypeSizes[d]
+}
+
+// Valid reports whether d is one of the supported datatypes.
+func (d Datatype) Valid() bool { return d >= 0 && int(d) < len(datatypeSizes) }
+
+// String returns the MPI name of the datatype, such as "MPI_DOUBLE".
+func (d Datatype) String() string {
+	if !d.Valid() {
+		return fmt.Sprintf("Datatype(%d)", int(d))
+	}
+	return datatypeNames[d]
+}
+
+// ShortName returns the lower-case name used on the command line and in raw
+// data ("byte", "int32", "int64", "float32", "float64").
+func (d Datatype) ShortName() string {
+	if !d.Valid() {
+		return d.String()
+	}
+	return datatypeShort[d]
+}
+
+// ParseDatatype accepts a short name ("float64") or an MPI name ("MPI_DOUBLE").
+func ParseDatatype(s string) (Datatype, error) {
+	for i := range datatypeShort {
+		if strings.EqualFold(s, datatypeShort[i]) || strings.EqualFold(s, datatypeNames[i]) {
+			return Datatype(i), nil
+		}
+	}
+	return 0, fmt.Errorf("mpi: unknown datatype %q (want one of %s)", s, strings.Join(datatypeShort[:], ", "))
+}
+
+// ReduceOp is a reduction operation.
+type ReduceOp int
+
+// Supported reductions.
+const (
+	Sum ReduceOp = iota
+	Min
+	Max
+)
+
+var opNames = [...]string{"MPI_SUM", "MPI_MIN", "MPI_MAX"}
+
+// Valid reports whether op is a supported reduction.
+func (op ReduceOp) Valid() bool { return op >= 0 && int(op) < len(opNames) }
+
+// String returns the MPI name of the operation.
+func (op ReduceOp) String() string {
+	if !op.Valid() {
+		return fmt.Sprintf("ReduceOp(%d)", int(op))
+	}
+	return opNames[op]
+}
+
+// CheckReduce reports whether op may be applied to elements of type d.
+// Reductions are defined on the numeric types only: MPICH rejects MPI_SUM on
+// MPI_BYTE, so we reject it everywhere for portable results.
+func CheckReduce(d Datatype, op ReduceOp) error {
+	if !d.Valid() {
+		return fmt.Errorf("mpi: invalid datatype %v", d)
+	}
+	if !op.Valid() {
+		return fmt.Errorf("mpi: invalid reduction %v", op)
+	}
+	if d == Byte {
+		return fmt.Errorf("mpi: reduction %v is not defined on %v; use int32, int64, float32 or float64", op, d)
+	}
+	return nil
+}
+
+// Call is an MPI operation that a benchmark times.
+type Call int
+
+// The benchmarkable operations.
+const (
+	CallBarrier Call = iota
+	CallBcast
+	CallReduce
+	CallAllreduce
+	CallScan
+	CallExscan
+	CallGather
+	CallScatter
+	CallAllgather
+	CallAlltoall
+	CallReduceScatterBlock
+	CallPingPong
+	numCalls
+)
+
+var callNames = [...]string{"MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
+	"MPI_Exscan", "MPI_Gather", "MPI_Scatter", "MPI_Allgather", "MPI_Alltoall",
+	"MPI_Reduce_scatter_block", "pingpong"}
+
+// Calls returns every benchmarkable call in a fixed order.
+func Calls() []Call {
+	cs := make([]Call, numCalls)
+	for i := range cs {
+		cs[i] = Call(i)
+	}
+	return cs
+}
+
+// Valid reports whether c is a known call.
+func (c Call) Valid() bool { return c >= 0 && c < numCalls }
+
+// String returns the MPI name, such as "MPI_Allreduce", or "pingpong".
+func (c Call) String() string {
+	if !c.Valid() {
+		return fmt.Sprintf("Call(%d)", int(c))
+	}
+	return callNames[c]
+}
+
+// Reduces reports whether the call applies a reduction operation.
+func (c Call) Reduces() bool {
+	switch c {
+	case CallReduce, CallAllreduce, CallScan, CallExscan, CallReduceScatterBlock:
+		return true
+	}
+	return false
+}
+
+// ParseCall accepts "MPI_Allreduce", "allreduce" (any case) or "pingpong".
+func ParseCall(s string) (Call, error) {
+	for i, n := range callNames {
+		if strings.EqualFold(s, n) || strings.EqualFold("MPI_"+s, n) {
+			return Call(i), nil
+		}
+	}
+	return 0, fmt.Errorf("mpi: unknown call %q (want one of %s)", s, strings.Join(callNames[:], ", "))
+}
+
+// BufferSizes returns the number of bytes the send and receive buffers of
+// call need on a communicator of size p when count elements of type d form
+// one rank's contribution. For Gather, Scatter, Allgather, Alltoall and
+// Reduce_scatter_block the larger buffer holds p·count elements.
+func BufferSizes(call Call, count int, d Datatype, p int) (send, recv int) {
+	n := count * d.Size()
+	switch call {
+	case CallBarrier:
+		return 0, 0
+	case CallGather, CallAllgather:
+		return n, n * p
+	case CallScatter:
+		return n * p, n
+	case CallAlltoall:
+		return n * p, n * p
+	case CallReduceScatterBlock:
+		return n * p, n
+	default:
+		return n, n
+	}
+}
+
+// SyncKind selects how an observation waits before its start timestamp.
+type SyncKind int
+
+// Ways to start an observation.
+const (
+	// SyncNone starts at once.
+	SyncNone SyncKind = iota
+	// SyncBarrier calls MPI_Barrier, then starts.
+	SyncBarrier
+	// SyncDoubleBarrier calls MPI_Barrier twice, then starts.
+	SyncDoubleBarrier
+	// SyncDissemination runs our own dissemination barrier (⌈log2 P⌉ rounds
+	// of zero-byte sendrecv), then starts.
+	SyncDissemination
+	// SyncDeadline busy-waits until the clock reaches Observation.Deadline.
+	SyncDeadline
+)
+
+var syncNames = [...]string{"none", "barrier", "double_barrier", "dissemination", "deadline"}
+
+// String returns the name of the synchronization kind.
+func (k SyncKind) String() string {
+	if k < 0 || int(k) >= len(syncNames) {
+		return fmt.Sprintf("SyncKind(%d)", int(k))
+	}
+	return syncNames[k]
+}
+
+// Observation describes one timed execution of an operation, and receives its
+// result. It is the unit of the critical path: a Comm executes the whole
+// sequence — wait (barrier or deadline), start timestamp, Reps calls of the
+// operation, end timestamp — as one step, without returning to the Go
+// scheduler in between (the real binding does it in a single cgo call).
+//
+// An Observation is reused across calls; Observe does not allocate.
+type Observation struct {
+	Call       Call
+	Send, Recv []byte   // buffers; see BufferSizes
+	Count      int      // elements per rank
+	Type       Datatype // element type
+	Op         ReduceOp // for reductions
+	Root       int      // root of rooted collectives; first rank of a ping-pong
+	Peer       int      // second rank of a ping-pong
+	Reps       int      // calls between the timestamps; 0 means 1
+
+	Sync     SyncKind
+	Deadline int64 // for SyncDeadline: local clock ticks at which to start
+
+	// Results, in ticks of the clock given to Observe.
+	Start int64 // first timestamp after the wait
+	End   int64 // timestamp after the last call returned
+}
+
+// Validate checks the observation against a communicator of size p.
+func (o *Observation) Validate(p int) error {
+	if !o.Call.Valid() {
+		return fmt.Errorf("mpi: invalid call %v", o.Call)
+	}
+	if !o.Type.Valid() {
+		return fmt.Errorf("mpi: invalid datatype %v", o.Type)
+	}
+	if o.Count < 0 {
+		return fmt.Errorf("mpi: negative count %d", o.Count)
+	}
+	if o.Reps < 0 {
+		return fmt.Errorf("mpi: negative reps %d", o.Reps)
+	}
+	if o.Root < 0 || o.Root >= p {
+		return fmt.Errorf("mpi: root %d out of range [0,%d)", o.Root, p)
+	}
+	if o.Call == CallPingPong {
+		if o.Peer < 0 || o.Peer >= p || o.Peer == o.Root {
+			return fmt.Errorf("mpi: ping-pong peer %d invalid (root %d, size %d)", o.Peer, o.Root, p)
+		}
+	}
+	if o.Call.Reduces() {
+		if err := CheckReduce(o.Type, o.Op); err != nil {
+			return err
+		}
+	}
+	if o.Sync < SyncNone || o.Sync > SyncDeadline {
+		return fmt.Errorf("mpi: invalid sync kind %v", o.Sync)
+	}
+	s, r := BufferSizes(o.Call, o.Count, o.Type, p)
+	if len(o.Send) < s {
+		return fmt.Errorf("mpi: %v needs a %d-byte send buffer, have %d", o.Call, s, len(o.Send))
+	}
+	if len(o.Recv) < r {
+		return fmt.Errorf("mpi: %v needs a %d-byte receive buffer, have %d", o.Call, r, len(o.Recv))
+	}
+	return nil
+}
+
+// ErrNoMPI is returned by Init when the program was built without MPI (no
+// cgo, or the build tag nompi).
+var ErrNoMPI = errors.New("mpi: built without MPI support (cgo disabled or tag nompi); rebuild with cgo and an MPI library (pkg-config mpi or, with -tags mpich, pkg-config mpich)")
+
+// Error is a failure reported by the MPI library or detected before calling it.
+type Error struct {
+	Func string // the MPI function, such as "MPI_Send"
+	Code int    // the MPI error code, or -1 when the error was detected in Go
+	Msg  string // MPI's error string
+}
+
+func (e *Error) Error() string {
+	if e.Code < 0 {
+		return fmt.Sprintf("mpi: %s: %s", e.Func, e.Msg)
+	}
+	return fmt.Sprintf("mpi: %s failed (code %d): %s", e.Func, e.Code, e.Msg)
+}

@@ -1,0 +1,102 @@
+package timing
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Clock is a source of timestamps for benchmarking.
+//
+// A Clock reads int64 ticks since a per-process epoch (never absolute float
+// seconds: a float64 holding Unix time resolves only about 0.24 µs). Ticks are
+// converted to seconds with the clock's frequency. Implementations must be safe
+// to read from the goroutine that owns them; they need not be safe for
+// concurrent use unless documented.
+type Clock interface {
+	// Now returns the ticks elapsed since the clock's epoch.
+	Now() int64
+	// Hz returns the number of ticks per second.
+	Hz() float64
+	// Seconds converts a number of ticks (a timestamp or an interval) to seconds.
+	Seconds(ticks int64) float64
+	// Duration converts a number of ticks to a time.Duration, rounded to
+	// the nearest nanosecond.
+	Duration(ticks int64) time.Duration
+	// Ticks converts seconds to ticks, rounded to the nearest tick.
+	Ticks(seconds float64) int64
+	// Name is a short human-readable name such as "tsc", "monotonic" or "mpi_wtime".
+	Name() string
+	// Source identifies the hardware or OS counter behind the clock, so that
+	// C code on the critical path can read exactly the same counter.
+	Source() Source
+}
+
+// SourceKind names a counter that both Go and C code can read.
+type SourceKind int
+
+// The counters a Clock can be built on.
+const (
+	// SourceNone is a clock that C code cannot read (for example a simulated
+	// clock of mpitest, or a decorated clock). The critical path must then be
+	// driven through the Clock's own methods.
+	SourceNone SourceKind = iota
+	// SourceMonotonic is CLOCK_MONOTONIC in nanoseconds, which is also what the Go
+	// runtime's monotonic clock reads on Linux.
+	SourceMonotonic
+	// SourceTSC is the time-stamp counter read with RDTSCP.
+	SourceTSC
+	// SourceTSCFenced is the time-stamp counter read with LFENCE; RDTSC.
+	SourceTSCFenced
+	// SourceWtime is MPI_Wtime, as nanoseconds.
+	SourceWtime
+)
+
+var sourceNames = [...]string{"none", "monotonic", "tsc_rdtscp", "tsc_lfence", "mpi_wtime"}
+
+func (k SourceKind) String() string {
+	if k < 0 || int(k) >= len(sourceNames) {
+		return fmt.Sprintf("SourceKind(%d)", int(k))
+	}
+	return sourceNames[k]
+}
+
+// Source describes how to read a Clock's ticks from C: read the raw counter
+// named by Kind and subtract Epoch. Conversions to seconds use Hz.
+type Source struct {
+	Kind  SourceKind
+	Epoch int64   // raw counter value at the clock's epoch
+	Hz    float64 // ticks per second
+}
+
+// Freq is a helper for Clock implementations: it holds a tick frequency
+// and implements the conversion methods of Clock.
+type Freq struct {
+	hz float64
+}
+
+// NewFreq returns conversions for a clock ticking hz times per second.
+// It panics if hz is not a positive finite number.
+func NewFreq(hz float64) Freq {
+	if !(hz > 0) || math.IsInf(hz, 0) {
+		panic(fmt.Sprintf("timing: invalid clock frequency %v Hz", hz))
+	}
+	return Freq{hz: hz}
+}
+
+// Hz returns the ticks per second.
+func (f Freq) Hz() float64 { return f.hz }
+
+// Seconds converts ticks to seconds.
+func (f Freq) Seconds(ticks int64) float64 { return float64(ticks) / f.hz }
+
+// Duration converts ticks to a time.Duration rounded to the nearest nanosecond.
+func (f Freq) Duration(ticks int64) time.Duration {
+	if f.hz == 1e9 {
+		return time.Duration(ticks)
+	}
+	return time.Duration(math.Round(float64(ticks) * 1e9 / f.hz))
+}
+
+// Ticks converts seconds to ticks rounded to the nearest tick.
+func (f Freq) Ticks(seconds float64) int64 { return int64(math.Round(seconds * f.hz)) }
