@@ -1,0 +1,66 @@
+package timing
+
+import (
+	"math"
+	"time"
+)
+
+// Skewed is a Clock that reads another clock and adds a known offset and a
+// linear drift: for a base reading b (in base ticks),
+//
+//	Now() = b + Offset + round(b · DriftPPM·10⁻⁶)
+//
+// with Offset in base ticks. Seconds, Duration, Ticks and Hz are the base
+// clock's: like a real drifting clock, a Skewed clock believes it ticks at its
+// nominal rate. Use it in tests, and on a real machine to inject a known skew
+// that clock synchronization must then find.
+//
+// C code cannot apply the skew, so Source reports SourceNone: the critical path
+// is then driven through the Clock methods.
+type Skewed struct {
+	Base     Clock
+	Offset   int64   // base ticks added to every reading
+	DriftPPM float64 // rate error in parts per million; positive runs fast
+}
+
+var _ Clock = (*Skewed)(nil)
+
+// NewSkewed returns base shifted by offset and drifting by driftPPM parts
+// per million.
+func NewSkewed(base Clock, offset time.Duration, driftPPM float64) *Skewed {
+	return &Skewed{Base: base, Offset: base.Ticks(offset.Seconds()), DriftPPM: driftPPM}
+}
+
+// Now returns the skewed reading of the base clock.
+func (s *Skewed) Now() int64 { return s.Skew(s.Base.Now()) }
+
+// Skew maps a base reading to the skewed reading.
+func (s *Skewed) Skew(base int64) int64 {
+	return base + s.Offset + int64(math.Round(float64(base)*s.DriftPPM*1e-6))
+}
+
+// Unskew maps a skewed reading back to the base reading, rounded to the
+// nearest tick: the inverse of Skew up to rounding.
+func (s *Skewed) Unskew(skewed int64) int64 {
+	d := float64(skewed - s.Offset)
+	return int64(math.Round(d / (1 + s.DriftPPM*1e-6)))
+}
+
+// Hz returns the base clock's frequency.
+func (s *Skewed) Hz() float64 { return s.Base.Hz() }
+
+// Seconds converts ticks with the base clock's frequency.
+func (s *Skewed) Seconds(ticks int64) float64 { return s.Base.Seconds(ticks) }
+
+// Duration converts ticks with the base clock's frequency.
+func (s *Skewed) Duration(ticks int64) time.Duration { return s.Base.Duration(ticks) }
+
+// Ticks converts seconds with the base clock's frequency.
+func (s *Skewed) Ticks(seconds float64) int64 { return s.Base.Ticks(seconds) }
+
+// Name returns the base clock's name followed by "+skew".
+func (s *Skewed) Name() string { return s.Base.Name() + "+skew" }
+
+// Source returns SourceNone: C code cannot apply the skew. Hz is the base
+// clock's.
+func (s *Skewed) Source() Source { return Source{Kind: SourceNone, Hz: s.Base.Hz()} }
