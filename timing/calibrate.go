@@ -25,10 +25,10 @@ type Frequency struct {
 	// uncertainty this package cannot know.
 	UncertaintyPPM float64 `json:"uncertainty_ppm"`
 	// The calibration's figures (zero for a fixed frequency).
-	Reference     string  `json:"reference,omitempty"`      // the clock calibrated against
-	Samples       int     `json:"samples,omitempty"`        // points in the fit
-	Rejected      int     `json:"rejected,omitempty"`       // points dropped as disturbed
-	SpanS         float64 `json:"span_s,omitempty"`         // reference time covered by the fit
+	Reference     string  `json:"reference,omitempty"`       // the clock calibrated against
+	Samples       int     `json:"samples,omitempty"`         // points in the fit
+	Rejected      int     `json:"rejected,omitempty"`        // points dropped as disturbed
+	SpanS         float64 `json:"span_s,omitempty"`          // reference time covered by the fit
 	ResidualRMSNs float64 `json:"residual_rms_ns,omitempty"` // scatter of the points around the line
 }
 
