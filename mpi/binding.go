@@ -1,0 +1,649 @@
+//go:build cgo && !nompi
+
+package mpi
+
+/*
+#cgo LDFLAGS: -lm
+#include "rbmpi.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"unsafe"
+
+	"github.com/reprobench/reprobench/timing"
+)
+
+// TagInternal is the first tag reserved for the binding (ping-pong and
+// dissemination barrier of Observe). User tags must be in [0, TagInternal).
+const TagInternal = C.RB_TAG_INTERNAL
+
+var world *comm
+
+// Available reports whether this build links an MPI library.
+const Available = true
+
+// Init initializes MPI with MPI_Init_thread(MPI_THREAD_FUNNELED) and installs
+// MPI_ERRORS_RETURN on MPI_COMM_WORLD and MPI_COMM_SELF.
+//
+// Init locks the calling goroutine to its OS thread for the rest of the
+// program: call it from the main goroutine (ideally from main itself), and
+// make every later MPI call from that same goroutine — FUNNELED means only
+// the thread that initialized MPI may call it.
+func Init() error {
+	if ok, _ := Initialized(); ok {
+		return &Error{Func: "MPI_Init_thread", Code: -1, Msg: "MPI is already initialized"}
+	}
+	runtime.LockOSThread()
+	var provided C.int
+	if err := check("MPI_Init_thread", C.rb_init(&provided)); err != nil {
+		return err
+	}
+	if provided < C.rb_thread_funneled() {
+		return &Error{Func: "MPI_Init_thread", Code: -1,
+			Msg: fmt.Sprintf("the library granted thread level %d, below MPI_THREAD_FUNNELED", int(provided))}
+	}
+	c, err := newComm(C.rb_comm_world(), true)
+	if err != nil {
+		return err
+	}
+	world = c
+	return nil
+}
+
+// Finalize shuts MPI down (MPI_Finalize). No MPI call may follow.
+func Finalize() error {
+	if world != nil {
+		world.release()
+	}
+	return check("MPI_Finalize", C.MPI_Finalize())
+}
+
+// Initialized reports whether MPI_Init has been called.
+func Initialized() (bool, error) {
+	var flag C.int
+	err := check("MPI_Initialized", C.MPI_Initialized(&flag))
+	return flag != 0, err
+}
+
+// Finalized reports whether MPI_Finalize has been called.
+func Finalized() (bool, error) {
+	var flag C.int
+	err := check("MPI_Finalized", C.MPI_Finalized(&flag))
+	return flag != 0, err
+}
+
+// World returns MPI_COMM_WORLD, or nil before Init.
+func World() Comm {
+	if world == nil {
+		return nil
+	}
+	return world
+}
+
+// Abort terminates every process of the job with the given error code
+// (MPI_Abort on MPI_COMM_WORLD). It returns only if MPI_Abort fails.
+func Abort(code int) error {
+	return check("MPI_Abort", C.MPI_Abort(C.rb_comm_world(), C.int(code)))
+}
+
+// ProcessorName returns MPI_Get_processor_name.
+func ProcessorName() (string, error) {
+	buf := make([]byte, int(C.rb_max_processor_name())+1)
+	var n C.int
+	if err := check("MPI_Get_processor_name", C.MPI_Get_processor_name((*C.char)(unsafe.Pointer(&buf[0])), &n)); err != nil {
+		return "", err
+	}
+	return string(buf[:n]), nil
+}
+
+// LibraryVersion returns MPI_Get_library_version, such as
+// "Open MPI v4.1.4, package: Debian OpenMPI, …". It may be called before Init.
+func LibraryVersion() (string, error) {
+	buf := make([]byte, int(C.rb_max_library_version())+1)
+	var n C.int
+	if err := check("MPI_Get_library_version", C.MPI_Get_library_version((*C.char)(unsafe.Pointer(&buf[0])), &n)); err != nil {
+		return "", err
+	}
+	for n > 0 && (buf[n-1] == 0 || buf[n-1] == '\n') {
+		n--
+	}
+	return string(buf[:n]), nil
+}
+
+// Wtime returns MPI_Wtime in seconds.
+func Wtime() float64 { return float64(C.MPI_Wtime()) }
+
+// Wtick returns MPI_Wtick, the resolution of Wtime in seconds.
+func Wtick() float64 { return float64(C.MPI_Wtick()) }
+
+// wtimeClock is MPI_Wtime as a timing.Clock ticking in nanoseconds.
+type wtimeClock struct {
+	timing.Freq
+	epoch int64
+}
+
+// WtimeClock returns MPI_Wtime as a timing.Clock: ticks are nanoseconds since
+// the moment WtimeClock was called (C code reads the same value through
+// Source). Its resolution is that of MPI_Wtime (see Wtick), and since
+// MPI_Wtime returns a double, large Wtime values lose sub-microsecond digits.
+func WtimeClock() timing.Clock {
+	return &wtimeClock{Freq: timing.NewFreq(1e9), epoch: int64(C.rb_wtime_ns())}
+}
+
+func (w *wtimeClock) Now() int64   { return int64(C.rb_wtime_ns()) - w.epoch }
+func (w *wtimeClock) Name() string { return "mpi_wtime" }
+func (w *wtimeClock) Source() timing.Source {
+	return timing.Source{Kind: timing.SourceWtime, Epoch: w.epoch, Hz: 1e9}
+}
+
+// comm is a real MPI communicator.
+type comm struct {
+	h       C.MPI_Comm
+	rank    int
+	size    int
+	isWorld bool
+	// scratch is C memory for the scalar helpers and Observe's timestamps,
+	// so that they neither allocate nor pass Go pointers that must escape.
+	scratch *[4]int64
+	freed   bool
+}
+
+var _ Comm = (*comm)(nil)
+
+func newComm(h C.MPI_Comm, isWorld bool) (*comm, error) {
+	var r, s C.int
+	if err := check("MPI_Comm_rank", C.rb_comm_rank_size(h, &r, &s)); err != nil {
+		return nil, err
+	}
+	scratch := (*[4]int64)(C.calloc(4, 8))
+	return &comm{h: h, rank: int(r), size: int(s), isWorld: isWorld, scratch: scratch}, nil
+}
+
+func (c *comm) release() {
+	if c.scratch != nil {
+		C.free(unsafe.Pointer(c.scratch))
+		c.scratch = nil
+	}
+}
+
+func (c *comm) Rank() int { return c.rank }
+func (c *comm) Size() int { return c.size }
+
+// check converts an MPI error code into *Error.
+func check(fn string, code C.int) error {
+	if code == 0 {
+		return nil
+	}
+	buf := make([]byte, int(C.rb_max_error_string())+1)
+	var n C.int
+	C.rb_error_string(code, (*C.char)(unsafe.Pointer(&buf[0])), &n)
+	return &Error{Func: fn, Code: int(code), Msg: string(buf[:n])}
+}
+
+func errf(fn, format string, args ...any) error {
+	return &Error{Func: fn, Code: -1, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ptr returns the address of b's first byte, or nil for an empty slice.
+func ptr(b []byte) unsafe.Pointer {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(&b[0])
+}
+
+func (c *comm) live(fn string) error {
+	if c.freed {
+		return errf(fn, "communicator has been freed")
+	}
+	return nil
+}
+
+func (c *comm) checkPeer(fn string, r int) error {
+	if r < 0 || r >= c.size {
+		return errf(fn, "rank %d out of range [0,%d)", r, c.size)
+	}
+	return nil
+}
+
+func checkTag(fn string, tag int) error {
+	if tag < 0 || tag >= TagInternal {
+		return errf(fn, "tag %d out of range [0,%d)", tag, TagInternal)
+	}
+	return nil
+}
+
+func (c *comm) checkP2P(fn string, peer, tag int) error {
+	if err := c.live(fn); err != nil {
+		return err
+	}
+	if err := c.checkPeer(fn, peer); err != nil {
+		return err
+	}
+	return checkTag(fn, tag)
+}
+
+func (c *comm) Send(buf []byte, dest, tag int) error {
+	if err := c.checkP2P("MPI_Send", dest, tag); err != nil {
+		return err
+	}
+	return check("MPI_Send", C.rb_send(ptr(buf), C.int(len(buf)), C.int(dest), C.int(tag), c.h))
+}
+
+func (c *comm) Recv(buf []byte, src, tag int) error {
+	if err := c.checkP2P("MPI_Recv", src, tag); err != nil {
+		return err
+	}
+	got := c.count()
+	if err := check("MPI_Recv", C.rb_recv(ptr(buf), C.int(len(buf)), C.int(src), C.int(tag), c.h, got)); err != nil {
+		return err
+	}
+	if int(*got) != len(buf) {
+		return errf("MPI_Recv", "received %d bytes from rank %d, expected %d", int(*got), src, len(buf))
+	}
+	return nil
+}
+
+func (c *comm) Sendrecv(sendbuf []byte, dest, sendtag int, recvbuf []byte, src, recvtag int) error {
+	if err := c.checkP2P("MPI_Sendrecv", dest, sendtag); err != nil {
+		return err
+	}
+	if err := c.checkP2P("MPI_Sendrecv", src, recvtag); err != nil {
+		return err
+	}
+	got := c.count()
+	if err := check("MPI_Sendrecv", C.rb_sendrecv(ptr(sendbuf), C.int(len(sendbuf)), C.int(dest), C.int(sendtag),
+		ptr(recvbuf), C.int(len(recvbuf)), C.int(src), C.int(recvtag), c.h, got)); err != nil {
+		return err
+	}
+	if int(*got) != len(recvbuf) {
+		return errf("MPI_Sendrecv", "received %d bytes from rank %d, expected %d", int(*got), src, len(recvbuf))
+	}
+	return nil
+}
+
+// count returns C memory for a received element count: a Go variable whose
+// address is passed to C would escape to the heap, one allocation per call.
+func (c *comm) count() *C.int { return (*C.int)(unsafe.Pointer(&c.scratch[3])) }
+
+func (c *comm) scratchBytes() []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(c.scratch)), 8)
+}
+
+func (c *comm) SendInt64(v int64, dest, tag int) error {
+	if err := c.live("MPI_Send"); err != nil {
+		return err
+	}
+	c.scratch[0] = v
+	return c.Send(c.scratchBytes(), dest, tag)
+}
+
+func (c *comm) RecvInt64(src, tag int) (int64, error) {
+	if err := c.live("MPI_Recv"); err != nil {
+		return 0, err
+	}
+	err := c.Recv(c.scratchBytes(), src, tag)
+	return c.scratch[0], err
+}
+
+func (c *comm) SendFloat64(v float64, dest, tag int) error {
+	return c.SendInt64(int64(math.Float64bits(v)), dest, tag)
+}
+
+func (c *comm) RecvFloat64(src, tag int) (float64, error) {
+	v, err := c.RecvInt64(src, tag)
+	return math.Float64frombits(uint64(v)), err
+}
+
+// request is a pending Isend or Irecv. The buffer is pinned until completion
+// so that the garbage collector neither frees nor moves it while MPI uses it.
+type request struct {
+	r      *C.MPI_Request // C memory: MPI may keep the request's address
+	pin    runtime.Pinner
+	fn     string
+	done   bool
+	expect int
+}
+
+func (c *comm) newRequest(fn string, buf []byte) *request {
+	rq := &request{r: C.rb_new_request(), fn: fn}
+	if len(buf) > 0 {
+		rq.pin.Pin(&buf[0])
+	}
+	return rq
+}
+
+func (rq *request) finish() {
+	rq.done = true
+	rq.pin.Unpin()
+	C.free(unsafe.Pointer(rq.r))
+	rq.r = nil
+}
+
+func (c *comm) Isend(buf []byte, dest, tag int) (Request, error) {
+	if err := c.checkP2P("MPI_Isend", dest, tag); err != nil {
+		return nil, err
+	}
+	rq := c.newRequest("MPI_Isend", buf)
+	if err := check("MPI_Isend", C.rb_isend(ptr(buf), C.int(len(buf)), C.int(dest), C.int(tag), c.h, rq.r)); err != nil {
+		rq.finish()
+		return nil, err
+	}
+	return rq, nil
+}
+
+func (c *comm) Irecv(buf []byte, src, tag int) (Request, error) {
+	if err := c.checkP2P("MPI_Irecv", src, tag); err != nil {
+		return nil, err
+	}
+	rq := c.newRequest("MPI_Irecv", buf)
+	if err := check("MPI_Irecv", C.rb_irecv(ptr(buf), C.int(len(buf)), C.int(src), C.int(tag), c.h, rq.r)); err != nil {
+		rq.finish()
+		return nil, err
+	}
+	return rq, nil
+}
+
+func (rq *request) Wait() error {
+	if rq.done {
+		return nil
+	}
+	err := check("MPI_Wait", C.rb_wait(rq.r))
+	rq.finish()
+	return err
+}
+
+func (rq *request) Test() (bool, error) {
+	if rq.done {
+		return true, nil
+	}
+	var flag C.int
+	if err := check("MPI_Test", C.rb_test(rq.r, &flag)); err != nil {
+		rq.finish()
+		return true, err
+	}
+	if flag != 0 {
+		rq.finish()
+		return true, nil
+	}
+	return false, nil
+}
+
+func (c *comm) Barrier() error {
+	if err := c.live("MPI_Barrier"); err != nil {
+		return err
+	}
+	return check("MPI_Barrier", C.rb_barrier(c.h))
+}
+
+// checkColl validates the arguments every collective shares.
+func (c *comm) checkColl(fn string, count int, dt Datatype, root int) error {
+	if err := c.live(fn); err != nil {
+		return err
+	}
+	if count < 0 {
+		return errf(fn, "negative count %d", count)
+	}
+	if !dt.Valid() {
+		return errf(fn, "invalid datatype %v", dt)
+	}
+	return c.checkPeer(fn, root)
+}
+
+func needBytes(fn, which string, b []byte, n int) error {
+	if len(b) < n {
+		return errf(fn, "%s buffer has %d bytes, need %d", which, len(b), n)
+	}
+	return nil
+}
+
+func (c *comm) checkReduce(fn string, send, recv []byte, count int, dt Datatype, op ReduceOp, root int, recvHere bool) error {
+	if err := c.checkColl(fn, count, dt, root); err != nil {
+		return err
+	}
+	if err := CheckReduce(dt, op); err != nil {
+		return errf(fn, "%v", err)
+	}
+	n := count * dt.Size()
+	if err := needBytes(fn, "send", send, n); err != nil {
+		return err
+	}
+	if recvHere {
+		return needBytes(fn, "receive", recv, n)
+	}
+	return nil
+}
+
+func (c *comm) Bcast(buf []byte, count int, dt Datatype, root int) error {
+	if err := c.checkColl("MPI_Bcast", count, dt, root); err != nil {
+		return err
+	}
+	if err := needBytes("MPI_Bcast", "", buf, count*dt.Size()); err != nil {
+		return err
+	}
+	return check("MPI_Bcast", C.rb_bcast(ptr(buf), C.int(count), C.int(dt), C.int(root), c.h))
+}
+
+func (c *comm) Reduce(send, recv []byte, count int, dt Datatype, op ReduceOp, root int) error {
+	if err := c.checkReduce("MPI_Reduce", send, recv, count, dt, op, root, c.rank == root); err != nil {
+		return err
+	}
+	return check("MPI_Reduce", C.rb_reduce(ptr(send), ptr(recv), C.int(count), C.int(dt), C.int(op), C.int(root), c.h))
+}
+
+func (c *comm) Allreduce(send, recv []byte, count int, dt Datatype, op ReduceOp) error {
+	if err := c.checkReduce("MPI_Allreduce", send, recv, count, dt, op, 0, true); err != nil {
+		return err
+	}
+	return check("MPI_Allreduce", C.rb_allreduce(ptr(send), ptr(recv), C.int(count), C.int(dt), C.int(op), c.h))
+}
+
+func (c *comm) Scan(send, recv []byte, count int, dt Datatype, op ReduceOp) error {
+	if err := c.checkReduce("MPI_Scan", send, recv, count, dt, op, 0, true); err != nil {
+		return err
+	}
+	return check("MPI_Scan", C.rb_scan(ptr(send), ptr(recv), C.int(count), C.int(dt), C.int(op), c.h))
+}
+
+func (c *comm) Exscan(send, recv []byte, count int, dt Datatype, op ReduceOp) error {
+	if err := c.checkReduce("MPI_Exscan", send, recv, count, dt, op, 0, true); err != nil {
+		return err
+	}
+	return check("MPI_Exscan", C.rb_exscan(ptr(send), ptr(recv), C.int(count), C.int(dt), C.int(op), c.h))
+}
+
+func (c *comm) Gather(send, recv []byte, count int, dt Datatype, root int) error {
+	if err := c.checkColl("MPI_Gather", count, dt, root); err != nil {
+		return err
+	}
+	n := count * dt.Size()
+	if err := needBytes("MPI_Gather", "send", send, n); err != nil {
+		return err
+	}
+	if c.rank == root {
+		if err := needBytes("MPI_Gather", "receive", recv, n*c.size); err != nil {
+			return err
+		}
+	}
+	return check("MPI_Gather", C.rb_gather(ptr(send), ptr(recv), C.int(count), C.int(dt), C.int(root), c.h))
+}
+
+func (c *comm) Scatter(send, recv []byte, count int, dt Datatype, root int) error {
+	if err := c.checkColl("MPI_Scatter", count, dt, root); err != nil {
+		return err
+	}
+	n := count * dt.Size()
+	if c.rank == root {
+		if err := needBytes("MPI_Scatter", "send", send, n*c.size); err != nil {
+			return err
+		}
+	}
+	if err := needBytes("MPI_Scatter", "receive", recv, n); err != nil {
+		return err
+	}
+	return check("MPI_Scatter", C.rb_scatter(ptr(send), ptr(recv), C.int(count), C.int(dt), C.int(root), c.h))
+}
+
+func (c *comm) Allgather(send, recv []byte, count int, dt Datatype) error {
+	if err := c.checkColl("MPI_Allgather", count, dt, 0); err != nil {
+		return err
+	}
+	n := count * dt.Size()
+	if err := needBytes("MPI_Allgather", "send", send, n); err != nil {
+		return err
+	}
+	if err := needBytes("MPI_Allgather", "receive", recv, n*c.size); err != nil {
+		return err
+	}
+	return check("MPI_Allgather", C.rb_allgather(ptr(send), ptr(recv), C.int(count), C.int(dt), c.h))
+}
+
+func (c *comm) Alltoall(send, recv []byte, count int, dt Datatype) error {
+	if err := c.checkColl("MPI_Alltoall", count, dt, 0); err != nil {
+		return err
+	}
+	n := count * dt.Size() * c.size
+	if err := needBytes("MPI_Alltoall", "send", send, n); err != nil {
+		return err
+	}
+	if err := needBytes("MPI_Alltoall", "receive", recv, n); err != nil {
+		return err
+	}
+	return check("MPI_Alltoall", C.rb_alltoall(ptr(send), ptr(recv), C.int(count), C.int(dt), c.h))
+}
+
+func (c *comm) ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op ReduceOp) error {
+	const fn = "MPI_Reduce_scatter_block"
+	if err := c.checkColl(fn, count, dt, 0); err != nil {
+		return err
+	}
+	if err := CheckReduce(dt, op); err != nil {
+		return errf(fn, "%v", err)
+	}
+	n := count * dt.Size()
+	if err := needBytes(fn, "send", send, n*c.size); err != nil {
+		return err
+	}
+	if err := needBytes(fn, "receive", recv, n); err != nil {
+		return err
+	}
+	return check(fn, C.rb_reduce_scatter_block(ptr(send), ptr(recv), C.int(count), C.int(dt), C.int(op), c.h))
+}
+
+func (c *comm) Observe(o *Observation, clk timing.Clock) error {
+	const fn = "Observe"
+	if err := c.live(fn); err != nil {
+		return err
+	}
+	if err := o.Validate(c.size); err != nil {
+		return errf(fn, "%v", err)
+	}
+	src := clk.Source()
+	if src.Kind == timing.SourceNone {
+		return observeGo(c, o, clk)
+	}
+	bytes := o.Count * o.Type.Size()
+	err := check(o.Call.String(), C.rb_observe(c.h, C.int(c.rank), C.int(c.size), C.int(o.Call),
+		ptr(o.Send), ptr(o.Recv), C.int(o.Count), C.int(o.Type), C.int(o.Op), C.int(o.Root), C.int(o.Peer),
+		C.int(o.Reps), C.int(o.Sync), C.int64_t(o.Deadline), C.int(src.Kind), C.int64_t(src.Epoch),
+		C.int(bytes), (*C.int64_t)(unsafe.Pointer(c.scratch))))
+	o.Start, o.End = c.scratch[0], c.scratch[1]
+	return err
+}
+
+func (c *comm) Split(color, key int) (Comm, error) {
+	if err := c.live("MPI_Comm_split"); err != nil {
+		return nil, err
+	}
+	var h C.MPI_Comm
+	if err := check("MPI_Comm_split", C.rb_comm_split(c.h, C.int(color), C.int(key), &h)); err != nil {
+		return nil, err
+	}
+	return wrapNew(h)
+}
+
+func (c *comm) Sub(ranks []int) (Comm, error) {
+	const fn = "MPI_Comm_create"
+	if err := c.live(fn); err != nil {
+		return nil, err
+	}
+	seen := make(map[int]bool, len(ranks))
+	cr := make([]C.int, len(ranks))
+	for i, r := range ranks {
+		if err := c.checkPeer(fn, r); err != nil {
+			return nil, err
+		}
+		if seen[r] {
+			return nil, errf(fn, "rank %d listed twice", r)
+		}
+		seen[r] = true
+		cr[i] = C.int(r)
+	}
+	var p *C.int
+	if len(cr) > 0 {
+		p = &cr[0]
+	}
+	var h C.MPI_Comm
+	if err := check(fn, C.rb_comm_create_incl(c.h, p, C.int(len(cr)), &h)); err != nil {
+		return nil, err
+	}
+	return wrapNew(h)
+}
+
+func (c *comm) SplitShared() (Comm, error) {
+	if err := c.live("MPI_Comm_split_type"); err != nil {
+		return nil, err
+	}
+	var h C.MPI_Comm
+	if err := check("MPI_Comm_split_type", C.rb_comm_split_shared(c.h, C.int(c.rank), &h)); err != nil {
+		return nil, err
+	}
+	return wrapNew(h)
+}
+
+// wrapNew wraps a newly created handle; MPI_COMM_NULL becomes a nil Comm
+// (an untyped nil, so that callers can compare with nil).
+func wrapNew(h C.MPI_Comm) (Comm, error) {
+	if C.rb_is_null(h) != 0 {
+		return nil, nil
+	}
+	nc, err := newComm(h, false)
+	if err != nil {
+		return nil, err
+	}
+	return nc, nil
+}
+
+func (c *comm) Free() error {
+	if c.isWorld {
+		return errf("MPI_Comm_free", "cannot free MPI_COMM_WORLD")
+	}
+	if err := c.live("MPI_Comm_free"); err != nil {
+		return err
+	}
+	c.freed = true
+	c.release()
+	return check("MPI_Comm_free", C.rb_comm_free(&c.h))
+}
+
+// emptyCall is an empty cgo call, the floor of every binding call's cost.
+func emptyCall() { C.rb_empty() }
+
+// pingPongC times n ping-pongs of the given size between ranks 0 and 1 in
+// a loop written in C; out[i] receives the round trip in nanoseconds on
+// rank 0. It is the reference for the Go-driven loop in benchmarks.
+func pingPongC(c Comm, n, size int, buf []byte, out []int64) error {
+	cc, ok := c.(*comm)
+	if !ok {
+		return errf("pingPongC", "not a real communicator")
+	}
+	if len(out) < n || len(buf) < size {
+		return errf("pingPongC", "buffers too small")
+	}
+	return check("pingPongC", C.rb_pingpong_loop(cc.h, C.int(cc.rank), C.int(n), C.int(size), ptr(buf),
+		(*C.int64_t)(unsafe.Pointer(&out[0]))))
+}

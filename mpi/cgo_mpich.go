@@ -1,0 +1,8 @@
+//go:build cgo && !nompi && mpich
+
+package mpi
+
+// MPICH, selected with the build tag mpich.
+
+// #cgo pkg-config: mpich
+import "C"

@@ -1,0 +1,45 @@
+//go:build !cgo || nompi
+
+package mpi
+
+import "github.com/reprobench/reprobench/timing"
+
+// Available reports whether this build links an MPI library.
+const Available = false
+
+// TagInternal is the first tag reserved for the binding. User tags must be
+// in [0, TagInternal).
+const TagInternal = 32000
+
+// Init returns ErrNoMPI: this build has no MPI library.
+func Init() error { return ErrNoMPI }
+
+// Finalize returns ErrNoMPI.
+func Finalize() error { return ErrNoMPI }
+
+// Initialized reports false: this build has no MPI library.
+func Initialized() (bool, error) { return false, nil }
+
+// Finalized reports false: this build has no MPI library.
+func Finalized() (bool, error) { return false, nil }
+
+// World returns nil: this build has no MPI library.
+func World() Comm { return nil }
+
+// Abort returns ErrNoMPI.
+func Abort(code int) error { return ErrNoMPI }
+
+// ProcessorName returns ErrNoMPI.
+func ProcessorName() (string, error) { return "", ErrNoMPI }
+
+// LibraryVersion returns ErrNoMPI.
+func LibraryVersion() (string, error) { return "", ErrNoMPI }
+
+// Wtime returns 0: this build has no MPI library.
+func Wtime() float64 { return 0 }
+
+// Wtick returns 0: this build has no MPI library.
+func Wtick() float64 { return 0 }
+
+// WtimeClock returns nil: this build has no MPI library.
+func WtimeClock() timing.Clock { return nil }

@@ -1,0 +1,127 @@
+package mpi
+
+import (
+	"github.com/reprobench/reprobench/timing"
+)
+
+// ObserveGo executes an observation through the methods of c, in Go. It is
+// the reference semantics of Comm.Observe and the fallback of the real
+// binding for clocks that C code cannot read (timing.SourceNone, such as a
+// timing.Skewed clock). Being driven from Go, it may be rescheduled between
+// the wait and the call: prefer a clock with a C-readable Source for
+// measurements. o must already be validated.
+func ObserveGo(c Comm, o *Observation, clk timing.Clock) error {
+	if err := syncGo(c, o, clk); err != nil {
+		return err
+	}
+	reps := max(o.Reps, 1)
+	for range reps {
+		if err := callGo(c, o); err != nil {
+			o.End = clk.Now()
+			return err
+		}
+	}
+	o.End = clk.Now()
+	return nil
+}
+
+func observeGo(c Comm, o *Observation, clk timing.Clock) error { return ObserveGo(c, o, clk) }
+
+// syncGo performs the wait of o and sets o.Start.
+func syncGo(c Comm, o *Observation, clk timing.Clock) error {
+	switch o.Sync {
+	case SyncBarrier:
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+	case SyncDoubleBarrier:
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+	case SyncDissemination:
+		if err := DisseminationBarrier(c); err != nil {
+			return err
+		}
+	}
+	t := clk.Now()
+	if o.Sync == SyncDeadline {
+		for t < o.Deadline {
+			t = clk.Now()
+		}
+	}
+	o.Start = t
+	return nil
+}
+
+// TagDissemination is the tag DisseminationBarrier uses in Go.
+const TagDissemination = 31999
+
+// DisseminationBarrier is a dissemination barrier (Hensgen, Finkel and Manber
+// 1988) built from point-to-point messages: in round k every rank sends a
+// zero-byte message to (rank + 2^k) mod p and receives one from
+// (rank − 2^k) mod p; after ⌈log2 p⌉ rounds every rank has (transitively)
+// heard from every other. It uses tag TagDissemination.
+func DisseminationBarrier(c Comm) error {
+	p, r := c.Size(), c.Rank()
+	for d := 1; d < p; d <<= 1 {
+		if err := c.Sendrecv(nil, (r+d)%p, TagDissemination, nil, (r-d+p)%p, TagDissemination); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TagPingPong is the tag the Go ping-pong of ObserveGo uses.
+const TagPingPong = 31998
+
+// callGo executes o's call once.
+func callGo(c Comm, o *Observation) error {
+	n, dt := o.Count, o.Type
+	switch o.Call {
+	case CallBarrier:
+		return c.Barrier()
+	case CallBcast:
+		buf := o.Recv
+		if c.Rank() == o.Root {
+			buf = o.Send
+		}
+		return c.Bcast(buf, n, dt, o.Root)
+	case CallReduce:
+		return c.Reduce(o.Send, o.Recv, n, dt, o.Op, o.Root)
+	case CallAllreduce:
+		return c.Allreduce(o.Send, o.Recv, n, dt, o.Op)
+	case CallScan:
+		return c.Scan(o.Send, o.Recv, n, dt, o.Op)
+	case CallExscan:
+		return c.Exscan(o.Send, o.Recv, n, dt, o.Op)
+	case CallGather:
+		return c.Gather(o.Send, o.Recv, n, dt, o.Root)
+	case CallScatter:
+		return c.Scatter(o.Send, o.Recv, n, dt, o.Root)
+	case CallAllgather:
+		return c.Allgather(o.Send, o.Recv, n, dt)
+	case CallAlltoall:
+		return c.Alltoall(o.Send, o.Recv, n, dt)
+	case CallReduceScatterBlock:
+		return c.ReduceScatterBlock(o.Send, o.Recv, n, dt, o.Op)
+	case CallPingPong:
+		b := n * dt.Size()
+		switch c.Rank() {
+		case o.Root:
+			if err := c.Send(o.Send[:b], o.Peer, TagPingPong); err != nil {
+				return err
+			}
+			return c.Recv(o.Recv[:b], o.Peer, TagPingPong)
+		case o.Peer:
+			if err := c.Recv(o.Recv[:b], o.Root, TagPingPong); err != nil {
+				return err
+			}
+			return c.Send(o.Send[:b], o.Root, TagPingPong)
+		}
+		return nil
+	}
+	return &Error{Func: "Observe", Code: -1, Msg: "invalid call " + o.Call.String()}
+}

@@ -1,0 +1,294 @@
+// rbmpi.h: the C side of reprobench's MPI binding.
+//
+// Everything here is static and included by exactly one Go file (binding.go).
+// Handles and constants that are macros in some MPI libraries (Open MPI
+// defines MPI_COMM_WORLD as the address of a global) are wrapped in functions
+// so that cgo never has to evaluate them. Every wrapper returns the MPI error
+// code; communicators have MPI_ERRORS_RETURN installed, so errors come back
+// here instead of aborting the job.
+#ifndef RBMPI_H
+#define RBMPI_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <time.h>
+#include <x86intrin.h>
+
+// Must match mpi.Datatype, mpi.ReduceOp, mpi.Call, mpi.SyncKind and
+// timing.SourceKind.
+enum { RB_BYTE, RB_INT32, RB_INT64, RB_FLOAT32, RB_FLOAT64 };
+enum { RB_SUM, RB_MIN, RB_MAX };
+enum {
+	RB_BARRIER, RB_BCAST, RB_REDUCE, RB_ALLREDUCE, RB_SCAN, RB_EXSCAN, RB_GATHER,
+	RB_SCATTER, RB_ALLGATHER, RB_ALLTOALL, RB_REDUCE_SCATTER_BLOCK, RB_PINGPONG
+};
+enum { RB_SYNC_NONE, RB_SYNC_BARRIER, RB_SYNC_DOUBLE_BARRIER, RB_SYNC_DISSEMINATION, RB_SYNC_DEADLINE };
+enum { RB_CLK_NONE, RB_CLK_MONOTONIC, RB_CLK_TSC, RB_CLK_TSC_FENCED, RB_CLK_WTIME };
+
+// Tags at and above RB_TAG_INTERNAL are reserved for the binding itself.
+#define RB_TAG_INTERNAL 32000
+#define RB_TAG_PINGPONG (RB_TAG_INTERNAL + 1)
+#define RB_TAG_DISSEM (RB_TAG_INTERNAL + 2)
+
+static MPI_Comm rb_comm_world(void) { return MPI_COMM_WORLD; }
+static MPI_Comm rb_comm_null(void) { return MPI_COMM_NULL; }
+static int rb_is_null(MPI_Comm c) { return c == MPI_COMM_NULL; }
+
+static MPI_Datatype rb_dt(int d) {
+	switch (d) {
+	case RB_INT32: return MPI_INT32_T;
+	case RB_INT64: return MPI_INT64_T;
+	case RB_FLOAT32: return MPI_FLOAT;
+	case RB_FLOAT64: return MPI_DOUBLE;
+	default: return MPI_BYTE;
+	}
+}
+
+static MPI_Op rb_op(int op) {
+	switch (op) {
+	case RB_MIN: return MPI_MIN;
+	case RB_MAX: return MPI_MAX;
+	default: return MPI_SUM;
+	}
+}
+
+static int rb_init(int *provided) {
+	int err = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, provided);
+	if (err != MPI_SUCCESS) return err;
+	err = MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	if (err != MPI_SUCCESS) return err;
+	return MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+}
+static int rb_thread_funneled(void) { return MPI_THREAD_FUNNELED; }
+
+static void rb_error_string(int code, char *buf, int *len) {
+	if (MPI_Error_string(code, buf, len) != MPI_SUCCESS) {
+		*len = snprintf(buf, MPI_MAX_ERROR_STRING, "unknown MPI error %d", code);
+	}
+}
+static int rb_max_error_string(void) { return MPI_MAX_ERROR_STRING; }
+static int rb_max_processor_name(void) { return MPI_MAX_PROCESSOR_NAME; }
+static int rb_max_library_version(void) { return MPI_MAX_LIBRARY_VERSION_STRING; }
+
+// Point-to-point.
+static int rb_send(const void *buf, int n, int dest, int tag, MPI_Comm c) {
+	return MPI_Send(buf, n, MPI_BYTE, dest, tag, c);
+}
+static int rb_recv(void *buf, int n, int src, int tag, MPI_Comm c, int *got) {
+	MPI_Status st;
+	int err = MPI_Recv(buf, n, MPI_BYTE, src, tag, c, &st);
+	if (err != MPI_SUCCESS) return err;
+	return MPI_Get_count(&st, MPI_BYTE, got);
+}
+static int rb_sendrecv(const void *sb, int sn, int dest, int stag, void *rb, int rn, int src, int rtag,
+                       MPI_Comm c, int *got) {
+	MPI_Status st;
+	int err = MPI_Sendrecv(sb, sn, MPI_BYTE, dest, stag, rb, rn, MPI_BYTE, src, rtag, c, &st);
+	if (err != MPI_SUCCESS) return err;
+	return MPI_Get_count(&st, MPI_BYTE, got);
+}
+static int rb_isend(const void *buf, int n, int dest, int tag, MPI_Comm c, MPI_Request *r) {
+	return MPI_Isend(buf, n, MPI_BYTE, dest, tag, c, r);
+}
+static int rb_irecv(void *buf, int n, int src, int tag, MPI_Comm c, MPI_Request *r) {
+	return MPI_Irecv(buf, n, MPI_BYTE, src, tag, c, r);
+}
+static MPI_Request *rb_new_request(void) { return (MPI_Request *)calloc(1, sizeof(MPI_Request)); }
+static int rb_wait(MPI_Request *r) { return MPI_Wait(r, MPI_STATUS_IGNORE); }
+static int rb_test(MPI_Request *r, int *flag) { return MPI_Test(r, flag, MPI_STATUS_IGNORE); }
+
+// Collectives.
+static int rb_barrier(MPI_Comm c) { return MPI_Barrier(c); }
+static int rb_bcast(void *b, int n, int dt, int root, MPI_Comm c) { return MPI_Bcast(b, n, rb_dt(dt), root, c); }
+static int rb_reduce(const void *s, void *r, int n, int dt, int op, int root, MPI_Comm c) {
+	return MPI_Reduce(s, r, n, rb_dt(dt), rb_op(op), root, c);
+}
+static int rb_allreduce(const void *s, void *r, int n, int dt, int op, MPI_Comm c) {
+	return MPI_Allreduce(s, r, n, rb_dt(dt), rb_op(op), c);
+}
+static int rb_scan(const void *s, void *r, int n, int dt, int op, MPI_Comm c) {
+	return MPI_Scan(s, r, n, rb_dt(dt), rb_op(op), c);
+}
+static int rb_exscan(const void *s, void *r, int n, int dt, int op, MPI_Comm c) {
+	return MPI_Exscan(s, r, n, rb_dt(dt), rb_op(op), c);
+}
+static int rb_gather(const void *s, void *r, int n, int dt, int root, MPI_Comm c) {
+	return MPI_Gather(s, n, rb_dt(dt), r, n, rb_dt(dt), root, c);
+}
+static int rb_scatter(const void *s, void *r, int n, int dt, int root, MPI_Comm c) {
+	return MPI_Scatter(s, n, rb_dt(dt), r, n, rb_dt(dt), root, c);
+}
+static int rb_allgather(const void *s, void *r, int n, int dt, MPI_Comm c) {
+	return MPI_Allgather(s, n, rb_dt(dt), r, n, rb_dt(dt), c);
+}
+static int rb_alltoall(const void *s, void *r, int n, int dt, MPI_Comm c) {
+	return MPI_Alltoall(s, n, rb_dt(dt), r, n, rb_dt(dt), c);
+}
+static int rb_reduce_scatter_block(const void *s, void *r, int n, int dt, int op, MPI_Comm c) {
+	return MPI_Reduce_scatter_block(s, r, n, rb_dt(dt), rb_op(op), c);
+}
+
+// Communicator management.
+static int rb_comm_rank_size(MPI_Comm c, int *rank, int *size) {
+	int err = MPI_Comm_rank(c, rank);
+	if (err != MPI_SUCCESS) return err;
+	return MPI_Comm_size(c, size);
+}
+static int rb_comm_split(MPI_Comm c, int color, int key, MPI_Comm *out) {
+	int err = MPI_Comm_split(c, color < 0 ? MPI_UNDEFINED : color, key, out);
+	if (err == MPI_SUCCESS && *out != MPI_COMM_NULL) err = MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
+	return err;
+}
+static int rb_comm_split_shared(MPI_Comm c, int key, MPI_Comm *out) {
+	int err = MPI_Comm_split_type(c, MPI_COMM_TYPE_SHARED, key, MPI_INFO_NULL, out);
+	if (err == MPI_SUCCESS && *out != MPI_COMM_NULL) err = MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
+	return err;
+}
+static int rb_comm_create_incl(MPI_Comm c, const int *ranks, int n, MPI_Comm *out) {
+	MPI_Group g, sub;
+	int err = MPI_Comm_group(c, &g);
+	if (err != MPI_SUCCESS) return err;
+	err = MPI_Group_incl(g, n, ranks, &sub);
+	MPI_Group_free(&g);
+	if (err != MPI_SUCCESS) return err;
+	err = MPI_Comm_create(c, sub, out);
+	MPI_Group_free(&sub);
+	if (err == MPI_SUCCESS && *out != MPI_COMM_NULL) err = MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
+	return err;
+}
+static int rb_comm_free(MPI_Comm *c) { return MPI_Comm_free(c); }
+
+// Clocks. rb_now must read exactly what the Go timing package reads for the
+// same source, so that Go and C timestamps are comparable.
+static inline int64_t rb_wtime_ns(void) { return (int64_t)llround(MPI_Wtime() * 1e9); }
+
+static inline int64_t rb_now(int kind, int64_t epoch) {
+	struct timespec ts;
+	unsigned int aux;
+	switch (kind) {
+	case RB_CLK_TSC:
+		return (int64_t)__rdtscp(&aux) - epoch;
+	case RB_CLK_TSC_FENCED:
+		_mm_lfence();
+		return (int64_t)__rdtsc() - epoch;
+	case RB_CLK_WTIME:
+		return rb_wtime_ns() - epoch;
+	default:
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec - epoch;
+	}
+}
+
+// rb_dissemination_barrier is a dissemination barrier: in round k every rank
+// sends a zero-byte message to (rank + 2^k) mod p and receives one from
+// (rank - 2^k) mod p; after ceil(log2 p) rounds every rank has heard from
+// every other rank, transitively (Hensgen, Finkel and Manber 1988).
+static int rb_dissemination_barrier(MPI_Comm c, int rank, int p) {
+	char s = 0, r = 0;
+	for (int d = 1; d < p; d <<= 1) {
+		int err = MPI_Sendrecv(&s, 0, MPI_BYTE, (rank + d) % p, RB_TAG_DISSEM, &r, 0, MPI_BYTE,
+		                       (rank - d + p) % p, RB_TAG_DISSEM, c, MPI_STATUS_IGNORE);
+		if (err != MPI_SUCCESS) return err;
+	}
+	return MPI_SUCCESS;
+}
+
+static int rb_call(int call, void *s, void *r, int n, int dt, int op, int root, int peer, int rank, int bytes,
+                   MPI_Comm c) {
+	switch (call) {
+	case RB_BARRIER: return MPI_Barrier(c);
+	case RB_BCAST: return MPI_Bcast(rank == root ? s : r, n, rb_dt(dt), root, c);
+	case RB_REDUCE: return MPI_Reduce(s, r, n, rb_dt(dt), rb_op(op), root, c);
+	case RB_ALLREDUCE: return MPI_Allreduce(s, r, n, rb_dt(dt), rb_op(op), c);
+	case RB_SCAN: return MPI_Scan(s, r, n, rb_dt(dt), rb_op(op), c);
+	case RB_EXSCAN: return MPI_Exscan(s, r, n, rb_dt(dt), rb_op(op), c);
+	case RB_GATHER: return MPI_Gather(s, n, rb_dt(dt), r, n, rb_dt(dt), root, c);
+	case RB_SCATTER: return MPI_Scatter(s, n, rb_dt(dt), r, n, rb_dt(dt), root, c);
+	case RB_ALLGATHER: return MPI_Allgather(s, n, rb_dt(dt), r, n, rb_dt(dt), c);
+	case RB_ALLTOALL: return MPI_Alltoall(s, n, rb_dt(dt), r, n, rb_dt(dt), c);
+	case RB_REDUCE_SCATTER_BLOCK: return MPI_Reduce_scatter_block(s, r, n, rb_dt(dt), rb_op(op), c);
+	case RB_PINGPONG:
+		if (rank == root) {
+			int err = MPI_Send(s, bytes, MPI_BYTE, peer, RB_TAG_PINGPONG, c);
+			if (err != MPI_SUCCESS) return err;
+			return MPI_Recv(r, bytes, MPI_BYTE, peer, RB_TAG_PINGPONG, c, MPI_STATUS_IGNORE);
+		} else if (rank == peer) {
+			int err = MPI_Recv(r, bytes, MPI_BYTE, root, RB_TAG_PINGPONG, c, MPI_STATUS_IGNORE);
+			if (err != MPI_SUCCESS) return err;
+			return MPI_Send(s, bytes, MPI_BYTE, root, RB_TAG_PINGPONG, c);
+		}
+		return MPI_SUCCESS;
+	}
+	return MPI_ERR_OTHER;
+}
+
+// rb_observe is the critical path of one observation (DESIGN.md): wait
+// (barrier or deadline), start timestamp, reps calls, end timestamp, all in
+// one C call so that the Go scheduler cannot intervene. times[0] = start,
+// times[1] = end, in ticks of the clock (kind, epoch). With the deadline wait,
+// start is the first clock reading at or after the deadline: if it exceeds the
+// deadline by more than one loop iteration, the observation started late.
+static int rb_observe(MPI_Comm c, int rank, int p, int call, void *s, void *r, int n, int dt, int op, int root,
+                      int peer, int reps, int sync, int64_t deadline, int clk, int64_t epoch, int bytes,
+                      int64_t *times) {
+	int err = MPI_SUCCESS;
+	int64_t t;
+	switch (sync) {
+	case RB_SYNC_BARRIER:
+		err = MPI_Barrier(c);
+		break;
+	case RB_SYNC_DOUBLE_BARRIER:
+		err = MPI_Barrier(c);
+		if (err == MPI_SUCCESS) err = MPI_Barrier(c);
+		break;
+	case RB_SYNC_DISSEMINATION:
+		err = rb_dissemination_barrier(c, rank, p);
+		break;
+	}
+	if (err != MPI_SUCCESS) return err;
+	if (sync == RB_SYNC_DEADLINE) {
+		do {
+			t = rb_now(clk, epoch);
+		} while (t < deadline);
+	} else {
+		t = rb_now(clk, epoch);
+	}
+	times[0] = t;
+	if (reps < 1) reps = 1;
+	for (int i = 0; i < reps; i++) {
+		err = rb_call(call, s, r, n, dt, op, root, peer, rank, bytes, c);
+		if (err != MPI_SUCCESS) return err;
+	}
+	times[1] = rb_now(clk, epoch);
+	return MPI_SUCCESS;
+}
+
+// rb_pingpong_loop times n 8-byte ping-pongs between ranks 0 and 1 entirely
+// in C, writing each round trip in nanoseconds (CLOCK_MONOTONIC) to out on
+// rank 0. It is the reference the Go-driven loop is compared against.
+static int rb_pingpong_loop(MPI_Comm c, int rank, int n, int bytes, void *buf, int64_t *out) {
+	for (int i = 0; i < n; i++) {
+		int64_t t0 = rb_now(RB_CLK_MONOTONIC, 0);
+		int err;
+		if (rank == 0) {
+			err = MPI_Send(buf, bytes, MPI_BYTE, 1, RB_TAG_PINGPONG, c);
+			if (err == MPI_SUCCESS) err = MPI_Recv(buf, bytes, MPI_BYTE, 1, RB_TAG_PINGPONG, c, MPI_STATUS_IGNORE);
+		} else if (rank == 1) {
+			err = MPI_Recv(buf, bytes, MPI_BYTE, 0, RB_TAG_PINGPONG, c, MPI_STATUS_IGNORE);
+			if (err == MPI_SUCCESS) err = MPI_Send(buf, bytes, MPI_BYTE, 0, RB_TAG_PINGPONG, c);
+		} else {
+			err = MPI_SUCCESS;
+		}
+		if (err != MPI_SUCCESS) return err;
+		out[i] = rb_now(RB_CLK_MONOTONIC, 0) - t0;
+	}
+	return MPI_SUCCESS;
+}
+
+static void rb_empty(void) {}
+
+#endif
