@@ -1,0 +1,182 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/mathext"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Interval is a two-sided confidence interval.
+type Interval struct {
+	Lo, Hi float64
+	// Level is the requested confidence (e.g. 0.95); Confidence is the
+	// confidence actually achieved (≥ Level for order-statistic intervals,
+	// = Level for t intervals, NaN when no interval exists).
+	Level, Confidence float64
+	// LoRank and HiRank are the 1-based order statistics used by QuantileCI
+	// (0 otherwise).
+	LoRank, HiRank int
+	// Warning says why the interval is missing or what it assumes.
+	Warning string
+}
+
+// Valid reports whether the interval exists.
+func (iv Interval) Valid() bool { return !math.IsNaN(iv.Lo) && !math.IsNaN(iv.Hi) }
+
+func checkLevel(level float64) {
+	if !(level > 0 && level < 1) {
+		panic("analysis: confidence level outside (0, 1)")
+	}
+}
+
+// MeanCI returns the Student-t confidence interval of the mean,
+// x̄ ± t(n−1, 1−α/2)·s/√n (paper 002 §3.1.2). It assumes the sample mean is
+// normally distributed; check with ShapiroWilk. NaN bounds for n < 2.
+func MeanCI(x []float64, level float64) Interval {
+	checkLevel(level)
+	n := len(x)
+	if n < 2 {
+		return Interval{Lo: math.NaN(), Hi: math.NaN(), Level: level, Confidence: math.NaN(),
+			Warning: "need at least 2 observations for a confidence interval of the mean"}
+	}
+	m := Mean(x)
+	se := StdDev(x) / math.Sqrt(float64(n))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(1 - (1-level)/2)
+	return Interval{Lo: m - t*se, Hi: m + t*se, Level: level, Confidence: level}
+}
+
+// ExactRankLimit is the largest sample size for which QuantileCI searches the
+// exact binomial ranks; above it the ranks start from the normal
+// approximation of paper 002 §3.1.3.
+const ExactRankLimit = 1000
+
+// binomCDF returns P(B ≤ k) for B ~ Binomial(n, p).
+func binomCDF(k, n int, p float64) float64 {
+	switch {
+	case k < 0:
+		return 0
+	case k >= n:
+		return 1
+	}
+	// P(B ≤ k) = I_{1−p}(n−k, k+1).
+	return mathext.RegIncBeta(float64(n-k), float64(k+1), 1-p)
+}
+
+// binomQuantile returns the smallest k with P(B ≤ k) ≥ q (R's qbinom).
+func binomQuantile(q float64, n int, p float64) int {
+	lo, hi := 0, n
+	q *= 1 - 64*epsilon
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if binomCDF(mid, n, p) >= q {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+const epsilon = 2.220446049250313e-16
+
+// QuantileCI returns a distribution-free confidence interval for the
+// p-quantile of the population from the sorted sample x: the order
+// statistics x(l) and x(u) (1-based) such that, with B ~ Binomial(n, p),
+// P(l ≤ B ≤ u−1) ≥ level (paper 002 §3.1.3 after Le Boudec).
+//
+// For n ≤ ExactRankLimit, l = qbinom(α/2, n, p) and u = qbinom(1−α/2, n, p)+1
+// (the shortest equal-tailed exact ranks). For larger n the ranks come from
+// the normal approximation l = ⌊np − z√(np(1−p))⌋, u = ⌈1 + np +
+// z√(np(1−p))⌉ with z = Φ⁻¹(1−α/2) > 0 (for the median: ⌊(n − z√n)/2⌋ and
+// ⌈1 + (n + z√n)/2⌉), widened one rank at a time until the achieved
+// confidence, computed from the binomial distribution, reaches level.
+//
+// When n is too small for the requested level (e.g. n < 6 for the 95% CI of
+// the median) the bounds are NaN and Warning says how many observations are
+// needed. It panics if x is not sorted.
+func QuantileCI(p float64, x []float64, level float64) Interval {
+	checkLevel(level)
+	if !(p > 0 && p < 1) {
+		panic("analysis: quantile level outside (0, 1)")
+	}
+	if !sortedNaNFree(x) {
+		panic("analysis: QuantileCI: x not sorted")
+	}
+	n := len(x)
+	alpha := 1 - level
+	iv := Interval{Lo: math.NaN(), Hi: math.NaN(), Level: level, Confidence: math.NaN()}
+	if n == 0 {
+		iv.Warning = "no observations"
+		return iv
+	}
+	var l, u int
+	if n <= ExactRankLimit {
+		l = binomQuantile(alpha/2, n, p)
+		u = binomQuantile(1-alpha/2, n, p) + 1
+	} else {
+		z := distuv.UnitNormal.Quantile(1 - alpha/2)
+		np := float64(n) * p
+		sd := math.Sqrt(np * (1 - p))
+		l = int(math.Floor(np - z*sd))
+		u = int(math.Ceil(1 + np + z*sd))
+		for l >= 1 && u <= n && binomCDF(u-1, n, p)-binomCDF(l-1, n, p) < level {
+			l--
+			u++
+		}
+	}
+	if l < 1 || u > n {
+		iv.Warning = fmt.Sprintf("need more than %d observations for a %g%% confidence interval of the %g quantile", n, 100*level, p)
+		if nmin := minNForQuantileCI(p, level); nmin > 0 {
+			iv.Warning = fmt.Sprintf("need at least %d observations for a %g%% confidence interval of the %g quantile", nmin, 100*level, p)
+		}
+		return iv
+	}
+	iv.Lo, iv.Hi = x[l-1], x[u-1]
+	iv.LoRank, iv.HiRank = l, u
+	iv.Confidence = binomCDF(u-1, n, p) - binomCDF(l-1, n, p)
+	return iv
+}
+
+// minNForQuantileCI returns the smallest n for which QuantileCI exists (0 if
+// above 10000).
+func minNForQuantileCI(p, level float64) int {
+	alpha := 1 - level
+	for n := 1; n <= 10000; n++ {
+		// Existence: P(B = 0) < α/2 and P(B = n) < α/2 ... precisely l ≥ 1 and u ≤ n.
+		if binomQuantile(alpha/2, n, p) >= 1 && binomQuantile(1-alpha/2, n, p)+1 <= n {
+			return n
+		}
+	}
+	return 0
+}
+
+// MedianCI is QuantileCI(0.5, x, level) for the sorted sample x.
+func MedianCI(x []float64, level float64) Interval { return QuantileCI(0.5, x, level) }
+
+// BootstrapCI returns the percentile bootstrap interval of stat over B
+// resamples of x drawn with a PCG generator seeded with seed (type-7
+// quantiles of the B replicates). It makes no distributional assumption but
+// is only asymptotically exact; prefer QuantileCI for quantiles.
+func BootstrapCI(x []float64, stat func([]float64) float64, level float64, B int, seed uint64) Interval {
+	checkLevel(level)
+	if len(x) == 0 || B < 1 {
+		return Interval{Lo: math.NaN(), Hi: math.NaN(), Level: level, Confidence: math.NaN(), Warning: "no observations"}
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	rep := make([]float64, B)
+	buf := make([]float64, len(x))
+	for b := range rep {
+		for i := range buf {
+			buf[i] = x[rng.IntN(len(x))]
+		}
+		rep[b] = stat(buf)
+	}
+	slices.Sort(rep)
+	a := (1 - level) / 2
+	return Interval{Lo: Quantile(a, rep), Hi: Quantile(1-a, rep), Level: level, Confidence: level,
+		Warning: fmt.Sprintf("percentile bootstrap, B=%d, seed=%d", B, seed)}
+}

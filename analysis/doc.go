@@ -1,0 +1,47 @@
+// Package analysis turns raw benchmark observations into the numbers and
+// tests a reader can trust: summaries, outlier filtering, confidence
+// intervals, hypothesis tests, autocorrelation, the required number of
+// measurements, the per-mpirun analysis of Hunold and Carpen-Amarie
+// (paper 000, Alg. 6) and the reproducibility metric (paper 000 §6.3).
+//
+// The package never imports MPI code: every method is a plain function over
+// []float64 in the style of gonum's stat package, and the raw-data reader
+// (ReadRaw) only knows the tidy CSV contract written by the engine.
+//
+// # Statistical choices
+//
+// Following Hoefler and Belli (paper 002, Rules 3–8) nothing is assumed about
+// the distribution of run times unless the caller says so:
+//
+//   - The center is the median; quantiles use R's default definition (type 7,
+//     linear interpolation between order statistics). gonum's stat.Quantile
+//     with LinInterp is type 4 and is not used.
+//   - The confidence interval of the median (and any quantile) is
+//     nonparametric, from binomial order statistics (paper 002 §3.1.3, Le
+//     Boudec): exact ranks from the binomial distribution for n ≤
+//     ExactRankLimit, the normal approximation with the *positive* quantile
+//     z = Φ⁻¹(1−α/2) above, widened until the achieved confidence (computed
+//     from the binomial distribution) is at least the requested one. With too
+//     few observations no interval exists and the result says so.
+//   - The confidence interval of the mean uses Student's t and is only
+//     meaningful for approximately normal data; ShapiroWilk (Royston's
+//     algorithm AS R94) checks that.
+//   - Two samples are compared with the Wilcoxon rank-sum (Mann-Whitney U)
+//     test: exact null distribution for fewer than 50 observations per side
+//     without ties, otherwise the normal approximation with tie and
+//     continuity correction, as R's wilcox.test does. Welch's t-test is
+//     available for callers that assume normality.
+//   - Outliers are removed by Tukey's fences (Q1 − k·IQR, Q3 + k·IQR) and the
+//     number removed is always reported.
+//   - Alg. 6 of paper 000 groups observations by (call, msize_bytes, np,
+//     datatype, labels), filters each mpirun separately, and compares the
+//     distributions of per-mpirun medians with the Wilcoxon test, marking
+//     p ≤ 0.05, 0.01, 0.001 with *, **, ***.
+//
+// Every test and interval is checked against R 4.2.2 (testdata/reference.R
+// and its output testdata/reference.csv) to 1e-6 relative.
+//
+// Caller bugs (mismatched lengths, a level outside (0,1)) panic with a
+// message starting "analysis:"; empty or NaN input gives NaN results and a
+// warning; I/O and malformed data are errors.
+package analysis
