@@ -6,3 +6,6 @@ package mpi
 
 // #cgo pkg-config: mpich
 import "C"
+
+// BuildFlavor names the MPI library this binary is built against.
+const BuildFlavor = "mpich"

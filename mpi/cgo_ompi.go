@@ -7,3 +7,6 @@ package mpi
 
 // #cgo pkg-config: mpi
 import "C"
+
+// BuildFlavor names the MPI library this binary is built against.
+const BuildFlavor = "openmpi"

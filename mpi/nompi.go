@@ -43,3 +43,6 @@ func Wtick() float64 { return 0 }
 
 // WtimeClock returns nil: this build has no MPI library.
 func WtimeClock() timing.Clock { return nil }
+
+// BuildFlavor names the MPI library this binary is built against.
+const BuildFlavor = "none"

@@ -1,0 +1,173 @@
+// Package mpirun finds the MPI libraries installed on this machine and runs
+// programs under their launchers, for integration tests and benchmarks.
+//
+// Two flavors are known: Open MPI (the default build, pkg-config "mpi",
+// launched with mpirun.openmpi or mpirun) and MPICH (build tag "mpich",
+// pkg-config "mpich", launched with mpiexec.mpich). Tests call Flavors and
+// skip when none is installed, unless RB_REQUIRE_MPI=1 is set (make test and
+// CI set it), in which case a missing library is a failure. RB_MPI_FLAVORS
+// (for example "openmpi") restricts the flavors used.
+package mpirun
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Flavor is one MPI library and how to build for and launch with it.
+type Flavor struct {
+	Name     string   // "openmpi" or "mpich"
+	Tags     string   // go build -tags value
+	Launcher []string // launcher command, before "-np N"
+	Env      []string // extra environment for the launcher
+	oversub  []string // arguments that allow more ranks than cores
+}
+
+// Args returns the launcher command line for np ranks running prog.
+func (f Flavor) Args(np int, prog string, args ...string) []string {
+	cmd := append([]string{}, f.Launcher...)
+	if np > runtime.NumCPU() {
+		cmd = append(cmd, f.oversub...)
+	}
+	cmd = append(cmd, "-np", fmt.Sprint(np), prog)
+	return append(cmd, args...)
+}
+
+// OpenMPIEnv is the environment Open MPI needs on these machines: running
+// as root is allowed, and the slow CMA single-copy mechanism is disabled.
+var OpenMPIEnv = []string{
+	"OMPI_ALLOW_RUN_AS_ROOT=1",
+	"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+	"OMPI_MCA_btl_vader_single_copy_mechanism=none",
+}
+
+func pkgConfig(mod string) bool {
+	return exec.Command("pkg-config", "--exists", mod).Run() == nil
+}
+
+func find(names ...string) string {
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// Available returns the flavors installed on this machine, in the order
+// Open MPI, MPICH, filtered by RB_MPI_FLAVORS when set.
+func Available() []Flavor {
+	var fs []Flavor
+	if l := find("mpirun.openmpi", "orterun"); l != "" && pkgConfig("mpi") {
+		fs = append(fs, Flavor{Name: "openmpi", Launcher: []string{l}, Env: OpenMPIEnv, oversub: []string{"--oversubscribe"}})
+	}
+	if l := find("mpiexec.mpich", "mpiexec.hydra"); l != "" && pkgConfig("mpich") {
+		fs = append(fs, Flavor{Name: "mpich", Tags: "mpich", Launcher: []string{l}})
+	}
+	if only := os.Getenv("RB_MPI_FLAVORS"); only != "" {
+		var keep []Flavor
+		for _, f := range fs {
+			if strings.Contains(","+only+",", ","+f.Name+",") {
+				keep = append(keep, f)
+			}
+		}
+		fs = keep
+	}
+	return fs
+}
+
+// Flavors returns the available flavors for a test. With none installed it
+// skips the test, or fails it when RB_REQUIRE_MPI=1. With RB_REQUIRE_MPI=1
+// both Open MPI and MPICH must be present unless RB_MPI_FLAVORS narrows it.
+func Flavors(t testing.TB) []Flavor {
+	t.Helper()
+	fs := Available()
+	required := os.Getenv("RB_REQUIRE_MPI") == "1"
+	if required && os.Getenv("RB_MPI_FLAVORS") == "" && len(fs) < 2 {
+		t.Fatalf("RB_REQUIRE_MPI=1 but found only %d MPI libraries (%v); run make setup", len(fs), names(fs))
+	}
+	if len(fs) == 0 {
+		if required {
+			t.Fatal("RB_REQUIRE_MPI=1 but no MPI library found; run make setup")
+		}
+		t.Skip("no MPI library installed (Open MPI: libopenmpi-dev openmpi-bin; MPICH: libmpich-dev mpich); set RB_REQUIRE_MPI=1 to fail instead")
+	}
+	return fs
+}
+
+func names(fs []Flavor) []string {
+	var n []string
+	for _, f := range fs {
+		n = append(n, f.Name)
+	}
+	return n
+}
+
+// Build compiles the Go package pkg (an import path or ./relative path
+// resolved from dir) for flavor f into a temporary directory and returns
+// the binary's path.
+func Build(t testing.TB, f Flavor, dir, pkg string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), filepath.Base(pkg)+"-"+f.Name)
+	args := []string{"build", "-o", out}
+	if f.Tags != "" {
+		args = append(args, "-tags", f.Tags)
+	}
+	cmd := exec.Command("go", append(args, pkg)...)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s for %s: %v\n%s", pkg, f.Name, err, b)
+	}
+	return out
+}
+
+// Result is the outcome of one launch.
+type Result struct {
+	Stdout, Stderr string
+	Err            error // nil when every rank exited with status 0
+	TimedOut       bool
+}
+
+// Run launches prog with np ranks under flavor f, killing the whole process
+// group after timeout.
+func Run(f Flavor, np int, timeout time.Duration, env []string, prog string, args ...string) Result {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	argv := f.Args(np, prog, args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(append(os.Environ(), f.Env...), env...)
+	setProcessGroup(cmd)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	return Result{Stdout: so.String(), Stderr: se.String(), Err: err, TimedOut: ctx.Err() != nil}
+}
+
+// MustRun is Run that fails the test when the launch fails or times out.
+func MustRun(t testing.TB, f Flavor, np int, timeout time.Duration, env []string, prog string, args ...string) string {
+	t.Helper()
+	r := Run(f, np, timeout, env, prog, args...)
+	if r.TimedOut {
+		t.Fatalf("%s -np %d %s: timed out after %v\nstdout:\n%s\nstderr:\n%s", f.Name, np, filepath.Base(prog), timeout, r.Stdout, tail(r.Stderr))
+	}
+	if r.Err != nil {
+		t.Fatalf("%s -np %d %s: %v\nstdout:\n%s\nstderr:\n%s", f.Name, np, filepath.Base(prog), r.Err, r.Stdout, tail(r.Stderr))
+	}
+	return r.Stdout
+}
+
+func tail(s string) string {
+	const n = 4000
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
