@@ -64,7 +64,7 @@ func Measure(c Clock) (Measurement, error) {
 	}
 	slices.Sort(steps)
 	m.Steps = len(steps)
-	m.ResolutionNs = c.Seconds(steps[len(steps)/2]) * 1e9
+	m.ResolutionNs = float64(steps[len(steps)/2]) * 1e9 / c.Hz()
 
 	// Overhead: batches long enough to span about 100 resolution steps.
 	batch := int(100*median(readsPerStep)) + 1
@@ -78,7 +78,7 @@ func Measure(c Clock) (Measurement, error) {
 		for range batch - 1 {
 			t1 = c.Now()
 		}
-		per = append(per, c.Seconds(t1-t0)*1e9/float64(batch-1))
+		per = append(per, float64(t1-t0)*1e9/c.Hz()/float64(batch-1))
 		if len(per) >= 11 && nanotime() > deadline {
 			break
 		}
@@ -124,11 +124,11 @@ func (m Measurement) Warnings(d time.Duration) []string {
 	var w []string
 	ns := float64(d.Nanoseconds())
 	if ns < OverheadFactor*m.OverheadNs {
-		w = append(w, fmt.Sprintf("%s: interval %v is shorter than %d× the read overhead (%.3g ns): reading the clock costs %.0f%% of it",
+		w = append(w, fmt.Sprintf("%s: interval %v is shorter than %d× the read overhead (%.4g ns): reading the clock costs %.0f%% of it",
 			m.Name, d, OverheadFactor, m.OverheadNs, 100*m.OverheadNs/max(ns, 1)))
 	}
 	if ns < ResolutionFactor*m.ResolutionNs {
-		w = append(w, fmt.Sprintf("%s: interval %v is shorter than %d× the resolution (%.3g ns)",
+		w = append(w, fmt.Sprintf("%s: interval %v is shorter than %d× the resolution (%.4g ns)",
 			m.Name, d, ResolutionFactor, m.ResolutionNs))
 	}
 	return w

@@ -198,15 +198,20 @@ var _ Clock = (*TSC)(nil)
 // cfg.Hz is set, it calibrates, which takes cfg.Calibration.Duration (1 s by
 // default).
 func NewTSC(cfg TSCConfig) (*TSC, error) {
-	return newTSC(cfg, DetectTSC(), MonotonicRaw())
+	return newTSC(cfg, DetectTSC(), MonotonicRaw(), nil)
 }
 
-func newTSC(cfg TSCConfig, facts TSCFacts, ref Reference) (*TSC, error) {
+// newTSC is NewTSC with the facts, the calibration reference and (if not
+// nil) the counter injected, for tests.
+func newTSC(cfg TSCConfig, facts TSCFacts, ref Reference, counter func() int64) (*TSC, error) {
 	if err := facts.check(cfg); err != nil {
 		return nil, err
 	}
 	c := &TSC{fenced: cfg.Fenced, facts: facts}
 	read := c.raw
+	if counter != nil {
+		read = counter
+	}
 	if cfg.Hz != 0 {
 		if err := checkTSCHz(cfg.Hz, "fixed"); err != nil {
 			return nil, err

@@ -1,0 +1,54 @@
+// Package timing provides the clocks reprobench measures with, and says how
+// good each one is.
+//
+// # Clocks
+//
+// A Clock counts int64 ticks from a per-process epoch (the moment the clock
+// was made) at a known rate, Hz ticks per second. It is for measuring
+// intervals on one process, never for telling the time of day: ticks are not
+// absolute time, and clocks of different processes, even on one machine, have
+// different epochs and, once converted to seconds, slightly different rates.
+// Package clocksync relates them to one another. Timestamps stay integers
+// until the analysis: a float64 of seconds since 1970 resolves only about
+// 0.24 µs.
+//
+// Three kinds of clock exist:
+//
+//   - Monotonic (NewMonotonic): CLOCK_MONOTONIC in nanoseconds, the clock
+//     behind the monotonic reading of time.Now, read directly from the runtime.
+//     Available everywhere; on Linux it is slewed by NTP, never stepped.
+//   - TSC (NewTSC): the x86 time-stamp counter, read with RDTSCP (waits for the
+//     preceding instructions) or LFENCE; RDTSC, in Go assembly. It is refused
+//     unless the counter is invariant (constant rate in every power state, as
+//     CPUID and the kernel's constant_tsc and nonstop_tsc flags report). Its
+//     frequency is either fixed by the user or calibrated by least squares
+//     against CLOCK_MONOTONIC_RAW over at least a second, with the uncertainty
+//     stated (paper 000 §3.4, §4.2.1: a crude estimate makes the clocks of
+//     different ranks drift apart by microseconds per second). The method
+//     and figures are kept in Frequency for the metadata.
+//   - MPI_Wtime, provided by package mpi.
+//
+// Skewed wraps any clock with a known offset and drift, for tests and for
+// injecting a skew that clock synchronization must recover.
+//
+// Each clock names the counter behind it (Source), so that the C code of
+// package mpi, which times an observation without returning to Go, reads the
+// very same ticks: the raw counter named by Source().Kind minus
+// Source().Epoch.
+//
+// # Resolution and overhead
+//
+// A clock's tick (1/Hz) is not what it can resolve. Measure reads a clock back
+// to back many times and reports two figures, as LibSciBench does (paper 002,
+// §4.2.1):
+//
+//   - the resolution: the median step between consecutive distinct readings,
+//     the shortest interval the clock tells apart in practice (for a coarse
+//     clock, its granularity; for the TSC, about one read);
+//   - the overhead: the median cost of one read.
+//
+// An interval shorter than 20 times the overhead (reading the clock would
+// cost more than 5% of it) or 10 times the resolution is not measured well;
+// Measurement.Warnings says so, and Measurement.MinInterval gives the bound.
+// Time several repetitions together or choose a finer clock.
+package timing

@@ -1,0 +1,146 @@
+package timing_test
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/reprobench/reprobench/timing"
+)
+
+// Timing an interval with the monotonic clock: read, work, read, convert.
+func ExampleNewMonotonic() {
+	clk := timing.NewMonotonic()
+	t0 := clk.Now()
+	time.Sleep(time.Millisecond)
+	t1 := clk.Now()
+	fmt.Println(clk.Duration(t1-t0) >= time.Millisecond, clk.Name(), clk.Source().Kind)
+	// Output: true monotonic monotonic
+}
+
+// A TSC clock with a calibrated frequency, falling back to the monotonic clock
+// where the TSC is unusable. The calibration takes one second.
+func ExampleNewTSC() {
+	var clk timing.Clock
+	tsc, err := timing.NewTSC(timing.TSCConfig{Fenced: true})
+	switch {
+	case err == nil:
+		fmt.Println("TSC at", tsc.Frequency())
+		clk = tsc
+	case errors.Is(err, timing.ErrNoTSC), errors.Is(err, timing.ErrNotInvariant):
+		fmt.Println("TSC unusable:", err)
+		clk = timing.NewMonotonic()
+	default:
+		log.Fatal(err)
+	}
+	t0 := clk.Now()
+	t1 := clk.Now()
+	fmt.Println("two reads apart:", clk.Duration(t1-t0))
+}
+
+// The nominal frequency of the counter, identical on every rank, is what paper
+// 000 §4.2.1 recommends when clocks are synchronized by offset only.
+func ExampleNewTSC_fixed() {
+	tsc, err := timing.NewTSC(timing.TSCConfig{Fenced: true, Hz: 2.1e9})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(tsc.Name(), tsc.Frequency(), tsc.Source().Kind)
+}
+
+// A frequency given in MHz instead of Hz is refused.
+func ExampleErrAbsurdFrequency() {
+	_, err := timing.NewTSC(timing.TSCConfig{Fenced: true, Hz: 2100, AllowNonInvariant: true})
+	fmt.Println(errors.Is(err, timing.ErrAbsurdFrequency) || errors.Is(err, timing.ErrNoTSC))
+	// Output: true
+}
+
+// What the processor and the kernel say about the TSC.
+func ExampleDetectTSC() {
+	f := timing.DetectTSC()
+	fmt.Printf("arch %s, invariant %v (CPUID %v, constant_tsc %v, nonstop_tsc %v), RDTSCP advertised %v\n",
+		f.Arch, f.Invariant(), f.CPUIDInvariant, f.ConstantTSC, f.NonstopTSC, f.CPUIDRDTSCP)
+}
+
+// Calibrate against an injected reference: here a synthetic counter ticking
+// at exactly 2.5 GHz on a virtual timeline, which Sleep advances.
+func ExampleCalibrate() {
+	var vt int64 // virtual nanoseconds
+	counter := func() int64 { vt += 10; return vt * 5 / 2 }
+	ref := timing.Reference{
+		Name:  "virtual",
+		Now:   func() int64 { vt += 20; return vt },
+		Sleep: func(d time.Duration) { vt += int64(d) },
+	}
+	f, err := timing.Calibrate(counter, ref, timing.CalibrationConfig{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%.6f GHz, method %s, %d points over %.2f s\n", f.Hz/1e9, f.Method, f.Samples, f.SpanS)
+	// Output: 2.500000 GHz, method least_squares, 101 points over 1.00 s
+}
+
+// Frequency formats itself for people.
+func ExampleFrequency_String() {
+	fmt.Println(timing.Frequency{Hz: 2.1e9, Method: timing.MethodFixed})
+	fmt.Println(timing.Frequency{Hz: 2096005018, Method: timing.MethodLeastSquares, UncertaintyPPM: 0.0042,
+		Reference: "CLOCK_MONOTONIC_RAW", Samples: 101, SpanS: 1.0001})
+	// Output:
+	// 2.100000 GHz (fixed)
+	// 2.096005 GHz ± 0.0042 ppm (least squares vs CLOCK_MONOTONIC_RAW, 101 points over 1.00 s)
+}
+
+// Measure a clock, then ask whether an interval can be timed with it.
+func ExampleMeasure() {
+	clk := timing.NewMonotonic()
+	m, err := timing.Measure(clk)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s: resolution %.0f ns, overhead %.0f ns, intervals from %v\n",
+		m.Name, m.ResolutionNs, m.OverheadNs, m.MinInterval())
+	for _, w := range m.Warnings(100 * time.Nanosecond) {
+		fmt.Println("warning:", w)
+	}
+}
+
+func ExampleMeasurement_Warnings() {
+	m := timing.Measurement{Name: "mpi_wtime", OverheadNs: 60, ResolutionNs: 1000}
+	for _, d := range []time.Duration{time.Microsecond, 5 * time.Microsecond, 20 * time.Microsecond} {
+		fmt.Println(d, m.Warnings(d))
+	}
+	fmt.Println("shortest interval:", m.MinInterval())
+	// Output:
+	// 1µs [mpi_wtime: interval 1µs is shorter than 20× the read overhead (60 ns): reading the clock costs 6% of it mpi_wtime: interval 1µs is shorter than 10× the resolution (1000 ns)]
+	// 5µs [mpi_wtime: interval 5µs is shorter than 10× the resolution (1000 ns)]
+	// 20µs []
+	// shortest interval: 10µs
+}
+
+// Inject a known skew: 3 ms ahead and 250 ppm fast.
+func ExampleNewSkewed() {
+	base := timing.NewMonotonic()
+	s := timing.NewSkewed(base, 3*time.Millisecond, 250)
+	fmt.Println(s.Skew(0), s.Skew(1e9), s.Unskew(1_003_250_000))
+	fmt.Println(s.Name(), s.Source().Kind)
+	// Output:
+	// 3000000 1003250000 1000000000
+	// monotonic+skew none
+}
+
+// Conversions between ticks, seconds and durations.
+func ExampleFreq() {
+	f := timing.NewFreq(2.5e9)
+	fmt.Println(f.Seconds(5e9), f.Ticks(1e-6), f.Duration(2500))
+	// Output: 2 2500 1µs
+}
+
+// C code reads a Clock's ticks as: raw counter of Source().Kind minus Source().Epoch.
+func ExampleSource() {
+	clk := timing.NewMonotonic()
+	src := clk.Source()
+	fmt.Println(src.Kind, src.Hz, src.Epoch > 0)
+	// Output: monotonic 1e+09 true
+}
