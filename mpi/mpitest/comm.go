@@ -1,0 +1,485 @@
+package mpitest
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/reprobench/reprobench/mpi"
+)
+
+// Communicator contexts: the world's is worldCtx; derived communicators get
+// a 64-bit hash. Point-to-point traffic of a communicator uses ctx (even),
+// collective traffic ctx|1, so they never match each other.
+const worldCtx uint64 = 0
+
+// mkey identifies a matching queue in a receiver's mailbox.
+type mkey struct {
+	ctx uint64
+	src int32 // rank in the communicator
+	tag int32
+}
+
+// message is a sent message that has no matching receive yet.
+type message struct {
+	data    []byte
+	arrival float64
+}
+
+// queue holds, for one (communicator, source, tag), the unexpected messages
+// or the posted receives, both in order: message k matches receive k.
+type queue struct {
+	msgs   []message
+	mhead  int
+	posted []*recvReq
+	phead  int
+}
+
+// recvReq is a posted receive; done, arrival and err are set under the
+// receiver's mutex.
+type recvReq struct {
+	key       mkey
+	buf       []byte
+	op        string
+	peer      int
+	peerWorld int
+	done      bool
+	arrival   float64
+	err       error
+}
+
+// send delivers data to world rank dst under key. The sender's time
+// advances by the injection time of the message.
+func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte, op string) error {
+	if r.w.aborted.Load() {
+		return errAborted
+	}
+	w := r.w
+	dst := c.world(dstComm)
+	if r.linkSeq == nil {
+		r.linkSeq = make([]uint64, len(w.ranks))
+	}
+	seq := r.linkSeq[dst]
+	r.linkSeq[dst]++
+	m := &w.intra
+	var lm linkModel
+	switch {
+	case w.cfg.Latency.PerLink != nil:
+		l := w.cfg.Latency.PerLink(r.id, dst)
+		lm = l.resolve()
+		m = &lm
+	case w.split && w.node(r.id) != w.node(dst):
+		m = &w.inter
+	}
+	n := float64(len(data))
+	r.now += n * m.secPerByte
+	arrival := r.now + m.draw(w.cfg.Seed, r.id, dst, seq) + n*m.secPerByte
+	r.msgs.Add(1)
+
+	d := w.ranks[dst]
+	d.mu.Lock()
+	q := d.queues[key]
+	if q == nil {
+		q = &queue{}
+		d.queues[key] = q
+	}
+	if q.phead < len(q.posted) {
+		rq := q.posted[q.phead]
+		q.posted[q.phead] = nil
+		q.phead++
+		if q.phead == len(q.posted) {
+			q.posted, q.phead = q.posted[:0], 0
+		}
+		if len(rq.buf) != len(data) {
+			rq.err = sizeErr(rq.op, len(data), len(rq.buf), r.id, int(key.tag), key.ctx)
+		} else {
+			copy(rq.buf, data)
+		}
+		rq.arrival = arrival
+		rq.done = true
+		wake := d.waiting == rq
+		if wake {
+			d.waiting = nil
+			w.running.Add(1)
+		}
+		d.mu.Unlock()
+		if wake {
+			select {
+			case d.wake <- struct{}{}:
+			default:
+			}
+		}
+		_ = op
+		return nil
+	}
+	var buf []byte
+	if len(data) > 0 {
+		buf = make([]byte, len(data))
+		copy(buf, data)
+	}
+	if q.mhead > 0 && len(q.msgs) == cap(q.msgs) {
+		// compact instead of growing
+		k := copy(q.msgs, q.msgs[q.mhead:])
+		clear(q.msgs[k:])
+		q.msgs, q.mhead = q.msgs[:k], 0
+	}
+	q.msgs = append(q.msgs, message{data: buf, arrival: arrival})
+	d.mu.Unlock()
+	return nil
+}
+
+func sizeErr(op string, got, want, src, tag int, ctx uint64) error {
+	return &mpi.Error{Func: op, Code: -1, Msg: fmt.Sprintf(
+		"message from world rank %d (tag %d, comm %#x) has %d bytes, receive buffer %d bytes", src, tag, ctx>>1, got, want)}
+}
+
+// post registers a receive, matching an unexpected message at once if
+// there is one. It returns rq, done.
+func (r *Rank) post(rq *recvReq) {
+	r.mu.Lock()
+	q := r.queues[rq.key]
+	if q == nil {
+		q = &queue{}
+		r.queues[rq.key] = q
+	}
+	if q.mhead < len(q.msgs) {
+		m := q.msgs[q.mhead]
+		q.msgs[q.mhead] = message{}
+		q.mhead++
+		if q.mhead == len(q.msgs) {
+			q.msgs, q.mhead = q.msgs[:0], 0
+		}
+		if len(rq.buf) != len(m.data) {
+			rq.err = sizeErr(rq.op, len(m.data), len(rq.buf), rq.peerWorld, int(rq.key.tag), rq.key.ctx)
+		} else {
+			copy(rq.buf, m.data)
+		}
+		rq.arrival = m.arrival
+		rq.done = true
+	} else {
+		q.posted = append(q.posted, rq)
+	}
+	r.mu.Unlock()
+}
+
+// block waits until rq is done (in real time), then completes it in
+// virtual time.
+func (r *Rank) block(rq *recvReq) error {
+	r.mu.Lock()
+	if !rq.done {
+		r.waiting = rq
+		r.mu.Unlock()
+		if r.w.running.Add(-1) == 0 {
+			r.w.checkDeadlock()
+		}
+		for {
+			<-r.wake
+			r.mu.Lock()
+			if rq.done {
+				break
+			}
+			if r.w.aborted.Load() {
+				r.waiting = nil
+				r.mu.Unlock()
+				return errAborted
+			}
+			r.mu.Unlock()
+		}
+	}
+	r.mu.Unlock()
+	if rq.arrival > r.now {
+		r.now = rq.arrival
+	}
+	return rq.err
+}
+
+// recv is a blocking receive.
+func (r *Rank) recv(c *comm, buf []byte, src int, key mkey, op string) error {
+	if r.w.aborted.Load() {
+		return errAborted
+	}
+	rq := &r.blockRq
+	*rq = recvReq{key: key, buf: buf, op: op, peer: src, peerWorld: c.world(src)}
+	r.post(rq)
+	err := r.block(rq)
+	rq.buf = nil
+	return err
+}
+
+// comm implements mpi.Comm for one rank.
+type comm struct {
+	r       *Rank
+	ctx     uint64
+	rank    int
+	size    int
+	ranks   []int // comm rank → world rank; nil for the world
+	isWorld bool
+	freed   bool
+	nsplit  uint64 // derived communicators created so far
+}
+
+var _ mpi.Comm = (*comm)(nil)
+
+func (c *comm) world(rank int) int {
+	if c.ranks == nil {
+		return rank
+	}
+	return c.ranks[rank]
+}
+
+// Rank returns the calling rank's rank in the communicator.
+func (c *comm) Rank() int { return c.rank }
+
+// Size returns the communicator's size.
+func (c *comm) Size() int { return c.size }
+
+func (c *comm) check(fn string) error {
+	if c.freed {
+		return &mpi.Error{Func: fn, Code: -1, Msg: "communicator has been freed"}
+	}
+	return nil
+}
+
+func (c *comm) checkPeer(fn string, peer, tag int) error {
+	if err := c.check(fn); err != nil {
+		return err
+	}
+	if peer < 0 || peer >= c.size {
+		return &mpi.Error{Func: fn, Code: -1, Msg: fmt.Sprintf("rank %d out of range [0,%d)", peer, c.size)}
+	}
+	if tag < 0 || tag > math.MaxInt32 {
+		return &mpi.Error{Func: fn, Code: -1, Msg: fmt.Sprintf("invalid tag %d", tag)}
+	}
+	return nil
+}
+
+func (c *comm) p2pKey(src, tag int) mkey { return mkey{ctx: c.ctx, src: int32(src), tag: int32(tag)} }
+
+// Send sends buf to dest. Sends are eager: they never wait for the
+// receiver (unlimited buffering).
+func (c *comm) Send(buf []byte, dest, tag int) error {
+	if err := c.checkPeer("MPI_Send", dest, tag); err != nil {
+		return err
+	}
+	return c.r.send(c, dest, c.p2pKey(c.rank, tag), buf, "MPI_Send")
+}
+
+// Recv receives exactly len(buf) bytes from src.
+func (c *comm) Recv(buf []byte, src, tag int) error {
+	if err := c.checkPeer("MPI_Recv", src, tag); err != nil {
+		return err
+	}
+	return c.r.recv(c, buf, src, c.p2pKey(src, tag), "MPI_Recv")
+}
+
+// Sendrecv sends sendbuf to dest and receives recvbuf from src.
+func (c *comm) Sendrecv(sendbuf []byte, dest, sendtag int, recvbuf []byte, src, recvtag int) error {
+	if err := c.checkPeer("MPI_Sendrecv", dest, sendtag); err != nil {
+		return err
+	}
+	if err := c.checkPeer("MPI_Sendrecv", src, recvtag); err != nil {
+		return err
+	}
+	if err := c.r.send(c, dest, c.p2pKey(c.rank, sendtag), sendbuf, "MPI_Sendrecv"); err != nil {
+		return err
+	}
+	return c.r.recv(c, recvbuf, src, c.p2pKey(src, recvtag), "MPI_Sendrecv")
+}
+
+// SendFloat64 sends one float64.
+func (c *comm) SendFloat64(v float64, dest, tag int) error {
+	var b [8]byte
+	binary.NativeEndian.PutUint64(b[:], math.Float64bits(v))
+	return c.Send(b[:], dest, tag)
+}
+
+// RecvFloat64 receives one float64.
+func (c *comm) RecvFloat64(src, tag int) (float64, error) {
+	var b [8]byte
+	err := c.Recv(b[:], src, tag)
+	return math.Float64frombits(binary.NativeEndian.Uint64(b[:])), err
+}
+
+// SendInt64 sends one int64.
+func (c *comm) SendInt64(v int64, dest, tag int) error {
+	var b [8]byte
+	binary.NativeEndian.PutUint64(b[:], uint64(v))
+	return c.Send(b[:], dest, tag)
+}
+
+// RecvInt64 receives one int64.
+func (c *comm) RecvInt64(src, tag int) (int64, error) {
+	var b [8]byte
+	err := c.Recv(b[:], src, tag)
+	return int64(binary.NativeEndian.Uint64(b[:])), err
+}
+
+// doneReq is a completed request (Isend completes at once).
+type doneReq struct{}
+
+func (doneReq) Wait() error         { return nil }
+func (doneReq) Test() (bool, error) { return true, nil }
+
+// Isend sends buf eagerly and returns a completed request.
+func (c *comm) Isend(buf []byte, dest, tag int) (mpi.Request, error) {
+	if err := c.Send(buf, dest, tag); err != nil {
+		return nil, err
+	}
+	return doneReq{}, nil
+}
+
+// irecv is a pending non-blocking receive.
+type irecv struct {
+	r        *Rank
+	rq       recvReq
+	finished bool
+}
+
+// Irecv posts a receive into buf; messages from src with tag are matched to
+// receives in the order the receives were posted.
+func (c *comm) Irecv(buf []byte, src, tag int) (mpi.Request, error) {
+	if err := c.checkPeer("MPI_Irecv", src, tag); err != nil {
+		return nil, err
+	}
+	if c.r.w.aborted.Load() {
+		return nil, errAborted
+	}
+	q := &irecv{r: c.r}
+	q.rq = recvReq{key: c.p2pKey(src, tag), buf: buf, op: "MPI_Wait", peer: src, peerWorld: c.world(src)}
+	c.r.post(&q.rq)
+	return q, nil
+}
+
+// Wait blocks until the message has arrived (in virtual time).
+func (q *irecv) Wait() error {
+	if q.finished {
+		return q.rq.err
+	}
+	err := q.r.block(&q.rq)
+	if err == errAborted {
+		return err
+	}
+	q.finished = true
+	return err
+}
+
+// Test reports whether the message has arrived by the rank's current true
+// time. To keep results independent of goroutine scheduling, Test waits (in
+// real time, not virtual time) until the matching send has been issued; a
+// program whose peer sends only after Test returned false is reported as
+// deadlocked.
+func (q *irecv) Test() (bool, error) {
+	if q.finished {
+		return true, q.rq.err
+	}
+	q.rq.op = "MPI_Test"
+	r := q.r
+	r.mu.Lock()
+	done := q.rq.done
+	r.mu.Unlock()
+	if !done || q.rq.arrival <= r.now {
+		now := r.now
+		err := r.block(&q.rq)
+		if err == errAborted {
+			return false, err
+		}
+		if q.rq.arrival > now {
+			r.now = now // not arrived yet: block moved time forward, undo
+			return false, nil
+		}
+		q.finished = true
+		return true, err
+	}
+	return false, nil
+}
+
+// Free releases a derived communicator.
+func (c *comm) Free() error {
+	if c.isWorld {
+		return &mpi.Error{Func: "MPI_Comm_free", Code: -1, Msg: "cannot free the world communicator"}
+	}
+	if err := c.check("MPI_Comm_free"); err != nil {
+		return err
+	}
+	c.freed = true
+	return nil
+}
+
+// derive returns the context of the next communicator derived from c.
+func (c *comm) derive(kind, color uint64) uint64 {
+	c.nsplit++
+	return hash4(c.ctx, kind, c.nsplit, color) &^ 1
+}
+
+// Split partitions the communicator by color, ordering by key then by rank.
+func (c *comm) Split(color, key int) (mpi.Comm, error) {
+	if err := c.check("MPI_Comm_split"); err != nil {
+		return nil, err
+	}
+	mine := []int64{int64(color), int64(key)}
+	all := make([]int64, 2*c.size)
+	if err := c.allgather(mpi.Bytes(mine), mpi.Bytes(all), 16, "MPI_Comm_split"); err != nil {
+		return nil, err
+	}
+	ctx := c.derive(1, uint64(int64(color)))
+	if color < 0 {
+		return nil, nil
+	}
+	var members []int // comm ranks
+	for i := 0; i < c.size; i++ {
+		if all[2*i] == int64(color) {
+			members = append(members, i)
+		}
+	}
+	slices.SortStableFunc(members, func(a, b int) int {
+		if all[2*a+1] != all[2*b+1] {
+			if all[2*a+1] < all[2*b+1] {
+				return -1
+			}
+			return 1
+		}
+		return a - b
+	})
+	return c.newSub(ctx, members), nil
+}
+
+func (c *comm) newSub(ctx uint64, members []int) *comm {
+	n := &comm{r: c.r, ctx: ctx, size: len(members), ranks: make([]int, len(members)), rank: -1}
+	for i, m := range members {
+		n.ranks[i] = c.world(m)
+		if m == c.rank {
+			n.rank = i
+		}
+	}
+	return n
+}
+
+// Sub returns the communicator of the listed ranks (no communication).
+func (c *comm) Sub(ranks []int) (mpi.Comm, error) {
+	if err := c.check("MPI_Comm_create_group"); err != nil {
+		return nil, err
+	}
+	seen := make(map[int]bool, len(ranks))
+	for _, x := range ranks {
+		if x < 0 || x >= c.size || seen[x] {
+			return nil, &mpi.Error{Func: "MPI_Comm_create_group", Code: -1,
+				Msg: fmt.Sprintf("invalid or repeated rank %d in %v (size %d)", x, ranks, c.size)}
+		}
+		seen[x] = true
+	}
+	h := uint64(len(ranks))
+	for _, x := range ranks {
+		h = mix(h ^ uint64(x))
+	}
+	ctx := c.derive(2, h)
+	if !seen[c.rank] {
+		return nil, nil
+	}
+	return c.newSub(ctx, ranks), nil
+}
+
+// SplitShared splits by node (Config.RanksPerNode).
+func (c *comm) SplitShared() (mpi.Comm, error) {
+	return c.Split(c.r.w.node(c.r.id), c.rank)
+}

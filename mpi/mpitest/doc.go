@@ -1,0 +1,68 @@
+// Package mpitest provides a simulated MPI world for testing code written
+// against mpi.Comm, in the spirit of net/http/httptest: the same interface
+// as the real binding, plus what no cluster can tell you — the true offset
+// and drift of every clock at every instant.
+//
+// New creates a World of P ranks; World.Run runs a function on every rank
+// concurrently, each in its own goroutine, handing it a *Rank with a
+// communicator (Rank.Comm, an mpi.Comm implementing every operation,
+// sub-communicators included) and a simulated clock (Rank.Clock, a
+// timing.Clock ticking in nanoseconds).
+//
+// # Virtual time
+//
+// Each rank has its own true (virtual) time in seconds, starting at 0. It
+// advances only through the simulation:
+//
+//   - reading the rank's clock costs the clock's read overhead, so busy-wait
+//     loops on a clock terminate;
+//   - Rank.Sleep stands for computation or waiting;
+//   - a message sent at true time s arrives at s + latency (see Latency); a
+//     receive completes at max(receiver's time, arrival); a sender pays the
+//     message's injection time bytes/bandwidth; sends are eager (buffered,
+//     they never wait for the receiver);
+//   - collectives are built from point-to-point messages (binomial trees,
+//     dissemination, …; see the comment in coll.go and Comm.Observe) and
+//     cost what their messages cost.
+//
+// Real time plays no part: a simulated hour passes in microseconds.
+//
+// # Clocks and ground truth
+//
+// Rank r's clock reads local(t) = t + offset + drift·t + wander(t) at true
+// time t, quantized to its resolution (ClockParams). The parameters are
+// drawn from Config.Clock with Config.Seed or given per rank. The World's
+// ClockAt, LocalAt, TrueOffset, TrueDriftPPM and TrueTime return the ground
+// truth at any true time, so a test can measure the real error of a clock
+// synchronization algorithm: map a timestamp of rank r through the
+// algorithm's global clock and compare it with LocalAt(0, TrueTime(r, ts)).
+//
+// # Determinism
+//
+// The same Config (Seed included) and the same rank function give
+// bit-identical results — timestamps, true times, message contents —
+// whatever GOMAXPROCS and goroutine scheduling. Messages are matched by
+// (communicator, source, tag) in send order (there is no wildcard receive),
+// so every rank's execution depends only on what it receives, and every
+// random draw is a fixed function of the seed: the latency of the k-th
+// message on the link s→d is drawn from a stream indexed by (s, d, k).
+// Request.Test keeps this property by waiting in real time until the
+// matching send has been issued (see Test's comment). Rank functions must
+// themselves be deterministic: no shared state between ranks other than
+// through the communicator, no real time.
+//
+// # Failures
+//
+// Invalid ranks, tags, buffers, datatypes, reductions and mismatched message
+// sizes are reported as *mpi.Error. When every rank still running is
+// blocked waiting for a message, Run returns a *DeadlockError naming each
+// blocked rank, the operation and the peer and tag it waits for, instead of
+// hanging; panics of rank functions are returned with their stacks.
+//
+// # Performance
+//
+// A rank is a goroutine; a message is a copy into the receiver's mailbox (or
+// directly into a posted receive buffer) under the receiver's mutex, and a
+// blocked receiver is woken through its own one-slot channel. There is no
+// global lock or scheduler.
+package mpitest

@@ -1,0 +1,122 @@
+package mpitest
+
+import (
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/timing"
+)
+
+// Observe executes one timed observation in virtual time: the wait selected
+// by o.Sync, o.Start = clk.Now(), max(o.Reps, 1) executions of o.Call, and
+// o.End = clk.Now(). clk should be the rank's clock or a clock derived from
+// it (such as a synchronized global clock); a clock unrelated to the rank's
+// virtual time makes SyncDeadline wait in real time.
+//
+// SyncDeadline behaves as the busy-wait loop `for clk.Now() < o.Deadline {}`
+// would: the first timestamp is taken at the first read of that loop at or
+// after the deadline, but the loop's reads are skipped in bulk rather than
+// performed one by one.
+//
+// Bcast broadcasts o.Send (every rank's o.Send holds the root's data
+// afterwards). A ping-pong sends Count elements from o.Send of rank Root to
+// rank Peer, which receives them into o.Recv and returns them; the other
+// ranks only take the two timestamps.
+func (c *comm) Observe(o *mpi.Observation, clk timing.Clock) error {
+	const fn = "Observe"
+	if err := c.check(fn); err != nil {
+		return err
+	}
+	if err := o.Validate(c.size); err != nil {
+		return &mpi.Error{Func: fn, Code: -1, Msg: err.Error()}
+	}
+	var err error
+	switch o.Sync {
+	case mpi.SyncBarrier:
+		err = c.dissemination(tagBarrier, "MPI_Barrier")
+	case mpi.SyncDoubleBarrier:
+		if err = c.dissemination(tagBarrier, "MPI_Barrier"); err == nil {
+			err = c.dissemination(tagBarrier, "MPI_Barrier")
+		}
+	case mpi.SyncDissemination:
+		err = c.dissemination(tagDissem, "dissemination barrier")
+	case mpi.SyncDeadline:
+		c.r.waitUntil(clk, o.Deadline)
+	}
+	if err != nil {
+		return err
+	}
+	o.Start = clk.Now()
+	reps := max(o.Reps, 1)
+	for range reps {
+		if err := c.execute(o); err != nil {
+			return err
+		}
+	}
+	o.End = clk.Now()
+	return nil
+}
+
+// execute runs o.Call once.
+func (c *comm) execute(o *mpi.Observation) error {
+	n := o.Count * o.Type.Size()
+	switch o.Call {
+	case mpi.CallBarrier:
+		return c.Barrier()
+	case mpi.CallBcast:
+		return c.Bcast(o.Send, o.Count, o.Type, o.Root)
+	case mpi.CallReduce:
+		return c.Reduce(o.Send, o.Recv, o.Count, o.Type, o.Op, o.Root)
+	case mpi.CallAllreduce:
+		return c.Allreduce(o.Send, o.Recv, o.Count, o.Type, o.Op)
+	case mpi.CallScan:
+		return c.Scan(o.Send, o.Recv, o.Count, o.Type, o.Op)
+	case mpi.CallExscan:
+		return c.Exscan(o.Send, o.Recv, o.Count, o.Type, o.Op)
+	case mpi.CallGather:
+		return c.Gather(o.Send, o.Recv, o.Count, o.Type, o.Root)
+	case mpi.CallScatter:
+		return c.Scatter(o.Send, o.Recv, o.Count, o.Type, o.Root)
+	case mpi.CallAllgather:
+		return c.Allgather(o.Send, o.Recv, o.Count, o.Type)
+	case mpi.CallAlltoall:
+		return c.Alltoall(o.Send, o.Recv, o.Count, o.Type)
+	case mpi.CallReduceScatterBlock:
+		return c.ReduceScatterBlock(o.Send, o.Recv, o.Count, o.Type, o.Op)
+	case mpi.CallPingPong:
+		const fn = "pingpong"
+		switch c.rank {
+		case o.Root:
+			if err := c.csend(o.Peer, tagPingPong, o.Send[:n], fn); err != nil {
+				return err
+			}
+			return c.crecv(o.Recv[:n], o.Peer, tagPingPong, fn)
+		case o.Peer:
+			if err := c.crecv(o.Recv[:n], o.Root, tagPingPong, fn); err != nil {
+				return err
+			}
+			return c.csend(o.Root, tagPingPong, o.Recv[:n], fn)
+		}
+		return nil
+	}
+	return &mpi.Error{Func: "Observe", Code: -1, Msg: "unsupported call " + o.Call.String()}
+}
+
+// waitUntil advances the rank's true time as the loop
+// `for clk.Now() < deadline {}` would, skipping reads in bulk: each skip is
+// a whole number of read overheads and at most 90% of the remaining gap, so
+// no read that would have returned ≥ deadline is skipped as long as clk runs
+// less than 11% fast against true time.
+func (r *Rank) waitUntil(clk timing.Clock, deadline int64) {
+	ov := r.clk.ovS
+	for {
+		now := clk.Now()
+		if now >= deadline {
+			// The loop's last read returned ≥ deadline; the caller's
+			// own read follows, as in the real loop.
+			return
+		}
+		gap := clk.Seconds(deadline-now) * 0.9
+		if k := int64(gap/ov) - 1; k > 0 {
+			r.now += float64(k) * ov
+		}
+	}
+}

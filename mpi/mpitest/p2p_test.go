@@ -1,0 +1,360 @@
+package mpitest
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reprobench/reprobench/mpi"
+)
+
+func errorsAs[T error](err error, target *T) bool { return errors.As(err, target) }
+
+func TestPointToPoint(t *testing.T) {
+	runWorld(t, 4, func(rk *Rank) error {
+		c := rk.Comm()
+		r, p := c.Rank(), c.Size()
+		next, prev := (r+1)%p, (r+p-1)%p
+		// Ring with Sendrecv.
+		out := []int64{int64(r), int64(r * r)}
+		in := make([]int64, 2)
+		if err := mpi.Sendrecv(c, out, next, 7, in, prev, 7); err != nil {
+			return err
+		}
+		if in[0] != int64(prev) || in[1] != int64(prev*prev) {
+			return fmt.Errorf("rank %d: Sendrecv got %v", r, in)
+		}
+		// Scalars.
+		if err := c.SendFloat64(float64(r)+0.25, next, 1); err != nil {
+			return err
+		}
+		if err := c.SendInt64(-int64(r), next, 2); err != nil {
+			return err
+		}
+		i, err := c.RecvInt64(prev, 2) // tags matched independently of order
+		if err != nil {
+			return err
+		}
+		f, err := c.RecvFloat64(prev, 1)
+		if err != nil {
+			return err
+		}
+		if f != float64(prev)+0.25 || i != -int64(prev) {
+			return fmt.Errorf("rank %d: scalars %v %v", r, f, i)
+		}
+		// Non-blocking: two Irecvs on the same (src, tag) match in posting
+		// order even when waited for in reverse.
+		a, b := make([]byte, 1), make([]byte, 1)
+		qa, err := c.Irecv(a, prev, 3)
+		if err != nil {
+			return err
+		}
+		qb, err := c.Irecv(b, prev, 3)
+		if err != nil {
+			return err
+		}
+		for _, v := range []byte{10, 20} {
+			q, err := c.Isend([]byte{v + byte(r)}, next, 3)
+			if err != nil {
+				return err
+			}
+			if err := q.Wait(); err != nil {
+				return err
+			}
+		}
+		if err := qb.Wait(); err != nil {
+			return err
+		}
+		if err := qa.Wait(); err != nil {
+			return err
+		}
+		if a[0] != 10+byte(prev) || b[0] != 20+byte(prev) {
+			return fmt.Errorf("rank %d: Irecv order: %v %v", r, a, b)
+		}
+		return nil
+	})
+}
+
+func TestVirtualTime(t *testing.T) {
+	// Exact latency: 1 µs base, no jitter, no spikes, infinite bandwidth.
+	lat := Latency{Base: time.Microsecond, Jitter: Off, SpikeProb: Off, BytesPerSecond: Off}
+	w, err := New(Config{Ranks: 2, Latency: lat, Clock: ClockDist{OffsetS: Off, DriftPPM: Off, Overhead: 10 * time.Nanosecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Run(func(r *Rank) error {
+		c := r.Comm()
+		if r.ID() == 0 {
+			r.Sleep(5 * time.Microsecond)
+			if err := c.Send(make([]byte, 8), 1, 0); err != nil {
+				return err
+			}
+			return c.Recv(make([]byte, 8), 1, 0)
+		}
+		if err := c.Recv(make([]byte, 8), 0, 0); err != nil {
+			return err
+		}
+		if got := r.TrueNow(); !near(got, 6e-6, 1e-15) {
+			return fmt.Errorf("receive completed at %v, want 6e-6", got)
+		}
+		ts := r.Clock().Now()
+		if ts != 6000 {
+			return fmt.Errorf("clock read %d, want 6000", ts)
+		}
+		return c.Send(make([]byte, 8), 0, 0)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.TrueNow(0); !near(got, 7.01e-6, 1e-15) {
+		t.Errorf("rank 0 ends at %v, want 7.01e-6", got)
+	}
+	if w.Messages() != 2 {
+		t.Errorf("Messages() = %d, want 2", w.Messages())
+	}
+}
+
+func near(a, b, tol float64) bool { return a-b <= tol && b-a <= tol }
+
+func TestErrors(t *testing.T) {
+	w, _ := New(Config{Ranks: 2})
+	err := w.Run(func(r *Rank) error {
+		c := r.Comm()
+		checks := []error{
+			c.Send(nil, 2, 0),
+			c.Send(nil, -1, 0),
+			c.Send(nil, 1, -5),
+			c.Recv(nil, 5, 0),
+			c.Free(),
+		}
+		for i, e := range checks {
+			var me *mpi.Error
+			if !errors.As(e, &me) {
+				return fmt.Errorf("check %d: got %v, want *mpi.Error", i, e)
+			}
+		}
+		// Size mismatch: receiver gets an *mpi.Error.
+		if r.ID() == 0 {
+			return c.Send(make([]byte, 16), 1, 0)
+		}
+		e := c.Recv(make([]byte, 8), 0, 0)
+		var me *mpi.Error
+		if !errors.As(e, &me) || !strings.Contains(e.Error(), "16 bytes") {
+			return fmt.Errorf("size mismatch: got %v", e)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDeadlock(t *testing.T) {
+	w, _ := New(Config{Ranks: 4})
+	err := w.Run(func(r *Rank) error {
+		c := r.Comm()
+		switch r.ID() {
+		case 0:
+			return c.Recv(make([]byte, 8), 1, 42) // never sent
+		case 1:
+			_, err := c.RecvFloat64(2, 7)
+			return err
+		case 2:
+			return c.Barrier() // others never join
+		}
+		return nil // rank 3 exits
+	})
+	var d *DeadlockError
+	if !errors.As(err, &d) {
+		t.Fatalf("got %v, want *DeadlockError", err)
+	}
+	msg := err.Error()
+	for _, s := range []string{
+		"rank 0: MPI_Recv waits for a message from rank 1 (world rank 1) with tag 42",
+		"rank 1: MPI_Recv waits for a message from rank 2 (world rank 2) with tag 7",
+		"rank 2: MPI_Barrier waits for a message from rank 1",
+		"rank 3 exited",
+	} {
+		if !strings.Contains(msg, s) {
+			t.Errorf("deadlock report lacks %q:\n%s", s, msg)
+		}
+	}
+	if len(d.Blocked) != 3 || d.Blocked[0].Tag != 42 || d.Blocked[1].Peer != 2 {
+		t.Errorf("Blocked = %+v", d.Blocked)
+	}
+	if err := w.Run(func(*Rank) error { return nil }); err == nil {
+		t.Error("Run after deadlock succeeded")
+	}
+}
+
+func TestPanicAndError(t *testing.T) {
+	w, _ := New(Config{Ranks: 3})
+	err := w.Run(func(r *Rank) error {
+		switch r.ID() {
+		case 0:
+			panic("boom")
+		case 1:
+			return errors.New("bad result")
+		}
+		_, err := r.Comm().RecvInt64(0, 0) // rank 0 is gone: deadlock
+		return err
+	})
+	msg := fmt.Sprint(err)
+	for _, s := range []string{"rank 0 panicked: boom", "rank 1: bad result", "rank 2: MPI_Recv waits", "rank 0 exited with error"} {
+		if !strings.Contains(msg, s) {
+			t.Errorf("error lacks %q:\n%s", s, msg)
+		}
+	}
+}
+
+func TestTest(t *testing.T) {
+	lat := Latency{Base: 10 * time.Microsecond, Jitter: Off, SpikeProb: Off}
+	w, _ := New(Config{Ranks: 2, Latency: lat})
+	err := w.Run(func(r *Rank) error {
+		c := r.Comm()
+		if r.ID() == 1 {
+			return c.SendInt64(5, 0, 0)
+		}
+		b := make([]byte, 8)
+		q, err := c.Irecv(b, 1, 0)
+		if err != nil {
+			return err
+		}
+		polls := 0
+		for {
+			ok, err := q.Test()
+			if err != nil {
+				return err
+			}
+			if ok {
+				break
+			}
+			polls++
+			r.Sleep(time.Microsecond)
+		}
+		// Arrival at 10 µs + 2×0.8 ns (8 bytes at 10 GB/s, injection
+		// and flight): the polls at 0, 1, …, 10 µs fail.
+		if polls != 11 {
+			return fmt.Errorf("polls = %d, want 11", polls)
+		}
+		return q.Wait()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSubCommunicators(t *testing.T) {
+	for _, p := range testSizes {
+		t.Run(fmt.Sprint(p), func(t *testing.T) {
+			w, err := New(Config{Ranks: p, RanksPerNode: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = w.Run(func(r *Rank) error {
+				c := r.Comm()
+				me := c.Rank()
+				// Split by parity, reversed order.
+				s, err := c.Split(me%2, -me)
+				if err != nil {
+					return err
+				}
+				n := (p - me%2 + 1) / 2
+				if s.Size() != n {
+					return fmt.Errorf("split size %d, want %d", s.Size(), n)
+				}
+				if want := n - 1 - me/2; s.Rank() != want {
+					return fmt.Errorf("rank %d: split rank %d, want %d", me, s.Rank(), want)
+				}
+				x, sum := []int64{int64(me)}, []int64{0}
+				if err := mpi.Allreduce(s, x, sum, mpi.Sum); err != nil {
+					return err
+				}
+				var want int64
+				for i := me % 2; i < p; i += 2 {
+					want += int64(i)
+				}
+				if sum[0] != want {
+					return fmt.Errorf("split allreduce %d, want %d", sum[0], want)
+				}
+				// Point-to-point inside the sub-communicator, same tags as in the world.
+				if s.Size() > 1 {
+					if err := s.SendInt64(int64(me), (s.Rank()+1)%s.Size(), 0); err != nil {
+						return err
+					}
+					v, err := s.RecvInt64((s.Rank()+s.Size()-1)%s.Size(), 0)
+					if err != nil {
+						return err
+					}
+					if v%2 != int64(me%2) {
+						return fmt.Errorf("message from the other color: %d", v)
+					}
+				}
+				if err := s.Free(); err != nil {
+					return err
+				}
+				if err := s.Barrier(); err == nil {
+					return errors.New("Barrier on freed comm succeeded")
+				}
+				// Negative color: nil.
+				col := 0
+				if me == 0 {
+					col = -1
+				}
+				u, err := c.Split(col, 0)
+				if err != nil {
+					return err
+				}
+				if (u == nil) != (me == 0) {
+					return fmt.Errorf("rank %d: Split(-1) gave %v", me, u)
+				}
+				// Sub with a reversed list of the last ranks.
+				list := []int{}
+				for i := p - 1; i >= p/2; i-- {
+					list = append(list, i)
+				}
+				sub, err := c.Sub(list)
+				if err != nil {
+					return err
+				}
+				if me < p/2 {
+					if sub != nil {
+						return fmt.Errorf("rank %d not in %v got a comm", me, list)
+					}
+				} else {
+					if sub.Rank() != p-1-me || sub.Size() != len(list) {
+						return fmt.Errorf("rank %d: Sub rank %d size %d", me, sub.Rank(), sub.Size())
+					}
+					b := make([]int64, 1)
+					if sub.Rank() == 0 {
+						b[0] = 77
+					}
+					if err := mpi.Bcast(sub, b, 0); err != nil {
+						return err
+					}
+					if b[0] != 77 {
+						return fmt.Errorf("Sub bcast got %d", b[0])
+					}
+				}
+				if _, err := c.Sub([]int{0, 0}); err == nil {
+					return errors.New("Sub with repeated rank succeeded")
+				}
+				// SplitShared: nodes of 2.
+				node, err := c.SplitShared()
+				if err != nil {
+					return err
+				}
+				wantSize := min(2, p-me/2*2)
+				if node.Size() != wantSize || node.Rank() != me%2 {
+					return fmt.Errorf("rank %d: SplitShared rank %d size %d", me, node.Rank(), node.Size())
+				}
+				return node.Barrier()
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
