@@ -1,0 +1,319 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Options configures AnalyzeGroup and Compare.
+type Options struct {
+	// TukeyK is the constant of Tukey's fences applied per mpirun
+	// (paper 000 Alg. 6, remove_outliers); 0 disables filtering.
+	TukeyK float64
+	// Level is the confidence level of the intervals (e.g. 0.95).
+	Level float64
+	// Alpha is the significance level of comparisons (e.g. 0.05).
+	Alpha float64
+	// Alternative of comparisons, stated for A relative to B.
+	Alternative Alternative
+}
+
+// DefaultOptions are Tukey's k = 1.5, 95% intervals and α = 0.05.
+var DefaultOptions = Options{TukeyK: 1.5, Level: 0.95, Alpha: 0.05}
+
+// GroupSummary is one row of the analysis table: paper 000 Alg. 6 for one
+// (call, msize, np, datatype, labels) group. All times are in seconds.
+type GroupSummary struct {
+	Key             GroupKey
+	N               int // observations after outlier removal
+	NMpiruns        int
+	Invalid         int // errorcode ≠ 0
+	Bad             int // errorcode 0 but runtime NaN, Inf or negative (skipped)
+	OutliersRemoved int
+	Median          float64
+	MedianCI        Interval // order-statistic CI of the pooled median
+	Mean            float64
+	MeanCI          Interval // Student-t CI of the pooled mean
+	Min, P99, Max   float64
+	// MpirunMedians and MpirunMeans are the per-mpirun averages of the
+	// filtered observations, ordered by mpirun (Alg. 6 line 10).
+	MpirunMedians []float64
+	MpirunMeans   []float64
+	// Normality is Shapiro-Wilk on MpirunMedians (NaN p for < 3 mpiruns).
+	Normality TestResult
+	Warnings  []string
+}
+
+// AnalyzeGroup applies paper 000 Alg. 6 to one group: it splits the
+// observations by mpirun, removes outliers per mpirun with Tukey's fences,
+// and computes per-mpirun medians and means, plus the pooled summary and
+// confidence intervals of the filtered observations.
+func AnalyzeGroup(g *Group, opt Options) GroupSummary {
+	s := GroupSummary{Key: g.Key, Invalid: g.Invalid, Bad: g.Bad}
+	// Split by mpirun, keeping mpirun order stable (by index).
+	byMp := map[int32][]float64{}
+	var order []int32
+	for i, v := range g.Runtimes {
+		m := g.Mpirun[i]
+		if _, ok := byMp[m]; !ok {
+			order = append(order, m)
+		}
+		byMp[m] = append(byMp[m], v)
+	}
+	slices.Sort(order)
+	pooled := make([]float64, 0, len(g.Runtimes))
+	for _, m := range order {
+		x := byMp[m]
+		slices.Sort(x)
+		kept, rm := tukeySorted(x, opt.TukeyK)
+		s.OutliersRemoved += rm
+		if len(kept) == 0 {
+			continue
+		}
+		s.MpirunMedians = append(s.MpirunMedians, Quantile(0.5, kept))
+		s.MpirunMeans = append(s.MpirunMeans, Mean(kept))
+		pooled = append(pooled, kept...)
+	}
+	s.NMpiruns = len(s.MpirunMedians)
+	slices.Sort(pooled)
+	s.N = len(pooled)
+	nan := math.NaN()
+	if s.N == 0 {
+		s.Median, s.Mean, s.Min, s.P99, s.Max = nan, nan, nan, nan, nan
+		s.MedianCI = Interval{Lo: nan, Hi: nan, Level: opt.Level, Confidence: nan}
+		s.MeanCI = s.MedianCI
+		s.Normality = TestResult{Statistic: nan, P: nan}
+		s.Warnings = append(s.Warnings, "no valid observations")
+	} else {
+		s.Median = Quantile(0.5, pooled)
+		s.MedianCI = MedianCI(pooled, opt.Level)
+		s.Mean = Mean(pooled)
+		s.MeanCI = MeanCI(pooled, opt.Level)
+		s.Min, s.P99, s.Max = pooled[0], Quantile(0.99, pooled), pooled[len(pooled)-1]
+		if s.MedianCI.Warning != "" {
+			s.Warnings = append(s.Warnings, s.MedianCI.Warning)
+		}
+		if s.NMpiruns >= 3 {
+			s.Normality = ShapiroWilk(s.MpirunMedians)
+		} else {
+			s.Normality = TestResult{Method: "Shapiro-Wilk normality test", Statistic: nan, P: nan, Warning: "need ≥ 3 mpiruns"}
+		}
+	}
+	if g.Bad > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%d observations with NaN, infinite or negative runtime_s skipped", g.Bad))
+	}
+	if s.NMpiruns == 1 {
+		s.Warnings = append(s.Warnings, "single mpirun: results may not be reproducible across mpiruns (paper 001 §3)")
+	}
+	return s
+}
+
+// Analyze runs AnalyzeGroup over every group of d, sorted by key (call,
+// labels, datatype, np, msize).
+func Analyze(d *Dataset, opt Options) []GroupSummary {
+	out := make([]GroupSummary, 0, len(d.Groups))
+	for _, g := range d.Groups {
+		out = append(out, AnalyzeGroup(g, opt))
+	}
+	sort.Slice(out, func(i, j int) bool { return keyLess(out[i].Key, out[j].Key) })
+	return out
+}
+
+func keyLess(a, b GroupKey) bool {
+	if a.Call != b.Call {
+		return a.Call < b.Call
+	}
+	if a.Labels != b.Labels {
+		return a.Labels < b.Labels
+	}
+	if a.Datatype != b.Datatype {
+		return a.Datatype < b.Datatype
+	}
+	if a.NP != b.NP {
+		return a.NP < b.NP
+	}
+	return a.MsizeBytes < b.MsizeBytes
+}
+
+// Comparison is one row of a comparison table (paper 000 §6.2).
+type Comparison struct {
+	Key              GroupKey // without the --by label, if any
+	NameA, NameB     string   // label values when comparing by label
+	MedianA, MedianB float64  // median of the values entering the test
+	Ratio            float64  // MedianB / MedianA
+	Test             string   // "wilcoxon-mpirun-medians" or "wilcoxon-observations"
+	Result           TestResult
+	NA, NB           int // sample sizes entering the test
+	Significant      bool
+	Warnings         []string
+}
+
+// CompareSummaries compares two analyzed groups with the Wilcoxon rank-sum
+// test (paper 000 §6.2). When both sides have at least two mpiruns the test
+// runs on the per-mpirun medians, as the paper does; otherwise it falls back
+// to the filtered observations of the single mpirun and warns that
+// observations within one mpirun are not independent of the mpirun.
+func CompareSummaries(a, b GroupSummary, ra, rb []float64, opt Options) Comparison {
+	c := Comparison{Key: a.Key}
+	var xa, xb []float64
+	if a.NMpiruns >= 2 && b.NMpiruns >= 2 {
+		c.Test = "wilcoxon-mpirun-medians"
+		xa, xb = a.MpirunMedians, b.MpirunMedians
+	} else {
+		c.Test = "wilcoxon-observations"
+		xa, xb = ra, rb
+		c.Warnings = append(c.Warnings, "fewer than 2 mpiruns on a side: compared single observations")
+	}
+	c.NA, c.NB = len(xa), len(xb)
+	c.MedianA, c.MedianB = Median(xa), Median(xb)
+	c.Ratio = c.MedianB / c.MedianA
+	c.Result = WilcoxonRankSum(xa, xb, opt.Alternative)
+	if c.Result.Warning != "" {
+		c.Warnings = append(c.Warnings, c.Result.Warning)
+	}
+	c.Significant = c.Result.P <= opt.Alpha
+	if c.Test == "wilcoxon-mpirun-medians" && c.NA+c.NB < 8 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("only %d+%d mpiruns: the test cannot reach p < 0.05 with fewer than 4 per side", c.NA, c.NB))
+	}
+	return c
+}
+
+// filtered returns the Tukey-filtered observations of g, pooled over
+// mpiruns (same filtering as AnalyzeGroup).
+func filtered(g *Group, k float64) []float64 {
+	byMp := map[int32][]float64{}
+	for i, v := range g.Runtimes {
+		byMp[g.Mpirun[i]] = append(byMp[g.Mpirun[i]], v)
+	}
+	var out []float64
+	for _, x := range byMp {
+		slices.Sort(x)
+		kept, _ := tukeySorted(x, k)
+		out = append(out, kept...)
+	}
+	return out
+}
+
+// Compare matches the groups of a and b by key and compares each pair
+// (CompareSummaries). Groups present on only one side are reported in
+// onlyA / onlyB.
+func Compare(a, b *Dataset, opt Options) (rows []Comparison, onlyA, onlyB []GroupKey) {
+	ib := map[GroupKey]*Group{}
+	for _, g := range b.Groups {
+		ib[g.Key] = g
+	}
+	seen := map[GroupKey]bool{}
+	for _, ga := range a.Groups {
+		gb, ok := ib[ga.Key]
+		if !ok {
+			onlyA = append(onlyA, ga.Key)
+			continue
+		}
+		seen[ga.Key] = true
+		rows = append(rows, compareGroups(ga, gb, opt))
+	}
+	for _, g := range b.Groups {
+		if !seen[g.Key] {
+			onlyB = append(onlyB, g.Key)
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return keyLess(rows[i].Key, rows[j].Key) })
+	return rows, onlyA, onlyB
+}
+
+func compareGroups(ga, gb *Group, opt Options) Comparison {
+	sa, sb := AnalyzeGroup(ga, opt), AnalyzeGroup(gb, opt)
+	var ra, rb []float64
+	if sa.NMpiruns < 2 || sb.NMpiruns < 2 {
+		ra, rb = filtered(ga, opt.TukeyK), filtered(gb, opt.TukeyK)
+	}
+	return CompareSummaries(sa, sb, ra, rb, opt)
+}
+
+// CompareBy compares, within one data set, the groups that differ only in
+// the value of label: the smallest value (in byte order) is the baseline A
+// and every other value is compared against it.
+func CompareBy(d *Dataset, label string, opt Options) ([]Comparison, error) {
+	type side struct {
+		value string
+		g     *Group
+	}
+	bucket := map[GroupKey][]side{}
+	found := false
+	for _, g := range d.Groups {
+		v := g.Key.LabelValue(label)
+		if v != "" {
+			found = true
+		}
+		k := g.Key.WithoutLabel(label)
+		bucket[k] = append(bucket[k], side{v, g})
+	}
+	if !found {
+		return nil, fmt.Errorf("analysis: no group has label %q", label)
+	}
+	var rows []Comparison
+	for k, sides := range bucket {
+		if len(sides) < 2 {
+			continue
+		}
+		sort.Slice(sides, func(i, j int) bool { return sides[i].value < sides[j].value })
+		for _, s := range sides[1:] {
+			c := compareGroups(sides[0].g, s.g, opt)
+			c.Key = k
+			c.NameA, c.NameB = sides[0].value, s.value
+			rows = append(rows, c)
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].Key != rows[j].Key {
+			return keyLess(rows[i].Key, rows[j].Key)
+		}
+		return rows[i].NameB < rows[j].NameB
+	})
+	return rows, nil
+}
+
+// RankPooling is the outcome of the Rule 10 check of paper 002: can the
+// completion times of different ranks be pooled?
+type RankPooling struct {
+	Key           GroupKey
+	Ranks         int
+	ANOVA         TestResult
+	KruskalWallis TestResult
+	// Poolable is true when Kruskal-Wallis does not reject equal
+	// distributions across ranks at level alpha.
+	Poolable bool
+}
+
+// PoolRanks runs one-way ANOVA and Kruskal-Wallis across ranks for every
+// per-rank group of d (paper 002 §3.2.2 and Rule 10).
+func PoolRanks(d *Dataset, alpha float64) []RankPooling {
+	var out []RankPooling
+	for _, g := range d.PerRank {
+		ranks := make([]int, 0, len(g.ByRank))
+		for r := range g.ByRank {
+			ranks = append(ranks, r)
+		}
+		slices.Sort(ranks)
+		groups := make([][]float64, len(ranks))
+		for i, r := range ranks {
+			groups[i] = g.ByRank[r]
+		}
+		p := RankPooling{Key: g.Key, Ranks: len(ranks), ANOVA: OneWayANOVA(groups), KruskalWallis: KruskalWallis(groups)}
+		p.Poolable = !(p.KruskalWallis.P <= alpha)
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return keyLess(out[i].Key, out[j].Key) })
+	return out
+}
+
+// ReproducibilityMetric returns, for the per-mpirun (or per-trial) means of
+// one group, the normalized values mean/min(means) of paper 000 §6.3; the
+// maximum of the result is the largest relative difference between trials.
+func ReproducibilityMetric(s GroupSummary) []float64 { return Normalize(s.MpirunMeans) }
+
+// joinWarnings joins warnings for one-line output.
+func joinWarnings(w []string) string { return strings.Join(w, "; ") }

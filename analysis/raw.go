@@ -1,0 +1,374 @@
+package analysis
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// RawColumns are the required columns of a raw observation file, in the
+// order the engine writes them. Any other column is a free-form label
+// (e.g. mpi_lib, sync) that becomes part of the group key.
+var RawColumns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "count", "datatype", "np", "rep", "runtime_s", "errorcode"}
+
+// PerRankColumns are the required columns of a per-rank file (engine flag
+// --per-rank).
+var PerRankColumns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "np", "rep", "rank", "local_start_s", "local_end_s", "global_start_s", "global_end_s", "errorcode"}
+
+// Label is one free-form label of a group.
+type Label struct{ Name, Value string }
+
+// GroupKey identifies a group of observations (paper 000 Alg. 6: message
+// size, function, number of processes; plus datatype and every label).
+type GroupKey struct {
+	Call       string
+	MsizeBytes int64
+	NP         int
+	Datatype   string
+	Labels     string // canonical "name=value,name=value" (sorted by name)
+}
+
+// String renders the key the way the CLI prints it.
+func (k GroupKey) String() string {
+	s := fmt.Sprintf("%s/msize=%d/np=%d", k.Call, k.MsizeBytes, k.NP)
+	if k.Datatype != "" {
+		s += "/" + k.Datatype
+	}
+	if k.Labels != "" {
+		s += "/" + strings.ReplaceAll(k.Labels, ",", "/")
+	}
+	return s
+}
+
+// LabelValue returns the value of label name in the key ("" if absent).
+func (k GroupKey) LabelValue(name string) string {
+	for _, kv := range splitLabels(k.Labels) {
+		if kv.Name == name {
+			return kv.Value
+		}
+	}
+	return ""
+}
+
+// WithoutLabel returns the key with label name removed.
+func (k GroupKey) WithoutLabel(name string) GroupKey {
+	var parts []string
+	for _, kv := range splitLabels(k.Labels) {
+		if kv.Name != name {
+			parts = append(parts, kv.Name+"="+kv.Value)
+		}
+	}
+	k.Labels = strings.Join(parts, ",")
+	return k
+}
+
+func splitLabels(s string) []Label {
+	if s == "" {
+		return nil
+	}
+	var out []Label
+	for _, p := range strings.Split(s, ",") {
+		n, v, _ := strings.Cut(p, "=")
+		out = append(out, Label{n, v})
+	}
+	return out
+}
+
+// MpirunID names one mpirun: the campaign and the index of the mpirun in it.
+type MpirunID struct {
+	RunID  string
+	Mpirun int
+}
+
+// Group holds the observations of one group in a compact form: the valid run
+// times in file order and, in parallel, the index (into Dataset.Mpiruns) of
+// the mpirun each came from.
+type Group struct {
+	Key      GroupKey
+	Runtimes []float64 // seconds, valid observations only
+	Mpirun   []int32
+	// Invalid counts observations with a nonzero errorcode (started late,
+	// window expired, …); they are not in Runtimes.
+	Invalid int
+	// Bad counts observations with errorcode 0 whose runtime_s is NaN,
+	// infinite or negative: they are skipped (not in Runtimes) and the
+	// analysis warns about them.
+	Bad int
+}
+
+// PerRankGroup holds per-rank completion times (local_end_s −
+// local_start_s) of the valid observations of one (call, msize, np) group.
+type PerRankGroup struct {
+	Key    GroupKey // Datatype and Labels empty
+	ByRank map[int][]float64
+}
+
+// Dataset is everything read from one or more raw files.
+type Dataset struct {
+	Groups  []*Group
+	Mpiruns []MpirunID
+	// PerRank holds the groups read from per-rank files, if any.
+	PerRank []*PerRankGroup
+	Rows    int // data rows read (all kinds)
+
+	index    map[string]int
+	mpIndex  map[MpirunID]int32
+	prIndex  map[string]int
+	keyBuf   []byte
+	fileName string
+}
+
+// NewDataset returns an empty Dataset to Read files into.
+func NewDataset() *Dataset {
+	return &Dataset{index: map[string]int{}, mpIndex: map[MpirunID]int32{}, prIndex: map[string]int{}}
+}
+
+// ReadRaw reads one raw file (see RawColumns) or per-rank file (see
+// PerRankColumns), detected by its header, into a new Dataset.
+func ReadRaw(r io.Reader, name string) (*Dataset, error) {
+	d := NewDataset()
+	return d, d.Read(r, name)
+}
+
+// ErrFormat is wrapped by every error about malformed input.
+var ErrFormat = errors.New("malformed raw data")
+
+// Read adds the rows of one raw or per-rank CSV file to d. name is used in
+// error messages. Repeated header lines (files concatenated with cat) are
+// skipped. Errors name the file and line; rows with a wrong number of
+// fields, unparsable numbers or an unknown file kind are errors, never
+// skipped silently.
+func (d *Dataset) Read(r io.Reader, name string) error {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = 0
+	d.fileName = name
+	hdr, err := cr.Read()
+	if err == io.EOF {
+		return fmt.Errorf("%w: %s: empty file (no header)", ErrFormat, name)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrFormat, name, err)
+	}
+	hdr = slices.Clone(hdr)
+	if len(hdr) > 0 {
+		hdr[0] = strings.TrimPrefix(hdr[0], "\ufeff")
+	}
+	col := map[string]int{}
+	for i, h := range hdr {
+		h = strings.TrimSpace(h)
+		hdr[i] = h
+		if h == "" {
+			return fmt.Errorf("%w: %s: empty column name in header (column %d)", ErrFormat, name, i+1)
+		}
+		if _, dup := col[h]; dup {
+			return fmt.Errorf("%w: %s: duplicate column %q", ErrFormat, name, h)
+		}
+		col[h] = i
+	}
+	if _, ok := col["rank"]; ok {
+		if _, ok := col["local_start_s"]; ok {
+			return d.readPerRank(cr, name, hdr, col)
+		}
+	}
+	return d.readObs(cr, name, hdr, col)
+}
+
+func missing(col map[string]int, want []string) []string {
+	var m []string
+	for _, w := range want {
+		if _, ok := col[w]; !ok {
+			m = append(m, w)
+		}
+	}
+	return m
+}
+
+func isHeader(rec, hdr []string) bool {
+	if len(rec) != len(hdr) {
+		return false
+	}
+	for i := range rec {
+		if strings.TrimSpace(rec[i]) != hdr[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *Dataset) readObs(cr *csv.Reader, name string, hdr []string, col map[string]int) error {
+	if m := missing(col, RawColumns); len(m) > 0 {
+		return fmt.Errorf("%w: %s: missing column(s) %s (header: %s)", ErrFormat, name, strings.Join(m, ", "), strings.Join(hdr, ","))
+	}
+	known := map[string]bool{}
+	for _, c := range RawColumns {
+		known[c] = true
+	}
+	type lab struct {
+		name string
+		idx  int
+	}
+	var labels []lab
+	for i, h := range hdr {
+		if !known[h] {
+			labels = append(labels, lab{h, i})
+		}
+	}
+	slices.SortFunc(labels, func(a, b lab) int { return strings.Compare(a.name, b.name) })
+	cRun, cMp, cCall, cMsize, cDT, cNP, cRT, cErr := col["run_id"], col["mpirun"], col["call"], col["msize_bytes"], col["datatype"], col["np"], col["runtime_s"], col["errorcode"]
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrFormat, name, err)
+		}
+		if len(rec) != len(hdr) {
+			return fmt.Errorf("%w: %s:%d: %d fields, header has %d", ErrFormat, name, line, len(rec), len(hdr))
+		}
+		if isHeader(rec, hdr) {
+			continue
+		}
+		d.Rows++
+		// Group key bytes: call \x00 msize \x00 np \x00 datatype \x00 labels.
+		msize, err := strconv.ParseInt(rec[cMsize], 10, 64)
+		if err != nil || msize < 0 {
+			return fmt.Errorf("%w: %s:%d: msize_bytes %q is not a non-negative integer", ErrFormat, name, line, rec[cMsize])
+		}
+		np, err := strconv.Atoi(rec[cNP])
+		if err != nil || np < 1 {
+			return fmt.Errorf("%w: %s:%d: np %q is not a positive integer", ErrFormat, name, line, rec[cNP])
+		}
+		ec, err := strconv.Atoi(rec[cErr])
+		if err != nil {
+			return fmt.Errorf("%w: %s:%d: errorcode %q is not an integer", ErrFormat, name, line, rec[cErr])
+		}
+		mp, err := strconv.Atoi(rec[cMp])
+		if err != nil {
+			return fmt.Errorf("%w: %s:%d: mpirun %q is not an integer", ErrFormat, name, line, rec[cMp])
+		}
+		rt, err := strconv.ParseFloat(rec[cRT], 64)
+		if err != nil && ec == 0 {
+			return fmt.Errorf("%w: %s:%d: runtime_s %q is not a number", ErrFormat, name, line, rec[cRT])
+		}
+		if rec[cCall] == "" {
+			return fmt.Errorf("%w: %s:%d: empty call", ErrFormat, name, line)
+		}
+		b := d.keyBuf[:0]
+		b = append(b, rec[cCall]...)
+		b = append(b, 0)
+		b = append(b, rec[cMsize]...)
+		b = append(b, 0)
+		b = append(b, rec[cNP]...)
+		b = append(b, 0)
+		b = append(b, rec[cDT]...)
+		for _, l := range labels {
+			if rec[l.idx] == "" {
+				continue
+			}
+			b = append(b, 0)
+			b = append(b, l.name...)
+			b = append(b, '=')
+			b = append(b, rec[l.idx]...)
+		}
+		d.keyBuf = b
+		gi, ok := d.index[string(b)]
+		if !ok {
+			var parts []string
+			for _, l := range labels {
+				if rec[l.idx] != "" {
+					if strings.ContainsAny(rec[l.idx], ",=") {
+						return fmt.Errorf("%w: %s:%d: label %s=%q contains ',' or '='", ErrFormat, name, line, l.name, rec[l.idx])
+					}
+					parts = append(parts, l.name+"="+rec[l.idx])
+				}
+			}
+			gi = len(d.Groups)
+			d.Groups = append(d.Groups, &Group{Key: GroupKey{
+				Call: strings.Clone(rec[cCall]), MsizeBytes: msize, NP: np,
+				Datatype: strings.Clone(rec[cDT]), Labels: strings.Join(parts, ","),
+			}})
+			d.index[string(b)] = gi
+		}
+		g := d.Groups[gi]
+		if ec != 0 {
+			g.Invalid++
+			continue
+		}
+		if math.IsNaN(rt) || math.IsInf(rt, 0) || rt < 0 {
+			g.Bad++
+			continue
+		}
+		id := MpirunID{rec[cRun], mp}
+		mi, ok := d.mpIndex[id]
+		if !ok {
+			id.RunID = strings.Clone(id.RunID)
+			mi = int32(len(d.Mpiruns))
+			d.Mpiruns = append(d.Mpiruns, id)
+			d.mpIndex[id] = mi
+		}
+		g.Runtimes = append(g.Runtimes, rt)
+		g.Mpirun = append(g.Mpirun, mi)
+	}
+}
+
+func (d *Dataset) readPerRank(cr *csv.Reader, name string, hdr []string, col map[string]int) error {
+	if m := missing(col, PerRankColumns); len(m) > 0 {
+		return fmt.Errorf("%w: %s: per-rank file missing column(s) %s", ErrFormat, name, strings.Join(m, ", "))
+	}
+	cCall, cMsize, cNP, cRank, cLS, cLE, cErr := col["call"], col["msize_bytes"], col["np"], col["rank"], col["local_start_s"], col["local_end_s"], col["errorcode"]
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrFormat, name, err)
+		}
+		if len(rec) != len(hdr) {
+			return fmt.Errorf("%w: %s:%d: %d fields, header has %d", ErrFormat, name, line, len(rec), len(hdr))
+		}
+		if isHeader(rec, hdr) {
+			continue
+		}
+		d.Rows++
+		msize, err1 := strconv.ParseInt(rec[cMsize], 10, 64)
+		np, err2 := strconv.Atoi(rec[cNP])
+		rank, err3 := strconv.Atoi(rec[cRank])
+		ec, err4 := strconv.Atoi(rec[cErr])
+		ls, err5 := strconv.ParseFloat(rec[cLS], 64)
+		le, err6 := strconv.ParseFloat(rec[cLE], 64)
+		if e := errors.Join(err1, err2, err3, err4); e != nil || msize < 0 || np < 1 || rank < 0 || rank >= np {
+			return fmt.Errorf("%w: %s:%d: bad msize_bytes/np/rank/errorcode", ErrFormat, name, line)
+		}
+		if ec != 0 {
+			continue
+		}
+		if err5 != nil || err6 != nil {
+			return fmt.Errorf("%w: %s:%d: local_start_s/local_end_s not numbers", ErrFormat, name, line)
+		}
+		rt := le - ls
+		if math.IsNaN(rt) || math.IsInf(rt, 0) || rt < 0 {
+			continue
+		}
+		var kb bytes.Buffer
+		fmt.Fprintf(&kb, "%s\x00%d\x00%d", rec[cCall], msize, np)
+		gi, ok := d.prIndex[kb.String()]
+		if !ok {
+			gi = len(d.PerRank)
+			d.PerRank = append(d.PerRank, &PerRankGroup{Key: GroupKey{Call: strings.Clone(rec[cCall]), MsizeBytes: msize, NP: np}, ByRank: map[int][]float64{}})
+			d.prIndex[kb.String()] = gi
+		}
+		g := d.PerRank[gi]
+		g.ByRank[rank] = append(g.ByRank[rank], rt)
+	}
+}

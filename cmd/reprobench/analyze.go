@@ -1,0 +1,342 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/reprobench/reprobench/analysis"
+)
+
+func init() {
+	register(command{
+		name:    "analyze",
+		summary: "summarize raw observations per group (paper 000 Alg. 6): medians with CIs, per-mpirun medians",
+		run:     runAnalyze,
+	})
+}
+
+// anReadFiles reads raw (and per-rank) files into one Dataset. "-" is stdin.
+func anReadFiles(stdin io.Reader, files []string) (*analysis.Dataset, error) {
+	d := analysis.NewDataset()
+	for _, f := range files {
+		if f == "-" {
+			if err := d.Read(stdin, "<stdin>"); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		fh, err := os.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		err = d.Read(fh, f)
+		fh.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// anOptions registers the options shared by analyze, compare and plot.
+type anOptions struct {
+	format string
+	tukey  float64
+	level  float64
+}
+
+func (o *anOptions) register(fsFormat bool, fs interface {
+	StringVar(*string, string, string, string)
+	Float64Var(*float64, string, float64, string)
+}, formats string) {
+	if fsFormat {
+		fs.StringVar(&o.format, "format", "text", "output format: "+formats)
+	}
+	fs.Float64Var(&o.tukey, "tukey", 1.5, "Tukey fence constant k for outlier removal per mpirun (0 = keep all)")
+	fs.Float64Var(&o.level, "level", 0.95, "confidence level of the intervals")
+}
+
+func (o *anOptions) options() (analysis.Options, error) {
+	opt := analysis.DefaultOptions
+	if !(o.level > 0 && o.level < 1) {
+		return opt, fmt.Errorf("%w: --level must be in (0, 1)", errUsage)
+	}
+	if o.tukey < 0 || math.IsNaN(o.tukey) {
+		return opt, fmt.Errorf("%w: --tukey must be ≥ 0", errUsage)
+	}
+	opt.Level, opt.TukeyK = o.level, o.tukey
+	return opt, nil
+}
+
+func runAnalyze(stdout, stderr io.Writer, args []string) error {
+	fs := newFlagSet("analyze", "[--format text|csv|json|benchstat] [--tukey K] [--level L] FILES...", stderr)
+	var o anOptions
+	o.register(true, fs, "text, csv, json or benchstat (Go benchmark format, one line per mpirun median)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	opt, err := o.options()
+	if err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: no input files", errUsage)
+	}
+	d, err := anReadFiles(os.Stdin, fs.Args())
+	if err != nil {
+		return err
+	}
+	sums := analysis.Analyze(d, opt)
+	pool := analysis.PoolRanks(d, 1-opt.Level)
+	if len(sums) == 0 && len(pool) == 0 {
+		return fmt.Errorf("no observations in %s", strings.Join(fs.Args(), ", "))
+	}
+	switch o.format {
+	case "text":
+		return anWriteText(stdout, sums, pool, opt)
+	case "csv":
+		return anWriteCSV(stdout, sums)
+	case "json":
+		return anWriteJSON(stdout, sums, pool)
+	case "benchstat":
+		return anWriteBenchstat(stdout, sums)
+	}
+	return fmt.Errorf("%w: unknown --format %q", errUsage, o.format)
+}
+
+// anUnit picks the unit for a row from a representative value in seconds,
+// as benchstat does: ns below 1µs, µs below 1ms, ms below 1s, else s.
+func anUnit(v float64) (string, float64) {
+	a := math.Abs(v)
+	switch {
+	case math.IsNaN(v) || a < 1e-6:
+		return "ns", 1e9
+	case a < 1e-3:
+		return "µs", 1e6
+	case a < 1:
+		return "ms", 1e3
+	}
+	return "s", 1
+}
+
+// anScaled formats v·scale with at least 3 significant digits.
+func anScaled(v, scale float64, unit string) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	x := v * scale
+	dec := 0
+	switch a := math.Abs(x); {
+	case a == 0:
+		dec = 0
+	case a < 1:
+		dec = 3
+	case a < 10:
+		dec = 2
+	case a < 100:
+		dec = 1
+	}
+	return strconv.FormatFloat(x, 'f', dec, 64) + unit
+}
+
+func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.RankPooling, opt analysis.Options) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	lv := fmt.Sprintf("%g%%", 100*opt.Level)
+	if len(sums) > 0 {
+		fmt.Fprintf(tw, "group\tn\tmpiruns\tinvalid\toutliers\tmedian\t%s CI\tmean\t%s CI\tmin\tp99\tmax\tmpirun medians\tnormal(p)\n", lv, lv)
+	}
+	var warns []string
+	for _, s := range sums {
+		unit, sc := anUnit(s.Median)
+		f := func(v float64) string { return anScaled(v, sc, unit) }
+		ci := func(iv analysis.Interval) string {
+			if !iv.Valid() {
+				return "-"
+			}
+			return "[" + f(iv.Lo) + ", " + f(iv.Hi) + "]"
+		}
+		mm := "-"
+		if len(s.MpirunMedians) > 0 {
+			lo, hi := s.MpirunMedians[0], s.MpirunMedians[0]
+			for _, v := range s.MpirunMedians {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+			mm = f(lo) + ".." + f(hi)
+		}
+		norm := "-"
+		if !math.IsNaN(s.Normality.P) {
+			norm = fmt.Sprintf("%.3f", s.Normality.P)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			s.Key, s.N, s.NMpiruns, s.Invalid+s.Bad, s.OutliersRemoved, f(s.Median), ci(s.MedianCI),
+			f(s.Mean), ci(s.MeanCI), f(s.Min), f(s.P99), f(s.Max), mm, norm)
+		for _, wn := range s.Warnings {
+			warns = append(warns, s.Key.String()+": "+wn)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(pool) > 0 {
+		if len(sums) > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, "can ranks be pooled? (paper 002 Rule 10: ANOVA and Kruskal-Wallis across ranks)")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "group\tranks\tANOVA p\tKruskal-Wallis p\tpool\n")
+		for _, p := range pool {
+			verdict := "yes"
+			if !p.Poolable {
+				verdict = "no"
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", p.Key, p.Ranks, anP(p.ANOVA.P), anP(p.KruskalWallis.P), verdict)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(warns) > 0 {
+		fmt.Fprintln(w)
+		for _, wn := range warns {
+			fmt.Fprintln(w, "warning:", wn)
+		}
+	}
+	return nil
+}
+
+func anP(p float64) string {
+	if math.IsNaN(p) {
+		return "-"
+	}
+	return fmt.Sprintf("%.3g", p)
+}
+
+func anF(v float64) string {
+	if math.IsNaN(v) {
+		return "NaN"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+var anCSVHeader = []string{"call", "msize_bytes", "np", "datatype", "labels", "n", "n_mpiruns", "invalid", "bad", "outliers_removed",
+	"median_s", "median_ci_lo_s", "median_ci_hi_s", "median_ci_confidence", "mean_s", "mean_ci_lo_s", "mean_ci_hi_s",
+	"min_s", "p99_s", "max_s", "mpirun_medians_s", "normality_w", "normality_p", "warnings"}
+
+func anWriteCSV(w io.Writer, sums []analysis.GroupSummary) error {
+	cw := csv.NewWriter(w)
+	cw.Write(anCSVHeader)
+	for _, s := range sums {
+		mm := make([]string, len(s.MpirunMedians))
+		for i, v := range s.MpirunMedians {
+			mm[i] = anF(v)
+		}
+		cw.Write([]string{s.Key.Call, strconv.FormatInt(s.Key.MsizeBytes, 10), strconv.Itoa(s.Key.NP), s.Key.Datatype, s.Key.Labels,
+			strconv.Itoa(s.N), strconv.Itoa(s.NMpiruns), strconv.Itoa(s.Invalid), strconv.Itoa(s.Bad), strconv.Itoa(s.OutliersRemoved),
+			anF(s.Median), anF(s.MedianCI.Lo), anF(s.MedianCI.Hi), anF(s.MedianCI.Confidence), anF(s.Mean), anF(s.MeanCI.Lo), anF(s.MeanCI.Hi),
+			anF(s.Min), anF(s.P99), anF(s.Max), strings.Join(mm, ";"), anF(s.Normality.Statistic), anF(s.Normality.P),
+			strings.Join(s.Warnings, "; ")})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// anJ converts NaN and ±Inf to JSON null.
+func anJ(v float64) any {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return v
+}
+
+func anJS(v []float64) []any {
+	out := make([]any, len(v))
+	for i, x := range v {
+		out[i] = anJ(x)
+	}
+	return out
+}
+
+func anWriteJSON(w io.Writer, sums []analysis.GroupSummary, pool []analysis.RankPooling) error {
+	type row = map[string]any
+	groups := []row{}
+	for _, s := range sums {
+		warn := s.Warnings
+		if warn == nil {
+			warn = []string{}
+		}
+		groups = append(groups, row{
+			"call": s.Key.Call, "msize_bytes": s.Key.MsizeBytes, "np": s.Key.NP, "datatype": s.Key.Datatype, "labels": s.Key.Labels,
+			"n": s.N, "n_mpiruns": s.NMpiruns, "invalid": s.Invalid, "bad": s.Bad, "outliers_removed": s.OutliersRemoved,
+			"median_s": anJ(s.Median), "median_ci_s": anJS([]float64{s.MedianCI.Lo, s.MedianCI.Hi}),
+			"median_ci_confidence": anJ(s.MedianCI.Confidence),
+			"mean_s": anJ(s.Mean), "mean_ci_s": anJS([]float64{s.MeanCI.Lo, s.MeanCI.Hi}),
+			"min_s": anJ(s.Min), "p99_s": anJ(s.P99), "max_s": anJ(s.Max),
+			"mpirun_medians_s": anJS(s.MpirunMedians),
+			"normality":        row{"test": "shapiro-wilk", "w": anJ(s.Normality.Statistic), "p_value": anJ(s.Normality.P)},
+			"warnings":         warn,
+		})
+	}
+	out := row{"groups": groups}
+	if len(pool) > 0 {
+		var pr []row
+		for _, p := range pool {
+			pr = append(pr, row{"call": p.Key.Call, "msize_bytes": p.Key.MsizeBytes, "np": p.Key.NP, "ranks": p.Ranks,
+				"anova_p": anJ(p.ANOVA.P), "kruskal_wallis_p": anJ(p.KruskalWallis.P), "poolable": p.Poolable})
+		}
+		out["rank_pooling"] = pr
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// anBenchName renders a group key as a Go benchmark name with key=value
+// sub-benchmark parts, the form benchstat groups by.
+func anBenchName(k analysis.GroupKey) string {
+	var b strings.Builder
+	b.WriteString("Benchmark")
+	b.WriteString(anBenchSafe(k.Call))
+	fmt.Fprintf(&b, "/msize_bytes=%d/np=%d", k.MsizeBytes, k.NP)
+	if k.Datatype != "" {
+		b.WriteString("/datatype=" + anBenchSafe(k.Datatype))
+	}
+	if k.Labels != "" {
+		for _, kv := range strings.Split(k.Labels, ",") {
+			b.WriteString("/" + anBenchSafe(kv))
+		}
+	}
+	return b.String()
+}
+
+func anBenchSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\t' || r == '/' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// anWriteBenchstat writes the Go benchmark format: one line per mpirun
+// median (the independent samples of paper 000 Alg. 6), in ns/op.
+func anWriteBenchstat(w io.Writer, sums []analysis.GroupSummary) error {
+	fmt.Fprintln(w, "pkg: reprobench")
+	fmt.Fprintln(w, "note: one line per mpirun; value = median of the Tukey-filtered observations of that mpirun")
+	for _, s := range sums {
+		name := anBenchName(s.Key)
+		for _, v := range s.MpirunMedians {
+			if _, err := fmt.Fprintf(w, "%s\t1\t%s ns/op\n", name, strconv.FormatFloat(v*1e9, 'g', 10, 64)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
