@@ -277,7 +277,7 @@ func anWriteJSON(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 			"n": s.N, "n_mpiruns": s.NMpiruns, "invalid": s.Invalid, "bad": s.Bad, "outliers_removed": s.OutliersRemoved,
 			"median_s": anJ(s.Median), "median_ci_s": anJS([]float64{s.MedianCI.Lo, s.MedianCI.Hi}),
 			"median_ci_confidence": anJ(s.MedianCI.Confidence),
-			"mean_s": anJ(s.Mean), "mean_ci_s": anJS([]float64{s.MeanCI.Lo, s.MeanCI.Hi}),
+			"mean_s":               anJ(s.Mean), "mean_ci_s": anJS([]float64{s.MeanCI.Lo, s.MeanCI.Hi}),
 			"min_s": anJ(s.Min), "p99_s": anJ(s.P99), "max_s": anJ(s.Max),
 			"mpirun_medians_s": anJS(s.MpirunMedians),
 			"normality":        row{"test": "shapiro-wilk", "w": anJ(s.Normality.Statistic), "p_value": anJ(s.Normality.P)},
