@@ -117,22 +117,22 @@ func TypeOf[T Elem]() Datatype {
 	case 1:
 		return Byte
 	case 4:
-		if isFloat(z) {
+		if isFloat[T]() {
 			return Float32
 		}
 		return Int32
 	default:
-		if isFloat(z) {
+		if isFloat[T]() {
 			return Float64
 		}
 		return Int64
 	}
 }
 
-func isFloat[T Elem](z T) bool {
-	z = 1
-	z /= 2
-	return z != 0
+// isFloat reports whether T is a floating-point type: only there is 1/2 ≠ 0.
+func isFloat[T Elem]() bool {
+	var one T = 1
+	return one/2 != 0
 }
 
 // Bytes views a slice of elements as bytes, without copying.

@@ -1,0 +1,37 @@
+package mpi_test
+
+import (
+	"fmt"
+
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/timing"
+)
+
+// The generic helpers work on typed slices; BufferSizes tells how large the
+// buffers of a benchmarked call must be.
+func ExampleBufferSizes() {
+	send, recv := mpi.BufferSizes(mpi.CallAllgather, 4, mpi.Float64, 8)
+	fmt.Println(send, recv, mpi.TypeOf[float64](), len(mpi.Bytes([]int64{1, 2})))
+	// Output: 32 256 MPI_DOUBLE 16
+}
+
+// A program run under mpirun: initialize, time one barrier-synchronized
+// 8-byte MPI_Allreduce in a single cgo call, and print it on rank 0.
+func ExampleComm_Observe() {
+	if err := mpi.Init(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer mpi.Finalize()
+	w := mpi.World()
+	clk := timing.NewMonotonic()
+	o := &mpi.Observation{Call: mpi.CallAllreduce, Send: make([]byte, 8), Recv: make([]byte, 8),
+		Count: 1, Type: mpi.Float64, Op: mpi.Sum, Sync: mpi.SyncBarrier}
+	if err := w.Observe(o, clk); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if w.Rank() == 0 {
+		fmt.Printf("MPI_Allreduce took %v\n", clk.Duration(o.End-o.Start))
+	}
+}

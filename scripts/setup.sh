@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what reprobench needs on Debian or Ubuntu: a C compiler and
+# pkg-config for cgo, Open MPI and MPICH (side by side), and staticcheck.
+# As root it installs missing Debian packages itself (apt-get update once);
+# otherwise it prints exactly what to install. R (r-base-core) is needed only
+# to regenerate the statistics fixtures and for bench/analysis: WITH_R=1.
+set -euo pipefail
+
+missing=()
+have() { command -v "$1" >/dev/null 2>&1; }
+pc() { pkg-config --exists "$1" 2>/dev/null; }
+
+have gcc || missing+=(gcc)
+have pkg-config || missing+=(pkg-config)
+if ! { have mpirun.openmpi && pc mpi; }; then missing+=(libopenmpi-dev openmpi-bin); fi
+if ! { have mpiexec.mpich && pc mpich; }; then missing+=(libmpich-dev mpich); fi
+if [ "${WITH_R:-0}" = 1 ] && ! have Rscript; then missing+=(r-base-core); fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" = 0 ] && have apt-get; then
+		echo "setup: installing ${missing[*]}"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		apt-get install -y -qq "${missing[@]}" >/dev/null
+	else
+		echo "setup: missing packages: ${missing[*]}" >&2
+		echo "setup: install them with: sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+		exit 1
+	fi
+fi
+
+staticcheck_version=v0.8.2
+gobin="$(go env GOPATH)/bin"
+if ! "$gobin/staticcheck" -version 2>/dev/null | grep -q "${staticcheck_version#v}"; then
+	echo "setup: installing staticcheck $staticcheck_version"
+	go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version"
+fi
+echo "setup: ok ($(pkg-config --modversion mpi 2>/dev/null | sed 's/^/Open MPI /'), $(pkg-config --modversion mpich 2>/dev/null | sed 's/^/MPICH /'))"
