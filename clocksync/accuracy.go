@@ -1,0 +1,166 @@
+package clocksync
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/reprobench/reprobench/mpi"
+)
+
+// Harness is the accuracy experiment of paper 000 (Algorithm 20; App. C.3,
+// C.5, C.6): right after a synchronization and after given delays, rank 0
+// measures the offset of every rank's global clock to its own global clock
+// with SKaMPI ping-pongs, one rank after the other. In simulation it also
+// computes the true error of every rank from ground truth.
+type Harness struct {
+	// After lists when to check, measured from the start of Run on rank 0;
+	// ascending. Empty means one check at once (App. C.5).
+	After []time.Duration
+	// Sleep waits on rank 0 between checks. nil means time.Sleep; in
+	// simulation pass the simulated rank's Sleep so that virtual time
+	// advances.
+	Sleep func(time.Duration)
+	// Offset measures each rank's offset. nil means SKaMPI ping-pongs with
+	// 10 ping-pongs (the paper's nrounds = 10).
+	Offset OffsetMeasurer
+
+	// Simulation only, used on rank 0 when both are set: TrueNow returns
+	// the true (simulated) time in seconds, and LocalAt the tick a rank's
+	// raw clock reads at a true time (mpitest's World.ClockAt). Models are
+	// the ranks' models (Result.Models of the synchronization).
+	TrueNow func() float64
+	LocalAt func(rank int, trueTime float64) int64
+	Models  []Model
+}
+
+// Check is the outcome of one check. The measured offsets are global
+// client − global rank 0; the true errors are the same quantity from ground
+// truth at the true time the check started. Fields other than After are
+// valid on rank 0 only.
+type Check struct {
+	After       float64   `json:"after_s"`
+	MaxAbs      float64   `json:"max_abs_offset_s"`
+	MedianAbs   float64   `json:"median_abs_offset_s"`
+	Offsets     []float64 `json:"offsets_s,omitempty"` // per rank, rank 0's is 0
+	TrueMaxAbs  *float64  `json:"true_max_abs_error_s,omitempty"`
+	TrueMedian  *float64  `json:"true_median_abs_error_s,omitempty"`
+	TrueOffsets []float64 `json:"true_errors_s,omitempty"` // per rank
+}
+
+// Run performs the checks collectively on c; every rank reads its global
+// clock g (after a Sync), rank 0 sleeps between checks and gets the results.
+func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
+	after := h.After
+	if len(after) == 0 {
+		after = []time.Duration{0}
+	}
+	for i := 1; i < len(after); i++ {
+		if after[i] < after[i-1] {
+			return nil, fmt.Errorf("clocksync: harness: check times %v not ascending", after)
+		}
+	}
+	m := h.Offset
+	if m == nil {
+		m = &SKaMPIPingPong{MinPingPongs: 10, MaxPingPongs: 10}
+	}
+	sleep := h.Sleep
+	if sleep == nil {
+		sleep = time.Sleep
+	}
+	truth := h.TrueNow != nil && h.LocalAt != nil
+	if truth && len(h.Models) != c.Size() && c.Rank() == 0 {
+		return nil, fmt.Errorf("clocksync: harness: %d models for %d ranks", len(h.Models), c.Size())
+	}
+	p, me := c.Size(), c.Rank()
+	base := g.Base()
+	now := g.NowSeconds
+	links := make([]Link, p)
+	for r := 1; r < p; r++ {
+		if me == 0 || me == r {
+			links[r] = Link{Comm: c, Ref: 0, Client: r, Now: now}
+		}
+	}
+	if me != 0 {
+		if err := m.Prepare(&links[me]); err != nil {
+			return nil, err
+		}
+	} else {
+		for r := 1; r < p; r++ {
+			if err := m.Prepare(&links[r]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	start := base.Now()
+	checks := make([]Check, len(after))
+	for k, d := range after {
+		checks[k].After = d.Seconds()
+		if me != 0 {
+			if p > 1 {
+				if _, err := m.MeasureOffset(&links[me]); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		if wait := d - base.Duration(base.Now()-start); wait > 0 {
+			sleep(wait)
+		}
+		ck := &checks[k]
+		if truth {
+			ck.TrueOffsets = TrueOffsets(h.Models, base.Hz(), h.LocalAt, h.TrueNow())
+			mx, med := absStats(ck.TrueOffsets[1:])
+			ck.TrueMaxAbs, ck.TrueMedian = &mx, &med
+		}
+		ck.Offsets = make([]float64, p)
+		for r := 1; r < p; r++ {
+			s, err := m.MeasureOffset(&links[r])
+			if err != nil {
+				return nil, err
+			}
+			ck.Offsets[r] = s.Offset
+		}
+		ck.MaxAbs, ck.MedianAbs = absStats(ck.Offsets[1:])
+	}
+	return checks, nil
+}
+
+// absStats returns the maximum and the median of |x|; NaN for empty x.
+func absStats(x []float64) (maxAbs, medianAbs float64) {
+	if len(x) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	a := make([]float64, len(x))
+	for i, v := range x {
+		a[i] = math.Abs(v)
+	}
+	slices.Sort(a)
+	n := len(a)
+	if n%2 == 1 {
+		medianAbs = a[n/2]
+	} else {
+		medianAbs = (a[n/2-1] + a[n/2]) / 2
+	}
+	return a[n-1], medianAbs
+}
+
+// TrueOffsets returns the true error of every rank's global clock at true
+// time t: global time of rank r minus global time of rank 0, in seconds, where
+// rank r's global time is models[r] applied to its raw clock's reading
+// localAt(r, t) (ticks at frequency hz). In simulation localAt is mpitest's
+// World.ClockAt and models come from Result.Models; this keeps clocksync
+// free of the simulator.
+func TrueOffsets(models []Model, hz float64, localAt func(rank int, t float64) int64, t float64) []float64 {
+	out := make([]float64, len(models))
+	if len(models) == 0 {
+		return out
+	}
+	g := func(r int) float64 { return models[r].Global(float64(localAt(r, t)) / hz) }
+	g0 := g(0)
+	for r := range models {
+		out[r] = g(r) - g0
+	}
+	return out
+}

@@ -1,0 +1,149 @@
+package clocksync
+
+import (
+	"fmt"
+)
+
+// Learner turns offset measurements into a clock model: it says how many fit
+// points a model needs, how one is measured, and how the client's points
+// become a Model. Topologies drive the measurements (JK interleaves the
+// fit points of all ranks; trees measure one link at a time).
+// Implementations hold only parameters and may be shared by the goroutines
+// of simulated ranks.
+type Learner interface {
+	// Points is the number of fit points per model (n_fitpts).
+	Points() int
+	// Measurer measures one fit point.
+	Measurer() OffsetMeasurer
+	// Fit computes the client's model from its fit points.
+	Fit(points []Sample) (Model, FitStats)
+}
+
+// FitStats describes how a model was learned.
+type FitStats struct {
+	Points      int     `json:"fit_points"`
+	ResidualRMS float64 `json:"fit_residual_rms_s"` // root mean square of the fit residuals, seconds
+	// InterceptShift is how much re-measuring the intercept at a sync point
+	// (Fig. 5 of paper 000) moved it: new − fitted, seconds; 0 if not re-measured.
+	InterceptShift float64 `json:"intercept_shift_s"`
+}
+
+// Regression learns the clock drift: FitPoints offset measurements, then an
+// ordinary least-squares line through them on centred x (Linear_Fit of
+// Algorithms 4 and 15). With JKPingPong it is the model of Jones and Koenig
+// and of HCA (n_fitpts × n_exchanges).
+type Regression struct {
+	FitPoints int
+	Offset    OffsetMeasurer
+}
+
+// Points returns FitPoints.
+func (r *Regression) Points() int { return r.FitPoints }
+
+// Measurer returns Offset.
+func (r *Regression) Measurer() OffsetMeasurer { return r.Offset }
+
+// Fit fits offset = slope·local + intercept.
+func (r *Regression) Fit(points []Sample) (Model, FitStats) {
+	x := make([]float64, len(points))
+	y := make([]float64, len(points))
+	for i, p := range points {
+		x[i], y[i] = p.Local, p.Offset
+	}
+	s, i, rms := LinearFit(x, y)
+	return Model{Slope: s, Intercept: i}, FitStats{Points: len(points), ResidualRMS: rms}
+}
+
+// OffsetOnly learns no drift: one offset measurement gives a model with slope
+// 0 and the measured offset as intercept (SKaMPI, Netgauge, HCA3O).
+type OffsetOnly struct {
+	Offset OffsetMeasurer
+}
+
+// Points returns 1.
+func (o *OffsetOnly) Points() int { return 1 }
+
+// Measurer returns Offset.
+func (o *OffsetOnly) Measurer() OffsetMeasurer { return o.Offset }
+
+// Fit returns the model of the mean offset, slope 0.
+func (o *OffsetOnly) Fit(points []Sample) (Model, FitStats) {
+	var sum float64
+	for _, p := range points {
+		sum += p.Offset
+	}
+	return Model{Intercept: sum / float64(len(points))}, FitStats{Points: len(points)}
+}
+
+// LearnModel learns the client's model relative to the reference of l
+// (Learn_Model of Algorithm 15, Learn_Model_HCA of Algorithm 4): Prepare,
+// then L.Points() measurements, then the fit. Both ranks call it; the
+// reference gets the zero Model.
+func LearnModel(l *Link, L Learner) (Model, FitStats, error) {
+	if err := l.check(); err != nil {
+		return Model{}, FitStats{}, err
+	}
+	n := L.Points()
+	if n < 1 {
+		return Model{}, FitStats{}, fmt.Errorf("clocksync: learner needs %d fit points", n)
+	}
+	m := L.Measurer()
+	if err := m.Prepare(l); err != nil {
+		return Model{}, FitStats{}, err
+	}
+	var pts []Sample
+	if l.IsClient() {
+		pts = make([]Sample, 0, n)
+	}
+	for i := 0; i < n; i++ {
+		s, err := m.MeasureOffset(l)
+		if err != nil {
+			return Model{}, FitStats{}, err
+		}
+		if l.IsClient() {
+			pts = append(pts, s)
+		}
+	}
+	if !l.IsClient() {
+		return Model{}, FitStats{}, nil
+	}
+	lm, st := L.Fit(pts)
+	return lm, st, nil
+}
+
+// ComputeAndSetIntercept re-measures the intercept of the client's model lm
+// at a synchronization point (Compute_And_Set_Intercept of Algorithm 4 and
+// Fig. 5 of paper 000): keeping the learned slope, the client reads its clock
+// with the drift removed, local − slope·local, while the reference reads l.Now;
+// the offset m measures between the two is the new intercept. Both ranks call
+// it; the client gets the model with the new intercept (and the shift in st),
+// the reference gets lm unchanged. l.Now on the client must be its raw clock.
+func ComputeAndSetIntercept(l *Link, lm Model, m OffsetMeasurer, st *FitStats) (Model, error) {
+	if err := l.check(); err != nil {
+		return lm, err
+	}
+	ll := *l
+	if l.IsClient() {
+		now, slope := l.Now, lm.Slope
+		ll.Now = func() float64 {
+			t := now()
+			return t - slope*t
+		}
+	}
+	if err := m.Prepare(&ll); err != nil {
+		return lm, err
+	}
+	s, err := m.MeasureOffset(&ll)
+	if err != nil {
+		return lm, err
+	}
+	l.RTT = ll.RTT
+	if !l.IsClient() {
+		return lm, nil
+	}
+	if st != nil {
+		st.InterceptShift = s.Offset - lm.Intercept
+	}
+	lm.Intercept = s.Offset
+	return lm, nil
+}

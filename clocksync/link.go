@@ -1,0 +1,161 @@
+package clocksync
+
+import (
+	"fmt"
+
+	"github.com/reprobench/reprobench/mpi"
+)
+
+// Message tags used by this package. They are above the range user code
+// usually picks, and every exchange of a phase uses its own tag.
+const (
+	tagPing     = 0x7c50 + iota // reference → client: SKaMPI / Netgauge command [cmd, value]
+	tagPong                     // client → reference: a timestamp
+	tagExchange                 // client → reference: JK / RTT request
+	tagReply                    // reference → client: JK / RTT reply (reference timestamp)
+	tagRTT                      // client → reference: the estimated RTT
+	tagModels                   // client → reference: a subtree's models (bottom-up tree)
+)
+
+// Link is one measuring edge between a reference rank and a client rank, as
+// seen by one of the two. Both ranks construct the same link (same Comm,
+// Ref and Client) with their own Now and call the same methods in the same
+// order; the client learns its clock relative to the reference.
+type Link struct {
+	Comm   mpi.Comm
+	Ref    int // rank of the reference clock in Comm
+	Client int // rank of the clock being modelled in Comm
+	// Now returns this rank's time in seconds for this link: the raw local
+	// clock, or an already-global clock (a parent in HCA3 serves its global
+	// time; the accuracy harness compares global clocks).
+	Now func() float64
+	// RTT is the round-trip time in seconds estimated for this link (Alg. 17),
+	// set by OffsetMeasurer.Prepare on both ranks before it is used. It is
+	// zero until then; measurers that need it estimate it first (the
+	// reference implementations used it before measuring it).
+	RTT float64
+
+	scratchLocal, scratchDiff []float64 // JKPingPong's buffers
+	scratchIdx                []int
+}
+
+// IsRef reports whether the calling rank is the link's reference.
+func (l *Link) IsRef() bool { return l.Comm.Rank() == l.Ref }
+
+// IsClient reports whether the calling rank is the link's client.
+func (l *Link) IsClient() bool { return l.Comm.Rank() == l.Client }
+
+func (l *Link) check() error {
+	p := l.Comm.Size()
+	me := l.Comm.Rank()
+	switch {
+	case l.Ref < 0 || l.Ref >= p || l.Client < 0 || l.Client >= p:
+		return fmt.Errorf("clocksync: link %d→%d outside a communicator of %d ranks", l.Client, l.Ref, p)
+	case l.Ref == l.Client:
+		return fmt.Errorf("clocksync: link from rank %d to itself", l.Ref)
+	case me != l.Ref && me != l.Client:
+		return fmt.Errorf("clocksync: rank %d is not an end of link %d→%d", me, l.Client, l.Ref)
+	}
+	return nil
+}
+
+// peer returns the other end of the link.
+func (l *Link) peer() int {
+	if l.IsRef() {
+		return l.Client
+	}
+	return l.Ref
+}
+
+// Sample is one fit point: the offset of the client's clock to the
+// reference's clock, Offset = client − reference in seconds, valid at client
+// time Local (seconds). Paper 000 calls the pair (xfit, yfit).
+type Sample struct {
+	Local  float64
+	Offset float64
+}
+
+// counter wraps a Comm and counts the point-to-point messages and collective
+// calls the calling rank makes through it (and through communicators derived
+// from it), to report what a synchronization cost.
+type counter struct {
+	mpi.Comm
+	n *counts
+}
+
+type counts struct {
+	sent        int64 // point-to-point messages sent
+	collectives int64 // collective calls
+}
+
+func newCounter(c mpi.Comm) *counter { return &counter{Comm: c, n: new(counts)} }
+
+func (c *counter) wrap(d mpi.Comm, err error) (mpi.Comm, error) {
+	if d == nil || err != nil {
+		return d, err
+	}
+	return &counter{Comm: d, n: c.n}, nil
+}
+
+func (c *counter) Send(buf []byte, dest, tag int) error {
+	c.n.sent++
+	return c.Comm.Send(buf, dest, tag)
+}
+
+func (c *counter) Sendrecv(sb []byte, dest, st int, rb []byte, src, rt int) error {
+	c.n.sent++
+	return c.Comm.Sendrecv(sb, dest, st, rb, src, rt)
+}
+
+func (c *counter) SendFloat64(v float64, dest, tag int) error {
+	c.n.sent++
+	return c.Comm.SendFloat64(v, dest, tag)
+}
+
+func (c *counter) SendInt64(v int64, dest, tag int) error {
+	c.n.sent++
+	return c.Comm.SendInt64(v, dest, tag)
+}
+
+func (c *counter) Isend(buf []byte, dest, tag int) (mpi.Request, error) {
+	c.n.sent++
+	return c.Comm.Isend(buf, dest, tag)
+}
+
+func (c *counter) Barrier() error { c.n.collectives++; return c.Comm.Barrier() }
+
+func (c *counter) Bcast(buf []byte, count int, dt mpi.Datatype, root int) error {
+	c.n.collectives++
+	return c.Comm.Bcast(buf, count, dt, root)
+}
+
+func (c *counter) Reduce(s, r []byte, count int, dt mpi.Datatype, op mpi.ReduceOp, root int) error {
+	c.n.collectives++
+	return c.Comm.Reduce(s, r, count, dt, op, root)
+}
+
+func (c *counter) Allreduce(s, r []byte, count int, dt mpi.Datatype, op mpi.ReduceOp) error {
+	c.n.collectives++
+	return c.Comm.Allreduce(s, r, count, dt, op)
+}
+
+func (c *counter) Gather(s, r []byte, count int, dt mpi.Datatype, root int) error {
+	c.n.collectives++
+	return c.Comm.Gather(s, r, count, dt, root)
+}
+
+func (c *counter) Scatter(s, r []byte, count int, dt mpi.Datatype, root int) error {
+	c.n.collectives++
+	return c.Comm.Scatter(s, r, count, dt, root)
+}
+
+func (c *counter) Allgather(s, r []byte, count int, dt mpi.Datatype) error {
+	c.n.collectives++
+	return c.Comm.Allgather(s, r, count, dt)
+}
+
+func (c *counter) Split(color, key int) (mpi.Comm, error) { return c.wrap(c.Comm.Split(color, key)) }
+
+func (c *counter) Sub(ranks []int) (mpi.Comm, error) { return c.wrap(c.Comm.Sub(ranks)) }
+
+func (c *counter) SplitShared() (mpi.Comm, error) { return c.wrap(c.Comm.SplitShared()) }

@@ -1,0 +1,402 @@
+package clocksync
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Spec names a clock synchronization algorithm and its parameters. Its text
+// form is compact, for command lines and metadata:
+//
+//	name[:key=value[,key=value…]]
+//
+// for example "hca3:fitpts=1000,exchanges=100" or "skampi:pingpongs=10".
+// Names are case-insensitive; keys a name does not take are an error, and
+// missing keys keep their defaults. String prints every parameter of the
+// algorithm, so the text recorded in metadata is complete and parses back to
+// the same Spec.
+//
+// The algorithms, their parameters and defaults (paper 000 unless noted):
+//
+//	skampi    Alg. 7–8: each rank's offset to rank 0 by SKaMPI ping-pongs, linear.
+//	          pingpongs=100 minpingpongs=10 stop=0 rttpingpongs=100 warmup=10
+//	netgauge  Alg. 11–12: offsets by Netgauge's min-RTT ping-pongs, bottom-up
+//	          binomial tree, offsets summed. pingpongs=100 maxpingpongs=10000
+//	jk        Alg. 15–17: Jones and Koenig, linear regression of every rank
+//	          against rank 0, fit points interleaved over ranks.
+//	          fitpts=1000 exchanges=100 rttpingpongs=100 warmup=10
+//	hca       Alg. 2–4: JK models learned in a bottom-up tree and merged (Eq. 1),
+//	          intercepts re-measured from rank 0 with SKaMPI ping-pongs (O(P)).
+//	          fitpts=1000 exchanges=100 rttpingpongs=100 warmup=10
+//	          pingpongs=100 minpingpongs=10 stop=0
+//	hca2      as hca, intercepts re-measured on every tree edge (O(log P)).
+//	hca3      top-down tree, parents serve their global clock, no merging.
+//	          fitpts=1000 exchanges=100 rttpingpongs=100 warmup=10 intercept=fit
+//	          pingpongs=100 minpingpongs=10 stop=0
+//	hca3o     HCA3's tree with one SKaMPI offset per edge (offset only).
+//	          pingpongs=100 minpingpongs=10 stop=0 rttpingpongs=100 warmup=10
+//	twolevel  HCA3 among node leaders, each leader's clock propagated to its
+//	          node; the keys of hca3 and intra=offset.
+//
+// The parameters:
+//
+//	fitpts        fit points per model (n_fitpts)
+//	exchanges     JK ping-pongs per fit point, the median kept (n_exchanges)
+//	rttpingpongs  timed ping-pongs of the RTT estimate (Alg. 17)
+//	warmup        untimed ping-pongs before the RTT estimate
+//	pingpongs     SKaMPI: most ping-pongs per offset; netgauge: stop after this
+//	              many ping-pongs without a new minimum RTT
+//	minpingpongs  SKaMPI: fewest ping-pongs per offset when stopping early
+//	stop          SKaMPI: stop early once the offset bounds are no wider than
+//	              stop·RTT (0: never)
+//	maxpingpongs  netgauge: most ping-pongs per offset
+//	intercept     hca3, twolevel: fit (the regression's intercept) or skampi
+//	              (re-measured at a sync point, Fig. 5)
+//	intra         twolevel: offset (one SKaMPI offset to the leader; ranks of a
+//	              node share the clock) or fit (a regression, for nodes whose
+//	              ranks have separate clocks)
+type Spec struct {
+	Name         string
+	FitPoints    int
+	Exchanges    int
+	RTTPingPongs int
+	Warmup       int
+	PingPongs    int
+	MinPingPongs int
+	Stop         float64
+	MaxPingPongs int
+	Intercept    string
+	Intra        string
+}
+
+// The parameter keys, in the order String prints them.
+var specKeys = []string{"fitpts", "exchanges", "rttpingpongs", "warmup", "intercept", "intra",
+	"pingpongs", "minpingpongs", "stop", "maxpingpongs"}
+
+var (
+	keysSKaMPI   = []string{"pingpongs", "minpingpongs", "stop", "rttpingpongs", "warmup"}
+	keysNetgauge = []string{"pingpongs", "maxpingpongs"}
+	keysJK       = []string{"fitpts", "exchanges", "rttpingpongs", "warmup"}
+	keysHCA      = []string{"fitpts", "exchanges", "rttpingpongs", "warmup", "pingpongs", "minpingpongs", "stop"}
+	keysHCA3     = []string{"fitpts", "exchanges", "rttpingpongs", "warmup", "intercept", "pingpongs", "minpingpongs", "stop"}
+	keysTwoLevel = append(append([]string(nil), keysHCA3...), "intra")
+)
+
+var algorithmKeys = map[string][]string{
+	"skampi":   keysSKaMPI,
+	"netgauge": keysNetgauge,
+	"jk":       keysJK,
+	"hca":      keysHCA,
+	"hca2":     keysHCA,
+	"hca3":     keysHCA3,
+	"hca3o":    keysSKaMPI,
+	"twolevel": keysTwoLevel,
+}
+
+var aliases = map[string]string{
+	"jones-koenig": "jk",
+	"two-level":    "twolevel",
+	"2level":       "twolevel",
+	"nbcbench":     "netgauge",
+}
+
+// Algorithms returns the canonical names of the named algorithms.
+func Algorithms() []string {
+	return []string{"skampi", "netgauge", "jk", "hca", "hca2", "hca3", "hca3o", "twolevel"}
+}
+
+// DefaultSpec returns the Spec of the named algorithm with its defaults.
+func DefaultSpec(name string) (Spec, error) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	if a, ok := aliases[n]; ok {
+		n = a
+	}
+	if _, ok := algorithmKeys[n]; !ok {
+		return Spec{}, fmt.Errorf("clocksync: unknown algorithm %q (want one of %s)", name, strings.Join(Algorithms(), ", "))
+	}
+	s := Spec{
+		Name:         n,
+		FitPoints:    1000,
+		Exchanges:    100,
+		RTTPingPongs: 100,
+		Warmup:       10,
+		PingPongs:    100,
+		MinPingPongs: 10,
+		Intercept:    "fit",
+		Intra:        "offset",
+		MaxPingPongs: 10000,
+	}
+	s.clearUnused()
+	return s, nil
+}
+
+// clearUnused zeroes the fields the algorithm does not take, so Specs
+// compare equal whatever was set before.
+func (s *Spec) clearUnused() {
+	keys := algorithmKeys[s.Name]
+	has := func(k string) bool {
+		for _, x := range keys {
+			if x == k {
+				return true
+			}
+		}
+		return false
+	}
+	for _, k := range specKeys {
+		if !has(k) {
+			s.set(k, "")
+		}
+	}
+}
+
+// ParseSpec parses the text form of a Spec (see Spec) and validates it.
+func ParseSpec(text string) (Spec, error) {
+	name, params, _ := strings.Cut(strings.TrimSpace(text), ":")
+	if name == "" {
+		return Spec{}, fmt.Errorf("clocksync: empty algorithm spec (want name[:key=value,…], name one of %s)", strings.Join(Algorithms(), ", "))
+	}
+	s, err := DefaultSpec(name)
+	if err != nil {
+		return Spec{}, err
+	}
+	seen := map[string]bool{}
+	for _, kv := range strings.Split(params, ",") {
+		kv = strings.TrimSpace(kv)
+		if kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
+		if !ok || k == "" || v == "" {
+			return Spec{}, fmt.Errorf("clocksync: %s: parameter %q is not key=value", s.Name, kv)
+		}
+		if !s.takes(k) {
+			return Spec{}, fmt.Errorf("clocksync: %s: unknown parameter %q (%s takes %s)", s.Name, k, s.Name, strings.Join(algorithmKeys[s.Name], ", "))
+		}
+		if seen[k] {
+			return Spec{}, fmt.Errorf("clocksync: %s: parameter %q given twice", s.Name, k)
+		}
+		seen[k] = true
+		if err := s.set(k, v); err != nil {
+			return Spec{}, err
+		}
+	}
+	if err := s.Validate(); err != nil {
+		return Spec{}, err
+	}
+	return s, nil
+}
+
+func (s *Spec) takes(k string) bool {
+	for _, x := range algorithmKeys[s.Name] {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// set assigns key k from its text v; an empty v zeroes the field.
+func (s *Spec) set(k, v string) error {
+	atoi := func(p *int) error {
+		if v == "" {
+			*p = 0
+			return nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("clocksync: %s: %s=%q is not an integer", s.Name, k, v)
+		}
+		*p = n
+		return nil
+	}
+	switch k {
+	case "fitpts":
+		return atoi(&s.FitPoints)
+	case "exchanges":
+		return atoi(&s.Exchanges)
+	case "rttpingpongs":
+		return atoi(&s.RTTPingPongs)
+	case "warmup":
+		return atoi(&s.Warmup)
+	case "pingpongs":
+		return atoi(&s.PingPongs)
+	case "minpingpongs":
+		return atoi(&s.MinPingPongs)
+	case "maxpingpongs":
+		return atoi(&s.MaxPingPongs)
+	case "stop":
+		if v == "" {
+			s.Stop = 0
+			return nil
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return fmt.Errorf("clocksync: %s: stop=%q is not a number", s.Name, v)
+		}
+		s.Stop = f
+	case "intercept":
+		s.Intercept = strings.ToLower(v)
+	case "intra":
+		s.Intra = strings.ToLower(v)
+	default:
+		return fmt.Errorf("clocksync: unknown parameter %q", k)
+	}
+	return nil
+}
+
+// get formats key k.
+func (s *Spec) get(k string) string {
+	switch k {
+	case "fitpts":
+		return strconv.Itoa(s.FitPoints)
+	case "exchanges":
+		return strconv.Itoa(s.Exchanges)
+	case "rttpingpongs":
+		return strconv.Itoa(s.RTTPingPongs)
+	case "warmup":
+		return strconv.Itoa(s.Warmup)
+	case "pingpongs":
+		return strconv.Itoa(s.PingPongs)
+	case "minpingpongs":
+		return strconv.Itoa(s.MinPingPongs)
+	case "maxpingpongs":
+		return strconv.Itoa(s.MaxPingPongs)
+	case "stop":
+		return strconv.FormatFloat(s.Stop, 'g', -1, 64)
+	case "intercept":
+		return s.Intercept
+	case "intra":
+		return s.Intra
+	}
+	return ""
+}
+
+// Validate checks the parameters, with errors that name the parameter and
+// the allowed range.
+func (s Spec) Validate() error {
+	keys, ok := algorithmKeys[s.Name]
+	if !ok {
+		return fmt.Errorf("clocksync: unknown algorithm %q (want one of %s)", s.Name, strings.Join(Algorithms(), ", "))
+	}
+	for _, k := range keys {
+		var err error
+		switch k {
+		case "fitpts":
+			if s.FitPoints < 2 {
+				err = fmt.Errorf("fitpts=%d: a regression needs at least 2 fit points", s.FitPoints)
+			}
+		case "exchanges":
+			if s.Exchanges < 1 {
+				err = fmt.Errorf("exchanges=%d: need at least 1 exchange per fit point", s.Exchanges)
+			}
+		case "rttpingpongs":
+			if s.RTTPingPongs < 1 {
+				err = fmt.Errorf("rttpingpongs=%d: need at least 1 ping-pong to estimate the RTT", s.RTTPingPongs)
+			}
+		case "warmup":
+			if s.Warmup < 0 {
+				err = fmt.Errorf("warmup=%d must not be negative", s.Warmup)
+			}
+		case "pingpongs":
+			if s.PingPongs < 1 {
+				err = fmt.Errorf("pingpongs=%d: need at least 1 ping-pong", s.PingPongs)
+			}
+		case "minpingpongs":
+			if s.MinPingPongs < 1 || s.MinPingPongs > s.PingPongs {
+				err = fmt.Errorf("minpingpongs=%d must be between 1 and pingpongs=%d", s.MinPingPongs, s.PingPongs)
+			}
+		case "maxpingpongs":
+			if s.MaxPingPongs < s.PingPongs {
+				err = fmt.Errorf("maxpingpongs=%d must be at least pingpongs=%d", s.MaxPingPongs, s.PingPongs)
+			}
+		case "stop":
+			if !(s.Stop >= 0) || s.Stop > 1e6 {
+				err = fmt.Errorf("stop=%v must be a number ≥ 0 (0 disables the early stop)", s.Stop)
+			}
+		case "intercept":
+			if s.Intercept != "fit" && s.Intercept != "skampi" {
+				err = fmt.Errorf("intercept=%q: want fit or skampi", s.Intercept)
+			}
+		case "intra":
+			if s.Intra != "offset" && s.Intra != "fit" {
+				err = fmt.Errorf("intra=%q: want offset or fit", s.Intra)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("clocksync: %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// String returns the text form with every parameter the algorithm takes;
+// ParseSpec(s.String()) returns s.
+func (s Spec) String() string {
+	var b strings.Builder
+	b.WriteString(s.Name)
+	sep := ":"
+	for _, k := range specKeys {
+		if !s.takes(k) {
+			continue
+		}
+		b.WriteString(sep)
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(s.get(k))
+		sep = ","
+	}
+	return b.String()
+}
+
+// New builds the algorithm the Spec names, after validating it.
+func (s Spec) New() (*Algorithm, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	rtt := &TrimmedRTT{Warmup: s.Warmup, PingPongs: s.RTTPingPongs}
+	skampi := &SKaMPIPingPong{MinPingPongs: s.MinPingPongs, MaxPingPongs: s.PingPongs, Stop: s.Stop, RTT: rtt}
+	regression := &Regression{FitPoints: s.FitPoints, Offset: &JKPingPong{Exchanges: s.Exchanges, RTT: rtt}}
+	var intercept OffsetMeasurer
+	if s.Intercept == "skampi" {
+		intercept = skampi
+	}
+	a := &Algorithm{Name: s.String()}
+	switch s.Name {
+	case "skampi":
+		a.Topology, a.Learner = &Linear{}, &OffsetOnly{Offset: skampi}
+	case "netgauge":
+		a.Topology = &BottomUpTree{Intercepts: FittedIntercepts}
+		a.Learner = &OffsetOnly{Offset: &NetgaugePingPong{Patience: s.PingPongs, MaxPingPongs: s.MaxPingPongs}}
+	case "jk":
+		a.Topology, a.Learner = &Linear{}, regression
+	case "hca":
+		a.Topology, a.Learner = &BottomUpTree{Intercepts: RootIntercepts, InterceptOffset: skampi}, regression
+	case "hca2":
+		a.Topology, a.Learner = &BottomUpTree{Intercepts: HierarchicalIntercepts, InterceptOffset: skampi}, regression
+	case "hca3":
+		a.Topology, a.Learner = &TopDownTree{Intercept: intercept}, regression
+	case "hca3o":
+		a.Topology, a.Learner = &TopDownTree{}, &OffsetOnly{Offset: skampi}
+	case "twolevel":
+		var intra Learner = &OffsetOnly{Offset: skampi}
+		if s.Intra == "fit" {
+			intra = regression
+		}
+		a.Topology = &TwoLevel{Inter: &TopDownTree{Intercept: intercept}, Intra: intra}
+		a.Learner = regression
+	default:
+		return nil, fmt.Errorf("clocksync: unknown algorithm %q", s.Name)
+	}
+	return a, nil
+}
+
+// Parse parses a spec and builds its algorithm: New(ParseSpec(text)).
+func Parse(text string) (*Algorithm, error) {
+	s, err := ParseSpec(text)
+	if err != nil {
+		return nil, err
+	}
+	return s.New()
+}

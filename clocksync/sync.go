@@ -1,0 +1,136 @@
+package clocksync
+
+import (
+	"fmt"
+
+	"github.com/reprobench/reprobench/mpi"
+)
+
+// Algorithm is a clock synchronization algorithm: a Topology driving a
+// Learner. The named algorithms of paper 000 come from ParseSpec / Spec.New;
+// other combinations can be built directly. An Algorithm holds only
+// parameters and may be shared by the goroutines of simulated ranks.
+type Algorithm struct {
+	Name     string // recorded in the Result; a Spec's String for named algorithms
+	Topology Topology
+	Learner  Learner
+}
+
+// Result records what a synchronization cost and what it found. Every rank
+// gets its own; rank 0's also holds the totals and every rank's record, for
+// the experiment's metadata.
+type Result struct {
+	Algorithm string `json:"algorithm"`
+	Ranks     int    `json:"ranks"`
+	// Duration is the synchronization's duration on the calling rank's raw
+	// clock, seconds; on rank 0 the maximum over all ranks (Algorithm 22 of
+	// paper 000).
+	Duration float64 `json:"sync_duration_s"`
+	// MessagesSent counts the point-to-point messages the calling rank sent;
+	// Messages is the total over all ranks, on rank 0 only.
+	MessagesSent int64 `json:"messages_sent"`
+	Messages     int64 `json:"messages,omitempty"`
+	// CollectiveCalls counts the collective operations the calling rank
+	// entered (barriers, broadcasts, …).
+	CollectiveCalls int64 `json:"collective_calls"`
+	// Model is the calling rank's model from its raw clock to global time
+	// (the chain merged), Fit how it was learned.
+	Model Model    `json:"model"`
+	Fit   FitStats `json:"fit"`
+	// PerRank has one record per rank, on rank 0 only.
+	PerRank []RankRecord `json:"per_rank,omitempty"`
+}
+
+// RankRecord is one rank's part of a Result.
+type RankRecord struct {
+	Rank int `json:"rank"`
+	Model
+	FitStats
+	Duration        float64 `json:"sync_duration_s"`
+	MessagesSent    int64   `json:"messages_sent"`
+	CollectiveCalls int64   `json:"collective_calls"`
+}
+
+// Models returns every rank's merged model, indexed by rank (rank 0 only;
+// nil elsewhere). TrueOffsets takes them.
+func (r *Result) Models() []Model {
+	if r.PerRank == nil {
+		return nil
+	}
+	ms := make([]Model, len(r.PerRank))
+	for i, rr := range r.PerRank {
+		ms[i] = rr.Model
+	}
+	return ms
+}
+
+const recordLen = 9
+
+// Sync synchronizes g's clock with rank 0's: it runs the algorithm
+// collectively on c, reading g.Base(), and then atomically replaces g's
+// models. Calling it again re-synchronizes (the old models stay in use until
+// the new ones are complete). Rank 0's clock is the global time; its model is
+// the identity.
+//
+// Each rank's record is gathered at rank 0 afterwards (one Gather, not
+// counted in the cost).
+func (a *Algorithm) Sync(c mpi.Comm, g *GlobalClock) (*Result, error) {
+	if a.Topology == nil || a.Learner == nil {
+		return nil, fmt.Errorf("clocksync: algorithm %q needs a Topology and a Learner", a.Name)
+	}
+	cc := newCounter(c)
+	base := g.Base()
+	now := func() float64 { return base.Seconds(base.Now()) }
+	if err := cc.Barrier(); err != nil {
+		return nil, err
+	}
+	t0 := base.Now()
+	out, err := a.Topology.Sync(&Env{Comm: cc, Now: now, Learner: a.Learner})
+	t1 := base.Now()
+	if err != nil {
+		return nil, fmt.Errorf("clocksync: %s: %w", a.Name, err)
+	}
+	if len(out.Models) == 0 {
+		out.Models = []Model{Identity}
+	}
+	merged := Chain(out.Models...)
+	if !merged.Valid() {
+		return nil, fmt.Errorf("clocksync: %s: rank %d learned an unusable model (%v)", a.Name, c.Rank(), merged)
+	}
+	res := &Result{
+		Algorithm:       a.Name,
+		Ranks:           c.Size(),
+		Duration:        base.Seconds(t1 - t0),
+		MessagesSent:    cc.n.sent,
+		CollectiveCalls: cc.n.collectives,
+		Model:           merged,
+		Fit:             out.Fit,
+	}
+	rec := []float64{merged.Slope, merged.Intercept, float64(out.Fit.Points), out.Fit.ResidualRMS,
+		out.Fit.InterceptShift, res.Duration, float64(res.MessagesSent), float64(res.CollectiveCalls), 0}
+	var all []float64
+	if c.Rank() == 0 {
+		all = make([]float64, recordLen*c.Size())
+	}
+	if err := mpi.Gather(c, rec, all, 0); err != nil {
+		return nil, err
+	}
+	g.Set(out.Models...)
+	if c.Rank() == 0 {
+		res.PerRank = make([]RankRecord, c.Size())
+		for r := range res.PerRank {
+			v := all[recordLen*r : recordLen*(r+1)]
+			res.PerRank[r] = RankRecord{
+				Rank:            r,
+				Model:           Model{Slope: v[0], Intercept: v[1]},
+				FitStats:        FitStats{Points: int(v[2]), ResidualRMS: v[3], InterceptShift: v[4]},
+				Duration:        v[5],
+				MessagesSent:    int64(v[6]),
+				CollectiveCalls: int64(v[7]),
+			}
+			res.Duration = max(res.Duration, v[5])
+			res.Messages += int64(v[6])
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,427 @@
+package clocksync
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/reprobench/reprobench/mpi"
+)
+
+// Env is what a Topology works with on the calling rank.
+type Env struct {
+	Comm    mpi.Comm
+	Now     func() float64 // the raw local clock, seconds since the process's epoch
+	Learner Learner        // how one link learns a model
+}
+
+// Outcome is what a Topology found on the calling rank.
+type Outcome struct {
+	// Models map the rank's raw clock to rank 0's clock, inner first
+	// (usually one model; the two-level scheme chains two). Rank 0 gets
+	// the identity.
+	Models []Model
+	// Fit describes the model this rank learned itself (zero on rank 0).
+	Fit FitStats
+}
+
+// Topology decides which ranks measure against which and how the pairwise
+// models combine into models relative to rank 0's clock. Sync runs
+// collectively on e.Comm. Implementations hold only parameters and may be
+// shared by the goroutines of simulated ranks.
+type Topology interface {
+	Sync(e *Env) (Outcome, error)
+}
+
+// Linear synchronizes every rank directly with rank 0, one after the other
+// (SKaMPI's Compute_And_Set_Clock_Offsets, Algorithm 8, and Jones and
+// Koenig's Sync_Clocks, Algorithm 15, of paper 000). Rank 0 first prepares
+// every link (JK estimates all RTTs before learning), then collects the fit
+// points round-robin — fit point i of every rank before fit point i+1 — so
+// each rank's fit spans the whole synchronization, as in Algorithm 15. It
+// takes O(P) time.
+//
+// With Intercept set, each rank's intercept is re-measured afterwards with
+// ComputeAndSetIntercept.
+type Linear struct {
+	Intercept OffsetMeasurer
+}
+
+// Sync runs the linear scheme.
+func (t *Linear) Sync(e *Env) (Outcome, error) {
+	c := e.Comm
+	p, me := c.Size(), c.Rank()
+	if p == 1 {
+		return Outcome{Models: []Model{Identity}}, nil
+	}
+	L := e.Learner
+	m := L.Measurer()
+	n := L.Points()
+	if n < 1 {
+		return Outcome{}, fmt.Errorf("clocksync: learner needs %d fit points", n)
+	}
+	if me == 0 {
+		links := make([]Link, p)
+		for r := 1; r < p; r++ {
+			links[r] = Link{Comm: c, Ref: 0, Client: r, Now: e.Now}
+			if err := m.Prepare(&links[r]); err != nil {
+				return Outcome{}, err
+			}
+		}
+		for i := 0; i < n; i++ {
+			for r := 1; r < p; r++ {
+				if _, err := m.MeasureOffset(&links[r]); err != nil {
+					return Outcome{}, err
+				}
+			}
+		}
+		if t.Intercept != nil {
+			for r := 1; r < p; r++ {
+				if _, err := ComputeAndSetIntercept(&links[r], Identity, t.Intercept, nil); err != nil {
+					return Outcome{}, err
+				}
+			}
+		}
+		return Outcome{Models: []Model{Identity}}, nil
+	}
+	l := Link{Comm: c, Ref: 0, Client: me, Now: e.Now}
+	if err := m.Prepare(&l); err != nil {
+		return Outcome{}, err
+	}
+	pts := make([]Sample, 0, n)
+	for i := 0; i < n; i++ {
+		s, err := m.MeasureOffset(&l)
+		if err != nil {
+			return Outcome{}, err
+		}
+		pts = append(pts, s)
+	}
+	lm, st := L.Fit(pts)
+	if t.Intercept != nil {
+		var err error
+		if lm, err = ComputeAndSetIntercept(&l, lm, t.Intercept, &st); err != nil {
+			return Outcome{}, err
+		}
+	}
+	return Outcome{Models: []Model{lm}, Fit: st}, nil
+}
+
+// InterceptMode says where a bottom-up tree takes its intercepts from.
+type InterceptMode int
+
+const (
+	// FittedIntercepts keeps the intercepts of the learned models and
+	// merges them up the tree (Netgauge sums its offsets this way).
+	FittedIntercepts InterceptMode = iota
+	// HierarchicalIntercepts re-measures each link's intercept right after
+	// learning it, before merging (HCA2; hierarchical_intercepts in
+	// Algorithms 2–3).
+	HierarchicalIntercepts
+	// RootIntercepts re-measures every rank's intercept directly against
+	// rank 0 after the tree, in O(P) steps (HCA;
+	// Compute_And_Set_All_Intercepts of Algorithm 3).
+	RootIntercepts
+)
+
+var interceptModeNames = [...]string{"fitted", "hierarchical", "root"}
+
+func (m InterceptMode) String() string {
+	if m < 0 || int(m) >= len(interceptModeNames) {
+		return fmt.Sprintf("InterceptMode(%d)", int(m))
+	}
+	return interceptModeNames[m]
+}
+
+// BottomUpTree is the hierarchical scheme of Netgauge (Algorithm 11) and HCA
+// (Algorithms 2–3 of paper 000): over the largest power of two
+// maxpower ≤ P, in round k = 1, 2, … rank r with r mod 2^k = 0 learns the
+// model of client r + 2^(k−1) against its own raw clock, receives the
+// client's subtree models and merges them (MergeLMs, Eq. 1); ranks ≥
+// maxpower then learn against r − maxpower, rank 0 merges their models
+// (Sync_Clocks_Remaining) and scatters the final model of every rank.
+// ⌈log2 P⌉ rounds of learning.
+type BottomUpTree struct {
+	Intercepts InterceptMode
+	// InterceptOffset measures intercepts for HierarchicalIntercepts and
+	// RootIntercepts (SKaMPI's ping-pong in the paper).
+	InterceptOffset OffsetMeasurer
+}
+
+// Sync runs the bottom-up tree.
+func (t *BottomUpTree) Sync(e *Env) (Outcome, error) {
+	c := e.Comm
+	p, me := c.Size(), c.Rank()
+	if p == 1 {
+		return Outcome{Models: []Model{Identity}}, nil
+	}
+	if t.Intercepts != FittedIntercepts && t.InterceptOffset == nil {
+		return Outcome{}, fmt.Errorf("clocksync: bottom-up tree with %v intercepts needs an InterceptOffset", t.Intercepts)
+	}
+	hier := t.Intercepts == HierarchicalIntercepts
+	maxpower := 1 << (bits.Len(uint(p)) - 1)
+	var own Model
+	var st FitStats
+
+	// learn runs one link of the tree on both ends and returns the client's
+	// model (with its intercept re-measured for HCA2).
+	learn := func(ref, client int) (Model, FitStats, error) {
+		l := Link{Comm: c, Ref: ref, Client: client, Now: e.Now}
+		lm, fs, err := LearnModel(&l, e.Learner)
+		if err != nil || !hier {
+			return lm, fs, err
+		}
+		lm, err = ComputeAndSetIntercept(&l, lm, t.InterceptOffset, &fs)
+		return lm, fs, err
+	}
+
+	// Sync_Clocks_Pow2. sub[j] is the model of rank me+j relative to me.
+	sub := []Model{Identity}
+	if me < maxpower {
+		for round := 1; 1<<round <= maxpower; round++ {
+			step, half := 1<<round, 1<<(round-1)
+			switch me % step {
+			case 0:
+				if _, _, err := learn(me, me+half); err != nil {
+					return Outcome{}, err
+				}
+				buf := make([]float64, 2*half)
+				if err := mpi.Recv(c, buf, me+half, tagModels); err != nil {
+					return Outcome{}, err
+				}
+				first := Model{Slope: buf[0], Intercept: buf[1]}
+				sub = append(sub, first)
+				for i := 1; i < half; i++ {
+					sub = append(sub, MergeLMs(first, Model{Slope: buf[2*i], Intercept: buf[2*i+1]}))
+				}
+			case half:
+				var err error
+				if own, st, err = learn(me-half, me); err != nil {
+					return Outcome{}, err
+				}
+				buf := make([]float64, 0, 2*half)
+				buf = append(buf, own.Slope, own.Intercept)
+				for _, m := range sub[1:] {
+					buf = append(buf, m.Slope, m.Intercept)
+				}
+				if err := mpi.Send(c, buf, me-half, tagModels); err != nil {
+					return Outcome{}, err
+				}
+			}
+		}
+	}
+
+	// Sync_Clocks_Remaining.
+	all := make([]float64, 2*p)
+	if maxpower < p {
+		var rem Model
+		switch {
+		case me < p-maxpower:
+			if _, _, err := learn(me, me+maxpower); err != nil {
+				return Outcome{}, err
+			}
+		case me >= maxpower:
+			var err error
+			if rem, st, err = learn(me-maxpower, me); err != nil {
+				return Outcome{}, err
+			}
+		}
+		if err := mpi.Gather(c, []float64{rem.Slope, rem.Intercept}, all, 0); err != nil {
+			return Outcome{}, err
+		}
+	}
+	if me == 0 {
+		for q := 0; q < maxpower; q++ {
+			all[2*q], all[2*q+1] = sub[q].Slope, sub[q].Intercept
+		}
+		for q := maxpower; q < p; q++ {
+			m := MergeLMs(sub[q-maxpower], Model{Slope: all[2*q], Intercept: all[2*q+1]})
+			all[2*q], all[2*q+1] = m.Slope, m.Intercept
+		}
+	}
+	// Send the final models from rank 0 to every rank.
+	if err := mpi.Bcast(c, all, 0); err != nil {
+		return Outcome{}, err
+	}
+	model := Model{Slope: all[2*me], Intercept: all[2*me+1]}
+
+	if t.Intercepts == RootIntercepts {
+		// Compute_And_Set_All_Intercepts.
+		if me == 0 {
+			for r := 1; r < p; r++ {
+				l := Link{Comm: c, Ref: 0, Client: r, Now: e.Now}
+				if _, err := ComputeAndSetIntercept(&l, Identity, t.InterceptOffset, nil); err != nil {
+					return Outcome{}, err
+				}
+			}
+		} else {
+			l := Link{Comm: c, Ref: 0, Client: me, Now: e.Now}
+			var err error
+			if model, err = ComputeAndSetIntercept(&l, model, t.InterceptOffset, &st); err != nil {
+				return Outcome{}, err
+			}
+		}
+	}
+	return Outcome{Models: []Model{model}, Fit: st}, nil
+}
+
+// TopDownTree is the HCA3 scheme (the authors' later work; DESIGN.md): over
+// the largest power of two 2^k ≤ P, for i = k … 1 a parent r (r mod 2^i = 0)
+// learns the model of child r + 2^(i−1) while serving its own, already
+// global, clock — so the child's model maps its raw clock straight to rank
+// 0's time and nothing is merged. Ranks ≥ 2^k then learn against r − 2^k.
+// ⌈log2 P⌉ rounds; no final scatter.
+//
+// With Intercept set, each child re-measures its intercept against its
+// parent's global clock right after learning (Fig. 5 of paper 000).
+type TopDownTree struct {
+	Intercept OffsetMeasurer
+}
+
+// Sync runs the top-down tree.
+func (t *TopDownTree) Sync(e *Env) (Outcome, error) {
+	c := e.Comm
+	p, me := c.Size(), c.Rank()
+	model := Identity
+	var st FitStats
+	if p == 1 {
+		return Outcome{Models: []Model{model}}, nil
+	}
+	global := func() float64 { return model.Global(e.Now()) }
+	edge := func(parent, child int) error {
+		var l Link
+		if me == parent {
+			l = Link{Comm: c, Ref: parent, Client: child, Now: global}
+		} else {
+			l = Link{Comm: c, Ref: parent, Client: child, Now: e.Now}
+		}
+		lm, fs, err := LearnModel(&l, e.Learner)
+		if err != nil {
+			return err
+		}
+		if t.Intercept != nil {
+			if lm, err = ComputeAndSetIntercept(&l, lm, t.Intercept, &fs); err != nil {
+				return err
+			}
+		}
+		if me == child {
+			model, st = lm, fs
+		}
+		return nil
+	}
+	k := bits.Len(uint(p)) - 1
+	maxpower := 1 << k
+	if me < maxpower {
+		for i := k; i >= 1; i-- {
+			step, half := 1<<i, 1<<(i-1)
+			var err error
+			switch me % step {
+			case 0:
+				err = edge(me, me+half)
+			case half:
+				err = edge(me-half, me)
+			}
+			if err != nil {
+				return Outcome{}, err
+			}
+		}
+	}
+	var err error
+	switch {
+	case me < p-maxpower:
+		err = edge(me, me+maxpower)
+	case me >= maxpower:
+		err = edge(me-maxpower, me)
+	}
+	if err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Models: []Model{model}, Fit: st}, nil
+}
+
+// TwoLevel synchronizes node leaders with Inter and propagates each leader's
+// clock within its node (DESIGN.md): the ranks of a node
+// (mpi.Comm.SplitShared) share the hardware clock, so each learns only its
+// offset to the leader's raw clock with Intra (their epochs differ), linearly
+// within the node, and then applies the leader's model: the chain is
+// [rank → leader, leader → root], applied inner first. The leader of a node
+// is its rank 0 in the shared communicator; world rank 0 must lead its node.
+type TwoLevel struct {
+	Inter Topology // among leaders; nil means &TopDownTree{}
+	// InterLearner is the learner among leaders; nil means the Env's.
+	InterLearner Learner
+	// Intra learns each rank's model to its leader's raw clock; nil means
+	// one SKaMPI offset (OffsetOnly with SKaMPIPingPong).
+	Intra Learner
+}
+
+// Sync runs the two levels.
+func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
+	c := e.Comm
+	node, err := c.SplitShared()
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer func() {
+		if ferr := node.Free(); err == nil && ferr != nil {
+			err = ferr
+		}
+	}()
+	leader := node.Rank() == 0
+	color := -1
+	if leader {
+		color = 0
+	}
+	leaders, err := c.Split(color, c.Rank())
+	if err != nil {
+		return Outcome{}, err
+	}
+	if leaders != nil {
+		defer func() {
+			if ferr := leaders.Free(); err == nil && ferr != nil {
+				err = ferr
+			}
+		}()
+	}
+	if c.Rank() == 0 && (!leader || leaders.Rank() != 0) {
+		return Outcome{}, fmt.Errorf("clocksync: two-level: world rank 0 is rank %d of its node; it must lead it", node.Rank())
+	}
+
+	// Within the node: offsets to the leader's raw clock.
+	intra := t.Intra
+	if intra == nil {
+		intra = &OffsetOnly{Offset: &SKaMPIPingPong{MinPingPongs: 100, MaxPingPongs: 100}}
+	}
+	in, err := (&Linear{}).Sync(&Env{Comm: node, Now: e.Now, Learner: intra})
+	if err != nil {
+		return Outcome{}, err
+	}
+	toLeader := Chain(in.Models...)
+
+	// Among leaders.
+	lead := [2]float64{}
+	var interFit FitStats
+	if leader {
+		inter := t.Inter
+		if inter == nil {
+			inter = &TopDownTree{}
+		}
+		L := t.InterLearner
+		if L == nil {
+			L = e.Learner
+		}
+		o, err := inter.Sync(&Env{Comm: leaders, Now: e.Now, Learner: L})
+		if err != nil {
+			return Outcome{}, err
+		}
+		m := Chain(o.Models...)
+		lead = [2]float64{m.Slope, m.Intercept}
+		interFit = o.Fit
+	}
+	if err := mpi.Bcast(node, lead[:], 0); err != nil {
+		return Outcome{}, err
+	}
+	leaderModel := Model{Slope: lead[0], Intercept: lead[1]}
+	if leader {
+		return Outcome{Models: []Model{leaderModel}, Fit: interFit}, nil
+	}
+	return Outcome{Models: []Model{toLeader, leaderModel}, Fit: in.Fit}, nil
+}
