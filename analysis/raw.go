@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -145,9 +144,7 @@ var ErrFormat = errors.New("malformed raw data")
 // fields, unparsable numbers or an unknown file kind are errors, never
 // skipped silently.
 func (d *Dataset) Read(r io.Reader, name string) error {
-	cr := csv.NewReader(r)
-	cr.ReuseRecord = true
-	cr.FieldsPerRecord = 0
+	cr := newLineReader(r)
 	d.fileName = name
 	hdr, err := cr.Read()
 	if err == io.EOF {
@@ -202,7 +199,7 @@ func isHeader(rec, hdr []string) bool {
 	return true
 }
 
-func (d *Dataset) readObs(cr *csv.Reader, name string, hdr []string, col map[string]int) error {
+func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[string]int) error {
 	if m := missing(col, RawColumns); len(m) > 0 {
 		return fmt.Errorf("%w: %s: missing column(s) %s (header: %s)", ErrFormat, name, strings.Join(m, ", "), strings.Join(hdr, ","))
 	}
@@ -227,7 +224,7 @@ func (d *Dataset) readObs(cr *csv.Reader, name string, hdr []string, col map[str
 		if err == io.EOF {
 			return nil
 		}
-		line, _ := cr.FieldPos(0)
+		line := cr.start
 		if err != nil {
 			return fmt.Errorf("%w: %s: %v", ErrFormat, name, err)
 		}
@@ -320,7 +317,7 @@ func (d *Dataset) readObs(cr *csv.Reader, name string, hdr []string, col map[str
 	}
 }
 
-func (d *Dataset) readPerRank(cr *csv.Reader, name string, hdr []string, col map[string]int) error {
+func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map[string]int) error {
 	if m := missing(col, PerRankColumns); len(m) > 0 {
 		return fmt.Errorf("%w: %s: per-rank file missing column(s) %s", ErrFormat, name, strings.Join(m, ", "))
 	}
@@ -330,7 +327,7 @@ func (d *Dataset) readPerRank(cr *csv.Reader, name string, hdr []string, col map
 		if err == io.EOF {
 			return nil
 		}
-		line, _ := cr.FieldPos(0)
+		line := cr.start
 		if err != nil {
 			return fmt.Errorf("%w: %s: %v", ErrFormat, name, err)
 		}

@@ -147,6 +147,17 @@ func anScaled(v, scale float64, unit string) string {
 	return strconv.FormatFloat(x, 'f', dec, 64) + unit
 }
 
+// anScaledPair formats an interval so that distinct bounds print distinctly
+// (adding digits up to 6 decimals when the interval is narrow).
+func anScaledPair(lo, hi, scale float64, unit string) string {
+	a, b := anScaled(lo, scale, unit), anScaled(hi, scale, unit)
+	for dec := 1; a == b && lo != hi && dec <= 6; dec++ {
+		a = strconv.FormatFloat(lo*scale, 'f', dec, 64) + unit
+		b = strconv.FormatFloat(hi*scale, 'f', dec, 64) + unit
+	}
+	return a + ", " + b
+}
+
 func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.RankPooling, opt analysis.Options) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	lv := fmt.Sprintf("%g%%", 100*opt.Level)
@@ -161,7 +172,7 @@ func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 			if !iv.Valid() {
 				return "-"
 			}
-			return "[" + f(iv.Lo) + ", " + f(iv.Hi) + "]"
+			return "[" + anScaledPair(iv.Lo, iv.Hi, sc, unit) + "]"
 		}
 		mm := "-"
 		if len(s.MpirunMedians) > 0 {
