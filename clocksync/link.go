@@ -59,14 +59,6 @@ func (l *Link) check() error {
 	return nil
 }
 
-// peer returns the other end of the link.
-func (l *Link) peer() int {
-	if l.IsRef() {
-		return l.Client
-	}
-	return l.Ref
-}
-
 // Sample is one fit point: the offset of the client's clock to the
 // reference's clock, Offset = client − reference in seconds, valid at client
 // time Local (seconds). Paper 000 calls the pair (xfit, yfit).

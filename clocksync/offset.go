@@ -1,7 +1,6 @@
 package clocksync
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -258,11 +257,4 @@ func (m *NetgaugePingPong) MeasureOffset(l *Link) (Sample, error) {
 			return Sample{}, err
 		}
 	}
-}
-
-func checkPositive(name string, v int) error {
-	if v < 1 {
-		return fmt.Errorf("clocksync: %s must be at least 1, have %d", name, v)
-	}
-	return nil
 }
