@@ -1,0 +1,174 @@
+package clocksync_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/mpi/mpitest"
+)
+
+// Every algorithm on awkward world sizes (1, 2, non-powers of two) with
+// small parameters: right after the synchronization every rank is close to
+// rank 0, and the harness's measured offsets agree with ground truth.
+func TestAlgorithmsSmallWorlds(t *testing.T) {
+	specs := []string{
+		"skampi:pingpongs=20", "netgauge:pingpongs=20", "jk:fitpts=20,exchanges=10",
+		"hca:fitpts=20,exchanges=10,pingpongs=20", "hca2:fitpts=20,exchanges=10,pingpongs=20",
+		"hca3:fitpts=20,exchanges=10", "hca3:fitpts=20,exchanges=10,intercept=skampi,pingpongs=20",
+		"hca3o:pingpongs=20", "twolevel:fitpts=20,exchanges=10,pingpongs=20",
+		"skampi:pingpongs=100,minpingpongs=5,stop=1.2",
+	}
+	for _, p := range []int{1, 2, 3, 5, 13} {
+		for _, spec := range specs {
+			// Two-level propagation assumes one clock per node.
+			nodeClocks := strings.HasPrefix(spec, "twolevel")
+			o := runSim(t, mpitest.Config{Ranks: p, Seed: uint64(p), RanksPerNode: 2, NodeClocks: nodeClocks}, spec, nil)
+			ck := o.checks[0]
+			if p == 1 {
+				if o.res.Messages != 0 || len(ck.Offsets) != 1 {
+					t.Errorf("P=1 %s: %d messages, offsets %v", spec, o.res.Messages, ck.Offsets)
+				}
+				continue
+			}
+			// Small parameters learn slopes poorly; 2 µs right after sync
+			// is still far below the ±1 s offsets the clocks start with.
+			if *ck.TrueMaxAbs > 2e-6 {
+				t.Errorf("P=%d %s: true max |error| %.3g µs right after sync", p, spec, *ck.TrueMaxAbs*1e6)
+			}
+			for r := range ck.Offsets {
+				if d := math.Abs(ck.Offsets[r] - ck.TrueOffsets[r]); d > 0.5e-6 {
+					t.Errorf("P=%d %s rank %d: measured offset %.3g µs, true %.3g µs", p, spec, r, ck.Offsets[r]*1e6, ck.TrueOffsets[r]*1e6)
+				}
+			}
+			if got := len(o.res.PerRank); got != p {
+				t.Errorf("P=%d %s: %d per-rank records", p, spec, got)
+			}
+		}
+	}
+}
+
+// SKaMPI without early stop costs exactly 2n+1 messages per rank and link:
+// the Result's count is checked against the formula and the simulator's.
+func TestResultCountsMessages(t *testing.T) {
+	const p, n = 6, 17
+	alg, err := clocksync.Parse("skampi:pingpongs=17,minpingpongs=17")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := mpitest.New(mpitest.Config{Ranks: p, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res *clocksync.Result
+	err = w.Run(func(r *mpitest.Rank) error {
+		rs, err := alg.Sync(r.Comm(), clocksync.NewGlobalClock(r.Clock()))
+		if r.ID() == 0 {
+			res = rs
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64((p - 1) * (2*n + 1)); res.Messages != want {
+		t.Errorf("Messages = %d, want (P−1)(2n+1) = %d", res.Messages, want)
+	}
+	// The simulator also sees the barrier and the gather.
+	if sim := w.Messages(); sim <= res.Messages {
+		t.Errorf("simulator counted %d messages, Result %d", sim, res.Messages)
+	}
+	var sent int64
+	for _, rr := range res.PerRank {
+		sent += rr.MessagesSent
+		if rr.CollectiveCalls != 1 {
+			t.Errorf("rank %d: %d collective calls, want 1 (the barrier)", rr.Rank, rr.CollectiveCalls)
+		}
+	}
+	if sent != res.Messages || res.PerRank[0].MessagesSent != int64((p-1)*(n+1)) {
+		t.Errorf("per-rank sent %d (root %d)", sent, res.PerRank[0].MessagesSent)
+	}
+	if res.Duration <= 0 || res.Ranks != p || res.Algorithm != alg.Name {
+		t.Errorf("Result %+v", res)
+	}
+}
+
+// Re-synchronizing replaces the models of the same GlobalClock: after 10 s an
+// offset-only sync has drifted by tens of µs; a second Sync brings it back.
+func TestResync(t *testing.T) {
+	alg, err := clocksync.Parse("hca3o:pingpongs=20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := mpitest.New(mpitest.Config{Ranks: 5, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs [3]float64
+	err = w.Run(func(r *mpitest.Rank) error {
+		c := r.Comm()
+		g := clocksync.NewGlobalClock(r.Clock())
+		check := func(k int, res *clocksync.Result) error {
+			h := &clocksync.Harness{Sleep: r.Sleep, TrueNow: r.TrueNow, LocalAt: w.ClockAt}
+			if c.Rank() == 0 {
+				// The models in use now are those of the last Sync.
+				h.Models = res.Models()
+			}
+			cks, err := h.Run(c, g)
+			if c.Rank() == 0 && err == nil {
+				errs[k] = *cks[0].TrueMaxAbs
+			}
+			return err
+		}
+		res, err := alg.Sync(c, g)
+		if err != nil {
+			return err
+		}
+		if err := check(0, res); err != nil {
+			return err
+		}
+		r.Sleep(10 * time.Second)
+		if err := check(1, res); err != nil {
+			return err
+		}
+		res, err = alg.Sync(c, g)
+		if err != nil {
+			return err
+		}
+		if g.Model() != res.Model {
+			t.Errorf("rank %d: GlobalClock model %v, Result model %v", c.Rank(), g.Model(), res.Model)
+		}
+		return check(2, res)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("true max |error|: %.3g µs after sync, %.3g µs 10 s later, %.3g µs after re-sync", errs[0]*1e6, errs[1]*1e6, errs[2]*1e6)
+	if errs[0] > 1e-6 || errs[1] < 10e-6 || errs[2] > 1e-6 {
+		t.Errorf("errors %v: want small, grown, small again", errs)
+	}
+}
+
+// The two-level scheme: HCA3 among node leaders, propagation within a node.
+// With one clock per node (NodeClocks) one offset per rank suffices; with a
+// clock per rank the intra-node step must learn the drift (intra=fit).
+func TestTwoLevel(t *testing.T) {
+	for _, c := range []struct {
+		spec       string
+		nodeClocks bool
+	}{
+		{"twolevel", true},
+		{"twolevel:intra=fit", false},
+	} {
+		cfg := mpitest.Config{Ranks: 8, Seed: 5, RanksPerNode: 2, NodeClocks: c.nodeClocks}
+		o := runSim(t, cfg, c.spec, []time.Duration{0, 10 * time.Second})
+		for _, ck := range o.checks {
+			t.Logf("%s node clocks %v after %2.0fs: true max %.3g µs, measured max %.3g µs", c.spec, c.nodeClocks, ck.After, *ck.TrueMaxAbs*1e6, ck.MaxAbs*1e6)
+		}
+		if last := o.checks[1]; *last.TrueMaxAbs > 1e-6 {
+			t.Errorf("%s: true max |error| %.3g µs after 10 s", c.spec, *last.TrueMaxAbs*1e6)
+		}
+	}
+}
