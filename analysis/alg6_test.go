@@ -1,0 +1,117 @@
+package analysis
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"github.com/reprobench/reprobench/analysis/synth"
+)
+
+func TestAnalyzeGroupAlg6(t *testing.T) {
+	// Two mpiruns; mpirun 1 has an outlier that Tukey removes.
+	g := &Group{Key: GroupKey{Call: "MPI_Bcast", MsizeBytes: 8, NP: 2},
+		Runtimes: []float64{1, 2, 3, 4, 5, 10, 11, 12, 13, 100},
+		Mpirun:   []int32{0, 0, 0, 0, 0, 1, 1, 1, 1, 1}, Invalid: 2}
+	s := AnalyzeGroup(g, DefaultOptions)
+	if s.OutliersRemoved != 1 || s.N != 9 || s.NMpiruns != 2 || s.Invalid != 2 {
+		t.Fatalf("%+v", s)
+	}
+	// Per-mpirun medians of the filtered samples (R: median(1:5), median(10:13)).
+	if s.MpirunMedians[0] != 3 || s.MpirunMedians[1] != 11.5 {
+		t.Errorf("mpirun medians %v, want [3 11.5]", s.MpirunMedians)
+	}
+	if s.MpirunMeans[1] != 11.5 || s.Median != 5 || s.Min != 1 || s.Max != 13 {
+		t.Errorf("means %v median %v min %v max %v", s.MpirunMeans, s.Median, s.Min, s.Max)
+	}
+	if m := ReproducibilityMetric(s); m[0] != 1 || m[1] != 11.5/3 {
+		t.Errorf("normalized means %v", m)
+	}
+	// Without filtering the outlier stays.
+	s0 := AnalyzeGroup(g, Options{Level: 0.95})
+	if s0.OutliersRemoved != 0 || s0.Max != 100 {
+		t.Errorf("k=0 removed %d", s0.OutliersRemoved)
+	}
+}
+
+func TestCompareDetectsShift(t *testing.T) {
+	gen := func(f float64, seed uint64) *Dataset {
+		var b bytes.Buffer
+		synth.Write(&b, synth.Config{RunID: "x", Mpiruns: 10, Reps: 40, Calls: []string{"MPI_Allreduce"},
+			Msizes: []int64{8, 4096}, NP: 4, Label: "lib", LabelValues: []string{"a", "b"}, Factors: []float64{1, f},
+			MpirunSD: 0.01, NoiseSD: 0.05, Seed: seed})
+		d, err := ReadRaw(&b, "gen")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	d := gen(1.10, 1)
+	rows, err := CompareBy(d, "lib", DefaultOptions)
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("rows %d err %v", len(rows), err)
+	}
+	for _, r := range rows {
+		if !r.Significant || r.Test != "wilcoxon-mpirun-medians" || r.NA != 10 || math.Abs(r.Ratio-1.10) > 0.03 {
+			t.Errorf("%+v", r)
+		}
+		if Stars(r.Result.P) != "***" {
+			t.Errorf("stars %q for p=%g", Stars(r.Result.P), r.Result.P)
+		}
+	}
+	// A vs B across data sets, same distribution: no group should be
+	// significant at 0.001.
+	a, b := gen(1, 2), gen(1, 3)
+	rows, onlyA, onlyB := Compare(a, b, DefaultOptions)
+	if len(onlyA)+len(onlyB) != 0 || len(rows) != 4 {
+		t.Fatalf("rows %d only %v %v", len(rows), onlyA, onlyB)
+	}
+	for _, r := range rows {
+		if r.Result.P < 0.001 {
+			t.Errorf("spurious difference %+v", r)
+		}
+	}
+	if _, err := CompareBy(d, "nolabel", DefaultOptions); err == nil {
+		t.Error("CompareBy with unknown label: no error")
+	}
+}
+
+func TestStars(t *testing.T) {
+	for _, c := range []struct {
+		p    float64
+		want string
+	}{{0.0005, "***"}, {0.001, "***"}, {0.005, "**"}, {0.05, "*"}, {0.051, ""}, {math.NaN(), ""}} {
+		if got := Stars(c.p); got != c.want {
+			t.Errorf("Stars(%g) = %q, want %q", c.p, got, c.want)
+		}
+	}
+}
+
+func TestSampleSizeAndStopping(t *testing.T) {
+	// n = (s·t/(e·x̄))²: s=1, x̄=10, e=0.05 → (t/0.5)² ≈ 4·t² ≈ 16.8 → 18 with
+	// t(17, 0.975) = 2.1098: (2.1098·2)² = 17.8 → 18.
+	if n := SampleSizeNormal(10, 1, 0.05, 0.95); n != 18 {
+		t.Errorf("SampleSizeNormal = %d, want 18", n)
+	}
+	x := make([]float64, 200)
+	for i := range x {
+		x[i] = 100 + float64(i%20)/10
+	}
+	sorted := sorted(x)
+	if !MedianCIStop(sorted, 0.01, 0.95) || MedianCIStop(sorted[:5], 0.5, 0.95) {
+		t.Error("MedianCIStop")
+	}
+}
+
+func TestQuantileRegressionMatchesQuantiles(t *testing.T) {
+	d := loadFixtures(t)
+	a, b := sorted(d["n30"]), sorted(d["n30b"])
+	for _, q := range QuantileRegression(a, b, Taus(), 0.95) {
+		if q.Diff != quantileType1(q.Tau, b)-quantileType1(q.Tau, a) {
+			t.Fatalf("tau %g", q.Tau)
+		}
+		if q.Tau >= 0.2 && q.Tau <= 0.8 && !(q.Lo <= q.Diff && q.Diff <= q.Hi) {
+			t.Errorf("tau %g: CI [%g, %g] excludes %g", q.Tau, q.Lo, q.Hi, q.Diff)
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package analysis_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/reprobench/reprobench/analysis"
+)
+
+func ExampleMedianCI() {
+	x := []float64{1.21, 1.05, 1.10, 1.32, 1.08, 1.15, 1.11, 1.09, 1.50, 1.12}
+	slices.Sort(x)
+	iv := analysis.MedianCI(x, 0.95)
+	fmt.Printf("median %.3f, 95%% CI [%.2f, %.2f] = order statistics %d..%d, achieved %.4f\n",
+		analysis.Quantile(0.5, x), iv.Lo, iv.Hi, iv.LoRank, iv.HiRank, iv.Confidence)
+	iv = analysis.MedianCI(x[:5], 0.95)
+	fmt.Println(iv.Valid(), iv.Warning)
+	// Output:
+	// median 1.115, 95% CI [1.08, 1.32] = order statistics 2..9, achieved 0.9785
+	// false need at least 6 observations for a 95% confidence interval of the 0.5 quantile
+}
+
+func ExampleWilcoxonRankSum() {
+	a := []float64{2.1, 2.3, 2.2, 2.4, 2.0, 2.25}
+	b := []float64{2.6, 2.5, 2.45, 2.7, 2.35, 2.8}
+	r := analysis.WilcoxonRankSum(a, b, analysis.Less)
+	fmt.Printf("%s: W=%g p=%.5f %s\n", r.Method, r.Statistic, r.P, analysis.Stars(r.P))
+	// R 4.2.2: wilcox.test(a, b, alternative = "less"): W = 1, p-value = 0.002165
+	// Output:
+	// Wilcoxon rank-sum (exact): W=1 p=0.00216 **
+}
+
+func ExampleTukeyFilter() {
+	x := []float64{10, 11, 10.5, 10.2, 55, 10.8, 10.1}
+	kept, removed := analysis.TukeyFilter(x, 1.5)
+	fmt.Println(kept, removed)
+	// Output:
+	// [10 11 10.5 10.2 10.8 10.1] 1
+}
+
+func ExampleReadRaw() {
+	raw := `run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,mpi_lib
+c1,0,0,MPI_Bcast,8,8,MPI_BYTE,4,0,1.10e-06,0,openmpi
+c1,0,0,MPI_Bcast,8,8,MPI_BYTE,4,1,1.20e-06,0,openmpi
+c1,0,0,MPI_Bcast,8,8,MPI_BYTE,4,2,9.99e-06,1,openmpi
+c1,1,0,MPI_Bcast,8,8,MPI_BYTE,4,0,1.30e-06,0,openmpi
+`
+	d, err := analysis.ReadRaw(strings.NewReader(raw), "example.csv")
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range analysis.Analyze(d, analysis.DefaultOptions) {
+		fmt.Printf("%s: n=%d mpiruns=%d invalid=%d median=%.2gs per-mpirun medians=%.3g\n",
+			s.Key, s.N, s.NMpiruns, s.Invalid, s.Median, s.MpirunMedians)
+	}
+	// Output:
+	// MPI_Bcast/msize=8/np=4/MPI_BYTE/mpi_lib=openmpi: n=3 mpiruns=2 invalid=1 median=1.2e-06s per-mpirun medians=[1.15e-06 1.3e-06]
+}
+
+func ExampleQuantileRegression() {
+	a := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	b := []float64{1, 2, 3, 4, 5, 6, 7, 8, 19, 20} // same body, heavier tail
+	for _, q := range analysis.QuantileRegression(a, b, []float64{0.5, 0.9}, 0.9) {
+		fmt.Printf("tau=%.1f A=%g B=%g diff=%g\n", q.Tau, q.A, q.B, q.Diff)
+	}
+	// Output:
+	// tau=0.5 A=5 B=5 diff=0
+	// tau=0.9 A=9 B=19 diff=10
+}
