@@ -54,6 +54,8 @@ const (
 
 var sourceNames = [...]string{"none", "monotonic", "tsc_rdtscp", "tsc_lfence", "mpi_wtime"}
 
+// String returns the name used in metadata and on the command line:
+// "none", "monotonic", "tsc_rdtscp", "tsc_lfence" or "mpi_wtime".
 func (k SourceKind) String() string {
 	if k < 0 || int(k) >= len(sourceNames) {
 		return fmt.Sprintf("SourceKind(%d)", int(k))
@@ -64,9 +66,9 @@ func (k SourceKind) String() string {
 // Source describes how to read a Clock's ticks from C: read the raw counter
 // named by Kind and subtract Epoch. Conversions to seconds use Hz.
 type Source struct {
-	Kind  SourceKind
-	Epoch int64   // raw counter value at the clock's epoch
-	Hz    float64 // ticks per second
+	Kind  SourceKind // the counter
+	Epoch int64      // raw counter value at the clock's epoch
+	Hz    float64    // ticks per second
 }
 
 // Freq is a helper for Clock implementations: it holds a tick frequency

@@ -86,7 +86,7 @@ func underMPI() bool {
 type envOptions struct {
 	tscHz            float64
 	calibrate        time.Duration
-	allowNonInvarint bool
+	allowNonInvariant bool
 	allowRDTSCP      bool
 }
 
@@ -97,7 +97,7 @@ func runEnv(stdout, stderr io.Writer, args []string) error {
 	fs.Float64Var(&o.tscHz, "tsc-hz", 0, "fix the TSC frequency in Hz (e.g. the nominal 2.1e9) instead of calibrating it")
 	fs.DurationVar(&o.calibrate, "calibrate", time.Second, "how long to calibrate the TSC frequency against CLOCK_MONOTONIC_RAW (at least 1s)")
 	fs.BoolVar(&o.allowRDTSCP, "allow-unadvertised-rdtscp", false, "read the TSC with RDTSCP even if CPUID does not advertise it (SIGILL if it is really missing)")
-	fs.BoolVar(&o.allowNonInvarint, "allow-non-invariant", false, "use the TSC even if it is not invariant")
+	fs.BoolVar(&o.allowNonInvariant, "allow-non-invariant", false, "use the TSC even if it is not invariant")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func envTSCs(o envOptions, facts timing.TSCFacts) ([]*timing.TSC, []envUnavailab
 		if fenced {
 			name = "tsc_lfence"
 		}
-		cfg := timing.TSCConfig{Fenced: fenced, Hz: hz, AllowNonInvariant: o.allowNonInvarint, AllowUnadvertisedRDTSCP: o.allowRDTSCP,
+		cfg := timing.TSCConfig{Fenced: fenced, Hz: hz, AllowNonInvariant: o.allowNonInvariant, AllowUnadvertisedRDTSCP: o.allowRDTSCP,
 			Calibration: timing.CalibrationConfig{Duration: o.calibrate}}
 		c, err := timing.NewTSC(cfg)
 		if err != nil {
