@@ -84,10 +84,10 @@ func underMPI() bool {
 }
 
 type envOptions struct {
-	tscHz            float64
-	calibrate        time.Duration
+	tscHz             float64
+	calibrate         time.Duration
 	allowNonInvariant bool
-	allowRDTSCP      bool
+	allowRDTSCP       bool
 }
 
 func runEnv(stdout, stderr io.Writer, args []string) error {
