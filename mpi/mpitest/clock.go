@@ -20,7 +20,7 @@ const Off = -1
 //	local(t) = t + OffsetS + DriftPPM·1e-6·t + wander(t)   (seconds)
 //
 // quantized down to a multiple of Resolution and expressed in nanosecond
-// ticks. wander(t) is the integral of a random walk of the frequency: during
+// ticks (negative before the clock's epoch, when OffsetS < 0). wander(t) is the integral of a random walk of the frequency: during
 // the k-th interval of length Config.WanderStep the frequency error is
 // DriftPPM + w_k ppm, with w_0 = 0 and w_k − w_{k−1} normal with standard
 // deviation WanderPPM. Each read of the clock advances the rank's true time by
@@ -164,13 +164,16 @@ func (m *clockModel) local(t float64) float64 {
 	return t + m.p.OffsetS + e
 }
 
-// ticks returns the reading of the clock at true time t.
+// ticks returns the reading of the clock at true time t. The local time is
+// first rounded to 1/1024 ns, so that models whose parameters are whole
+// nanoseconds read whole nanoseconds despite rounding errors of float64
+// seconds (a change of at most 0.5 ps).
 func (m *clockModel) ticks(t float64) int64 {
-	ns := m.local(t) * 1e9
+	q := math.Round(m.local(t)*1e9*1024) / 1024
 	if m.resNs == 1 {
-		return int64(math.Floor(ns))
+		return int64(math.Floor(q))
 	}
-	return int64(math.Floor(ns/m.resNs) * m.resNs)
+	return int64(math.Floor(q/m.resNs) * m.resNs)
 }
 
 // trueTime returns the earliest true time at which the clock reads at least

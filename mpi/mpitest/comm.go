@@ -74,7 +74,7 @@ func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte, op string) erro
 	}
 	n := float64(len(data))
 	r.now += n * m.secPerByte
-	arrival := r.now + m.draw(w.cfg.Seed, r.id, dst, seq) + n*m.secPerByte
+	arrival := r.now + m.draw(w.cfg.Seed, r.id, dst, seq)
 	r.msgs.Add(1)
 
 	d := w.ranks[dst]

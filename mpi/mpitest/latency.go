@@ -24,8 +24,9 @@ type Latency struct {
 	Spike     time.Duration // extra latency of a spike; default 20 µs
 	Asymmetry time.Duration // difference between the two directions of a link; default 0
 
-	// BytesPerSecond is the bandwidth: a message of n bytes also costs
-	// n/BytesPerSecond, both to its sender (injection) and in flight.
+	// BytesPerSecond is the bandwidth: the sender of a message of n
+	// bytes is busy for n/BytesPerSecond (injection), and the message
+	// arrives the latency after that, as in LogGP.
 	// Default 10e9 (10 GB/s); Off means infinite.
 	BytesPerSecond float64
 

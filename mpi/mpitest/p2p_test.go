@@ -234,8 +234,8 @@ func TestTest(t *testing.T) {
 			polls++
 			r.Sleep(time.Microsecond)
 		}
-		// Arrival at 10 µs + 2×0.8 ns (8 bytes at 10 GB/s, injection
-		// and flight): the polls at 0, 1, …, 10 µs fail.
+		// Arrival at 10 µs + 0.8 ns (8 bytes at 10 GB/s): the polls at
+		// 0, 1, …, 10 µs fail.
 		if polls != 11 {
 			return fmt.Errorf("polls = %d, want 11", polls)
 		}

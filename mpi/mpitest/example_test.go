@@ -1,0 +1,122 @@
+package mpitest_test
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/timing"
+)
+
+// medianRTT is the code under test: ordinary benchmark code written against
+// mpi.Comm and timing.Clock. It measures n round trips between ranks 0 and
+// 1 and returns the median on rank 0.
+func medianRTT(c mpi.Comm, clk timing.Clock, n int) (time.Duration, error) {
+	buf := make([]byte, 8)
+	var rtts []int64
+	for range n {
+		switch c.Rank() {
+		case 0:
+			t0 := clk.Now()
+			if err := c.Send(buf, 1, 0); err != nil {
+				return 0, err
+			}
+			if err := c.Recv(buf, 1, 0); err != nil {
+				return 0, err
+			}
+			rtts = append(rtts, clk.Now()-t0)
+		case 1:
+			if err := c.Recv(buf, 0, 0); err != nil {
+				return 0, err
+			}
+			if err := c.Send(buf, 0, 0); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if c.Rank() != 0 {
+		return 0, nil
+	}
+	slices.Sort(rtts)
+	return clk.Duration(rtts[n/2]), nil
+}
+
+// Test benchmark code against a network whose latency is known: 1.5 µs one
+// way, no jitter and no spikes, infinite bandwidth, clocks reading 25 ns.
+// The median round trip must be 2 × 1.5 µs plus one clock read.
+func Example() {
+	w, err := mpitest.New(mpitest.Config{
+		Ranks: 2,
+		Seed:  1,
+		Latency: mpitest.Latency{
+			Base:           1500 * time.Nanosecond,
+			Jitter:         mpitest.Off,
+			SpikeProb:      mpitest.Off,
+			BytesPerSecond: mpitest.Off,
+		},
+		Clock: mpitest.ClockDist{Overhead: 25 * time.Nanosecond},
+	})
+	if err != nil {
+		panic(err)
+	}
+	err = w.Run(func(r *mpitest.Rank) error {
+		rtt, err := medianRTT(r.Comm(), r.Clock(), 101)
+		if err != nil {
+			return err
+		}
+		if r.ID() == 0 {
+			fmt.Println("median RTT:", rtt)
+		}
+		return nil
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("messages:", w.Messages())
+	// Output:
+	// median RTT: 3.025µs
+	// messages: 202
+}
+
+// The ground truth tells how wrong an estimate of a clock offset is. Here
+// rank 1 estimates its offset to rank 0 from one ping-pong, assuming
+// symmetric latencies; the network is asymmetric by 400 ns, so the estimate
+// is off by 200 ns — something only a simulation can reveal.
+func ExampleWorld_TrueOffset() {
+	w, _ := mpitest.New(mpitest.Config{
+		Ranks: 2,
+		Seed:  42,
+		Latency: mpitest.Latency{
+			Jitter: mpitest.Off, SpikeProb: mpitest.Off, BytesPerSecond: mpitest.Off,
+			Asymmetry: 400 * time.Nanosecond,
+		},
+	})
+	var estimate, truth float64
+	_ = w.Run(func(r *mpitest.Rank) error {
+		c, clk := r.Comm(), r.Clock()
+		if r.ID() == 0 {
+			if _, err := c.RecvInt64(1, 0); err != nil {
+				return err
+			}
+			return c.SendInt64(clk.Now(), 1, 0)
+		}
+		t0 := clk.Now()
+		if err := c.SendInt64(t0, 0, 0); err != nil {
+			return err
+		}
+		ref, err := c.RecvInt64(0, 0)
+		if err != nil {
+			return err
+		}
+		t1 := clk.Now()
+		mid := (t0 + t1) / 2 // rank 1's time when rank 0 read ref, if symmetric
+		estimate = clk.Seconds(mid - ref)
+		truth = w.TrueOffset(1, r.TrueNow())
+		return nil
+	})
+	fmt.Printf("estimate − truth = %.0f ns\n", (estimate-truth)*1e9)
+	// Output:
+	// estimate − truth = 200 ns
+}
