@@ -22,7 +22,11 @@ type Frequency struct {
 	Method string  `json:"frequency_method"` // MethodFixed or MethodLeastSquares
 	// UncertaintyPPM is the standard error of the fitted slope relative to
 	// the slope, in parts per million. It is 0 for a fixed frequency, whose
-	// uncertainty this package cannot know.
+	// uncertainty this package cannot know. It assumes independent errors
+	// and cannot see the reference's own slow wander, so treat it as a lower
+	// bound: on a KVM guest, five successive one-second calibrations each
+	// stated 0.003–0.006 ppm and spread with a standard deviation of about
+	// 0.013 ppm (still far below the ~4 ppm of a single timed sleep).
 	UncertaintyPPM float64 `json:"uncertainty_ppm"`
 	// The calibration's figures (zero for a fixed frequency).
 	Reference     string  `json:"reference,omitempty"`       // the clock calibrated against
