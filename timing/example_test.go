@@ -144,3 +144,69 @@ func ExampleSource() {
 	fmt.Println(src.Kind, src.Hz, src.Epoch > 0)
 	// Output: monotonic 1e+09 true
 }
+
+// The frequency metadata of a TSC clock, and the facts it was built on.
+func ExampleTSC_Frequency() {
+	tsc, err := timing.NewTSC(timing.TSCConfig{Fenced: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	f := tsc.Frequency()
+	fmt.Printf("frequency_hz=%.0f frequency_method=%s uncertainty_ppm=%.3g invariant=%v\n",
+		f.Hz, f.Method, f.UncertaintyPPM, tsc.Invariant())
+}
+
+// Detect a migration between cores in the middle of a measurement.
+func ExampleTSC_NowCPU() {
+	tsc, err := timing.NewTSC(timing.TSCConfig{Hz: 2.1e9})
+	if err != nil {
+		log.Fatal(err)
+	}
+	t0, cpu0 := tsc.NowCPU()
+	// ... the timed operation ...
+	t1, cpu1 := tsc.NowCPU()
+	if cpu0 != cpu1 && tsc.Facts().CPUIDRDTSCP {
+		fmt.Println("migrated: discard this observation")
+	}
+	fmt.Println(tsc.Duration(t1 - t0))
+}
+
+// Unskew recovers the base reading of a skewed one.
+func ExampleSkewed_Unskew() {
+	s := timing.NewSkewed(timing.NewMonotonic(), -time.Microsecond, -20)
+	r := s.Skew(5_000_000_000) // 5 s on the base clock
+	fmt.Println(r, s.Unskew(r))
+	// Output: 4999899000 5000000000
+}
+
+// The shortest interval a clock measures well.
+func ExampleMeasurement_MinInterval() {
+	m := timing.Measurement{OverheadNs: 20, ResolutionNs: 20}
+	fmt.Println(m.MinInterval())
+	// Output: 400ns
+}
+
+// Read the calibration reference directly.
+func ExampleMonotonicRaw() {
+	ref := timing.MonotonicRaw()
+	a := ref.Now()
+	ref.Sleep(time.Millisecond)
+	fmt.Println(ref.Name, ref.Now()-a >= 1e6)
+	// Output: CLOCK_MONOTONIC_RAW true
+}
+
+// The invariance decision: CPUID, confirmed by the kernel when it can be asked.
+func ExampleTSCFacts_Invariant() {
+	f := timing.TSCFacts{Supported: true, CPUIDInvariant: true, CPUInfoRead: true, ConstantTSC: true}
+	fmt.Println(f.Invariant()) // the kernel lacks nonstop_tsc
+	f.NonstopTSC = true
+	fmt.Println(f.Invariant())
+	// Output:
+	// false
+	// true
+}
+
+func ExampleSourceKind_String() {
+	fmt.Println(timing.SourceTSC, timing.SourceTSCFenced, timing.SourceWtime)
+	// Output: tsc_rdtscp tsc_lfence mpi_wtime
+}

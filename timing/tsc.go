@@ -249,8 +249,10 @@ func (c *TSC) Now() int64 {
 
 // NowCPU returns Now and the TSC_AUX value RDTSCP reads with it, which Linux
 // sets to the number of the core (low 12 bits) and NUMA node (above). Two
-// readings with different values were taken on different cores. For a
-// Fenced clock the aux value is always zero.
+// readings with different values were taken on different cores. Linux writes
+// TSC_AUX only when CPUID advertises RDTSCP (or RDPID): where the bit is
+// hidden (Facts().CPUIDRDTSCP false) the value is whatever the hypervisor
+// left there and means nothing. For a Fenced clock aux is always zero.
 func (c *TSC) NowCPU() (ticks int64, aux uint32) {
 	if c.fenced {
 		return c.Now(), 0
