@@ -54,12 +54,13 @@ func TestMain(m *testing.M) {
 			fmt.Println("clocks: MPI_Wtime not measured:", err)
 		} else {
 			wtime = mpi.WtimeClock()
-			defer mpi.Finalize()
 		}
 	}
 	code := m.Run()
 	if wtime != nil {
-		mpi.Finalize()
+		if err := mpi.Finalize(); err != nil {
+			fmt.Fprintln(os.Stderr, "clocks:", err)
+		}
 	}
 	os.Exit(code)
 }
