@@ -38,8 +38,8 @@ const (
 	tagPingPong
 )
 
-func (c *comm) csend(dst int, tag int32, data []byte, op string) error {
-	return c.r.send(c, dst, mkey{ctx: c.ctx | 1, src: int32(c.rank), tag: tag}, data, op)
+func (c *comm) csend(dst int, tag int32, data []byte, _ string) error {
+	return c.r.send(c, dst, mkey{ctx: c.ctx | 1, src: int32(c.rank), tag: tag}, data)
 }
 
 func (c *comm) crecv(buf []byte, src int, tag int32, op string) error {

@@ -21,6 +21,9 @@ type mkey struct {
 	tag int32
 }
 
+// maxFree bounds the buffers of consumed messages a mailbox keeps for reuse.
+const maxFree = 64
+
 // message is a sent message that has no matching receive yet.
 type message struct {
 	data    []byte
@@ -51,7 +54,7 @@ type recvReq struct {
 
 // send delivers data to world rank dst under key. The sender's time
 // advances by the injection time of the message.
-func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte, op string) error {
+func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte) error {
 	if r.w.aborted.Load() {
 		return errAborted
 	}
@@ -110,12 +113,17 @@ func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte, op string) erro
 			default:
 			}
 		}
-		_ = op
 		return nil
 	}
 	var buf []byte
 	if len(data) > 0 {
-		buf = make([]byte, len(data))
+		if k := len(d.free) - 1; k >= 0 && cap(d.free[k]) >= len(data) {
+			buf = d.free[k][:len(data)]
+			d.free[k] = nil
+			d.free = d.free[:k]
+		} else {
+			buf = make([]byte, len(data))
+		}
 		copy(buf, data)
 	}
 	if q.mhead > 0 && len(q.msgs) == cap(q.msgs) {
@@ -154,6 +162,9 @@ func (r *Rank) post(rq *recvReq) {
 			rq.err = sizeErr(rq.op, len(m.data), len(rq.buf), rq.peerWorld, int(rq.key.tag), rq.key.ctx)
 		} else {
 			copy(rq.buf, m.data)
+		}
+		if m.data != nil && len(r.free) < maxFree {
+			r.free = append(r.free, m.data)
 		}
 		rq.arrival = m.arrival
 		rq.done = true
@@ -262,7 +273,7 @@ func (c *comm) Send(buf []byte, dest, tag int) error {
 	if err := c.checkPeer("MPI_Send", dest, tag); err != nil {
 		return err
 	}
-	return c.r.send(c, dest, c.p2pKey(c.rank, tag), buf, "MPI_Send")
+	return c.r.send(c, dest, c.p2pKey(c.rank, tag), buf)
 }
 
 // Recv receives exactly len(buf) bytes from src.
@@ -281,7 +292,7 @@ func (c *comm) Sendrecv(sendbuf []byte, dest, sendtag int, recvbuf []byte, src, 
 	if err := c.checkPeer("MPI_Sendrecv", src, recvtag); err != nil {
 		return err
 	}
-	if err := c.r.send(c, dest, c.p2pKey(c.rank, sendtag), sendbuf, "MPI_Sendrecv"); err != nil {
+	if err := c.r.send(c, dest, c.p2pKey(c.rank, sendtag), sendbuf); err != nil {
 		return err
 	}
 	return c.r.recv(c, recvbuf, src, c.p2pKey(src, recvtag), "MPI_Sendrecv")

@@ -25,6 +25,9 @@ func (c *comm) Observe(o *mpi.Observation, clk timing.Clock) error {
 	if err := c.check(fn); err != nil {
 		return err
 	}
+	if clk == nil {
+		return &mpi.Error{Func: fn, Code: -1, Msg: "nil clock"}
+	}
 	if err := o.Validate(c.size); err != nil {
 		return &mpi.Error{Func: fn, Code: -1, Msg: err.Error()}
 	}

@@ -218,6 +218,7 @@ type Blocked struct {
 	CommID    uint64 // identifies the communicator (0 is the world)
 }
 
+// String describes the blocked rank in one line.
 func (b Blocked) String() string {
 	if b.Internal {
 		return fmt.Sprintf("rank %d: %s waits for a message from rank %d (world rank %d) in comm %#x",
@@ -227,6 +228,7 @@ func (b Blocked) String() string {
 		b.Rank, b.Op, b.Peer, b.PeerWorld, b.Tag, b.CommID)
 }
 
+// Error lists the blocked ranks, one per line, then the ranks that exited.
 func (e *DeadlockError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "mpitest: deadlock: all %d running ranks are blocked", len(e.Blocked))
@@ -295,6 +297,7 @@ type Rank struct {
 	exited  bool
 	exitErr error
 	wake    chan struct{}
+	free    [][]byte // buffers of consumed messages, for reuse
 
 	// owner-only state
 	msgs    atomic.Int64 // messages sent
