@@ -1,0 +1,144 @@
+package design
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// Experiment is one row of a design: one configuration measured Nrep times
+// in one mpirun. Zero values and empty strings mean "use the run's flag
+// default" (so a literal message size of 0 bytes cannot be expressed in a
+// design; see [Generate]).
+type Experiment struct {
+	// Mpirun is the 0-based index of the mpirun (call of the launcher) that
+	// executes this experiment; paper 000 §5.2 shows that the mpirun is a
+	// factor, so every configuration is measured in several of them.
+	Mpirun int
+	// Exp identifies the experiment within its mpirun. Generated designs
+	// number it point·replicates + replicate, where point is the index of
+	// the factor combination in the unshuffled full factorial: the same
+	// Exp means the same configuration in every mpirun.
+	Exp int
+	// Np is the number of processes (0: all of the mpirun's processes).
+	Np int
+	// Call is the MPI operation, e.g. "MPI_Bcast" (see Vocabulary.Calls).
+	Call string
+	// MsizeBytes is the message size in bytes.
+	MsizeBytes int
+	// Datatype is the MPI datatype, e.g. "MPI_CHAR".
+	Datatype string
+	// Nrep is the number of observations of this experiment.
+	Nrep int
+	// ProcSync is the process synchronization method (paper 000 §3).
+	ProcSync string
+	// WindowS is the window size in seconds for window-based sync.
+	WindowS float64
+	// ClockSync is a clock synchronization spec (clocksync's syntax; not
+	// checked here).
+	ClockSync string
+	// RuntimeType is how the completion time is computed ("local",
+	// "global", …).
+	RuntimeType string
+	// Cache is the cache mode ("warm", "cold", …).
+	Cache string
+	// Labels are the user factors (column "label:KEY"); an empty value is
+	// the same as an absent key.
+	Labels map[string]string
+
+	// File and Line say where the row was read from (empty and 0 for
+	// generated designs), for error messages of the engine.
+	File string
+	Line int
+}
+
+// Design is a list of experiments over several mpiruns, with the seed that
+// shuffled them (paper 000 Alg. 5: the order of the experiments is a random
+// permutation within each mpirun).
+type Design struct {
+	// Seed is the seed recorded in the file ("# seed=N"). It is 0 when
+	// HasSeed is false.
+	Seed uint64
+	// HasSeed reports whether the file recorded a seed; hand-written
+	// designs may not.
+	HasSeed bool
+	// Experiments in file order. The rows of one mpirun are in execution
+	// order; rows of different mpiruns may be interleaved (Write groups
+	// them by mpirun).
+	Experiments []Experiment
+	// Comments are the free-form comment lines before the header, without
+	// the leading "#" (the seed line excluded).
+	Comments []string
+}
+
+// Mpiruns returns the distinct mpirun indices of d in increasing order.
+func (d *Design) Mpiruns() []int {
+	seen := map[int]bool{}
+	var ms []int
+	for _, e := range d.Experiments {
+		if !seen[e.Mpirun] {
+			seen[e.Mpirun] = true
+			ms = append(ms, e.Mpirun)
+		}
+	}
+	sort.Ints(ms)
+	return ms
+}
+
+// Mpirun returns the experiments of mpirun m in execution order.
+func (d *Design) Mpirun(m int) []Experiment {
+	var es []Experiment
+	for _, e := range d.Experiments {
+		if e.Mpirun == m {
+			es = append(es, e)
+		}
+	}
+	return es
+}
+
+// MaxNp returns the largest Np of d (0 if every row uses the default).
+func (d *Design) MaxNp() int {
+	n := 0
+	for _, e := range d.Experiments {
+		n = max(n, e.Np)
+	}
+	return n
+}
+
+// LabelKeys returns the sorted keys of all labels used in d.
+func (d *Design) LabelKeys() []string {
+	seen := map[string]bool{}
+	var ks []string
+	for _, e := range d.Experiments {
+		for k, v := range e.Labels {
+			if v != "" && !seen[k] {
+				seen[k] = true
+				ks = append(ks, k)
+			}
+		}
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// Vocabulary lists the values allowed in the columns of a design file. The
+// caller injects them (the CLI fills them from mpi.Calls() and the engine's
+// lists) so that this package does not depend on the MPI binding. A nil list
+// accepts anything; an empty cell is always accepted (it means "the run's
+// default").
+type Vocabulary struct {
+	Calls        []string
+	Datatypes    []string
+	ProcSyncs    []string
+	RuntimeTypes []string
+	CacheModes   []string
+}
+
+// check reports whether v is allowed by list (nil: everything).
+func allowed(list []string, v string) bool {
+	return v == "" || list == nil || slices.Contains(list, v)
+}
+
+func notAllowed(list []string, v string) error {
+	return fmt.Errorf("%q is not one of %v", v, list)
+}
