@@ -1,0 +1,404 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/timing"
+)
+
+func init() {
+	register(command{
+		name:    "clockcheck",
+		summary: "synchronize the ranks' clocks and measure how far each global clock is from rank 0's, at once and after waiting (under mpirun, or --sim)",
+		run:     runClockcheck,
+	})
+}
+
+// clockcheckReport is the output of "reprobench clockcheck"; --json prints it.
+type clockcheckReport struct {
+	Algorithm    string            `json:"algorithm"`
+	Ranks        int               `json:"ranks"`
+	Simulated    bool              `json:"simulated"`
+	Clock        string            `json:"clock"`
+	SyncDuration float64           `json:"sync_duration_s"`
+	Messages     int64             `json:"messages"`
+	Seed         *uint64           `json:"seed,omitempty"`
+	Skew         *clockcheckSkew   `json:"skew,omitempty"`
+	Checks       []clockcheckCheck `json:"checks"`
+	// PerRank is printed with --per-rank: each rank's model and fit.
+	PerRank []clocksync.RankRecord `json:"per_rank,omitempty"`
+}
+
+type clockcheckSkew struct {
+	Rank     int     `json:"rank"`
+	OffsetS  float64 `json:"offset_s"`
+	DriftPPM float64 `json:"drift_ppm"`
+}
+
+type clockcheckCheck struct {
+	After     float64 `json:"after_s"`
+	MaxAbs    float64 `json:"max_abs_offset_s"`
+	MedianAbs float64 `json:"median_abs_offset_s"`
+	// Ground truth, in simulation only.
+	TrueMaxAbs    *float64  `json:"true_max_abs_error_s,omitempty"`
+	TrueMedianAbs *float64  `json:"true_median_abs_error_s,omitempty"`
+	Offsets       []float64 `json:"offsets_s,omitempty"`     // with --per-rank
+	TrueErrors    []float64 `json:"true_errors_s,omitempty"` // with --per-rank, in simulation
+}
+
+type clockcheckOptions struct {
+	alg       *clocksync.Algorithm
+	after     []time.Duration
+	pingpongs int
+	perRank   bool
+	failAbove time.Duration
+
+	skewRank   int
+	skewOffset time.Duration
+	skewPPM    float64
+
+	// Real ranks.
+	clock string
+	tscHz float64
+
+	// Simulation.
+	sim          bool
+	ranks        int
+	seed         uint64
+	driftPPM     float64
+	offsetS      float64
+	latencyUs    float64
+	jitterUs     float64
+	spikeProb    float64
+	ranksPerNode int
+	nodeClocks   bool
+}
+
+func runClockcheck(stdout, stderr io.Writer, args []string) error {
+	fs := newFlagSet("clockcheck", "[--alg SPEC] [--after 0,1,5,10s] [--json] [--sim [--ranks N] [--drift-ppm X] …]", stderr)
+	var o clockcheckOptions
+	algSpec := fs.String("alg", "hca3", "clock synchronization algorithm and parameters, name[:key=value,…]; names: "+strings.Join(clocksync.Algorithms(), ", ")+" (see the clocksync package doc for the keys and defaults)")
+	afterText := fs.String("after", "0,10s", "when to measure the offsets, after the synchronization: comma-separated durations (a bare number is seconds)")
+	fs.IntVar(&o.pingpongs, "pingpongs", 10, "SKaMPI ping-pongs per rank and check (the paper's nrounds)")
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	fs.BoolVar(&o.perRank, "per-rank", false, "include every rank's model, fit and offsets in the JSON")
+	fs.DurationVar(&o.failAbove, "fail-above", 0, "exit with an error if a check's max |offset| (and, in simulation, true max |error|) exceeds this; 0 never fails")
+	fs.IntVar(&o.skewRank, "skew-rank", -1, "rank whose clock is skewed by --skew-offset and --skew-ppm (timing.Skewed); -1: none")
+	fs.DurationVar(&o.skewOffset, "skew-offset", 0, "offset added to the skewed rank's clock")
+	fs.Float64Var(&o.skewPPM, "skew-ppm", 0, "drift of the skewed rank's clock, parts per million (positive runs fast)")
+	fs.StringVar(&o.clock, "clock", "monotonic", "under mpirun: the clock to synchronize: monotonic, tsc or wtime")
+	fs.Float64Var(&o.tscHz, "tsc-hz", 0, "with --clock tsc: fix the TSC frequency in Hz instead of calibrating it (the same on every rank)")
+	fs.BoolVar(&o.sim, "sim", false, "run on the simulated world of mpitest instead of real ranks")
+	fs.IntVar(&o.ranks, "ranks", 64, "--sim: number of ranks")
+	fs.Uint64Var(&o.seed, "seed", 1, "--sim: seed of every random draw")
+	fs.Float64Var(&o.driftPPM, "drift-ppm", mpitest.DefaultDriftPPM, "--sim: clock drifts uniform in ±X ppm")
+	fs.Float64Var(&o.offsetS, "offset-s", mpitest.DefaultOffsetS, "--sim: clock offsets uniform in ±X seconds")
+	fs.Float64Var(&o.latencyUs, "latency-us", mpitest.DefaultBase.Seconds()*1e6, "--sim: one-way base latency, µs")
+	fs.Float64Var(&o.jitterUs, "jitter-us", mpitest.DefaultJitter.Seconds()*1e6, "--sim: mean of the exponential latency jitter, µs")
+	fs.Float64Var(&o.spikeProb, "spike-prob", mpitest.DefaultSpikeProb, "--sim: probability of a 20 µs latency spike per message")
+	fs.IntVar(&o.ranksPerNode, "ranks-per-node", 0, "--sim: ranks per node (SplitShared; 0: one node)")
+	fs.BoolVar(&o.nodeClocks, "node-clocks", false, "--sim: the ranks of a node share one clock")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: clockcheck takes no arguments (give the algorithm with --alg)", errUsage)
+	}
+	var err error
+	if o.alg, err = clocksync.Parse(*algSpec); err != nil {
+		return fmt.Errorf("%w: --alg: %v", errUsage, err)
+	}
+	if o.after, err = parseAfter(*afterText); err != nil {
+		return fmt.Errorf("%w: --after: %v", errUsage, err)
+	}
+	if o.pingpongs < 1 {
+		return fmt.Errorf("%w: --pingpongs %d: need at least 1", errUsage, o.pingpongs)
+	}
+	if o.skewRank < -1 {
+		return fmt.Errorf("%w: --skew-rank %d", errUsage, o.skewRank)
+	}
+	var rep *clockcheckReport
+	if o.sim {
+		if o.ranks < 1 {
+			return fmt.Errorf("%w: --ranks %d: need at least 1", errUsage, o.ranks)
+		}
+		if o.skewRank >= o.ranks {
+			return fmt.Errorf("%w: --skew-rank %d but only %d ranks", errUsage, o.skewRank, o.ranks)
+		}
+		if o.driftPPM < 0 || o.offsetS < 0 || o.latencyUs < 0 || o.jitterUs < 0 || o.spikeProb < 0 || o.spikeProb > 1 {
+			return fmt.Errorf("%w: negative --drift-ppm, --offset-s, --latency-us, --jitter-us or --spike-prob outside [0,1]", errUsage)
+		}
+		rep, err = clockcheckSim(o)
+	} else {
+		if !underMPI() {
+			return fmt.Errorf("%w: not started by mpirun/mpiexec/srun; run under MPI (mpirun -np 2 reprobench clockcheck) or add --sim", errUsage)
+		}
+		rep, err = clockcheckMPI(o)
+	}
+	if err != nil || rep == nil { // rep is nil on ranks other than 0
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else if err := writeClockcheckText(stdout, rep); err != nil {
+		return err
+	}
+	return rep.failed(o.failAbove)
+}
+
+// parseAfter parses "0,1,5,10s": durations, bare numbers in seconds,
+// ascending.
+func parseAfter(s string) ([]time.Duration, error) {
+	var ds []time.Duration
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		var d time.Duration
+		if v, err := strconv.ParseFloat(f, 64); err == nil {
+			d = time.Duration(math.Round(v * 1e9))
+		} else if d, err = time.ParseDuration(f); err != nil {
+			return nil, fmt.Errorf("%q is not a duration", f)
+		}
+		if d < 0 {
+			return nil, fmt.Errorf("negative delay %v", d)
+		}
+		if len(ds) > 0 && d < ds[len(ds)-1] {
+			return nil, fmt.Errorf("delays must ascend (%v after %v)", d, ds[len(ds)-1])
+		}
+		ds = append(ds, d)
+	}
+	if len(ds) == 0 {
+		return nil, errors.New("no delays")
+	}
+	return ds, nil
+}
+
+func (o *clockcheckOptions) skew() *clockcheckSkew {
+	if o.skewRank < 0 {
+		return nil
+	}
+	return &clockcheckSkew{Rank: o.skewRank, OffsetS: o.skewOffset.Seconds(), DriftPPM: o.skewPPM}
+}
+
+// check runs the synchronization and the harness on one rank; rank 0 fills
+// rep.
+func (o *clockcheckOptions) check(c mpi.Comm, clk timing.Clock, sleep func(time.Duration), h *clocksync.Harness, rep *clockcheckReport) error {
+	g := clocksync.NewGlobalClock(clk)
+	res, err := o.alg.Sync(c, g)
+	if err != nil {
+		return err
+	}
+	h.After, h.Sleep = o.after, sleep
+	h.Offset = &clocksync.SKaMPIPingPong{MinPingPongs: o.pingpongs, MaxPingPongs: o.pingpongs}
+	if c.Rank() == 0 {
+		h.Models = res.Models()
+	}
+	checks, err := h.Run(c, g)
+	if err != nil || c.Rank() != 0 {
+		return err
+	}
+	rep.Algorithm, rep.Ranks = res.Algorithm, res.Ranks
+	rep.Clock = clk.Name()
+	rep.SyncDuration, rep.Messages = res.Duration, res.Messages
+	rep.Skew = o.skew()
+	if o.perRank {
+		rep.PerRank = res.PerRank
+	}
+	for _, ck := range checks {
+		cc := clockcheckCheck{After: ck.After, MaxAbs: ck.MaxAbs, MedianAbs: ck.MedianAbs,
+			TrueMaxAbs: ck.TrueMaxAbs, TrueMedianAbs: ck.TrueMedian}
+		if o.perRank {
+			cc.Offsets, cc.TrueErrors = ck.Offsets, ck.TrueOffsets
+		}
+		rep.Checks = append(rep.Checks, cc)
+	}
+	return nil
+}
+
+// offOr maps a flag value of 0 to mpitest.Off (whose zero means "default").
+func offOr(v float64) float64 {
+	if v == 0 {
+		return mpitest.Off
+	}
+	return v
+}
+
+func offOrDuration(us float64) time.Duration {
+	if us == 0 {
+		return mpitest.Off
+	}
+	return time.Duration(math.Round(us * 1e3))
+}
+
+func clockcheckSim(o clockcheckOptions) (*clockcheckReport, error) {
+	cfg := mpitest.Config{
+		Ranks: o.ranks,
+		Seed:  o.seed,
+		Clock: mpitest.ClockDist{OffsetS: offOr(o.offsetS), DriftPPM: offOr(o.driftPPM)},
+		Latency: mpitest.Latency{
+			Base:      offOrDuration(o.latencyUs),
+			Jitter:    offOrDuration(o.jitterUs),
+			SpikeProb: offOr(o.spikeProb),
+		},
+		RanksPerNode: o.ranksPerNode,
+		NodeClocks:   o.nodeClocks,
+	}
+	w, err := mpitest.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var skewed *timing.Skewed
+	localAt := w.ClockAt
+	if o.skewRank >= 0 {
+		// The skew of timing.Skewed on top of the simulated clock; the
+		// ground truth must see it too.
+		skewed = &timing.Skewed{Offset: int64(math.Round(o.skewOffset.Seconds() * 1e9)), DriftPPM: o.skewPPM}
+		localAt = func(rank int, t float64) int64 {
+			if rank == o.skewRank {
+				return skewed.Skew(w.ClockAt(rank, t))
+			}
+			return w.ClockAt(rank, t)
+		}
+	}
+	rep := &clockcheckReport{Simulated: true, Seed: &o.seed}
+	err = w.Run(func(r *mpitest.Rank) error {
+		clk := r.Clock()
+		if r.ID() == o.skewRank {
+			s := *skewed
+			s.Base = clk
+			clk = &s
+		}
+		h := &clocksync.Harness{TrueNow: r.TrueNow, LocalAt: localAt}
+		return o.check(r.Comm(), clk, r.Sleep, h, rep)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if o.skewRank >= 0 {
+		rep.Clock = "mpitest (rank " + strconv.Itoa(o.skewRank) + " skewed)"
+	}
+	return rep, nil
+}
+
+func clockcheckMPI(o clockcheckOptions) (rep *clockcheckReport, err error) {
+	if err := mpi.Init(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if ferr := mpi.Finalize(); err == nil && ferr != nil {
+			err = ferr
+		}
+	}()
+	c := mpi.World()
+	if o.skewRank >= c.Size() {
+		return nil, fmt.Errorf("%w: --skew-rank %d but only %d ranks", errUsage, o.skewRank, c.Size())
+	}
+	var clk timing.Clock
+	switch o.clock {
+	case "monotonic":
+		clk = timing.NewMonotonic()
+	case "wtime":
+		clk = mpi.WtimeClock()
+	case "tsc":
+		t, err := timing.NewTSC(timing.TSCConfig{Hz: o.tscHz})
+		if err != nil {
+			return nil, err
+		}
+		clk = t
+	default:
+		return nil, fmt.Errorf("%w: --clock %q: want monotonic, tsc or wtime", errUsage, o.clock)
+	}
+	name := clk.Name()
+	if c.Rank() == o.skewRank {
+		clk = timing.NewSkewed(clk, o.skewOffset, o.skewPPM)
+	}
+	r := &clockcheckReport{}
+	if err := o.check(c, clk, time.Sleep, &clocksync.Harness{}, r); err != nil {
+		return nil, err
+	}
+	if c.Rank() != 0 {
+		return nil, nil
+	}
+	r.Clock = name
+	if o.skewRank >= 0 {
+		r.Clock += " (rank " + strconv.Itoa(o.skewRank) + " skewed)"
+	}
+	return r, nil
+}
+
+// failed reports an error if a check exceeds the bound.
+func (r *clockcheckReport) failed(bound time.Duration) error {
+	if bound <= 0 {
+		return nil
+	}
+	b := bound.Seconds()
+	for _, ck := range r.Checks {
+		if ck.MaxAbs > b {
+			return fmt.Errorf("after %gs the max |offset| is %s, above --fail-above %v", ck.After, fmtSeconds(ck.MaxAbs), bound)
+		}
+		if ck.TrueMaxAbs != nil && *ck.TrueMaxAbs > b {
+			return fmt.Errorf("after %gs the true max |error| is %s, above --fail-above %v", ck.After, fmtSeconds(*ck.TrueMaxAbs), bound)
+		}
+	}
+	return nil
+}
+
+// fmtSeconds prints seconds with a unit chosen for people, three significant
+// digits.
+func fmtSeconds(s float64) string {
+	a := math.Abs(s)
+	switch {
+	case math.IsNaN(s):
+		return "NaN"
+	case a == 0:
+		return "0s"
+	case a < 1e-6:
+		return strconv.FormatFloat(s*1e9, 'g', 3, 64) + "ns"
+	case a < 1e-3:
+		return strconv.FormatFloat(s*1e6, 'g', 3, 64) + "µs"
+	case a < 1:
+		return strconv.FormatFloat(s*1e3, 'g', 3, 64) + "ms"
+	}
+	return strconv.FormatFloat(s, 'g', 3, 64) + "s"
+}
+
+func writeClockcheckText(w io.Writer, r *clockcheckReport) error {
+	where := "real ranks"
+	if r.Simulated {
+		where = fmt.Sprintf("simulated ranks (seed %d)", *r.Seed)
+	}
+	fmt.Fprintf(w, "algorithm  %s\n", r.Algorithm)
+	fmt.Fprintf(w, "ranks      %d %s, clock %s\n", r.Ranks, where, r.Clock)
+	fmt.Fprintf(w, "sync       %s, %d messages\n\n", fmtSeconds(r.SyncDuration), r.Messages)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if r.Simulated {
+		fmt.Fprintln(tw, "after\tmax |offset|\tmedian |offset|\ttrue max |error|\ttrue median |error|\t")
+	} else {
+		fmt.Fprintln(tw, "after\tmax |offset|\tmedian |offset|\t")
+	}
+	for _, ck := range r.Checks {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t", fmtSeconds(ck.After), fmtSeconds(ck.MaxAbs), fmtSeconds(ck.MedianAbs))
+		if ck.TrueMaxAbs != nil {
+			fmt.Fprintf(tw, "%s\t%s\t", fmtSeconds(*ck.TrueMaxAbs), fmtSeconds(*ck.TrueMedianAbs))
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
