@@ -1,0 +1,162 @@
+package window
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// CacheMode selects the cache state an observation starts in (paper 004).
+type CacheMode int
+
+// The cache modes.
+const (
+	// CacheWarm reuses the same buffers back to back.
+	CacheWarm CacheMode = iota
+	// CacheCold overwrites a buffer of last-level-cache size before each
+	// observation (outside the timed span).
+	CacheCold
+	// CacheCycle moves the message buffers to the next offset of a larger
+	// allocation before each observation.
+	CacheCycle
+	// CacheRandom moves them to a random offset (seeded).
+	CacheRandom
+	numCacheModes
+)
+
+var cacheNames = [...]string{"warm", "cold", "cycle", "random"}
+
+// CacheModeNames returns the names of the cache modes, for vocabularies.
+func CacheModeNames() []string { return append([]string(nil), cacheNames[:]...) }
+
+// String returns the mode's name.
+func (m CacheMode) String() string {
+	if m < 0 || m >= numCacheModes {
+		return fmt.Sprintf("CacheMode(%d)", int(m))
+	}
+	return cacheNames[m]
+}
+
+// ParseCacheMode accepts warm, cold, cycle or random.
+func ParseCacheMode(s string) (CacheMode, error) {
+	n := strings.ToLower(strings.TrimSpace(s))
+	for i, name := range cacheNames {
+		if n == name {
+			return CacheMode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("window: unknown cache mode %q (want warm, cold, cycle or random)", s)
+}
+
+// LLCBytes returns the size of the largest (last-level) cache of CPU 0 from
+// sysfs, or an error if it cannot be read.
+func LLCBytes() (int, error) {
+	dirs, _ := filepath.Glob("/sys/devices/system/cpu/cpu0/cache/index*")
+	best, bestLevel := 0, -1
+	for _, d := range dirs {
+		lv, err1 := os.ReadFile(filepath.Join(d, "level"))
+		sz, err2 := os.ReadFile(filepath.Join(d, "size"))
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		level, err := strconv.Atoi(strings.TrimSpace(string(lv)))
+		if err != nil {
+			continue
+		}
+		b, err := parseSize(strings.TrimSpace(string(sz)))
+		if err != nil {
+			continue
+		}
+		if level > bestLevel || (level == bestLevel && b > best) {
+			best, bestLevel = b, level
+		}
+	}
+	if best == 0 {
+		return 0, fmt.Errorf("window: no cache sizes in /sys/devices/system/cpu/cpu0/cache; give the size explicitly")
+	}
+	return best, nil
+}
+
+// parseSize parses sysfs sizes such as "32K", "1024K", "8M".
+func parseSize(s string) (int, error) {
+	mult := 1
+	switch {
+	case strings.HasSuffix(s, "K"):
+		mult, s = 1<<10, strings.TrimSuffix(s, "K")
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1<<20, strings.TrimSuffix(s, "M")
+	case strings.HasSuffix(s, "G"):
+		mult, s = 1<<30, strings.TrimSuffix(s, "G")
+	}
+	v, err := strconv.Atoi(s)
+	return v * mult, err
+}
+
+// Buffers holds an observation's message buffers under a cache mode. Its
+// Before method is a Sync.Before hook: it sets the buffers of the next
+// observation (and flushes for CacheCold) without allocating.
+type Buffers struct {
+	Mode       CacheMode
+	Send, Recv []byte // the current buffers, of the sizes asked for
+	sendAll    []byte
+	recvAll    []byte
+	flush      []byte
+	slots      int
+	stride     int
+	rng        *rand.Rand
+	sendN      int
+	recvN      int
+	next       int
+	sink       byte
+}
+
+// NewBuffers allocates buffers of sendBytes and recvBytes. For CacheCycle and
+// CacheRandom the allocation holds slots copies of each, 64-byte aligned
+// apart; for CacheCold, flushBytes (the LLC size) is the buffer overwritten.
+func NewBuffers(mode CacheMode, sendBytes, recvBytes, slots, flushBytes int, seed uint64) *Buffers {
+	b := &Buffers{Mode: mode, sendN: sendBytes, recvN: recvBytes, slots: 1}
+	if mode == CacheCycle || mode == CacheRandom {
+		b.slots = max(slots, 1)
+	}
+	b.stride = max(sendBytes, recvBytes)
+	b.stride = (b.stride + 63) &^ 63
+	if b.stride == 0 {
+		b.stride = 64
+	}
+	b.sendAll = make([]byte, b.stride*b.slots+sendBytes)
+	b.recvAll = make([]byte, b.stride*b.slots+recvBytes)
+	if mode == CacheCold {
+		b.flush = make([]byte, max(flushBytes, 1))
+	}
+	b.rng = rand.New(rand.NewPCG(seed, 0x6361636865))
+	b.set(0)
+	return b
+}
+
+func (b *Buffers) set(slot int) {
+	off := slot * b.stride
+	b.Send = b.sendAll[off : off+b.sendN]
+	b.Recv = b.recvAll[off : off+b.recvN]
+}
+
+// Before prepares observation i: a flush for CacheCold, the next (or a
+// random) offset for CacheCycle (CacheRandom). The caller copies Send and
+// Recv into the Observation afterwards.
+func (b *Buffers) Before(i int) {
+	switch b.Mode {
+	case CacheCold:
+		v := b.sink + 1
+		for j := 0; j < len(b.flush); j += 64 {
+			b.flush[j] = v
+		}
+		b.sink = b.flush[len(b.flush)/2]
+	case CacheCycle:
+		b.next = (b.next + 1) % b.slots
+		b.set(b.next)
+	case CacheRandom:
+		b.set(b.rng.IntN(b.slots))
+	}
+}

@@ -1,0 +1,62 @@
+// Package window decides when each observation of an MPI benchmark starts —
+// process synchronization, paper 000 §3 and §4.6 — and how its completion
+// time is computed.
+//
+// # Methods
+//
+// A Method names how the ranks are brought to a common start:
+//
+//	barrier          MPI_Barrier before every observation (IMB, OSU)
+//	double_barrier   two MPI_Barrier calls (reduces the barrier's exit skew)
+//	dissemination    our own dissemination barrier, ⌈log2 P⌉ sendrecv rounds
+//	window           fixed window (Alg. 1 of 000, SKaMPI/ReproMPI): rank 0
+//	                 broadcasts a start time t0 in global time, observation i
+//	                 of a batch starts at t0 + i·window on every rank
+//	adaptive_skampi  window, and after each batch with ≥ 25% invalid
+//	                 observations window = max(2·window, 1.5·mean duration)
+//	adaptive_nbcbench window, and a batch with ≥ 25% invalid observations is
+//	                 marked discarded and repeated with window ×1.5 (NBCBench)
+//	roundtime        every round: barrier, rank 0 picks start = now +
+//	                 k·(measured MPI_Bcast time) and broadcasts it in global
+//	                 time; a late start invalidates the observation, which is
+//	                 redone; a time budget ends the experiment
+//
+// The wait itself — barrier or busy-wait for the deadline — runs inside
+// mpi.Comm.Observe together with the timestamps and the timed call (the
+// critical path, one cgo call with the real binding). Go converts window
+// starts from global time to local ticks (GlobalClock.ToLocal) before, and
+// interprets the timestamps after.
+//
+// # Flags
+//
+// An observation started late when its first timestamp is more than
+// Config.LateTolerance after its deadline; its window expired when its end
+// is later than the next observation's deadline. Each rank computes its own
+// flags and they are reduced across ranks (bitwise OR, which is the MAX of
+// each flag). The error codes of the raw data are the bits of Code:
+// CodeLate = 1, CodeExpired = 2 (3 = both), CodeDiscarded = 4 (a batch the
+// NBCBench policy repeated). Invalid observations stay in the raw data; the
+// analysis excludes them by default and reports how many there were.
+//
+// # Completion time
+//
+// LocalCompletion is the maximum over ranks of end − start, each on the
+// rank's own clock (no clock synchronization needed); GlobalCompletion is
+// the latest end minus the earliest start in global time (paper 000 §4.6).
+// The loop-averaged scheme of IMB and OSU (n calls back to back, divided
+// by n) is RuntimeLoop.
+//
+// # Kernels and barriers
+//
+// TimeKernel is McCalpin's bracket (paper 003) around user work: provable
+// lower and upper bounds of its duration without synchronized clocks, and the
+// global-clock estimate with them. BarrierExitSkew measures how far apart in
+// global time the ranks leave a barrier (Fig. 10 of 000).
+//
+// # Cache control
+//
+// CacheMode selects warm caches, cold caches (a buffer of last-level-cache
+// size, LLCBytes, overwritten before each observation), or message buffers
+// whose offsets within a larger allocation are cycled or randomized (paper
+// 004); Buffers implements them without allocating per observation.
+package window

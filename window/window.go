@@ -1,0 +1,469 @@
+package window
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/timing"
+)
+
+// GlobalClock maps local ticks of the base clock to global seconds and
+// back. *clocksync.GlobalClock satisfies it; Identity is the global clock of
+// a run without clock synchronization.
+type GlobalClock interface {
+	// ToGlobal maps a local timestamp (ticks of the base clock) to global seconds.
+	ToGlobal(local int64) float64
+	// ToLocal maps global seconds to the local tick at which the base clock
+	// reaches that global time.
+	ToLocal(global float64) int64
+}
+
+// Identity is the GlobalClock that takes the local clock as global time:
+// correct on one rank, or for methods that need no global time.
+type Identity struct{ Clock timing.Clock }
+
+// ToGlobal returns the local timestamp in seconds.
+func (i Identity) ToGlobal(local int64) float64 { return i.Clock.Seconds(local) }
+
+// ToLocal returns the global time in local ticks.
+func (i Identity) ToLocal(global float64) int64 { return i.Clock.Ticks(global) }
+
+// Method is a process synchronization method (see the package doc).
+type Method int
+
+// The methods.
+const (
+	Barrier Method = iota
+	DoubleBarrier
+	Dissemination
+	Fixed
+	AdaptiveSKaMPI
+	AdaptiveNBCBench
+	RoundTime
+	numMethods
+)
+
+var methodNames = [...]string{"barrier", "double_barrier", "dissemination", "window",
+	"adaptive_skampi", "adaptive_nbcbench", "roundtime"}
+
+// Methods returns every method in a fixed order.
+func Methods() []Method {
+	m := make([]Method, numMethods)
+	for i := range m {
+		m[i] = Method(i)
+	}
+	return m
+}
+
+// MethodNames returns the names of every method, for vocabularies.
+func MethodNames() []string { return append([]string(nil), methodNames[:]...) }
+
+// String returns the method's name as used on the command line.
+func (m Method) String() string {
+	if m < 0 || m >= numMethods {
+		return fmt.Sprintf("Method(%d)", int(m))
+	}
+	return methodNames[m]
+}
+
+// Windowed reports whether the method starts observations at deadlines in
+// global time (and so needs synchronized clocks).
+func (m Method) Windowed() bool { return m >= Fixed && m < numMethods }
+
+// ParseMethod accepts a method name (case-insensitive; "fixed" and
+// "fixed_window" mean window, "skampi" and "nbcbench" the adaptive policies).
+func ParseMethod(s string) (Method, error) {
+	n := strings.ToLower(strings.TrimSpace(s))
+	switch n {
+	case "fixed", "fixed_window":
+		return Fixed, nil
+	case "skampi", "adaptive":
+		return AdaptiveSKaMPI, nil
+	case "nbcbench":
+		return AdaptiveNBCBench, nil
+	case "mpi_barrier":
+		return Barrier, nil
+	}
+	for i, name := range methodNames {
+		if n == name {
+			return Method(i), nil
+		}
+	}
+	return 0, fmt.Errorf("window: unknown process synchronization %q (want one of %s)", s, strings.Join(methodNames[:], ", "))
+}
+
+// Error codes of an observation: bits, reduced across ranks with OR.
+const (
+	CodeValid     = 0
+	CodeLate      = 1 // started more than LateTolerance after its deadline
+	CodeExpired   = 2 // ended after the next observation's deadline
+	CodeDiscarded = 4 // its batch was repeated by the NBCBench policy
+)
+
+// Config configures a Sync. Zero fields take the defaults noted.
+type Config struct {
+	Method Method
+	// Window is the initial window per observation (windowed methods);
+	// default 100 µs.
+	Window time.Duration
+	// Batch is the number of observations between two broadcasts of a start
+	// time, and between two decisions of an adaptive policy; default 100.
+	Batch int
+	// LateTolerance is how far after its deadline an observation may start
+	// and still be valid; default 1 µs. The critical path takes its first
+	// timestamp at the first clock reading at or after the deadline, so a
+	// punctual start is late by about one clock read.
+	LateTolerance time.Duration
+	// StartDelay is how far in the future rank 0 places a batch's start
+	// time (it must cover the broadcast); default 50 µs plus one window.
+	StartDelay time.Duration
+	// InvalidFraction is the share of invalid observations in a batch at
+	// which an adaptive policy acts; default 0.25.
+	InvalidFraction float64
+	// MaxRepeats bounds how often the NBCBench policy repeats one batch;
+	// default 20.
+	MaxRepeats int
+	// RoundFactor is k of round-time: start = now + k·(Bcast time);
+	// default 4.
+	RoundFactor float64
+	// Budget ends a round-time experiment when it has run this long (rank
+	// 0's clock); default 10 s. Round-time also stops after 10·n attempts.
+	Budget time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.Window <= 0 {
+		c.Window = 100 * time.Microsecond
+	}
+	if c.Batch <= 0 {
+		c.Batch = 100
+	}
+	if c.LateTolerance <= 0 {
+		c.LateTolerance = time.Microsecond
+	}
+	if c.StartDelay <= 0 {
+		c.StartDelay = 50*time.Microsecond + c.Window
+	}
+	if c.InvalidFraction <= 0 {
+		c.InvalidFraction = 0.25
+	}
+	if c.MaxRepeats <= 0 {
+		c.MaxRepeats = 20
+	}
+	if c.RoundFactor <= 0 {
+		c.RoundFactor = 4
+	}
+	if c.Budget <= 0 {
+		c.Budget = 10 * time.Second
+	}
+	return c
+}
+
+// Adaptation records one change of the window by an adaptive policy.
+type Adaptation struct {
+	AtObservation int     `json:"at_observation"`  // index of the first observation of the batch that triggered it (attempts counted)
+	InvalidCount  int     `json:"invalid_count"`   // invalid observations of that batch
+	BatchSize     int     `json:"batch_size"`      // observations in that batch
+	MeanDurationS float64 `json:"mean_duration_s"` // mean over the batch of the max-over-ranks duration
+	OldWindowS    float64 `json:"old_window_s"`
+	NewWindowS    float64 `json:"new_window_s"`
+	RepeatedBatch bool    `json:"repeated_batch"` // NBCBench: the batch was discarded and repeated
+	WarmUp        bool    `json:"warm_up"`        // happened during the warm-up
+}
+
+// Record receives the observations of one Run on the calling rank. Its
+// slices are allocated once (NewRecord) and reused, so Run does not allocate.
+type Record struct {
+	N        int       // observations recorded (round-time and NBCBench: attempts, so N may exceed the n asked for)
+	Start    []int64   // local ticks of the start timestamp
+	End      []int64   // local ticks of the end timestamp
+	LateS    []float64 // how late the start was on this rank, seconds (0 without a deadline)
+	Code     []uint8   // error code, reduced across ranks (every rank holds the same)
+	Deadline []int64   // local ticks of the deadline (0 without one)
+}
+
+// NewRecord returns a Record with room for capacity observations.
+func NewRecord(capacity int) *Record {
+	return &Record{Start: make([]int64, capacity), End: make([]int64, capacity),
+		LateS: make([]float64, capacity), Code: make([]uint8, capacity), Deadline: make([]int64, capacity)}
+}
+
+// Cap returns how many observations the Record holds.
+func (r *Record) Cap() int { return len(r.Start) }
+
+// Capacity returns the Record capacity Run needs for n observations with
+// this configuration.
+func (c Config) Capacity(n int) int {
+	c = c.withDefaults()
+	switch c.Method {
+	case RoundTime:
+		return 10 * n
+	case AdaptiveNBCBench:
+		return n + c.MaxRepeats*c.Batch
+	}
+	return n
+}
+
+// Sync runs observations under one process synchronization method. It
+// keeps the current window between Runs, so a warm-up Run adapts the window
+// the measured Run then starts with; Reset restores the initial window.
+// A Sync belongs to one rank; every rank of the communicator makes one with
+// the same Config and calls its methods collectively.
+type Sync struct {
+	cfg     Config
+	comm    mpi.Comm
+	clk     timing.Clock
+	g       GlobalClock
+	windowS float64
+	bcastS  float64   // round-time: measured MPI_Bcast time
+	red     []float64 // per-batch flags and durations sent to the reduction
+	redOut  []float64 // and its result (MPI forbids aliasing the two)
+	one     [2]float64
+	// History lists every window change since the last Reset.
+	History []Adaptation
+	// Before, when set, is called before each observation with its index in
+	// the Record (for cache control). It must not allocate to keep Run
+	// allocation-free, and must not communicate.
+	Before func(i int)
+}
+
+// ErrNoGlobalClock is returned by New for a windowed method without a
+// global clock.
+var ErrNoGlobalClock = errors.New("window: windowed process synchronization needs a global clock (synchronize the clocks)")
+
+// New returns a Sync for the calling rank of c reading clk (which must be
+// the base clock of g).
+func New(c mpi.Comm, clk timing.Clock, g GlobalClock, cfg Config) (*Sync, error) {
+	cfg = cfg.withDefaults()
+	if cfg.Method < 0 || cfg.Method >= numMethods {
+		return nil, fmt.Errorf("window: invalid method %v", cfg.Method)
+	}
+	if cfg.Method.Windowed() && g == nil {
+		return nil, ErrNoGlobalClock
+	}
+	if g == nil {
+		g = Identity{clk}
+	}
+	s := &Sync{cfg: cfg, comm: c, clk: clk, g: g, red: make([]float64, 3*cfg.Batch), redOut: make([]float64, 3*cfg.Batch)}
+	s.Reset()
+	return s, nil
+}
+
+// Config returns the configuration with defaults applied.
+func (s *Sync) Config() Config { return s.cfg }
+
+// Reset restores the initial window and clears History.
+func (s *Sync) Reset() {
+	s.windowS = s.cfg.Window.Seconds()
+	s.History = s.History[:0]
+	s.bcastS = 0
+}
+
+// WindowS returns the current window in seconds.
+func (s *Sync) WindowS() float64 { return s.windowS }
+
+// SetGlobal replaces the global clock (after a re-synchronization).
+func (s *Sync) SetGlobal(g GlobalClock) { s.g = g }
+
+// Run executes n observations of o under the method, recording them in rec
+// from index 0 (rec.N is set). o's call and buffers are set by the caller;
+// Run sets o.Sync and o.Deadline. warmUp marks the adaptations of a warm-up
+// run in History. Every rank calls Run collectively with the same n.
+func (s *Sync) Run(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
+	if need := s.cfg.Capacity(n); rec.Cap() < need {
+		return fmt.Errorf("window: Record holds %d observations, %v needs %d for n=%d", rec.Cap(), s.cfg.Method, need, n)
+	}
+	rec.N = 0
+	switch s.cfg.Method {
+	case Barrier, DoubleBarrier, Dissemination:
+		o.Sync = [...]mpi.SyncKind{mpi.SyncBarrier, mpi.SyncDoubleBarrier, mpi.SyncDissemination}[s.cfg.Method]
+		o.Deadline = 0
+		for i := range n {
+			if s.Before != nil {
+				s.Before(i)
+			}
+			if err := s.comm.Observe(o, s.clk); err != nil {
+				return err
+			}
+			rec.Start[i], rec.End[i], rec.LateS[i], rec.Code[i], rec.Deadline[i] = o.Start, o.End, 0, 0, 0
+		}
+		rec.N = n
+		return nil
+	case RoundTime:
+		return s.runRoundTime(o, n, rec, warmUp)
+	}
+	return s.runWindows(o, n, rec, warmUp)
+}
+
+// broadcastStart has rank 0 pick a start time StartDelay (plus one window)
+// ahead in global time and broadcasts it.
+func (s *Sync) broadcastStart(aheadS float64) (float64, error) {
+	s.one[0] = 0
+	if s.comm.Rank() == 0 {
+		s.one[0] = s.g.ToGlobal(s.clk.Now()) + aheadS
+	}
+	err := mpi.Bcast(s.comm, s.one[:1], 0)
+	return s.one[0], err
+}
+
+// runWindows implements the fixed window and the adaptive policies
+// (Alg. 1 of 000 for the window; the SKaMPI and NBCBench rules for the
+// adaptation).
+func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
+	o.Sync = mpi.SyncDeadline
+	tol := s.clk.Ticks(s.cfg.LateTolerance.Seconds())
+	done, repeats := 0, 0
+	for done < n {
+		b := min(s.cfg.Batch, n-done)
+		first := rec.N
+		t0, err := s.broadcastStart(s.cfg.StartDelay.Seconds() + s.windowS)
+		if err != nil {
+			return err
+		}
+		w := s.windowS
+		for i := range b {
+			k := first + i
+			if s.Before != nil {
+				s.Before(k)
+			}
+			o.Deadline = s.g.ToLocal(t0 + float64(i)*w)
+			if err := s.comm.Observe(o, s.clk); err != nil {
+				return err
+			}
+			var late, exp float64
+			if o.Start-o.Deadline > tol {
+				late = 1
+			}
+			if o.End > s.g.ToLocal(t0+float64(i+1)*w) {
+				exp = 1
+			}
+			rec.Start[k], rec.End[k], rec.Deadline[k] = o.Start, o.End, o.Deadline
+			rec.LateS[k] = s.clk.Seconds(o.Start - o.Deadline)
+			s.red[i], s.red[b+i], s.red[2*b+i] = late, exp, s.clk.Seconds(o.End-o.Start)
+		}
+		rec.N += b
+		red := s.redOut[:3*b]
+		if err := mpi.Allreduce(s.comm, s.red[:3*b], red, mpi.Max); err != nil {
+			return err
+		}
+		invalid, sum := 0, 0.0
+		for i := range b {
+			c := uint8(0)
+			if red[i] != 0 {
+				c |= CodeLate
+			}
+			if red[b+i] != 0 {
+				c |= CodeExpired
+			}
+			if c != 0 {
+				invalid++
+			}
+			rec.Code[first+i] = c
+			sum += red[2*b+i]
+		}
+		mean := sum / float64(b)
+		tooMany := float64(invalid) >= s.cfg.InvalidFraction*float64(b)
+		switch {
+		case s.cfg.Method == AdaptiveSKaMPI && tooMany:
+			nw := math.Max(2*w, 1.5*mean)
+			s.History = append(s.History, Adaptation{AtObservation: first, InvalidCount: invalid, BatchSize: b,
+				MeanDurationS: mean, OldWindowS: w, NewWindowS: nw, WarmUp: warmUp})
+			s.windowS = nw
+			done += b
+		case s.cfg.Method == AdaptiveNBCBench && tooMany && repeats < s.cfg.MaxRepeats:
+			nw := 1.5 * w
+			s.History = append(s.History, Adaptation{AtObservation: first, InvalidCount: invalid, BatchSize: b,
+				MeanDurationS: mean, OldWindowS: w, NewWindowS: nw, RepeatedBatch: true, WarmUp: warmUp})
+			s.windowS = nw
+			for i := range b {
+				rec.Code[first+i] |= CodeDiscarded
+			}
+			repeats++
+		default:
+			done += b
+		}
+	}
+	return nil
+}
+
+// measureBcast times MPI_Bcast of one float64 on rank 0 after a barrier,
+// the minimum of 10 (round-time's unit of waiting).
+func (s *Sync) measureBcast() error {
+	best := math.Inf(1)
+	for range 10 {
+		if err := s.comm.Barrier(); err != nil {
+			return err
+		}
+		t0 := s.clk.Now()
+		if err := mpi.Bcast(s.comm, s.one[:1], 0); err != nil {
+			return err
+		}
+		best = math.Min(best, s.clk.Seconds(s.clk.Now()-t0))
+	}
+	s.one[0] = best
+	if err := mpi.Bcast(s.comm, s.one[:1], 0); err != nil {
+		return err
+	}
+	s.bcastS = math.Max(s.one[0], 1e-6)
+	return nil
+}
+
+// runRoundTime implements round-time: each round a barrier, a start time
+// k·(Bcast time) ahead broadcast by rank 0, the timed call; a late start is
+// recorded with CodeLate and redone; the budget (rank 0's clock) or 10·n
+// attempts end the experiment.
+func (s *Sync) runRoundTime(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
+	if s.bcastS == 0 {
+		if err := s.measureBcast(); err != nil {
+			return err
+		}
+	}
+	o.Sync = mpi.SyncDeadline
+	tol := s.clk.Ticks(s.cfg.LateTolerance.Seconds())
+	begin := s.clk.Now()
+	budget := s.clk.Ticks(s.cfg.Budget.Seconds())
+	valid := 0
+	for k := 0; valid < n && k < rec.Cap(); k++ {
+		if s.Before != nil {
+			s.Before(k)
+		}
+		if err := s.comm.Barrier(); err != nil {
+			return err
+		}
+		t0, err := s.broadcastStart(s.cfg.RoundFactor * s.bcastS)
+		if err != nil {
+			return err
+		}
+		o.Deadline = s.g.ToLocal(t0)
+		if err := s.comm.Observe(o, s.clk); err != nil {
+			return err
+		}
+		rec.Start[k], rec.End[k], rec.Deadline[k] = o.Start, o.End, o.Deadline
+		rec.LateS[k] = s.clk.Seconds(o.Start - o.Deadline)
+		s.red[0], s.red[1] = 0, 0
+		if o.Start-o.Deadline > tol {
+			s.red[0] = 1
+		}
+		if s.comm.Rank() == 0 && o.End-begin > budget {
+			s.red[1] = 1
+		}
+		if err := mpi.Allreduce(s.comm, s.red[:2], s.redOut[:2], mpi.Max); err != nil {
+			return err
+		}
+		rec.Code[k] = 0
+		if s.redOut[0] != 0 {
+			rec.Code[k] = CodeLate
+		} else {
+			valid++
+		}
+		rec.N = k + 1
+		if s.redOut[1] != 0 {
+			break
+		}
+	}
+	return nil
+}
