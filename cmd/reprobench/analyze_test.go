@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var updateAnalysis = flag.Bool("update-analysis", false, "rewrite testdata/analysis/*.golden")
+
+// anGolden runs the CLI with args and compares stdout with the golden file.
+func anGolden(t *testing.T, golden string, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if err := run(&out, &errb, args); err != nil {
+		t.Fatalf("reprobench %s: %v\nstderr: %s", strings.Join(args, " "), err, errb.String())
+	}
+	path := filepath.Join("testdata", "analysis", golden)
+	if *updateAnalysis {
+		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update-analysis to create it)", err)
+	}
+	if got := out.String(); got != string(want) {
+		t.Errorf("reprobench %s: output differs from %s\n--- got\n%s\n--- want\n%s", strings.Join(args, " "), path, got, want)
+	}
+	return out.String()
+}
+
+const (
+	anA       = "testdata/analysis/a.csv"
+	anB       = "testdata/analysis/b.csv"
+	anPerRank = "testdata/analysis/perrank.csv"
+)
+
+func TestAnalyzeGolden(t *testing.T) {
+	text := anGolden(t, "analyze.txt", "analyze", anA, anPerRank)
+	for _, want := range []string{"MPI_Allreduce/msize=8/np=4/MPI_INT/mpi_lib=libA", "µs", "95% CI", "can ranks be pooled"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text output lacks %q", want)
+		}
+	}
+	anGolden(t, "analyze.csv", "analyze", "--format", "csv", anA)
+	js := anGolden(t, "analyze.json", "analyze", "--format", "json", anA, anPerRank)
+	var parsed struct {
+		Groups []struct {
+			N              int       `json:"n"`
+			NMpiruns       int       `json:"n_mpiruns"`
+			MedianS        float64   `json:"median_s"`
+			MedianCIS      []float64 `json:"median_ci_s"`
+			MpirunMedians  []float64 `json:"mpirun_medians_s"`
+			OutliersRemove int       `json:"outliers_removed"`
+		} `json:"groups"`
+	}
+	if err := json.Unmarshal([]byte(js), &parsed); err != nil {
+		t.Fatal(err)
+	}
+	if len(parsed.Groups) != 8 {
+		t.Fatalf("%d groups in JSON, want 8", len(parsed.Groups))
+	}
+	for _, g := range parsed.Groups {
+		if g.NMpiruns != 6 || len(g.MpirunMedians) != 6 || !(g.MedianCIS[0] <= g.MedianS && g.MedianS <= g.MedianCIS[1]) {
+			t.Errorf("bad group %+v", g)
+		}
+	}
+	bs := anGolden(t, "analyze.benchstat", "analyze", "--format", "benchstat", anA)
+	if n := strings.Count(bs, "ns/op"); n != 8*6 {
+		t.Errorf("benchstat output has %d lines, want 48 (one per mpirun median)", n)
+	}
+}
+
+func TestAnalyzeErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("run_id,mpirun,call\nx,0,MPI_Bcast\n"), 0o644)
+	empty := filepath.Join(dir, "empty.csv")
+	os.WriteFile(empty, []byte(""), 0o644)
+	for _, c := range []struct {
+		args  []string
+		want  string
+		usage bool
+	}{
+		{[]string{"analyze"}, "no input files", true},
+		{[]string{"analyze", "--format", "xml", anA}, "unknown --format", true},
+		{[]string{"analyze", "--level", "1.5", anA}, "--level", true},
+		{[]string{"analyze", bad}, "missing column(s) exp", false},
+		{[]string{"analyze", empty}, "empty file", false},
+		{[]string{"analyze", filepath.Join(dir, "nope.csv")}, "no such file", false},
+		{[]string{"compare", anA}, "want A-FILES... -- B-FILES...", true},
+		{[]string{"compare", "--alternative", "bigger", anA, "--", anB}, "unknown alternative", true},
+		{[]string{"compare", "--by", "nolabel", anA}, "no group has label", false},
+		{[]string{"plot", "--kind", "pie", "-o", filepath.Join(dir, "x.png"), anA}, "unknown --kind", true},
+		{[]string{"plot", anA}, "-o FILE is required", true},
+	} {
+		var out, errb bytes.Buffer
+		err := run(&out, &errb, c.args)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want %q", c.args, err, c.want)
+			continue
+		}
+		if errors.Is(err, errUsage) != c.usage {
+			t.Errorf("%v: usage error = %v, want %v", c.args, errors.Is(err, errUsage), c.usage)
+		}
+	}
+}
