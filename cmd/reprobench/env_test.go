@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/internal/mpirun"
+	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/timing"
 )
 
@@ -161,6 +162,9 @@ func TestEnvUsageErrors(t *testing.T) {
 func TestEnvUnderMPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and launches mpirun")
+	}
+	if !mpi.Available {
+		t.Skip("this build has no MPI (nompi or no cgo): the command it would launch has none either")
 	}
 	for _, f := range mpirun.Flavors(t) {
 		t.Run(f.Name, func(t *testing.T) {
