@@ -1,0 +1,313 @@
+// Package engine is the experiment loop of reprobench: given a
+// communicator, a clock, a global clock and a list of experiments, it runs
+// each (warm-up, then the measured observations under the experiment's
+// process synchronization, package window) and streams one raw row per
+// observation to a Sink on rank 0. It never aggregates: summaries are the
+// analysis package's job (paper 004: separate design, engine and analysis).
+//
+// Per experiment, the ranks' timestamps are gathered at rank 0 once, after
+// the last observation, so the observation loop itself does not
+// communicate beyond what the method needs and does not allocate.
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/timing"
+	"github.com/reprobench/reprobench/window"
+)
+
+// Experiment is one cell of the design: a call at a message size, observed
+// Nrep times.
+type Experiment struct {
+	Exp        int           // index in the run, recorded in the raw data
+	Call       mpi.Call      //
+	MsizeBytes int           // bytes per rank's contribution (a multiple of Type's size)
+	Type       mpi.Datatype  //
+	Op         mpi.ReduceOp  // for reductions; Sum by default
+	Root       int           // root of rooted calls, first rank of a ping-pong (the peer is Root+1 mod P)
+	Nrep       int           // recorded observations (round-time: valid ones)
+	Warmup     int           // unrecorded observations before (same method; they adapt the window)
+	Sync       window.Config // process synchronization
+	Runtime    window.RuntimeType
+	LoopReps   int              // calls per observation for RuntimeLoop (default 100)
+	Cache      window.CacheMode //
+	CacheSlots int              // buffer copies for CacheCycle and CacheRandom (default 16)
+	FlushBytes int              // CacheCold: bytes overwritten (default: LLCBytes, else 32 MiB)
+	Seed       uint64           // for CacheRandom
+}
+
+// Count returns the number of elements per rank.
+func (e *Experiment) Count() int {
+	if s := e.Type.Size(); s > 0 {
+		return e.MsizeBytes / s
+	}
+	return 0
+}
+
+// Row is one observation as it goes into the raw CSV.
+type Row struct {
+	Exp        int
+	Call       mpi.Call
+	MsizeBytes int
+	Count      int
+	Type       mpi.Datatype
+	Np         int
+	Rep        int
+	RuntimeS   float64
+	ErrorCode  int
+}
+
+// RankRow is one rank's timestamps of one observation, seconds: local on
+// the rank's clock since its epoch, global on the global clock.
+type RankRow struct {
+	Exp          int
+	Call         mpi.Call
+	MsizeBytes   int
+	Np           int
+	Rep          int
+	Rank         int
+	LocalStartS  float64
+	LocalEndS    float64
+	GlobalStartS float64
+	GlobalEndS   float64
+	ErrorCode    int
+}
+
+// Summary describes how one experiment went, for the metadata (not the
+// data: it counts, it does not summarize runtimes).
+type Summary struct {
+	Exp           int                 `json:"exp"`
+	Call          string              `json:"call"`
+	MsizeBytes    int                 `json:"msize_bytes"`
+	Method        string              `json:"proc_sync"`
+	RuntimeType   string              `json:"runtime_type"`
+	Cache         string              `json:"cache"`
+	WarmupCount   int                 `json:"warmup_count"`
+	Rows          int                 `json:"rows"`
+	Invalid       int                 `json:"invalid"`
+	InitialWindow float64             `json:"initial_window_s,omitempty"`
+	FinalWindowS  float64             `json:"final_window_s,omitempty"`
+	MaxLateS      float64             `json:"max_late_s"` // over ranks and rows, 0 without deadlines
+	Adaptations   []window.Adaptation `json:"adaptations,omitempty"`
+	DurationS     float64             `json:"duration_s"` // wall time of the experiment on rank 0
+	StartedAt     time.Time           `json:"started_at"`
+}
+
+// Sink receives the output of rank 0. Row and RankRow values are reused
+// after the call returns.
+type Sink interface {
+	Row(r *Row) error
+	// RankRow is called only when Engine.PerRank is set.
+	RankRow(r *RankRow) error
+	// EndExperiment is called after the rows of an experiment (flush here).
+	EndExperiment(s *Summary) error
+}
+
+// Engine runs experiments on one rank. Every rank makes one with the same
+// experiments and calls Run collectively.
+type Engine struct {
+	Comm   mpi.Comm
+	Clock  timing.Clock       // the clock the critical path reads; the base clock of Global
+	Global window.GlobalClock // nil: window.Identity (no global time)
+	// Resync, when set, is called collectively before an experiment when
+	// ResyncEvery has passed since the last call (zero: before every
+	// experiment); it re-synchronizes the clocks.
+	Resync      func(exp int) error
+	ResyncEvery time.Duration
+	PerRank     bool
+	// Progress, when set, is called on rank 0 after each experiment.
+	Progress func(done, total int)
+}
+
+// Run executes the experiments in order; rank 0 writes to sink (other ranks
+// may pass nil). It returns the summaries on rank 0.
+func (e *Engine) Run(exps []Experiment, sink Sink) ([]Summary, error) {
+	if e.Comm.Rank() == 0 && sink == nil {
+		return nil, fmt.Errorf("engine: rank 0 needs a Sink")
+	}
+	var sums []Summary
+	var lastSync time.Time
+	for i := range exps {
+		ex := &exps[i]
+		if e.Resync != nil && (lastSync.IsZero() || time.Since(lastSync) >= e.ResyncEvery) {
+			if err := e.Resync(ex.Exp); err != nil {
+				return sums, fmt.Errorf("engine: experiment %d: clock synchronization: %w", ex.Exp, err)
+			}
+			lastSync = time.Now()
+		}
+		s, err := e.runOne(ex, sink)
+		if err != nil {
+			return sums, fmt.Errorf("engine: experiment %d (%v, %d bytes): %w", ex.Exp, ex.Call, ex.MsizeBytes, err)
+		}
+		if e.Comm.Rank() == 0 {
+			sums = append(sums, *s)
+			if err := sink.EndExperiment(s); err != nil {
+				return sums, err
+			}
+			if e.Progress != nil {
+				e.Progress(i+1, len(exps))
+			}
+		}
+	}
+	return sums, nil
+}
+
+// Check validates an experiment for a communicator of size p.
+func (ex *Experiment) Check(p int) error {
+	if !ex.Call.Valid() {
+		return fmt.Errorf("invalid call %v", ex.Call)
+	}
+	if !ex.Type.Valid() {
+		return fmt.Errorf("invalid datatype %v", ex.Type)
+	}
+	if ex.MsizeBytes < 0 || ex.MsizeBytes%ex.Type.Size() != 0 {
+		return fmt.Errorf("message size %d bytes is not a multiple of %v's %d bytes", ex.MsizeBytes, ex.Type, ex.Type.Size())
+	}
+	if ex.Nrep < 1 || ex.Warmup < 0 {
+		return fmt.Errorf("need nrep ≥ 1 and warm-up ≥ 0, have %d and %d", ex.Nrep, ex.Warmup)
+	}
+	if ex.Call == mpi.CallPingPong && p < 2 {
+		return fmt.Errorf("pingpong needs at least 2 ranks")
+	}
+	if ex.Root < 0 || ex.Root >= p {
+		return fmt.Errorf("root %d out of range [0,%d)", ex.Root, p)
+	}
+	if ex.Call.Reduces() {
+		if err := mpi.CheckReduce(ex.Type, ex.Op); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Engine) runOne(ex *Experiment, sink Sink) (*Summary, error) {
+	c := e.Comm
+	p, me := c.Size(), c.Rank()
+	if err := ex.Check(p); err != nil {
+		return nil, err
+	}
+	g := e.Global
+	if g == nil {
+		g = window.Identity{Clock: e.Clock}
+	}
+	if ex.Runtime == window.RuntimeGlobal && e.Global == nil {
+		return nil, fmt.Errorf("runtime type global needs synchronized clocks")
+	}
+	began := time.Now()
+	sy, err := window.New(c, e.Clock, e.Global, ex.Sync)
+	if err != nil {
+		return nil, err
+	}
+	count := ex.Count()
+	sendB, recvB := mpi.BufferSizes(ex.Call, count, ex.Type, p)
+	if ex.Call == mpi.CallBcast {
+		recvB = max(recvB, sendB)
+	}
+	slots := ex.CacheSlots
+	if slots <= 0 {
+		slots = 16
+	}
+	flush := ex.FlushBytes
+	if ex.Cache == window.CacheCold && flush <= 0 {
+		if flush, err = window.LLCBytes(); err != nil {
+			flush = 32 << 20
+		}
+	}
+	bufs := window.NewBuffers(ex.Cache, sendB, recvB, slots, flush, ex.Seed)
+	reps := 1
+	if ex.Runtime == window.RuntimeLoop {
+		reps = ex.LoopReps
+		if reps <= 0 {
+			reps = 100
+		}
+	}
+	o := &mpi.Observation{Call: ex.Call, Send: bufs.Send, Recv: bufs.Recv, Count: count, Type: ex.Type,
+		Op: ex.Op, Root: ex.Root, Peer: (ex.Root + 1) % p, Reps: reps}
+	if ex.Cache != window.CacheWarm {
+		sy.Before = func(int) {
+			bufs.Before(0)
+			o.Send, o.Recv = bufs.Send, bufs.Recv
+		}
+	}
+	cfg := sy.Config()
+	rec := window.NewRecord(cfg.Capacity(max(ex.Nrep, ex.Warmup)))
+	if ex.Warmup > 0 {
+		if err := sy.Run(o, ex.Warmup, rec, true); err != nil {
+			return nil, fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	if err := sy.Run(o, ex.Nrep, rec, false); err != nil {
+		return nil, err
+	}
+	n := rec.N
+	// Gather [local start, local end, global start, global end, late] per
+	// observation at rank 0.
+	const k = 5
+	mine := make([]float64, k*n)
+	for i := range n {
+		mine[k*i] = e.Clock.Seconds(rec.Start[i])
+		mine[k*i+1] = e.Clock.Seconds(rec.End[i])
+		mine[k*i+2] = g.ToGlobal(rec.Start[i])
+		mine[k*i+3] = g.ToGlobal(rec.End[i])
+		mine[k*i+4] = rec.LateS[i]
+	}
+	var all []float64
+	if me == 0 {
+		all = make([]float64, k*n*p)
+	}
+	if err := mpi.Gather(c, mine, all, 0); err != nil {
+		return nil, err
+	}
+	if me != 0 {
+		return nil, nil
+	}
+	sum := &Summary{Exp: ex.Exp, Call: ex.Call.String(), MsizeBytes: ex.MsizeBytes, Method: cfg.Method.String(),
+		RuntimeType: ex.Runtime.String(), Cache: ex.Cache.String(), WarmupCount: ex.Warmup, Rows: n,
+		Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: began.UTC()}
+	if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
+		sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), sy.WindowS()
+	}
+	ls, le := make([]float64, p), make([]float64, p)
+	gs, ge := make([]float64, p), make([]float64, p)
+	row := Row{Exp: ex.Exp, Call: ex.Call, MsizeBytes: ex.MsizeBytes, Count: count, Type: ex.Type, Np: p}
+	rr := RankRow{Exp: ex.Exp, Call: ex.Call, MsizeBytes: ex.MsizeBytes, Np: p}
+	for i := range n {
+		for r := range p {
+			v := all[r*k*n+k*i:]
+			ls[r], le[r], gs[r], ge[r] = v[0], v[1], v[2], v[3]
+			if cfg.Method.Windowed() {
+				sum.MaxLateS = max(sum.MaxLateS, v[4])
+			}
+		}
+		row.Rep, row.ErrorCode = i, int(rec.Code[i])
+		switch ex.Runtime {
+		case window.RuntimeGlobal:
+			row.RuntimeS = window.GlobalCompletion(gs, ge)
+		case window.RuntimeLoop:
+			row.RuntimeS = window.LocalCompletion(ls, le) / float64(reps)
+		default:
+			row.RuntimeS = window.LocalCompletion(ls, le)
+		}
+		if row.ErrorCode != 0 {
+			sum.Invalid++
+		}
+		if err := sink.Row(&row); err != nil {
+			return nil, err
+		}
+		if e.PerRank {
+			rr.Rep, rr.ErrorCode = i, row.ErrorCode
+			for r := range p {
+				rr.Rank = r
+				rr.LocalStartS, rr.LocalEndS, rr.GlobalStartS, rr.GlobalEndS = ls[r], le[r], gs[r], ge[r]
+				if err := sink.RankRow(&rr); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	sum.DurationS = time.Since(began).Seconds()
+	return sum, nil
+}

@@ -1,0 +1,174 @@
+package engine_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/window"
+)
+
+// memSink keeps everything it is given.
+type memSink struct {
+	rows  []engine.Row
+	ranks []engine.RankRow
+	sums  []engine.Summary
+}
+
+func (m *memSink) Row(r *engine.Row) error               { m.rows = append(m.rows, *r); return nil }
+func (m *memSink) RankRow(r *engine.RankRow) error       { m.ranks = append(m.ranks, *r); return nil }
+func (m *memSink) EndExperiment(s *engine.Summary) error { m.sums = append(m.sums, *s); return nil }
+
+func runEngine(t *testing.T, ranks int, exps []engine.Experiment, perRank bool) (*memSink, *mpitest.World) {
+	t.Helper()
+	w, err := mpitest.New(mpitest.Config{Ranks: ranks, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &memSink{}
+	syncs := 0
+	err = w.Run(func(r *mpitest.Rank) error {
+		c, clk := r.Comm(), r.Clock()
+		g := clocksync.NewGlobalClock(clk)
+		alg, err := clocksync.Parse("hca3:fitpts=50,exchanges=10")
+		if err != nil {
+			return err
+		}
+		e := &engine.Engine{Comm: c, Clock: clk, Global: g, PerRank: perRank,
+			Resync: func(int) error {
+				if c.Rank() == 0 {
+					syncs++
+				}
+				_, err := alg.Sync(c, g)
+				return err
+			}}
+		var s engine.Sink
+		if c.Rank() == 0 {
+			s = sink
+		}
+		_, err = e.Run(append([]engine.Experiment(nil), exps...), s)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if syncs != len(exps) {
+		t.Errorf("clocks synchronized %d times, want once per experiment (%d)", syncs, len(exps))
+	}
+	return sink, w
+}
+
+func TestEveryCallAndMethod(t *testing.T) {
+	var exps []engine.Experiment
+	for _, m := range window.Methods() {
+		for _, call := range mpi.Calls() {
+			exps = append(exps, engine.Experiment{Exp: len(exps), Call: call, MsizeBytes: 16, Type: mpi.Float64,
+				Nrep: 10, Warmup: 3, Sync: window.Config{Method: m, Window: 200 * time.Microsecond, Batch: 5},
+				Runtime: window.RuntimeType(len(exps) % 3)})
+		}
+	}
+	sink, _ := runEngine(t, 3, exps, true)
+	perExp := map[int]int{}
+	for _, r := range sink.rows {
+		perExp[r.Exp]++
+		if !(r.RuntimeS > 0 && r.RuntimeS < 1e-3) || r.Np != 3 || r.Count != 2 {
+			t.Errorf("implausible row %+v", r)
+		}
+	}
+	for _, ex := range exps {
+		want := ex.Nrep
+		if ex.Sync.Method == window.RoundTime || ex.Sync.Method == window.AdaptiveNBCBench {
+			want = sink.sums[ex.Exp].Rows
+		}
+		if perExp[ex.Exp] != want || want < ex.Nrep {
+			t.Errorf("experiment %d (%v, %v): %d rows, want %d", ex.Exp, ex.Call, ex.Sync.Method, perExp[ex.Exp], want)
+		}
+	}
+	if len(sink.ranks) != 3*len(sink.rows) {
+		t.Errorf("%d per-rank rows for %d rows on 3 ranks", len(sink.ranks), len(sink.rows))
+	}
+	if len(sink.sums) != len(exps) {
+		t.Errorf("%d summaries, want %d", len(sink.sums), len(exps))
+	}
+}
+
+// TestRuntimeTypes checks the completion times the engine writes against
+// the per-rank timestamps and the ground truth.
+func TestRuntimeTypes(t *testing.T) {
+	exps := []engine.Experiment{
+		{Exp: 0, Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Fixed}, Runtime: window.RuntimeLocal},
+		{Exp: 1, Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Fixed}, Runtime: window.RuntimeGlobal},
+		{Exp: 2, Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Barrier}, Runtime: window.RuntimeLoop, LoopReps: 10},
+	}
+	sink, w := runEngine(t, 4, exps, true)
+	for _, row := range sink.rows {
+		var ranks []engine.RankRow
+		for _, rr := range sink.ranks {
+			if rr.Exp == row.Exp && rr.Rep == row.Rep {
+				ranks = append(ranks, rr)
+			}
+		}
+		var want float64
+		switch row.Exp {
+		case 0, 2:
+			for _, rr := range ranks {
+				want = max(want, rr.LocalEndS-rr.LocalStartS)
+			}
+			if row.Exp == 2 {
+				want /= 10
+			}
+		case 1:
+			lo, hi := ranks[0].GlobalStartS, ranks[0].GlobalEndS
+			for _, rr := range ranks {
+				lo, hi = min(lo, rr.GlobalStartS), max(hi, rr.GlobalEndS)
+			}
+			want = hi - lo
+			// Ground truth: true times of the rank timestamps.
+			tlo, thi := 1e300, -1e300
+			for _, rr := range ranks {
+				tlo = min(tlo, w.TrueTime(rr.Rank, int64(rr.LocalStartS*1e9+0.5)))
+				thi = max(thi, w.TrueTime(rr.Rank, int64(rr.LocalEndS*1e9+0.5)))
+			}
+			if d := row.RuntimeS - (thi - tlo); d > 1e-6 || d < -1e-6 {
+				t.Errorf("exp 1 rep %d: global runtime %g s, ground truth %g s", row.Rep, row.RuntimeS, thi-tlo)
+			}
+		}
+		if d := row.RuntimeS - want; d > 1e-12 || d < -1e-12 {
+			t.Errorf("exp %d rep %d: runtime %g s, from the per-rank timestamps %g s", row.Exp, row.Rep, row.RuntimeS, want)
+		}
+	}
+}
+
+// Example runs two experiments on 2 simulated ranks and prints the raw rows
+// of the first observations.
+func Example() {
+	w, _ := mpitest.New(mpitest.Config{Ranks: 2, Seed: 1, Latency: mpitest.Latency{SpikeProb: -1, Jitter: -1}})
+	sink := &memSink{}
+	_ = w.Run(func(r *mpitest.Rank) error {
+		e := &engine.Engine{Comm: r.Comm(), Clock: r.Clock()}
+		exps := []engine.Experiment{
+			{Exp: 0, Call: mpi.CallPingPong, MsizeBytes: 8, Type: mpi.Byte, Nrep: 3, Warmup: 1},
+			{Exp: 1, Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 3, Warmup: 1},
+		}
+		var s engine.Sink
+		if r.Comm().Rank() == 0 {
+			s = sink
+		}
+		_, err := e.Run(exps, s)
+		return err
+	})
+	for _, r := range sink.rows {
+		fmt.Printf("exp %d %v rep %d: %.2f µs, error code %d\n", r.Exp, r.Call, r.Rep, r.RuntimeS*1e6, r.ErrorCode)
+	}
+	// Output:
+	// exp 0 pingpong rep 0: 2.02 µs, error code 0
+	// exp 0 pingpong rep 1: 2.02 µs, error code 0
+	// exp 0 pingpong rep 2: 2.02 µs, error code 0
+	// exp 1 MPI_Allreduce rep 0: 2.02 µs, error code 0
+	// exp 1 MPI_Allreduce rep 1: 2.02 µs, error code 0
+	// exp 1 MPI_Allreduce rep 2: 2.02 µs, error code 0
+}
