@@ -16,7 +16,10 @@
 //
 //   - Monotonic (NewMonotonic): CLOCK_MONOTONIC in nanoseconds, the clock
 //     behind the monotonic reading of time.Now, read directly from the runtime.
-//     Available everywhere; on Linux it is slewed by NTP, never stepped.
+//     On Linux it is slewed by NTP, never stepped, and C code reading
+//     clock_gettime(CLOCK_MONOTONIC) minus Source().Epoch gets the same ticks
+//     (tested in internal/ctsc). Elsewhere it is the runtime's own monotonic
+//     counter, which C code cannot be assumed to read.
 //   - TSC (NewTSC): the x86 time-stamp counter, read with RDTSCP (waits for the
 //     preceding instructions) or LFENCE; RDTSC, in Go assembly. It is refused
 //     unless the counter is invariant (constant rate in every power state, as
