@@ -1,0 +1,155 @@
+package clocksync_test
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/mpi/mpitest"
+)
+
+func ExampleParseSpec() {
+	s, err := clocksync.ParseSpec("hca3:fitpts=500")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(s)
+	_, err = clocksync.ParseSpec("skampi:fitpts=10")
+	fmt.Println(err)
+	// Output:
+	// hca3:fitpts=500,exchanges=100,rttpingpongs=100,warmup=10,intercept=fit,pingpongs=100,minpingpongs=10,stop=0
+	// clocksync: skampi: unknown parameter "fitpts" (skampi takes pingpongs, minpingpongs, stop, rttpingpongs, warmup)
+}
+
+func ExampleMergeLMs() {
+	// Rank 1's clock relative to rank 0 (lm1), rank 3's relative to rank 1
+	// (lm2): offsets in seconds, drifts in parts per million.
+	lm1 := clocksync.Model{Slope: 20e-6, Intercept: 0.5}
+	lm2 := clocksync.Model{Slope: -5e-6, Intercept: 0.25}
+	lm31 := clocksync.MergeLMs(lm1, lm2)
+	fmt.Println(lm31)
+	// Applying the merged model equals applying lm2, then lm1.
+	local := 100.0
+	fmt.Printf("%.9f %.9f\n", lm31.Global(local), lm1.Global(lm2.Global(local)))
+	// Output:
+	// slope=+15.0001ppm intercept=+0.749995000s
+	// 99.248504990 99.248504990
+}
+
+// Synchronize 8 simulated ranks with HCA3 and check the result against
+// ground truth 10 simulated seconds later.
+func ExampleAlgorithm_Sync() {
+	alg, err := clocksync.Parse("hca3") // 1000 fit points × 100 exchanges
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	w, _ := mpitest.New(mpitest.Config{Ranks: 8, Seed: 1})
+	err = w.Run(func(r *mpitest.Rank) error {
+		g := clocksync.NewGlobalClock(r.Clock())
+		res, err := alg.Sync(r.Comm(), g)
+		if err != nil {
+			return err
+		}
+		h := &clocksync.Harness{
+			After:   []time.Duration{0, 10 * time.Second},
+			Sleep:   r.Sleep,
+			TrueNow: r.TrueNow,
+			LocalAt: w.ClockAt,
+			Models:  res.Models(),
+		}
+		checks, err := h.Run(r.Comm(), g)
+		if err != nil || r.ID() != 0 {
+			return err
+		}
+		fmt.Printf("%d ranks, %d fit points per rank\n", res.Ranks, res.PerRank[1].Points)
+		for _, ck := range checks {
+			fmt.Printf("after %2.0fs: measured max |offset| < 1µs: %v, true max |error| < 1µs: %v\n",
+				ck.After, ck.MaxAbs < 1e-6, *ck.TrueMaxAbs < 1e-6)
+		}
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// 8 ranks, 1000 fit points per rank
+	// after  0s: measured max |offset| < 1µs: true, true max |error| < 1µs: true
+	// after 10s: measured max |offset| < 1µs: true, true max |error| < 1µs: true
+}
+
+// An offset-only algorithm is as good right after the synchronization, but
+// its error grows with the drift.
+func ExampleHarness() {
+	alg, _ := clocksync.Parse("skampi")
+	w, _ := mpitest.New(mpitest.Config{Ranks: 8, Seed: 1})
+	_ = w.Run(func(r *mpitest.Rank) error {
+		g := clocksync.NewGlobalClock(r.Clock())
+		if _, err := alg.Sync(r.Comm(), g); err != nil {
+			return err
+		}
+		h := &clocksync.Harness{After: []time.Duration{0, time.Second, 10 * time.Second}, Sleep: r.Sleep}
+		checks, err := h.Run(r.Comm(), g)
+		if err != nil || r.ID() != 0 {
+			return err
+		}
+		for _, ck := range checks {
+			fmt.Printf("after %2.0fs: max |offset| %s\n", ck.After, bucket(ck.MaxAbs))
+		}
+		return nil
+	})
+	// Output:
+	// after  0s: max |offset| < 1µs
+	// after  1s: max |offset| 10µs…1ms
+	// after 10s: max |offset| 10µs…1ms
+}
+
+func bucket(s float64) string {
+	switch {
+	case s < 1e-6:
+		return "< 1µs"
+	case s < 10e-6:
+		return "1µs…10µs"
+	case s < 1e-3:
+		return "10µs…1ms"
+	}
+	return "≥ 1ms"
+}
+
+// A GlobalClock maps local timestamps to global time and back; the window
+// engine uses ToLocal to turn a global start time into a local deadline.
+func ExampleGlobalClock() {
+	w, _ := mpitest.New(mpitest.Config{Ranks: 4, Seed: 1})
+	alg, _ := clocksync.Parse("hca3")
+	start := make([]float64, 4) // true time at which each rank starts
+	_ = w.Run(func(r *mpitest.Rank) error {
+		g := clocksync.NewGlobalClock(r.Clock())
+		if _, err := alg.Sync(r.Comm(), g); err != nil {
+			return err
+		}
+		// Every rank starts at global time 5 s: its own local deadline.
+		// (In simulation, sleep most of the way instead of spinning; the
+		// local clock may run 50 ppm fast, so sleep a little less.)
+		deadline := g.ToLocal(5)
+		clk := r.Clock()
+		r.Sleep(clk.Duration(deadline-clk.Now()) * 999 / 1000)
+		for clk.Now() < deadline {
+		}
+		start[r.ID()] = r.TrueNow()
+		if r.ID() == 1 {
+			fmt.Println(g.Name(), g.Source().Kind)
+		}
+		return nil
+	})
+	lo, hi := slices.Min(start), slices.Max(start)
+	fmt.Printf("the ranks start within 1µs of each other: %v\n", hi-lo < 1e-6)
+	// Without synchronization their clocks are up to 2 s apart.
+	fmt.Printf("raw clocks more than 1ms apart: %v\n", math.Abs(w.TrueOffset(1, lo)) > 1e-3)
+	// Output:
+	// global(mpitest) none
+	// the ranks start within 1µs of each other: true
+	// raw clocks more than 1ms apart: true
+}
