@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 )
 
 // Options configures AnalyzeGroup and Compare.
@@ -314,6 +313,3 @@ func PoolRanks(d *Dataset, alpha float64) []RankPooling {
 // one group, the normalized values mean/min(means) of paper 000 §6.3; the
 // maximum of the result is the largest relative difference between trials.
 func ReproducibilityMetric(s GroupSummary) []float64 { return Normalize(s.MpirunMeans) }
-
-// joinWarnings joins warnings for one-line output.
-func joinWarnings(w []string) string { return strings.Join(w, "; ") }

@@ -252,7 +252,6 @@ func KSTwoSample(x, y []float64, alt Alternative) TestResult {
 	check := make([]bool, N)
 	var i, j int
 	var dmax, dplusN, dminusN int // in units of 1/(mn): i·n − j·m
-	ties := false
 	for t := 0; t < N; t++ {
 		if w[t].isX {
 			i++
@@ -264,8 +263,6 @@ func KSTwoSample(x, y []float64, alt Alternative) TestResult {
 			z := i*n - j*m
 			dplusN = max(dplusN, z)
 			dminusN = max(dminusN, -z)
-		} else {
-			ties = true
 		}
 	}
 	switch alt {
@@ -281,10 +278,6 @@ func KSTwoSample(x, y []float64, alt Alternative) TestResult {
 	res.Statistic = d
 	if m*n < 10000 {
 		res.Method += " (exact)"
-		if ties {
-			// Tie positions are determined by the pooled values, the same for
-			// every permutation.
-		}
 		res.P = smirnovExactUpper(m, n, dmax, alt, check)
 	} else {
 		res.Method += " (asymptotic)"
