@@ -471,3 +471,45 @@ func TestSourceKindString(t *testing.T) {
 		}
 	}
 }
+
+// stuck is a clock that never advances.
+type stuck struct{ Freq }
+
+func (s *stuck) Now() int64     { return 7 }
+func (s *stuck) Name() string   { return "stuck" }
+func (s *stuck) Source() Source { return Source{Hz: s.Hz()} }
+
+func TestMeasureStuckClock(t *testing.T) {
+	defer func(b int64) { measureBudgetNs = b }(measureBudgetNs)
+	measureBudgetNs = 5e6
+	if _, err := Measure(&stuck{NewFreq(1e9)}); err == nil || !strings.Contains(err.Error(), "did not advance") {
+		t.Errorf("stuck clock: %v", err)
+	}
+}
+
+// TestMonotonicIsTimeNow checks the linknamed runtime clock against the
+// monotonic reading of time.Now: an interval measured by both agrees to
+// within the cost of the reads.
+func TestMonotonicIsTimeNow(t *testing.T) {
+	// Never shorter; close in at least one of five tries (preemption can
+	// widen any single bracket on a shared machine).
+	m := NewMonotonic()
+	close := 0
+	for range 5 {
+		a := m.Now()
+		start := time.Now()
+		time.Sleep(2 * time.Millisecond)
+		el := time.Since(start)
+		b := m.Now()
+		d := time.Duration(b-a) - el
+		if d < 0 {
+			t.Errorf("monotonic %v is shorter than the time.Since %v inside it", time.Duration(b-a), el)
+		}
+		if d < 50*time.Microsecond {
+			close++
+		}
+	}
+	if close == 0 {
+		t.Error("monotonic and time.Since never agreed within 50 µs")
+	}
+}
