@@ -494,7 +494,7 @@ func TestMonotonicIsTimeNow(t *testing.T) {
 	// Never shorter; close in at least one of five tries (preemption can
 	// widen any single bracket on a shared machine).
 	m := NewMonotonic()
-	close := 0
+	agree := 0
 	for range 5 {
 		a := m.Now()
 		start := time.Now()
@@ -506,10 +506,10 @@ func TestMonotonicIsTimeNow(t *testing.T) {
 			t.Errorf("monotonic %v is shorter than the time.Since %v inside it", time.Duration(b-a), el)
 		}
 		if d < 50*time.Microsecond {
-			close++
+			agree++
 		}
 	}
-	if close == 0 {
+	if agree == 0 {
 		t.Error("monotonic and time.Since never agreed within 50 µs")
 	}
 }
