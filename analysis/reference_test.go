@@ -174,6 +174,9 @@ func TestAgainstR(t *testing.T) {
 					tol = 1e-3
 				}
 			}
+		case "effect":
+			e := Effect(x, y)
+			got = map[string]float64{"d": e.CohenD, "a12": e.A12}[r.field]
 		case "ks2perm":
 			got = KSTwoSample(x, y, rAlt(r.param)).P
 		case "hl":

@@ -96,6 +96,12 @@ for (pr in pairs) {
       add("welch", pr[1], pr[2], alt, "t", t$statistic); add("welch", pr[1], pr[2], alt, "df", t$parameter)
       add("welch", pr[1], pr[2], alt, "p", t$p.value)
     }
+    if (alt == "two.sided" && length(x) >= 2 && length(y) >= 2) {
+      # Effect sizes: Cohen's d with the pooled SD; A12 = W/(mn).
+      sp <- sqrt(((length(x) - 1) * var(x) + (length(y) - 1) * var(y)) / (length(x) + length(y) - 2))
+      add("effect", pr[1], pr[2], alt, "d", (mean(x) - mean(y)) / sp)
+      add("effect", pr[1], pr[2], alt, "a12", w$statistic / (length(x) * length(y)))
+    }
     k <- suppressWarnings(ks.test(x, y, alternative = alt))
     add("ks2", pr[1], pr[2], alt, "D", k$statistic); add("ks2", pr[1], pr[2], alt, "p", k$p.value)
     if (length(x) * length(y) <= 1e6) {
