@@ -2,6 +2,7 @@ package mpitest
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -50,6 +51,8 @@ type recvReq struct {
 	done      bool
 	arrival   float64
 	err       error
+	test      bool // blocked in Test: may be released at quiescence
+	released  bool // released at quiescence before a matching send
 }
 
 // send delivers data to world rank dst under key. The sender's time
@@ -187,6 +190,14 @@ func (r *Rank) block(rq *recvReq) error {
 		for {
 			<-r.wake
 			r.mu.Lock()
+			if rq.released {
+				// Checked first: another released rank may have
+				// sent the message meanwhile, which must not
+				// change the answer.
+				rq.released = false
+				r.mu.Unlock()
+				return errNotYet
+			}
 			if rq.done {
 				break
 			}
@@ -376,34 +387,42 @@ func (q *irecv) Wait() error {
 }
 
 // Test reports whether the message has arrived by the rank's current true
-// time. To keep results independent of goroutine scheduling, Test waits (in
-// real time, not virtual time) until the matching send has been issued; a
-// program whose peer sends only after Test returned false is reported as
-// deadlocked.
+// time. If the matching send has not been issued yet, Test waits (in real
+// time, not virtual time) until it is, or until no rank can proceed without
+// a polling rank proceeding first; then no message can arrive in time and
+// Test returns false. This keeps results independent of goroutine
+// scheduling. A rank that polls forever for a message nobody can send is
+// reported as deadlocked after 10000 fruitless rounds.
 func (q *irecv) Test() (bool, error) {
 	if q.finished {
 		return true, q.rq.err
 	}
-	q.rq.op = "MPI_Test"
 	r := q.r
 	r.mu.Lock()
 	done := q.rq.done
 	r.mu.Unlock()
-	if !done || q.rq.arrival <= r.now {
-		now := r.now
-		err := r.block(&q.rq)
-		if err == errAborted {
-			return false, err
-		}
-		if q.rq.arrival > now {
-			r.now = now // not arrived yet: block moved time forward, undo
-			return false, nil
-		}
-		q.finished = true
-		return true, err
+	if done && q.rq.arrival > r.now {
+		return false, nil // in flight
 	}
-	return false, nil
+	now := r.now
+	q.rq.test = true
+	err := r.block(&q.rq)
+	q.rq.test = false
+	switch {
+	case err == errNotYet:
+		return false, nil
+	case err == errAborted:
+		return false, err
+	case q.rq.arrival > now:
+		r.now = now // sent, but still in flight: block moved time forward, undo
+		return false, nil
+	}
+	q.finished = true
+	return true, err
 }
+
+// errNotYet reports a Test released at quiescence.
+var errNotYet = errors.New("mpitest: not yet sent")
 
 // Free releases a derived communicator.
 func (c *comm) Free() error {

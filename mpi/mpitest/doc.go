@@ -46,8 +46,12 @@
 // so every rank's execution depends only on what it receives, and every
 // random draw is a fixed function of the seed: the latency of the k-th
 // message on the link s→d is drawn from a stream indexed by (s, d, k).
-// Request.Test keeps this property by waiting in real time until the
-// matching send has been issued (see Test's comment). Rank functions must
+// Request.Test keeps this property: when the matching send has not been
+// issued yet, Test waits in real time until it is, or until every rank is
+// blocked with at least one of them in Test; in the latter case no message
+// can be sent before a polling rank proceeds, so those Tests return false.
+// (A program that polls forever for a message nobody can send is reported
+// as deadlocked after 10000 such rounds without any message.) Rank functions must
 // themselves be deterministic: no shared state between ranks other than
 // through the communicator, no real time.
 //

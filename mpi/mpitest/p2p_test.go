@@ -3,6 +3,7 @@ package mpitest
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -356,5 +357,95 @@ func TestSubCommunicators(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// A rank polls with Test for a message its peer sends only after receiving
+// everything the poller produces: Test must return false (not block) while
+// the peer cannot send.
+func TestTestProducerConsumer(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	first := -1
+	for _, procs := range []int{1, 2, 8} {
+		runtime.GOMAXPROCS(procs)
+		w, _ := New(Config{Ranks: 3, Seed: 6})
+		polls := make([]int, 3)
+		err := w.Run(func(r *Rank) error {
+			c := r.Comm()
+			const items = 50
+			if r.ID() == 0 {
+				var done [8]byte
+				q, err := c.Irecv(done[:], 1, 9)
+				if err != nil {
+					return err
+				}
+				for i := 0; ; i++ {
+					if i < items {
+						if err := c.SendInt64(int64(i), 1, 0); err != nil {
+							return err
+						}
+					}
+					ok, err := q.Test()
+					if err != nil {
+						return err
+					}
+					if ok {
+						polls[0] = i
+						return nil
+					}
+					r.Sleep(time.Microsecond)
+				}
+			}
+			if r.ID() == 1 {
+				for i := range items {
+					v, err := c.RecvInt64(0, 0)
+					if err != nil {
+						return err
+					}
+					if v != int64(i) {
+						return fmt.Errorf("item %d = %d", i, v)
+					}
+				}
+				return c.SendInt64(1, 0, 9)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The last item leaves at ≈ 49 µs, the answer arrives ≈ 1 µs
+		// after it is received: about 51 polls.
+		if polls[0] < 50 || polls[0] > 60 {
+			t.Errorf("polls = %d", polls[0])
+		}
+		if first >= 0 && polls[0] != first {
+			t.Errorf("GOMAXPROCS=%d: %d polls, want %d as with GOMAXPROCS=1", procs, polls[0], first)
+		}
+		first = polls[0]
+	}
+}
+
+func TestTestPollingForever(t *testing.T) {
+	w, _ := New(Config{Ranks: 2})
+	err := w.Run(func(r *Rank) error {
+		c := r.Comm()
+		if r.ID() == 0 {
+			q, err := c.Irecv(nil, 1, 4)
+			if err != nil {
+				return err
+			}
+			for {
+				ok, err := q.Test()
+				if err != nil || ok {
+					return err
+				}
+			}
+		}
+		_, err := c.RecvInt64(0, 0)
+		return err
+	})
+	var d *DeadlockError
+	if !errors.As(err, &d) || !strings.Contains(err.Error(), "rank 0: MPI_Test (polling) waits for a message from rank 1") {
+		t.Fatalf("got %v", err)
 	}
 }

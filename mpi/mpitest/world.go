@@ -59,8 +59,10 @@ type World struct {
 	runMu   sync.Mutex // one Run at a time
 	inRun   atomic.Bool
 
-	deadMu   sync.Mutex
-	deadlock *DeadlockError
+	deadMu      sync.Mutex // serializes checkDeadlock
+	deadlock    *DeadlockError
+	releaseMsgs int64 // Messages() at the last release of polling ranks
+	fruitless   int   // consecutive releases without new messages
 }
 
 // New validates cfg and returns a world whose ranks all start at true time 0.
@@ -243,17 +245,41 @@ func (e *DeadlockError) Error() string {
 	return b.String()
 }
 
+// maxFruitless is the number of consecutive quiescence points at which
+// polling ranks are released without any message having been sent in
+// between, after which the world is declared deadlocked (a program polling
+// with Test for a message that can never be sent).
+const maxFruitless = 10000
+
 // checkDeadlock is called by the goroutine that brought the number of
 // running ranks to zero. No rank can then change state except through
-// abort, so the snapshot is consistent.
+// this function, so the snapshot is consistent.
+//
+// If some blocked ranks are in Test, the world is quiescent rather than
+// deadlocked: no message can be sent before one of them proceeds, so their
+// Test returns false and they are released. Otherwise the ranks are
+// deadlocked and the world is aborted.
 func (w *World) checkDeadlock() {
-	d := &DeadlockError{}
+	w.deadMu.Lock()
+	defer w.deadMu.Unlock()
+	if w.aborted.Load() || w.running.Load() != 0 {
+		return
+	}
+	var testers []*Rank
+	var d DeadlockError
 	for _, r := range w.ranks {
 		r.mu.Lock()
 		switch {
 		case r.waiting != nil:
 			q := r.waiting
-			d.Blocked = append(d.Blocked, Blocked{Rank: r.id, Op: q.op, Peer: q.peer, PeerWorld: q.peerWorld,
+			if q.test {
+				testers = append(testers, r)
+			}
+			op := q.op
+			if q.test {
+				op = "MPI_Test (polling)"
+			}
+			d.Blocked = append(d.Blocked, Blocked{Rank: r.id, Op: op, Peer: q.peer, PeerWorld: q.peerWorld,
 				Tag: int(q.key.tag), Internal: q.key.ctx&1 == 1, CommID: q.key.ctx >> 1})
 		case r.exited && r.exitErr != nil:
 			msg := r.exitErr.Error()
@@ -269,9 +295,32 @@ func (w *World) checkDeadlock() {
 	if len(d.Blocked) == 0 {
 		return // everyone finished
 	}
-	w.deadMu.Lock()
-	w.deadlock = d
-	w.deadMu.Unlock()
+	if len(testers) > 0 {
+		m := w.Messages()
+		if m == w.releaseMsgs {
+			w.fruitless++
+		} else {
+			w.fruitless = 0
+		}
+		w.releaseMsgs = m
+		if w.fruitless < maxFruitless {
+			for _, r := range testers {
+				r.mu.Lock()
+				r.waiting.released = true
+				r.waiting = nil
+				r.mu.Unlock()
+			}
+			w.running.Add(int64(len(testers)))
+			for _, r := range testers {
+				select {
+				case r.wake <- struct{}{}:
+				default:
+				}
+			}
+			return
+		}
+	}
+	w.deadlock = &d
 	w.aborted.Store(true)
 	for _, r := range w.ranks {
 		select {
