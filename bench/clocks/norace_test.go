@@ -1,0 +1,5 @@
+//go:build !race
+
+package clocks_test
+
+const raceEnabled = false
