@@ -44,7 +44,7 @@ type ClockDist struct {
 	Resolution time.Duration // resolution of every rank; default 1 ns
 }
 
-// Defaults of ClockDist.
+// Defaults of ClockDist (and of Config.WanderStep).
 const (
 	DefaultOffsetS    = 1.0
 	DefaultDriftPPM   = 50.0

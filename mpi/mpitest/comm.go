@@ -22,6 +22,11 @@ type mkey struct {
 	tag int32
 }
 
+// maxQueues is the number of matching queues a mailbox keeps even when
+// empty; beyond it, queues are deleted when they empty (programs that use
+// ever new tags would otherwise grow the mailbox without bound).
+const maxQueues = 256
+
 // maxFree bounds the buffers of consumed messages a mailbox keeps for reuse.
 const maxFree = 64
 
@@ -96,6 +101,9 @@ func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte) error {
 		q.phead++
 		if q.phead == len(q.posted) {
 			q.posted, q.phead = q.posted[:0], 0
+			if len(d.queues) > maxQueues {
+				delete(d.queues, key)
+			}
 		}
 		if len(rq.buf) != len(data) {
 			rq.err = sizeErr(rq.op, len(data), len(rq.buf), r.id, int(key.tag), key.ctx)
@@ -160,6 +168,9 @@ func (r *Rank) post(rq *recvReq) {
 		q.mhead++
 		if q.mhead == len(q.msgs) {
 			q.msgs, q.mhead = q.msgs[:0], 0
+			if len(r.queues) > maxQueues {
+				delete(r.queues, rq.key)
+			}
 		}
 		if len(rq.buf) != len(m.data) {
 			rq.err = sizeErr(rq.op, len(m.data), len(rq.buf), rq.peerWorld, int(rq.key.tag), rq.key.ctx)

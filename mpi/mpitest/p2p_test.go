@@ -449,3 +449,41 @@ func TestTestPollingForever(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestManyTags(t *testing.T) {
+	w, _ := New(Config{Ranks: 2})
+	err := w.Run(func(r *Rank) error {
+		c := r.Comm()
+		for tag := range 5000 {
+			if r.ID() == 0 {
+				if err := c.SendInt64(int64(tag), 1, tag); err != nil {
+					return err
+				}
+				continue
+			}
+			if v, err := c.RecvInt64(0, tag); err != nil || v != int64(tag) {
+				return fmt.Errorf("tag %d: %v %v", tag, v, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(w.ranks[1].queues); n > maxQueues+1 {
+		t.Errorf("%d queues kept", n)
+	}
+}
+
+func TestGoexit(t *testing.T) {
+	w, _ := New(Config{Ranks: 2})
+	err := w.Run(func(r *Rank) error {
+		if r.ID() == 1 {
+			runtime.Goexit()
+		}
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "rank 1 called runtime.Goexit") {
+		t.Fatalf("got %v", err)
+	}
+}

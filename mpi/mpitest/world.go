@@ -181,9 +181,18 @@ func (w *World) Run(fn func(r *Rank) error) error {
 					w.checkDeadlock()
 				}
 			}()
+			returned := false
+			defer func() {
+				if !returned && errs[i] == nil {
+					// Neither a return nor a panic: runtime.Goexit,
+					// as t.Fatal calls.
+					errs[i] = fmt.Errorf("mpitest: rank %d called runtime.Goexit (t.Fatal or t.FailNow in a rank function?)", i)
+				}
+			}()
 			if err := fn(r); err != nil {
 				errs[i] = fmt.Errorf("rank %d: %w", i, err)
 			}
+			returned = true
 		}()
 	}
 	wg.Wait()
