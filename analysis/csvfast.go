@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"io"
 	"strings"
+	"unsafe"
 )
 
 // lineReader reads CSV records (RFC 4180, as encoding/csv) with a fast path
@@ -49,7 +50,8 @@ func (lr *lineReader) readLine() ([]byte, error) {
 	}
 }
 
-// Read returns the next non-empty record. The returned slice is reused.
+// Read returns the next non-empty record. The returned slice and, on the
+// fast path, the strings in it are only valid until the next call.
 func (lr *lineReader) Read() ([]string, error) {
 	for {
 		b, err := lr.readLine()
@@ -61,7 +63,10 @@ func (lr *lineReader) Read() ([]string, error) {
 		}
 		lr.start = lr.line
 		if bytes.IndexByte(b, '"') < 0 {
-			s := string(b)
+			// The fields alias lr.buf until the next Read: callers copy
+			// what they keep (strings.Clone), and the map lookups and
+			// number parsing do not retain them.
+			s := unsafe.String(&b[0], len(b))
 			lr.fields = lr.fields[:0]
 			for {
 				i := strings.IndexByte(s, ',')

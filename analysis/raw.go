@@ -154,6 +154,9 @@ func (d *Dataset) Read(r io.Reader, name string) error {
 		return fmt.Errorf("%w: %s: %v", ErrFormat, name, err)
 	}
 	hdr = slices.Clone(hdr)
+	for i := range hdr {
+		hdr[i] = strings.Clone(hdr[i]) // the reader reuses its buffer
+	}
 	if len(hdr) > 0 {
 		hdr[0] = strings.TrimPrefix(hdr[0], "\ufeff")
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -239,7 +240,7 @@ func anF(v float64) string {
 
 var anCSVHeader = []string{"call", "msize_bytes", "np", "datatype", "labels", "n", "n_mpiruns", "invalid", "bad", "outliers_removed",
 	"median_s", "median_ci_lo_s", "median_ci_hi_s", "median_ci_confidence", "mean_s", "mean_ci_lo_s", "mean_ci_hi_s",
-	"min_s", "p99_s", "max_s", "mpirun_medians_s", "normality_w", "normality_p", "warnings"}
+	"min_s", "p99_s", "max_s", "mpirun_medians_s", "mpirun_means_normalized_max", "normality_w", "normality_p", "warnings"}
 
 func anWriteCSV(w io.Writer, sums []analysis.GroupSummary) error {
 	cw := csv.NewWriter(w)
@@ -252,7 +253,7 @@ func anWriteCSV(w io.Writer, sums []analysis.GroupSummary) error {
 		cw.Write([]string{s.Key.Call, strconv.FormatInt(s.Key.MsizeBytes, 10), strconv.Itoa(s.Key.NP), s.Key.Datatype, s.Key.Labels,
 			strconv.Itoa(s.N), strconv.Itoa(s.NMpiruns), strconv.Itoa(s.Invalid), strconv.Itoa(s.Bad), strconv.Itoa(s.OutliersRemoved),
 			anF(s.Median), anF(s.MedianCI.Lo), anF(s.MedianCI.Hi), anF(s.MedianCI.Confidence), anF(s.Mean), anF(s.MeanCI.Lo), anF(s.MeanCI.Hi),
-			anF(s.Min), anF(s.P99), anF(s.Max), strings.Join(mm, ";"), anF(s.Normality.Statistic), anF(s.Normality.P),
+			anF(s.Min), anF(s.P99), anF(s.Max), strings.Join(mm, ";"), anF(anNormMax(s)), anF(s.Normality.Statistic), anF(s.Normality.P),
 			strings.Join(s.Warnings, "; ")})
 	}
 	cw.Flush()
@@ -290,9 +291,10 @@ func anWriteJSON(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 			"median_ci_confidence": anJ(s.MedianCI.Confidence),
 			"mean_s":               anJ(s.Mean), "mean_ci_s": anJS([]float64{s.MeanCI.Lo, s.MeanCI.Hi}),
 			"min_s": anJ(s.Min), "p99_s": anJ(s.P99), "max_s": anJ(s.Max),
-			"mpirun_medians_s": anJS(s.MpirunMedians),
-			"normality":        row{"test": "shapiro-wilk", "w": anJ(s.Normality.Statistic), "p_value": anJ(s.Normality.P)},
-			"warnings":         warn,
+			"mpirun_medians_s":            anJS(s.MpirunMedians),
+			"mpirun_means_normalized_max": anJ(anNormMax(s)),
+			"normality":                   row{"test": "shapiro-wilk", "w": anJ(s.Normality.Statistic), "p_value": anJ(s.Normality.P)},
+			"warnings":                    warn,
 		})
 	}
 	out := row{"groups": groups}
@@ -350,4 +352,15 @@ func anWriteBenchstat(w io.Writer, sums []analysis.GroupSummary) error {
 		}
 	}
 	return nil
+}
+
+// anNormMax is the reproducibility metric of paper 000 §6.3 for one group:
+// the largest per-mpirun mean divided by the smallest (1 = perfectly
+// reproducible); NaN without mpiruns.
+func anNormMax(s analysis.GroupSummary) float64 {
+	v := analysis.ReproducibilityMetric(s)
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	return slices.Max(v)
 }
