@@ -1,0 +1,232 @@
+package design
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Factor is a user factor: a name (the label key) and its levels.
+type Factor struct {
+	Name   string
+	Levels []string
+}
+
+// Factors are the levels of each factor of a full factorial design. An
+// empty list leaves the column empty, i.e. the run's flag default (one
+// level).
+type Factors struct {
+	Nps          []int
+	Calls        []string
+	MsizesBytes  []int
+	Datatypes    []string
+	Nreps        []int
+	ProcSyncs    []string
+	WindowsS     []float64
+	ClockSyncs   []string
+	RuntimeTypes []string
+	Caches       []string
+	Labels       []Factor
+}
+
+// Points returns the number of factor combinations of the full factorial.
+func (f Factors) Points() int {
+	n := 1
+	for _, l := range f.lens() {
+		n *= max(l, 1)
+	}
+	return n
+}
+
+func (f Factors) lens() []int {
+	ls := []int{len(f.Nps), len(f.Calls), len(f.MsizesBytes), len(f.Datatypes), len(f.Nreps),
+		len(f.ProcSyncs), len(f.WindowsS), len(f.ClockSyncs), len(f.RuntimeTypes), len(f.Caches)}
+	for _, u := range f.Labels {
+		ls = append(ls, len(u.Levels))
+	}
+	return ls
+}
+
+// Plan is what Generate needs: the factors, how many mpiruns, how many
+// replicates of each combination per mpirun, and the seed.
+type Plan struct {
+	Factors Factors
+	// Mpiruns is the number of mpiruns (at least 1); every combination is
+	// measured in every mpirun (paper 000 §5.2, Alg. 5).
+	Mpiruns int
+	// Replicates is how often each combination runs per mpirun (0 means
+	// 1), each time with Nrep observations, at a random place in the
+	// order.
+	Replicates int
+	// Seed determines the order of every mpirun (PCG(Seed, mpirun)).
+	Seed uint64
+	// Comments are written into the design file (for example the
+	// command line that generated it).
+	Comments []string
+}
+
+// Generate returns the full factorial design of p: every combination of
+// the levels of p.Factors, p.Replicates times, in each of p.Mpiruns
+// mpiruns, shuffled independently per mpirun (paper 000 Alg. 5, line 15)
+// by Fisher–Yates from PCG(p.Seed, mpirun). Combinations are numbered in
+// lexicographic order of the levels, in the order of the Factors fields
+// (Nps outermost, user labels innermost); experiment numbers are
+// combination·replicates + replicate, so they are the same in every
+// mpirun. The design records p.Seed.
+func Generate(p Plan) (*Design, error) {
+	if p.Mpiruns < 1 {
+		return nil, fmt.Errorf("design: %d mpiruns; need at least 1", p.Mpiruns)
+	}
+	reps := max(p.Replicates, 1)
+	if err := p.Factors.check(); err != nil {
+		return nil, err
+	}
+	points := p.Factors.Points()
+	if points*reps*p.Mpiruns > 10_000_000 {
+		return nil, fmt.Errorf("design: %d combinations × %d replicates × %d mpiruns is more than 10 million rows", points, reps, p.Mpiruns)
+	}
+	base := make([]Experiment, points)
+	for i := range base {
+		base[i] = p.Factors.point(i)
+	}
+	d := &Design{Seed: p.Seed, HasSeed: true, Comments: p.Comments}
+	order := make([]int, points*reps)
+	for m := 0; m < p.Mpiruns; m++ {
+		for i := range order {
+			order[i] = i
+		}
+		src := newSource(p.Seed, uint64(m))
+		src.shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, id := range order {
+			e := base[id/reps]
+			e.Mpirun, e.Exp = m, id
+			if e.Labels != nil {
+				l := make(map[string]string, len(e.Labels))
+				for k, v := range e.Labels {
+					l[k] = v
+				}
+				e.Labels = l
+			}
+			d.Experiments = append(d.Experiments, e)
+		}
+	}
+	return d, nil
+}
+
+// point returns combination i of the factorial (mixed-radix digits, the
+// last factor varying fastest).
+func (f Factors) point(i int) Experiment {
+	ls := f.lens()
+	digits := make([]int, len(ls))
+	for k := len(ls) - 1; k >= 0; k-- {
+		r := max(ls[k], 1)
+		digits[k] = i % r
+		i /= r
+	}
+	var e Experiment
+	if len(f.Nps) > 0 {
+		e.Np = f.Nps[digits[0]]
+	}
+	if len(f.Calls) > 0 {
+		e.Call = f.Calls[digits[1]]
+	}
+	if len(f.MsizesBytes) > 0 {
+		e.MsizeBytes = f.MsizesBytes[digits[2]]
+	}
+	if len(f.Datatypes) > 0 {
+		e.Datatype = f.Datatypes[digits[3]]
+	}
+	if len(f.Nreps) > 0 {
+		e.Nrep = f.Nreps[digits[4]]
+	}
+	if len(f.ProcSyncs) > 0 {
+		e.ProcSync = f.ProcSyncs[digits[5]]
+	}
+	if len(f.WindowsS) > 0 {
+		e.WindowS = f.WindowsS[digits[6]]
+	}
+	if len(f.ClockSyncs) > 0 {
+		e.ClockSync = f.ClockSyncs[digits[7]]
+	}
+	if len(f.RuntimeTypes) > 0 {
+		e.RuntimeType = f.RuntimeTypes[digits[8]]
+	}
+	if len(f.Caches) > 0 {
+		e.Cache = f.Caches[digits[9]]
+	}
+	for k, u := range f.Labels {
+		if len(u.Levels) > 0 {
+			if e.Labels == nil {
+				e.Labels = map[string]string{}
+			}
+			e.Labels[u.Name] = u.Levels[digits[10+k]]
+		}
+	}
+	return e
+}
+
+// check rejects levels a design file cannot represent or that repeat.
+func (f Factors) check() error {
+	ints := func(name string, l []int) error {
+		seen := map[int]bool{}
+		for _, v := range l {
+			if v < 1 {
+				return fmt.Errorf("design: %s level %d: must be positive (0 means the run's default)", name, v)
+			}
+			if seen[v] {
+				return fmt.Errorf("design: %s level %d listed twice", name, v)
+			}
+			seen[v] = true
+		}
+		return nil
+	}
+	strs := func(name string, l []string) error {
+		seen := map[string]bool{}
+		for _, v := range l {
+			if v == "" {
+				return fmt.Errorf("design: %s: empty level (leave the list empty for the run's default)", name)
+			}
+			for _, c := range v {
+				if c == '\n' || c == '\r' {
+					return fmt.Errorf("design: %s level %q contains a line break", name, v)
+				}
+			}
+			if seen[v] {
+				return fmt.Errorf("design: %s level %q listed twice", name, v)
+			}
+			seen[v] = true
+		}
+		return nil
+	}
+	errs := []error{
+		ints("np", f.Nps), strs("call", f.Calls), ints("msize_bytes", f.MsizesBytes),
+		strs("datatype", f.Datatypes), ints("nrep", f.Nreps), strs("procsync", f.ProcSyncs),
+		strs("clocksync", f.ClockSyncs), strs("runtime_type", f.RuntimeTypes), strs("cache", f.Caches),
+	}
+	seenW := map[float64]bool{}
+	for _, w := range f.WindowsS {
+		if !(w > 0) || math.IsInf(w, 0) {
+			errs = append(errs, fmt.Errorf("design: window_s level %v: must be positive and finite", w))
+		}
+		if seenW[w] {
+			errs = append(errs, fmt.Errorf("design: window_s level %v listed twice", w))
+		}
+		seenW[w] = true
+	}
+	names := map[string]bool{}
+	for _, u := range f.Labels {
+		if err := checkLabelKey(u.Name); err != nil {
+			errs = append(errs, fmt.Errorf("design: factor: %v", err))
+		}
+		if names[u.Name] {
+			errs = append(errs, fmt.Errorf("design: factor %q given twice", u.Name))
+		}
+		names[u.Name] = true
+		if len(u.Levels) == 0 {
+			errs = append(errs, fmt.Errorf("design: factor %q has no levels", u.Name))
+		}
+		errs = append(errs, strs("factor "+strconv.Quote(u.Name), u.Levels))
+	}
+	return errors.Join(errs...)
+}

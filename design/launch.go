@@ -1,0 +1,809 @@
+package design
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ManifestFormat identifies the format of campaign manifests.
+const ManifestFormat = "reprobench-campaign/1"
+
+// Statuses of a mpirun (RunRecord.Status) and of one attempt at it.
+const (
+	StatusPending     = "pending"     // not started yet
+	StatusRunning     = "running"     // started; if the launcher died, it stays so in the manifest
+	StatusOK          = "ok"          // exited 0 and its JSON sidecar exists
+	StatusFailed      = "failed"      // exited non-zero, or 0 without a sidecar, or could not start
+	StatusTimedOut    = "timed_out"   // killed after Options.Timeout
+	StatusInterrupted = "interrupted" // killed because the launcher was interrupted
+	StatusAbandoned   = "abandoned"   // the launcher died while it ran (found by a resume)
+)
+
+// StderrTailLines is how many last lines of a failed attempt's stderr the
+// manifest keeps (the whole stderr is in the attempt's log file).
+const StderrTailLines = 50
+
+// OutputBase returns DIR/RUNID-mpirunNNN, the path of the outputs of one
+// mpirun without extension: reprobench run writes BASE.csv, optionally
+// BASE.ranks.csv, and BASE.json (the metadata sidecar, written last). Each
+// is written as NAME.partial, fsynced and renamed, so mpirun i is complete
+// if and only if BASE.json exists.
+func OutputBase(dir, runID string, mpirun int) string {
+	return filepath.Join(dir, fmt.Sprintf("%s-mpirun%03d", runID, mpirun))
+}
+
+// SidecarPath returns the path of the JSON metadata sidecar of a mpirun,
+// whose existence means the mpirun is complete.
+func SidecarPath(dir, runID string, mpirun int) string {
+	return OutputBase(dir, runID, mpirun) + ".json"
+}
+
+// ManifestPath returns DIR/RUNID-campaign.json.
+func ManifestPath(dir, runID string) string {
+	return filepath.Join(dir, runID+"-campaign.json")
+}
+
+// AsideDir returns DIR/RUNID-aside, where the leftovers of incomplete
+// mpirun attempts are moved before a mpirun is run again.
+func AsideDir(dir, runID string) string { return filepath.Join(dir, runID+"-aside") }
+
+// LogDir returns DIR/RUNID-logs, which holds the stdout and stderr of every
+// attempt.
+func LogDir(dir, runID string) string { return filepath.Join(dir, runID+"-logs") }
+
+// CheckRunID accepts run ids made of letters, digits, '_', '-' and '.' (so
+// they are safe in file names and globs), not starting with '.' or '-'.
+func CheckRunID(id string) error {
+	if id == "" || id[0] == '.' || id[0] == '-' {
+		return fmt.Errorf("run id %q: must not be empty or start with '.' or '-'", id)
+	}
+	if err := checkLabelKey(id); err != nil {
+		return fmt.Errorf("run id %q: only letters, digits, '_', '-' and '.' are allowed", id)
+	}
+	return nil
+}
+
+// ContractFlags are the flags of "reprobench run" that the launcher sets
+// itself; user run flags must not set them.
+var ContractFlags = []string{"out", "run-id", "mpirun", "seed", "design"}
+
+// Manifest records a campaign: how every mpirun is launched, with which
+// seed, and what became of each attempt. It is rewritten atomically
+// (temporary file, fsync, rename) after every change.
+type Manifest struct {
+	Format  string `json:"format"`
+	RunID   string `json:"run_id"`
+	Dir     string `json:"dir"` // absolute
+	Created string `json:"created_utc"`
+	Updated string `json:"updated_utc"`
+	// Launcher is the launcher template ("{np}" not yet replaced).
+	Launcher []string `json:"launcher"`
+	Np       int      `json:"np"`
+	Mpiruns  int      `json:"mpiruns"`
+	// Program is the benchmark command after the launcher (the reprobench
+	// binary and "run").
+	Program []string `json:"program"`
+	// RunArgs are the user's flags of the run, after the contract flags.
+	RunArgs      []string `json:"run_args"`
+	DesignFile   string   `json:"design_file,omitempty"`
+	DesignSHA256 string   `json:"design_sha256,omitempty"`
+	// Seed is the campaign seed; mpirun i gets RunSeed(Seed, i).
+	Seed uint64 `json:"seed"`
+	// Environment is the launcher host's environment at creation.
+	Environment *Environment `json:"launcher_environment,omitempty"`
+	Runs        []RunRecord  `json:"runs"`
+}
+
+// RunRecord is the state of one mpirun of a campaign.
+type RunRecord struct {
+	Mpirun int    `json:"mpirun"`
+	Seed   uint64 `json:"seed"`
+	// Argv is the full command line, launcher included, with no shell.
+	Argv   []string `json:"argv"`
+	Status string   `json:"status"`
+	// Complete is true when the JSON sidecar exists.
+	Complete bool `json:"complete"`
+	// Attempts, oldest first; failed attempts stay recorded after a
+	// successful retry.
+	Attempts []Attempt `json:"attempts,omitempty"`
+}
+
+// Attempt is one execution of a mpirun.
+type Attempt struct {
+	Status     string  `json:"status"`
+	Started    string  `json:"started_utc"`
+	Ended      string  `json:"ended_utc,omitempty"`
+	DurationS  float64 `json:"duration_s,omitempty"`
+	TimeoutS   float64 `json:"timeout_s,omitempty"`
+	Pgid       int     `json:"pgid,omitempty"`
+	ExitStatus *int    `json:"exit_status,omitempty"`
+	Signal     string  `json:"signal,omitempty"`
+	Error      string  `json:"error,omitempty"`
+	// StderrTail is the last StderrTailLines lines of stderr of an attempt
+	// that did not succeed.
+	StderrTail []string `json:"stderr_tail,omitempty"`
+	StdoutLog  string   `json:"stdout_log,omitempty"`
+	StderrLog  string   `json:"stderr_log,omitempty"`
+	// MovedAside lists the leftover files of earlier attempts moved into
+	// AsideDir before this attempt started.
+	MovedAside []string `json:"moved_aside,omitempty"`
+	// KilledStale lists processes of an abandoned attempt that were still
+	// running when this attempt started, and were killed.
+	KilledStale []int `json:"killed_stale,omitempty"`
+}
+
+// Campaign describes a new campaign of Mpiruns mpiruns.
+type Campaign struct {
+	Dir      string   // output directory (created if missing)
+	RunID    string   // see CheckRunID
+	Mpiruns  int      // number of mpiruns (≥ 1)
+	Np       int      // processes per mpirun (replaces "{np}")
+	Launcher []string // launcher template, e.g. ["mpirun", "-np", "{np}"]
+	Program  []string // e.g. [os.Executable(), "run"]
+	RunArgs  []string // the user's run flags (must not set ContractFlags)
+	// DesignFile, when set, is passed as --design to every mpirun; its
+	// SHA-256 is recorded and checked on resume.
+	DesignFile string
+	Seed       uint64
+	// Environment is recorded in the manifest (nil: none).
+	Environment *Environment
+}
+
+// Options control how a campaign is executed; they are not part of its
+// identity and may change on resume.
+type Options struct {
+	// Timeout per mpirun (0: none). A mpirun still running then has its
+	// whole process group killed with SIGKILL.
+	Timeout time.Duration
+	// FailFast stops the campaign at the first mpirun that does not
+	// succeed.
+	FailFast bool
+	// Env is added to the environment of the launched processes.
+	Env []string
+	// Progress receives progress output (nil: none); with Bar, a progress
+	// bar, otherwise one line per event.
+	Progress io.Writer
+	Bar      bool
+	// StaleWait is how long a resume waits for processes of an abandoned
+	// attempt to die after SIGKILL (0: 10 s).
+	StaleWait time.Duration
+}
+
+// ErrIncomplete is returned (wrapped) when a campaign ends with mpiruns
+// that are not complete.
+var ErrIncomplete = errors.New("campaign incomplete")
+
+// Start creates the manifest of c and runs its mpiruns. It refuses to start
+// if the manifest or any output of c.RunID already exists in c.Dir (use
+// Resume).
+func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
+	if err := CheckRunID(c.RunID); err != nil {
+		return nil, err
+	}
+	if c.Mpiruns < 1 || c.Np < 1 {
+		return nil, fmt.Errorf("launch: need at least 1 mpirun and 1 process (got %d, %d)", c.Mpiruns, c.Np)
+	}
+	if len(c.Launcher) == 0 || len(c.Program) == 0 {
+		return nil, errors.New("launch: empty launcher or program")
+	}
+	if err := CheckRunArgs(c.RunArgs); err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(c.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(ManifestPath(dir, c.RunID)); err == nil {
+		return nil, fmt.Errorf("launch: %s exists: resume that campaign (--resume) or choose another run id", ManifestPath(dir, c.RunID))
+	}
+	if old, _ := filepath.Glob(filepath.Join(dir, c.RunID+"-mpirun*")); len(old) > 0 {
+		return nil, fmt.Errorf("launch: outputs of run id %q already exist in %s (%s, …) but no manifest; choose another run id", c.RunID, dir, filepath.Base(old[0]))
+	}
+	unlock, err := lockCampaign(dir, c.RunID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	m := &Manifest{Format: ManifestFormat, RunID: c.RunID, Dir: dir, Created: now, Updated: now,
+		Launcher: c.Launcher, Np: c.Np, Mpiruns: c.Mpiruns, Program: c.Program, RunArgs: c.RunArgs,
+		Seed: c.Seed, Environment: c.Environment}
+	if m.RunArgs == nil {
+		m.RunArgs = []string{}
+	}
+	if c.DesignFile != "" {
+		if m.DesignFile, err = filepath.Abs(c.DesignFile); err != nil {
+			return nil, err
+		}
+		if m.DesignSHA256, err = fileSHA256(m.DesignFile); err != nil {
+			return nil, err
+		}
+	}
+	launcher := ExpandLauncher(c.Launcher, c.Np)
+	for i := 0; i < c.Mpiruns; i++ {
+		seed := RunSeed(c.Seed, i)
+		argv := append(append([]string{}, launcher...), c.Program...)
+		argv = append(argv, "--out", dir, "--run-id", c.RunID, "--mpirun", strconv.Itoa(i), "--seed", strconv.FormatUint(seed, 10))
+		if m.DesignFile != "" {
+			argv = append(argv, "--design", m.DesignFile)
+		}
+		argv = append(argv, c.RunArgs...)
+		m.Runs = append(m.Runs, RunRecord{Mpirun: i, Seed: seed, Argv: argv, Status: StatusPending})
+	}
+	if err := m.save(); err != nil {
+		return nil, err
+	}
+	return m, m.execute(ctx, o)
+}
+
+// Resume continues the campaign whose manifest is at path: it runs only
+// the mpiruns whose JSON sidecar is missing. Before re-running one, the
+// leftovers of its earlier attempts (the .partial files of a killed run and
+// any final file written before the sidecar) are moved, never deleted, to
+// AsideDir/mpirunNNN-attemptK; processes of an abandoned attempt that are
+// still alive (found by process group and run id) are killed first.
+// Completed mpiruns are never touched.
+func Resume(ctx context.Context, path string, o Options) (*Manifest, error) {
+	m, err := ReadManifest(path)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := lockCampaign(m.Dir, m.RunID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if m.DesignFile != "" {
+		sum, err := fileSHA256(m.DesignFile)
+		if err != nil {
+			return nil, fmt.Errorf("launch: resume: design file: %w", err)
+		}
+		if sum != m.DesignSHA256 {
+			return nil, fmt.Errorf("launch: resume: design file %s changed since the campaign started (sha256 %s, recorded %s)", m.DesignFile, sum, m.DesignSHA256)
+		}
+	}
+	return m, m.execute(ctx, o)
+}
+
+// FindManifest returns the path of the only campaign manifest in dir, or
+// an error if there is none or several (then a run id must be given).
+func FindManifest(dir string) (string, error) {
+	ms, err := filepath.Glob(filepath.Join(dir, "*-campaign.json"))
+	if err != nil {
+		return "", err
+	}
+	switch len(ms) {
+	case 0:
+		return "", fmt.Errorf("launch: no campaign manifest (*-campaign.json) in %s", dir)
+	case 1:
+		return ms[0], nil
+	}
+	return "", fmt.Errorf("launch: %d campaign manifests in %s; say which with --run-id", len(ms), dir)
+}
+
+// ReadManifest reads a campaign manifest.
+func ReadManifest(path string) (*Manifest, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("launch: %s: %w", path, err)
+	}
+	if m.Format != ManifestFormat {
+		return nil, fmt.Errorf("launch: %s: format %q, want %q", path, m.Format, ManifestFormat)
+	}
+	if err := CheckRunID(m.RunID); err != nil {
+		return nil, fmt.Errorf("launch: %s: %w", path, err)
+	}
+	if len(m.Runs) != m.Mpiruns {
+		return nil, fmt.Errorf("launch: %s: %d run records for %d mpiruns", path, len(m.Runs), m.Mpiruns)
+	}
+	for i, r := range m.Runs {
+		if r.Mpirun != i || len(r.Argv) == 0 {
+			return nil, fmt.Errorf("launch: %s: run record %d is malformed", path, i)
+		}
+	}
+	return &m, nil
+}
+
+// Incomplete returns the mpiruns of m whose sidecar does not exist.
+func (m *Manifest) Incomplete() []int {
+	var in []int
+	for _, r := range m.Runs {
+		if !exists(SidecarPath(m.Dir, m.RunID, r.Mpirun)) {
+			in = append(in, r.Mpirun)
+		}
+	}
+	return in
+}
+
+func (m *Manifest) path() string { return ManifestPath(m.Dir, m.RunID) }
+
+func (m *Manifest) save() error {
+	m.Updated = time.Now().UTC().Format(time.RFC3339Nano)
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(m.path(), append(b, '\n'), true)
+}
+
+// CheckRunArgs rejects user run flags that set one of ContractFlags.
+func CheckRunArgs(args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			return nil
+		}
+		name := strings.TrimLeft(a, "-")
+		if len(name) == len(a) || len(a)-len(name) > 2 {
+			continue
+		}
+		name, _, _ = strings.Cut(name, "=")
+		for _, c := range ContractFlags {
+			if name == c {
+				return fmt.Errorf("launch: run flag %q is set by the launcher; remove it", a)
+			}
+		}
+	}
+	return nil
+}
+
+// ExpandLauncher replaces "{np}" in every argument of the template.
+func ExpandLauncher(template []string, np int) []string {
+	out := make([]string, len(template))
+	for i, a := range template {
+		out[i] = strings.ReplaceAll(a, "{np}", strconv.Itoa(np))
+	}
+	return out
+}
+
+// SplitCommand splits a launcher template into arguments without a shell:
+// words are separated by white space; single quotes keep everything
+// literally, double quotes keep white space and honour \" and \\, and a
+// backslash outside quotes escapes the next character. Nothing is
+// expanded ($VAR, globs, ~ stay as they are).
+func SplitCommand(s string) ([]string, error) {
+	var args []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				args = append(args, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, fmt.Errorf("unterminated ' in %q", s)
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, fmt.Errorf("unterminated \" in %q", s)
+			}
+			inWord = true
+		case c == '\\':
+			if i+1 >= len(s) {
+				return nil, fmt.Errorf("trailing backslash in %q", s)
+			}
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		args = append(args, cur.String())
+	}
+	if len(args) == 0 {
+		return nil, errors.New("empty launcher command")
+	}
+	return args, nil
+}
+
+// execute runs the incomplete mpiruns of m in order.
+func (m *Manifest) execute(ctx context.Context, o Options) error {
+	if err := os.MkdirAll(LogDir(m.Dir, m.RunID), 0o755); err != nil {
+		return err
+	}
+	todo := m.Incomplete()
+	isTodo := map[int]bool{}
+	for _, i := range todo {
+		isTodo[i] = true
+	}
+	// Sync the recorded state with the files: the sidecar is the truth.
+	for i := range m.Runs {
+		r := &m.Runs[i]
+		r.Complete = !isTodo[i]
+		if n := len(r.Attempts); n > 0 && r.Attempts[n-1].Status == StatusRunning {
+			r.Attempts[n-1].Status = StatusAbandoned
+			r.Attempts[n-1].Error = "the launcher died while this attempt ran"
+		}
+		switch {
+		case r.Complete && r.Status != StatusOK:
+			if len(r.Attempts) == 0 || r.Attempts[len(r.Attempts)-1].Status == StatusAbandoned {
+				r.Status = StatusOK // finished after its launcher died
+			}
+		case !r.Complete && r.Status != StatusPending:
+			if r.Status == StatusOK || r.Status == StatusRunning {
+				r.Status = StatusAbandoned
+			}
+		}
+	}
+	if err := m.save(); err != nil {
+		return err
+	}
+	p := newProgress(o, len(todo), m.Mpiruns-len(todo), m.Mpiruns)
+	defer p.finish()
+	var failed []int
+	for _, i := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		p.start(i)
+		st, err := m.attempt(ctx, i, o)
+		if err != nil {
+			return err // the manifest could not be written: stop
+		}
+		p.done(i, st, m.Runs[i].Attempts[len(m.Runs[i].Attempts)-1].DurationS)
+		if st != StatusOK {
+			failed = append(failed, i)
+			if o.FailFast {
+				break
+			}
+		}
+	}
+	if in := m.Incomplete(); len(in) > 0 {
+		why := ""
+		if ctx.Err() != nil {
+			why = " (interrupted)"
+		}
+		return fmt.Errorf("%w%s: mpiruns %v of %d not complete (failed now: %v); see %s and rerun with --resume",
+			ErrIncomplete, why, in, m.Mpiruns, failed, m.path())
+	}
+	return nil
+}
+
+// attempt runs mpirun i once and records the outcome. The error is only
+// for failures to record; the status says how the run went.
+func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error) {
+	r := &m.Runs[i]
+	k := len(r.Attempts) + 1
+	a := Attempt{Status: StatusRunning, TimeoutS: o.Timeout.Seconds()}
+
+	// Processes of an abandoned attempt still running would write the same
+	// files: kill them first.
+	if k > 1 {
+		prev := r.Attempts[k-2]
+		if prev.Status == StatusAbandoned && prev.Pgid > 0 {
+			killed, err := killStale(prev.Pgid, m.RunID, i, o.StaleWait)
+			a.KilledStale = killed
+			if err != nil {
+				return "", fmt.Errorf("launch: mpirun %d: %w", i, err)
+			}
+		}
+	}
+	moved, err := moveAside(m.Dir, m.RunID, i, k)
+	a.MovedAside = moved
+	if err != nil {
+		return "", fmt.Errorf("launch: mpirun %d: moving leftovers aside: %w", i, err)
+	}
+	logBase := filepath.Join(LogDir(m.Dir, m.RunID), fmt.Sprintf("mpirun%03d-attempt%d", i, k))
+	a.StdoutLog, a.StderrLog = logBase+".stdout", logBase+".stderr"
+	stdout, err := os.OpenFile(a.StdoutLog, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer stdout.Close()
+	stderr, err := os.OpenFile(a.StderrLog, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer stderr.Close()
+
+	cmd := exec.Command(r.Argv[0], r.Argv[1:]...)
+	cmd.Env = append(os.Environ(), o.Env...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// Own process group so a timeout kills every process of the mpirun;
+	// SIGKILL to the launcher (mpirun) if this launcher dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+
+	start := time.Now()
+	a.Started = start.UTC().Format(time.RFC3339Nano)
+	type result struct {
+		err     error
+		started bool
+	}
+	startedPid := make(chan int, 1)
+	res := make(chan result, 1)
+	go func() {
+		// Pdeathsig fires when the thread that started the child exits;
+		// keep this goroutine on its thread until the child is reaped.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			startedPid <- 0
+			res <- result{err: err}
+			return
+		}
+		startedPid <- cmd.Process.Pid
+		res <- result{err: cmd.Wait(), started: true}
+	}()
+	pgid := <-startedPid
+	if pgid > 0 {
+		a.Pgid = pgid
+		r.Status = StatusRunning
+		r.Attempts = append(r.Attempts, a)
+		if err := m.save(); err != nil {
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			<-res
+			return "", err
+		}
+		r.Attempts = r.Attempts[:len(r.Attempts)-1]
+	}
+	var timeout <-chan time.Time
+	if o.Timeout > 0 {
+		t := time.NewTimer(o.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var out result
+	killedFor := ""
+	for done := false; !done; {
+		select {
+		case out = <-res:
+			done = true
+		case <-timeout:
+			killedFor = StatusTimedOut
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			timeout = nil
+		case <-ctx.Done():
+			if killedFor == "" {
+				killedFor = StatusInterrupted
+			}
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			ctx = context.Background() // once
+		}
+	}
+	if pgid > 0 {
+		// No process of the mpirun outlives it (the group id cannot be
+		// reused while a member lives, so this hits only our stragglers).
+		syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+	end := time.Now()
+	a.Ended = end.UTC().Format(time.RFC3339Nano)
+	a.DurationS = end.Sub(start).Seconds()
+	complete := exists(SidecarPath(m.Dir, m.RunID, i))
+	switch {
+	case !out.started:
+		a.Status, a.Error = StatusFailed, "could not start: "+out.err.Error()
+	case killedFor != "":
+		a.Status = killedFor
+		a.Error = fmt.Sprintf("killed (process group %d) after %.3g s", pgid, a.DurationS)
+	case out.err != nil:
+		a.Status, a.Error = StatusFailed, out.err.Error()
+	case !complete:
+		a.Status, a.Error = StatusFailed, "exited with status 0 but wrote no sidecar "+filepath.Base(SidecarPath(m.Dir, m.RunID, i))
+	default:
+		a.Status = StatusOK
+	}
+	if ps := cmd.ProcessState; ps != nil {
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok {
+			if ws.Signaled() {
+				a.Signal = ws.Signal().String()
+			} else {
+				st := ws.ExitStatus()
+				a.ExitStatus = &st
+			}
+		}
+	}
+	if a.Status != StatusOK {
+		stderr.Sync()
+		a.StderrTail = tailLines(a.StderrLog, StderrTailLines)
+		if complete {
+			a.Error += " (its sidecar exists, so its data is complete)"
+		}
+	}
+	r.Attempts = append(r.Attempts, a)
+	r.Status, r.Complete = a.Status, complete
+	if complete && a.Status != StatusOK {
+		r.Status = StatusOK
+	}
+	return a.Status, m.save()
+}
+
+// moveAside moves every file of mpirun i of runID (RUNID-mpirunNNN.*: the
+// .partial files and final files written before the sidecar) into
+// AsideDir/mpirunNNN-attemptK. It is only called for mpiruns without a
+// sidecar.
+func moveAside(dir, runID string, i, k int) ([]string, error) {
+	base := OutputBase(dir, runID, i)
+	files, err := filepath.Glob(base + ".*")
+	if err != nil || len(files) == 0 {
+		return nil, err
+	}
+	dest := filepath.Join(AsideDir(dir, runID), fmt.Sprintf("mpirun%03d-attempt%d", i, k))
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		return nil, err
+	}
+	var moved []string
+	for _, f := range files {
+		to := filepath.Join(dest, filepath.Base(f))
+		if exists(to) {
+			return moved, fmt.Errorf("%s already exists", to)
+		}
+		if err := os.Rename(f, to); err != nil {
+			return moved, err
+		}
+		moved = append(moved, to)
+	}
+	return moved, syncDir(dir)
+}
+
+// killStale kills the processes of process group pgid whose command line
+// carries "--run-id RUNID" and "--mpirun I" (so a reused group id of an
+// unrelated program is left alone) and waits for them to exit.
+func killStale(pgid int, runID string, i int, wait time.Duration) ([]int, error) {
+	if wait <= 0 {
+		wait = 10 * time.Second
+	}
+	var killed []int
+	deadline := time.Now().Add(wait)
+	for {
+		pids := staleProcesses(pgid, runID, i)
+		if len(pids) == 0 {
+			return killed, nil
+		}
+		if time.Now().After(deadline) {
+			return killed, fmt.Errorf("processes %v of an abandoned attempt (process group %d) do not die", pids, pgid)
+		}
+		for _, p := range pids {
+			if syscall.Kill(p, syscall.SIGKILL) == nil && !containsInt(killed, p) {
+				killed = append(killed, p)
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func containsInt(l []int, x int) bool {
+	for _, v := range l {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// staleProcesses lists live processes in group pgid that belong to mpirun
+// i of runID, from /proc.
+func staleProcesses(pgid int, runID string, i int) []int {
+	ents, _ := os.ReadDir("/proc")
+	want1 := "\x00--run-id\x00" + runID + "\x00"
+	want2 := "\x00--mpirun\x00" + strconv.Itoa(i) + "\x00"
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp …; comm may contain spaces and ')'.
+		j := bytes.LastIndexByte(stat, ')')
+		if j < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[j+1:]))
+		if len(f) < 3 || f[0] == "Z" {
+			continue
+		}
+		if g, _ := strconv.Atoi(f[2]); g != pgid {
+			continue
+		}
+		cl, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		c := "\x00" + string(cl)
+		if strings.Contains(c, want1) && strings.Contains(c, want2) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// lockCampaign takes an exclusive lock on DIR/RUNID-campaign.lock so that
+// two launchers never run the same campaign; the kernel releases it when
+// the process dies, even by SIGKILL.
+func lockCampaign(dir, runID string) (func(), error) {
+	path := filepath.Join(dir, runID+"-campaign.lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("launch: campaign %s in %s is in use by another launcher (%v)", runID, dir, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// tailLines returns the last n lines of the file at path (reading at most
+// its last 64 KiB).
+func tailLines(path string, n int) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	const max = 64 << 10
+	if st, err := f.Stat(); err == nil && st.Size() > max {
+		f.Seek(st.Size()-max, io.SeekStart)
+	}
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, max), max)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if len(lines) > n {
+			lines = lines[1:]
+		}
+	}
+	return lines
+}

@@ -1,0 +1,114 @@
+package design
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// ParseSizes turns a message-size spec into a list of sizes in bytes:
+//
+//	8,64,1024          a list (in this order)
+//	pow2:1..1M         the powers of two from 1 to 1 MiB
+//	logu:1..1000000:20 20 distinct log-uniform sizes in [1, 1000000] (LogUniformSizes with seed)
+//
+// Numbers may carry a binary suffix: K = 1024, M = 1024², G = 1024³.
+// Sizes must be positive (a design's 0 means "the run's default") and a
+// list must not repeat a size.
+func ParseSizes(spec string, seed uint64) ([]int, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("message sizes %q: %s", spec, fmt.Sprintf(format, args...))
+	}
+	kind, rest, hasKind := strings.Cut(spec, ":")
+	if !hasKind {
+		var sizes []int
+		seen := map[int]bool{}
+		for _, f := range strings.Split(spec, ",") {
+			n, err := ParseBytes(strings.TrimSpace(f))
+			if err != nil {
+				return nil, bad("%v", err)
+			}
+			if seen[n] {
+				return nil, bad("%d bytes listed twice", n)
+			}
+			seen[n] = true
+			sizes = append(sizes, n)
+		}
+		return sizes, nil
+	}
+	rng, count, hasCount := strings.Cut(rest, ":")
+	lo, hi, ok := strings.Cut(rng, "..")
+	if !ok {
+		return nil, bad("want %s:A..B", kind)
+	}
+	a, err := ParseBytes(strings.TrimSpace(lo))
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	b, err := ParseBytes(strings.TrimSpace(hi))
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	if b < a {
+		return nil, bad("%d > %d", a, b)
+	}
+	switch kind {
+	case "pow2":
+		if hasCount {
+			return nil, bad("pow2 takes no count")
+		}
+		var sizes []int
+		for p := 1; p <= b; p *= 2 {
+			if p >= a {
+				sizes = append(sizes, p)
+			}
+			if p > math.MaxInt/2 {
+				break
+			}
+		}
+		if len(sizes) == 0 {
+			return nil, bad("no power of two in [%d, %d]", a, b)
+		}
+		return sizes, nil
+	case "logu":
+		if !hasCount {
+			return nil, bad("want logu:A..B:COUNT")
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(count))
+		if err != nil || n < 1 {
+			return nil, bad("count %q is not a positive integer", count)
+		}
+		if n > b-a+1 {
+			return nil, bad("%d distinct sizes do not fit in [%d, %d]", n, a, b)
+		}
+		sizes, ok := LogUniformSizes(a, b, n, seed)
+		if !ok {
+			return nil, bad("could not draw %d distinct log-uniform sizes in [%d, %d]; ask for fewer", n, a, b)
+		}
+		return sizes, nil
+	}
+	return nil, bad("unknown kind %q (want a list, pow2:A..B or logu:A..B:COUNT)", kind)
+}
+
+// ParseBytes parses a positive number of bytes with an optional binary
+// suffix K, M or G (powers of 1024).
+func ParseBytes(s string) (int, error) {
+	mult := 1
+	switch {
+	case strings.HasSuffix(s, "K"):
+		mult, s = 1<<10, strings.TrimSuffix(s, "K")
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1<<20, strings.TrimSuffix(s, "M")
+	case strings.HasSuffix(s, "G"):
+		mult, s = 1<<30, strings.TrimSuffix(s, "G")
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%q is not a positive number of bytes", s)
+	}
+	if n > math.MaxInt32/mult*2 { // keep sizes well inside int and MPI's int counts
+		return 0, fmt.Errorf("%d×%d bytes is too large", n, mult)
+	}
+	return n * mult, nil
+}
