@@ -30,8 +30,17 @@ func newLineReader(r io.Reader) *lineReader {
 // readLine returns the next physical line without the line terminator.
 func (lr *lineReader) readLine() ([]byte, error) {
 	lr.buf = lr.buf[:0]
+	first := true
 	for {
 		chunk, err := lr.br.ReadSlice('\n')
+		if first && err == nil {
+			// Common case: the whole line is in bufio's buffer; use it
+			// in place (valid until the next read).
+			lr.line++
+			b := bytes.TrimSuffix(chunk, []byte("\n"))
+			return bytes.TrimSuffix(b, []byte("\r")), nil
+		}
+		first = false
 		lr.buf = append(lr.buf, chunk...)
 		if err == bufio.ErrBufferFull {
 			continue
