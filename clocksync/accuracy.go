@@ -37,8 +37,8 @@ type Harness struct {
 
 // Check is the outcome of one check. The measured offsets are global
 // client − global rank 0; the true errors are the same quantity from ground
-// truth at the true time the check started. Fields other than After are
-// valid on rank 0 only.
+// truth, for each rank at the true time its measurement started. Fields
+// other than After are valid on rank 0 only.
 type Check struct {
 	After       float64   `json:"after_s"`
 	MaxAbs      float64   `json:"max_abs_offset_s"`
@@ -110,12 +110,16 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 		}
 		ck := &checks[k]
 		if truth {
-			ck.TrueOffsets = TrueOffsets(h.Models, base.Hz(), h.LocalAt, h.TrueNow())
-			mx, med := absStats(ck.TrueOffsets[1:])
-			ck.TrueMaxAbs, ck.TrueMedian = &mx, &med
+			ck.TrueOffsets = make([]float64, p)
 		}
 		ck.Offsets = make([]float64, p)
 		for r := 1; r < p; r++ {
+			if truth {
+				// The truth at the moment rank r is measured: rank 0
+				// measures one rank after the other, and with P ranks
+				// the last is measured well after the first.
+				ck.TrueOffsets[r] = TrueOffset(h.Models, base.Hz(), h.LocalAt, r, h.TrueNow())
+			}
 			s, err := m.MeasureOffset(&links[r])
 			if err != nil {
 				return nil, err
@@ -123,6 +127,10 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 			ck.Offsets[r] = s.Offset
 		}
 		ck.MaxAbs, ck.MedianAbs = absStats(ck.Offsets[1:])
+		if truth {
+			mx, med := absStats(ck.TrueOffsets[1:])
+			ck.TrueMaxAbs, ck.TrueMedian = &mx, &med
+		}
 	}
 	return checks, nil
 }
@@ -164,4 +172,11 @@ func TrueOffsets(models []Model, hz float64, localAt func(rank int, t float64) i
 		out[r] = g(r) - g0
 	}
 	return out
+}
+
+// TrueOffset returns the true error of rank r's global clock at true time t,
+// element r of TrueOffsets.
+func TrueOffset(models []Model, hz float64, localAt func(rank int, t float64) int64, r int, t float64) float64 {
+	g0 := models[0].Global(float64(localAt(0, t)) / hz)
+	return models[r].Global(float64(localAt(r, t))/hz) - g0
 }

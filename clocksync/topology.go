@@ -124,6 +124,7 @@ const (
 
 var interceptModeNames = [...]string{"fitted", "hierarchical", "root"}
 
+// String returns "fitted", "hierarchical" or "root".
 func (m InterceptMode) String() string {
 	if m < 0 || int(m) >= len(interceptModeNames) {
 		return fmt.Sprintf("InterceptMode(%d)", int(m))
