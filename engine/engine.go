@@ -12,6 +12,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/reprobench/reprobench/mpi"
@@ -243,9 +244,10 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (*Summary, error) {
 		return nil, err
 	}
 	n := rec.N
-	// Gather [local start, local end, global start, global end, late] per
-	// observation at rank 0.
-	const k = 5
+	// Gather [local start, local end, global start, global end, late,
+	// duration] per observation at rank 0. The duration is computed from the
+	// tick difference on the rank (exact, and in the rank's own frequency).
+	const k = 6
 	mine := make([]float64, k*n)
 	for i := range n {
 		mine[k*i] = e.Clock.Seconds(rec.Start[i])
@@ -253,6 +255,7 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (*Summary, error) {
 		mine[k*i+2] = g.ToGlobal(rec.Start[i])
 		mine[k*i+3] = g.ToGlobal(rec.End[i])
 		mine[k*i+4] = rec.LateS[i]
+		mine[k*i+5] = e.Clock.Seconds(rec.End[i] - rec.Start[i])
 	}
 	var all []float64
 	if me == 0 {
@@ -272,12 +275,13 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (*Summary, error) {
 	}
 	ls, le := make([]float64, p), make([]float64, p)
 	gs, ge := make([]float64, p), make([]float64, p)
+	dur := make([]float64, p)
 	row := Row{Exp: ex.Exp, Call: ex.Call, MsizeBytes: ex.MsizeBytes, Count: count, Type: ex.Type, Np: p}
 	rr := RankRow{Exp: ex.Exp, Call: ex.Call, MsizeBytes: ex.MsizeBytes, Np: p}
 	for i := range n {
 		for r := range p {
 			v := all[r*k*n+k*i:]
-			ls[r], le[r], gs[r], ge[r] = v[0], v[1], v[2], v[3]
+			ls[r], le[r], gs[r], ge[r], dur[r] = v[0], v[1], v[2], v[3], v[5]
 			if cfg.Method.Windowed() {
 				sum.MaxLateS = max(sum.MaxLateS, v[4])
 			}
@@ -287,9 +291,10 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (*Summary, error) {
 		case window.RuntimeGlobal:
 			row.RuntimeS = window.GlobalCompletion(gs, ge)
 		case window.RuntimeLoop:
-			row.RuntimeS = window.LocalCompletion(ls, le) / float64(reps)
+			row.RuntimeS = slices.Max(dur) / float64(reps)
 		default:
-			row.RuntimeS = window.LocalCompletion(ls, le)
+			row.RuntimeS = slices.Max(dur) // window.LocalCompletion, exact in ticks
+
 		}
 		if row.ErrorCode != 0 {
 			sum.Invalid++

@@ -222,7 +222,7 @@ type Sync struct {
 	bcastS  float64   // round-time: measured MPI_Bcast time
 	red     []float64 // per-batch flags and durations sent to the reduction
 	redOut  []float64 // and its result (MPI forbids aliasing the two)
-	one     [2]float64
+	one     []float64 // scalar broadcasts (its own allocation: cgo forbids pointers into a struct holding Go pointers)
 	// History lists every window change since the last Reset.
 	History []Adaptation
 	// Before, when set, is called before each observation with its index in
@@ -248,7 +248,7 @@ func New(c mpi.Comm, clk timing.Clock, g GlobalClock, cfg Config) (*Sync, error)
 	if g == nil {
 		g = Identity{clk}
 	}
-	s := &Sync{cfg: cfg, comm: c, clk: clk, g: g, red: make([]float64, 3*cfg.Batch), redOut: make([]float64, 3*cfg.Batch)}
+	s := &Sync{cfg: cfg, comm: c, clk: clk, g: g, red: make([]float64, 3*cfg.Batch), redOut: make([]float64, 3*cfg.Batch), one: make([]float64, 1)}
 	s.Reset()
 	return s, nil
 }
