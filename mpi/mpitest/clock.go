@@ -35,7 +35,8 @@ type ClockParams struct {
 
 // ClockDist is the distribution from which New draws each rank's
 // ClockParams. A zero field selects its default; Off (any negative value)
-// sets the component to zero.
+// sets the component to zero (Overhead and Resolution then become 1 ns, their
+// minimum).
 type ClockDist struct {
 	OffsetS    float64       // offsets uniform in [−OffsetS, OffsetS); default 1 s
 	DriftPPM   float64       // drifts uniform in [−DriftPPM, DriftPPM); default 50 ppm

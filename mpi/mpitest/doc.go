@@ -21,11 +21,39 @@
 //     receive completes at max(receiver's time, arrival); a sender pays the
 //     message's injection time bytes/bandwidth; sends are eager (buffered,
 //     they never wait for the receiver);
-//   - collectives are built from point-to-point messages (binomial trees,
-//     dissemination, …; see the comment in coll.go and Comm.Observe) and
-//     cost what their messages cost.
+//   - collectives are built from point-to-point messages (see Collectives)
+//     and cost what their messages cost.
 //
 // Real time plays no part: a simulated hour passes in microseconds.
+//
+// # Collectives
+//
+// Collectives use point-to-point messages on a context of their own, so
+// they never match user messages:
+//
+//	Barrier                       dissemination, ⌈log2 P⌉ rounds of zero-byte messages
+//	Bcast                         binomial tree from the root
+//	Reduce                        binomial tree to the root
+//	Allreduce                     Reduce to rank 0, then Bcast
+//	Scan, Exscan                  recursive doubling (Hillis–Steele), ⌈log2 P⌉ rounds
+//	Gather, Scatter               linear: the root exchanges one message with every rank
+//	Allgather                     Gather to rank 0, then Bcast
+//	Alltoall                      pairwise exchange, P−1 rounds
+//	ReduceScatterBlock            Reduce to rank 0, then Scatter
+//	Split, SplitShared            Allgather of (color, key); Sub needs no messages
+//
+// Reductions combine in a fixed order, so floating-point results are
+// identical on every rank and in every run.
+//
+// Comm.Observe runs an mpi.Observation in virtual time: the wait (a
+// dissemination barrier for SyncBarrier, SyncDoubleBarrier and
+// SyncDissemination; for SyncDeadline the busy-wait loop
+// `for clk.Now() < o.Deadline {}`, whose reads are skipped in bulk rather
+// than simulated one by one), Start = clk.Now(), max(Reps, 1) calls, End =
+// clk.Now(). Bcast broadcasts o.Send. A ping-pong sends Count elements from
+// o.Send of rank Root to rank Peer, which receives them into o.Recv and
+// returns them; other ranks only take the two timestamps. clk should be the
+// rank's clock or one derived from it, such as a synchronized global clock.
 //
 // # Clocks and ground truth
 //

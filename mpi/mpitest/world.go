@@ -215,7 +215,7 @@ var errAborted = errors.New("mpitest: world aborted: deadlock")
 // DeadlockError reports that every rank still running was blocked.
 type DeadlockError struct {
 	Blocked []Blocked // the blocked ranks, in rank order
-	Exited  []string  // how the other ranks ended ("rank 2: returned nil", …)
+	Exited  []string  // how the other ranks ended ("rank 3 exited", "rank 1 exited with error: …")
 }
 
 // Blocked describes what one blocked rank waits for.
