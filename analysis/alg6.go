@@ -3,8 +3,11 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 )
 
 // Options configures AnalyzeGroup and Compare.
@@ -113,12 +116,41 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 // Analyze runs AnalyzeGroup over every group of d, sorted by key (call,
 // labels, datatype, np, msize).
 func Analyze(d *Dataset, opt Options) []GroupSummary {
-	out := make([]GroupSummary, 0, len(d.Groups))
-	for _, g := range d.Groups {
-		out = append(out, AnalyzeGroup(g, opt))
-	}
+	out := analyzeAll(d.Groups, opt)
 	sort.Slice(out, func(i, j int) bool { return keyLess(out[i].Key, out[j].Key) })
 	return out
+}
+
+// analyzeAll runs AnalyzeGroup over groups on GOMAXPROCS goroutines; the
+// result is in the order of groups.
+func analyzeAll(groups []*Group, opt Options) []GroupSummary {
+	out := make([]GroupSummary, len(groups))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(groups) {
+					return
+				}
+				out[i] = AnalyzeGroup(groups[i], opt)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func summaryMap(groups []*Group, opt Options) map[*Group]GroupSummary {
+	sums := analyzeAll(groups, opt)
+	m := make(map[*Group]GroupSummary, len(groups))
+	for i, g := range groups {
+		m[g] = sums[i]
+	}
+	return m
 }
 
 func keyLess(a, b GroupKey) bool {
@@ -204,6 +236,7 @@ func Compare(a, b *Dataset, opt Options) (rows []Comparison, onlyA, onlyB []Grou
 	for _, g := range b.Groups {
 		ib[g.Key] = g
 	}
+	sums := summaryMap(append(slices.Clone(a.Groups), b.Groups...), opt)
 	seen := map[GroupKey]bool{}
 	for _, ga := range a.Groups {
 		gb, ok := ib[ga.Key]
@@ -212,7 +245,7 @@ func Compare(a, b *Dataset, opt Options) (rows []Comparison, onlyA, onlyB []Grou
 			continue
 		}
 		seen[ga.Key] = true
-		rows = append(rows, compareGroups(ga, gb, opt))
+		rows = append(rows, compareGroups(ga, gb, sums[ga], sums[gb], opt))
 	}
 	for _, g := range b.Groups {
 		if !seen[g.Key] {
@@ -223,8 +256,7 @@ func Compare(a, b *Dataset, opt Options) (rows []Comparison, onlyA, onlyB []Grou
 	return rows, onlyA, onlyB
 }
 
-func compareGroups(ga, gb *Group, opt Options) Comparison {
-	sa, sb := AnalyzeGroup(ga, opt), AnalyzeGroup(gb, opt)
+func compareGroups(ga, gb *Group, sa, sb GroupSummary, opt Options) Comparison {
 	var ra, rb []float64
 	if sa.NMpiruns < 2 || sb.NMpiruns < 2 {
 		ra, rb = filtered(ga, opt.TukeyK), filtered(gb, opt.TukeyK)
@@ -253,6 +285,7 @@ func CompareBy(d *Dataset, label string, opt Options) ([]Comparison, error) {
 	if !found {
 		return nil, fmt.Errorf("analysis: no group has label %q", label)
 	}
+	sums := summaryMap(d.Groups, opt)
 	var rows []Comparison
 	for k, sides := range bucket {
 		if len(sides) < 2 {
@@ -260,7 +293,7 @@ func CompareBy(d *Dataset, label string, opt Options) ([]Comparison, error) {
 		}
 		sort.Slice(sides, func(i, j int) bool { return sides[i].value < sides[j].value })
 		for _, s := range sides[1:] {
-			c := compareGroups(sides[0].g, s.g, opt)
+			c := compareGroups(sides[0].g, s.g, sums[sides[0].g], sums[s.g], opt)
 			c.Key = k
 			c.NameA, c.NameB = sides[0].value, s.value
 			rows = append(rows, c)
