@@ -103,7 +103,10 @@ func Read(r io.Reader, name string, vocab Vocabulary) (*Design, error) {
 			return nil, err
 		}
 		line++
-		s = strings.TrimRight(s, "\r\n")
+		s = strings.TrimSuffix(strings.TrimSuffix(s, "\n"), "\r")
+		if strings.ContainsRune(s, '\r') {
+			return nil, perr(line, 0, "", "carriage return inside a line")
+		}
 		if strings.HasPrefix(s, "#") {
 			c := strings.TrimSpace(s[1:])
 			if v, ok := strings.CutPrefix(c, "seed="); ok {

@@ -61,7 +61,10 @@ func RunSeed(seed uint64, i int) uint64 {
 // drawn again. The sizes are returned in increasing order. It needs
 // 1 ≤ a ≤ b and n ≤ b−a+1 (and gives up with ok false if, after 100·n
 // draws, fewer than n distinct sizes came out, which happens only when n is
-// close to the number of integers in a range concentrated near a).
+// close to the number of integers in a range concentrated near a). When n
+// is not small against the number of integers in the lowest decades,
+// redrawing duplicates makes the larger decades over-represented: the
+// sizes are then log-uniform draws conditioned on being distinct.
 func LogUniformSizes(a, b, n int, seed uint64) (sizes []int, ok bool) {
 	if a < 1 || b < a || n < 0 || n > b-a+1 {
 		return nil, false
