@@ -6,9 +6,10 @@
 // Every rank sleeps --sleep in the middle of the run (with the .csv.partial
 // open and half written), so tests can kill it there.
 //
-// Test flags: --sleep D, --fail-mpirun N (exit 3 with a message on stderr
-// for that mpirun), --hang-mpirun N (sleep for an hour for that mpirun).
-// Every process writes its pid to DIR/pids/mpirunNNN-rankR.pid.
+// Test controls: the flag --sleep D, and the environment variables
+// FAKERUN_FAIL_MPIRUN=N (exit 3 after 80 lines on stderr in mpirun N) and
+// FAKERUN_HANG_MPIRUN=N (sleep for an hour in mpirun N), which a resume may
+// change. Every process writes its pid to DIR/pids/mpirunNNN-rankR.pid.
 package main
 
 import (
@@ -46,8 +47,6 @@ func run(args []string) error {
 	seed := fs.Uint64("seed", 0, "")
 	designFile := fs.String("design", "", "")
 	sleep := fs.Duration("sleep", 0, "")
-	failAt := fs.Int("fail-mpirun", -1, "")
-	hangAt := fs.Int("hang-mpirun", -1, "")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -57,15 +56,17 @@ func run(args []string) error {
 	r := rank()
 	pids := filepath.Join(*out, "pids")
 	os.MkdirAll(pids, 0o755)
-	os.WriteFile(filepath.Join(pids, fmt.Sprintf("mpirun%03d-rank%s.pid", *mpirun, r)), fmt.Appendf(nil, "%d\n", os.Getpid()), 0o644)
-	if *mpirun == *failAt {
+	pidFile := filepath.Join(pids, fmt.Sprintf("mpirun%03d-rank%s.pid", *mpirun, r))
+	os.WriteFile(pidFile+".tmp", fmt.Appendf(nil, "%d\n", os.Getpid()), 0o644)
+	os.Rename(pidFile+".tmp", pidFile)
+	if os.Getenv("FAKERUN_FAIL_MPIRUN") == fmt.Sprint(*mpirun) {
 		for i := 0; i < 80; i++ {
 			fmt.Fprintf(os.Stderr, "fakerun: stderr line %d\n", i)
 		}
 		fmt.Fprintf(os.Stderr, "fakerun: failing mpirun %d on purpose\n", *mpirun)
 		os.Exit(3)
 	}
-	if *mpirun == *hangAt {
+	if os.Getenv("FAKERUN_HANG_MPIRUN") == fmt.Sprint(*mpirun) {
 		time.Sleep(time.Hour)
 	}
 	base := filepath.Join(*out, fmt.Sprintf("%s-mpirun%03d", *runID, *mpirun))
