@@ -119,13 +119,17 @@ type Dataset struct {
 	index    map[string]int
 	mpIndex  map[MpirunID]int32
 	prIndex  map[string]int
+	byKey    map[GroupKey]int
 	keyBuf   []byte
+	lastKey  []byte // raw key of the previous row and its group
+	lastGi   int
+	lastMi   int32 // mpirun of the previous valid row, −1 if none
 	fileName string
 }
 
 // NewDataset returns an empty Dataset to Read files into.
 func NewDataset() *Dataset {
-	return &Dataset{index: map[string]int{}, mpIndex: map[MpirunID]int32{}, prIndex: map[string]int{}}
+	return &Dataset{index: map[string]int{}, byKey: map[GroupKey]int{}, mpIndex: map[MpirunID]int32{}, prIndex: map[string]int{}, lastMi: -1, lastKey: []byte{0xff}}
 }
 
 // ReadRaw reads one raw file (see RawColumns) or per-rank file (see
@@ -238,15 +242,6 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 			continue
 		}
 		d.Rows++
-		// Group key bytes: call \x00 msize \x00 np \x00 datatype \x00 labels.
-		msize, err := strconv.ParseInt(rec[cMsize], 10, 64)
-		if err != nil || msize < 0 {
-			return fmt.Errorf("%w: %s:%d: msize_bytes %q is not a non-negative integer", ErrFormat, name, line, rec[cMsize])
-		}
-		np, err := strconv.Atoi(rec[cNP])
-		if err != nil || np < 1 {
-			return fmt.Errorf("%w: %s:%d: np %q is not a positive integer", ErrFormat, name, line, rec[cNP])
-		}
 		ec, err := strconv.Atoi(rec[cErr])
 		if err != nil {
 			return fmt.Errorf("%w: %s:%d: errorcode %q is not an integer", ErrFormat, name, line, rec[cErr])
@@ -262,6 +257,8 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 		if rec[cCall] == "" {
 			return fmt.Errorf("%w: %s:%d: empty call", ErrFormat, name, line)
 		}
+		// Group key bytes: call \x00 msize \x00 np \x00 datatype \x00 labels
+		// (raw text; msize and np are parsed once per distinct key).
 		b := d.keyBuf[:0]
 		b = append(b, rec[cCall]...)
 		b = append(b, 0)
@@ -280,8 +277,22 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 			b = append(b, rec[l.idx]...)
 		}
 		d.keyBuf = b
-		gi, ok := d.index[string(b)]
+		var gi int
+		var ok bool
+		if bytes.Equal(b, d.lastKey) {
+			gi, ok = d.lastGi, true
+		} else {
+			gi, ok = d.index[string(b)]
+		}
 		if !ok {
+			msize, err := strconv.ParseInt(rec[cMsize], 10, 64)
+			if err != nil || msize < 0 {
+				return fmt.Errorf("%w: %s:%d: msize_bytes %q is not a non-negative integer", ErrFormat, name, line, rec[cMsize])
+			}
+			np, err := strconv.Atoi(rec[cNP])
+			if err != nil || np < 1 {
+				return fmt.Errorf("%w: %s:%d: np %q is not a positive integer", ErrFormat, name, line, rec[cNP])
+			}
 			var parts []string
 			for _, l := range labels {
 				if rec[l.idx] != "" {
@@ -291,13 +302,20 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 					parts = append(parts, l.name+"="+rec[l.idx])
 				}
 			}
-			gi = len(d.Groups)
-			d.Groups = append(d.Groups, &Group{Key: GroupKey{
+			key := GroupKey{
 				Call: strings.Clone(rec[cCall]), MsizeBytes: msize, NP: np,
 				Datatype: strings.Clone(rec[cDT]), Labels: strings.Join(parts, ","),
-			}})
+			}
+			// Different spellings of one key ("08" and "8") share a group.
+			if gi, ok = d.byKey[key]; !ok {
+				gi = len(d.Groups)
+				d.Groups = append(d.Groups, &Group{Key: key})
+				d.byKey[key] = gi
+			}
 			d.index[string(b)] = gi
 		}
+		d.lastKey = append(d.lastKey[:0], b...)
+		d.lastGi = gi
 		g := d.Groups[gi]
 		if ec != 0 {
 			g.Invalid++
@@ -305,6 +323,11 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 		}
 		if math.IsNaN(rt) || math.IsInf(rt, 0) || rt < 0 {
 			g.Bad++
+			continue
+		}
+		if d.lastMi >= 0 && mp == d.Mpiruns[d.lastMi].Mpirun && rec[cRun] == d.Mpiruns[d.lastMi].RunID {
+			g.Runtimes = append(g.Runtimes, rt)
+			g.Mpirun = append(g.Mpirun, d.lastMi)
 			continue
 		}
 		id := MpirunID{rec[cRun], mp}
@@ -315,6 +338,7 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 			d.Mpiruns = append(d.Mpiruns, id)
 			d.mpIndex[id] = mi
 		}
+		d.lastMi = mi
 		g.Runtimes = append(g.Runtimes, rt)
 		g.Mpirun = append(g.Mpirun, mi)
 	}

@@ -98,6 +98,14 @@ func TestReadRawBadInput(t *testing.T) {
 				t.Errorf("labels %q", got)
 			}
 		}},
+		{"one key, two spellings", hdr + "\nr,0,0,MPI_Bcast,8,2,MPI_INT,2,0,1e-6,0\nr,0,0,MPI_Bcast,08,2,MPI_INT,2,1,2e-6,0\nr,1,0,MPI_Bcast,8,2,MPI_INT,2,0,3e-6,0\n", "", func(t *testing.T, d *Dataset) {
+			if len(d.Groups) != 1 || len(d.Groups[0].Runtimes) != 3 || len(d.Mpiruns) != 2 {
+				t.Errorf("groups %d, mpiruns %d", len(d.Groups), len(d.Mpiruns))
+			}
+			if m := d.Groups[0].Mpirun; m[0] != 0 || m[1] != 0 || m[2] != 1 {
+				t.Errorf("mpirun indices %v", m)
+			}
+		}},
 		{"empty group (all invalid)", hdr + "\nr,0,0,MPI_Bcast,8,2,MPI_INT,2,0,1e-6,1\n", "", func(t *testing.T, d *Dataset) {
 			s := AnalyzeGroup(d.Groups[0], DefaultOptions)
 			if s.N != 0 || !math.IsNaN(s.Median) || s.Invalid != 1 || len(s.Warnings) == 0 {
