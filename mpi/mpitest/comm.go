@@ -87,6 +87,10 @@ func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte) error {
 	r.now += n * m.secPerByte
 	arrival := r.now + m.draw(w.cfg.Seed, r.id, dst, seq)
 	r.msgs.Add(1)
+	if w.cfg.Log {
+		r.log = append(r.log, Message{Src: r.id, Dst: dst, Seq: seq, CommID: key.ctx >> 1, Tag: int(key.tag),
+			Internal: key.ctx&1 == 1, Bytes: len(data), SendS: r.now, ArrivalS: arrival})
+	}
 
 	d := w.ranks[dst]
 	d.mu.Lock()

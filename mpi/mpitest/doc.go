@@ -65,6 +65,10 @@
 // synchronization algorithm: map a timestamp of rank r through the
 // algorithm's global clock and compare it with LocalAt(0, TrueTime(r, ts)).
 //
+// With Config.Log set, World.Log returns every simulated message (sender,
+// receiver, tag, size, send and arrival times), as httptest's
+// ResponseRecorder records a response; World.Messages counts them always.
+//
 // # Determinism
 //
 // The same Config (Seed included) and the same rank function give

@@ -487,3 +487,44 @@ func TestGoexit(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestLog(t *testing.T) {
+	w, _ := New(Config{Ranks: 3, Log: true, Latency: Latency{Base: 2 * time.Microsecond, Jitter: Off, SpikeProb: Off, BytesPerSecond: Off}})
+	err := w.Run(func(r *Rank) error {
+		c := r.Comm()
+		if r.ID() == 2 {
+			r.Sleep(time.Microsecond)
+			if err := c.Send(make([]byte, 5), 0, 11); err != nil {
+				return err
+			}
+		}
+		if r.ID() == 0 {
+			if err := c.Recv(make([]byte, 5), 2, 11); err != nil {
+				return err
+			}
+		}
+		return c.Barrier()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := w.Log()
+	// One message, then a 3-rank dissemination barrier: 2 rounds of 3.
+	if int64(len(log)) != w.Messages() || len(log) != 7 {
+		t.Fatalf("log has %d messages, Messages() = %d, want 7", len(log), w.Messages())
+	}
+	// Rank 1 enters the barrier at 0, rank 2 at 1 µs after its send, rank
+	// 0 at 3 µs when the message arrives.
+	want := Message{Src: 2, Dst: 0, Tag: 11, Bytes: 5, SendS: 1e-6, ArrivalS: 3e-6}
+	if got := log[1]; got != want {
+		t.Errorf("log[1] = %+v, want %+v", got, want)
+	}
+	if m := log[0]; m.Src != 1 || m.Dst != 2 || !m.Internal || m.SendS != 0 || m.ArrivalS != 2e-6 {
+		t.Errorf("log[0] = %+v", m)
+	}
+	for i := 1; i < len(log); i++ {
+		if log[i].SendS < log[i-1].SendS {
+			t.Errorf("log not sorted at %d", i)
+		}
+	}
+}

@@ -1,9 +1,11 @@
 package mpitest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,6 +40,9 @@ type Config struct {
 	// rank on one node. It decides SplitShared and, with Latency.InterNode,
 	// which links are inter-node.
 	RanksPerNode int
+	// Log records every point-to-point message (those of collectives
+	// included) for World.Log. It costs memory per message.
+	Log bool
 }
 
 // World is a simulated MPI world: Config.Ranks ranks, each with its own
@@ -361,6 +366,7 @@ type Rank struct {
 	msgs    atomic.Int64 // messages sent
 	linkSeq []uint64     // messages sent per destination world rank
 	blockRq recvReq      // reused by blocking receives
+	log     []Message    // sent messages, when Config.Log
 	scratch [3][]byte
 }
 
@@ -436,4 +442,42 @@ func (w *World) TrueNow(rank int) float64 {
 		panic("mpitest: World.TrueNow called during Run")
 	}
 	return w.ranks[rank].now
+}
+
+// Message is one simulated point-to-point message, as recorded when
+// Config.Log is set.
+type Message struct {
+	Src, Dst int     // world ranks
+	Seq      uint64  // index of the message on the link Src→Dst, from 0
+	CommID   uint64  // the communicator (0 is the world)
+	Tag      int     // the tag; for messages internal to collectives, an internal tag
+	Internal bool    // the message implements a collective or Observe
+	Bytes    int     // payload size
+	SendS    float64 // true time the sender finished injecting it, seconds
+	ArrivalS float64 // true time it arrived at Dst, seconds
+}
+
+// Log returns the messages recorded so far (Config.Log), sorted by send
+// time, then sender, then destination and sequence number — an order that
+// does not depend on scheduling. It must not be called during Run.
+func (w *World) Log() []Message {
+	if w.inRun.Load() {
+		panic("mpitest: World.Log called during Run")
+	}
+	var out []Message
+	for _, r := range w.ranks {
+		out = append(out, r.log...)
+	}
+	slices.SortFunc(out, func(a, b Message) int {
+		switch {
+		case a.SendS != b.SendS:
+			return cmp.Compare(a.SendS, b.SendS)
+		case a.Src != b.Src:
+			return a.Src - b.Src
+		case a.Dst != b.Dst:
+			return a.Dst - b.Dst
+		}
+		return cmp.Compare(a.Seq, b.Seq)
+	})
+	return out
 }
