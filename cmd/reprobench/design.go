@@ -1,0 +1,205 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/window"
+)
+
+func init() {
+	register(command{
+		name:    "design",
+		summary: "write a randomized full-factorial design file (experiments shuffled per mpirun from a recorded seed)",
+		run:     runDesign,
+	})
+}
+
+// designCLIVocabulary is the set of values the engine accepts in a design
+// file, from the mpi and window packages.
+func designCLIVocabulary() design.Vocabulary {
+	var v design.Vocabulary
+	for _, c := range mpi.Calls() {
+		v.Calls = append(v.Calls, c.String())
+	}
+	for d := mpi.Datatype(0); d.Valid(); d++ {
+		v.Datatypes = append(v.Datatypes, d.ShortName())
+	}
+	v.ProcSyncs = window.MethodNames()
+	v.RuntimeTypes = window.RuntimeTypeNames()
+	v.CacheModes = window.CacheModeNames()
+	return v
+}
+
+// designListFlag is a comma-separated list flag that may also be repeated.
+type designListFlag []string
+
+func (l *designListFlag) String() string { return strings.Join(*l, ",") }
+func (l *designListFlag) Set(s string) error {
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			*l = append(*l, f)
+		}
+	}
+	return nil
+}
+
+// designRepeatFlag collects each occurrence whole (clock sync specs may
+// contain commas).
+type designRepeatFlag []string
+
+func (l *designRepeatFlag) String() string { return strings.Join(*l, " ") }
+func (l *designRepeatFlag) Set(s string) error {
+	*l = append(*l, s)
+	return nil
+}
+
+// randomSeed draws a seed from the operating system.
+func randomSeed() uint64 {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("reprobench: crypto/rand: " + err.Error())
+	}
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+func runDesign(stdout, stderr io.Writer, args []string) error {
+	fs := newFlagSet("design", "[-o FILE] [--seed S] [--mpiruns N] [--replicates R] [factor flags]", stderr)
+	out := fs.String("o", "-", "output design file (\"-\": stdout); an existing file is never overwritten")
+	seedStr := fs.String("seed", "", "seed of the shuffles and random sizes (uint64; default: random, printed to stderr)")
+	mpiruns := fs.Int("mpiruns", 10, "number of mpiruns (paper 000 §5.2: the mpirun is a factor)")
+	replicates := fs.Int("replicates", 1, "replicates of each combination per mpirun")
+	var calls, nps, datatypes, nreps, procsyncs, windows, runtimes, caches designListFlag
+	var clocksyncs, factors designRepeatFlag
+	fs.Var(&calls, "calls", "MPI calls, comma-separated (e.g. MPI_Bcast,MPI_Allreduce,pingpong)")
+	msizes := fs.String("msizes", "", "message sizes in bytes: a list 8,64,1K, pow2:A..B, or logu:A..B:COUNT (log-uniform, paper 004 §V); K/M/G = 1024^1/2/3")
+	fs.Var(&nps, "np", "process counts, comma-separated (default: all ranks of the mpirun)")
+	fs.Var(&datatypes, "datatypes", "MPI datatypes, comma-separated (byte, int32, int64, float32, float64)")
+	fs.Var(&nreps, "nrep", "observations per experiment, comma-separated levels")
+	fs.Var(&procsyncs, "procsync", "process synchronization methods, comma-separated")
+	fs.Var(&windows, "window-s", "window sizes in seconds, comma-separated (e.g. 1e-4)")
+	fs.Var(&clocksyncs, "clocksync", "clock synchronization spec; repeat the flag for several levels")
+	fs.Var(&runtimes, "runtime-type", "completion-time types, comma-separated (local, global, …)")
+	fs.Var(&caches, "cache", "cache modes, comma-separated")
+	fs.Var(&factors, "factor", "user factor key=v1,v2,… (repeatable); becomes column label:key")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: design takes no arguments, got %q", errUsage, fs.Args())
+	}
+	usage := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, a...))
+	}
+
+	seed := randomSeed()
+	if *seedStr != "" {
+		s, err := strconv.ParseUint(*seedStr, 10, 64)
+		if err != nil {
+			return usage("--seed %q: want a decimal uint64", *seedStr)
+		}
+		seed = s
+	}
+	p := design.Plan{Mpiruns: *mpiruns, Replicates: *replicates, Seed: seed}
+	if *mpiruns < 1 || *replicates < 1 {
+		return usage("--mpiruns and --replicates must be at least 1")
+	}
+	f := &p.Factors
+	var err error
+	for _, c := range calls {
+		call, err := mpi.ParseCall(c)
+		if err != nil {
+			return usage("--calls: %v", err)
+		}
+		f.Calls = append(f.Calls, call.String())
+	}
+	if *msizes != "" {
+		if f.MsizesBytes, err = design.ParseSizes(*msizes, seed); err != nil {
+			return usage("--msizes: %v", err)
+		}
+	}
+	ints := func(name string, l []string) ([]int, error) {
+		var r []int
+		for _, s := range l {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				return nil, usage("--%s: %q is not a positive integer", name, s)
+			}
+			r = append(r, n)
+		}
+		return r, nil
+	}
+	if f.Nps, err = ints("np", nps); err != nil {
+		return err
+	}
+	if f.Nreps, err = ints("nrep", nreps); err != nil {
+		return err
+	}
+	for _, s := range datatypes {
+		d, err := mpi.ParseDatatype(s)
+		if err != nil {
+			return usage("--datatypes: %v", err)
+		}
+		f.Datatypes = append(f.Datatypes, d.ShortName())
+	}
+	for _, s := range procsyncs {
+		m, err := window.ParseMethod(s)
+		if err != nil {
+			return usage("--procsync: %v", err)
+		}
+		f.ProcSyncs = append(f.ProcSyncs, m.String())
+	}
+	for _, s := range windows {
+		w, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return usage("--window-s: %q is not a number of seconds", s)
+		}
+		f.WindowsS = append(f.WindowsS, w)
+	}
+	f.ClockSyncs = clocksyncs
+	for _, s := range runtimes {
+		r, err := window.ParseRuntimeType(s)
+		if err != nil {
+			return usage("--runtime-type: %v", err)
+		}
+		f.RuntimeTypes = append(f.RuntimeTypes, r.String())
+	}
+	for _, s := range caches {
+		c, err := window.ParseCacheMode(s)
+		if err != nil {
+			return usage("--cache: %v", err)
+		}
+		f.Caches = append(f.Caches, c.String())
+	}
+	for _, s := range factors {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok {
+			return usage("--factor %q: want key=v1,v2", s)
+		}
+		var levels designListFlag
+		_ = levels.Set(v)
+		f.Labels = append(f.Labels, design.Factor{Name: k, Levels: levels})
+	}
+	p.Comments = []string{" generated by: reprobench design " + strings.Join(args, " ")}
+
+	d, err := design.Generate(p)
+	if err != nil {
+		return usage("%v", err)
+	}
+	fmt.Fprintf(stderr, "design: seed %d: %d combinations × %d replicates × %d mpiruns = %d experiments\n",
+		seed, f.Points(), *replicates, *mpiruns, len(d.Experiments))
+	if *out == "-" {
+		return design.Write(stdout, d)
+	}
+	if err := design.WriteFile(*out, d); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "design: wrote %s\n", *out)
+	return nil
+}

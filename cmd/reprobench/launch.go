@@ -1,0 +1,253 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/reprobench/reprobench/design"
+)
+
+func init() {
+	register(command{
+		name:    "launch",
+		summary: "run a campaign of N separate mpiruns of \"reprobench run\" (or srun), with timeouts, a manifest, and --resume",
+		run:     runLaunch,
+	})
+}
+
+const launchSynopsis = `--mpiruns N --np P [--launcher 'mpirun -np {np}'] [--timeout D] [--design FILE] [--out DIR] [--run-id ID] [--seed S] [--fail-fast] -- RUN FLAGS
+       reprobench launch --resume [--out DIR] [--run-id ID] [--timeout D] [--fail-fast]
+
+Each mpirun i (0-based) runs, without a shell:
+  LAUNCHER EXE run --out DIR --run-id ID --mpirun i --seed S_i [--design DIR/ID-design.csv] RUN FLAGS
+and is complete when DIR/ID-mpirun<iii>.json exists. The campaign is recorded in
+DIR/ID-campaign.json (launcher argv, seeds, status, exit status and stderr tail of
+failures); stdout and stderr of every attempt go to DIR/ID-logs/. A failed or
+timed-out mpirun is recorded and the campaign goes on (unless --fail-fast).
+--resume runs only the mpiruns without their .json; the leftovers of an incomplete
+attempt (.partial files, a .csv written before the .json) are moved, not deleted,
+to DIR/ID-aside/mpirun<iii>-attempt<k>/ first. Completed outputs are never touched.`
+
+// launchStderrIsTerminal is replaced in tests.
+var launchStderrIsTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && design.IsTerminal(f)
+}
+
+func runLaunch(stdout, stderr io.Writer, args []string) error {
+	fs := newFlagSet("launch", launchSynopsis, stderr)
+	mpiruns := fs.Int("mpiruns", 0, "number of mpiruns (default: the design's; paper 000 §5.2: the mpirun is a factor)")
+	np := fs.Int("np", 0, "processes per mpirun, replaces {np} in the launcher (default: the design's largest np)")
+	launcher := fs.String("launcher", "mpirun -np {np}", "launcher command template, split into words without a shell (quotes and \\ work; nothing is expanded); e.g. 'srun -n {np}'")
+	timeout := fs.Duration("timeout", 0, "kill a mpirun's whole process group after this long (0: no limit)")
+	resume := fs.Bool("resume", false, "continue the campaign in --out (--run-id, or the only *-campaign.json there): run only the incomplete mpiruns")
+	out := fs.String("out", "results", "output directory")
+	runID := fs.String("run-id", "", "run id, the prefix of every output file (default: the UTC start time, e.g. 20261122T035900Z)")
+	seedStr := fs.String("seed", "", "campaign seed (uint64; default: the design's seed, else random); mpirun i gets a seed derived from it")
+	designFile := fs.String("design", "", "design file (reprobench design) passed to every run; copied to DIR/ID-design.csv first")
+	failFast := fs.Bool("fail-fast", false, "stop at the first mpirun that fails or times out")
+	exe := fs.String("exe", "", "benchmark binary to launch instead of this reprobench (it must accept \"run\" and the flags above)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	usage := func(format string, a ...any) error {
+		return fmt.Errorf("%w: launch: %s", errUsage, fmt.Sprintf(format, a...))
+	}
+	runArgs := fs.Args()
+	if len(runArgs) > 0 && !launchHadDashDash(args, runArgs) {
+		return usage("unexpected argument %q: the run's flags go after --", runArgs[0])
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opts := design.Options{Timeout: *timeout, FailFast: *failFast, Progress: stderr, Bar: launchStderrIsTerminal(stderr)}
+	if *timeout < 0 {
+		return usage("--timeout must not be negative")
+	}
+
+	if *resume {
+		for _, n := range []string{"mpiruns", "np", "launcher", "seed", "design", "exe"} {
+			if set[n] {
+				return usage("--%s cannot be changed on --resume: the campaign's parameters come from its manifest", n)
+			}
+		}
+		if len(runArgs) > 0 {
+			return usage("run flags cannot be changed on --resume: they come from the manifest")
+		}
+		path := ""
+		if *runID != "" {
+			if err := design.CheckRunID(*runID); err != nil {
+				return usage("%v", err)
+			}
+			path = design.ManifestPath(*out, *runID)
+		} else {
+			var err error
+			if path, err = design.FindManifest(*out); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(stderr, "launch: resuming %s\n", path)
+		m, err := design.Resume(ctx, path, opts)
+		return launchSummary(stderr, m, err)
+	}
+
+	// A new campaign.
+	if *runID == "" {
+		*runID = time.Now().UTC().Format("20060102T150405Z")
+	}
+	if err := design.CheckRunID(*runID); err != nil {
+		return usage("%v", err)
+	}
+	if err := design.CheckRunArgs(runArgs); err != nil {
+		return usage("%v", err)
+	}
+	tmpl, err := design.SplitCommand(*launcher)
+	if err != nil {
+		return usage("--launcher: %v", err)
+	}
+	if !strings.Contains(*launcher, "{np}") {
+		fmt.Fprintf(stderr, "launch: warning: --launcher %q has no {np}; --np is not passed to it\n", *launcher)
+	}
+	program := *exe
+	if program == "" {
+		if program, err = os.Executable(); err != nil {
+			return fmt.Errorf("launch: cannot find this program: %w", err)
+		}
+	} else if program, err = filepath.Abs(program); err != nil {
+		return err
+	}
+
+	c := design.Campaign{Dir: *out, RunID: *runID, Mpiruns: *mpiruns, Np: *np, Launcher: tmpl,
+		Program: []string{program, "run"}, RunArgs: runArgs}
+	seedKnown := false
+	if *seedStr != "" {
+		if c.Seed, err = strconv.ParseUint(*seedStr, 10, 64); err != nil {
+			return usage("--seed %q: want a decimal uint64", *seedStr)
+		}
+		seedKnown = true
+	}
+	if *designFile != "" {
+		d, err := design.ReadFile(*designFile, designCLIVocabulary())
+		if err != nil {
+			return err
+		}
+		ms := d.Mpiruns()
+		if len(ms) == 0 {
+			return usage("design %s has no experiments", *designFile)
+		}
+		for i, m := range ms {
+			if m != i {
+				return usage("design %s: its mpiruns must be numbered 0..%d, but it has %v", *designFile, len(ms)-1, ms)
+			}
+		}
+		if c.Mpiruns == 0 {
+			c.Mpiruns = len(ms)
+		} else if c.Mpiruns != len(ms) {
+			return usage("--mpiruns %d but design %s has %d mpiruns", c.Mpiruns, *designFile, len(ms))
+		}
+		if c.Np == 0 {
+			c.Np = d.MaxNp()
+		} else if d.MaxNp() > c.Np {
+			return usage("design %s needs %d processes but --np is %d", *designFile, d.MaxNp(), c.Np)
+		}
+		if !seedKnown && d.HasSeed {
+			c.Seed, seedKnown = d.Seed, true
+		}
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+		copyPath := filepath.Join(*out, *runID+"-design.csv")
+		if err := launchCopyDesign(*designFile, copyPath); err != nil {
+			return err
+		}
+		c.DesignFile = copyPath
+	}
+	if c.Mpiruns < 1 {
+		return usage("--mpiruns N is required (N ≥ 1) without a design")
+	}
+	if c.Np < 1 {
+		return usage("--np P is required (P ≥ 1)")
+	}
+	if !seedKnown {
+		c.Seed = randomSeed()
+	}
+	env := design.CollectEnvironment()
+	c.Environment = &env
+	fmt.Fprintf(stderr, "launch: run id %s, seed %d, %d mpiruns × %d processes, launcher %q, output in %s\n",
+		c.RunID, c.Seed, c.Mpiruns, c.Np, design.ExpandLauncher(tmpl, c.Np), *out)
+	m, err := design.Start(ctx, c, opts)
+	return launchSummary(stderr, m, err)
+}
+
+// launchHadDashDash reports whether the remaining arguments rest came after
+// a "--" in args.
+func launchHadDashDash(args, rest []string) bool {
+	i := len(args) - len(rest) - 1
+	return i >= 0 && args[i] == "--"
+}
+
+func launchSummary(stderr io.Writer, m *design.Manifest, err error) error {
+	if m != nil {
+		done := m.Mpiruns - len(m.Incomplete())
+		fmt.Fprintf(stderr, "launch: campaign %s: %d of %d mpiruns complete; manifest %s\n",
+			m.RunID, done, m.Mpiruns, design.ManifestPath(m.Dir, m.RunID))
+		for _, r := range m.Runs {
+			if r.Complete || len(r.Attempts) == 0 {
+				continue
+			}
+			a := r.Attempts[len(r.Attempts)-1]
+			fmt.Fprintf(stderr, "launch: mpirun %d %s: %s (stderr: %s)\n", r.Mpirun, a.Status, a.Error, a.StderrLog)
+			if n := len(a.StderrTail); n > 0 {
+				for _, l := range a.StderrTail[max(0, n-5):] {
+					fmt.Fprintf(stderr, "    %s\n", l)
+				}
+			}
+		}
+	}
+	return err
+}
+
+// launchCopyDesign copies the design file src to dst, unless dst already
+// holds the same bytes; a different dst is an error (never overwritten).
+func launchCopyDesign(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if old, err := os.ReadFile(dst); err == nil {
+		if bytes.Equal(old, b) {
+			return nil
+		}
+		return fmt.Errorf("launch: %s exists with other contents; choose another run id", dst)
+	}
+	tmp := dst + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Link(tmp, dst)
+}
