@@ -38,7 +38,7 @@ const (
 	tagPingPong
 )
 
-func (c *comm) csend(dst int, tag int32, data []byte, _ string) error {
+func (c *comm) csend(dst int, tag int32, data []byte) error {
 	return c.r.send(c, dst, mkey{ctx: c.ctx | 1, src: int32(c.rank), tag: tag}, data)
 }
 
@@ -103,7 +103,7 @@ func (c *comm) Barrier() error {
 func (c *comm) dissemination(tag int32, fn string) error {
 	p := c.size
 	for d := 1; d < p; d *= 2 {
-		if err := c.csend((c.rank+d)%p, tag, nil, fn); err != nil {
+		if err := c.csend((c.rank+d)%p, tag, nil); err != nil {
 			return err
 		}
 		if err := c.crecv(nil, (c.rank-d+p)%p, tag, fn); err != nil {
@@ -140,7 +140,7 @@ func (c *comm) bcast(buf []byte, root int, fn string) error {
 	}
 	for mask >>= 1; mask > 0; mask >>= 1 {
 		if vr+mask < p {
-			if err := c.csend((vr+mask+root)%p, tagBcast, buf, fn); err != nil {
+			if err := c.csend((vr+mask+root)%p, tagBcast, buf); err != nil {
 				return err
 			}
 		}
@@ -179,7 +179,7 @@ func (c *comm) reduce(send, recv []byte, count int, dt mpi.Datatype, op mpi.Redu
 	tmp := c.scratch(1, n)
 	for mask := 1; mask < p; mask <<= 1 {
 		if vr&mask != 0 {
-			return c.csend((vr-mask+root)%p, tagReduce, acc, fn)
+			return c.csend((vr-mask+root)%p, tagReduce, acc)
 		}
 		if vr+mask < p {
 			if err := c.crecv(tmp, (vr+mask+root)%p, tagReduce, fn); err != nil {
@@ -252,7 +252,7 @@ func (c *comm) scan(send, recv []byte, count int, dt mpi.Datatype, op mpi.Reduce
 	}
 	for d := 1; d < p; d *= 2 {
 		if c.rank+d < p {
-			if err := c.csend(c.rank+d, tag, partial, fn); err != nil {
+			if err := c.csend(c.rank+d, tag, partial); err != nil {
 				return err
 			}
 		}
@@ -298,7 +298,7 @@ func (c *comm) Gather(send, recv []byte, count int, dt mpi.Datatype, root int) e
 func (c *comm) gather(send, recv []byte, root int, fn string) error {
 	n := len(send)
 	if c.rank != root {
-		return c.csend(root, tagGather, send, fn)
+		return c.csend(root, tagGather, send)
 	}
 	for i := 0; i < c.size; i++ {
 		if i == root {
@@ -339,7 +339,7 @@ func (c *comm) scatter(send, recv []byte, root int, fn string) error {
 		if i == root {
 			continue
 		}
-		if err := c.csend(i, tagScatter, send[i*n:(i+1)*n], fn); err != nil {
+		if err := c.csend(i, tagScatter, send[i*n:(i+1)*n]); err != nil {
 			return err
 		}
 	}
@@ -387,7 +387,7 @@ func (c *comm) Alltoall(send, recv []byte, count int, dt mpi.Datatype) error {
 	copy(recv[r*n:(r+1)*n], send[r*n:(r+1)*n])
 	for i := 1; i < p; i++ {
 		dst, src := (r+i)%p, (r-i+p)%p
-		if err := c.csend(dst, tagAlltoall, send[dst*n:(dst+1)*n], fn); err != nil {
+		if err := c.csend(dst, tagAlltoall, send[dst*n:(dst+1)*n]); err != nil {
 			return err
 		}
 		if err := c.crecv(recv[src*n:(src+1)*n], src, tagAlltoall, fn); err != nil {

@@ -88,7 +88,7 @@ func (c *comm) execute(o *mpi.Observation) error {
 		const fn = "pingpong"
 		switch c.rank {
 		case o.Root:
-			if err := c.csend(o.Peer, tagPingPong, o.Send[:n], fn); err != nil {
+			if err := c.csend(o.Peer, tagPingPong, o.Send[:n]); err != nil {
 				return err
 			}
 			return c.crecv(o.Recv[:n], o.Peer, tagPingPong, fn)
@@ -96,7 +96,7 @@ func (c *comm) execute(o *mpi.Observation) error {
 			if err := c.crecv(o.Recv[:n], o.Root, tagPingPong, fn); err != nil {
 				return err
 			}
-			return c.csend(o.Root, tagPingPong, o.Recv[:n], fn)
+			return c.csend(o.Root, tagPingPong, o.Recv[:n])
 		}
 		return nil
 	}
