@@ -12,6 +12,7 @@ package engine
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"time"
 
@@ -94,7 +95,11 @@ type Summary struct {
 	MaxLateS      float64             `json:"max_late_s"` // over ranks and rows, 0 without deadlines
 	Adaptations   []window.Adaptation `json:"adaptations,omitempty"`
 	DurationS     float64             `json:"duration_s"` // wall time of the experiment on rank 0
-	StartedAt     time.Time           `json:"started_at"`
+	// AllocsPerObs is the number of heap allocations (whole process) during
+	// the measured observations on rank 0, divided by their number: the
+	// observation loop is meant not to allocate, so this should be 0.
+	AllocsPerObs float64   `json:"heap_allocs_per_observation"`
+	StartedAt    time.Time `json:"started_at"`
 }
 
 // Sink receives the output of rank 0. Row and RankRow values are reused
@@ -240,9 +245,12 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (*Summary, error) {
 			return nil, fmt.Errorf("warm-up: %w", err)
 		}
 	}
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
 	if err := sy.Run(o, ex.Nrep, rec, false); err != nil {
 		return nil, err
 	}
+	runtime.ReadMemStats(&ms1)
 	n := rec.N
 	// Gather [local start, local end, global start, global end, late,
 	// duration] per observation at rank 0. The duration is computed from the
@@ -269,7 +277,8 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (*Summary, error) {
 	}
 	sum := &Summary{Exp: ex.Exp, Call: ex.Call.String(), MsizeBytes: ex.MsizeBytes, Method: cfg.Method.String(),
 		RuntimeType: ex.Runtime.String(), Cache: ex.Cache.String(), WarmupCount: ex.Warmup, Rows: n,
-		Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: began.UTC()}
+		Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: began.UTC(),
+		AllocsPerObs: float64(ms1.Mallocs-ms0.Mallocs) / float64(max(n, 1))}
 	if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
 		sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), sy.WindowS()
 	}

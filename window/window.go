@@ -248,7 +248,7 @@ func New(c mpi.Comm, clk timing.Clock, g GlobalClock, cfg Config) (*Sync, error)
 	if g == nil {
 		g = Identity{clk}
 	}
-	s := &Sync{cfg: cfg, comm: c, clk: clk, g: g, red: make([]float64, 3*cfg.Batch), redOut: make([]float64, 3*cfg.Batch), one: make([]float64, 1)}
+	s := &Sync{cfg: cfg, comm: c, clk: clk, g: g, History: make([]Adaptation, 0, 64), red: make([]float64, 3*cfg.Batch), redOut: make([]float64, 3*cfg.Batch), one: make([]float64, 1)}
 	s.Reset()
 	return s, nil
 }

@@ -85,7 +85,7 @@ func sortedKeys(m map[string]string) []string {
 // runOptions are the flags of "reprobench run".
 type runOptions struct {
 	calls, sizes, datatype, procSync, clockSync, runtimeType, clock, cache, out, runID, designFile string
-	nrep, warmup, root, mpirun, batch, loopReps, cacheSlots, cacheBytes                            int
+	nrep, warmup, root, mpirun, batch, loopReps, cacheSlots, cacheBytes, maxRepeats                int
 	seed                                                                                           uint64
 	seedSet, perRank                                                                               bool
 	window, lateTol, budget, resyncEvery                                                           time.Duration
@@ -106,6 +106,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	fs.DurationVar(&o.window, "window", 100*time.Microsecond, "initial window of the windowed methods")
 	fs.IntVar(&o.batch, "window-batch", 100, "observations per broadcast start time and per adaptation decision")
 	fs.DurationVar(&o.lateTol, "late-tolerance", time.Microsecond, "how late after its deadline an observation may start and stay valid")
+	fs.IntVar(&o.maxRepeats, "nbcbench-max-repeats", 20, "adaptive_nbcbench: most batch repetitions per experiment")
 	fs.Float64Var(&o.roundK, "roundtime-k", 4, "round-time: start = now + k·(MPI_Bcast time)")
 	fs.DurationVar(&o.budget, "roundtime-budget", 10*time.Second, "round-time: time budget per experiment")
 	fs.StringVar(&o.clockSync, "clock-sync", "auto", "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto (hca3 when a windowed method or global runtime needs it, else none)")
@@ -293,7 +294,7 @@ func buildExperiments(o *runOptions, np int) ([]engine.Experiment, map[int]strin
 	}
 	base := engine.Experiment{Type: dt, Root: o.root, Nrep: o.nrep, Warmup: o.warmup, Runtime: rt, LoopReps: o.loopReps,
 		Cache: cm, CacheSlots: o.cacheSlots, FlushBytes: o.cacheBytes,
-		Sync: window.Config{Window: o.window, Batch: o.batch, LateTolerance: o.lateTol, RoundFactor: o.roundK, Budget: o.budget}}
+		Sync: window.Config{Window: o.window, Batch: o.batch, LateTolerance: o.lateTol, RoundFactor: o.roundK, Budget: o.budget, MaxRepeats: o.maxRepeats}}
 	clockSpecs := map[int]string{}
 	var exps []engine.Experiment
 	if o.designFile != "" {

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench/internal/mpirun"
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/window"
+)
+
+func TestParseSizeList(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []int
+	}{
+		{"8", []int{8}},
+		{"8,64, 1024", []int{8, 64, 1024}},
+		{"8-64", []int{8, 16, 32, 64}},
+		{"3-20", []int{4, 8, 16}},
+	} {
+		got, err := parseSizeList(tc.in)
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("parseSizeList(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"x", "-1", "64-8", "8,-3"} {
+		if _, err := parseSizeList(bad); err == nil {
+			t.Errorf("parseSizeList(%q) accepted", bad)
+		}
+	}
+}
+
+func TestLabelFlag(t *testing.T) {
+	l := labelFlag{}
+	for _, good := range []string{"host=vm1", "B_2=x y"} {
+		if err := l.Set(good); err != nil {
+			t.Errorf("Set(%q): %v", good, err)
+		}
+	}
+	for _, bad := range []string{"novalue", "1x=2", "rep=3", "runtime_s=1", "k=a,b", `k="q"`} {
+		if err := l.Set(bad); err == nil {
+			t.Errorf("Set(%q) accepted", bad)
+		}
+	}
+	if l.String() != "B_2=x y,host=vm1" {
+		t.Errorf("String() = %q", l.String())
+	}
+}
+
+// TestCSVSink writes rows through the sink and checks the files, the
+// .partial protocol and the refusal to overwrite.
+func TestCSVSink(t *testing.T) {
+	dir := t.TempDir()
+	o := &runOptions{out: dir, runID: "r1", mpirun: 7, perRank: true, labels: labelFlag{"zeta": "z", "alpha": "a"}}
+	names, err := checkOutputs(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newCSVSink(names, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := engine.Row{Exp: 3, Call: mpi.CallAllreduce, MsizeBytes: 8, Count: 1, Type: mpi.Float64, Np: 2, Rep: 0, RuntimeS: 2.91e-07, ErrorCode: 1}
+	if err := s.Row(&row); err != nil {
+		t.Fatal(err)
+	}
+	rr := engine.RankRow{Exp: 3, Call: mpi.CallAllreduce, MsizeBytes: 8, Np: 2, Rep: 0, Rank: 1, LocalStartS: 1.5, LocalEndS: 1.75, GlobalStartS: 2, GlobalEndS: 2.25, ErrorCode: 1}
+	if err := s.RankRow(&rr); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EndExperiment(nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(names.json); err == nil {
+		t.Fatal("JSON sidecar exists before finish")
+	}
+	if err := s.finish(&runMeta{RunID: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "r1-mpirun007.csv"))
+	want := "run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,alpha,zeta\n" +
+		"r1,7,3,MPI_Allreduce,8,1,float64,2,0,2.91e-07,1,a,z\n"
+	if string(raw) != want {
+		t.Errorf("raw CSV:\n%s\nwant:\n%s", raw, want)
+	}
+	ranks, _ := os.ReadFile(filepath.Join(dir, "r1-mpirun007.ranks.csv"))
+	wantR := "run_id,mpirun,exp,call,msize_bytes,np,rep,rank,local_start_s,local_end_s,global_start_s,global_end_s,errorcode\n" +
+		"r1,7,3,MPI_Allreduce,8,2,0,1,1.5,1.75,2,2.25,1\n"
+	if string(ranks) != wantR {
+		t.Errorf("per-rank CSV:\n%s\nwant:\n%s", ranks, wantR)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.partial")); len(m) != 0 {
+		t.Errorf("left behind: %v", m)
+	}
+	if _, err := checkOutputs(o); err == nil || !strings.Contains(err.Error(), "refusing to overwrite") {
+		t.Errorf("second run with the same names: %v, want a refusal", err)
+	}
+}
+
+// TestRunUnderMPI runs "reprobench run" under mpirun with 2 ranks and 4
+// (oversubscribed) ranks, for every installed MPI library, with every call
+// and every process synchronization method in one run, and checks the files.
+func TestRunUnderMPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs mpirun")
+	}
+	calls := strings.Join(callNames(), ",")
+	methods := strings.Join(window.MethodNames(), ",")
+	for _, f := range mpirun.Flavors(t) {
+		bin := mpirun.Build(t, f, ".", ".")
+		for _, np := range []int{2, 4} {
+			t.Run(fmt.Sprintf("%s/np%d", f.Name, np), func(t *testing.T) {
+				// Oversubscribed ranks busy-wait for deadlines while others
+				// need the core: keep the np=4 run short.
+				nrep, budget := 12, "2s"
+				if np > 2 {
+					nrep, budget = 6, "300ms"
+				}
+				dir := t.TempDir()
+				args := []string{"run", "--out", dir, "--run-id", "it", "--mpirun", "3", "--seed", "42",
+					"--calls", calls, "--proc-sync", methods, "--sizes", "16", "--nrep", fmt.Sprint(nrep), "--warmup", "2",
+					"--window", "1ms", "--window-batch", "6", "--nbcbench-max-repeats", "2", "--roundtime-budget", budget,
+					"--clock-sync", "hca3o:pingpongs=20,minpingpongs=5,rttpingpongs=20", "--resync-every", "1h",
+					"--per-rank", "--label", "flavor=" + f.Name}
+				start := time.Now()
+				mpirun.MustRun(t, f, np, 240*time.Second, nil, bin, args...)
+				t.Logf("%d calls × %d methods in %v", len(mpi.Calls()), len(window.Methods()), time.Since(start).Round(time.Millisecond))
+				checkRunOutput(t, dir, np, nrep)
+				// Never overwrite.
+				res := mpirun.Run(f, np, 60*time.Second, nil, bin, args...)
+				if res.Err == nil || !strings.Contains(res.Stderr+res.Stdout, "refusing to overwrite") {
+					t.Errorf("second run with the same run id: err %v, output %s%s", res.Err, res.Stdout, res.Stderr)
+				}
+			})
+		}
+	}
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func checkRunOutput(t *testing.T, dir string, np, nrep int) {
+	t.Helper()
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.partial")); len(m) != 0 {
+		t.Errorf("left behind: %v", m)
+	}
+	raw := readCSV(t, filepath.Join(dir, "it-mpirun003.csv"))
+	if got := strings.Join(raw[0], ","); got != strings.Join(append(rawColumns, "flavor"), ",") {
+		t.Fatalf("header %s", got)
+	}
+	var meta runMeta
+	b, err := os.ReadFile(filepath.Join(dir, "it-mpirun003.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &meta); err != nil {
+		t.Fatal(err)
+	}
+	nexp := len(mpi.Calls()) * len(window.Methods())
+	if len(meta.Experiments) != nexp || meta.Seed != 42 || meta.Np != np || len(meta.ProcessorNames) != np || meta.MPILibrary == "" || len(meta.ClockSyncs) != 1 {
+		t.Errorf("metadata: %d experiments (want %d), seed %d, np %d, %d processor names, library %q, %d clock syncs",
+			len(meta.Experiments), nexp, meta.Seed, meta.Np, len(meta.ProcessorNames), meta.MPILibrary, len(meta.ClockSyncs))
+	}
+	rows := map[int]int{}
+	valid := map[int]int{}
+	for _, r := range raw[1:] {
+		exp, _ := strconv.Atoi(r[2])
+		rt, err := strconv.ParseFloat(r[9], 64)
+		code, _ := strconv.Atoi(r[10])
+		if r[0] != "it" || r[1] != "3" || r[4] != "16" || r[5] != "2" || r[6] != "float64" || r[7] != fmt.Sprint(np) || err != nil || !(rt > 0 && rt < 60) || (code == 0 && rt > 1) || code < 0 || code > 7 || r[11] == "" {
+			t.Errorf("bad row %v", r)
+		}
+		rows[exp]++
+		if code == 0 {
+			valid[exp]++
+		}
+	}
+	total := 0
+	maxAllocs := 0.0
+	defer func() { t.Logf("at most %.3f heap allocations per observation (rank 0, whole process)", maxAllocs) }()
+	for _, s := range meta.Experiments {
+		total += s.Rows
+		if rows[s.Exp] != s.Rows {
+			t.Errorf("experiment %d (%s, %s): %d rows in the CSV, %d in the metadata", s.Exp, s.Call, s.Method, rows[s.Exp], s.Rows)
+		}
+		switch s.Method {
+		case "roundtime":
+			if rows[s.Exp] < 1 {
+				t.Errorf("experiment %d (%s, roundtime): no rows", s.Exp, s.Call)
+			}
+		case "adaptive_nbcbench":
+			if rows[s.Exp] < nrep {
+				t.Errorf("experiment %d (%s, nbcbench): %d rows, want ≥ %d", s.Exp, s.Call, rows[s.Exp], nrep)
+			}
+		default:
+			if rows[s.Exp] != nrep {
+				t.Errorf("experiment %d (%s, %s): %d rows, want %d", s.Exp, s.Call, s.Method, rows[s.Exp], nrep)
+			}
+		}
+		if s.AllocsPerObs > 0.5 {
+			t.Errorf("experiment %d (%s, %s): %.2f heap allocations per observation", s.Exp, s.Call, s.Method, s.AllocsPerObs)
+		}
+		maxAllocs = max(maxAllocs, s.AllocsPerObs)
+		if (s.Method == "barrier" || s.Method == "double_barrier" || s.Method == "dissemination") && valid[s.Exp] != nrep {
+			t.Errorf("experiment %d (%s, %s): %d valid rows, want all %d", s.Exp, s.Call, s.Method, valid[s.Exp], nrep)
+		}
+	}
+	if len(raw)-1 != total {
+		t.Errorf("%d rows, metadata counts %d", len(raw)-1, total)
+	}
+	ranks := readCSV(t, filepath.Join(dir, "it-mpirun003.ranks.csv"))
+	if len(ranks)-1 != np*total || strings.Join(ranks[0], ",") != strings.Join(rankColumns, ",") {
+		t.Errorf("per-rank file: %d rows (want %d), header %v", len(ranks)-1, np*total, ranks[0])
+	}
+	for _, r := range ranks[1:] {
+		ls, _ := strconv.ParseFloat(r[8], 64)
+		le, _ := strconv.ParseFloat(r[9], 64)
+		gs, _ := strconv.ParseFloat(r[10], 64)
+		ge, _ := strconv.ParseFloat(r[11], 64)
+		if !(le >= ls && ge >= gs-1e-6) {
+			t.Errorf("bad per-rank row %v", r)
+			break
+		}
+	}
+}
