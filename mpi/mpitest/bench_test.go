@@ -130,3 +130,27 @@ func BenchmarkAllreduce(b *testing.B) {
 	}
 	report(b, w.Messages(), time.Since(start), cpuTime()-cpu)
 }
+
+// TestLargeWorld uses more ranks than denseLinks, so links are counted in
+// maps.
+func TestLargeWorld(t *testing.T) {
+	const p = denseLinks + 904
+	w, err := New(Config{Ranks: p, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Run(func(r *Rank) error {
+		c := r.Comm()
+		x, sum := []int64{int64(c.Rank())}, []int64{0}
+		if err := mpi.Allreduce(c, x, sum, mpi.Sum); err != nil {
+			return err
+		}
+		if sum[0] != p*(p-1)/2 {
+			return fmt.Errorf("sum %d", sum[0])
+		}
+		return c.Barrier()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -27,6 +27,10 @@ type mkey struct {
 // ever new tags would otherwise grow the mailbox without bound).
 const maxQueues = 256
 
+// denseLinks is the largest world whose ranks count their messages per
+// destination in a slice rather than a map (P² counters in all).
+const denseLinks = 4096
+
 // maxFree bounds the buffers of consumed messages a mailbox keeps for reuse.
 const maxFree = 64
 
@@ -68,11 +72,20 @@ func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte) error {
 	}
 	w := r.w
 	dst := c.world(dstComm)
-	if r.linkSeq == nil {
-		r.linkSeq = make([]uint64, len(w.ranks))
+	var seq uint64
+	if len(w.ranks) <= denseLinks {
+		if r.linkSeq == nil {
+			r.linkSeq = make([]uint64, len(w.ranks))
+		}
+		seq = r.linkSeq[dst]
+		r.linkSeq[dst]++
+	} else {
+		if r.linkMap == nil {
+			r.linkMap = make(map[int]uint64)
+		}
+		seq = r.linkMap[dst]
+		r.linkMap[dst] = seq + 1
 	}
-	seq := r.linkSeq[dst]
-	r.linkSeq[dst]++
 	m := &w.intra
 	var lm linkModel
 	switch {

@@ -363,10 +363,11 @@ type Rank struct {
 	free    [][]byte // buffers of consumed messages, for reuse
 
 	// owner-only state
-	msgs    atomic.Int64 // messages sent
-	linkSeq []uint64     // messages sent per destination world rank
-	blockRq recvReq      // reused by blocking receives
-	log     []Message    // sent messages, when Config.Log
+	msgs    atomic.Int64   // messages sent
+	linkSeq []uint64       // messages sent per destination world rank (small worlds)
+	linkMap map[int]uint64 // the same for large worlds
+	blockRq recvReq        // reused by blocking receives
+	log     []Message      // sent messages, when Config.Log
 	scratch [3][]byte
 }
 
