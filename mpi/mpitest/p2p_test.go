@@ -528,3 +528,36 @@ func TestLog(t *testing.T) {
 		}
 	}
 }
+
+func TestRunTwice(t *testing.T) {
+	w, _ := New(Config{Ranks: 2, Latency: exactNet})
+	send := func(r *Rank) error {
+		if r.ID() == 0 {
+			return r.Comm().SendInt64(int64(r.ID()), 1, 0)
+		}
+		return nil
+	}
+	if err := w.Run(send); err != nil {
+		t.Fatal(err)
+	}
+	// The message sent in the first Run is received in the second, and
+	// virtual time carries over.
+	err := w.Run(func(r *Rank) error {
+		if r.ID() == 1 {
+			if _, err := r.Comm().RecvInt64(0, 0); err != nil {
+				return err
+			}
+			if r.TrueNow() != 1e-6 {
+				return fmt.Errorf("time %v", r.TrueNow())
+			}
+			// A nested Run is refused.
+			if err := w.Run(send); err == nil {
+				return errors.New("nested Run succeeded")
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
