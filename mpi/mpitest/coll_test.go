@@ -187,7 +187,7 @@ func testReductions(t *testing.T, p int, dt mpi.Datatype, op mpi.ReduceOp, count
 
 func TestDataMovement(t *testing.T) {
 	for _, p := range testSizes {
-		for _, dt := range []mpi.Datatype{mpi.Byte, mpi.Int32, mpi.Float64} {
+		for _, dt := range append([]mpi.Datatype{mpi.Byte}, numTypes...) {
 			for _, count := range []int{0, 1, 3} {
 				t.Run(fmt.Sprintf("P=%d/%v/count=%d", p, dt, count), func(t *testing.T) { testDataMovement(t, p, dt, count) })
 			}
