@@ -66,7 +66,7 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 		byMp[m] = append(byMp[m], v)
 	}
 	slices.Sort(order)
-	pooled := make([]float64, 0, len(g.Runtimes))
+	runs := make([][]float64, 0, len(order))
 	for _, m := range order {
 		x := byMp[m]
 		slices.Sort(x)
@@ -77,10 +77,10 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 		}
 		s.MpirunMedians = append(s.MpirunMedians, Quantile(0.5, kept))
 		s.MpirunMeans = append(s.MpirunMeans, Mean(kept))
-		pooled = append(pooled, kept...)
+		runs = append(runs, kept)
 	}
 	s.NMpiruns = len(s.MpirunMedians)
-	slices.Sort(pooled)
+	pooled := mergeSorted(runs)
 	s.N = len(pooled)
 	nan := math.NaN()
 	if s.N == 0 {
@@ -346,3 +346,35 @@ func PoolRanks(d *Dataset, alpha float64) []RankPooling {
 // one group, the normalized values mean/min(means) of paper 000 §6.3; the
 // maximum of the result is the largest relative difference between trials.
 func ReproducibilityMetric(s GroupSummary) []float64 { return Normalize(s.MpirunMeans) }
+
+// mergeSorted merges sorted runs into one sorted slice by pairwise merging
+// (O(n log k) for k runs).
+func mergeSorted(runs [][]float64) []float64 {
+	if len(runs) == 0 {
+		return nil
+	}
+	for len(runs) > 1 {
+		next := runs[:0:0]
+		for i := 0; i < len(runs); i += 2 {
+			if i+1 == len(runs) {
+				next = append(next, runs[i])
+				continue
+			}
+			a, b := runs[i], runs[i+1]
+			m := make([]float64, 0, len(a)+len(b))
+			for len(a) > 0 && len(b) > 0 {
+				if b[0] < a[0] {
+					m = append(m, b[0])
+					b = b[1:]
+				} else {
+					m = append(m, a[0])
+					a = a[1:]
+				}
+			}
+			m = append(append(m, a...), b...)
+			next = append(next, m)
+		}
+		runs = next
+	}
+	return slices.Clone(runs[0])
+}
