@@ -178,8 +178,15 @@ type Comparison struct {
 	Test             string   // "wilcoxon-mpirun-medians" or "wilcoxon-observations"
 	Result           TestResult
 	NA, NB           int // sample sizes entering the test
-	Significant      bool
-	Warnings         []string
+	// Shift is the Hodges-Lehmann estimate of B − A with its confidence
+	// interval at Options.Level (paper 002 §3.2: report the size of a
+	// difference, not only its significance).
+	Shift Shift
+	// A12 is the probability that a value of B exceeds one of A
+	// (Vargha-Delaney; 0.5 = no effect).
+	A12         float64
+	Significant bool
+	Warnings    []string
 }
 
 // CompareSummaries compares two analyzed groups with the Wilcoxon rank-sum
@@ -206,6 +213,14 @@ func CompareSummaries(a, b GroupSummary, ra, rb []float64, opt Options) Comparis
 		c.Warnings = append(c.Warnings, c.Result.Warning)
 	}
 	c.Significant = c.Result.P <= opt.Alpha
+	if len(xa) > 0 && len(xb) > 0 {
+		c.Shift = HodgesLehmann(xb, xa, TwoSided, opt.Level)
+		c.A12 = Effect(xb, xa).A12
+	} else {
+		nan := math.NaN()
+		c.Shift = Shift{Estimate: nan, Interval: Interval{Lo: nan, Hi: nan}}
+		c.A12 = nan
+	}
 	if c.Test == "wilcoxon-mpirun-medians" && c.NA+c.NB < 8 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("only %d+%d mpiruns: the test cannot reach p < 0.05 with fewer than 4 per side", c.NA, c.NB))
 	}

@@ -83,7 +83,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 			fmt.Fprintf(stderr, "compare: group %s only in B\n", k)
 		}
 		if len(rows) == 0 {
-			return fmt.Errorf("A and B have no group in common")
+			return fmt.Errorf("A and B have no group in common (groups include every label; to compare label values within one data set use --by LABEL)")
 		}
 	}
 	switch o.format {
@@ -142,7 +142,7 @@ func cmpP(p float64) string {
 }
 
 var cmpCSVHeader = []string{"call", "msize_bytes", "np", "datatype", "labels", "a", "b", "median_a_s", "median_b_s", "ratio",
-	"p_value", "stars", "significant", "alternative", "test", "n_a", "n_b", "warnings"}
+	"p_value", "stars", "significant", "alternative", "test", "n_a", "n_b", "shift_s", "shift_ci_lo_s", "shift_ci_hi_s", "a12", "warnings"}
 
 func cmpWriteCSV(w io.Writer, rows []analysis.Comparison, opt analysis.Options) error {
 	cw := csv.NewWriter(w)
@@ -151,7 +151,7 @@ func cmpWriteCSV(w io.Writer, rows []analysis.Comparison, opt analysis.Options) 
 		cw.Write([]string{c.Key.Call, strconv.FormatInt(c.Key.MsizeBytes, 10), strconv.Itoa(c.Key.NP), c.Key.Datatype, c.Key.Labels,
 			c.NameA, c.NameB, anF(c.MedianA), anF(c.MedianB), anF(c.Ratio), anF(c.Result.P), analysis.Stars(c.Result.P),
 			strconv.FormatBool(c.Significant), opt.Alternative.String(), c.Test, strconv.Itoa(c.NA), strconv.Itoa(c.NB),
-			strings.Join(c.Warnings, "; ")})
+			anF(c.Shift.Estimate), anF(c.Shift.Lo), anF(c.Shift.Hi), anF(c.A12), strings.Join(c.Warnings, "; ")})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -169,6 +169,7 @@ func cmpWriteJSON(w io.Writer, rows []analysis.Comparison, opt analysis.Options)
 			"a": c.NameA, "b": c.NameB, "median_a_s": anJ(c.MedianA), "median_b_s": anJ(c.MedianB), "ratio": anJ(c.Ratio),
 			"p_value": anJ(c.Result.P), "stars": analysis.Stars(c.Result.P), "significant": c.Significant,
 			"alternative": opt.Alternative.String(), "test": c.Test, "n_a": c.NA, "n_b": c.NB, "warnings": warn,
+			"shift_s": anJ(c.Shift.Estimate), "shift_ci_s": anJS([]float64{c.Shift.Lo, c.Shift.Hi}), "a12": anJ(c.A12),
 		})
 	}
 	enc := json.NewEncoder(w)
