@@ -216,6 +216,18 @@ func TestLogUniformSizes(t *testing.T) {
 	if s, ok := LogUniformSizes(10, 14, 5, 1); !ok || !slices.Equal(s, []int{10, 11, 12, 13, 14}) {
 		t.Errorf("[10,14]×5: %v %v", s, ok)
 	}
+	m, ok := LogUniformMultiples(1, 1<<20, 50, 8, 3)
+	if !ok || len(m) != 50 || m[0] < 8 || m[49] > 1<<20 {
+		t.Errorf("multiples of 8: %v %v", m, ok)
+	}
+	for _, x := range m {
+		if x%8 != 0 {
+			t.Errorf("%d is not a multiple of 8", x)
+		}
+	}
+	if _, ok := LogUniformMultiples(9, 15, 1, 8, 1); ok {
+		t.Error("no multiple of 8 in [9, 15], but ok")
+	}
 	for _, bad := range [][3]int{{0, 10, 1}, {10, 5, 1}, {1, 3, 4}} {
 		if _, ok := LogUniformSizes(bad[0], bad[1], bad[2], 1); ok {
 			t.Errorf("LogUniformSizes%v accepted", bad)
@@ -249,7 +261,7 @@ func TestParseSizes(t *testing.T) {
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("logu: %v %v", got, err)
 	}
-	for _, bad := range []string{"", "0", "8,8", "x", "pow2:5..6", "pow2:1..8:3", "logu:1..10", "logu:1..3:4", "logu:1..10:0", "foo:1..2", "pow2:9..1", "-1"} {
+	for _, bad := range []string{"", "0", "8,8", "x", "pow2:5..6", "pow2:1..8:3", "logu:1..10", "logu:1..3:4", "logu:1..10:0", "logu:1..10:1:0", "logu:9..15:1:8", "foo:1..2", "pow2:9..1", "-1"} {
 		if _, err := ParseSizes(bad, 1); err == nil {
 			t.Errorf("ParseSizes(%q) accepted", bad)
 		}

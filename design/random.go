@@ -56,17 +56,29 @@ func RunSeed(seed uint64, i int) uint64 {
 // LogUniformSizes returns n distinct message sizes in [a, b] bytes drawn
 // log-uniformly, 10^U(log10 a, log10 b) rounded to the nearest integer, as
 // paper 004 §V recommends (sizes spread evenly over orders of magnitude and
-// not only "round" sizes, which hides artefacts of particular sizes). The
-// draws come from PCG(seed, StreamSizes); duplicates after rounding are
-// drawn again. The sizes are returned in increasing order. It needs
-// 1 ≤ a ≤ b and n ≤ b−a+1 (and gives up with ok false if, after 100·n
-// draws, fewer than n distinct sizes came out, which happens only when n is
-// close to the number of integers in a range concentrated near a). When n
-// is not small against the number of integers in the lowest decades,
-// redrawing duplicates makes the larger decades over-represented: the
-// sizes are then log-uniform draws conditioned on being distinct.
+// not only "round" sizes, which hides artefacts of particular sizes). It is
+// LogUniformMultiples with step 1.
 func LogUniformSizes(a, b, n int, seed uint64) (sizes []int, ok bool) {
-	if a < 1 || b < a || n < 0 || n > b-a+1 {
+	return LogUniformMultiples(a, b, n, 1, seed)
+}
+
+// LogUniformMultiples returns n distinct sizes in [a, b] that are multiples
+// of step (for datatypes wider than a byte), each 10^U(log10 a, log10 b)
+// rounded to the nearest multiple of step inside [a, b]. The draws come
+// from PCG(seed, StreamSizes); duplicates after rounding are drawn again.
+// The sizes are returned in increasing order. It needs 1 ≤ a ≤ b, step ≥ 1
+// and at least n multiples of step in [a, b]; it gives up with ok false if,
+// after 100·n draws, fewer than n distinct sizes came out, which happens
+// only when n is close to the number of candidates. When n is not small
+// against the number of candidates in the lowest decades, redrawing
+// duplicates makes the larger decades over-represented: the sizes are then
+// log-uniform draws conditioned on being distinct.
+func LogUniformMultiples(a, b, n, step int, seed uint64) (sizes []int, ok bool) {
+	if a < 1 || b < a || n < 0 || step < 1 {
+		return nil, false
+	}
+	lo, hi := (a+step-1)/step*step, b/step*step
+	if hi < lo || n > (hi-lo)/step+1 {
 		return nil, false
 	}
 	src := newSource(seed, StreamSizes)
@@ -76,8 +88,9 @@ func LogUniformSizes(a, b, n int, seed uint64) (sizes []int, ok bool) {
 		if tries >= 100*n {
 			return nil, false
 		}
-		x := int(math.Round(math.Pow(10, la+(lb-la)*src.float64())))
-		x = min(max(x, a), b)
+		v := math.Pow(10, la+(lb-la)*src.float64())
+		x := int(math.Round(v/float64(step))) * step
+		x = min(max(x, lo), hi)
 		if !seen[x] {
 			seen[x] = true
 			sizes = append(sizes, x)

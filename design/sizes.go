@@ -12,6 +12,7 @@ import (
 //	8,64,1024          a list (in this order)
 //	pow2:1..1M         the powers of two from 1 to 1 MiB
 //	logu:1..1000000:20 20 distinct log-uniform sizes in [1, 1000000] (LogUniformSizes with seed)
+//	logu:8..1M:20:8    the same, multiples of 8 (LogUniformMultiples), e.g. for float64
 //
 // Numbers may carry a binary suffix: K = 1024, M = 1024², G = 1024³.
 // Sizes must be positive (a design's 0 means "the run's default") and a
@@ -73,22 +74,29 @@ func ParseSizes(spec string, seed uint64) ([]int, error) {
 		return sizes, nil
 	case "logu":
 		if !hasCount {
-			return nil, bad("want logu:A..B:COUNT")
+			return nil, bad("want logu:A..B:COUNT[:STEP]")
 		}
+		count, stepStr, hasStep := strings.Cut(count, ":")
 		n, err := strconv.Atoi(strings.TrimSpace(count))
 		if err != nil || n < 1 {
 			return nil, bad("count %q is not a positive integer", count)
 		}
-		if n > b-a+1 {
-			return nil, bad("%d distinct sizes do not fit in [%d, %d]", n, a, b)
+		step := 1
+		if hasStep {
+			if step, err = strconv.Atoi(strings.TrimSpace(stepStr)); err != nil || step < 1 {
+				return nil, bad("step %q is not a positive integer", stepStr)
+			}
 		}
-		sizes, ok := LogUniformSizes(a, b, n, seed)
+		if lo, hi := (a+step-1)/step*step, b/step*step; hi < lo || n > (hi-lo)/step+1 {
+			return nil, bad("%d distinct multiples of %d do not fit in [%d, %d]", n, step, a, b)
+		}
+		sizes, ok := LogUniformMultiples(a, b, n, step, seed)
 		if !ok {
 			return nil, bad("could not draw %d distinct log-uniform sizes in [%d, %d]; ask for fewer", n, a, b)
 		}
 		return sizes, nil
 	}
-	return nil, bad("unknown kind %q (want a list, pow2:A..B or logu:A..B:COUNT)", kind)
+	return nil, bad("unknown kind %q (want a list, pow2:A..B or logu:A..B:COUNT[:STEP])", kind)
 }
 
 // ParseBytes parses a positive number of bytes with an optional binary

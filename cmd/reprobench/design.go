@@ -78,7 +78,7 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	var calls, nps, datatypes, nreps, procsyncs, windows, runtimes, caches designListFlag
 	var clocksyncs, factors designRepeatFlag
 	fs.Var(&calls, "calls", "MPI calls, comma-separated (e.g. MPI_Bcast,MPI_Allreduce,pingpong)")
-	msizes := fs.String("msizes", "", "message sizes in bytes: a list 8,64,1K, pow2:A..B, or logu:A..B:COUNT (log-uniform, paper 004 §V); K/M/G = 1024^1/2/3")
+	msizes := fs.String("msizes", "", "message sizes in bytes: a list 8,64,1K, pow2:A..B, or logu:A..B:COUNT[:STEP] (log-uniform, paper 004 §V; STEP: multiples, e.g. 8 for float64); K/M/G = 1024^1/2/3")
 	fs.Var(&nps, "np", "process counts, comma-separated (default: all ranks of the mpirun)")
 	fs.Var(&datatypes, "datatypes", "MPI datatypes, comma-separated (byte, int32, int64, float32, float64)")
 	fs.Var(&nreps, "nrep", "observations per experiment, comma-separated levels")
@@ -112,11 +112,13 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	}
 	f := &p.Factors
 	var err error
+	var parsedCalls []mpi.Call
 	for _, c := range calls {
 		call, err := mpi.ParseCall(c)
 		if err != nil {
 			return usage("--calls: %v", err)
 		}
+		parsedCalls = append(parsedCalls, call)
 		f.Calls = append(f.Calls, call.String())
 	}
 	if *msizes != "" {
@@ -147,6 +149,26 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 			return usage("--datatypes: %v", err)
 		}
 		f.Datatypes = append(f.Datatypes, d.ShortName())
+		for _, c := range parsedCalls {
+			if c.Reduces() {
+				if err := mpi.CheckReduce(d, mpi.Sum); err != nil {
+					return usage("%v with --datatypes %s: %v", c, d.ShortName(), err)
+				}
+			}
+		}
+		for _, m := range f.MsizesBytes {
+			if m%d.Size() != 0 {
+				return usage("message size %d bytes is not a multiple of %s's %d bytes (use --datatypes byte for arbitrary sizes)", m, d.ShortName(), d.Size())
+			}
+		}
+	}
+	if len(datatypes) == 0 {
+		for _, m := range f.MsizesBytes {
+			if m%8 != 0 {
+				fmt.Fprintf(stderr, "design: warning: message size %d bytes is not a multiple of 8, which run's default datatype float64 needs; add --datatypes byte\n", m)
+				break
+			}
+		}
 	}
 	for _, s := range procsyncs {
 		m, err := window.ParseMethod(s)

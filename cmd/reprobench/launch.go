@@ -165,6 +165,17 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		if !seedKnown && d.HasSeed {
 			c.Seed, seedKnown = d.Seed, true
 		}
+	}
+	if c.Mpiruns < 1 {
+		return usage("--mpiruns N is required (N ≥ 1) without a design")
+	}
+	if c.Np < 1 {
+		return usage("--np P is required (P ≥ 1)")
+	}
+	if *designFile != "" {
+		if _, err := os.Stat(design.ManifestPath(*out, *runID)); err == nil {
+			return usage("campaign %s exists in %s: use --resume or another --run-id", *runID, *out)
+		}
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return err
 		}
@@ -173,12 +184,6 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 			return err
 		}
 		c.DesignFile = copyPath
-	}
-	if c.Mpiruns < 1 {
-		return usage("--mpiruns N is required (N ≥ 1) without a design")
-	}
-	if c.Np < 1 {
-		return usage("--np P is required (P ≥ 1)")
 	}
 	if !seedKnown {
 		c.Seed = randomSeed()
@@ -209,14 +214,32 @@ func launchSummary(stderr io.Writer, m *design.Manifest, err error) error {
 			}
 			a := r.Attempts[len(r.Attempts)-1]
 			fmt.Fprintf(stderr, "launch: mpirun %d %s: %s (stderr: %s)\n", r.Mpirun, a.Status, a.Error, a.StderrLog)
-			if n := len(a.StderrTail); n > 0 {
-				for _, l := range a.StderrTail[max(0, n-5):] {
-					fmt.Fprintf(stderr, "    %s\n", l)
-				}
+			for _, l := range launchSalient(a.StderrTail, 5) {
+				fmt.Fprintf(stderr, "    %s\n", l)
 			}
 		}
 	}
 	return err
+}
+
+// launchSalient picks up to n lines of a stderr tail to show: the first
+// ones that look like our own errors ("reprobench:", "error", "panic"),
+// else the last n (launchers end their stderr with boilerplate).
+func launchSalient(tail []string, n int) []string {
+	var pick []string
+	for _, l := range tail {
+		ll := strings.ToLower(l)
+		if strings.Contains(ll, "reprobench:") || strings.Contains(ll, "error") || strings.Contains(ll, "panic") {
+			pick = append(pick, l)
+			if len(pick) == n {
+				return pick
+			}
+		}
+	}
+	if len(pick) > 0 {
+		return pick
+	}
+	return tail[max(0, len(tail)-n):]
 }
 
 // launchCopyDesign copies the design file src to dst, unless dst already
