@@ -28,10 +28,10 @@ func init() {
 }
 
 func runPlot(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("plot", "--kind box|violin|hist|qq|acf|compare|drift -o FILE.png|.svg [--group SUBSTR] FILES... [-- B-FILES...]", stderr)
+	fs := newFlagSet("plot", "--kind box|violin|hist|qq|acf|compare|drift|qreg -o FILE.png|.svg [--group SUBSTR] FILES... [-- B-FILES...]", stderr)
 	var o anOptions
 	o.register(false, fs, "")
-	kind := fs.String("kind", "box", "plot kind: box, violin, hist, qq, acf, compare, drift")
+	kind := fs.String("kind", "box", "plot kind: box, violin, hist, qq, acf, compare, drift, qreg (quantile differences B−A over τ, paper 002 Fig. 4)")
 	outFile := fs.String("o", "", "output file; the extension (.png, .svg, .pdf) selects the format")
 	group := fs.String("group", "", "only groups whose name contains this substring (hist, qq, acf and drift plot the first match)")
 	by := fs.String("by", "", "for --kind compare: compare the values of this label within one data set")
@@ -66,7 +66,7 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 			sel = append(sel, s)
 		}
 	}
-	if len(sel) == 0 && *kind != "compare" {
+	if len(sel) == 0 && *kind != "compare" && *kind != "qreg" {
 		return fmt.Errorf("no group with observations matches %q", *group)
 	}
 	groupData := func(k analysis.GroupKey) *analysis.Group {
@@ -96,6 +96,8 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 		case "drift":
 			p, err = plotDrift(d, g)
 		}
+	case "qreg":
+		p, err = plotQReg(d, bFiles, *by, *group, opt, stderr)
 	case "compare":
 		var rows []analysis.Comparison
 		switch {
@@ -533,4 +535,100 @@ func (preciseTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	return ticks
+}
+
+// plotQReg draws the quantile regression of paper 002 §3.2.3 (Fig. 4) for
+// the first matching pair of groups: the difference Q_B(τ) − Q_A(τ) of the
+// Tukey-filtered observations for τ = 0.02…0.98 with its confidence band.
+func plotQReg(d *analysis.Dataset, bFiles []string, by, group string, opt analysis.Options, stderr io.Writer) (*plot.Plot, error) {
+	var ga, gb *analysis.Group
+	var nameA, nameB string
+	match := func(g *analysis.Group) bool { return strings.Contains(g.Key.String(), group) && len(g.Runtimes) > 0 }
+	switch {
+	case by != "":
+		for _, g := range d.Groups {
+			if !match(g) || g.Key.LabelValue(by) == "" {
+				continue
+			}
+			if ga == nil {
+				ga = g
+				continue
+			}
+			if g.Key.WithoutLabel(by) == ga.Key.WithoutLabel(by) && g.Key.LabelValue(by) != ga.Key.LabelValue(by) {
+				gb = g
+				break
+			}
+		}
+		if ga != nil && gb != nil {
+			if gb.Key.LabelValue(by) < ga.Key.LabelValue(by) {
+				ga, gb = gb, ga
+			}
+			nameA, nameB = ga.Key.LabelValue(by), gb.Key.LabelValue(by)
+		}
+	case len(bFiles) > 0:
+		db, err := anReadFiles(os.Stdin, bFiles)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range d.Groups {
+			if !match(g) {
+				continue
+			}
+			for _, h := range db.Groups {
+				if h.Key == g.Key && len(h.Runtimes) > 0 {
+					ga, gb = g, h
+					break
+				}
+			}
+			if gb != nil {
+				break
+			}
+		}
+		nameA, nameB = "A", "B"
+	default:
+		return nil, fmt.Errorf("%w: --kind qreg needs A-FILES -- B-FILES or --by LABEL", errUsage)
+	}
+	if ga == nil || gb == nil {
+		return nil, fmt.Errorf("no pair of groups to compare matches %q", group)
+	}
+	fmt.Fprintf(stderr, "plot: quantile regression of %s (%s) against %s (%s)\n", gb.Key, nameB, ga.Key, nameA)
+	a := plotFiltered(ga, opt.TukeyK, 1)
+	b := plotFiltered(gb, opt.TukeyK, 1)
+	slices.Sort(a)
+	slices.Sort(b)
+	qs := analysis.QuantileRegression(a, b, analysis.Taus(), opt.Level)
+	unit, sc := anUnit(analysis.Quantile(0.5, a))
+	var pts, lo, hi plotter.XYs
+	for _, q := range qs {
+		pts = append(pts, plotter.XY{X: q.Tau, Y: q.Diff * sc})
+		if !math.IsNaN(q.Lo) {
+			lo = append(lo, plotter.XY{X: q.Tau, Y: q.Lo * sc})
+			hi = append(hi, plotter.XY{X: q.Tau, Y: q.Hi * sc})
+		}
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("quantile regression: %s − %s per quantile (%g%% CI dashed)\n%s", nameB, nameA, 100*opt.Level, ga.Key.WithoutLabel(by))
+	p.X.Label.Text = "quantile τ"
+	p.Y.Label.Text = "difference [" + unit + "]"
+	line, sct, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return nil, err
+	}
+	p.Add(line, sct)
+	for _, band := range []plotter.XYs{lo, hi} {
+		if len(band) < 2 {
+			continue
+		}
+		l, err := plotter.NewLine(band)
+		if err != nil {
+			return nil, err
+		}
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		l.Color = color.RGBA{R: 200, A: 255}
+		p.Add(l)
+	}
+	zero, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}})
+	zero.Color = color.Gray{Y: 120}
+	p.Add(zero, plotter.NewGrid())
+	return p, nil
 }

@@ -21,6 +21,8 @@ func TestPlotKinds(t *testing.T) {
 		{"drift", []string{anA}},
 		{"compare", []string{anA, "--", anB}},
 		{"compare", []string{"--by", "mpi_lib", anA}},
+		{"qreg", []string{"--by", "mpi_lib", "--group", "Bcast/msize=8/", anA}},
+		{"qreg", []string{anA, "--", anB}},
 	} {
 		for _, ext := range []string{".png", ".svg"} {
 			out := filepath.Join(dir, c.kind+ext)
