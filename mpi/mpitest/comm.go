@@ -107,20 +107,14 @@ func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte) error {
 
 	d := w.ranks[dst]
 	d.mu.Lock()
-	q := d.queues[key]
-	if q == nil {
-		q = &queue{}
-		d.queues[key] = q
-	}
+	q := d.queue(key)
 	if q.phead < len(q.posted) {
 		rq := q.posted[q.phead]
 		q.posted[q.phead] = nil
 		q.phead++
 		if q.phead == len(q.posted) {
 			q.posted, q.phead = q.posted[:0], 0
-			if len(d.queues) > maxQueues {
-				delete(d.queues, key)
-			}
+			d.dropQueue(key)
 		}
 		if len(rq.buf) != len(data) {
 			rq.err = sizeErr(rq.op, len(data), len(rq.buf), r.id, int(key.tag), key.ctx)
@@ -170,24 +164,43 @@ func sizeErr(op string, got, want, src, tag int, ctx uint64) error {
 		"message from world rank %d (tag %d, comm %#x) has %d bytes, receive buffer %d bytes", src, tag, ctx>>1, got, want)}
 }
 
-// post registers a receive, matching an unexpected message at once if
-// there is one. It returns rq, done.
-func (r *Rank) post(rq *recvReq) {
-	r.mu.Lock()
-	q := r.queues[rq.key]
+// queue returns the matching queue of key, creating it if needed; r.mu
+// must be held.
+func (r *Rank) queue(key mkey) *queue {
+	if r.lastQ != nil && r.lastKey == key {
+		return r.lastQ
+	}
+	q := r.queues[key]
 	if q == nil {
 		q = &queue{}
-		r.queues[rq.key] = q
+		r.queues[key] = q
 	}
+	r.lastKey, r.lastQ = key, q
+	return q
+}
+
+// dropQueue deletes the (empty) queue of key if the mailbox holds many;
+// r.mu must be held.
+func (r *Rank) dropQueue(key mkey) {
+	if len(r.queues) > maxQueues {
+		delete(r.queues, key)
+		if r.lastKey == key {
+			r.lastQ = nil
+		}
+	}
+}
+
+// post registers a receive, matching an unexpected message at once if
+// there is one. It is called with r.mu held and returns with it held.
+func (r *Rank) post(rq *recvReq) {
+	q := r.queue(rq.key)
 	if q.mhead < len(q.msgs) {
 		m := q.msgs[q.mhead]
 		q.msgs[q.mhead] = message{}
 		q.mhead++
 		if q.mhead == len(q.msgs) {
 			q.msgs, q.mhead = q.msgs[:0], 0
-			if len(r.queues) > maxQueues {
-				delete(r.queues, rq.key)
-			}
+			r.dropQueue(rq.key)
 		}
 		if len(rq.buf) != len(m.data) {
 			rq.err = sizeErr(rq.op, len(m.data), len(rq.buf), rq.peerWorld, int(rq.key.tag), rq.key.ctx)
@@ -202,13 +215,17 @@ func (r *Rank) post(rq *recvReq) {
 	} else {
 		q.posted = append(q.posted, rq)
 	}
-	r.mu.Unlock()
 }
 
 // block waits until rq is done (in real time), then completes it in
 // virtual time.
 func (r *Rank) block(rq *recvReq) error {
 	r.mu.Lock()
+	return r.blockLocked(rq)
+}
+
+// blockLocked is block with r.mu held.
+func (r *Rank) blockLocked(rq *recvReq) error {
 	if !rq.done {
 		r.waiting = rq
 		r.mu.Unlock()
@@ -251,8 +268,9 @@ func (r *Rank) recv(c *comm, buf []byte, src int, key mkey, op string) error {
 	}
 	rq := &r.blockRq
 	*rq = recvReq{key: key, buf: buf, op: op, peer: src, peerWorld: c.world(src)}
+	r.mu.Lock()
 	r.post(rq)
-	err := r.block(rq)
+	err := r.blockLocked(rq)
 	rq.buf = nil
 	return err
 }
@@ -397,7 +415,9 @@ func (c *comm) Irecv(buf []byte, src, tag int) (mpi.Request, error) {
 	}
 	q := &irecv{r: c.r}
 	q.rq = recvReq{key: c.p2pKey(src, tag), buf: buf, op: "MPI_Wait", peer: src, peerWorld: c.world(src)}
+	c.r.mu.Lock()
 	c.r.post(&q.rq)
+	c.r.mu.Unlock()
 	return q, nil
 }
 

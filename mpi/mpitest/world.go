@@ -356,6 +356,8 @@ type Rank struct {
 
 	mu      sync.Mutex // guards queues, waiting, exited
 	queues  map[mkey]*queue
+	lastKey mkey     // one-entry cache of queues
+	lastQ   *queue   // nil when invalid
 	waiting *recvReq // the request the rank is blocked on
 	exited  bool
 	exitErr error
