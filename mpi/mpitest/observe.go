@@ -1,6 +1,9 @@
 package mpitest
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/timing"
 )
@@ -42,7 +45,10 @@ func (c *comm) Observe(o *mpi.Observation, clk timing.Clock) error {
 	case mpi.SyncDissemination:
 		err = c.dissemination(tagDissem, "dissemination barrier")
 	case mpi.SyncDeadline:
-		c.r.waitUntil(clk, o.Deadline)
+		if !c.r.waitUntil(clk, o.Deadline) {
+			return &mpi.Error{Func: fn, Code: -1, Msg: fmt.Sprintf(
+				"clock %q does not advance with the rank's virtual time; cannot wait for deadline %d", clk.Name(), o.Deadline)}
+		}
 	}
 	if err != nil {
 		return err
@@ -108,15 +114,26 @@ func (c *comm) execute(o *mpi.Observation) error {
 // a whole number of read overheads and at most 90% of the remaining gap, so
 // no read that would have returned ≥ deadline is skipped as long as clk runs
 // less than 11% fast against true time.
-func (r *Rank) waitUntil(clk timing.Clock, deadline int64) {
+//
+// It returns false if clk stood still for a million reads in a row.
+func (r *Rank) waitUntil(clk timing.Clock, deadline int64) bool {
 	ov := r.clk.ovS
+	last, still := int64(math.MinInt64), 0
 	for {
 		now := clk.Now()
 		if now >= deadline {
 			// The loop's last read returned ≥ deadline; the caller's
 			// own read follows, as in the real loop.
-			return
+			return true
 		}
+		if now <= last {
+			if still++; still >= 1_000_000 {
+				return false
+			}
+		} else {
+			still = 0
+		}
+		last = now
 		gap := clk.Seconds(deadline-now) * 0.9
 		if k := int64(gap/ov) - 1; k > 0 {
 			r.now += float64(k) * ov

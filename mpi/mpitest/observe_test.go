@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/timing"
 )
 
 var exactNet = Latency{Base: time.Microsecond, Jitter: Off, SpikeProb: Off, BytesPerSecond: Off}
@@ -242,5 +243,26 @@ func TestDeterminism(t *testing.T) {
 	}
 	if refMsgs < 8*20*3 {
 		t.Fatal("empty workload")
+	}
+}
+
+// frozen is a clock that never advances.
+type frozen struct{ timing.Clock }
+
+func (frozen) Now() int64 { return 0 }
+
+func TestObserveFrozenClock(t *testing.T) {
+	w, _ := New(Config{Ranks: 1})
+	err := w.Run(func(r *Rank) error {
+		o := &mpi.Observation{Call: mpi.CallBarrier, Sync: mpi.SyncDeadline, Deadline: 1000}
+		err := r.Comm().Observe(o, frozen{r.Clock()})
+		var me *mpi.Error
+		if !errors.As(err, &me) {
+			return fmt.Errorf("got %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
