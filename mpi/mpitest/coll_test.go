@@ -314,3 +314,35 @@ func TestCollectiveErrors(t *testing.T) {
 		return nil
 	})
 }
+
+// The cost model: with an exact 1 µs latency, a barrier of 8 ranks takes
+// log2(8) = 3 rounds on every rank, and a binomial broadcast reaches its
+// deepest leaf after 3 hops.
+func TestCollectiveCost(t *testing.T) {
+	w, _ := New(Config{Ranks: 8, Latency: exactNet})
+	ends := make([]float64, 8)
+	err := w.Run(func(r *Rank) error {
+		c := r.Comm()
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+		if r.TrueNow() != 3e-6 {
+			return fmt.Errorf("rank %d leaves the barrier at %v", r.ID(), r.TrueNow())
+		}
+		if err := c.Bcast(make([]byte, 8), 1, mpi.Float64, 0); err != nil {
+			return err
+		}
+		ends[r.ID()] = r.TrueNow() - 3e-6
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Depth in the binomial tree: popcount of the rank.
+	want := []float64{0, 1, 1, 2, 1, 2, 2, 3}
+	for i, e := range ends {
+		if !near(e, want[i]*1e-6, 1e-15) {
+			t.Errorf("rank %d: Bcast done after %v, want %v µs", i, e, want[i])
+		}
+	}
+}
