@@ -189,6 +189,10 @@ type Comparison struct {
 	Warnings    []string
 }
 
+// ShiftLimit is the largest total sample size for which CompareSummaries
+// computes the Hodges-Lehmann shift (its root finding costs O(n) per step).
+const ShiftLimit = 20000
+
 // CompareSummaries compares two analyzed groups with the Wilcoxon rank-sum
 // test (paper 000 §6.2). When both sides have at least two mpiruns the test
 // runs on the per-mpirun medians, as the paper does; otherwise it falls back
@@ -213,13 +217,18 @@ func CompareSummaries(a, b GroupSummary, ra, rb []float64, opt Options) Comparis
 		c.Warnings = append(c.Warnings, c.Result.Warning)
 	}
 	c.Significant = c.Result.P <= opt.Alpha
+	c.A12 = math.NaN()
 	if len(xa) > 0 && len(xb) > 0 {
-		c.Shift = HodgesLehmann(xb, xa, TwoSided, opt.Level)
 		c.A12 = Effect(xb, xa).A12
+	}
+	if len(xa) > 0 && len(xb) > 0 && len(xa)+len(xb) <= ShiftLimit {
+		c.Shift = HodgesLehmann(xb, xa, TwoSided, opt.Level)
 	} else {
 		nan := math.NaN()
 		c.Shift = Shift{Estimate: nan, Interval: Interval{Lo: nan, Hi: nan}}
-		c.A12 = nan
+		if len(xa)+len(xb) > ShiftLimit {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("shift estimate skipped for %d > %d values", len(xa)+len(xb), ShiftLimit))
+		}
 	}
 	if c.Test == "wilcoxon-mpirun-medians" && c.NA+c.NB < 8 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("only %d+%d mpiruns: the test cannot reach p < 0.05 with fewer than 4 per side", c.NA, c.NB))

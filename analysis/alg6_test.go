@@ -148,3 +148,44 @@ func TestSubSampleAndACF(t *testing.T) {
 		t.Error("BootstrapCI not deterministic for a seed")
 	}
 }
+
+func TestNaNAndEmptyInputs(t *testing.T) {
+	nan := math.NaN()
+	x := []float64{1, 2, nan, 4}
+	y := []float64{2, 3, 4, 5, 6}
+	if r := WilcoxonRankSum(x, y, TwoSided); !math.IsNaN(r.P) || r.Warning == "" {
+		t.Errorf("Wilcoxon with NaN: %+v", r)
+	}
+	if sh := HodgesLehmann(x, y, TwoSided, 0.95); !math.IsNaN(sh.Estimate) || sh.Warning == "" {
+		t.Errorf("HL with NaN: %+v", sh)
+	}
+	if r := WilcoxonRankSum(nil, y, TwoSided); !math.IsNaN(r.P) {
+		t.Error("Wilcoxon with empty sample")
+	}
+	if r := WelchT([]float64{1}, y, TwoSided); !math.IsNaN(r.P) {
+		t.Error("Welch with n=1")
+	}
+	if r := ShapiroWilk([]float64{1, 1, 1, 1}); !math.IsNaN(r.P) || r.Warning == "" {
+		t.Error("Shapiro-Wilk on constant data")
+	}
+	if iv := MeanCI([]float64{3}, 0.95); iv.Valid() {
+		t.Error("MeanCI with n=1")
+	}
+	if iv := MedianCI(nil, 0.95); iv.Valid() {
+		t.Error("MedianCI of empty sample")
+	}
+	if !math.IsNaN(Median(nil)) || !math.IsNaN(Mean(nil)) || !math.IsNaN(GeoMean([]float64{1, -1})) {
+		t.Error("empty or non-positive input must give NaN")
+	}
+	if r := KruskalWallis([][]float64{{1, 2}, {}}); !math.IsNaN(r.P) {
+		t.Error("Kruskal-Wallis with one non-empty group")
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("Quantile on unsorted data did not panic")
+			}
+		}()
+		Quantile(0.5, []float64{3, 1, 2})
+	}()
+}

@@ -177,14 +177,18 @@ const WilcoxonExactLimit = 50
 // approximation z = (W − mn/2 − c)/σ with the tie-corrected
 // σ² = mn/12·((N+1) − Σ(t³−t)/(N(N−1))) and continuity correction c = ±0.5,
 // exactly as R's wilcox.test(x, y, alternative, correct = TRUE).
-// NaN values must be removed by the caller; an empty sample gives p = NaN
-// and a warning.
+// An empty sample or a NaN gives p = NaN and a warning.
 func WilcoxonRankSum(x, y []float64, alt Alternative) TestResult {
 	m, n := len(x), len(y)
 	res := TestResult{DF: math.NaN(), DF2: math.NaN()}
 	if m == 0 || n == 0 {
 		res.Method, res.Statistic, res.P = "Wilcoxon rank-sum", math.NaN(), math.NaN()
 		res.Warning = "empty sample: no comparison"
+		return res
+	}
+	if hasNaN(x) || hasNaN(y) {
+		res.Method, res.Statistic, res.P = "Wilcoxon rank-sum", math.NaN(), math.NaN()
+		res.Warning = "NaN in a sample: no comparison"
 		return res
 	}
 	pooled := make([]float64, 0, m+n)
@@ -293,8 +297,8 @@ func HodgesLehmann(x, y []float64, alt Alternative, level float64) Shift {
 	m, n := len(x), len(y)
 	nan := math.NaN()
 	sh := Shift{Estimate: nan, Interval: Interval{Lo: nan, Hi: nan, Level: level, Confidence: nan}}
-	if m == 0 || n == 0 {
-		sh.Warning = "empty sample"
+	if m == 0 || n == 0 || hasNaN(x) || hasNaN(y) {
+		sh.Warning = "empty sample or NaN in a sample"
 		return sh
 	}
 	pooled := append(slices.Clone(x), y...)
@@ -343,21 +347,17 @@ func HodgesLehmann(x, y []float64, alt Alternative, level float64) Shift {
 	// wdiff(d, zq): corrected z of (x − d) vs y minus zq, as in R's
 	// wilcox.test; decreasing in d.
 	xs := make([]float64, m)
-	buf := make([]float64, m+n)
 	fm, fn := float64(m), float64(n)
 	N := fm + fn
 	correct := true
+	xsorted, ysorted := slices.Clone(x), slices.Clone(y)
+	slices.Sort(xsorted)
+	slices.Sort(ysorted)
 	wdiff := func(d, zq float64) float64 {
-		for i, v := range x {
-			xs[i] = v - d
+		for i, v := range xsorted {
+			xs[i] = v - d // stays sorted
 		}
-		copy(buf, xs)
-		copy(buf[m:], y)
-		r, ts := Ranks(buf)
-		var rx float64
-		for _, v := range r[:m] {
-			rx += v
-		}
+		rx, ts := mergeRankStats(xs, ysorted)
 		dz := rx - fm*(fm+1)/2 - fm*fn/2
 		var corr float64
 		switch {
@@ -450,4 +450,44 @@ func HodgesLehmann(x, y []float64, alt Alternative, level float64) Shift {
 // rank-sum statistic changes sign (or is zero).
 func hlZeroSet(bisect func(zq float64, strict bool) float64) (a, b float64) {
 	return bisect(0, true), bisect(0, false)
+}
+
+// mergeRankStats returns the sum of the pooled average ranks of the sorted
+// sample x and the tie term Σ(t³−t), merging x with the sorted sample y in
+// O(m+n).
+func mergeRankStats(x, y []float64) (rx, tieSum float64) {
+	i, j, pos := 0, 0, 0
+	for i < len(x) || j < len(y) {
+		var v float64
+		switch {
+		case j == len(y) || (i < len(x) && x[i] <= y[j]):
+			v = x[i]
+		default:
+			v = y[j]
+		}
+		cx, cy := 0, 0
+		for i < len(x) && x[i] == v {
+			i++
+			cx++
+		}
+		for j < len(y) && y[j] == v {
+			j++
+			cy++
+		}
+		t := float64(cx + cy)
+		r := float64(pos) + (t+1)/2
+		rx += float64(cx) * r
+		tieSum += t*t*t - t
+		pos += cx + cy
+	}
+	return rx, tieSum
+}
+
+func hasNaN(x []float64) bool {
+	for _, v := range x {
+		if v != v {
+			return true
+		}
+	}
+	return false
 }
