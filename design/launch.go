@@ -142,8 +142,9 @@ type Attempt struct {
 	// MovedAside lists the leftover files of earlier attempts moved into
 	// AsideDir before this attempt started.
 	MovedAside []string `json:"moved_aside,omitempty"`
-	// KilledStale lists processes of an abandoned attempt that were still
-	// running when this attempt started, and were killed.
+	// KilledStale lists processes of this mpirun (from an earlier attempt
+	// whose launcher died, or ranks that outlived this attempt's launcher)
+	// that were found running by their command line and killed.
 	KilledStale []int `json:"killed_stale,omitempty"`
 }
 
@@ -506,17 +507,17 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	k := len(r.Attempts) + 1
 	a := Attempt{Status: StatusRunning, TimeoutS: o.Timeout.Seconds()}
 
-	// Processes of an abandoned attempt still running would write the same
-	// files: kill them first.
-	if k > 1 {
-		prev := r.Attempts[k-2]
-		if prev.Status == StatusAbandoned && prev.Pgid > 0 {
-			killed, err := killStale(prev.Pgid, m.RunID, i, o.StaleWait)
-			a.KilledStale = killed
-			if err != nil {
-				return "", fmt.Errorf("launch: mpirun %d: %w", i, err)
-			}
-		}
+	// Processes of an earlier attempt still running (the launcher died, or
+	// a rank outlived its mpirun) would write the same files: kill them
+	// first. If one of them completed the mpirun meanwhile, we are done.
+	killed, err := killStale(m.Dir, m.RunID, i, o.StaleWait)
+	a.KilledStale = killed
+	if err != nil {
+		return "", fmt.Errorf("launch: mpirun %d: %w", i, err)
+	}
+	if exists(SidecarPath(m.Dir, m.RunID, i)) {
+		r.Status, r.Complete = StatusOK, true
+		return StatusOK, m.save()
 	}
 	moved, err := moveAside(m.Dir, m.RunID, i, k)
 	a.MovedAside = moved
@@ -590,20 +591,27 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 			done = true
 		case <-timeout:
 			killedFor = StatusTimedOut
-			syscall.Kill(-pgid, syscall.SIGKILL)
+			killTree(pgid)
 			timeout = nil
 		case <-ctx.Done():
 			if killedFor == "" {
 				killedFor = StatusInterrupted
 			}
-			syscall.Kill(-pgid, syscall.SIGKILL)
+			killTree(pgid)
 			ctx = context.Background() // once
 		}
 	}
 	if pgid > 0 {
-		// No process of the mpirun outlives it (the group id cannot be
-		// reused while a member lives, so this hits only our stragglers).
+		// No process of the mpirun outlives it: its group (the id cannot
+		// be reused while a member lives, so this hits only stragglers),
+		// and ranks that left the group and were orphaned (Open MPI puts
+		// every rank in a process group of its own).
 		syscall.Kill(-pgid, syscall.SIGKILL)
+		if k, err := killStale(m.Dir, m.RunID, i, o.StaleWait); err != nil {
+			a.Error = err.Error()
+		} else if len(k) > 0 {
+			a.KilledStale = append(a.KilledStale, k...)
+		}
 	}
 	end := time.Now()
 	a.Ended = end.UTC().Format(time.RFC3339Nano)
@@ -675,29 +683,35 @@ func moveAside(dir, runID string, i, k int) ([]string, error) {
 	return moved, syncDir(dir)
 }
 
-// killStale kills the processes of process group pgid whose command line
-// carries "--run-id RUNID" and "--mpirun I" (so a reused group id of an
-// unrelated program is left alone) and waits for them to exit.
-func killStale(pgid int, runID string, i int, wait time.Duration) ([]int, error) {
+// killStale kills, with SIGKILL, every process on this machine whose
+// command line carries "--out DIR", "--run-id RUNID" and "--mpirun I": the
+// launcher and ranks of an earlier attempt at mpirun i of this campaign,
+// whatever their process group. It waits for them to exit (at most wait,
+// 0: 10 s). Processes on other nodes (srun) are out of its reach.
+func killStale(dir, runID string, i int, wait time.Duration) ([]int, error) {
 	if wait <= 0 {
 		wait = 10 * time.Second
 	}
 	var killed []int
 	deadline := time.Now().Add(wait)
 	for {
-		pids := staleProcesses(pgid, runID, i)
+		pids := staleProcesses(dir, runID, i)
 		if len(pids) == 0 {
 			return killed, nil
 		}
 		if time.Now().After(deadline) {
-			return killed, fmt.Errorf("processes %v of an abandoned attempt (process group %d) do not die", pids, pgid)
+			return killed, fmt.Errorf("processes %v of an earlier attempt do not die", pids)
 		}
 		for _, p := range pids {
 			if syscall.Kill(p, syscall.SIGKILL) == nil && !containsInt(killed, p) {
 				killed = append(killed, p)
 			}
+			// Reap it if it is our child (an orphan may be reparented
+			// to a subreaper; otherwise this fails harmlessly).
+			var ws syscall.WaitStatus
+			syscall.Wait4(p, &ws, syscall.WNOHANG, nil)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -710,13 +724,16 @@ func containsInt(l []int, x int) bool {
 	return false
 }
 
-// staleProcesses lists live processes in group pgid that belong to mpirun
-// i of runID, from /proc.
-func staleProcesses(pgid int, runID string, i int) []int {
+// procInfo is what /proc says about a live (not zombie) process.
+type procInfo struct {
+	pid, ppid int
+	cmdline   string // NUL-separated, with a leading NUL
+}
+
+// processes lists the live processes of this machine from /proc.
+func processes() []procInfo {
 	ents, _ := os.ReadDir("/proc")
-	want1 := "\x00--run-id\x00" + runID + "\x00"
-	want2 := "\x00--mpirun\x00" + strconv.Itoa(i) + "\x00"
-	var pids []int
+	var ps []procInfo
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -732,22 +749,50 @@ func staleProcesses(pgid int, runID string, i int) []int {
 			continue
 		}
 		f := strings.Fields(string(stat[j+1:]))
-		if len(f) < 3 || f[0] == "Z" {
+		if len(f) < 2 || f[0] == "Z" || f[0] == "X" {
 			continue
 		}
-		if g, _ := strconv.Atoi(f[2]); g != pgid {
-			continue
+		ppid, _ := strconv.Atoi(f[1])
+		cl, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		ps = append(ps, procInfo{pid: pid, ppid: ppid, cmdline: "\x00" + string(cl)})
+	}
+	return ps
+}
+
+// staleProcesses lists the live processes (other than this one) that run
+// mpirun i of runID with output directory dir.
+func staleProcesses(dir, runID string, i int) []int {
+	want := []string{"\x00--out\x00" + dir + "\x00", "\x00--run-id\x00" + runID + "\x00", "\x00--mpirun\x00" + strconv.Itoa(i) + "\x00"}
+	var pids []int
+	self := os.Getpid()
+	for _, p := range processes() {
+		ok := p.pid != self
+		for _, w := range want {
+			ok = ok && strings.Contains(p.cmdline, w)
 		}
-		cl, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		c := "\x00" + string(cl)
-		if strings.Contains(c, want1) && strings.Contains(c, want2) {
-			pids = append(pids, pid)
+		if ok {
+			pids = append(pids, p.pid)
 		}
 	}
 	return pids
+}
+
+// killTree kills process pid, its process group and all its descendants
+// (found through /proc before any is killed, since orphans lose their
+// parent), with SIGKILL.
+func killTree(pid int) {
+	children := map[int][]int{}
+	for _, p := range processes() {
+		children[p.ppid] = append(children[p.ppid], p.pid)
+	}
+	tree := []int{pid}
+	for k := 0; k < len(tree); k++ {
+		tree = append(tree, children[tree[k]]...)
+	}
+	syscall.Kill(-pid, syscall.SIGKILL)
+	for _, p := range tree {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
 }
 
 // lockCampaign takes an exclusive lock on DIR/RUNID-campaign.lock so that

@@ -358,7 +358,7 @@ func TestResumeKillsStaleRun(t *testing.T) {
 	if err := m.save(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the stale run to start", func() bool { return len(staleProcesses(stale.Process.Pid, "t1", 0)) == 1 })
+	waitFor(t, 10*time.Second, "the stale run to start", func() bool { return len(staleProcesses(dir, "t1", 0)) == 1 })
 	m, err = Resume(context.Background(), ManifestPath(dir, "t1"), Options{StaleWait: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
