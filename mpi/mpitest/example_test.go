@@ -1,6 +1,7 @@
 package mpitest_test
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -119,4 +120,28 @@ func ExampleWorld_TrueOffset() {
 	fmt.Printf("estimate − truth = %.0f ns\n", (estimate-truth)*1e9)
 	// Output:
 	// estimate − truth = 200 ns
+}
+
+// A program that would hang on a cluster fails in the simulation, saying
+// who waits for what: here both ranks receive before they send.
+func ExampleDeadlockError() {
+	w, _ := mpitest.New(mpitest.Config{Ranks: 2})
+	err := w.Run(func(r *mpitest.Rank) error {
+		c := r.Comm()
+		peer := 1 - r.ID()
+		v, err := c.RecvFloat64(peer, 5)
+		if err != nil {
+			return err
+		}
+		return c.SendFloat64(v, peer, 5)
+	})
+	var d *mpitest.DeadlockError
+	if errors.As(err, &d) {
+		for _, b := range d.Blocked {
+			fmt.Println(b)
+		}
+	}
+	// Output:
+	// rank 0: MPI_Recv waits for a message from rank 1 (world rank 1) with tag 5 in the world
+	// rank 1: MPI_Recv waits for a message from rank 0 (world rank 0) with tag 5 in the world
 }

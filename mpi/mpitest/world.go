@@ -236,12 +236,16 @@ type Blocked struct {
 
 // String describes the blocked rank in one line.
 func (b Blocked) String() string {
-	if b.Internal {
-		return fmt.Sprintf("rank %d: %s waits for a message from rank %d (world rank %d) in comm %#x",
-			b.Rank, b.Op, b.Peer, b.PeerWorld, b.CommID)
+	comm := "the world"
+	if b.CommID != 0 {
+		comm = fmt.Sprintf("comm %#x", b.CommID)
 	}
-	return fmt.Sprintf("rank %d: %s waits for a message from rank %d (world rank %d) with tag %d in comm %#x",
-		b.Rank, b.Op, b.Peer, b.PeerWorld, b.Tag, b.CommID)
+	if b.Internal {
+		return fmt.Sprintf("rank %d: %s waits for a message from rank %d (world rank %d) in %s",
+			b.Rank, b.Op, b.Peer, b.PeerWorld, comm)
+	}
+	return fmt.Sprintf("rank %d: %s waits for a message from rank %d (world rank %d) with tag %d in %s",
+		b.Rank, b.Op, b.Peer, b.PeerWorld, b.Tag, comm)
 }
 
 // Error lists the blocked ranks, one per line, then the ranks that exited.
