@@ -11,7 +11,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 MPIRUN      ?= $(shell command -v mpirun.openmpi || command -v mpirun)
 
-.PHONY: all setup build demo test check unit nompi clean
+.PHONY: all setup build demo latency test check unit nompi clean
 
 all: build
 
@@ -21,7 +21,13 @@ setup:
 build: setup
 	$(GO) build -o $(BIN)/ ./cmd/... ./examples/...
 
+# demo: the full method (design -> launch against Open MPI and MPICH ->
+# analyze -> compare -> plot), output in demo-out/.
 demo: build
+	timeout 900 bash scripts/demo.sh
+
+# latency: the smallest real measurement, 8-byte one-way latency on 2 ranks.
+latency: build
 	timeout 300 $(MPIRUN) -np 2 $(BIN)/pingpong -n 10000 -size 8
 
 # check: formatting, vet (all three build flavors), staticcheck.
