@@ -16,6 +16,7 @@
 //   - The center is the median; quantiles use R's default definition (type 7,
 //     linear interpolation between order statistics). gonum's stat.Quantile
 //     with LinInterp is type 4 and is not used.
+//
 //   - The confidence interval of the median (and any quantile) is
 //     nonparametric, from binomial order statistics (paper 002 §3.1.3, Le
 //     Boudec): exact ranks from the binomial distribution for n ≤
@@ -23,16 +24,20 @@
 //     z = Φ⁻¹(1−α/2) above, widened until the achieved confidence (computed
 //     from the binomial distribution) is at least the requested one. With too
 //     few observations no interval exists and the result says so.
+//
 //   - The confidence interval of the mean uses Student's t and is only
 //     meaningful for approximately normal data; ShapiroWilk (Royston's
 //     algorithm AS R94) checks that.
+//
 //   - Two samples are compared with the Wilcoxon rank-sum (Mann-Whitney U)
 //     test: exact null distribution for fewer than 50 observations per side
 //     without ties, otherwise the normal approximation with tie and
 //     continuity correction, as R's wilcox.test does. Welch's t-test is
 //     available for callers that assume normality.
+//
 //   - Outliers are removed by Tukey's fences (Q1 − k·IQR, Q3 + k·IQR) and the
 //     number removed is always reported.
+//
 //   - Alg. 6 of paper 000 groups observations by (call, msize_bytes, np,
 //     datatype, labels), filters each mpirun separately, and compares the
 //     distributions of per-mpirun medians with the Wilcoxon test, marking
