@@ -1,0 +1,262 @@
+package design
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reprobench/reprobench/internal/mpirun"
+)
+
+// The integration tests run the real "reprobench launch" and "reprobench
+// run" under Open MPI's mpirun with 2 ranks: a campaign of 3 mpiruns of an
+// 8-byte MPI_Allreduce with 300000 observations each (about 3 s per
+// mpirun here), killed in the middle of mpirun 1.
+
+const itRunFlags = "--calls MPI_Allreduce --sizes 8 --nrep 300000 --warmup 10"
+
+func openMPI(t *testing.T) mpirun.Flavor {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: needs mpirun")
+	}
+	for _, f := range mpirun.Flavors(t) {
+		if f.Name == "openmpi" {
+			return f
+		}
+	}
+	t.Skip("Open MPI not available (RB_MPI_FLAVORS?)")
+	return mpirun.Flavor{}
+}
+
+// reprobench builds cmd/reprobench for f into a temporary directory.
+func reprobench(t *testing.T, f mpirun.Flavor) string {
+	t.Helper()
+	return mpirun.Build(t, f, "..", "./cmd/reprobench")
+}
+
+// launchCmd starts "reprobench launch ARGS" in its own process group.
+func launchCmd(t *testing.T, f mpirun.Flavor, bin string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"launch"}, args...)...)
+	cmd.Env = append(os.Environ(), f.Env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+	return cmd, &out
+}
+
+// waitCmd waits for cmd with a timeout and returns its exit code.
+func waitCmd(t *testing.T, cmd *exec.Cmd, out *bytes.Buffer, d time.Duration) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return 0
+	case <-time.After(d):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		t.Fatalf("launcher did not finish within %v\n%s", d, out)
+	}
+	return -1
+}
+
+// completedData hashes every final output file of the campaign's complete
+// mpiruns (name → SHA-256).
+func completedData(t *testing.T, dir, runID string, n int) map[string][32]byte {
+	t.Helper()
+	h := map[string][32]byte{}
+	for i := 0; i < n; i++ {
+		if !exists(SidecarPath(dir, runID, i)) {
+			continue
+		}
+		files, _ := filepath.Glob(OutputBase(dir, runID, i) + ".*")
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h[filepath.Base(f)] = sha256.Sum256(b)
+		}
+	}
+	return h
+}
+
+// rankPids returns the pids of the "reprobench run" processes of mpirun i
+// (not the mpirun launcher itself).
+func rankPids(bin, dir, runID string, i int) []int {
+	var ranks []int
+	for _, pid := range staleProcesses(dir, runID, i) {
+		cl, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if argv := strings.Split(string(cl), "\x00"); len(argv) > 1 && argv[0] == bin && argv[1] == "run" {
+			ranks = append(ranks, pid)
+		}
+	}
+	return ranks
+}
+
+func csvRows(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Count(b, []byte("\n")) - 1
+}
+
+// checkComplete checks that every mpirun has its sidecar and its raw data
+// holds every observation.
+func checkComplete(t *testing.T, m *Manifest) {
+	t.Helper()
+	if in := m.Incomplete(); len(in) > 0 {
+		t.Fatalf("incomplete mpiruns %v", in)
+	}
+	for i := 0; i < m.Mpiruns; i++ {
+		if n := csvRows(t, OutputBase(m.Dir, m.RunID, i)+".csv"); n != 300000 {
+			t.Errorf("mpirun %d: %d rows, want 300000", i, n)
+		}
+		if m.Runs[i].Status != StatusOK {
+			t.Errorf("mpirun %d: status %s", i, m.Runs[i].Status)
+		}
+	}
+}
+
+func TestIntegrationKillRankThenResume(t *testing.T) {
+	f := openMPI(t)
+	bin := reprobench(t, f)
+	dir := t.TempDir()
+	launcher := f.Launcher[0] + " -np {np}"
+	args := append([]string{"--mpiruns", "3", "--np", "2", "--launcher", launcher, "--out", dir, "--run-id", "kr", "--timeout", "60s", "--seed", "1", "--"}, strings.Fields(itRunFlags)...)
+	cmd, out := launchCmd(t, f, bin, args...)
+	mp := ManifestPath(dir, "kr")
+	var ranks []int
+	waitFor(t, 60*time.Second, "mpirun 1 to be measuring", func() bool {
+		ranks = rankPids(bin, dir, "kr", 1)
+		return manifestStatus(mp, 1) == StatusRunning && len(ranks) == 2 && exists(OutputBase(dir, "kr", 1)+".csv.partial")
+	})
+	time.Sleep(300 * time.Millisecond)
+	victim := ranks[len(ranks)-1]
+	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("killed rank process %d of mpirun 1", victim)
+	if code := waitCmd(t, cmd, out, 90*time.Second); code != 1 {
+		t.Fatalf("launcher exit code %d, want 1 (incomplete)\n%s", code, out)
+	}
+	m, err := ReadManifest(mp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Runs[1]
+	if r.Status != StatusFailed || r.Complete || len(r.Attempts) != 1 || len(r.Attempts[0].StderrTail) == 0 {
+		t.Fatalf("mpirun 1 after the kill: %+v\n%s", r, out)
+	}
+	t.Logf("mpirun 1 recorded as %s: %s; stderr tail ends %q", r.Status, r.Attempts[0].Error, r.Attempts[0].StderrTail[len(r.Attempts[0].StderrTail)-1])
+	if m.Runs[0].Status != StatusOK || m.Runs[2].Status != StatusOK {
+		t.Fatalf("the campaign did not go on: %s %s\n%s", m.Runs[0].Status, m.Runs[2].Status, out)
+	}
+	if left := staleProcesses(dir, "kr", 1); len(left) > 0 {
+		t.Errorf("processes of the failed mpirun still alive: %v", left)
+	}
+	before := completedData(t, dir, "kr", 3)
+	if len(before) != 4 {
+		t.Fatalf("completed files %v, want the .csv and .json of mpiruns 0 and 2", before)
+	}
+
+	cmd, out = launchCmd(t, f, bin, "--resume", "--out", dir, "--run-id", "kr", "--timeout", "60s")
+	if code := waitCmd(t, cmd, out, 90*time.Second); code != 0 {
+		t.Fatalf("resume exit code %d\n%s", code, out)
+	}
+	if m, err = ReadManifest(mp); err != nil {
+		t.Fatal(err)
+	}
+	checkComplete(t, m)
+	r = m.Runs[1]
+	if len(r.Attempts) != 2 || r.Attempts[0].Status != StatusFailed || len(r.Attempts[1].MovedAside) == 0 {
+		t.Errorf("mpirun 1 attempts: %+v", r.Attempts)
+	}
+	t.Logf("moved aside before the retry: %q", r.Attempts[1].MovedAside)
+	if len(m.Runs[0].Attempts) != 1 || len(m.Runs[2].Attempts) != 1 {
+		t.Error("resume re-ran complete mpiruns")
+	}
+	after := completedData(t, dir, "kr", 3)
+	for name, h := range before {
+		if after[name] != h {
+			t.Errorf("%s changed", name)
+		}
+	}
+}
+
+func TestIntegrationKillLauncherThenResume(t *testing.T) {
+	f := openMPI(t)
+	bin := reprobench(t, f)
+	dir := t.TempDir()
+	launcher := f.Launcher[0] + " -np {np}"
+	args := append([]string{"--mpiruns", "3", "--np", "2", "--launcher", launcher, "--out", dir, "--run-id", "kl", "--timeout", "60s", "--seed", "2", "--"}, strings.Fields(itRunFlags)...)
+	cmd, out := launchCmd(t, f, bin, args...)
+	mp := ManifestPath(dir, "kl")
+	waitFor(t, 60*time.Second, "mpirun 1 to be measuring", func() bool {
+		return manifestStatus(mp, 1) == StatusRunning && len(rankPids(bin, dir, "kl", 1)) == 2 && exists(OutputBase(dir, "kl", 1)+".csv.partial")
+	})
+	time.Sleep(300 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitCmd(t, cmd, out, 10*time.Second)
+	t.Logf("killed the launcher (pid %d); processes of mpirun 1 left: %v", cmd.Process.Pid, staleProcesses(dir, "kl", 1))
+	m, err := ReadManifest(mp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Runs[0].Status != StatusOK || m.Runs[1].Status != StatusRunning || m.Runs[2].Status != StatusPending {
+		t.Fatalf("after the kill: %s %s %s\n%s", m.Runs[0].Status, m.Runs[1].Status, m.Runs[2].Status, out)
+	}
+	before := completedData(t, dir, "kl", 3)
+	if len(before) != 2 {
+		t.Fatalf("completed files %v, want the .csv and .json of mpirun 0", before)
+	}
+
+	// Resume at once, while orphaned ranks may still be alive.
+	cmd, out = launchCmd(t, f, bin, "--resume", "--out", dir, "--timeout", "60s")
+	if code := waitCmd(t, cmd, out, 90*time.Second); code != 0 {
+		t.Fatalf("resume exit code %d\n%s", code, out)
+	}
+	if m, err = ReadManifest(mp); err != nil {
+		t.Fatal(err)
+	}
+	checkComplete(t, m)
+	r := m.Runs[1]
+	if len(r.Attempts) != 2 || r.Attempts[0].Status != StatusAbandoned {
+		t.Errorf("mpirun 1 attempts: %+v", r.Attempts)
+	}
+	t.Logf("resume: killed stale %v, moved aside %q", r.Attempts[1].KilledStale, r.Attempts[1].MovedAside)
+	after := completedData(t, dir, "kl", 3)
+	for name, h := range before {
+		if after[name] != h {
+			t.Errorf("%s changed", name)
+		}
+	}
+	if n := len(after); n != 6 {
+		t.Errorf("%d final files, want 6", n)
+	}
+}
