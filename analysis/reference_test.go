@@ -149,6 +149,7 @@ func TestAgainstR(t *testing.T) {
 				// R truncates the series of the limit distribution (tol 1e-6,
 				// one term below 1); see KSOneSample.
 				tol = 1e-3
+				checked["relaxed:ks-asymptotic-1e-3"]++
 			}
 		case "acf":
 			r0, _ := ACF(x, 5, 0.05)
@@ -166,12 +167,14 @@ func TestAgainstR(t *testing.T) {
 				// R 4.2.2 gets exact one-sided p-values with ties wrong
 				// (it counts the other direction); compared instead with
 				// full enumeration in the "ks2perm" rows.
+				checked["skipped:ks2-one-sided-ties"]++
 				continue
 			}
 			if r.field == "p" && strings.Contains(res.Method, "asymptotic") && r.param == "two.sided" {
 				ne := float64(len(x)) * float64(len(y)) / float64(len(x)+len(y))
 				if math.Sqrt(ne)*res.Statistic < 1 {
 					tol = 1e-3
+				checked["relaxed:ks-asymptotic-1e-3"]++
 				}
 			}
 		case "effect":
@@ -187,6 +190,9 @@ func TestAgainstR(t *testing.T) {
 				// data's units; we bisect to machine precision.
 				if math.Abs(got-r.value) <= 2e-4 ||
 					(r.field == "est" && r.value >= sh.estLo-2e-4 && r.value <= sh.estHi+2e-4) {
+					if !closeTo(got, r.value, 1e-6) {
+						checked["relaxed:hl-normal-uniroot"]++
+					}
 					got = r.value
 				}
 			}
@@ -210,6 +216,9 @@ func TestAgainstR(t *testing.T) {
 		// p-values and statistics that R computes as 1 − (something near 1)
 		// or as differences of ECDFs carry absolute errors of ~1e-16.
 		if (r.field == "p" || r.field == "D") && math.Abs(got-r.value) < 1e-14 {
+			if !closeTo(got, r.value, tol) {
+				checked["relaxed:abs-1e-14"]++
+			}
 			got = r.value
 		}
 		if !closeTo(got, r.value, tol) {
