@@ -174,7 +174,7 @@ func TestAgainstR(t *testing.T) {
 				ne := float64(len(x)) * float64(len(y)) / float64(len(x)+len(y))
 				if math.Sqrt(ne)*res.Statistic < 1 {
 					tol = 1e-3
-				checked["relaxed:ks-asymptotic-1e-3"]++
+					checked["relaxed:ks-asymptotic-1e-3"]++
 				}
 			}
 		case "effect":
