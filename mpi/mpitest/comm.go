@@ -37,7 +37,8 @@ const maxFree = 64
 // message is a sent message that has no matching receive yet.
 type message struct {
 	data    []byte
-	arrival float64
+	arrival float64 // true time the last byte arrives
+	xfer    float64 // bytes/bandwidth: how long it occupies the receiver's ingress
 }
 
 // queue holds, for one (communicator, source, tag), the unexpected messages
@@ -59,6 +60,7 @@ type recvReq struct {
 	peerWorld int
 	done      bool
 	arrival   float64
+	xfer      float64
 	err       error
 	test      bool // blocked in Test: may be released at quiescence
 	released  bool // released at quiescence before a matching send
@@ -96,8 +98,8 @@ func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte) error {
 	case w.split && w.node(r.id) != w.node(dst):
 		m = &w.inter
 	}
-	n := float64(len(data))
-	r.now += n * m.secPerByte
+	xfer := float64(len(data)) * m.secPerByte
+	r.now += xfer
 	arrival := r.now + m.draw(w.cfg.Seed, r.id, dst, seq)
 	r.msgs.Add(1)
 	if w.cfg.Log {
@@ -122,6 +124,7 @@ func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte) error {
 			copy(rq.buf, data)
 		}
 		rq.arrival = arrival
+		rq.xfer = xfer
 		rq.done = true
 		wake := d.waiting == rq
 		if wake {
@@ -154,7 +157,7 @@ func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte) error {
 		clear(q.msgs[k:])
 		q.msgs, q.mhead = q.msgs[:k], 0
 	}
-	q.msgs = append(q.msgs, message{data: buf, arrival: arrival})
+	q.msgs = append(q.msgs, message{data: buf, arrival: arrival, xfer: xfer})
 	d.mu.Unlock()
 	return nil
 }
@@ -211,6 +214,7 @@ func (r *Rank) post(rq *recvReq) {
 			r.free = append(r.free, m.data)
 		}
 		rq.arrival = m.arrival
+		rq.xfer = m.xfer
 		rq.done = true
 	} else {
 		q.posted = append(q.posted, rq)
@@ -226,6 +230,17 @@ func (r *Rank) block(rq *recvReq) error {
 
 // blockLocked is block with r.mu held.
 func (r *Rank) blockLocked(rq *recvReq) error {
+	if err := r.waitLocked(rq); err != nil {
+		return err
+	}
+	r.complete(rq)
+	return rq.err
+}
+
+// waitLocked waits (in real time) until rq is done, without advancing
+// virtual time. It is called with r.mu held and releases it. It returns
+// errAborted or, for a Test released at quiescence, errNotYet.
+func (r *Rank) waitLocked(rq *recvReq) error {
 	if !rq.done {
 		r.waiting = rq
 		r.mu.Unlock()
@@ -255,10 +270,25 @@ func (r *Rank) blockLocked(rq *recvReq) error {
 		}
 	}
 	r.mu.Unlock()
-	if rq.arrival > r.now {
-		r.now = rq.arrival
+	return nil
+}
+
+// finish returns the true time at which the done receive rq completes on
+// the receiver's network interface: when its last byte has arrived, but no
+// earlier than the previous completed receive plus rq's transfer time
+// (the receiver's ingress bandwidth is shared by its receives, in the order
+// the program completes them).
+func (r *Rank) finish(rq *recvReq) float64 {
+	return max(rq.arrival, r.rxFree+rq.xfer)
+}
+
+// complete advances the rank's time to the completion of rq.
+func (r *Rank) complete(rq *recvReq) {
+	f := r.finish(rq)
+	r.rxFree = f
+	if f > r.now {
+		r.now = f
 	}
-	return rq.err
 }
 
 // recv is a blocking receive.
@@ -447,26 +477,20 @@ func (q *irecv) Test() (bool, error) {
 	}
 	r := q.r
 	r.mu.Lock()
-	done := q.rq.done
-	r.mu.Unlock()
-	if done && q.rq.arrival > r.now {
-		return false, nil // in flight
-	}
-	now := r.now
 	q.rq.test = true
-	err := r.block(&q.rq)
+	err := r.waitLocked(&q.rq)
 	q.rq.test = false
 	switch {
 	case err == errNotYet:
 		return false, nil
-	case err == errAborted:
+	case err != nil:
 		return false, err
-	case q.rq.arrival > now:
-		r.now = now // sent, but still in flight: block moved time forward, undo
-		return false, nil
+	case r.finish(&q.rq) > r.now:
+		return false, nil // sent, but still in flight
 	}
+	r.complete(&q.rq)
 	q.finished = true
-	return true, err
+	return true, q.rq.err
 }
 
 // errNotYet reports a Test released at quiescence.

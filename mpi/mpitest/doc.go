@@ -19,8 +19,9 @@
 //   - Rank.Sleep stands for computation or waiting;
 //   - a message sent at true time s arrives at s + latency (see Latency); a
 //     receive completes at max(receiver's time, arrival); a sender pays the
-//     message's injection time bytes/bandwidth; sends are eager (buffered,
-//     they never wait for the receiver);
+//     message's injection time bytes/bandwidth, and so does the receiver's
+//     ingress, one message after the other; sends are eager (buffered, they
+//     never wait for the receiver);
 //   - collectives are built from point-to-point messages (see Collectives)
 //     and cost what their messages cost.
 //

@@ -26,8 +26,10 @@ type Latency struct {
 
 	// BytesPerSecond is the bandwidth: the sender of a message of n
 	// bytes is busy for n/BytesPerSecond (injection), and the message
-	// arrives the latency after that, as in LogGP.
-	// Default 10e9 (10 GB/s); Off means infinite.
+	// arrives the latency after that, as in LogGP. A receiver takes in
+	// one message at a time: a receive completes no earlier than the
+	// previous one plus n/BytesPerSecond (so a root gathering P blocks
+	// pays for P blocks). Default 10e9 (10 GB/s); Off means infinite.
 	BytesPerSecond float64
 
 	// InterNode, when not nil and Config.RanksPerNode > 0, is the model

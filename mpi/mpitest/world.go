@@ -351,12 +351,13 @@ func (w *World) checkDeadlock() {
 // Rank is one simulated process. Its methods must be called from the
 // goroutine Run started for it.
 type Rank struct {
-	w     *World
-	id    int
-	now   float64 // true virtual time, seconds; owned by the rank's goroutine
-	clk   *clockModel
-	clock *simClock
-	world *comm
+	w      *World
+	id     int
+	now    float64 // true virtual time, seconds; owned by the rank's goroutine
+	rxFree float64 // true time the rank's ingress finished its last receive
+	clk    *clockModel
+	clock  *simClock
+	world  *comm
 
 	mu      sync.Mutex // guards queues, waiting, exited
 	queues  map[mkey]*queue
