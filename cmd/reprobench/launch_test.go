@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/reprobench/reprobench/design"
+)
+
+func runCmd(args ...string) (stdout, stderr string, err error) {
+	var o, e bytes.Buffer
+	err = run(&o, &e, args)
+	return o.String(), e.String(), err
+}
+
+func TestDesignCommandDeterministic(t *testing.T) {
+	args := []string{"design", "--seed", "3", "--mpiruns", "2", "--calls", "bcast,MPI_Allreduce", "--msizes", "pow2:8..64", "--factor", "impl=a,b"}
+	out1, errs, err := runCmd(args...)
+	if err != nil {
+		t.Fatal(err, errs)
+	}
+	if !strings.Contains(errs, "seed 3") {
+		t.Errorf("seed not printed: %q", errs)
+	}
+	out2, _, _ := runCmd(args...)
+	if out1 != out2 {
+		t.Error("same seed, different design files")
+	}
+	args[2] = "4"
+	out3, _, _ := runCmd(args...)
+	if out1 == out3 {
+		t.Error("seeds 3 and 4 gave the same file")
+	}
+	d, err := design.Read(strings.NewReader(out1), "out", designCLIVocabulary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.HasSeed || d.Seed != 3 || len(d.Experiments) != 2*4*2*2 || !slices.Equal(d.LabelKeys(), []string{"impl"}) {
+		t.Errorf("seed %d, %d experiments, labels %v", d.Seed, len(d.Experiments), d.LabelKeys())
+	}
+	if d.Experiments[0].Call != "MPI_Bcast" && d.Experiments[0].Call != "MPI_Allreduce" {
+		t.Errorf("calls not canonical: %q", d.Experiments[0].Call)
+	}
+}
+
+func TestDesignCommandFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.csv")
+	if _, e, err := runCmd("design", "-o", path, "--seed", "1", "--mpiruns", "3", "--msizes", "logu:8..1M:5:8", "--nrep", "10,20", "--replicates", "2"); err != nil {
+		t.Fatal(err, e)
+	}
+	d, err := design.ReadFile(path, designCLIVocabulary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Experiments) != 3*5*2*2 {
+		t.Errorf("%d experiments", len(d.Experiments))
+	}
+	for _, e := range d.Experiments {
+		if e.MsizeBytes%8 != 0 || e.MsizeBytes < 8 || e.MsizeBytes > 1<<20 {
+			t.Errorf("size %d", e.MsizeBytes)
+		}
+	}
+	if _, _, err := runCmd("design", "-o", path, "--seed", "1"); err == nil {
+		t.Error("existing design file overwritten")
+	}
+}
+
+func TestDesignCommandErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--calls", "MPI_Nope"},
+		{"--msizes", "0"},
+		{"--msizes", "logu:1..10"},
+		{"--msizes", "12", "--datatypes", "float64"},
+		{"--calls", "MPI_Allreduce", "--datatypes", "byte"},
+		{"--procsync", "sometimes"},
+		{"--factor", "novalue"},
+		{"--factor", "bad key=1"},
+		{"--seed", "-1"},
+		{"--mpiruns", "0"},
+		{"--nrep", "0"},
+		{"extra"},
+	} {
+		if _, _, err := runCmd(append([]string{"design", "--seed", "1"}, args...)...); !errors.Is(err, errUsage) {
+			t.Errorf("design %q: err %v, want a usage error", args, err)
+		}
+	}
+}
+
+func TestLaunchUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--np", "2"},
+		{"--mpiruns", "2"},
+		{"--mpiruns", "2", "--np", "2", "positional"},
+		{"--mpiruns", "2", "--np", "2", "--", "--out", "x"},
+		{"--mpiruns", "2", "--np", "2", "--launcher", "mpirun 'unterminated"},
+		{"--mpiruns", "2", "--np", "2", "--run-id", "a/b"},
+		{"--resume", "--np", "2"},
+		{"--resume", "--", "--nrep", "5"},
+	} {
+		if _, _, err := runCmd(append([]string{"launch", "--out", dir}, args...)...); !errors.Is(err, errUsage) {
+			t.Errorf("launch %q: err %v, want a usage error", args, err)
+		}
+	}
+	if _, _, err := runCmd("launch", "--resume", "--out", dir); err == nil || !strings.Contains(err.Error(), "no campaign manifest") {
+		t.Errorf("resume without a manifest: %v", err)
+	}
+}
+
+// TestLaunchCommandFakeRun runs a campaign of a design with the fake run
+// (design/internal/fakerun) and no MPI ("env" as the launcher).
+func TestLaunchCommandFakeRun(t *testing.T) {
+	tmp := t.TempDir()
+	fake := filepath.Join(tmp, "fakerun")
+	if out, err := exec.Command("go", "build", "-o", fake, "../../design/internal/fakerun").CombinedOutput(); err != nil {
+		t.Fatalf("building fakerun: %v\n%s", err, out)
+	}
+	dfile := filepath.Join(tmp, "d.csv")
+	if _, e, err := runCmd("design", "-o", dfile, "--seed", "8", "--mpiruns", "2", "--calls", "MPI_Bcast", "--np", "2"); err != nil {
+		t.Fatal(err, e)
+	}
+	out := filepath.Join(tmp, "out")
+	_, errs, err := runCmd("launch", "--design", dfile, "--launcher", "env NP={np}", "--exe", fake, "--out", out, "--run-id", "c1", "--", "--sleep", "10ms")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errs)
+	}
+	m, err := design.ReadManifest(design.ManifestPath(out, "c1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// From the design: 2 mpiruns, np 2, seed 8.
+	if m.Mpiruns != 2 || m.Np != 2 || m.Seed != 8 || m.DesignSHA256 == "" {
+		t.Errorf("manifest %+v", m)
+	}
+	copied := filepath.Join(m.Dir, "c1-design.csv")
+	if m.DesignFile != copied || !slices.Contains(m.Runs[1].Argv, copied) {
+		t.Errorf("design %s, argv %q", m.DesignFile, m.Runs[1].Argv)
+	}
+	a, _ := os.ReadFile(dfile)
+	b, _ := os.ReadFile(copied)
+	if !bytes.Equal(a, b) {
+		t.Error("the design copy differs")
+	}
+	if !strings.Contains(errs, "launch: mpirun 1 ok") || !strings.Contains(errs, "2 of 2 mpiruns complete") {
+		t.Errorf("stderr:\n%s", errs)
+	}
+	if in := m.Incomplete(); len(in) != 0 {
+		t.Errorf("incomplete %v", in)
+	}
+	// The same run id again: refused; resume: nothing to do.
+	if _, _, err := runCmd("launch", "--design", dfile, "--launcher", "env NP={np}", "--exe", fake, "--out", out, "--run-id", "c1"); err == nil {
+		t.Error("second launch of the same run id accepted")
+	}
+	if _, errs, err := runCmd("launch", "--resume", "--out", out); err != nil || !strings.Contains(errs, "2 of 2 mpiruns complete") {
+		t.Errorf("resume: %v\n%s", err, errs)
+	}
+}
