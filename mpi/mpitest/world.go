@@ -348,8 +348,9 @@ func (w *World) checkDeadlock() {
 	}
 }
 
-// Rank is one simulated process. Its methods must be called from the
-// goroutine Run started for it.
+// Rank is one simulated process. Its methods, and those of its
+// communicators, requests and clock, must be called from the goroutine Run
+// started for it (as an MPI process is single-threaded, MPI_THREAD_FUNNELED).
 type Rank struct {
 	w      *World
 	id     int
