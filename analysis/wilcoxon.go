@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -98,6 +99,19 @@ func Ranks(x []float64) (ranks []float64, tieSum float64) {
 type wilcoxDist struct {
 	m, n int
 	cdf  []float64
+}
+
+var wilcoxCache sync.Map // [2]int{m, n} → *wilcoxDist
+
+// getWilcoxDist returns the (cached) exact distribution for sizes m, n.
+func getWilcoxDist(m, n int) *wilcoxDist {
+	k := [2]int{m, n}
+	if d, ok := wilcoxCache.Load(k); ok {
+		return d.(*wilcoxDist)
+	}
+	d := newWilcoxDist(m, n)
+	wilcoxCache.Store(k, d)
+	return d
 }
 
 // newWilcoxDist counts, by dynamic programming over the pooled ranks, the
@@ -204,7 +218,7 @@ func WilcoxonRankSum(x, y []float64, alt Alternative) TestResult {
 	res.Statistic = w
 	if m < WilcoxonExactLimit && n < WilcoxonExactLimit && tieSum == 0 {
 		res.Method = "Wilcoxon rank-sum (exact)"
-		d := newWilcoxDist(m, n)
+		d := getWilcoxDist(m, n)
 		switch alt {
 		case TwoSided:
 			var p float64
@@ -313,7 +327,7 @@ func HodgesLehmann(x, y []float64, alt Alternative, level float64) Shift {
 			}
 		}
 		slices.Sort(diffs)
-		d := newWilcoxDist(m, n)
+		d := getWilcoxDist(m, n)
 		sh.Estimate = Quantile(0.5, diffs)
 		mn := m * n
 		switch alt {
