@@ -212,17 +212,18 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	unlock, err := lockCampaign(dir, c.RunID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	// Checked under the lock, so two launchers cannot both start it.
 	if _, err := os.Stat(ManifestPath(dir, c.RunID)); err == nil {
 		return nil, fmt.Errorf("launch: %s exists: resume that campaign (--resume) or choose another run id", ManifestPath(dir, c.RunID))
 	}
 	if old, _ := filepath.Glob(filepath.Join(dir, c.RunID+"-mpirun*")); len(old) > 0 {
 		return nil, fmt.Errorf("launch: outputs of run id %q already exist in %s (%s, …) but no manifest; choose another run id", c.RunID, dir, filepath.Base(old[0]))
 	}
-	unlock, err := lockCampaign(dir, c.RunID)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	m := &Manifest{Format: ManifestFormat, RunID: c.RunID, Dir: dir, Created: now, Updated: now,
 		Launcher: c.Launcher, Np: c.Np, Mpiruns: c.Mpiruns, Program: c.Program, RunArgs: c.RunArgs,

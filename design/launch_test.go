@@ -398,3 +398,26 @@ func TestManifestLock(t *testing.T) {
 	}
 	unlock2()
 }
+
+func TestLaunchInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { // t.Fatal is not for other goroutines: poll by hand
+		for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+			if exists(filepath.Join(dir, "pids", "mpirun000-rank0.pid")) {
+				break
+			}
+		}
+		cancel()
+	}()
+	m, err := Start(ctx, localCampaign(t, dir, 3), Options{Env: []string{"FAKERUN_HANG_MPIRUN=0"}})
+	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("err %v", err)
+	}
+	if m.Runs[0].Status != StatusInterrupted || m.Runs[1].Status != StatusPending {
+		t.Errorf("statuses %s %s", m.Runs[0].Status, m.Runs[1].Status)
+	}
+	if alive(readPid(t, filepath.Join(dir, "pids", "mpirun000-rank0.pid"))) {
+		t.Error("the interrupted run is still alive")
+	}
+}
