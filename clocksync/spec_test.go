@@ -13,13 +13,13 @@ func TestParseSpecDefaults(t *testing.T) {
 		{"Jones-Koenig", "jk:fitpts=1000,exchanges=100,rttpingpongs=100,warmup=10"},
 		{"hca", "hca:fitpts=1000,exchanges=100,rttpingpongs=100,warmup=10,pingpongs=100,minpingpongs=10,stop=0"},
 		{"hca2:", "hca2:fitpts=1000,exchanges=100,rttpingpongs=100,warmup=10,pingpongs=100,minpingpongs=10,stop=0"},
-		{"HCA3", "hca3:fitpts=1000,exchanges=100,rttpingpongs=100,warmup=10,intercept=fit,pingpongs=100,minpingpongs=10,stop=0"},
+		{"HCA3", "hca3:fitpts=1000,exchanges=100,rttpingpongs=100,warmup=10,intercept=skampi,pingpongs=100,minpingpongs=10,stop=0"},
 		{"hca3o", "hca3o:rttpingpongs=100,warmup=10,pingpongs=100,minpingpongs=10,stop=0"},
-		{"two-level", "twolevel:fitpts=1000,exchanges=100,rttpingpongs=100,warmup=10,intercept=fit,intra=offset,pingpongs=100,minpingpongs=10,stop=0"},
-		{"hca3:fitpts=200, exchanges=20", "hca3:fitpts=200,exchanges=20,rttpingpongs=100,warmup=10,intercept=fit,pingpongs=100,minpingpongs=10,stop=0"},
+		{"two-level", "twolevel:fitpts=1000,exchanges=100,rttpingpongs=100,warmup=10,intercept=skampi,intra=offset,pingpongs=100,minpingpongs=10,stop=0"},
+		{"hca3:fitpts=200, exchanges=20,intercept=fit", "hca3:fitpts=200,exchanges=20,rttpingpongs=100,warmup=10,intercept=fit,pingpongs=100,minpingpongs=10,stop=0"},
 		{"skampi:pingpongs=10", "skampi:rttpingpongs=100,warmup=10,pingpongs=10,minpingpongs=10,stop=0"},
 		{"skampi:pingpongs=50,minpingpongs=5,stop=1.5", "skampi:rttpingpongs=100,warmup=10,pingpongs=50,minpingpongs=5,stop=1.5"},
-		{"hca3:intercept=SKaMPI", "hca3:fitpts=1000,exchanges=100,rttpingpongs=100,warmup=10,intercept=skampi,pingpongs=100,minpingpongs=10,stop=0"},
+		{"hca3:intercept=FIT", "hca3:fitpts=1000,exchanges=100,rttpingpongs=100,warmup=10,intercept=fit,pingpongs=100,minpingpongs=10,stop=0"},
 	} {
 		s, err := ParseSpec(c.in)
 		if err != nil {
@@ -95,7 +95,7 @@ func TestSpecNewStructure(t *testing.T) {
 		},
 		"hca3": func(a *Algorithm) bool {
 			t, ok := a.Topology.(*TopDownTree)
-			return ok && t.Intercept == nil
+			return ok && t.Intercept != nil
 		},
 		"hca3o": func(a *Algorithm) bool {
 			_, ok := a.Topology.(*TopDownTree)

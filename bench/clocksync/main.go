@@ -232,11 +232,11 @@ func scaling(s *summary) error {
 		return err
 	}
 	if err := linePlot("fig6_offset_after_sync_vs_ranks.png", "Max |offset| to rank 0 right after sync (Fig. 6 shape; reduced parameters: "+*reduced+")",
-		"ranks", "max |offset| (s)", specs, ps, errs, true); err != nil {
+		"ranks", "max |offset|", specs, ps, errs, true); err != nil {
 		return err
 	}
 	if err := linePlot("sync_duration_vs_ranks.png", "Simulated synchronization duration (reduced parameters: "+*reduced+")",
-		"ranks", "duration (s)", specs, ps, dur, true); err != nil {
+		"ranks", "duration", specs, ps, dur, true); err != nil {
 		return err
 	}
 	lo, hi := ps[0], ps[len(ps)-1]
@@ -357,7 +357,7 @@ func drift(s *summary) error {
 		return err
 	}
 	return linePlot("fig7_offset_vs_time.png", "Max |offset| to rank 0 after sync, 64 ranks, default parameters (Fig. 7 shape)",
-		"seconds after sync", "max |offset| (s)", specs, ts, maxOff, false)
+		"seconds after sync", "max |offset|", specs, ts, maxOff, false)
 }
 
 func pareto(*summary) error {
@@ -403,9 +403,9 @@ func pareto(*summary) error {
 	}
 	pl := plot.New()
 	pl.Title.Text = "Median |offset| 5 s after sync vs sync duration, 64 ranks (Fig. 8 shape)"
-	pl.X.Label.Text = "synchronization duration (s)"
-	pl.Y.Label.Text = "median |offset| after 5 s (s)"
-	logAxes(pl, true)
+	pl.X.Label.Text = "synchronization duration"
+	pl.Y.Label.Text = "median |offset| after 5 s"
+	logAxes(pl, true, true)
 	for i, n := range order {
 		xys := make(plotter.XYs, len(points[n]))
 		for j, q := range points[n] {
@@ -430,7 +430,7 @@ func linePlot(file, title, xl, yl string, specs []string, xs []int, ys map[strin
 	pl.Title.Text = title
 	pl.X.Label.Text = xl
 	pl.Y.Label.Text = yl
-	logAxes(pl, logX)
+	logAxes(pl, logX, false)
 	for i, spec := range specs {
 		n := name(spec)
 		xys := make(plotter.XYs, 0, len(xs))
@@ -449,20 +449,82 @@ func linePlot(file, title, xl, yl string, specs []string, xs []int, ys map[strin
 		pl.Add(l, pts)
 		pl.Legend.Add(n, l, pts)
 	}
-	pl.Legend.Top = true
-	pl.Legend.Left = true
+	if logX {
+		pl.Legend.Top, pl.Legend.Left = true, true
+	} else {
+		// Fig. 7: the offset-only curves rise to the top; keep the legend
+		// in the empty band below the drift-aware ones.
+		pl.Y.Min = math.Min(pl.Y.Min, 1e-9)
+		pl.Legend.Top, pl.Legend.Left = false, false
+	}
 	pl.Add(plotter.NewGrid())
 	return pl.Save(9*vg.Inch, 6*vg.Inch, filepath.Join(*outDir, file))
 }
 
-func logAxes(pl *plot.Plot, logX bool) {
+// logAxes makes the y axis (seconds) and, if logX, the x axis logarithmic.
+// secondsX labels the x axis in seconds too; otherwise it is a number of
+// ranks, ticked at powers of two.
+func logAxes(pl *plot.Plot, logX, secondsX bool) {
 	pl.Y.Scale = plot.LogScale{}
-	pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	pl.Y.Tick.Marker = secondTicks{}
 	if logX {
 		pl.X.Scale = plot.LogScale{}
-		pl.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		if secondsX {
+			pl.X.Tick.Marker = secondTicks{}
+		} else {
+			pl.X.Tick.Marker = pow2Ticks{}
+		}
 	}
 	pl.BackgroundColor = color.White
+}
+
+// secondTicks ticks a logarithmic axis of seconds at every decade, labelled
+// with a unit (1µs, 10µs, …), and at 2…9 times each decade unlabelled.
+type secondTicks struct{}
+
+func (secondTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		d := math.Pow(10, e)
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * d
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 {
+				t.Label = human(v)
+			}
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// pow2Ticks ticks a logarithmic axis of rank counts at powers of two.
+type pow2Ticks struct{}
+
+func (pow2Ticks) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for v := 1.0; v <= hi*(1+1e-9); v *= 2 {
+		if v >= lo*(1-1e-9) {
+			ts = append(ts, plot.Tick{Value: v, Label: strconv.Itoa(int(v))})
+		}
+	}
+	return ts
+}
+
+// human prints a power of ten of seconds with a unit.
+func human(v float64) string {
+	for _, u := range []struct {
+		s string
+		f float64
+	}{{"s", 1}, {"ms", 1e-3}, {"µs", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12}} {
+		if v >= u.f*(1-1e-9) {
+			return strconv.FormatFloat(v/u.f, 'g', 3, 64) + u.s
+		}
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64) + "s"
 }
 
 // clampLog keeps zeros off a log axis.
