@@ -37,6 +37,7 @@ type ParseError struct {
 	Err    error
 }
 
+// Error formats the error as FILE:LINE: column C (NAME): problem.
 func (e *ParseError) Error() string {
 	var b strings.Builder
 	if e.File != "" {
@@ -56,6 +57,7 @@ func (e *ParseError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the underlying error.
 func (e *ParseError) Unwrap() error { return e.Err }
 
 // ReadFile reads the design file at path; values are checked against vocab.

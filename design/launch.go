@@ -782,6 +782,9 @@ func staleProcesses(dir, runID string, i int) []int {
 // (found through /proc before any is killed, since orphans lose their
 // parent), with SIGKILL.
 func killTree(pid int) {
+	if pid <= 0 {
+		return // kill(0) and kill(-1) would hit our own group or everything
+	}
 	children := map[int][]int{}
 	for _, p := range processes() {
 		children[p.ppid] = append(children[p.ppid], p.pid)
