@@ -14,6 +14,10 @@ import (
 //	logu:1..1000000:20 20 distinct log-uniform sizes in [1, 1000000] (LogUniformSizes with seed)
 //	logu:8..1M:20:8    the same, multiples of 8 (LogUniformMultiples), e.g. for float64
 //
+// Log-uniform sizes are drawn once per design, not per mpirun: every mpirun
+// measures the same sizes, so that the per-mpirun medians of paper 000
+// Alg. 6 can be compared across mpiruns.
+//
 // Numbers may carry a binary suffix: K = 1024, M = 1024², G = 1024³.
 // Sizes must be positive (a design's 0 means "the run's default") and a
 // list must not repeat a size.

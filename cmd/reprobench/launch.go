@@ -162,6 +162,15 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		} else if d.MaxNp() > c.Np {
 			return usage("design %s needs %d processes but --np is %d", *designFile, d.MaxNp(), c.Np)
 		}
+		if *exe == "" {
+			// reprobench run measures every experiment on all ranks of
+			// its mpirun.
+			for _, e := range d.Experiments {
+				if e.Np != 0 && e.Np != c.Np {
+					return usage("%s:%d: experiment %d wants np=%d, but reprobench run uses all %d ranks of the mpirun; make one design (and campaign) per process count", e.File, e.Line, e.Exp, e.Np, c.Np)
+				}
+			}
+		}
 		if !seedKnown && d.HasSeed {
 			c.Seed, seedKnown = d.Seed, true
 		}
