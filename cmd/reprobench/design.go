@@ -29,7 +29,7 @@ func designCLIVocabulary() design.Vocabulary {
 		v.Calls = append(v.Calls, c.String())
 	}
 	for d := mpi.Datatype(0); d.Valid(); d++ {
-		v.Datatypes = append(v.Datatypes, d.ShortName())
+		v.Datatypes = append(v.Datatypes, d.ShortName(), d.String()) // "float64", "MPI_DOUBLE"
 	}
 	v.ProcSyncs = window.MethodNames()
 	v.RuntimeTypes = window.RuntimeTypeNames()
