@@ -124,7 +124,6 @@ type Dataset struct {
 	lastKey  []byte // raw key of the previous row and its group
 	lastGi   int
 	lastMi   int32 // mpirun of the previous valid row, −1 if none
-	fileName string
 }
 
 // NewDataset returns an empty Dataset to Read files into.
@@ -149,7 +148,6 @@ var ErrFormat = errors.New("malformed raw data")
 // skipped silently.
 func (d *Dataset) Read(r io.Reader, name string) error {
 	cr := newLineReader(r)
-	d.fileName = name
 	hdr, err := cr.Read()
 	if err == io.EOF {
 		return fmt.Errorf("%w: %s: empty file (no header)", ErrFormat, name)
@@ -384,13 +382,18 @@ func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map
 		if math.IsNaN(rt) || math.IsInf(rt, 0) || rt < 0 {
 			continue
 		}
-		var kb bytes.Buffer
-		fmt.Fprintf(&kb, "%s\x00%d\x00%d", rec[cCall], msize, np)
-		gi, ok := d.prIndex[kb.String()]
+		kb := d.keyBuf[:0]
+		kb = append(kb, rec[cCall]...)
+		kb = append(kb, 0)
+		kb = strconv.AppendInt(kb, msize, 10)
+		kb = append(kb, 0)
+		kb = strconv.AppendInt(kb, int64(np), 10)
+		d.keyBuf = kb
+		gi, ok := d.prIndex[string(kb)]
 		if !ok {
 			gi = len(d.PerRank)
 			d.PerRank = append(d.PerRank, &PerRankGroup{Key: GroupKey{Call: strings.Clone(rec[cCall]), MsizeBytes: msize, NP: np}, ByRank: map[int][]float64{}})
-			d.prIndex[kb.String()] = gi
+			d.prIndex[string(kb)] = gi
 		}
 		g := d.PerRank[gi]
 		g.ByRank[rank] = append(g.ByRank[rank], rt)
