@@ -77,17 +77,17 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	replicates := fs.Int("replicates", 1, "replicates of each combination per mpirun")
 	var calls, nps, datatypes, nreps, procsyncs, windows, runtimes, caches designListFlag
 	var clocksyncs, factors designRepeatFlag
-	fs.Var(&calls, "calls", "MPI calls, comma-separated (e.g. MPI_Bcast,MPI_Allreduce,pingpong)")
-	msizes := fs.String("msizes", "", "message sizes in bytes: a list 8,64,1K, pow2:A..B, or logu:A..B:COUNT[:STEP] (log-uniform, paper 004 §V; STEP: multiples, e.g. 8 for float64); K/M/G = 1024^1/2/3")
-	fs.Var(&nps, "np", "process counts, comma-separated (default: all ranks of the mpirun)")
-	fs.Var(&datatypes, "datatypes", "MPI datatypes, comma-separated (byte, int32, int64, float32, float64)")
-	fs.Var(&nreps, "nrep", "observations per experiment, comma-separated levels")
-	fs.Var(&procsyncs, "procsync", "process synchronization methods, comma-separated")
-	fs.Var(&windows, "window-s", "window sizes in seconds, comma-separated (e.g. 1e-4)")
-	fs.Var(&clocksyncs, "clocksync", "clock synchronization spec; repeat the flag for several levels")
-	fs.Var(&runtimes, "runtime-type", "completion-time types, comma-separated (local, global, …)")
-	fs.Var(&caches, "cache", "cache modes, comma-separated")
-	fs.Var(&factors, "factor", "user factor key=v1,v2,… (repeatable); becomes column label:key")
+	fs.Var(&calls, "calls", "MPI `calls`, comma-separated (e.g. MPI_Bcast,MPI_Allreduce,pingpong)")
+	msizes := fs.String("msizes", "", "message `sizes` in bytes: a list 8,64,1K, pow2:A..B, or logu:A..B:COUNT[:STEP] (log-uniform, paper 004 §V; STEP: multiples, e.g. 8 for float64); K/M/G = 1024^1/2/3")
+	fs.Var(&nps, "np", "process `counts`, comma-separated (default: all ranks of the mpirun)")
+	fs.Var(&datatypes, "datatypes", "MPI `datatypes`, comma-separated (byte, int32, int64, float32, float64)")
+	fs.Var(&nreps, "nrep", "observations per experiment, comma-separated `levels`")
+	fs.Var(&procsyncs, "procsync", "process synchronization `methods`, comma-separated (barrier, window, …)")
+	fs.Var(&windows, "window-s", "window `sizes` in seconds, comma-separated (e.g. 1e-4)")
+	fs.Var(&clocksyncs, "clocksync", "clock synchronization `spec`; repeat the flag for several levels")
+	fs.Var(&runtimes, "runtime-type", "completion-time `types`, comma-separated (local, global, …)")
+	fs.Var(&caches, "cache", "cache `modes`, comma-separated (warm, cold, cycle, random)")
+	fs.Var(&factors, "factor", "user factor `key=v1,v2,…` (repeatable); becomes column label:key")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -49,7 +49,7 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	mpiruns := fs.Int("mpiruns", 0, "number of mpiruns (default: the design's; paper 000 §5.2: the mpirun is a factor)")
 	np := fs.Int("np", 0, "processes per mpirun, replaces {np} in the launcher (default: the design's largest np)")
 	launcher := fs.String("launcher", "mpirun -np {np}", "launcher command template, split into words without a shell (quotes and \\ work; nothing is expanded); e.g. 'srun -n {np}'")
-	timeout := fs.Duration("timeout", 0, "kill a mpirun's whole process group after this long (0: no limit)")
+	timeout := fs.Duration("timeout", 0, "kill a mpirun's process group and all its processes after this long (0: no limit)")
 	resume := fs.Bool("resume", false, "continue the campaign in --out (--run-id, or the only *-campaign.json there): run only the incomplete mpiruns")
 	out := fs.String("out", "results", "output directory")
 	runID := fs.String("run-id", "", "run id, the prefix of every output file (default: the UTC start time, e.g. 20261122T035900Z)")
