@@ -116,14 +116,14 @@ type Dataset struct {
 	PerRank []*PerRankGroup
 	Rows    int // data rows read (all kinds)
 
-	index    map[string]int
-	mpIndex  map[MpirunID]int32
-	prIndex  map[string]int
-	byKey    map[GroupKey]int
-	keyBuf   []byte
-	lastKey  []byte // raw key of the previous row and its group
-	lastGi   int
-	lastMi   int32 // mpirun of the previous valid row, −1 if none
+	index   map[string]int
+	mpIndex map[MpirunID]int32
+	prIndex map[string]int
+	byKey   map[GroupKey]int
+	keyBuf  []byte
+	lastKey []byte // raw key of the previous row and its group
+	lastGi  int
+	lastMi  int32 // mpirun of the previous valid row, −1 if none
 }
 
 // NewDataset returns an empty Dataset to Read files into.
