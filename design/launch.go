@@ -113,7 +113,8 @@ type Manifest struct {
 type RunRecord struct {
 	Mpirun int    `json:"mpirun"`
 	Seed   uint64 `json:"seed"`
-	// Argv is the full command line, launcher included, with no shell.
+	// Argv is the full command line, launcher included (its program
+	// resolved through PATH when found), with no shell.
 	Argv   []string `json:"argv"`
 	Status string   `json:"status"`
 	// Complete is true when the JSON sidecar exists.
@@ -240,6 +241,11 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 		}
 	}
 	launcher := ExpandLauncher(c.Launcher, c.Np)
+	if p, err := exec.LookPath(launcher[0]); err == nil {
+		if p, err = filepath.Abs(p); err == nil {
+			launcher[0] = p // record which mpirun, not just its name
+		}
+	}
 	for i := 0; i < c.Mpiruns; i++ {
 		seed := RunSeed(c.Seed, i)
 		argv := append(append([]string{}, launcher...), c.Program...)

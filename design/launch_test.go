@@ -121,7 +121,8 @@ func TestLaunchAllOK(t *testing.T) {
 		if r.Seed != RunSeed(99, i) {
 			t.Errorf("mpirun %d: seed %d", i, r.Seed)
 		}
-		want := []string{"env", "NP=2", fakerun(t), "run", "--out", dir, "--run-id", "t1", "--mpirun", strconv.Itoa(i), "--seed", strconv.FormatUint(r.Seed, 10), "--sleep", "10ms"}
+		envPath, _ := exec.LookPath("env")
+		want := []string{envPath, "NP=2", fakerun(t), "run", "--out", dir, "--run-id", "t1", "--mpirun", strconv.Itoa(i), "--seed", strconv.FormatUint(r.Seed, 10), "--sleep", "10ms"}
 		if strings.Join(r.Argv, " ") != strings.Join(want, " ") {
 			t.Errorf("argv %q, want %q", r.Argv, want)
 		}
