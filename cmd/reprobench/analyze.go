@@ -187,8 +187,14 @@ func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 		if !math.IsNaN(s.Normality.P) {
 			norm = fmt.Sprintf("%.3f", s.Normality.P)
 		}
+		med := f(s.Median)
+		if s.MedianCI.Valid() && s.Median > 0 {
+			// benchstat style: the larger distance to a CI bound, in %.
+			pm := math.Max(s.Median-s.MedianCI.Lo, s.MedianCI.Hi-s.Median) / s.Median * 100
+			med += fmt.Sprintf(" ±%.2g%%", pm)
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			s.Key, s.N, s.NMpiruns, s.Invalid+s.Bad, s.OutliersRemoved, f(s.Median), ci(s.MedianCI),
+			s.Key, s.N, s.NMpiruns, s.Invalid+s.Bad, s.OutliersRemoved, med, ci(s.MedianCI),
 			f(s.Mean), ci(s.MeanCI), f(s.Min), f(s.P99), f(s.Max), mm, norm)
 		for _, wn := range s.Warnings {
 			warns = append(warns, s.Key.String()+": "+wn)
