@@ -623,7 +623,6 @@ type csvSink struct {
 	suffix []byte // ,label values…\n
 	buf    []byte
 	rows   int
-	err    error
 }
 
 func newCSVSink(n outNames, o *runOptions) (*csvSink, error) {
