@@ -46,7 +46,7 @@ func Example() {
 		fmt.Println(err)
 	}
 	// Output:
-	// 100 observations, 37 invalid, window grew 3 times
+	// 100 observations, 26 invalid, window grew 1 times
 }
 
 // ExampleTimeKernel brackets 1 ms of work per rank (rank r works (r+1)·250

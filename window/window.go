@@ -124,6 +124,11 @@ type Config struct {
 	// InvalidFraction is the share of invalid observations in a batch at
 	// which an adaptive policy acts; default 0.25.
 	InvalidFraction float64
+	// MaxWindow caps the window the adaptive policies may reach; default
+	// 100 × Window. (Neither SKaMPI nor NBCBench caps it, but a rank that is
+	// regularly descheduled makes observations late whatever the window, and
+	// the window would then grow without bound.)
+	MaxWindow time.Duration
 	// MaxRepeats bounds how often the NBCBench policy repeats one batch;
 	// default 20.
 	MaxRepeats int
@@ -150,6 +155,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.InvalidFraction <= 0 {
 		c.InvalidFraction = 0.25
+	}
+	if c.MaxWindow <= 0 {
+		c.MaxWindow = 100 * c.Window
 	}
 	if c.MaxRepeats <= 0 {
 		c.MaxRepeats = 20
@@ -368,14 +376,14 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 		mean := sum / float64(b)
 		tooMany := float64(invalid) >= s.cfg.InvalidFraction*float64(b)
 		switch {
-		case s.cfg.Method == AdaptiveSKaMPI && tooMany:
-			nw := math.Max(2*w, 1.5*mean)
+		case s.cfg.Method == AdaptiveSKaMPI && tooMany && w < s.cfg.MaxWindow.Seconds():
+			nw := math.Min(math.Max(2*w, 1.5*mean), s.cfg.MaxWindow.Seconds())
 			s.History = append(s.History, Adaptation{AtObservation: first, InvalidCount: invalid, BatchSize: b,
 				MeanDurationS: mean, OldWindowS: w, NewWindowS: nw, WarmUp: warmUp})
 			s.windowS = nw
 			done += b
-		case s.cfg.Method == AdaptiveNBCBench && tooMany && repeats < s.cfg.MaxRepeats:
-			nw := 1.5 * w
+		case s.cfg.Method == AdaptiveNBCBench && tooMany && repeats < s.cfg.MaxRepeats && w < s.cfg.MaxWindow.Seconds():
+			nw := math.Min(1.5*w, s.cfg.MaxWindow.Seconds())
 			s.History = append(s.History, Adaptation{AtObservation: first, InvalidCount: invalid, BatchSize: b,
 				MeanDurationS: mean, OldWindowS: w, NewWindowS: nw, RepeatedBatch: true, WarmUp: warmUp})
 			s.windowS = nw

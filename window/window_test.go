@@ -129,7 +129,7 @@ func TestAdaptiveSKaMPI(t *testing.T) {
 		t.Fatal("the window never adapted")
 	}
 	for _, a := range s.History {
-		want := math.Max(2*a.OldWindowS, 1.5*a.MeanDurationS)
+		want := math.Min(math.Max(2*a.OldWindowS, 1.5*a.MeanDurationS), 100*cfg.Window.Seconds())
 		if a.NewWindowS != want {
 			t.Errorf("adaptation %+v: new window %g, want max(2·%g, 1.5·%g) = %g", a, a.NewWindowS, a.OldWindowS, a.MeanDurationS, want)
 		}
@@ -147,6 +147,17 @@ func TestAdaptiveSKaMPI(t *testing.T) {
 		}
 	}
 	t.Logf("window %g s → %g s in %d steps", cfg.Window.Seconds(), s.WindowS(), len(s.History))
+}
+
+func TestMaxWindow(t *testing.T) {
+	w := newWorld(t, 4, 3)
+	// A 100 ns window and a cap of 400 ns: the allreduce (µs) never fits,
+	// the window stops growing at the cap.
+	cfg := window.Config{Method: window.AdaptiveSKaMPI, Window: 100 * time.Nanosecond, MaxWindow: 400 * time.Nanosecond, Batch: 10}
+	_, s := runSync(t, w, cfg, mpi.CallAllreduce, 100, nil)
+	if s.WindowS() != 400e-9 || len(s.History) != 1 {
+		t.Errorf("window %g s after %d changes, want capped at 4e-07 s after 1", s.WindowS(), len(s.History))
+	}
 }
 
 func TestAdaptiveNBCBench(t *testing.T) {
