@@ -280,23 +280,27 @@ func agree(c mpi.Comm, err error) error {
 	return fmt.Errorf("rank 0: %s", m)
 }
 
-func buildExperiments(o *runOptions, np int) ([]engine.Experiment, map[int]string, error) {
+// buildExperiments returns the experiments of this mpirun, the clock
+// synchronization spec of experiments that name their own (design files),
+// and their labels (design files; nil for flag-driven runs).
+func buildExperiments(o *runOptions, np int) ([]engine.Experiment, map[int]string, map[int]map[string]string, error) {
 	dt, err := mpi.ParseDatatype(o.datatype)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+		return nil, nil, nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	rt, err := window.ParseRuntimeType(o.runtimeType)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+		return nil, nil, nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	cm, err := window.ParseCacheMode(o.cache)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+		return nil, nil, nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	base := engine.Experiment{Type: dt, Root: o.root, Nrep: o.nrep, Warmup: o.warmup, Runtime: rt, LoopReps: o.loopReps,
 		Cache: cm, CacheSlots: o.cacheSlots, FlushBytes: o.cacheBytes,
 		Sync: window.Config{Window: o.window, Batch: o.batch, LateTolerance: o.lateTol, RoundFactor: o.roundK, Budget: o.budget, MaxRepeats: o.maxRepeats, MaxWindow: o.maxWindow}}
 	clockSpecs := map[int]string{}
+	expLabels := map[int]map[string]string{}
 	var exps []engine.Experiment
 	if o.designFile != "" {
 		vocab := design.Vocabulary{Calls: callNames(), ProcSyncs: window.MethodNames(), RuntimeTypes: window.RuntimeTypeNames(),
@@ -304,7 +308,7 @@ func buildExperiments(o *runOptions, np int) ([]engine.Experiment, map[int]strin
 				"MPI_BYTE", "MPI_INT32_T", "MPI_INT64_T", "MPI_FLOAT", "MPI_DOUBLE"}}
 		d, err := design.ReadFile(o.designFile, vocab)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		for _, de := range d.Experiments {
 			if de.Mpirun != o.mpirun {
@@ -312,17 +316,17 @@ func buildExperiments(o *runOptions, np int) ([]engine.Experiment, map[int]strin
 			}
 			where := fmt.Sprintf("%s:%d", de.File, de.Line)
 			if de.Np != 0 && de.Np != np {
-				return nil, nil, fmt.Errorf("%s: experiment %d wants np=%d, but this mpirun has %d ranks", where, de.Exp, de.Np, np)
+				return nil, nil, nil, fmt.Errorf("%s: experiment %d wants np=%d, but this mpirun has %d ranks", where, de.Exp, de.Np, np)
 			}
 			ex := base
 			ex.Exp = de.Exp
 			if ex.Call, err = mpi.ParseCall(de.Call); err != nil {
-				return nil, nil, fmt.Errorf("%s: %v", where, err)
+				return nil, nil, nil, fmt.Errorf("%s: %v", where, err)
 			}
 			ex.MsizeBytes = de.MsizeBytes
 			if de.Datatype != "" {
 				if ex.Type, err = mpi.ParseDatatype(de.Datatype); err != nil {
-					return nil, nil, fmt.Errorf("%s: %v", where, err)
+					return nil, nil, nil, fmt.Errorf("%s: %v", where, err)
 				}
 			}
 			if de.Nrep != 0 {
@@ -333,60 +337,65 @@ func buildExperiments(o *runOptions, np int) ([]engine.Experiment, map[int]strin
 				ps = de.ProcSync
 			}
 			if ex.Sync.Method, err = window.ParseMethod(ps); err != nil {
-				return nil, nil, fmt.Errorf("%s: %v", where, err)
+				return nil, nil, nil, fmt.Errorf("%s: %v", where, err)
 			}
 			if de.WindowS != 0 {
 				ex.Sync.Window = time.Duration(de.WindowS * 1e9)
 			}
 			if de.RuntimeType != "" {
 				if ex.Runtime, err = window.ParseRuntimeType(de.RuntimeType); err != nil {
-					return nil, nil, fmt.Errorf("%s: %v", where, err)
+					return nil, nil, nil, fmt.Errorf("%s: %v", where, err)
 				}
 			}
 			if de.Cache != "" {
 				if ex.Cache, err = window.ParseCacheMode(de.Cache); err != nil {
-					return nil, nil, fmt.Errorf("%s: %v", where, err)
+					return nil, nil, nil, fmt.Errorf("%s: %v", where, err)
 				}
 			}
 			if de.ClockSync != "" {
 				clockSpecs[ex.Exp] = de.ClockSync
 			}
+			for k, v := range de.Labels {
+				if err := (labelFlag{}).Set(k + "=" + v); err != nil {
+					return nil, nil, nil, fmt.Errorf("%s: label: %v", where, err)
+				}
+			}
 			if len(de.Labels) > 0 {
-				return nil, nil, fmt.Errorf("%s: per-experiment labels in design files are not supported by run yet; use --label", where)
+				expLabels[ex.Exp] = de.Labels
 			}
 			if err := ex.Check(np); err != nil {
-				return nil, nil, fmt.Errorf("%s: %v", where, err)
+				return nil, nil, nil, fmt.Errorf("%s: %v", where, err)
 			}
 			exps = append(exps, ex)
 		}
 		if len(exps) == 0 {
-			return nil, nil, fmt.Errorf("%s has no experiments for --mpirun %d", o.designFile, o.mpirun)
+			return nil, nil, nil, fmt.Errorf("%s has no experiments for --mpirun %d", o.designFile, o.mpirun)
 		}
-		return exps, clockSpecs, nil
+		return exps, clockSpecs, expLabels, nil
 	}
 	sizes, err := parseSizeList(o.sizes)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+		return nil, nil, nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	var methods []window.Method
 	for _, s := range strings.Split(o.procSync, ",") {
 		m, err := window.ParseMethod(s)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+			return nil, nil, nil, fmt.Errorf("%w: %v", errUsage, err)
 		}
 		methods = append(methods, m)
 	}
 	for _, cs := range strings.Split(o.calls, ",") {
 		call, err := mpi.ParseCall(strings.TrimSpace(cs))
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+			return nil, nil, nil, fmt.Errorf("%w: %v", errUsage, err)
 		}
 		for _, m := range methods {
 			for _, sz := range sizes {
 				ex := base
 				ex.Call, ex.MsizeBytes, ex.Sync.Method = call, sz, m
 				if err := ex.Check(np); err != nil {
-					return nil, nil, fmt.Errorf("%w: %v, %d bytes: %v", errUsage, call, sz, err)
+					return nil, nil, nil, fmt.Errorf("%w: %v, %d bytes: %v", errUsage, call, sz, err)
 				}
 				exps = append(exps, ex)
 			}
@@ -403,7 +412,7 @@ func buildExperiments(o *runOptions, np int) ([]engine.Experiment, map[int]strin
 	for i := range exps {
 		exps[i].Seed = o.seed ^ uint64(exps[i].Exp)*0x9e3779b97f4a7c15
 	}
-	return exps, clockSpecs, nil
+	return exps, clockSpecs, nil, nil
 }
 
 // runRanks is run by every rank between Init and Finalize.
@@ -445,7 +454,7 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 		return err
 	}
 
-	exps, clockSpecs, perr := buildExperiments(o, np)
+	exps, clockSpecs, expLabels, perr := buildExperiments(o, np)
 	if err := agree(c, perr); err != nil {
 		return err
 	}
@@ -559,7 +568,7 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 		}
 		env := design.CollectEnvironment()
 		meta.Environment = &env
-		sink, err = newCSVSink(names, o)
+		sink, err = newCSVSink(names, o, expLabels)
 	}
 	if err := agree(c, err); err != nil {
 		return err
@@ -617,18 +626,46 @@ func checkOutputs(o *runOptions) (outNames, error) {
 
 // csvSink writes the raw rows (rank 0) to .partial files.
 type csvSink struct {
-	names  outNames
-	f, rf  *os.File
-	w, rw  *bufio.Writer
-	prefix []byte // run_id,mpirun,
-	suffix []byte // ,label values…\n
-	buf    []byte
-	rows   int
+	names     outNames
+	f, rf     *os.File
+	w, rw     *bufio.Writer
+	prefix    []byte         // run_id,mpirun,
+	suffix    []byte         // ,label values…\n
+	expSuffix map[int][]byte // the suffix of experiments with labels of their own (design files)
+	buf       []byte
+	rows      int
 }
 
-func newCSVSink(n outNames, o *runOptions) (*csvSink, error) {
-	s := &csvSink{names: n}
-	keys := sortedKeys(o.labels)
+// newCSVSink creates the .partial files. The label columns are the union of
+// the --label keys and the keys of expLabels (labels of individual
+// experiments, from a design file, which override --label).
+func newCSVSink(n outNames, o *runOptions, expLabels map[int]map[string]string) (*csvSink, error) {
+	s := &csvSink{names: n, expSuffix: map[int][]byte{}}
+	all := map[string]string{}
+	for k := range o.labels {
+		all[k] = ""
+	}
+	for _, l := range expLabels {
+		for k := range l {
+			all[k] = ""
+		}
+	}
+	keys := sortedKeys(all)
+	suffix := func(l map[string]string) []byte {
+		var suf []byte
+		for _, k := range keys {
+			suf = append(suf, ',')
+			if v, ok := l[k]; ok && v != "" {
+				suf = append(suf, v...)
+			} else {
+				suf = append(suf, o.labels[k]...)
+			}
+		}
+		return append(suf, '\n')
+	}
+	for exp, l := range expLabels {
+		s.expSuffix[exp] = suffix(l)
+	}
 	var err error
 	if s.f, err = os.Create(n.csv + ".partial"); err != nil {
 		return nil, err
@@ -643,12 +680,7 @@ func newCSVSink(n outNames, o *runOptions) (*csvSink, error) {
 		s.rw.WriteString(strings.Join(rankColumns, ",") + "\n")
 	}
 	s.prefix = []byte(o.runID + "," + strconv.Itoa(o.mpirun) + ",")
-	var suf []byte
-	for _, k := range keys {
-		suf = append(suf, ',')
-		suf = append(suf, o.labels[k]...)
-	}
-	s.suffix = append(suf, '\n')
+	s.suffix = suffix(nil)
 	return s, nil
 }
 
@@ -674,7 +706,11 @@ func (s *csvSink) Row(r *engine.Row) error {
 	b = appendFloat(b, r.RuntimeS)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(r.ErrorCode), 10)
-	b = append(b, s.suffix...)
+	if suf, ok := s.expSuffix[r.Exp]; ok {
+		b = append(b, suf...)
+	} else {
+		b = append(b, s.suffix...)
+	}
 	s.buf = b
 	s.rows++
 	_, err := s.w.Write(b)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/internal/mpirun"
 	"github.com/reprobench/reprobench/mpi"
@@ -66,7 +67,7 @@ func TestCSVSink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newCSVSink(names, o)
+	s, err := newCSVSink(names, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,5 +242,59 @@ func checkRunOutput(t *testing.T, dir string, np, nrep int) {
 			t.Errorf("bad per-rank row %v", r)
 			break
 		}
+	}
+}
+
+// TestDesignFile builds the experiments of one mpirun from a design file
+// and writes rows with the design's labels.
+func TestDesignFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "d.csv")
+	d := &design.Design{Seed: 5, HasSeed: true, Experiments: []design.Experiment{
+		{Mpirun: 0, Exp: 0, Np: 2, Call: "MPI_Bcast", MsizeBytes: 8, Nrep: 5},
+		{Mpirun: 1, Exp: 1, Np: 2, Call: "MPI_Allreduce", MsizeBytes: 16, Datatype: "float64", Nrep: 7, ProcSync: "adaptive_skampi", WindowS: 2e-4, Labels: map[string]string{"alg": "x"}},
+		{Mpirun: 1, Exp: 0, Np: 2, Call: "pingpong", MsizeBytes: 8, ClockSync: "hca3o", RuntimeType: "global", Cache: "cold"},
+	}}
+	if err := design.WriteFile(path, d); err != nil {
+		t.Fatal(err)
+	}
+	o := &runOptions{designFile: path, mpirun: 1, nrep: 3, datatype: "float64", runtimeType: "local", cache: "warm", procSync: "barrier", window: 100 * time.Microsecond, labels: labelFlag{"host": "h"}, out: dir, runID: "d"}
+	exps, specs, labels, err := buildExperiments(o, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exps) != 2 || exps[0].Exp != 1 || exps[1].Exp != 0 {
+		t.Fatalf("experiments %+v: want exp 1 then 0 (file order)", exps)
+	}
+	a, b := exps[0], exps[1]
+	if a.Call != mpi.CallAllreduce || a.MsizeBytes != 16 || a.Nrep != 7 || a.Sync.Method != window.AdaptiveSKaMPI || a.Sync.Window != 200*time.Microsecond {
+		t.Errorf("first experiment %+v", a)
+	}
+	if b.Call != mpi.CallPingPong || b.Nrep != 3 || b.Sync.Method != window.Barrier || b.Runtime != window.RuntimeGlobal || b.Cache != window.CacheCold || specs[0] != "hca3o" {
+		t.Errorf("second experiment %+v (clock sync %q): want the flag defaults where the design is empty", b, specs[0])
+	}
+	if _, _, _, err := buildExperiments(o, 4); err == nil || !strings.Contains(err.Error(), "np=2") {
+		t.Errorf("np mismatch: %v", err)
+	}
+	names, _ := checkOutputs(o)
+	s, err := newCSVSink(names, o, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ex := range exps {
+		row := engine.Row{Exp: ex.Exp, Call: ex.Call, MsizeBytes: ex.MsizeBytes, Count: ex.Count(), Type: ex.Type, Np: 2, RuntimeS: 1e-6}
+		if err := s.Row(&row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.finish(&runMeta{}); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(names.csv)
+	want := "run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,alg,host\n" +
+		"d,1,1,MPI_Allreduce,16,2,float64,2,0,1e-06,0,x,h\n" +
+		"d,1,0,pingpong,8,1,float64,2,0,1e-06,0,,h\n"
+	if string(raw) != want {
+		t.Errorf("raw CSV:\n%s\nwant:\n%s", raw, want)
 	}
 }
