@@ -163,7 +163,7 @@ func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	lv := fmt.Sprintf("%g%%", 100*opt.Level)
 	if len(sums) > 0 {
-		fmt.Fprintf(tw, "group\tn\tmpiruns\tinvalid\toutliers\tmedian\t%s CI\tmean\t%s CI\tmin\tp99\tmax\tmpirun medians\tnormal(p)\n", lv, lv)
+		fmt.Fprintf(tw, "group\tn\tmpiruns\tinvalid\tbad\toutliers\tmedian\t%s CI\tmean\t%s CI\tmin\tp99\tmax\tmpirun medians\tnormal(p)\n", lv, lv)
 	}
 	var warns []string
 	for _, s := range sums {
@@ -193,8 +193,8 @@ func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 			pm := math.Max(s.Median-s.MedianCI.Lo, s.MedianCI.Hi-s.Median) / s.Median * 100
 			med += fmt.Sprintf(" ±%.2g%%", pm)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			s.Key, s.N, s.NMpiruns, s.Invalid+s.Bad, s.OutliersRemoved, med, ci(s.MedianCI),
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			s.Key, s.N, s.NMpiruns, s.Invalid, s.Bad, s.OutliersRemoved, med, ci(s.MedianCI),
 			f(s.Mean), ci(s.MeanCI), f(s.Min), f(s.P99), f(s.Max), mm, norm)
 		for _, wn := range s.Warnings {
 			warns = append(warns, s.Key.String()+": "+wn)

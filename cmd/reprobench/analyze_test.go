@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -128,5 +129,48 @@ func TestAnUnitScaling(t *testing.T) {
 	}
 	if got := anScaledPair(1.0001e-6, 1.0002e-6, 1e6, "µs"); got != "1.0001µs, 1.0002µs" {
 		t.Errorf("narrow interval printed as %q", got)
+	}
+}
+
+// TestAnalyzeInvalidBadColumns checks that the text output reports rows with
+// a nonzero errorcode (invalid) and rows with errorcode 0 but an unusable
+// runtime_s (bad) in separate columns, as CSV and JSON do.
+func TestAnalyzeInvalidBadColumns(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "ib.csv")
+	rows := "run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode\n"
+	for i, rt := range []string{"1e-6", "1.1e-6", "1.2e-6", "0.9e-6", "1e-6", "NaN", "-1e-6", "1e-6", "1e-6", "1e-6"} {
+		code := "0"
+		if i >= 7 { // three invalid rows
+			code = "1"
+		}
+		rows += "r,0,0,MPI_Bcast,8,1,MPI_BYTE,2," + strconv.Itoa(i) + "," + rt + "," + code + "\n"
+	}
+	if err := os.WriteFile(f, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if err := run(&out, &errb, []string{"analyze", f}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	head, row := strings.Fields(lines[0]), strings.Fields(lines[1])
+	col := func(name string) string {
+		for i, h := range head {
+			if h == name {
+				return row[i]
+			}
+		}
+		t.Fatalf("no column %q in %q", name, lines[0])
+		return ""
+	}
+	if got := col("invalid"); got != "3" {
+		t.Errorf("invalid = %s, want 3", got)
+	}
+	if got := col("bad"); got != "2" {
+		t.Errorf("bad = %s, want 2", got)
+	}
+	if got := col("n"); got != "5" {
+		t.Errorf("n = %s, want 5", got)
 	}
 }
