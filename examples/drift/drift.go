@@ -1,0 +1,129 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/timing"
+)
+
+// Options configure the experiment.
+type Options struct {
+	Syncs []string // clock synchronizations to compare; "none" leaves the clocks raw
+
+	// The skew injected on rank SkewRank (0 < SkewRank < P): its clock runs
+	// SkewPPM parts per million fast and starts SkewOffset ahead.
+	SkewRank   int
+	SkewPPM    float64
+	SkewOffset time.Duration
+
+	After []time.Duration     // when to measure the offsets after each synchronization
+	Sleep func(time.Duration) // how rank 0 waits between measurements (nil: time.Sleep)
+
+	// Simulation only (mpitest): the ground truth of the raw clocks, so
+	// that the harness also reports the true error of every global clock.
+	TrueNow func() float64
+	ClockAt func(rank int, trueTime float64) int64
+}
+
+// Series is the outcome for one synchronization, on rank 0.
+type Series struct {
+	Sync   string
+	Checks []clocksync.Check // one per Options.After
+}
+
+// Drift runs the experiment collectively on c. Every rank passes its raw
+// clock; rank SkewRank wraps it in a timing.Skewed. For each synchronization
+// it synchronizes (none: identity models), then measures every rank's offset
+// to rank 0 in global time at the times Options.After (Algorithm 20 of paper
+// 000 with clocksync.Harness; with "none" it is the raw clock drift of
+// Algorithm 18). Rank 0 gets the series, the others nil.
+func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
+	if o.SkewRank <= 0 || o.SkewRank >= c.Size() {
+		return nil, fmt.Errorf("drift: skew rank %d must be in [1, %d)", o.SkewRank, c.Size())
+	}
+	// The skew rank 1 sees: a known offset and drift on top of its raw clock.
+	skew := &timing.Skewed{Base: raw, Offset: raw.Ticks(o.SkewOffset.Seconds()), DriftPPM: o.SkewPPM}
+	clk := raw
+	if c.Rank() == o.SkewRank {
+		clk = skew
+	}
+	var out []Series
+	for _, spec := range o.Syncs {
+		g := clocksync.NewGlobalClock(clk) // identity until synchronized
+		var models []clocksync.Model
+		if spec != "none" {
+			alg, err := clocksync.Parse(spec)
+			if err != nil {
+				return nil, err
+			}
+			res, err := alg.Sync(c, g)
+			if err != nil {
+				return nil, err
+			}
+			models = res.Models()
+		} else if c.Rank() == 0 {
+			models = make([]clocksync.Model, c.Size()) // identity for every rank
+		}
+		h := &clocksync.Harness{After: o.After, Sleep: o.Sleep}
+		if o.TrueNow != nil && c.Rank() == 0 {
+			// Ground truth of the clocks the synchronization saw: the
+			// simulated raw clock, skewed on the skew rank.
+			h.TrueNow, h.Models = o.TrueNow, models
+			h.LocalAt = func(r int, t float64) int64 {
+				if r == o.SkewRank {
+					return skew.Skew(o.ClockAt(r, t))
+				}
+				return o.ClockAt(r, t)
+			}
+		}
+		checks, err := h.Run(c, g)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Series{Sync: spec, Checks: checks})
+	}
+	if c.Rank() != 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// Print writes the table: one line per check, one column per
+// synchronization, the skew rank's offset to rank 0 in global time in µs
+// (and the true error in simulation).
+func Print(w io.Writer, series []Series, o Options) {
+	fmt.Fprintf(w, "offset of rank %d to rank 0 in global time, µs (measured with 10 SKaMPI ping-pongs per check)\n", o.SkewRank)
+	fmt.Fprintf(w, "%-8s", "after_s")
+	for _, s := range series {
+		fmt.Fprintf(w, " %14s", short(s.Sync))
+		if s.Checks[0].TrueOffsets != nil {
+			fmt.Fprintf(w, " %14s", "(true)")
+		}
+	}
+	fmt.Fprintln(w)
+	for i := range o.After {
+		fmt.Fprintf(w, "%-8.1f", series[0].Checks[i].After)
+		for _, s := range series {
+			ck := s.Checks[i]
+			fmt.Fprintf(w, " %14.3f", ck.Offsets[o.SkewRank]*1e6)
+			if ck.TrueOffsets != nil {
+				fmt.Fprintf(w, " %14.3f", ck.TrueOffsets[o.SkewRank]*1e6)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// short is the algorithm's name without its parameters.
+func short(spec string) string {
+	for i, c := range spec {
+		if c == ':' {
+			return spec[:i]
+		}
+	}
+	return spec
+}
