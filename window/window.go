@@ -129,6 +129,15 @@ type Config struct {
 	// regularly descheduled makes observations late whatever the window, and
 	// the window would then grow without bound.)
 	MaxWindow time.Duration
+	// SleepGuard: when an observation's deadline is more than SleepGuard
+	// ahead, the rank sleeps (time.Sleep, yielding the CPU) until SleepGuard
+	// before it, and only then busy-waits in the critical path. On a shared
+	// machine a rank that busy-waits through long windows uses up its
+	// scheduler share and may be descheduled across its deadlines. Zero
+	// (the default) never sleeps: measured on a 2-core VM shared with other
+	// busy processes, a 300 µs guard made things worse (wake-ups arrive
+	// milliseconds late), so sleeping is opt-in.
+	SleepGuard time.Duration
 	// MaxRepeats bounds how often the NBCBench policy repeats one batch;
 	// default 20.
 	MaxRepeats int
@@ -233,6 +242,9 @@ type Sync struct {
 	one     []float64 // scalar broadcasts (its own allocation: cgo forbids pointers into a struct holding Go pointers)
 	// History lists every window change since the last Reset.
 	History []Adaptation
+	// Sleep, when set, replaces time.Sleep for the coarse wait before a
+	// deadline (see Config.SleepGuard); a simulation passes its own.
+	Sleep func(time.Duration)
 	// Before, when set, is called before each observation with its index in
 	// the Record (for cache control). It must not allocate to keep Run
 	// allocation-free, and must not communicate.
@@ -339,6 +351,7 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 				s.Before(k)
 			}
 			o.Deadline = s.g.ToLocal(t0 + float64(i)*w)
+			s.sleepUntilNear(o.Deadline)
 			if err := s.comm.Observe(o, s.clk); err != nil {
 				return err
 			}
@@ -398,6 +411,21 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 	return nil
 }
 
+// sleepUntilNear sleeps until SleepGuard before deadline (local ticks), if
+// that is in the future.
+func (s *Sync) sleepUntilNear(deadline int64) {
+	if s.cfg.SleepGuard <= 0 {
+		return
+	}
+	if d := s.clk.Duration(deadline-s.clk.Now()) - s.cfg.SleepGuard; d > 0 {
+		if s.Sleep != nil {
+			s.Sleep(d)
+		} else {
+			time.Sleep(d)
+		}
+	}
+}
+
 // measureBcast times MPI_Bcast of one float64 on rank 0 after a barrier,
 // the minimum of 10 (round-time's unit of waiting).
 func (s *Sync) measureBcast() error {
@@ -447,6 +475,7 @@ func (s *Sync) runRoundTime(o *mpi.Observation, n int, rec *Record, warmUp bool)
 			return err
 		}
 		o.Deadline = s.g.ToLocal(t0)
+		s.sleepUntilNear(o.Deadline)
 		if err := s.comm.Observe(o, s.clk); err != nil {
 			return err
 		}

@@ -48,6 +48,7 @@ func runSync(t *testing.T, w *mpitest.World, cfg window.Config, call mpi.Call, n
 		if err != nil {
 			return err
 		}
+		s.Sleep = r.Sleep
 		if before != nil {
 			s.Before = func(i int) { before(r, i) }
 		}

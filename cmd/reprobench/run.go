@@ -88,7 +88,7 @@ type runOptions struct {
 	nrep, warmup, root, mpirun, batch, loopReps, cacheSlots, cacheBytes, maxRepeats                int
 	seed                                                                                           uint64
 	seedSet, perRank                                                                               bool
-	window, maxWindow, lateTol, budget, resyncEvery                                                time.Duration
+	window, maxWindow, sleepGuard, lateTol, budget, resyncEvery                                    time.Duration
 	roundK, tscHz                                                                                  float64
 	labels                                                                                         labelFlag
 }
@@ -105,6 +105,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	fs.StringVar(&o.procSync, "proc-sync", "barrier", "comma-separated process synchronization `methods`: "+strings.Join(window.MethodNames(), ", "))
 	fs.DurationVar(&o.window, "window", 100*time.Microsecond, "initial window of the windowed methods")
 	fs.DurationVar(&o.maxWindow, "window-max", 0, "largest window the adaptive policies may reach (0: 100 × --window)")
+	fs.DurationVar(&o.sleepGuard, "window-sleep-guard", 0, "sleep until this long before each window start instead of busy-waiting all the way (0: never sleep)")
 	fs.IntVar(&o.batch, "window-batch", 100, "observations per broadcast start time and per adaptation decision")
 	fs.DurationVar(&o.lateTol, "late-tolerance", time.Microsecond, "how late after its deadline an observation may start and stay valid")
 	fs.IntVar(&o.maxRepeats, "nbcbench-max-repeats", 20, "adaptive_nbcbench: most batch repetitions per experiment")
@@ -298,7 +299,7 @@ func buildExperiments(o *runOptions, np int) ([]engine.Experiment, map[int]strin
 	}
 	base := engine.Experiment{Type: dt, Root: o.root, Nrep: o.nrep, Warmup: o.warmup, Runtime: rt, LoopReps: o.loopReps,
 		Cache: cm, CacheSlots: o.cacheSlots, FlushBytes: o.cacheBytes,
-		Sync: window.Config{Window: o.window, Batch: o.batch, LateTolerance: o.lateTol, RoundFactor: o.roundK, Budget: o.budget, MaxRepeats: o.maxRepeats, MaxWindow: o.maxWindow}}
+		Sync: window.Config{Window: o.window, Batch: o.batch, LateTolerance: o.lateTol, RoundFactor: o.roundK, Budget: o.budget, MaxRepeats: o.maxRepeats, MaxWindow: o.maxWindow, SleepGuard: o.sleepGuard}}
 	clockSpecs := map[int]string{}
 	expLabels := map[int]map[string]string{}
 	var exps []engine.Experiment
