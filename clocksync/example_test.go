@@ -20,7 +20,7 @@ func ExampleParseSpec() {
 	_, err = clocksync.ParseSpec("skampi:fitpts=10")
 	fmt.Println(err)
 	// Output:
-	// hca3:fitpts=500,exchanges=100,rttpingpongs=100,warmup=10,intercept=skampi,pingpongs=100,minpingpongs=10,stop=0
+	// hca3:fitpts=500,exchanges=100,trim=0,rttpingpongs=100,warmup=10,intercept=skampi,pingpongs=100,minpingpongs=10,stop=0
 	// clocksync: skampi: unknown parameter "fitpts" (skampi takes pingpongs, minpingpongs, stop, rttpingpongs, warmup)
 }
 

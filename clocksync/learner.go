@@ -2,6 +2,8 @@ package clocksync
 
 import (
 	"fmt"
+	"math"
+	"slices"
 )
 
 // Learner turns offset measurements into a clock model: it says how many fit
@@ -32,9 +34,15 @@ type FitStats struct {
 // ordinary least-squares line through them on centred x (Linear_Fit of
 // Algorithms 4 and 15). With JKPingPong it is the model of Jones and Koenig
 // and of HCA (n_fitpts × n_exchanges).
+//
+// With Trim > 0 the fit is refitted once without the points whose residual
+// exceeds Trim robust standard deviations (1.4826·MAD of the residuals): a
+// burst of disturbed fit points (a rank descheduled on a loaded machine)
+// then cannot tilt the line. At most half the points are dropped.
 type Regression struct {
 	FitPoints int
 	Offset    OffsetMeasurer
+	Trim      float64
 }
 
 // Points returns FitPoints.
@@ -51,7 +59,27 @@ func (r *Regression) Fit(points []Sample) (Model, FitStats) {
 		x[i], y[i] = p.Local, p.Offset
 	}
 	s, i, rms := LinearFit(x, y)
-	return Model{Slope: s, Intercept: i}, FitStats{Points: len(points), ResidualRMS: rms}
+	n := len(points)
+	if r.Trim > 0 && n >= 4 {
+		res := make([]float64, n)
+		for k := range x {
+			res[k] = math.Abs(y[k] - (s*x[k] + i))
+		}
+		sorted := slices.Clone(res)
+		slices.Sort(sorted)
+		limit := max(r.Trim*1.4826*sorted[(n-1)/2], sorted[(n-1)/2])
+		kx, ky := x[:0], y[:0]
+		for k := range res {
+			if res[k] <= limit {
+				kx, ky = append(kx, x[k]), append(ky, y[k])
+			}
+		}
+		if len(kx) >= 2 && len(kx) < n {
+			s, i, rms = LinearFit(kx, ky)
+			n = len(kx)
+		}
+	}
+	return Model{Slope: s, Intercept: i}, FitStats{Points: n, ResidualRMS: rms}
 }
 
 // OffsetOnly learns no drift: one offset measurement gives a model with slope

@@ -202,3 +202,26 @@ func TestGlobalClock(t *testing.T) {
 		t.Errorf("Set() did not reset to the identity")
 	}
 }
+
+// A burst of disturbed fit points tilts plain least squares; Trim refits
+// without them.
+func TestRegressionTrim(t *testing.T) {
+	const slope, icpt = 2e-6, 0.3
+	var pts []Sample
+	for k := 0; k < 200; k++ {
+		x := 1 + float64(k)*1e-3
+		y := slope*x + icpt + 1e-9*float64(k%5-2) // ±2 ns of noise
+		if k >= 190 {
+			y += 5e-6 // the last 10 points 5 µs off
+		}
+		pts = append(pts, Sample{Local: x, Offset: y})
+	}
+	plain, _ := (&Regression{}).Fit(pts)
+	trimmed, st := (&Regression{Trim: 3}).Fit(pts)
+	if math.Abs(plain.Slope-slope) < 1e-6 {
+		t.Fatalf("plain fit not disturbed: slope %g", plain.Slope)
+	}
+	if math.Abs(trimmed.Slope-slope) > 1e-8 || st.Points != 190 {
+		t.Errorf("trimmed fit: slope %g (want %g), %d points", trimmed.Slope, slope, st.Points)
+	}
+}

@@ -44,6 +44,8 @@ import (
 //
 //	fitpts        fit points per model (n_fitpts)
 //	exchanges     JK ping-pongs per fit point, the median kept (n_exchanges)
+//	trim          refit without the fit points whose residual exceeds trim
+//	              robust standard deviations (0: plain least squares)
 //	rttpingpongs  timed ping-pongs of the RTT estimate (Alg. 17)
 //	warmup        untimed ping-pongs before the RTT estimate
 //	pingpongs     SKaMPI: most ping-pongs per offset; netgauge: stop after this
@@ -75,18 +77,19 @@ type Spec struct {
 	MaxPingPongs int
 	Intercept    string
 	Intra        string
+	Trim         float64
 }
 
 // The parameter keys, in the order String prints them.
-var specKeys = []string{"fitpts", "exchanges", "rttpingpongs", "warmup", "intercept", "intra",
+var specKeys = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "intercept", "intra",
 	"pingpongs", "minpingpongs", "stop", "maxpingpongs"}
 
 var (
 	keysSKaMPI   = []string{"pingpongs", "minpingpongs", "stop", "rttpingpongs", "warmup"}
 	keysNetgauge = []string{"pingpongs", "maxpingpongs"}
-	keysJK       = []string{"fitpts", "exchanges", "rttpingpongs", "warmup"}
-	keysHCA      = []string{"fitpts", "exchanges", "rttpingpongs", "warmup", "pingpongs", "minpingpongs", "stop"}
-	keysHCA3     = []string{"fitpts", "exchanges", "rttpingpongs", "warmup", "intercept", "pingpongs", "minpingpongs", "stop"}
+	keysJK       = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup"}
+	keysHCA      = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "pingpongs", "minpingpongs", "stop"}
+	keysHCA3     = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "intercept", "pingpongs", "minpingpongs", "stop"}
 	keysTwoLevel = append(append([]string(nil), keysHCA3...), "intra")
 )
 
@@ -233,16 +236,20 @@ func (s *Spec) set(k, v string) error {
 		return atoi(&s.MinPingPongs)
 	case "maxpingpongs":
 		return atoi(&s.MaxPingPongs)
-	case "stop":
+	case "stop", "trim":
+		p := &s.Stop
+		if k == "trim" {
+			p = &s.Trim
+		}
 		if v == "" {
-			s.Stop = 0
+			*p = 0
 			return nil
 		}
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			return fmt.Errorf("clocksync: %s: stop=%q is not a number", s.Name, v)
+			return fmt.Errorf("clocksync: %s: %s=%q is not a number", s.Name, k, v)
 		}
-		s.Stop = f
+		*p = f
 	case "intercept":
 		s.Intercept = strings.ToLower(v)
 	case "intra":
@@ -272,6 +279,8 @@ func (s *Spec) get(k string) string {
 		return strconv.Itoa(s.MaxPingPongs)
 	case "stop":
 		return strconv.FormatFloat(s.Stop, 'g', -1, 64)
+	case "trim":
+		return strconv.FormatFloat(s.Trim, 'g', -1, 64)
 	case "intercept":
 		return s.Intercept
 	case "intra":
@@ -322,6 +331,10 @@ func (s Spec) Validate() error {
 			if !(s.Stop >= 0) || s.Stop > 1e6 {
 				err = fmt.Errorf("stop=%v must be a number ≥ 0 (0 disables the early stop)", s.Stop)
 			}
+		case "trim":
+			if !(s.Trim >= 0) || s.Trim > 1e6 {
+				err = fmt.Errorf("trim=%v must be a number ≥ 0 (0: plain least squares)", s.Trim)
+			}
 		case "intercept":
 			if s.Intercept != "fit" && s.Intercept != "skampi" {
 				err = fmt.Errorf("intercept=%q: want fit or skampi", s.Intercept)
@@ -364,7 +377,7 @@ func (s Spec) New() (*Algorithm, error) {
 	}
 	rtt := &TrimmedRTT{Warmup: s.Warmup, PingPongs: s.RTTPingPongs}
 	skampi := &SKaMPIPingPong{MinPingPongs: s.MinPingPongs, MaxPingPongs: s.PingPongs, Stop: s.Stop, RTT: rtt}
-	regression := &Regression{FitPoints: s.FitPoints, Offset: &JKPingPong{Exchanges: s.Exchanges, RTT: rtt}}
+	regression := &Regression{FitPoints: s.FitPoints, Offset: &JKPingPong{Exchanges: s.Exchanges, RTT: rtt}, Trim: s.Trim}
 	var intercept OffsetMeasurer
 	if s.Intercept == "skampi" {
 		intercept = skampi

@@ -9,17 +9,18 @@ func TestParseSpecDefaults(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"skampi", "skampi:rttpingpongs=100,warmup=10,pingpongs=100,minpingpongs=10,stop=0"},
 		{"netgauge", "netgauge:pingpongs=100,maxpingpongs=10000"},
-		{"jk", "jk:fitpts=1000,exchanges=100,rttpingpongs=100,warmup=10"},
-		{"Jones-Koenig", "jk:fitpts=1000,exchanges=100,rttpingpongs=100,warmup=10"},
-		{"hca", "hca:fitpts=1000,exchanges=100,rttpingpongs=100,warmup=10,pingpongs=100,minpingpongs=10,stop=0"},
-		{"hca2:", "hca2:fitpts=1000,exchanges=100,rttpingpongs=100,warmup=10,pingpongs=100,minpingpongs=10,stop=0"},
-		{"HCA3", "hca3:fitpts=1000,exchanges=100,rttpingpongs=100,warmup=10,intercept=skampi,pingpongs=100,minpingpongs=10,stop=0"},
+		{"jk", "jk:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10"},
+		{"Jones-Koenig", "jk:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10"},
+		{"hca", "hca:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,pingpongs=100,minpingpongs=10,stop=0"},
+		{"hca2:", "hca2:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,pingpongs=100,minpingpongs=10,stop=0"},
+		{"HCA3", "hca3:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,intercept=skampi,pingpongs=100,minpingpongs=10,stop=0"},
 		{"hca3o", "hca3o:rttpingpongs=100,warmup=10,pingpongs=100,minpingpongs=10,stop=0"},
-		{"two-level", "twolevel:fitpts=1000,exchanges=100,rttpingpongs=100,warmup=10,intercept=skampi,intra=offset,pingpongs=100,minpingpongs=10,stop=0"},
-		{"hca3:fitpts=200, exchanges=20,intercept=fit", "hca3:fitpts=200,exchanges=20,rttpingpongs=100,warmup=10,intercept=fit,pingpongs=100,minpingpongs=10,stop=0"},
+		{"two-level", "twolevel:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,intercept=skampi,intra=offset,pingpongs=100,minpingpongs=10,stop=0"},
+		{"hca3:fitpts=200, exchanges=20,intercept=fit", "hca3:fitpts=200,exchanges=20,trim=0,rttpingpongs=100,warmup=10,intercept=fit,pingpongs=100,minpingpongs=10,stop=0"},
 		{"skampi:pingpongs=10", "skampi:rttpingpongs=100,warmup=10,pingpongs=10,minpingpongs=10,stop=0"},
 		{"skampi:pingpongs=50,minpingpongs=5,stop=1.5", "skampi:rttpingpongs=100,warmup=10,pingpongs=50,minpingpongs=5,stop=1.5"},
-		{"hca3:intercept=FIT", "hca3:fitpts=1000,exchanges=100,rttpingpongs=100,warmup=10,intercept=fit,pingpongs=100,minpingpongs=10,stop=0"},
+		{"jk:trim=3.5", "jk:fitpts=1000,exchanges=100,trim=3.5,rttpingpongs=100,warmup=10"},
+		{"hca3:intercept=FIT", "hca3:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,intercept=fit,pingpongs=100,minpingpongs=10,stop=0"},
 	} {
 		s, err := ParseSpec(c.in)
 		if err != nil {
@@ -57,6 +58,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"twolevel:intra=tree", `intra="tree": want offset or fit`},
 		{"netgauge:maxpingpongs=5", "maxpingpongs=5 must be at least pingpongs=100"},
 		{"jk:warmup=-1", "warmup=-1 must not be negative"},
+		{"hca:trim=-2", "trim=-2 must be a number ≥ 0"},
 	} {
 		_, err := ParseSpec(c.in)
 		if err == nil {
