@@ -64,7 +64,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		i := slices.Index(rest, "--")
 		if i <= 0 || i == len(rest)-1 {
 			fs.Usage()
-			return fmt.Errorf("%w: want A-FILES... -- B-FILES...", errUsage)
+			return fmt.Errorf("%w: want A-FILES... -- B-FILES... (two data sets separated by --)", errUsage)
 		}
 		da, err := anReadFiles(os.Stdin, rest[:i])
 		if err != nil {
@@ -83,7 +83,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 			fmt.Fprintf(stderr, "compare: group %s only in B\n", k)
 		}
 		if len(rows) == 0 {
-			return fmt.Errorf("A and B have no group in common (groups include every label; to compare label values within one data set use --by LABEL)")
+			return fmt.Errorf("no group in common between A and B (groups include every label; to compare label values within one data set use --by LABEL)")
 		}
 	}
 	switch o.format {
