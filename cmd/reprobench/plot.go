@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/reprobench/reprobench/analysis"
 )
@@ -36,13 +37,37 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 	group := fs.String("group", "", "only groups whose name contains this substring (hist, qq, acf and drift plot the first match)")
 	by := fs.String("by", "", "for --kind compare: compare the values of this label within one data set")
 	width := fs.Float64("width", 8, "width in inches")
-	height := fs.Float64("height", 5, "height in inches")
+	height := fs.Float64("height", 0, "height in inches (0: 5, or enough for one readable row per group with box, violin and compare)")
+	logFlag := fs.String("log", "auto", "log scale for the run-time axis of box and violin: auto (when the largest median exceeds the smallest by more than 10×), on or off")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	opt, err := o.options()
 	if err != nil {
 		return err
+	}
+	lm, err := parseLogMode(*logFlag)
+	if err != nil {
+		return err
+	}
+	if !(*width > 0) || *height < 0 {
+		return fmt.Errorf("%w: --width must be > 0 and --height ≥ 0", errUsage)
+	}
+	ext := strings.ToLower(filepath.Ext(*outFile))
+	if *outFile != "" && ext != ".png" && ext != ".svg" && ext != ".pdf" {
+		return fmt.Errorf("%w: output must end in .png, .svg or .pdf", errUsage)
+	}
+	// size returns the figure size for a plot with rows group rows (0 for
+	// the plots that show one group).
+	size := func(rows, titleLines int) (vg.Length, vg.Length) {
+		h := *height
+		if h == 0 {
+			h = 5
+			if rows > 0 {
+				h = groupPlotHeight(rows, titleLines)
+			}
+		}
+		return vg.Length(*width) * vg.Inch, vg.Length(h) * vg.Inch
 	}
 	if *outFile == "" {
 		return fmt.Errorf("%w: -o FILE is required", errUsage)
@@ -78,9 +103,14 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 		return nil
 	}
 	var p *plot.Plot
+	w, h := size(0, 0)
 	switch *kind {
 	case "box", "violin":
-		p, err = plotDistributions(d, sel, opt, *kind == "violin")
+		if len(sel) > 40 {
+			return fmt.Errorf("%d groups: too many for one plot, select with --group", len(sel))
+		}
+		w, h = size(len(sel), 2)
+		p, err = plotDistributions(d, sel, opt, *kind == "violin", lm, rowSpace(h, len(sel), 2), stderr)
 	case "hist", "qq", "acf", "drift":
 		if len(sel) > 1 {
 			fmt.Fprintf(stderr, "plot: %d groups match; plotting %s (choose with --group)\n", len(sel), sel[0].Key)
@@ -90,11 +120,11 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 		case "hist":
 			p, err = plotHist(g, sel[0])
 		case "qq":
-			p, err = plotQQ(g, sel[0])
+			p, err = plotQQ(g, sel[0], opt.TukeyK)
 		case "acf":
 			p, err = plotACF(g)
 		case "drift":
-			p, err = plotDrift(d, g)
+			p, err = plotDrift(d, g, h)
 		}
 	case "qreg":
 		p, err = plotQReg(d, bFiles, *by, *group, opt, stderr)
@@ -121,7 +151,11 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 			if len(keep) == 0 {
 				return fmt.Errorf("nothing to compare")
 			}
-			p, err = plotCompare(keep)
+			if len(keep) > 40 {
+				return fmt.Errorf("%d comparisons: too many for one plot, select with --group", len(keep))
+			}
+			w, h = size(len(keep), 3)
+			p, err = plotCompare(keep, rowSpace(h, len(keep), 3))
 		}
 	default:
 		return fmt.Errorf("%w: unknown --kind %q", errUsage, *kind)
@@ -129,127 +163,114 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	ext := strings.ToLower(filepath.Ext(*outFile))
-	if ext != ".png" && ext != ".svg" && ext != ".pdf" {
-		return fmt.Errorf("%w: output must end in .png, .svg or .pdf", errUsage)
-	}
-	p.Y.Tick.Marker = preciseTicks{}
-	return p.Save(vg.Length(*width)*vg.Inch, vg.Length(*height)*vg.Inch, *outFile)
-}
-
-// plotUnit picks one unit for a whole plot from the median of the medians.
-func plotUnit(vals []float64) (string, float64) {
-	if len(vals) == 0 {
-		return "s", 1
-	}
-	return anUnit(analysis.Median(vals))
-}
-
-func shortName(k analysis.GroupKey) string {
-	return strings.TrimPrefix(k.String(), "MPI_")
-}
-
-// distinctNames returns, for several groups, only the parts of their names
-// that differ, and the common parts (for the title), so tick labels stay
-// short.
-func distinctNames(keys []analysis.GroupKey) (names []string, common string) {
-	parts := make([][]string, len(keys))
-	for i, k := range keys {
-		parts[i] = strings.Split(shortName(k), "/")
-	}
-	isCommon := func(seg string) bool {
-		for _, p := range parts {
-			if !slices.Contains(p, seg) {
-				return false
-			}
-		}
-		return true
-	}
-	var com []string
-	if len(keys) > 1 {
-		for _, seg := range parts[0] {
-			if isCommon(seg) {
-				com = append(com, seg)
-			}
+	// Linear axes that kept gonum/plot's default ticks get niceTicks.
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		if _, ok := ax.Tick.Marker.(plot.DefaultTicks); ok {
+			ax.Tick.Marker = niceTicks{}
 		}
 	}
-	for _, p := range parts {
-		var keep []string
-		for _, seg := range p {
-			if !slices.Contains(com, seg) {
-				keep = append(keep, seg)
-			}
-		}
-		if len(keep) == 0 {
-			keep = p
-		}
-		names = append(names, strings.Join(keep, "/"))
-	}
-	return names, strings.Join(com, "/")
+	return savePlot(p, w, h, *outFile)
 }
 
-// plotDistributions draws one box (Tukey whiskers at 1.5 IQR, as
+// plotDistributions draws one horizontal box (Tukey whiskers at 1.5 IQR, as
 // gonum/plot's BoxPlot) or violin (Gaussian kernel density, Silverman's
 // bandwidth) per group of filtered observations, with the median CI as a
-// red bar.
-func plotDistributions(d *analysis.Dataset, sel []analysis.GroupSummary, opt analysis.Options, violin bool) (*plot.Plot, error) {
-	if len(sel) > 40 {
-		return nil, fmt.Errorf("%d groups: too many for one plot, select with --group", len(sel))
-	}
+// red bar. Groups are rows, labelled on the y axis in full; the run-time
+// axis is logarithmic when lm says so (see useLog). row is the height of
+// one row in points.
+func plotDistributions(d *analysis.Dataset, sel []analysis.GroupSummary, opt analysis.Options, violin bool, lm logMode, row vg.Length, stderr io.Writer) (*plot.Plot, error) {
+	groups := make([]*analysis.Group, len(sel))
+	vals := make([][]float64, len(sel))
 	var meds []float64
-	for _, s := range sel {
-		meds = append(meds, s.Median)
-	}
-	unit, sc := plotUnit(meds)
-	p := plot.New()
-	p.Title.Text = "run-time distribution per group (Tukey-filtered per mpirun)"
-	if violin {
-		p.Title.Text = "run-time density per group (Tukey-filtered per mpirun)"
-	}
-	p.Y.Label.Text = "run time [" + unit + "]"
-	var names []string
+	minV := math.Inf(1)
 	for i, s := range sel {
-		var g *analysis.Group
-		for _, gg := range d.Groups {
-			if gg.Key == s.Key {
-				g = gg
+		for _, g := range d.Groups {
+			if g.Key == s.Key {
+				groups[i] = g
 			}
 		}
-		vals := plotFiltered(g, opt.TukeyK, sc)
-		x := float64(i)
+		vals[i] = plotFiltered(groups[i], opt.TukeyK, 1)
+		for _, v := range vals[i] {
+			minV = math.Min(minV, v)
+		}
+		meds = append(meds, s.Median)
+	}
+	logY, err := useLog(lm, meds, minV)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if lm == "auto" && !logY && !(minV > 0) {
+		fmt.Fprintln(stderr, "plot: a run time ≤ 0 rules out the log axis; using a linear one")
+	}
+	// Linear axes are scaled to one unit; log axes stay in seconds and
+	// every tick carries its own unit.
+	unit, sc := anUnit(analysis.Median(meds))
+	if logY {
+		unit, sc = "", 1
+	}
+	p := plot.New()
+	what := "distribution"
+	if violin {
+		what = "density"
+	}
+	p.Title.Text = "run-time " + what + " per group (Tukey-filtered per mpirun; red: median CI)"
+	n := len(sel)
+	for i, s := range sel {
+		y := float64(n - 1 - i) // first group on top
+		v := slices.Clone(vals[i])
+		for j := range v {
+			v[j] *= sc
+		}
+		if len(v) == 0 {
+			continue
+		}
 		if violin {
-			poly, err := violinPolygon(vals, x, 0.4)
+			poly, err := violinPolygon(v, y, 0.42, logY)
 			if err != nil {
 				return nil, err
 			}
 			poly.Color = plotutil.Color(0)
 			p.Add(poly)
 		} else {
-			b, err := plotter.NewBoxPlot(vg.Points(20), x, plotter.Values(vals))
+			b, err := plotter.NewBoxPlot(min(vg.Points(18), row*0.6), y, plotter.Values(v))
 			if err != nil {
 				return nil, err
 			}
+			b.Horizontal = true
 			p.Add(b)
 		}
 		if s.MedianCI.Valid() {
-			ci, _ := plotter.NewLine(plotter.XYs{{X: x, Y: s.MedianCI.Lo * sc}, {X: x, Y: s.MedianCI.Hi * sc}})
+			ci, _ := plotter.NewLine(plotter.XYs{{X: s.MedianCI.Lo * sc, Y: y}, {X: s.MedianCI.Hi * sc, Y: y}})
 			ci.Color = color.RGBA{R: 200, A: 255}
 			ci.Width = vg.Points(3)
 			p.Add(ci)
 		}
 	}
-	var keys []analysis.GroupKey
-	for _, s := range sel {
-		keys = append(keys, s.Key)
+	keys := make([]analysis.GroupKey, n)
+	for i, s := range sel {
+		keys[i] = s.Key
 	}
-	names, common := distinctNames(keys)
+	names, common := groupLabels(keys, 34)
 	if common != "" {
 		p.Title.Text += "\n" + common
 	}
-	p.NominalX(names...)
-	rotateTicks(p, names)
+	p.NominalY(reversed(names)...)
+	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
+	if logY {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = timeLogTicks{}
+		p.X.Label.Text = "run time (log scale)"
+	} else {
+		p.X.Label.Text = "run time [" + unit + "]"
+	}
 	p.Add(plotter.NewGrid())
 	return p, nil
+}
+
+func reversed(s []string) []string {
+	r := slices.Clone(s)
+	slices.Reverse(r)
+	return r
 }
 
 func plotFiltered(g *analysis.Group, k, sc float64) []float64 {
@@ -267,8 +288,17 @@ func plotFiltered(g *analysis.Group, k, sc float64) []float64 {
 	return out
 }
 
-func violinPolygon(vals []float64, x, halfWidth float64) (*plotter.Polygon, error) {
+// violinPolygon returns the outline of a horizontal violin centred on row
+// y: the Gaussian kernel density of vals (Silverman's bandwidth), scaled to
+// halfWidth at its maximum. With logX the density is estimated on
+// log10(vals), which is what the eye sees on a log axis.
+func violinPolygon(vals []float64, y, halfWidth float64, logX bool) (*plotter.Polygon, error) {
 	s := slices.Clone(vals)
+	if logX {
+		for i, v := range s {
+			s[i] = math.Log10(v)
+		}
+	}
 	slices.Sort(s)
 	n := float64(len(s))
 	sd := analysis.StdDev(s)
@@ -279,7 +309,7 @@ func violinPolygon(vals []float64, x, halfWidth float64) (*plotter.Polygon, erro
 	}
 	const steps = 80
 	lo, hi := s[0], s[len(s)-1]
-	ys := make([]float64, steps+1)
+	xs := make([]float64, steps+1)
 	dens := make([]float64, steps+1)
 	var maxD float64
 	// Bin the data for an O(steps·bins) density evaluation.
@@ -293,35 +323,47 @@ func violinPolygon(vals []float64, x, halfWidth float64) (*plotter.Polygon, erro
 		}
 		counts[b]++
 	}
-	for i := range ys {
-		y := lo + (hi-lo)*float64(i)/steps
-		ys[i] = y
+	for i := range xs {
+		x := lo + (hi-lo)*float64(i)/steps
+		xs[i] = x
 		var dsum float64
 		for b, c := range counts {
 			if c == 0 {
 				continue
 			}
 			c0 := lo + (float64(b)+0.5)*bw
-			z := (y - c0) / h
+			z := (x - c0) / h
 			dsum += c * math.Exp(-0.5*z*z)
 		}
 		dens[i] = dsum
 		maxD = math.Max(maxD, dsum)
 	}
-	var pts plotter.XYs
-	for i := range ys {
-		pts = append(pts, plotter.XY{X: x + halfWidth*dens[i]/maxD, Y: ys[i]})
+	at := func(x float64) float64 {
+		if logX {
+			return math.Pow(10, x)
+		}
+		return x
 	}
-	for i := len(ys) - 1; i >= 0; i-- {
-		pts = append(pts, plotter.XY{X: x - halfWidth*dens[i]/maxD, Y: ys[i]})
+	var pts plotter.XYs
+	for i := range xs {
+		pts = append(pts, plotter.XY{X: at(xs[i]), Y: y + halfWidth*dens[i]/maxD})
+	}
+	for i := len(xs) - 1; i >= 0; i-- {
+		pts = append(pts, plotter.XY{X: at(xs[i]), Y: y - halfWidth*dens[i]/maxD})
 	}
 	return plotter.NewPolygon(pts)
+}
+
+// oneGroupTitle is the title of the plots that show one group: what is
+// plotted, then the full group key (the form --group matches).
+func oneGroupTitle(what string, k analysis.GroupKey) string {
+	return what + "\n" + k.String()
 }
 
 func plotHist(g *analysis.Group, s analysis.GroupSummary) (*plot.Plot, error) {
 	unit, sc := anUnit(s.Median)
 	p := plot.New()
-	p.Title.Text = shortName(g.Key) + ": histogram of valid observations"
+	p.Title.Text = oneGroupTitle("histogram of valid observations", g.Key)
 	p.X.Label.Text = "run time [" + unit + "]"
 	p.Y.Label.Text = "count"
 	vals := make(plotter.Values, len(g.Runtimes))
@@ -339,12 +381,12 @@ func plotHist(g *analysis.Group, s analysis.GroupSummary) (*plot.Plot, error) {
 
 // plotQQ plots the per-mpirun medians (or, with fewer than 3 mpiruns, the
 // filtered observations) against normal quantiles, as paper 000 Fig. 27.
-func plotQQ(g *analysis.Group, s analysis.GroupSummary) (*plot.Plot, error) {
+func plotQQ(g *analysis.Group, s analysis.GroupSummary, tukeyK float64) (*plot.Plot, error) {
 	vals := slices.Clone(s.MpirunMedians)
 	what := "per-mpirun medians"
 	if len(vals) < 3 {
-		vals = plotFiltered(g, 1.5, 1)
-		what = "observations"
+		vals = plotFiltered(g, tukeyK, 1)
+		what = "Tukey-filtered observations"
 	}
 	slices.Sort(vals)
 	unit, sc := anUnit(s.Median)
@@ -355,7 +397,7 @@ func plotQQ(g *analysis.Group, s analysis.GroupSummary) (*plot.Plot, error) {
 	}
 	p := plot.New()
 	sw := analysis.ShapiroWilk(vals)
-	p.Title.Text = fmt.Sprintf("%s: normal Q-Q of %s (Shapiro-Wilk p=%.3g)", shortName(g.Key), what, sw.P)
+	p.Title.Text = oneGroupTitle(fmt.Sprintf("normal Q-Q plot of %d %s (Shapiro-Wilk p=%s)", n, what, anP(sw.P)), g.Key)
 	p.X.Label.Text = "theoretical normal quantile"
 	p.Y.Label.Text = "sample [" + unit + "]"
 	sct, err := plotter.NewScatter(pts)
@@ -378,7 +420,7 @@ func plotACF(g *analysis.Group) (*plot.Plot, error) {
 	maxLag := min(100, len(g.Runtimes)-1)
 	r, bound := analysis.ACF(g.Runtimes, maxLag, 0.05)
 	p := plot.New()
-	p.Title.Text = shortName(g.Key) + ": autocorrelation (dashed: 95% bounds)"
+	p.Title.Text = oneGroupTitle(fmt.Sprintf("autocorrelation of %d valid observations in file order (dashed: 95%% bounds)", len(g.Runtimes)), g.Key)
 	p.X.Label.Text = "lag"
 	p.Y.Label.Text = "ACF"
 	for h, v := range r {
@@ -392,73 +434,92 @@ func plotACF(g *analysis.Group) (*plot.Plot, error) {
 		l.Color = color.RGBA{B: 200, A: 255}
 		p.Add(l)
 	}
+	p.Add(plotter.NewGrid())
 	return p, nil
 }
 
 // plotDrift draws run time against observation index, one color per mpirun,
-// to show drift within and between mpiruns.
-func plotDrift(d *analysis.Dataset, g *analysis.Group) (*plot.Plot, error) {
+// to show drift within and between mpiruns. height is the figure height,
+// used to keep the legend clear of the points.
+func plotDrift(d *analysis.Dataset, g *analysis.Group, height vg.Length) (*plot.Plot, error) {
 	unit, sc := anUnit(analysis.Median(g.Runtimes))
 	p := plot.New()
-	p.Title.Text = shortName(g.Key) + ": run time over observation index"
+	p.Title.Text = oneGroupTitle("run time over observation index, one color per mpirun", g.Key)
 	p.X.Label.Text = "observation index (file order)"
 	p.Y.Label.Text = "run time [" + unit + "]"
 	byMp := map[int32]plotter.XYs{}
 	var order []int32
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, v := range g.Runtimes {
 		m := g.Mpirun[i]
 		if _, ok := byMp[m]; !ok {
 			order = append(order, m)
 		}
 		byMp[m] = append(byMp[m], plotter.XY{X: float64(i), Y: v * sc})
+		lo, hi = math.Min(lo, v*sc), math.Max(hi, v*sc)
 	}
+	entries := 0
 	for i, m := range order {
 		s, err := plotter.NewScatter(byMp[m])
 		if err != nil {
 			return nil, err
 		}
-		s.GlyphStyle.Radius = vg.Points(1)
-		s.GlyphStyle.Color = plotutil.Color(i)
+		s.GlyphStyle.Radius = vg.Points(1.6)
+		s.GlyphStyle.Shape = draw.CircleGlyph{}
+		s.GlyphStyle.Color = plotutil.DarkColors[i%len(plotutil.DarkColors)]
 		p.Add(s)
 		if i < 8 {
 			id := d.Mpiruns[m]
-			p.Legend.Add(fmt.Sprintf("%s/%d", id.RunID, id.Mpirun), s)
+			p.Legend.Add(fmt.Sprintf("%s/%d (%d obs.)", id.RunID, id.Mpirun, len(byMp[m])), s)
+			entries++
 		}
 	}
+	if len(order) > 8 {
+		p.Legend.Add(fmt.Sprintf("… %d more mpiruns", len(order)-8))
+		entries++
+	}
 	p.Legend.Top = true
+	// Keep the legend above the points: grow the y range by the legend's
+	// share of the data area.
+	legend := vg.Length(entries)*p.Legend.TextStyle.Height("M") + 8
+	data := height - 2*plotMargin - 100
+	if frac := float64(legend / data); hi > lo && frac < 0.6 {
+		p.Y.Min, p.Y.Max = lo, hi+(hi-lo)*frac/(1-frac)
+	}
 	p.Add(plotter.NewGrid())
 	return p, nil
 }
 
-// plotCompare draws the median of per-mpirun medians of A and B per group as
-// bars, with the Wilcoxon significance stars above each pair (paper 000
-// Fig. 26).
-func plotCompare(rows []analysis.Comparison) (*plot.Plot, error) {
-	if len(rows) > 40 {
-		return nil, fmt.Errorf("%d comparisons: too many for one plot, select with --group", len(rows))
-	}
-	var meds []float64
-	for _, r := range rows {
-		meds = append(meds, r.MedianA)
-	}
-	unit, sc := plotUnit(meds)
-	// Normalize to A so groups of different sizes share one axis.
-	va, vb := make(plotter.Values, len(rows)), make(plotter.Values, len(rows))
+// plotCompare draws, per group, the median of per-mpirun medians of A and B
+// relative to A as a pair of horizontal bars, and to the right of each pair
+// the ratio, the Wilcoxon significance (stars, or ~ when not significant),
+// the p-value and the sample sizes (paper 000 Fig. 26). Groups are rows
+// labelled on the y axis in full; row is the height of one row in points.
+func plotCompare(rows []analysis.Comparison, row vg.Length) (*plot.Plot, error) {
+	n := len(rows)
+	va, vb := make(plotter.Values, n), make(plotter.Values, n)
 	var lab plotter.XYLabels
-	var keys []analysis.GroupKey
+	keys := make([]analysis.GroupKey, n)
 	maxR := 1.0
 	for i, r := range rows {
-		va[i], vb[i] = 1, r.Ratio
-		keys = append(keys, r.Key)
-		maxR = math.Max(maxR, r.Ratio)
-		star := analysis.Stars(r.Result.P)
-		if star == "" {
-			star = "~"
+		y := n - 1 - i // first group on top
+		va[y], vb[y] = 1, r.Ratio
+		keys[i] = r.Key
+		if !math.IsNaN(r.Ratio) && !math.IsInf(r.Ratio, 0) {
+			maxR = math.Max(maxR, r.Ratio)
 		}
-		lab.XYs = append(lab.XYs, plotter.XY{X: float64(i), Y: math.Max(1, r.Ratio) * 1.02})
-		lab.Labels = append(lab.Labels, star)
+		mark := analysis.Stars(r.Result.P)
+		if mark == "" || !r.Significant {
+			mark = "~"
+		}
+		at := 1.0
+		if r.Ratio > 1 && !math.IsInf(r.Ratio, 0) {
+			at = r.Ratio
+		}
+		lab.XYs = append(lab.XYs, plotter.XY{X: at, Y: float64(y)})
+		lab.Labels = append(lab.Labels, fmt.Sprintf("%s×  %s  p=%s n=%d+%d", anRatio(r.Ratio), mark, anP(r.Result.P), r.NA, r.NB))
 	}
-	w := vg.Points(12)
+	w := min(vg.Points(12), row*0.38)
 	ba, err := plotter.NewBarChart(va, w)
 	if err != nil {
 		return nil, err
@@ -467,74 +528,54 @@ func plotCompare(rows []analysis.Comparison) (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
+	ba.Horizontal, bb.Horizontal = true, true
 	ba.Color, bb.Color = plotutil.Color(0), plotutil.Color(1)
-	ba.Offset, bb.Offset = -w/2, w/2
+	ba.Offset, bb.Offset = w/2, -w/2 // A above B
 	p := plot.New()
 	nameA, nameB := "A", "B"
 	if rows[0].NameA != "" {
 		nameA, nameB = rows[0].NameA, rows[0].NameB
 	}
-	names, common := distinctNames(keys)
-	p.Title.Text = fmt.Sprintf("median of per-mpirun medians, %s relative to %s; Wilcoxon: * p≤.05 ** p≤.01 *** p≤.001 ~ n.s.", nameB, nameA)
+	names, common := groupLabels(keys, 34)
+	p.Title.Text = fmt.Sprintf("%s vs %s: median of per-mpirun medians, relative to %s\nWilcoxon rank-sum: * p≤0.05  ** p≤0.01  *** p≤0.001  ~ not significant", nameB, nameA, nameA)
 	if common != "" {
 		p.Title.Text += "\n" + common
 	}
-	_, _ = unit, sc
-	p.Y.Label.Text = "run time / run time of " + nameA
-	p.Add(ba, bb)
+	p.X.Label.Text = "run time / run time of " + nameA
+	one, _ := plotter.NewLine(plotter.XYs{{X: 1, Y: -0.5}, {X: 1, Y: float64(n) - 0.5}})
+	one.Color = color.Gray{Y: 110}
+	one.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
+	p.Add(ba, bb, one)
 	labels, err := plotter.NewLabels(lab)
 	if err != nil {
 		return nil, err
 	}
+	for i := range labels.TextStyle {
+		labels.TextStyle[i].YAlign = draw.YCenter
+		labels.TextStyle[i].Font.Size = vg.Points(10)
+	}
+	labels.Offset = vg.Point{X: vg.Points(4)}
 	p.Add(labels)
 	p.Legend.Add(nameA, ba)
 	p.Legend.Add(nameB, bb)
 	p.Legend.Top = true
-	p.Legend.Left = true
-	p.Legend.YOffs = vg.Points(-4)
-	p.NominalX(names...)
-	rotateTicks(p, names)
-	p.Y.Min = 0
-	p.Y.Max = maxR * 1.25
+	p.NominalY(reversed(names)...)
+	// One spare row on top for the legend.
+	spare := float64((2*p.Legend.TextStyle.Height("M") + 8) / row)
+	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5+spare
+	p.X.Min, p.X.Max = 0, maxR*1.05
 	return p, nil
 }
 
-// rotateTicks slants long nominal tick labels so they do not overlap.
-func rotateTicks(p *plot.Plot, names []string) {
-	long := 0
-	for _, n := range names {
-		long = max(long, len(n))
+// anRatio formats a ratio with three significant digits.
+func anRatio(r float64) string {
+	switch {
+	case math.IsNaN(r) || math.IsInf(r, 0):
+		return "-"
+	case r == 0:
+		return "0"
 	}
-	if long*len(names) <= 90 {
-		return
-	}
-	p.X.Tick.Label.Rotation = math.Pi / 6
-	p.X.Tick.Label.XAlign = -0.9
-	p.X.Tick.Label.YAlign = -0.2
-}
-
-// preciseTicks are gonum/plot's default ticks labelled with enough digits to
-// tell neighbouring ticks apart.
-type preciseTicks struct{}
-
-func (preciseTicks) Ticks(min, max float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(min, max)
-	for prec := 3; prec <= 8; prec++ {
-		seen := map[string]bool{}
-		dup := false
-		for i := range ticks {
-			if ticks[i].Label == "" {
-				continue
-			}
-			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', prec, 64)
-			dup = dup || seen[ticks[i].Label]
-			seen[ticks[i].Label] = true
-		}
-		if !dup {
-			break
-		}
-	}
-	return ticks
+	return strconv.FormatFloat(r, 'f', max0(2-int(math.Floor(math.Log10(math.Abs(r))))), 64)
 }
 
 // plotQReg draws the quantile regression of paper 002 §3.2.3 (Fig. 4) for
