@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/reprobench/reprobench/analysis"
 )
@@ -318,46 +320,84 @@ func anWriteJSON(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 }
 
 // anBenchName renders a group key as a Go benchmark name with key=value
-// sub-benchmark parts, the form benchstat groups by.
-func anBenchName(k analysis.GroupKey) string {
+// sub-benchmark parts, the form benchstat groups by. Labels in omit (those
+// with one value in the whole output) are left out. np comes last: a name
+// that ended in "-<digits>" (a label value such as "openmpi-5") would be
+// read as a GOMAXPROCS suffix and lose those digits, "/np=4" cannot.
+func anBenchName(k analysis.GroupKey, omit map[string]bool) string {
 	var b strings.Builder
 	b.WriteString("Benchmark")
 	b.WriteString(anBenchSafe(k.Call))
-	fmt.Fprintf(&b, "/msize_bytes=%d/np=%d", k.MsizeBytes, k.NP)
+	fmt.Fprintf(&b, "/msize_bytes=%d", k.MsizeBytes)
 	if k.Datatype != "" {
 		b.WriteString("/datatype=" + anBenchSafe(k.Datatype))
 	}
 	if k.Labels != "" {
 		for _, kv := range strings.Split(k.Labels, ",") {
-			b.WriteString("/" + anBenchSafe(kv))
+			if !omit[kv] {
+				b.WriteString("/" + anBenchSafe(kv))
+			}
 		}
 	}
+	fmt.Fprintf(&b, "/np=%d", k.NP)
 	return b.String()
 }
 
 func anBenchSafe(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r == ' ' || r == '\t' || r == '/' {
+		if unicode.IsSpace(r) || r == '/' {
 			return '_'
 		}
 		return r
 	}, s)
 }
 
+// anCommonLabels returns the labels ("name=value") that every group has
+// with the same value.
+func anCommonLabels(sums []analysis.GroupSummary) []string {
+	var common []string
+	for i, s := range sums {
+		var kvs []string
+		if s.Key.Labels != "" {
+			kvs = strings.Split(s.Key.Labels, ",")
+		}
+		if i == 0 {
+			common = kvs
+			continue
+		}
+		common = slices.DeleteFunc(common, func(kv string) bool { return !slices.Contains(kvs, kv) })
+	}
+	return common
+}
+
 // anWriteBenchstat writes the Go benchmark format: one line per mpirun
 // median (the independent samples of paper 000 Alg. 6), in ns/op.
+//
+// Labels with one value across the whole output are written once, on a
+// "# labels:" line that benchstat ignores, and left out of the names, so
+// that the outputs for two data sets that differ only in such a label
+// (say mpi_lib=openmpi and mpi_lib=mpich) compare row by row with
+// "benchstat a.txt b.txt". Labels that vary stay in the names as
+// key=value parts; compare their values with "benchstat -col /LABEL".
 func anWriteBenchstat(w io.Writer, sums []analysis.GroupSummary) error {
-	fmt.Fprintln(w, "pkg: reprobench")
-	fmt.Fprintln(w, "note: one line per mpirun; value = median of the Tukey-filtered observations of that mpirun")
-	for _, s := range sums {
-		name := anBenchName(s.Key)
-		for _, v := range s.MpirunMedians {
-			if _, err := fmt.Fprintf(w, "%s\t1\t%s ns/op\n", name, strconv.FormatFloat(v*1e9, 'g', 10, 64)); err != nil {
-				return err
-			}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "pkg: reprobench")
+	fmt.Fprintln(bw, "note: one line per mpirun; value = median of the Tukey-filtered observations of that mpirun")
+	common := anCommonLabels(sums)
+	omit := map[string]bool{}
+	if len(common) > 0 {
+		fmt.Fprintf(bw, "# labels: %s (the same in every group, so not in the names)\n", strings.Join(common, ", "))
+		for _, kv := range common {
+			omit[kv] = true
 		}
 	}
-	return nil
+	for _, s := range sums {
+		name := anBenchName(s.Key, omit)
+		for _, v := range s.MpirunMedians {
+			fmt.Fprintf(bw, "%s\t1\t%s ns/op\n", name, strconv.FormatFloat(v*1e9, 'g', 10, 64))
+		}
+	}
+	return bw.Flush()
 }
 
 // anNormMax is the reproducibility metric of paper 000 §6.3 for one group:

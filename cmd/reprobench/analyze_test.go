@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"go/build"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -172,5 +176,127 @@ func TestAnalyzeInvalidBadColumns(t *testing.T) {
 	}
 	if got := col("n"); got != "5" {
 		t.Errorf("n = %s, want 5", got)
+	}
+}
+
+// anSplitByLabel writes the rows of a raw CSV file whose last column (the
+// label mpi_lib in a.csv) equals value to dir/value.csv.
+func anSplitByLabel(t *testing.T, file, dir, value string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	out := []string{lines[0]}
+	for _, l := range lines[1:] {
+		if strings.HasSuffix(l, ","+value) {
+			out = append(out, l)
+		}
+	}
+	path := filepath.Join(dir, value+".csv")
+	if err := os.WriteFile(path, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var (
+	// Go benchmark format (golang.org/design/14313-benchmark-format):
+	// configuration lines "key: value" with a lower-case key without
+	// spaces or upper case, and result lines "BenchmarkNAME iters value unit".
+	benchConfigRE = regexp.MustCompile(`^[a-z][^\sA-Z:]*: `)
+	benchResultRE = regexp.MustCompile(`^Benchmark(\S+)\t1\t([0-9.e+]+) ns/op$`)
+	benchProcsRE  = regexp.MustCompile(`-[0-9]+$`)
+)
+
+// anCheckBenchFormat checks every line of a --format benchstat output and
+// returns the distinct benchmark names.
+func anCheckBenchFormat(t *testing.T, out string) []string {
+	t.Helper()
+	var names []string
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(l, "#"), benchConfigRE.MatchString(l):
+		case benchResultRE.MatchString(l):
+			name := benchResultRE.FindStringSubmatch(l)[1]
+			if benchProcsRE.MatchString(name) {
+				t.Errorf("name %q ends like a GOMAXPROCS suffix", name)
+			}
+			for _, part := range strings.Split(name, "/")[1:] {
+				if !strings.Contains(part, "=") {
+					t.Errorf("name %q: part %q is not key=value", name, part)
+				}
+			}
+			if !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		default:
+			t.Errorf("line is neither configuration nor a benchmark result: %q", l)
+		}
+	}
+	return names
+}
+
+// TestAnalyzeBenchstatFormat pins the Go benchmark format: a label that
+// has one value in the whole output is left out of the names, so outputs
+// for libA and libB name the same benchmarks and benchstat pairs them;
+// labels that vary stay in the names (benchstat -col /mpi_lib).
+func TestAnalyzeBenchstatFormat(t *testing.T) {
+	dir := t.TempDir()
+	libA := anSplitByLabel(t, anA, dir, "libA")
+	libB := anSplitByLabel(t, anA, dir, "libB")
+	outA := anGolden(t, "analyze_libA.benchstat", "analyze", "--format", "benchstat", libA)
+	var outB, errb bytes.Buffer
+	if err := run(&outB, &errb, []string{"analyze", "--format", "benchstat", libB}); err != nil {
+		t.Fatal(err)
+	}
+	namesA, namesB := anCheckBenchFormat(t, outA), anCheckBenchFormat(t, outB.String())
+	if len(namesA) != 4 || !slices.Equal(namesA, namesB) {
+		t.Errorf("libA and libB name different benchmarks:\n%q\n%q", namesA, namesB)
+	}
+	if !strings.Contains(outA, "# labels: mpi_lib=libA") || strings.Contains(outA, "mpi_lib=libA\t") {
+		t.Errorf("the constant label should be on a # labels line, not in the names:\n%s", outA)
+	}
+	both, err := os.ReadFile(filepath.Join("testdata", "analysis", "analyze.benchstat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := anCheckBenchFormat(t, string(both))
+	if len(names) != 8 || !strings.Contains(names[0], "/mpi_lib=libA/np=4") {
+		t.Errorf("with both libraries the label must stay in the names: %q", names)
+	}
+}
+
+// TestAnalyzeBenchstatTool feeds two outputs to the real benchstat
+// (go install golang.org/x/perf/cmd/benchstat@latest) when it is installed.
+func TestAnalyzeBenchstatTool(t *testing.T) {
+	bs, err := exec.LookPath("benchstat")
+	if err != nil {
+		bs = filepath.Join(build.Default.GOPATH, "bin", "benchstat")
+		if _, err := os.Stat(bs); err != nil {
+			t.Skip("benchstat not installed")
+		}
+	}
+	dir := t.TempDir()
+	var files []string
+	for _, lib := range []string{"libA", "libB"} {
+		var out, errb bytes.Buffer
+		if err := run(&out, &errb, []string{"analyze", "--format", "benchstat", anSplitByLabel(t, anA, dir, lib)}); err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(dir, lib+".txt")
+		if err := os.WriteFile(f, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, lib+"="+f)
+	}
+	out, err := exec.Command(bs, files...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("benchstat: %v\n%s", err, out)
+	}
+	// compare --by mpi_lib on a.csv: every group p = 0.002 with 6+6 mpiruns.
+	if n := strings.Count(string(out), "(p=0.002 n=6)"); n != 4 || strings.Contains(string(out), "differs") {
+		t.Errorf("benchstat did not pair the 4 groups of libA and libB (%d paired):\n%s", n, out)
 	}
 }
