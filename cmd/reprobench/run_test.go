@@ -218,7 +218,7 @@ func checkRunOutput(t *testing.T, dir string, np, nrep int) {
 				t.Errorf("experiment %d (%s, %s): %d rows, want %d", s.Exp, s.Call, s.Method, rows[s.Exp], nrep)
 			}
 		}
-		if s.AllocsPerObs > 0.5 {
+		if s.AllocsPerObs > 0.01 {
 			t.Errorf("experiment %d (%s, %s): %.2f heap allocations per observation", s.Exp, s.Call, s.Method, s.AllocsPerObs)
 		}
 		maxAllocs = max(maxAllocs, s.AllocsPerObs)
