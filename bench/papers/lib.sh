@@ -15,12 +15,25 @@ BIN=$WORK/bin
 RB=$BIN/reprobench
 PT=$BIN/papertool
 
-# build: the CLI and papertool from this checkout (once per run.sh).
+# build: the CLI and papertool from this checkout (once per run.sh). If the
+# working tree does not build (someone is in the middle of an edit), build
+# the last commit instead, from a "git archive" copy (the checkout is not
+# touched); $BIN/BUILD_INFO says which.
 build() {
 	mkdir -p "$BIN"
-	if [[ ! -x $RB || ! -x $PT || ${RB_PAPERS_REBUILD:-1} == 1 ]]; then
-		(cd "$root" && go build -o "$RB" ./cmd/reprobench && go build -o "$PT" ./bench/papers/papertool)
+	if [[ -x $RB && -x $PT && ${RB_PAPERS_REBUILD:-1} == 0 ]]; then
+		return
 	fi
+	if (cd "$root" && go build -o "$RB" ./cmd/reprobench && go build -o "$PT" ./bench/papers/papertool) 2>"$BIN/build.log"; then
+		echo "working tree at $(cd "$root" && git rev-parse --short HEAD)$(cd "$root" && git diff --quiet HEAD -- . 2>/dev/null || echo ' + uncommitted changes')" >"$BIN/BUILD_INFO"
+		return
+	fi
+	echo "bench/papers: the working tree does not build (see $BIN/build.log); building HEAD from git archive" >&2
+	local src=$WORK/src
+	rm -rf "$src" && mkdir -p "$src"
+	(cd "$root" && git archive HEAD) | tar -x -C "$src"
+	(cd "$src" && go build -o "$RB" ./cmd/reprobench && go build -o "$PT" ./bench/papers/papertool)
+	echo "HEAD $(cd "$root" && git rev-parse --short HEAD) (git archive; the working tree did not build)" >"$BIN/BUILD_INFO"
 }
 
 # begin FINDING: fresh work and output directories, header of summary.txt.
@@ -37,7 +50,7 @@ begin() {
 	{
 		echo "finding:       $FINDING"
 		echo "date (UTC):    $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-		echo "commit:        $(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)$(cd "$root" && git diff --quiet HEAD -- . ':!bench/papers' 2>/dev/null || echo ' (+ uncommitted changes outside bench/papers)')"
+		echo "built from:    $(cat "$BIN/BUILD_INFO" 2>/dev/null || echo unknown)"
 		echo "host:          $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 		echo "MPI:           $("$MPIRUN" --version 2>/dev/null | head -1)"
 		echo "loadavg start: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min)"
@@ -58,7 +71,19 @@ finish() {
 
 # x CMD…: log the command (paths shortened) to commands.txt, then run it.
 x() {
-	local s="$*"
+	# Runs of PREFIX-mpirunNNN.csv arguments are logged as one glob.
+	local a s="" prev=""
+	for a in "$@"; do
+		if [[ $a =~ ^(.*-mpirun)[0-9]{3}\.csv$ ]]; then
+			[[ ${BASH_REMATCH[1]} == "$prev" ]] && continue
+			prev=${BASH_REMATCH[1]}
+			a="$prev[0-9][0-9][0-9].csv"
+		else
+			prev=""
+			[[ $a =~ [[:space:]\(\)\'\"] ]] && printf -v a '%q' "$a"
+		fi
+		s+="${s:+ }$a"
+	done
 	s=${s//$BIN\//}
 	s=${s//$WORK\//\$WORK/}
 	s=${s//$OUTROOT\//out/}

@@ -16,7 +16,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 TRIALS=${RP_TRIALS:-10}
-MPIRUNS=${RP_MPIRUNS:-3}
+MPIRUNS=${RP_MPIRUNS:-5}
 NREP=${RP_NREP:-500}
 LOOP=${RP_LOOP:-1000}
 SIZES=${RP_SIZES:-8,1024,32768}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,6 +15,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/reprobench/reprobench/analysis"
 )
 
 // clockcheckJSON is the part of "reprobench clockcheck --json" we use.
@@ -38,12 +41,16 @@ type driftResult struct {
 	Ranks         int     `json:"ranks"`
 	Simulated     bool    `json:"simulated"`
 	SyncDurationS float64 `json:"sync_duration_s"`
-	// SlopePPM is the least-squares slope of max |offset| over the time
-	// since the synchronization, in µs per s (= ppm).
+	// SlopePPM is the Theil-Sen slope (median of the pairwise slopes, robust
+	// to a single disturbed check) of max |offset| over the time since the
+	// synchronization, in µs per s (= ppm).
 	SlopePPM       float64 `json:"max_abs_offset_slope_ppm"`
 	MaxAbsOffsetS0 float64 `json:"max_abs_offset_at_0_s"`
 	MaxAbsOffsetSL float64 `json:"max_abs_offset_at_last_s"`
 	LastAfterS     float64 `json:"last_after_s"`
+	// WorstS is the largest max |offset| of any check, at WorstAfterS.
+	WorstS      float64 `json:"worst_max_abs_offset_s"`
+	WorstAfterS float64 `json:"worst_after_s"`
 }
 
 // cmdDrift tabulates and plots |offset| over time for several clockcheck
@@ -77,7 +84,7 @@ func cmdDrift(args []string) error {
 		}
 		r := driftResult{Label: label, Algorithm: c.Algorithm, Ranks: c.Ranks, Simulated: c.Simulated, SyncDurationS: c.SyncDurationS}
 		var pts plotter.XYs
-		var sx, sy, sxx, sxy float64
+		var xs, ys []float64
 		for _, ck := range c.Checks {
 			truth := ""
 			if ck.TrueMaxAbsErr != nil {
@@ -87,22 +94,28 @@ func cmdDrift(args []string) error {
 				g(ck.AfterS), g(ck.MaxAbsOffsetS), g(ck.MedianAbsOffset), truth})
 			// Log axis: clamp to 1 ns so a zero cannot break the plot.
 			pts = append(pts, plotter.XY{X: ck.AfterS, Y: math.Max(1e6*ck.MaxAbsOffsetS, 1e-3)})
-			sx += ck.AfterS
-			sy += ck.MaxAbsOffsetS
-			sxx += ck.AfterS * ck.AfterS
-			sxy += ck.AfterS * ck.MaxAbsOffsetS
+			xs, ys = append(xs, ck.AfterS), append(ys, ck.MaxAbsOffsetS)
+			if ck.MaxAbsOffsetS > r.WorstS {
+				r.WorstS, r.WorstAfterS = ck.MaxAbsOffsetS, ck.AfterS
+			}
 		}
-		n := float64(len(c.Checks))
-		if den := n*sxx - sx*sx; den > 0 {
-			r.SlopePPM = 1e6 * (n*sxy - sx*sy) / den
+		var slopes []float64
+		for i := range xs {
+			for j := i + 1; j < len(xs); j++ {
+				if xs[j] != xs[i] {
+					slopes = append(slopes, (ys[j]-ys[i])/(xs[j]-xs[i]))
+				}
+			}
 		}
+		slices.Sort(slopes)
+		r.SlopePPM = 1e6 * analysis.Median(slopes)
 		r.MaxAbsOffsetS0 = c.Checks[0].MaxAbsOffsetS
 		last := c.Checks[len(c.Checks)-1]
 		r.MaxAbsOffsetSL, r.LastAfterS = last.MaxAbsOffsetS, last.AfterS
 		results = append(results, r)
 		lines = append(lines, label, pts)
-		fmt.Printf("%-22s sync %8.3f s  max|offset| at 0 s %10.3g µs, at %g s %10.3g µs, slope %9.3f ppm  (%s)\n",
-			label, c.SyncDurationS, 1e6*r.MaxAbsOffsetS0, r.LastAfterS, 1e6*r.MaxAbsOffsetSL, r.SlopePPM, c.Algorithm)
+		fmt.Printf("%-17s sync %7.3f s  max|offset| at 0 s %9.3g µs, at %g s %9.3g µs, worst %9.3g µs (at %g s), Theil-Sen slope %8.3f ppm  (%s)\n",
+			label, c.SyncDurationS, 1e6*r.MaxAbsOffsetS0, r.LastAfterS, 1e6*r.MaxAbsOffsetSL, 1e6*r.WorstS, r.WorstAfterS, r.SlopePPM, c.Algorithm)
 	}
 	if err := writeCSV(filepath.Join(*out, *name+".csv"), []string{"label", "algorithm", "ranks", "simulated", "sync_duration_s",
 		"after_s", "max_abs_offset_s", "median_abs_offset_s", "true_max_abs_error_s"}, rows); err != nil {

@@ -106,7 +106,12 @@ func cmdRepro(args []string) error {
 			}
 		}
 	}
-	slices.Sort(groups)
+	slices.SortFunc(groups, func(a, b string) int {
+		if c := strings.Compare(callOf(a), callOf(b)); c != 0 {
+			return c
+		}
+		return msizeOf(a) - msizeOf(b)
+	})
 	for i := range rows {
 		// normalized value, filled below
 		rows[i] = append(rows[i], "")
@@ -158,12 +163,12 @@ func cmdRepro(args []string) error {
 	}
 	p := plot.New()
 	p.Title.Text = "normalized run time over trials (value / min over trials)"
-	p.Y.Label.Text = "normalized run time"
-	p.X.Label.Text = strings.Join(groups, "  |  ")
-	p.X.Label.TextStyle.Font.Size = vg.Points(7)
+	p.Y.Label.Text = "normalized run time (log)"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	names := make([]string, len(groups))
 	for i, k := range groups {
-		names[i] = strings.SplitN(k, "/np=", 2)[0]
+		names[i] = strings.Replace(strings.TrimPrefix(k, "MPI_"), "/", " ", -1)
 	}
 	p.NominalX(names...)
 	if err := plotutil.AddScatters(p, lines...); err != nil {
@@ -172,7 +177,7 @@ func cmdRepro(args []string) error {
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	if ymax := maxY(lines); !math.IsNaN(ymax) {
-		p.Y.Min, p.Y.Max = 0.98, math.Max(ymax*1.02, 1.05)
+		p.Y.Min, p.Y.Max = 0.95, math.Max(ymax*1.1, 1.2)
 	}
 	return p.Save(8*vg.Inch, 4.5*vg.Inch, filepath.Join(*out, "repro_normalized.png"))
 }
@@ -190,4 +195,18 @@ func maxY(lines []any) float64 {
 		}
 	}
 	return m
+}
+
+// callOf returns the call of a group key.
+func callOf(key string) string { return strings.SplitN(key, "/", 2)[0] }
+
+// msizeOf returns the message size of a group key (0 if absent).
+func msizeOf(key string) int {
+	for _, part := range strings.Split(key, "/") {
+		if v, ok := strings.CutPrefix(part, "msize="); ok {
+			n, _ := strconv.Atoi(v)
+			return n
+		}
+	}
+	return 0
 }
