@@ -57,14 +57,14 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 	if *outFile != "" && ext != ".png" && ext != ".svg" && ext != ".pdf" {
 		return fmt.Errorf("%w: output must end in .png, .svg or .pdf", errUsage)
 	}
-	// size returns the figure size for a plot with rows group rows (0 for
-	// the plots that show one group).
-	size := func(rows, titleLines int) (vg.Length, vg.Length) {
+	// size returns the figure size for a plot with a row per group in keys
+	// (none for the plots that show one group).
+	size := func(keys []analysis.GroupKey, titleLines int) (vg.Length, vg.Length) {
 		h := *height
 		if h == 0 {
 			h = 5
-			if rows > 0 {
-				h = groupPlotHeight(rows, titleLines)
+			if len(keys) > 0 {
+				h = groupPlotHeight(len(keys), labelLines(keys), titleLines)
 			}
 		}
 		return vg.Length(*width) * vg.Inch, vg.Length(h) * vg.Inch
@@ -103,13 +103,18 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 		return nil
 	}
 	var p *plot.Plot
-	w, h := size(0, 0)
+	w, h := size(nil, 0)
 	switch *kind {
 	case "box", "violin":
 		if len(sel) > 40 {
 			return fmt.Errorf("%d groups: too many for one plot, select with --group", len(sel))
 		}
-		w, h = size(len(sel), 2)
+		keys := make([]analysis.GroupKey, len(sel))
+		for i, s := range sel {
+			keys[i] = s.Key
+		}
+		w, h = size(keys, 2)
+		warnCrowded(stderr, h, len(sel), 2)
 		p, err = plotDistributions(d, sel, opt, *kind == "violin", lm, rowSpace(h, len(sel), 2), stderr)
 	case "hist", "qq", "acf", "drift":
 		if len(sel) > 1 {
@@ -154,7 +159,17 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 			if len(keep) > 40 {
 				return fmt.Errorf("%d comparisons: too many for one plot, select with --group", len(keep))
 			}
-			w, h = size(len(keep), 3)
+			keys := make([]analysis.GroupKey, len(keep))
+			for i, r := range keep {
+				keys[i] = r.Key
+			}
+			w, h = size(keys, 3)
+			warnCrowded(stderr, h, len(keep), 3)
+			for _, r := range keep {
+				for _, wn := range r.Warnings {
+					fmt.Fprintf(stderr, "plot: warning: %s: %s\n", r.Key, wn)
+				}
+			}
 			p, err = plotCompare(keep, rowSpace(h, len(keep), 3))
 		}
 	default:
@@ -250,7 +265,7 @@ func plotDistributions(d *analysis.Dataset, sel []analysis.GroupSummary, opt ana
 	for i, s := range sel {
 		keys[i] = s.Key
 	}
-	names, common := groupLabels(keys, 34)
+	names, common := groupLabels(keys, labelWrap)
 	if common != "" {
 		p.Title.Text += "\n" + common
 	}
@@ -536,7 +551,7 @@ func plotCompare(rows []analysis.Comparison, row vg.Length) (*plot.Plot, error) 
 	if rows[0].NameA != "" {
 		nameA, nameB = rows[0].NameA, rows[0].NameB
 	}
-	names, common := groupLabels(keys, 34)
+	names, common := groupLabels(keys, labelWrap)
 	p.Title.Text = fmt.Sprintf("%s vs %s: median of per-mpirun medians, relative to %s\nWilcoxon rank-sum: * p≤0.05  ** p≤0.01  *** p≤0.001  ~ not significant", nameB, nameA, nameA)
 	if common != "" {
 		p.Title.Text += "\n" + common

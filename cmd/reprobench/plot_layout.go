@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -114,7 +115,7 @@ func groupLabels(keys []analysis.GroupKey, wrap int) (names []string, common str
 		}
 		names = append(names, wrapParts(keep, wrap))
 	}
-	return names, strings.Join(com, ", ")
+	return names, wrapParts(com, 90)
 }
 
 // wrapParts joins parts with ", ", starting a new line before a part that
@@ -266,15 +267,39 @@ func useLog(mode logMode, medians []float64, minPlotted float64) (bool, error) {
 
 // groupPlotHeight is the default figure height in inches for a plot with
 // one row per group (rows bars or boxes stacked vertically), so that
-// labels and boxes never have to share space: about a third of an inch
-// per row plus room for the title and the x axis.
-func groupPlotHeight(rows int, titleLines int) float64 {
-	return math.Max(3, 0.9+0.2*float64(titleLines)+0.3*float64(rows))
+// labels and boxes never have to share space: about a third of an inch per
+// row (more when labels wrap to lines lines) plus room for the title and
+// the x axis.
+func groupPlotHeight(rows, lines, titleLines int) float64 {
+	row := 0.3 + 0.17*float64(max(lines, 1)-1)
+	return math.Max(3, 0.9+0.2*float64(titleLines)+row*float64(rows))
 }
+
+// labelLines is the largest number of lines of the group labels for keys.
+func labelLines(keys []analysis.GroupKey) int {
+	names, _ := groupLabels(keys, labelWrap)
+	n := 1
+	for _, s := range names {
+		n = max(n, 1+strings.Count(s, "\n"))
+	}
+	return n
+}
+
+// labelWrap is the line length at which group labels wrap.
+const labelWrap = 34
 
 // rowSpace is the vertical space per group row in points, for sizing boxes
 // and bars (which gonum/plot measures in points, not data units).
 func rowSpace(height vg.Length, rows, titleLines int) vg.Length {
 	data := height - 2*plotMargin - vg.Length(14*titleLines+6) - 40
 	return max(data/vg.Length(max(rows, 1)), 6)
+}
+
+// warnCrowded tells the user when an explicit --height leaves less than a
+// line of label text per group row.
+func warnCrowded(w io.Writer, height vg.Length, rows, titleLines int) {
+	if row := rowSpace(height, rows, titleLines); row < 13 {
+		fmt.Fprintf(w, "plot: %.1f in leaves %.0f pt per group; labels may overlap (omit --height to fit %d groups)\n",
+			float64(height/vg.Inch), float64(row), rows)
+	}
 }

@@ -193,6 +193,9 @@ func TestPlotReadableLabels(t *testing.T) {
 		t.Errorf("%v: %d rows marked ** (want 4)", args, n)
 	}
 	var so, se bytes.Buffer
+	if err := run(&so, &se, []string{"plot", "--height", "1.5", "-o", filepath.Join(dir, "x.png"), anA}); err != nil || !strings.Contains(se.String(), "labels may overlap") {
+		t.Errorf("--height 1.5 with 8 groups: err = %v, stderr %q; want a warning", err, se.String())
+	}
 	if err := run(&so, &se, []string{"plot", "--log", "maybe", "-o", filepath.Join(dir, "x.png"), anA}); err == nil || !errors.Is(err, errUsage) {
 		t.Errorf("--log maybe: err = %v, want a usage error", err)
 	}
