@@ -74,7 +74,8 @@ func TestDriftSimulated(t *testing.T) {
 }
 
 // TestMpirun runs the experiment under a real mpirun with 2 ranks for every
-// installed MPI library, one measurement 1 s after each synchronization.
+// installed MPI library, one measurement 1 s after each synchronization,
+// with 1000 ppm injected.
 func TestMpirun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs mpirun")
@@ -83,21 +84,29 @@ func TestMpirun(t *testing.T) {
 		t.Run(f.Name, func(t *testing.T) {
 			bin := mpirun.Build(t, f, ".", ".")
 			out := mpirun.MustRun(t, f, 2, 90*time.Second, nil, bin,
-				"-steps", "1", "-sync", "hca3o", "-sync", "hca3:fitpts=200,exchanges=20")
+				"-steps", "1", "-ppm", "1000", "-sync", "hca3o", "-sync", "hca3:fitpts=200,exchanges=20")
 			t.Logf("\n%s", out)
-			m := regexp.MustCompile(`(?m)^1\.0\s+(\S+)\s+(\S+)$`).FindStringSubmatch(out)
-			if m == nil {
-				t.Fatalf("no row for 1 s in output:\n%s", out)
+			row := func(after string) (offsetOnly, driftAware float64) {
+				m := regexp.MustCompile(`(?m)^` + after + `\s+(\S+)\s+(\S+)$`).FindStringSubmatch(out)
+				if m == nil {
+					t.Fatalf("no row for %s s in output:\n%s", after, out)
+				}
+				offsetOnly, _ = strconv.ParseFloat(m[1], 64)
+				driftAware, _ = strconv.ParseFloat(m[2], 64)
+				return offsetOnly, driftAware
 			}
-			offsetOnly, _ := strconv.ParseFloat(m[1], 64)
-			driftAware, _ := strconv.ParseFloat(m[2], 64)
-			// 100 ppm for 1 s is 100 µs; measurement noise on a loaded
-			// machine is a few µs.
-			if math.Abs(offsetOnly-100) > 20 {
-				t.Errorf("hca3o after 1 s: %g µs, want about 100 µs", offsetOnly)
+			o0, d0 := row(`0\.0`)
+			o1, d1 := row(`1\.0`)
+			// 1000 ppm for 1 s is 1000 µs. The offset-only clock is off by
+			// the drift accumulated since its single offset measurement:
+			// on a loaded 2-core machine a synchronization can take half a
+			// second (seen with MPICH: 525 µs at "0 s"), and the checks
+			// start late, hence the test on the growth and the margins.
+			if g := o1 - o0; g < 700 || g > 1400 {
+				t.Errorf("hca3o grew by %g µs in 1 s, want about 1000 µs", g)
 			}
-			if math.Abs(driftAware) > 20 {
-				t.Errorf("hca3 after 1 s: %g µs, want about 0", driftAware)
+			if math.Abs(d0) > 200 || math.Abs(d1) > 200 {
+				t.Errorf("hca3 off by %g µs at 0 s and %g µs at 1 s, want about 0", d0, d1)
 			}
 		})
 	}
