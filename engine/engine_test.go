@@ -172,3 +172,20 @@ func Example() {
 	// exp 1 MPI_Allreduce rep 1: 2.02 µs, error code 0
 	// exp 1 MPI_Allreduce rep 2: 2.02 µs, error code 0
 }
+
+func TestCacheModes(t *testing.T) {
+	var exps []engine.Experiment
+	for i, m := range []window.CacheMode{window.CacheWarm, window.CacheCold, window.CacheCycle, window.CacheRandom} {
+		exps = append(exps, engine.Experiment{Exp: i, Call: mpi.CallAllgather, MsizeBytes: 64, Type: mpi.Float64, Nrep: 10,
+			Cache: m, FlushBytes: 1 << 16, CacheSlots: 4, Seed: 3})
+	}
+	sink, _ := runEngine(t, 3, exps, false)
+	if len(sink.rows) != 40 {
+		t.Errorf("%d rows, want 40", len(sink.rows))
+	}
+	for i, s := range sink.sums {
+		if s.Cache != exps[i].Cache.String() {
+			t.Errorf("summary %d: cache %q, want %q", i, s.Cache, exps[i].Cache)
+		}
+	}
+}
