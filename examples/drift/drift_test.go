@@ -97,11 +97,11 @@ func TestMpirun(t *testing.T) {
 			}
 			o0, d0 := row(`0\.0`)
 			o1, d1 := row(`1\.0`)
-			// 1000 ppm for 1 s is 1000 µs. The offset-only clock is off by
-			// the drift accumulated since its single offset measurement:
-			// on a loaded 2-core machine a synchronization can take half a
-			// second (seen with MPICH: 525 µs at "0 s"), and the checks
-			// start late, hence the test on the growth and the margins.
+			// 1000 ppm for 1 s is 1000 µs. The offset-only clock is already
+			// off at "0 s" by the drift accumulated since its single offset
+			// measurement (seen with MPICH on this loaded 2-core machine:
+			// 525 µs, i.e. about half a second at 1000 ppm), and the checks
+			// may start late: hence the test on the growth, with margins.
 			if g := o1 - o0; g < 700 || g > 1400 {
 				t.Errorf("hca3o grew by %g µs in 1 s, want about 1000 µs", g)
 			}
