@@ -66,9 +66,11 @@ func Measure(c mpi.Comm, clk timing.Clock, g window.GlobalClock, ntimes int, ker
 	return out, nil
 }
 
-// Report prints one line per iteration and the best of iterations 2…n
-// (STREAM skips the first, which pays for page faults and cold caches).
-// bytes is the total over all ranks of one execution.
+// Report prints one line per iteration and bounds on the shortest of
+// iterations 2…n (STREAM skips the first, which pays for page faults and cold
+// caches): the shortest duration is at least the smallest lower bound and at
+// most the smallest upper bound, whichever iterations they come from. bytes is
+// the total over all ranks of one execution.
 func Report(w io.Writer, ks []window.KernelTiming, bytes float64) {
 	gbs := func(s float64) float64 { return bytes / s / 1e9 }
 	fmt.Fprintf(w, "%-5s %12s %12s %12s   %s\n", "iter", "lower_ms", "global_ms", "upper_ms", "GB/s at lower / global / upper")
