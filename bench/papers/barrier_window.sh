@@ -11,6 +11,8 @@
 # in its own shuffled order, so both synchronizations see the same machine.
 # The raw CSV does not say which sync method/runtime type made a row, so
 # papertool label adds them from the JSON sidecars (labels sync, rt, scheme).
+# With --per-rank, papertool skew also measures how far apart in global time
+# the ranks enter the call after the barrier and in the window (Fig. 10).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 MPIRUNS=${BW_MPIRUNS:-10}
@@ -23,7 +25,7 @@ say "barrier vs window (paper 000 §4.6): $MPIRUNS mpiruns × 16 experiments × 
 x "$RB" design -o "$W/design.csv" --seed "$SEED" --mpiruns "$MPIRUNS" --calls MPI_Allreduce,MPI_Bcast --msizes 8,32K \
 	--np 2 --nrep "$NREP" --procsync barrier,window --runtime-type local,global
 x timeout 900 "$RB" launch --mpiruns "$MPIRUNS" --np 2 --design "$W/design.csv" --out "$W/raw" --run-id bw --timeout 180s -- \
-	--clock-sync hca3 --window 100us --warmup 100 --datatype float64 2>"$W/launch.log"
+	--clock-sync hca3 --window 100us --warmup 100 --datatype float64 --per-rank 2>"$W/launch.log"
 cp "$W/raw/bw-campaign.json" "$W/design.csv" "$OUT/"
 raws=("$W"/raw/bw-mpirun[0-9][0-9][0-9].csv)
 x "$PT" label -o "$W/labelled.csv" "${raws[@]}"
@@ -47,6 +49,9 @@ say ""
 say "== Fig. 9 right: both with global run time"
 x "$RB" compare --by scheme "$W/fig9right.csv" 2>&1 | tee -a "$SUMMARY"
 x "$RB" compare --by scheme --format csv "$W/fig9right.csv" >"$OUT/compare_barrierglobal_vs_windowglobal.csv" 2>/dev/null
+say ""
+say "== Fig. 10: how far apart (global clock, HCA3) the two ranks enter the timed call after MPI_Barrier vs in a window (valid observations)"
+x "$PT" skew -out "$OUT" -name start_skew "$W"/raw/bw-mpirun[0-9][0-9][0-9].ranks.csv | tee -a "$SUMMARY"
 x "$RB" plot --kind compare --by scheme -o "$OUT/fig9left_compare.png" "$W/fig9left.csv"
 x "$RB" plot --kind compare --by scheme -o "$OUT/fig9right_compare.png" "$W/fig9right.csv"
 for c in MPI_Allreduce MPI_Bcast; do

@@ -74,10 +74,10 @@ x() {
 	# Runs of PREFIX-mpirunNNN.csv arguments are logged as one glob.
 	local a s="" prev=""
 	for a in "$@"; do
-		if [[ $a =~ ^(.*-mpirun)[0-9]{3}\.csv$ ]]; then
-			[[ ${BASH_REMATCH[1]} == "$prev" ]] && continue
-			prev=${BASH_REMATCH[1]}
-			a="$prev[0-9][0-9][0-9].csv"
+		if [[ $a =~ ^(.*-mpirun)[0-9]{3}((\.ranks)?\.csv)$ ]]; then
+			[[ ${BASH_REMATCH[1]}${BASH_REMATCH[2]} == "$prev" ]] && continue
+			prev=${BASH_REMATCH[1]}${BASH_REMATCH[2]}
+			a="${BASH_REMATCH[1]}[0-9][0-9][0-9]${BASH_REMATCH[2]}"
 		else
 			prev=""
 			[[ $a =~ [[:space:]\(\)\'\"] ]] && printf -v a '%q' "$a"
