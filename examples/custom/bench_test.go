@@ -18,7 +18,7 @@ func TestBenchSimulated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Sync: "hca3:fitpts=100,exchanges=10", Method: window.Fixed, Window: 100 * time.Microsecond,
+	cfg := Config{Sync: "hca3:fitpts=200,exchanges=20", Method: window.Fixed, Window: 100 * time.Microsecond,
 		N: n, Warmup: 20, Bytes: 8192}
 	var res *Result
 	starts := make([][]int64, p) // raw start timestamps of every rank
@@ -63,7 +63,9 @@ func TestBenchSimulated(t *testing.T) {
 		worst = math.Max(worst, hi-lo)
 	}
 	t.Logf("largest true start skew across ranks: %.0f ns", worst*1e9)
-	if worst > 1e-6 {
-		t.Errorf("ranks started up to %.0f ns apart in true time, want < 1 µs", worst*1e9)
+	// HCA3 with 200 fit points leaves tens of ns of error here (41 ns on
+	// this seed); a busy-wait exits within one 20 ns clock read.
+	if worst > 250e-9 {
+		t.Errorf("ranks started up to %.0f ns apart in true time, want < 250 ns", worst*1e9)
 	}
 }
