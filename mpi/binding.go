@@ -153,6 +153,7 @@ type comm struct {
 }
 
 var _ Comm = (*comm)(nil)
+var _ BatchObserver = (*comm)(nil)
 
 func newComm(h C.MPI_Comm, isWorld bool) (*comm, error) {
 	var r, s C.int
@@ -550,8 +551,43 @@ func (c *comm) Observe(o *Observation, clk timing.Clock) error {
 	err := check(o.Call.String(), C.rb_observe(c.h, C.int(c.rank), C.int(c.size), C.int(o.Call),
 		ptr(o.Send), ptr(o.Recv), C.int(o.Count), C.int(o.Type), C.int(o.Op), C.int(o.Root), C.int(o.Peer),
 		C.int(o.Reps), C.int(o.Sync), C.int64_t(o.Deadline), C.int(src.Kind), C.int64_t(src.Epoch),
-		C.int(bytes), (*C.int64_t)(unsafe.Pointer(c.scratch))))
+		C.int(bytes), (*C.int64_t)(unsafe.Pointer(&c.scratch[0])), (*C.int64_t)(unsafe.Pointer(&c.scratch[1]))))
 	o.Start, o.End = c.scratch[0], c.scratch[1]
+	return err
+}
+
+// ObserveBatch implements BatchObserver: the whole batch runs in one cgo call.
+func (c *comm) ObserveBatch(o *Observation, clk timing.Clock, deadlines, starts, ends []int64) error {
+	const fn = "ObserveBatch"
+	if err := c.live(fn); err != nil {
+		return err
+	}
+	if err := o.Validate(c.size); err != nil {
+		return errf(fn, "%v", err)
+	}
+	if err := checkBatch(o, deadlines, starts, ends); err != nil {
+		return err
+	}
+	src := clk.Source()
+	if src.Kind == timing.SourceNone || len(starts) == 0 {
+		return observeBatchGo(c, o, clk, deadlines, starts, ends)
+	}
+	var dl *C.int64_t
+	if o.Sync == SyncDeadline {
+		dl = (*C.int64_t)(unsafe.Pointer(&deadlines[0]))
+	}
+	done := c.count()
+	err := check(o.Call.String(), C.rb_observe_batch(c.h, C.int(c.rank), C.int(c.size), C.int(o.Call),
+		ptr(o.Send), ptr(o.Recv), C.int(o.Count), C.int(o.Type), C.int(o.Op), C.int(o.Root), C.int(o.Peer),
+		C.int(o.Reps), C.int(o.Sync), dl, C.int(len(starts)), C.int(src.Kind), C.int64_t(src.Epoch),
+		C.int(o.Count*o.Type.Size()), (*C.int64_t)(unsafe.Pointer(&starts[0])),
+		(*C.int64_t)(unsafe.Pointer(&ends[0])), done))
+	if n := int(*done); n > 0 {
+		o.Start, o.End = starts[n-1], ends[n-1]
+		if o.Sync == SyncDeadline {
+			o.Deadline = deadlines[n-1]
+		}
+	}
 	return err
 }
 

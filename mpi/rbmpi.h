@@ -228,13 +228,13 @@ static int rb_call(int call, void *s, void *r, int n, int dt, int op, int root, 
 
 // rb_observe is the critical path of one observation (DESIGN.md): wait
 // (barrier or deadline), start timestamp, reps calls, end timestamp, all in
-// one C call so that the Go scheduler cannot intervene. times[0] = start,
-// times[1] = end, in ticks of the clock (kind, epoch). With the deadline wait,
-// start is the first clock reading at or after the deadline: if it exceeds the
-// deadline by more than one loop iteration, the observation started late.
+// one C call so that the Go scheduler cannot intervene. *start and *end are
+// in ticks of the clock (kind, epoch). With the deadline wait, start is the
+// first clock reading at or after the deadline: if it exceeds the deadline by
+// more than one loop iteration, the observation started late.
 static int rb_observe(MPI_Comm c, int rank, int p, int call, void *s, void *r, int n, int dt, int op, int root,
                       int peer, int reps, int sync, int64_t deadline, int clk, int64_t epoch, int bytes,
-                      int64_t *times) {
+                      int64_t *start, int64_t *end) {
 	int err = MPI_SUCCESS;
 	int64_t t;
 	switch (sync) {
@@ -257,13 +257,33 @@ static int rb_observe(MPI_Comm c, int rank, int p, int call, void *s, void *r, i
 	} else {
 		t = rb_now(clk, epoch);
 	}
-	times[0] = t;
+	*start = t;
 	if (reps < 1) reps = 1;
 	for (int i = 0; i < reps; i++) {
 		err = rb_call(call, s, r, n, dt, op, root, peer, rank, bytes, c);
 		if (err != MPI_SUCCESS) return err;
 	}
-	times[1] = rb_now(clk, epoch);
+	*end = rb_now(clk, epoch);
+	return MPI_SUCCESS;
+}
+
+// rb_observe_batch runs nobs observations back to back in one C call, the
+// i-th waiting for deadlines[i] when sync is the deadline wait (deadlines may
+// be NULL otherwise). A Go program that returns to the runtime between
+// observations pays for it in the tail: while a cgo call is in progress the
+// runtime's monitor thread wakes up every 20 µs, and on a loaded machine
+// those wake-ups preempt the measuring thread. *done is the number of
+// observations completed, also on error.
+static int rb_observe_batch(MPI_Comm c, int rank, int p, int call, void *s, void *r, int n, int dt, int op,
+                            int root, int peer, int reps, int sync, const int64_t *deadlines, int nobs, int clk,
+                            int64_t epoch, int bytes, int64_t *starts, int64_t *ends, int *done) {
+	*done = 0;
+	for (int i = 0; i < nobs; i++) {
+		int err = rb_observe(c, rank, p, call, s, r, n, dt, op, root, peer, reps, sync,
+		                     deadlines ? deadlines[i] : 0, clk, epoch, bytes, &starts[i], &ends[i]);
+		if (err != MPI_SUCCESS) return err;
+		*done = i + 1;
+	}
 	return MPI_SUCCESS;
 }
 

@@ -434,13 +434,15 @@ func allocations(k *checker, w mpi.Comm) {
 	clk := mpi.WtimeClock()
 	o := &mpi.Observation{Call: mpi.CallAllreduce, Send: buf, Recv: make([]byte, 8), Count: 1, Type: mpi.Float64, Sync: mpi.SyncBarrier}
 	check("Observe", func() { _ = w.Observe(o, clk) })
+	starts, ends := make([]int64, 16), make([]int64, 16)
+	check("ObserveBatch", func() { _ = mpi.ObserveBatch(w, o, clk, nil, starts, ends) })
 }
 
 // observe runs every call under every sync kind through Observe and checks
 // timestamps and results.
 func observe(k *checker, w mpi.Comm) {
 	r, p := w.Rank(), w.Size()
-	clocks := []timing.Clock{mpi.WtimeClock()}
+	clocks := []timing.Clock{mpi.WtimeClock(), timing.NewMonotonic()}
 	for _, clk := range clocks {
 		for _, call := range mpi.Calls() {
 			for sync := mpi.SyncNone; sync <= mpi.SyncDeadline; sync++ {
@@ -473,9 +475,37 @@ func observe(k *checker, w mpi.Comm) {
 			}
 		}
 	}
+	// A batch: barrier-synchronized, then deadlines 50 µs apart on each
+	// rank's own clock; every observation in order, none before its deadline.
+	const nb = 64
+	starts, ends, dl := make([]int64, nb), make([]int64, nb), make([]int64, nb)
+	send, recv := []float64{float64(r + 1)}, make([]float64, 1)
+	o := &mpi.Observation{Call: mpi.CallAllreduce, Send: mpi.Bytes(send), Recv: mpi.Bytes(recv), Count: 1,
+		Type: mpi.Float64, Op: mpi.Sum, Sync: mpi.SyncBarrier}
+	for _, clk := range clocks {
+		k.noErr(mpi.ObserveBatch(w, o, clk, nil, starts, ends), "barrier batch")
+		for i := 0; i < nb; i++ {
+			k.ok(ends[i] >= starts[i] && (i == 0 || starts[i] >= ends[i-1]), "barrier batch %d: [%d,%d] after %d", i, starts[i], ends[i], ends[max(i-1, 0)])
+		}
+		k.ok(o.Start == starts[nb-1] && o.End == ends[nb-1], "batch leaves the last observation in o")
+		k.ok(recv[0] == float64(p*(p+1)/2), "batch allreduce result %v", recv[0])
+		o.Sync = mpi.SyncDeadline
+		t0 := clk.Now() + clk.Ticks(1e-3)
+		for i := range dl {
+			dl[i] = t0 + int64(i)*clk.Ticks(50e-6)
+		}
+		k.noErr(mpi.ObserveBatch(w, o, clk, dl, starts, ends), "deadline batch")
+		for i := 0; i < nb; i++ {
+			k.ok(starts[i] >= dl[i] && ends[i] >= starts[i], "deadline batch %d: start %d before deadline %d", i, starts[i], dl[i])
+		}
+		k.ok(mpi.ObserveBatch(w, o, clk, dl[:1], starts, ends) != nil, "too few deadlines must be refused")
+		k.ok(mpi.ObserveBatch(w, o, clk, dl, starts, ends[:1]) != nil, "mismatched starts and ends must be refused")
+		o.Sync = mpi.SyncBarrier
+	}
+
 	// Observe validates its input.
-	o := &mpi.Observation{Call: mpi.CallAllreduce, Count: 4, Type: mpi.Float64}
-	k.ok(w.Observe(o, mpi.WtimeClock()) != nil, "observe with missing buffers must fail")
+	bad := &mpi.Observation{Call: mpi.CallAllreduce, Count: 4, Type: mpi.Float64}
+	k.ok(w.Observe(bad, mpi.WtimeClock()) != nil, "observe with missing buffers must fail")
 }
 
 func equalF(a, b []float64) bool {
