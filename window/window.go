@@ -302,14 +302,22 @@ func (s *Sync) Run(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 	case Barrier, DoubleBarrier, Dissemination:
 		o.Sync = [...]mpi.SyncKind{mpi.SyncBarrier, mpi.SyncDoubleBarrier, mpi.SyncDissemination}[s.cfg.Method]
 		o.Deadline = 0
-		for i := range n {
-			if s.Before != nil {
-				s.Before(i)
-			}
-			if err := s.comm.Observe(o, s.clk); err != nil {
+		if s.batched() {
+			if err := mpi.ObserveBatch(s.comm, o, s.clk, nil, rec.Start[:n], rec.End[:n]); err != nil {
 				return err
 			}
-			rec.Start[i], rec.End[i], rec.LateS[i], rec.Code[i], rec.Deadline[i] = o.Start, o.End, 0, 0, 0
+		}
+		for i := range n {
+			if !s.batched() {
+				if s.Before != nil {
+					s.Before(i)
+				}
+				if err := s.comm.Observe(o, s.clk); err != nil {
+					return err
+				}
+				rec.Start[i], rec.End[i] = o.Start, o.End
+			}
+			rec.LateS[i], rec.Code[i], rec.Deadline[i] = 0, 0, 0
 		}
 		rec.N = n
 		return nil
@@ -345,15 +353,28 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 			return err
 		}
 		w := s.windowS
+		if s.batched() {
+			for i := range b {
+				rec.Deadline[first+i] = s.g.ToLocal(t0 + float64(i)*w)
+			}
+			last := first + b
+			if err := mpi.ObserveBatch(s.comm, o, s.clk, rec.Deadline[first:last], rec.Start[first:last], rec.End[first:last]); err != nil {
+				return err
+			}
+		}
 		for i := range b {
 			k := first + i
-			if s.Before != nil {
-				s.Before(k)
-			}
-			o.Deadline = s.g.ToLocal(t0 + float64(i)*w)
-			s.sleepUntilNear(o.Deadline)
-			if err := s.comm.Observe(o, s.clk); err != nil {
-				return err
+			if s.batched() {
+				o.Start, o.End, o.Deadline = rec.Start[k], rec.End[k], rec.Deadline[k]
+			} else {
+				if s.Before != nil {
+					s.Before(k)
+				}
+				o.Deadline = s.g.ToLocal(t0 + float64(i)*w)
+				s.sleepUntilNear(o.Deadline)
+				if err := s.comm.Observe(o, s.clk); err != nil {
+					return err
+				}
 			}
 			var late, exp float64
 			if o.Start-o.Deadline > tol {
@@ -410,6 +431,11 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 	}
 	return nil
 }
+
+// batched reports whether observations can run a batch at a time
+// (mpi.ObserveBatch: one cgo call for the real binding). A Before hook or a
+// sleep guard needs Go code between observations, so those run one by one.
+func (s *Sync) batched() bool { return s.Before == nil && s.cfg.SleepGuard <= 0 }
 
 // sleepUntilNear sleeps until SleepGuard before deadline (local ticks), if
 // that is in the future.
