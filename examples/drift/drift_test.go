@@ -75,7 +75,9 @@ func TestDriftSimulated(t *testing.T) {
 
 // TestMpirun runs the experiment under a real mpirun with 2 ranks for every
 // installed MPI library, one measurement 1 s after each synchronization,
-// with 1000 ppm injected.
+// with 1000 ppm injected. HCA3 runs with its defaults: a short fit (200
+// points × 20 exchanges, a few ms) was once off by 350 ppm on this loaded
+// machine — one disturbed fit point tilts a short line.
 func TestMpirun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs mpirun")
@@ -84,7 +86,7 @@ func TestMpirun(t *testing.T) {
 		t.Run(f.Name, func(t *testing.T) {
 			bin := mpirun.Build(t, f, ".", ".")
 			out := mpirun.MustRun(t, f, 2, 90*time.Second, nil, bin,
-				"-steps", "1", "-ppm", "1000", "-sync", "hca3o", "-sync", "hca3:fitpts=200,exchanges=20")
+				"-steps", "1", "-ppm", "1000", "-sync", "hca3o", "-sync", "hca3")
 			t.Logf("\n%s", out)
 			row := func(after string) (offsetOnly, driftAware float64) {
 				m := regexp.MustCompile(`(?m)^` + after + `\s+(\S+)\s+(\S+)$`).FindStringSubmatch(out)
@@ -100,10 +102,12 @@ func TestMpirun(t *testing.T) {
 			// 1000 ppm for 1 s is 1000 µs. The offset-only clock is already
 			// off at "0 s" by the drift accumulated since its single offset
 			// measurement (seen with MPICH on this loaded 2-core machine:
-			// 525 µs, i.e. about half a second at 1000 ppm), and the checks
-			// may start late: hence the test on the growth, with margins.
-			if g := o1 - o0; g < 700 || g > 1400 {
-				t.Errorf("hca3o grew by %g µs in 1 s, want about 1000 µs", g)
+			// 525 µs, i.e. about half a second at 1000 ppm), and the check
+			// "at 1 s" happens about 1 s after the first, or later when rank
+			// 0 wakes late (seen: 1613 µs of growth while other tests ran):
+			// hence a test on the growth, bounded below only.
+			if g := o1 - o0; g < 700 {
+				t.Errorf("hca3o grew by %g µs in ≥ 1 s, want ≥ 1000 µs less noise", g)
 			}
 			if math.Abs(d0) > 200 || math.Abs(d1) > 200 {
 				t.Errorf("hca3 off by %g µs at 0 s and %g µs at 1 s, want about 0", d0, d1)
