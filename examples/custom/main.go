@@ -55,6 +55,10 @@ func run(cfg Config, method string) error {
 	fmt.Printf("halo exchange, %d B to each of 2 neighbours, %d ranks\n", cfg.Bytes, c.Size())
 	fmt.Printf("clock sync %s; process sync %v, final window %.1f µs\n", res.Sync, cfg.Method, res.WindowS*1e6)
 	fmt.Printf("%d observations, %d invalid (started late or window expired)\n", res.N, res.Invalid)
+	if res.Invalid == res.N {
+		fmt.Println("no valid observation: widen the window (-window) or try -method adaptive_skampi")
+		return nil
+	}
 	fmt.Printf("completion time (max over ranks): median %.2f µs, p99 %.2f µs\n", res.MedianS*1e6, res.P99S*1e6)
 	return nil
 }
