@@ -49,10 +49,12 @@ func Bench(c mpi.Comm, clk timing.Clock, cfg Config) (*Result, *window.Record, e
 	// 2. The user's own MPI code: a halo exchange on a ring.
 	h := newHalo(c, cfg.Bytes/8)
 
-	// 3. Process synchronization. window.Sync hands every observation to
-	// Comm.Observe (wait for the start, timestamp, operation, timestamp),
-	// so giving it a Comm whose Observe runs h.exchange times our code with
-	// the window's deadlines, late/expired flags and adaptive policy.
+	// 3. Process synchronization. window.Sync runs its observations through
+	// mpi.ObserveBatch, which for a Comm that is not an mpi.BatchObserver
+	// calls Comm.Observe once per observation (wait for the start,
+	// timestamp, operation, timestamp). So a Comm whose Observe runs
+	// h.exchange times our code with the window's deadlines, late/expired
+	// flags and adaptive policies.
 	s, err := window.New(&timed{Comm: c, work: h.exchange}, clk, g,
 		window.Config{Method: cfg.Method, Window: cfg.Window})
 	if err != nil {
@@ -95,7 +97,9 @@ func Bench(c mpi.Comm, clk timing.Clock, cfg Config) (*Result, *window.Record, e
 }
 
 // timed is a Comm whose Observe times work instead of a built-in MPI call;
-// every other method is the embedded Comm's. Observe runs in Go, so the
+// every other method is the embedded Comm's. It embeds the interface, not the
+// real communicator, so it is not an mpi.BatchObserver (which would run
+// built-in calls in C, bypassing Observe). Observe runs in Go, so the
 // scheduler may intervene between the wait and the start timestamp — the
 // price of timing arbitrary Go code (built-in calls run in one cgo call).
 type timed struct {
