@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reprobench/reprobench/internal/mpirun"
+)
+
+// clockcheckOut is the part of clockcheck --json the tests read.
+type clockcheckOut struct {
+	Algorithm string `json:"algorithm"`
+	Ranks     int    `json:"ranks"`
+	Simulated bool   `json:"simulated"`
+	Checks    []struct {
+		AfterS     float64 `json:"after_s"`
+		MaxAbsS    float64 `json:"max_abs_offset_s"`
+		MedianAbsS float64 `json:"median_abs_offset_s"`
+	} `json:"checks"`
+}
+
+func parseClockcheck(t *testing.T, out string) clockcheckOut {
+	t.Helper()
+	var c clockcheckOut
+	if i := strings.Index(out, "{"); i >= 0 {
+		out = out[i:]
+	}
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatalf("clockcheck --json output does not parse: %v\n%s", err, out)
+	}
+	return c
+}
+
+// TestClockcheckUnderMPI runs clockcheck on real ranks. The ranks of this
+// machine share one clock, so the truth is 0; one rank gets a timing.Skewed
+// clock (1 s offset, 100 ppm) that the synchronization must remove.
+//
+// The bounds are functional, not the precision targets (those depend on the
+// machine's load and live in bench/clocksync/real.sh): an uncorrected skew
+// shows as ~1 s, an uncorrected drift as 200 µs after 2 s. The offset-only
+// SKaMPI sync must show that drift, which proves the skew is really injected.
+func TestClockcheckUnderMPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs mpirun")
+	}
+	skew := []string{"--skew-rank", "1", "--skew-offset", "1s", "--skew-ppm", "100"}
+	for _, f := range mpirun.Flavors(t) {
+		bin := mpirun.Build(t, f, ".", ".")
+		for _, tc := range []struct {
+			name       string
+			np         int
+			alg        string
+			skew       bool
+			max0, max2 float64 // bounds on max |offset| at 0 s and after 2 s
+			min2       float64 // lower bound after 2 s (offset-only drift)
+		}{
+			{"hca3", 2, "hca3", false, 20e-6, 50e-6, 0},
+			{"hca3-skewed", 2, "hca3", true, 20e-6, 50e-6, 0},
+			{"jk-skewed", 2, "jk:fitpts=200,exchanges=20", true, 20e-6, 50e-6, 0},
+			{"skampi-skewed-drifts", 2, "skampi", true, 20e-6, 1, 100e-6},
+			// Oversubscribed: ranks share cores, so offsets of milliseconds are
+			// noise; the check is that every rank completes and the 1 s skew is gone.
+			{"hca3-np4", 4, "hca3:fitpts=100,exchanges=10", true, 0.1, 0.1, 0},
+			{"hca3-np8", 8, "hca3:fitpts=50,exchanges=10", true, 0.1, 0.1, 0},
+		} {
+			t.Run(fmt.Sprintf("%s/%s", f.Name, tc.name), func(t *testing.T) {
+				args := []string{"clockcheck", "--alg", tc.alg, "--after", "0,2s", "--json"}
+				if tc.skew {
+					args = append(args, skew...)
+				}
+				out := mpirun.MustRun(t, f, tc.np, 180*time.Second, nil, bin, args...)
+				c := parseClockcheck(t, out)
+				if c.Ranks != tc.np || c.Simulated || len(c.Checks) != 2 {
+					t.Fatalf("ranks %d simulated %v checks %d; want %d, false, 2", c.Ranks, c.Simulated, len(c.Checks), tc.np)
+				}
+				at0, at2 := c.Checks[0], c.Checks[1]
+				for _, ch := range c.Checks {
+					if math.IsNaN(ch.MaxAbsS) || ch.MedianAbsS > ch.MaxAbsS {
+						t.Errorf("after %v s: max %v median %v", ch.AfterS, ch.MaxAbsS, ch.MedianAbsS)
+					}
+				}
+				if at0.AfterS != 0 || at2.AfterS != 2 {
+					t.Errorf("checks at %v and %v s, want 0 and 2", at0.AfterS, at2.AfterS)
+				}
+				if at0.MaxAbsS > tc.max0 || at2.MaxAbsS > tc.max2 || at2.MaxAbsS < tc.min2 {
+					t.Errorf("%s: max |offset| %.3g s at 0 s (bound %.3g), %.3g s after 2 s (bounds [%.3g, %.3g])",
+						c.Algorithm, at0.MaxAbsS, tc.max0, at2.MaxAbsS, tc.min2, tc.max2)
+				}
+				t.Logf("%s np=%d: max |offset| %.3g s right after sync, %.3g s after 2 s", c.Algorithm, tc.np, at0.MaxAbsS, at2.MaxAbsS)
+			})
+		}
+	}
+}
