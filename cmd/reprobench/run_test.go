@@ -218,7 +218,14 @@ func checkRunOutput(t *testing.T, dir string, np, nrep int) {
 				t.Errorf("experiment %d (%s, %s): %d rows, want %d", s.Exp, s.Call, s.Method, rows[s.Exp], nrep)
 			}
 		}
-		if s.AllocsPerObs > 0.01 {
+		// The count is process-wide over only nrep observations: one
+		// allocation by the Go runtime itself (a new OS thread when a rank is
+		// descheduled in a long cgo call under oversubscription) shows as
+		// 1/nrep. An allocation in the observation loop shows as >= 1. The
+		// exact zero is asserted where it can be measured cleanly:
+		// testing.AllocsPerRun on Observe and ObserveBatch in
+		// mpi/internal/mpicheck, and the engine's test on mpitest.
+		if s.AllocsPerObs >= 0.5 {
 			t.Errorf("experiment %d (%s, %s): %.2f heap allocations per observation", s.Exp, s.Call, s.Method, s.AllocsPerObs)
 		}
 		maxAllocs = max(maxAllocs, s.AllocsPerObs)
