@@ -426,13 +426,14 @@ func WriteFile(path string, d *Design) error {
 	if _, err := os.Lstat(path); err == nil {
 		return fmt.Errorf("design: %s already exists; not overwriting it", path)
 	}
-	return writeAtomic(path, buf.Bytes(), false)
+	return WriteAtomic(path, buf.Bytes(), false)
 }
 
-// writeAtomic writes data to path through a temporary file in the same
-// directory (fsync, rename, fsync of the directory). With replace false it
+// WriteAtomic writes data to path through a temporary file in the same
+// directory (fsync, rename, fsync of the directory), so that path holds
+// either nothing or all of data, even after a crash. With replace false it
 // fails if path exists (checked by a hard link, so no race replaces it).
-func writeAtomic(path string, data []byte, replace bool) error {
+func WriteAtomic(path string, data []byte, replace bool) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {

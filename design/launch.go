@@ -353,7 +353,7 @@ func (m *Manifest) save() error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(m.path(), append(b, '\n'), true)
+	return WriteAtomic(m.path(), append(b, '\n'), true)
 }
 
 // CheckRunArgs rejects user run flags that set one of ContractFlags.

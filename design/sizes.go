@@ -2,6 +2,7 @@ package design
 
 import (
 	"fmt"
+	"github.com/reprobench/reprobench/internal/units"
 	"math"
 	"strconv"
 	"strings"
@@ -105,22 +106,4 @@ func ParseSizes(spec string, seed uint64) ([]int, error) {
 
 // ParseBytes parses a positive number of bytes with an optional binary
 // suffix K, M or G (powers of 1024).
-func ParseBytes(s string) (int, error) {
-	mult := 1
-	switch {
-	case strings.HasSuffix(s, "K"):
-		mult, s = 1<<10, strings.TrimSuffix(s, "K")
-	case strings.HasSuffix(s, "M"):
-		mult, s = 1<<20, strings.TrimSuffix(s, "M")
-	case strings.HasSuffix(s, "G"):
-		mult, s = 1<<30, strings.TrimSuffix(s, "G")
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("%q is not a positive number of bytes", s)
-	}
-	if n > math.MaxInt32/mult*2 { // keep sizes well inside int and MPI's int counts
-		return 0, fmt.Errorf("%d×%d bytes is too large", n, mult)
-	}
-	return n * mult, nil
-}
+func ParseBytes(s string) (int, error) { return units.ParseBytes(s) }

@@ -2,6 +2,7 @@ package window
 
 import (
 	"fmt"
+	"github.com/reprobench/reprobench/internal/units"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -66,7 +67,7 @@ func LLCBytes() (int, error) {
 		if err != nil {
 			continue
 		}
-		b, err := parseSize(strings.TrimSpace(string(sz)))
+		b, err := units.ParseBytes(strings.TrimSpace(string(sz)))
 		if err != nil {
 			continue
 		}
@@ -78,21 +79,6 @@ func LLCBytes() (int, error) {
 		return 0, fmt.Errorf("window: no cache sizes in /sys/devices/system/cpu/cpu0/cache; give the size explicitly")
 	}
 	return best, nil
-}
-
-// parseSize parses sysfs sizes such as "32K", "1024K", "8M".
-func parseSize(s string) (int, error) {
-	mult := 1
-	switch {
-	case strings.HasSuffix(s, "K"):
-		mult, s = 1<<10, strings.TrimSuffix(s, "K")
-	case strings.HasSuffix(s, "M"):
-		mult, s = 1<<20, strings.TrimSuffix(s, "M")
-	case strings.HasSuffix(s, "G"):
-		mult, s = 1<<30, strings.TrimSuffix(s, "G")
-	}
-	v, err := strconv.Atoi(s)
-	return v * mult, err
 }
 
 // Buffers holds an observation's message buffers under a cache mode. Its

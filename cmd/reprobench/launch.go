@@ -264,22 +264,5 @@ func launchCopyDesign(src, dst string) error {
 		}
 		return fmt.Errorf("launch: %s exists with other contents; choose another run id", dst)
 	}
-	tmp := dst + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp)
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Link(tmp, dst)
+	return design.WriteAtomic(dst, b, false)
 }
