@@ -5,54 +5,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/clocksync/clocksim"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 )
 
-type simOutcome struct {
-	res    *clocksync.Result
-	checks []clocksync.Check
-	wall   time.Duration
-}
-
 // runSim synchronizes a simulated world with spec and runs the accuracy
 // harness at the given delays.
-func runSim(t testing.TB, cfg mpitest.Config, spec string, after []time.Duration) simOutcome {
+func runSim(t testing.TB, cfg mpitest.Config, spec string, after []time.Duration) *clocksim.Outcome {
 	t.Helper()
-	alg, err := clocksync.Parse(spec)
+	out, err := clocksim.Run(cfg, spec, after)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := mpitest.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out simOutcome
-	start := time.Now()
-	err = w.Run(func(r *mpitest.Rank) error {
-		c := r.Comm()
-		g := clocksync.NewGlobalClock(r.Clock())
-		res, err := alg.Sync(c, g)
-		if err != nil {
-			return err
-		}
-		h := &clocksync.Harness{After: after, Sleep: r.Sleep, TrueNow: r.TrueNow, LocalAt: w.ClockAt}
-		if c.Rank() == 0 {
-			h.Models = res.Models()
-		}
-		checks, err := h.Run(c, g)
-		if err != nil {
-			return err
-		}
-		if c.Rank() == 0 {
-			out.res, out.checks = res, checks
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out.wall = time.Since(start)
 	return out
 }
 
@@ -84,12 +48,12 @@ func TestAccuracyAgainstGroundTruth(t *testing.T) {
 	} {
 		t.Run(c.spec, func(t *testing.T) {
 			o := runSim(t, cfg, c.spec, after)
-			for _, ck := range o.checks {
+			for _, ck := range o.Checks {
 				t.Logf("P=%d %-8s sync %.3fs (%d msgs, wall %v) after %2.0fs: measured max %.3gus median %.3gus, true max %.3gus median %.3gus",
-					ranks, c.spec, o.res.Duration, o.res.Messages, o.wall.Round(time.Millisecond), ck.After,
+					ranks, c.spec, o.Result.Duration, o.Result.Messages, o.Wall.Round(time.Millisecond), ck.After,
 					ck.MaxAbs*1e6, ck.MedianAbs*1e6, *ck.TrueMaxAbs*1e6, *ck.TrueMedian*1e6)
 			}
-			first, last := o.checks[0], o.checks[len(o.checks)-1]
+			first, last := o.Checks[0], o.Checks[len(o.Checks)-1]
 			if c.driftAware {
 				if *last.TrueMaxAbs > 1e-6 {
 					t.Errorf("%s: true max |error| %.3g µs after 10 s, want ≤ 1 µs", c.spec, *last.TrueMaxAbs*1e6)

@@ -26,10 +26,10 @@ func TestAlgorithmsSmallWorlds(t *testing.T) {
 			// Two-level propagation assumes one clock per node.
 			nodeClocks := strings.HasPrefix(spec, "twolevel")
 			o := runSim(t, mpitest.Config{Ranks: p, Seed: uint64(p), RanksPerNode: 2, NodeClocks: nodeClocks}, spec, nil)
-			ck := o.checks[0]
+			ck := o.Checks[0]
 			if p == 1 {
-				if o.res.Messages != 0 || len(ck.Offsets) != 1 {
-					t.Errorf("P=1 %s: %d messages, offsets %v", spec, o.res.Messages, ck.Offsets)
+				if o.Result.Messages != 0 || len(ck.Offsets) != 1 {
+					t.Errorf("P=1 %s: %d messages, offsets %v", spec, o.Result.Messages, ck.Offsets)
 				}
 				continue
 			}
@@ -43,7 +43,7 @@ func TestAlgorithmsSmallWorlds(t *testing.T) {
 					t.Errorf("P=%d %s rank %d: measured offset %.3g µs, true %.3g µs", p, spec, r, ck.Offsets[r]*1e6, ck.TrueOffsets[r]*1e6)
 				}
 			}
-			if got := len(o.res.PerRank); got != p {
+			if got := len(o.Result.PerRank); got != p {
 				t.Errorf("P=%d %s: %d per-rank records", p, spec, got)
 			}
 		}
@@ -164,10 +164,10 @@ func TestTwoLevel(t *testing.T) {
 	} {
 		cfg := mpitest.Config{Ranks: 8, Seed: 5, RanksPerNode: 2, NodeClocks: c.nodeClocks}
 		o := runSim(t, cfg, c.spec, []time.Duration{0, 10 * time.Second})
-		for _, ck := range o.checks {
+		for _, ck := range o.Checks {
 			t.Logf("%s node clocks %v after %2.0fs: true max %.3g µs, measured max %.3g µs", c.spec, c.nodeClocks, ck.After, *ck.TrueMaxAbs*1e6, ck.MaxAbs*1e6)
 		}
-		if last := o.checks[1]; *last.TrueMaxAbs > 1e-6 {
+		if last := o.Checks[1]; *last.TrueMaxAbs > 1e-6 {
 			t.Errorf("%s: true max |error| %.3g µs after 10 s", c.spec, *last.TrueMaxAbs*1e6)
 		}
 	}

@@ -43,6 +43,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/clocksync/clocksim"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 )
 
@@ -64,11 +65,9 @@ var (
 
 // outcome is one simulated synchronization followed by the harness.
 type outcome struct {
-	spec   string
-	ranks  int
-	res    *clocksync.Result
-	checks []clocksync.Check
-	wall   time.Duration
+	spec  string
+	ranks int
+	*clocksim.Outcome
 }
 
 func simulate(cfg mpitest.Config, spec string, after []time.Duration) (*outcome, error) {
@@ -76,36 +75,14 @@ func simulate(cfg mpitest.Config, spec string, after []time.Duration) (*outcome,
 	if err != nil {
 		return nil, err
 	}
-	w, err := mpitest.New(cfg)
+	out, err := clocksim.Run(cfg, spec, after)
 	if err != nil {
 		return nil, err
 	}
-	o := &outcome{spec: alg.Name, ranks: cfg.Ranks}
-	start := time.Now()
-	err = w.Run(func(r *mpitest.Rank) error {
-		c := r.Comm()
-		g := clocksync.NewGlobalClock(r.Clock())
-		res, err := alg.Sync(c, g)
-		if err != nil {
-			return err
-		}
-		h := &clocksync.Harness{After: after, Sleep: r.Sleep, TrueNow: r.TrueNow, LocalAt: w.ClockAt}
-		if c.Rank() == 0 {
-			h.Models = res.Models()
-		}
-		checks, err := h.Run(c, g)
-		if err == nil && c.Rank() == 0 {
-			o.res, o.checks = res, checks
-		}
-		return err
-	})
-	o.wall = time.Since(start)
-	if err != nil {
-		return nil, fmt.Errorf("%s on %d ranks: %w", spec, cfg.Ranks, err)
-	}
-	last := o.checks[len(o.checks)-1]
+	o := &outcome{spec: alg.Name, ranks: cfg.Ranks, Outcome: out}
+	last := o.Checks[len(o.Checks)-1]
 	fmt.Printf("%-9s P=%-5d sync %9.4fs %10d msgs  after %2.0fs: max %9.3gµs true max %9.3gµs  (wall %v)\n",
-		name(spec), cfg.Ranks, o.res.Duration, o.res.Messages, last.After, last.MaxAbs*1e6, *last.TrueMaxAbs*1e6, o.wall.Round(time.Millisecond))
+		name(spec), cfg.Ranks, o.Result.Duration, o.Result.Messages, last.After, last.MaxAbs*1e6, *last.TrueMaxAbs*1e6, o.Wall.Round(time.Millisecond))
 	return o, nil
 }
 
@@ -222,10 +199,10 @@ func scaling(s *summary) error {
 			if err != nil {
 				return err
 			}
-			ck := o.checks[0]
-			dur[n][p], errs[n][p] = o.res.Duration, ck.MaxAbs
-			w.Write([]string{n, o.spec, itoa(p), ftoa(o.res.Duration), strconv.FormatInt(o.res.Messages, 10),
-				ftoa(ck.MaxAbs), ftoa(ck.MedianAbs), ftoa(*ck.TrueMaxAbs), ftoa(*ck.TrueMedian), ftoa(o.wall.Seconds())})
+			ck := o.Checks[0]
+			dur[n][p], errs[n][p] = o.Result.Duration, ck.MaxAbs
+			w.Write([]string{n, o.spec, itoa(p), ftoa(o.Result.Duration), strconv.FormatInt(o.Result.Messages, 10),
+				ftoa(ck.MaxAbs), ftoa(ck.MedianAbs), ftoa(*ck.TrueMaxAbs), ftoa(*ck.TrueMedian), ftoa(o.Wall.Seconds())})
 		}
 	}
 	if err := closeCSV(w, f); err != nil {
@@ -294,12 +271,12 @@ func headline(s *summary) error {
 		if err != nil {
 			return err
 		}
-		dur[p] = o.res.Duration
-		for _, ck := range o.checks {
-			w.Write([]string{o.spec, itoa(p), ftoa(o.res.Duration), strconv.FormatInt(o.res.Messages, 10), ftoa(ck.After),
-				ftoa(ck.MaxAbs), ftoa(ck.MedianAbs), ftoa(*ck.TrueMaxAbs), ftoa(*ck.TrueMedian), ftoa(o.wall.Seconds())})
+		dur[p] = o.Result.Duration
+		for _, ck := range o.Checks {
+			w.Write([]string{o.spec, itoa(p), ftoa(o.Result.Duration), strconv.FormatInt(o.Result.Messages, 10), ftoa(ck.After),
+				ftoa(ck.MaxAbs), ftoa(ck.MedianAbs), ftoa(*ck.TrueMaxAbs), ftoa(*ck.TrueMedian), ftoa(o.Wall.Seconds())})
 		}
-		last := o.checks[len(o.checks)-1]
+		last := o.Checks[len(o.Checks)-1]
 		bound := 1e-6
 		if p == 1024 {
 			bound = 2e-6
@@ -337,7 +314,7 @@ func drift(s *summary) error {
 			return err
 		}
 		maxOff[spec] = map[int]float64{}
-		at := func(sec int) float64 { return *o.checks[sec/2].TrueMaxAbs }
+		at := func(sec int) float64 { return *o.Checks[sec/2].TrueMaxAbs }
 		switch spec {
 		case "skampi", "netgauge", "hca3o":
 			r := at(10) / at(0)
@@ -347,9 +324,9 @@ func drift(s *summary) error {
 			s.add(spec+" defaults, 64 ranks: true max |error| 10 s after sync", at(10), "≤ 1µs", at(10) <= 1e-6,
 				fmt.Sprintf("%.3gµs (20 s: %.3gµs)", at(10)*1e6, at(20)*1e6))
 		}
-		for i, ck := range o.checks {
+		for i, ck := range o.Checks {
 			maxOff[spec][ts[i]] = ck.MaxAbs
-			w.Write([]string{spec, o.spec, itoa(p), ftoa(o.res.Duration), ftoa(ck.After),
+			w.Write([]string{spec, o.spec, itoa(p), ftoa(o.Result.Duration), ftoa(ck.After),
 				ftoa(ck.MaxAbs), ftoa(ck.MedianAbs), ftoa(*ck.TrueMaxAbs), ftoa(*ck.TrueMedian)})
 		}
 	}
@@ -380,9 +357,9 @@ func pareto(*summary) error {
 				if err != nil {
 					return err
 				}
-				ck := o.checks[0]
-				points[n] = append(points[n], pt{o.res.Duration, ck.MedianAbs})
-				w.Write([]string{n, o.spec, itoa(p), itoa(fp), itoa(ex), ftoa(o.res.Duration),
+				ck := o.Checks[0]
+				points[n] = append(points[n], pt{o.Result.Duration, ck.MedianAbs})
+				w.Write([]string{n, o.spec, itoa(p), itoa(fp), itoa(ex), ftoa(o.Result.Duration),
 					ftoa(ck.MaxAbs), ftoa(ck.MedianAbs), ftoa(*ck.TrueMaxAbs), ftoa(*ck.TrueMedian)})
 			}
 		}
@@ -393,9 +370,9 @@ func pareto(*summary) error {
 		if err != nil {
 			return err
 		}
-		ck := o.checks[0]
-		points[n] = append(points[n], pt{o.res.Duration, ck.MedianAbs})
-		w.Write([]string{n, o.spec, itoa(p), "", "", ftoa(o.res.Duration),
+		ck := o.Checks[0]
+		points[n] = append(points[n], pt{o.Result.Duration, ck.MedianAbs})
+		w.Write([]string{n, o.spec, itoa(p), "", "", ftoa(o.Result.Duration),
 			ftoa(ck.MaxAbs), ftoa(ck.MedianAbs), ftoa(*ck.TrueMaxAbs), ftoa(*ck.TrueMedian)})
 	}
 	if err := closeCSV(w, f); err != nil {

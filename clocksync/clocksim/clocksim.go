@@ -1,0 +1,61 @@
+// Package clocksim runs a clock synchronization algorithm and its accuracy
+// harness on a simulated world (package mpi/mpitest), where the true offset of
+// every clock is known. It is what the tests of clocksync, the scaling
+// experiments in bench/clocksync and users checking their own parameters
+// share; clocksync itself stays free of the simulator.
+package clocksim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/mpi/mpitest"
+)
+
+// Outcome is what rank 0 saw: the synchronization's record and one accuracy
+// check per delay (with the true errors filled in from ground truth), and the
+// real time the simulation took.
+type Outcome struct {
+	Result *clocksync.Result
+	Checks []clocksync.Check
+	Wall   time.Duration
+}
+
+// Run builds the world cfg, synchronizes every rank's clock with the
+// algorithm spec (clocksync.Parse syntax), and runs the accuracy harness
+// after each delay of after (virtual time: ranks sleep in simulation).
+func Run(cfg mpitest.Config, spec string, after []time.Duration) (*Outcome, error) {
+	alg, err := clocksync.Parse(spec)
+	if err != nil {
+		return nil, err
+	}
+	w, err := mpitest.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{}
+	start := time.Now()
+	err = w.Run(func(r *mpitest.Rank) error {
+		c := r.Comm()
+		g := clocksync.NewGlobalClock(r.Clock())
+		res, err := alg.Sync(c, g)
+		if err != nil {
+			return err
+		}
+		h := &clocksync.Harness{After: after, Sleep: r.Sleep, TrueNow: r.TrueNow, LocalAt: w.ClockAt}
+		if c.Rank() == 0 {
+			h.Models = res.Models()
+		}
+		checks, err := h.Run(c, g)
+		if err == nil && c.Rank() == 0 {
+			out.Result, out.Checks = res, checks
+		}
+		return err
+	})
+	out.Wall = time.Since(start)
+	if err != nil {
+		return nil, fmt.Errorf("%s on %d ranks: %w", spec, cfg.Ranks, err)
+	}
+	return out, nil
+}
