@@ -27,32 +27,52 @@ var world *comm
 const Available = true
 
 // Init initializes MPI with MPI_Init_thread(MPI_THREAD_FUNNELED) and installs
-// MPI_ERRORS_RETURN on MPI_COMM_WORLD and MPI_COMM_SELF.
+// MPI_ERRORS_RETURN on MPI_COMM_WORLD and MPI_COMM_SELF. It is
+// InitThread(ThreadFunneled).
 //
 // Init locks the calling goroutine to its OS thread for the rest of the
 // program: call it from the main goroutine (ideally from main itself), and
 // make every later MPI call from that same goroutine — FUNNELED means only
 // the thread that initialized MPI may call it.
 func Init() error {
+	_, err := InitThread(ThreadFunneled)
+	return err
+}
+
+// InitThread is Init with a chosen thread level; it returns the level the
+// library granted and fails if that is below the one requested.
+func InitThread(level ThreadLevel) (ThreadLevel, error) {
+	if level != ThreadSingle && level != ThreadFunneled {
+		return 0, &Error{Func: "MPI_Init_thread", Code: -1, Msg: fmt.Sprintf("unsupported thread level %v", level)}
+	}
 	if ok, _ := Initialized(); ok {
-		return &Error{Func: "MPI_Init_thread", Code: -1, Msg: "MPI is already initialized"}
+		return 0, &Error{Func: "MPI_Init_thread", Code: -1, Msg: "MPI is already initialized"}
 	}
 	runtime.LockOSThread()
 	var provided C.int
-	if err := check("MPI_Init_thread", C.rb_init(&provided)); err != nil {
-		return err
+	if err := check("MPI_Init_thread", C.rb_init(C.int(level), &provided)); err != nil {
+		return 0, err
 	}
-	if provided < C.rb_thread_funneled() {
-		return &Error{Func: "MPI_Init_thread", Code: -1,
-			Msg: fmt.Sprintf("the library granted thread level %d, below MPI_THREAD_FUNNELED", int(provided))}
+	got := ThreadFunneled
+	if provided < C.rb_thread_level(C.int(ThreadFunneled)) {
+		got = ThreadSingle
+	}
+	if provided < C.rb_thread_level(C.int(level)) {
+		return got, &Error{Func: "MPI_Init_thread", Code: -1,
+			Msg: fmt.Sprintf("the library granted thread level %d, below the requested %v", int(provided), level)}
 	}
 	c, err := newComm(C.rb_comm_world(), true)
 	if err != nil {
-		return err
+		return got, err
 	}
-	world = c
-	return nil
+	world, grantedLevel = c, got
+	return got, nil
 }
+
+// Thread returns the thread level granted at initialization.
+func Thread() ThreadLevel { return grantedLevel }
+
+var grantedLevel ThreadLevel
 
 // Finalize shuts MPI down (MPI_Finalize). No MPI call may follow.
 func Finalize() error {

@@ -110,3 +110,17 @@ func TestBufferSizesAndValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestParseThreadLevel(t *testing.T) {
+	for in, want := range map[string]ThreadLevel{"single": ThreadSingle, "FUNNELED": ThreadFunneled, "MPI_THREAD_SINGLE": ThreadSingle, "mpi_thread_funneled": ThreadFunneled} {
+		if got, err := ParseThreadLevel(in); err != nil || got != want {
+			t.Errorf("ParseThreadLevel(%q) = %v, %v; want %v", in, got, err, want)
+		}
+		if got, _ := ParseThreadLevel(want.String()); got != want {
+			t.Errorf("%v does not round-trip", want)
+		}
+	}
+	if _, err := ParseThreadLevel("multiple"); err == nil {
+		t.Error("multiple is not supported and must be refused")
+	}
+}

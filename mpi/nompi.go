@@ -14,6 +14,12 @@ const TagInternal = 32000
 // Init returns ErrNoMPI: this build has no MPI library.
 func Init() error { return ErrNoMPI }
 
+// InitThread returns ErrNoMPI: this build has no MPI library.
+func InitThread(level ThreadLevel) (ThreadLevel, error) { return 0, ErrNoMPI }
+
+// Thread returns ThreadSingle: this build has no MPI library.
+func Thread() ThreadLevel { return ThreadSingle }
+
 // Finalize returns ErrNoMPI.
 func Finalize() error { return ErrNoMPI }
 

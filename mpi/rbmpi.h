@@ -56,14 +56,16 @@ static MPI_Op rb_op(int op) {
 	}
 }
 
-static int rb_init(int *provided) {
-	int err = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, provided);
+// rb_thread_level maps mpi.ThreadLevel (0 single, 1 funneled) to MPI's.
+static int rb_thread_level(int level) { return level == 0 ? MPI_THREAD_SINGLE : MPI_THREAD_FUNNELED; }
+
+static int rb_init(int level, int *provided) {
+	int err = MPI_Init_thread(NULL, NULL, rb_thread_level(level), provided);
 	if (err != MPI_SUCCESS) return err;
 	err = MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	if (err != MPI_SUCCESS) return err;
 	return MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
 }
-static int rb_thread_funneled(void) { return MPI_THREAD_FUNNELED; }
 
 static void rb_error_string(int code, char *buf, int *len) {
 	if (MPI_Error_string(code, buf, len) != MPI_SUCCESS) {

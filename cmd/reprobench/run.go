@@ -85,6 +85,7 @@ func sortedKeys(m map[string]string) []string {
 // runOptions are the flags of "reprobench run".
 type runOptions struct {
 	calls, sizes, datatype, procSync, clockSync, runtimeType, clock, cache, out, runID, designFile string
+	mpiThread                                                                                      string
 	nrep, warmup, root, mpirun, batch, loopReps, cacheSlots, cacheBytes, maxRepeats                int
 	seed                                                                                           uint64
 	seedSet, perRank                                                                               bool
@@ -116,6 +117,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	fs.StringVar(&o.runtimeType, "runtime", "local", "completion time: local (max over ranks of end−start), global (max end − min start, global clock), loop (IMB/OSU loop average)")
 	fs.IntVar(&o.loopReps, "loop-reps", 100, "calls per observation for --runtime loop")
 	fs.StringVar(&o.clock, "clock", "monotonic", "clock: monotonic, tsc, tsc_lfence or mpi_wtime")
+	fs.StringVar(&o.mpiThread, "mpi-thread", "funneled", "thread level requested from MPI: funneled (truthful for a Go program) or single (what plain MPI_Init C benchmarks get; it changes timings, see docs/data-format.md)")
 	fs.Float64Var(&o.tscHz, "tsc-hz", 0, "fix the TSC frequency in Hz (0: calibrate for 1 s)")
 	fs.StringVar(&o.cache, "cache", "warm", "cache mode: warm, cold (overwrite an LLC-sized buffer before each observation), cycle or random (buffer offsets)")
 	fs.IntVar(&o.cacheBytes, "cache-bytes", 0, "bytes overwritten by --cache cold (0: last-level cache size from sysfs)")
@@ -140,10 +142,14 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if o.mpirun < 0 || o.nrep < 1 || o.warmup < 0 {
 		return fmt.Errorf("%w: need --mpirun ≥ 0, --nrep ≥ 1, --warmup ≥ 0", errUsage)
 	}
-	if err := mpi.Init(); err != nil {
+	level, err := mpi.ParseThreadLevel(o.mpiThread)
+	if err != nil {
+		return fmt.Errorf("%w: --mpi-thread: %v", errUsage, err)
+	}
+	if _, err := mpi.InitThread(level); err != nil {
 		return err
 	}
-	err := runRanks(stdout, stderr, fs, &o)
+	err = runRanks(stdout, stderr, fs, &o)
 	if ferr := mpi.Finalize(); err == nil {
 		err = ferr
 	}
@@ -219,6 +225,7 @@ type runMeta struct {
 	ClockSyncSpec  string              `json:"clock_sync"`
 	ClockSyncs     []syncMeta          `json:"clock_syncs,omitempty"`
 	MPILibrary     string              `json:"mpi_library_version"`
+	MPIThread      string              `json:"mpi_thread_level"`
 	ProcessorNames []string            `json:"processor_names"`
 	ErrorCodes     map[string]string   `json:"errorcodes"`
 	Files          map[string]string   `json:"files"`
@@ -551,6 +558,7 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 			meta.TSC = &tscMeta{Frequency: t.Frequency(), Facts: t.Facts()}
 		}
 		meta.MPILibrary, _ = mpi.LibraryVersion()
+		meta.MPIThread = mpi.Thread().String()
 	}
 	pn, _ := mpi.ProcessorName()
 	var pbuf [256]byte

@@ -390,6 +390,7 @@ func errorsAndEdges(k *checker, w mpi.Comm) {
 	k.ok(err == nil && v != "", "library version %q %v", v, err)
 	ok, err := mpi.Initialized()
 	k.ok(ok && err == nil, "initialized")
+	k.ok(mpi.Thread() == mpi.ThreadFunneled, "Init grants FUNNELED, got %v", mpi.Thread())
 	// Open MPI counts MPI_Wtime from initialization, so only its order is checked.
 	t1 := mpi.Wtime()
 	t2 := mpi.Wtime()
