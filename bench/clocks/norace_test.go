@@ -1,5 +1,0 @@
-//go:build !race
-
-package clocks_test
-
-const raceEnabled = false
