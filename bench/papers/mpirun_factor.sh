@@ -38,4 +38,7 @@ x timeout 300 "$MPIRUN" -np 2 "$RB" run --design "$W/control-design.csv" --mpiru
 	--seed "$SEED" --warmup 100 --clock-sync none >/dev/null 2>>"$W/launch.log"
 cp "$W/control-design.csv" "$OUT/"
 x "$PT" factor -unit exp -out "$OUT" -name control_one_mpirun "$W/control/ctl-mpirun000.csv" | tee -a "$SUMMARY"
+# The raw data of this finding is small (≈ 160 KB compressed): keep it.
+(cd "$W" && tar czf "$OUT/raw.tar.gz" raw/mf-mpirun[0-9][0-9][0-9].csv raw/mf-mpirun[0-9][0-9][0-9].json \
+	control/ctl-mpirun000.csv control/ctl-mpirun000.json)
 finish
