@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces four key findings of paper 000 (Hunold and Carpen-Amarie, "MPI
 # Benchmarking Revisited") on this machine with the reprobench CLI; see
-# README.md. About 6–10 min on a 2-core VM (np = 2, Open MPI).
+# README.md. About 4–5 min on a 2-core VM (np = 2, Open MPI).
 #
 #   bench/papers/run.sh                       # all four, results in bench/papers/out/
 #   bench/papers/run.sh clock_drift           # only some (barrier_window mpirun_factor clock_drift reproducibility)
