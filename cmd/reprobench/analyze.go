@@ -168,7 +168,14 @@ func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 		fmt.Fprintf(tw, "group\tn\tmpiruns\tinvalid\tbad\toutliers\tmedian\t%s CI\tmean\t%s CI\tmin\tp99\tmax\tmpirun medians\tnormal(p)\n", lv, lv)
 	}
 	var warns []string
+	// Labels every group shares (the factor columns of one configuration,
+	// a library name) are said once above the table, not on every row.
+	common := anCommonLabels(sums)
+	if len(common) > 0 {
+		fmt.Fprintf(w, "every group: %s\n", strings.Join(common, " "))
+	}
 	for _, s := range sums {
+		name := anShortKey(s.Key, common)
 		unit, sc := anUnit(s.Median)
 		f := func(v float64) string { return anScaled(v, sc, unit) }
 		ci := func(iv analysis.Interval) string {
@@ -196,10 +203,10 @@ func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 			med += fmt.Sprintf(" ±%.2g%%", pm)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			s.Key, s.N, s.NMpiruns, s.Invalid, s.Bad, s.OutliersRemoved, med, ci(s.MedianCI),
+			name, s.N, s.NMpiruns, s.Invalid, s.Bad, s.OutliersRemoved, med, ci(s.MedianCI),
 			f(s.Mean), ci(s.MeanCI), f(s.Min), f(s.P99), f(s.Max), mm, norm)
 		for _, wn := range s.Warnings {
-			warns = append(warns, s.Key.String()+": "+wn)
+			warns = append(warns, name+": "+wn)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -350,6 +357,16 @@ func anBenchSafe(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// anShortKey names k without the labels in common.
+func anShortKey(k analysis.GroupKey, common []string) string {
+	if len(common) == 0 || k.Labels == "" {
+		return k.String()
+	}
+	kvs := slices.DeleteFunc(strings.Split(k.Labels, ","), func(kv string) bool { return slices.Contains(common, kv) })
+	k.Labels = strings.Join(kvs, ",")
+	return k.String()
 }
 
 // anCommonLabels returns the labels ("name=value") that every group has

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"go/build"
 	"os"
 	"os/exec"
@@ -298,5 +299,37 @@ func TestAnalyzeBenchstatTool(t *testing.T) {
 	// compare --by mpi_lib on a.csv: every group p = 0.002 with 6+6 mpiruns.
 	if n := strings.Count(string(out), "(p=0.002 n=6)"); n != 4 || strings.Contains(string(out), "differs") {
 		t.Errorf("benchstat did not pair the 4 groups of libA and libB (%d paired):\n%s", n, out)
+	}
+}
+
+// TestAnalyzeCommonLabels: labels that every group shares are printed once
+// above the table and left out of the group names; the others stay.
+func TestAnalyzeCommonLabels(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.csv")
+	var b strings.Builder
+	b.WriteString("run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,procsync,cache,lib\n")
+	for i := range 40 {
+		ps := []string{"barrier", "window"}[i%2]
+		fmt.Fprintf(&b, "r,%d,%d,MPI_Bcast,8,1,float64,2,%d,%g,0,%s,warm,x\n", i%4, i%2, i, 1e-6+float64(i%7)*1e-8, ps)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if err := run(&out, &errb, []string{"analyze", path}); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	got := out.String()
+	if !strings.Contains(got, "every group: cache=warm lib=x\n") {
+		t.Errorf("no line of common labels:\n%s", got)
+	}
+	for _, want := range []string{"MPI_Bcast/msize=8/np=2/float64/procsync=barrier ", "MPI_Bcast/msize=8/np=2/float64/procsync=window "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing group %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "/cache=warm") {
+		t.Errorf("a common label is repeated in the group names:\n%s", got)
 	}
 }

@@ -52,6 +52,39 @@ var labelKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 // rawColumns are the fixed columns of the raw CSV (docs/data-format.md).
 var rawColumns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "count", "datatype", "np", "rep", "runtime_s", "errorcode"}
 
+// factorColumns follow the raw columns: the levels of the experiment's
+// factors that are not already columns (named as in design files). Without
+// them, observations taken under different methods would fall into one group
+// in every analysis.
+var factorColumns = []string{"procsync", "window_s", "runtime_type", "cache", "clocksync"}
+
+// experimentFactors returns the factor columns of every experiment, by
+// experiment number; spec is the run's clock synchronization, clockSpecs the
+// experiments' own (design files).
+func experimentFactors(exps []engine.Experiment, spec string, clockSpecs map[int]string) map[int][]byte {
+	f := make(map[int][]byte, len(exps))
+	for i := range exps {
+		cs := spec
+		if c, ok := clockSpecs[exps[i].Exp]; ok {
+			cs = c
+		}
+		f[exps[i].Exp] = factorValues(&exps[i], cs)
+	}
+	return f
+}
+
+// factorValues returns the factor columns' values of ex, each preceded by a
+// comma. The clock synchronization spec's commas become semicolons (the raw
+// CSV is unquoted).
+func factorValues(ex *engine.Experiment, clockSync string) []byte {
+	win := "0"
+	if ex.Sync.Method.Windowed() {
+		win = strconv.FormatFloat(ex.Sync.Window.Seconds(), 'g', -1, 64)
+	}
+	v := []string{"", ex.Sync.Method.String(), win, ex.Runtime.String(), ex.Cache.String(), strings.ReplaceAll(clockSync, ",", ";")}
+	return []byte(strings.Join(v, ","))
+}
+
 // rankColumns are the columns of the per-rank CSV.
 var rankColumns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "np", "rep", "rank",
 	"local_start_s", "local_end_s", "global_start_s", "global_end_s", "errorcode"}
@@ -61,7 +94,7 @@ func (l labelFlag) Set(s string) error {
 	if !ok || !labelKeyRE.MatchString(k) {
 		return fmt.Errorf("want key=value with key of letters, digits and _, starting with a letter; have %q", s)
 	}
-	for _, c := range append(rawColumns, rankColumns...) {
+	for _, c := range append(append(rawColumns, rankColumns...), factorColumns...) {
 		if k == c {
 			return fmt.Errorf("label key %q collides with a column of the raw data", k)
 		}
@@ -577,7 +610,7 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 		}
 		env := design.CollectEnvironment()
 		meta.Environment = &env
-		sink, err = newCSVSink(names, o, expLabels)
+		sink, err = newCSVSink(names, o, experimentFactors(exps, spec, clockSpecs), expLabels)
 	}
 	if err := agree(c, err); err != nil {
 		return err
@@ -639,16 +672,16 @@ type csvSink struct {
 	f, rf     *os.File
 	w, rw     *bufio.Writer
 	prefix    []byte         // run_id,mpirun,
-	suffix    []byte         // ,label values…\n
-	expSuffix map[int][]byte // the suffix of experiments with labels of their own (design files)
+	expSuffix map[int][]byte // per experiment: ,factor values…,label values…\n
 	buf       []byte
 	rows      int
 }
 
-// newCSVSink creates the .partial files. The label columns are the union of
-// the --label keys and the keys of expLabels (labels of individual
-// experiments, from a design file, which override --label).
-func newCSVSink(n outNames, o *runOptions, expLabels map[int]map[string]string) (*csvSink, error) {
+// newCSVSink creates the .partial files. The factor columns hold each
+// experiment's levels (factors, by experiment number). The label columns are
+// the union of the --label keys and the keys of expLabels (labels of
+// individual experiments, from a design file, which override --label).
+func newCSVSink(n outNames, o *runOptions, factors map[int][]byte, expLabels map[int]map[string]string) (*csvSink, error) {
 	s := &csvSink{names: n, expSuffix: map[int][]byte{}}
 	all := map[string]string{}
 	for k := range o.labels {
@@ -672,15 +705,15 @@ func newCSVSink(n outNames, o *runOptions, expLabels map[int]map[string]string) 
 		}
 		return append(suf, '\n')
 	}
-	for exp, l := range expLabels {
-		s.expSuffix[exp] = suffix(l)
+	for exp, f := range factors {
+		s.expSuffix[exp] = append(append([]byte(nil), f...), suffix(expLabels[exp])...)
 	}
 	var err error
 	if s.f, err = os.Create(n.csv + ".partial"); err != nil {
 		return nil, err
 	}
 	s.w = bufio.NewWriterSize(s.f, 1<<16)
-	s.w.WriteString(strings.Join(append(append([]string(nil), rawColumns...), keys...), ",") + "\n")
+	s.w.WriteString(strings.Join(append(append(append([]string(nil), rawColumns...), factorColumns...), keys...), ",") + "\n")
 	if n.ranks != "" {
 		if s.rf, err = os.Create(n.ranks + ".partial"); err != nil {
 			return nil, err
@@ -689,7 +722,6 @@ func newCSVSink(n outNames, o *runOptions, expLabels map[int]map[string]string) 
 		s.rw.WriteString(strings.Join(rankColumns, ",") + "\n")
 	}
 	s.prefix = []byte(o.runID + "," + strconv.Itoa(o.mpirun) + ",")
-	s.suffix = suffix(nil)
 	return s, nil
 }
 
@@ -715,11 +747,11 @@ func (s *csvSink) Row(r *engine.Row) error {
 	b = appendFloat(b, r.RuntimeS)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(r.ErrorCode), 10)
-	if suf, ok := s.expSuffix[r.Exp]; ok {
-		b = append(b, suf...)
-	} else {
-		b = append(b, s.suffix...)
+	suf, ok := s.expSuffix[r.Exp]
+	if !ok {
+		return fmt.Errorf("raw data: experiment %d has no factor levels", r.Exp)
 	}
+	b = append(b, suf...)
 	s.buf = b
 	s.rows++
 	_, err := s.w.Write(b)

@@ -67,7 +67,8 @@ func TestCSVSink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newCSVSink(names, o, nil)
+	ex := engine.Experiment{Exp: 3, Sync: window.Config{Method: window.AdaptiveSKaMPI, Window: 100 * time.Microsecond}}
+	s, err := newCSVSink(names, o, experimentFactors([]engine.Experiment{ex}, "hca3:fitpts=10,exchanges=5", nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +90,8 @@ func TestCSVSink(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(filepath.Join(dir, "r1-mpirun007.csv"))
-	want := "run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,alpha,zeta\n" +
-		"r1,7,3,MPI_Allreduce,8,1,float64,2,0,2.91e-07,1,a,z\n"
+	want := "run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,procsync,window_s,runtime_type,cache,clocksync,alpha,zeta\n" +
+		"r1,7,3,MPI_Allreduce,8,1,float64,2,0,2.91e-07,1,adaptive_skampi,0.0001,local,warm,hca3:fitpts=10;exchanges=5,a,z\n"
 	if string(raw) != want {
 		t.Errorf("raw CSV:\n%s\nwant:\n%s", raw, want)
 	}
@@ -166,7 +167,7 @@ func checkRunOutput(t *testing.T, dir string, np, nrep int) {
 		t.Errorf("left behind: %v", m)
 	}
 	raw := readCSV(t, filepath.Join(dir, "it-mpirun003.csv"))
-	if got := strings.Join(raw[0], ","); got != strings.Join(append(rawColumns, "flavor"), ",") {
+	if got := strings.Join(raw[0], ","); got != strings.Join(append(append(rawColumns, factorColumns...), "flavor"), ",") {
 		t.Fatalf("header %s", got)
 	}
 	var meta runMeta
@@ -188,7 +189,7 @@ func checkRunOutput(t *testing.T, dir string, np, nrep int) {
 		exp, _ := strconv.Atoi(r[2])
 		rt, err := strconv.ParseFloat(r[9], 64)
 		code, _ := strconv.Atoi(r[10])
-		if r[0] != "it" || r[1] != "3" || r[4] != "16" || r[5] != "2" || r[6] != "float64" || r[7] != fmt.Sprint(np) || err != nil || !(rt > 0 && rt < 60) || (code == 0 && rt > 1) || code < 0 || code > 7 || r[11] == "" {
+		if r[0] != "it" || r[1] != "3" || r[4] != "16" || r[5] != "2" || r[6] != "float64" || r[7] != fmt.Sprint(np) || err != nil || !(rt > 0 && rt < 60) || (code == 0 && rt > 1) || code < 0 || code > 7 || r[11] == "" || r[16] == "" {
 			t.Errorf("bad row %v", r)
 		}
 		rows[exp]++
@@ -284,7 +285,7 @@ func TestDesignFile(t *testing.T) {
 		t.Errorf("np mismatch: %v", err)
 	}
 	names, _ := checkOutputs(o)
-	s, err := newCSVSink(names, o, labels)
+	s, err := newCSVSink(names, o, experimentFactors(exps, "none", specs), labels)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,9 +299,9 @@ func TestDesignFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(names.csv)
-	want := "run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,alg,host\n" +
-		"d,1,1,MPI_Allreduce,16,2,float64,2,0,1e-06,0,x,h\n" +
-		"d,1,0,pingpong,8,1,float64,2,0,1e-06,0,,h\n"
+	want := "run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,procsync,window_s,runtime_type,cache,clocksync,alg,host\n" +
+		"d,1,1,MPI_Allreduce,16,2,float64,2,0,1e-06,0,adaptive_skampi,0.0002,local,warm,none,x,h\n" +
+		"d,1,0,pingpong,8,1,float64,2,0,1e-06,0,barrier,0,global,cold,hca3o,,h\n"
 	if string(raw) != want {
 		t.Errorf("raw CSV:\n%s\nwant:\n%s", raw, want)
 	}
