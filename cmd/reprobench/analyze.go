@@ -372,11 +372,21 @@ func anShortKey(k analysis.GroupKey, common []string) string {
 // anCommonLabels returns the labels ("name=value") that every group has
 // with the same value.
 func anCommonLabels(sums []analysis.GroupSummary) []string {
-	var common []string
+	keys := make([]analysis.GroupKey, len(sums))
 	for i, s := range sums {
+		keys[i] = s.Key
+	}
+	return commonLabels(keys)
+}
+
+// commonLabels returns the labels ("name=value") that every key has with
+// the same value.
+func commonLabels(keys []analysis.GroupKey) []string {
+	var common []string
+	for i, k := range keys {
 		var kvs []string
-		if s.Key.Labels != "" {
-			kvs = strings.Split(s.Key.Labels, ",")
+		if k.Labels != "" {
+			kvs = strings.Split(k.Labels, ",")
 		}
 		if i == 0 {
 			common = kvs

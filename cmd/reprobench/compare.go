@@ -106,22 +106,31 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, opt analysis.Options)
 		fmt.Fprint(tw, "group\t")
 	}
 	fmt.Fprintf(tw, "median A\tmedian B\tvs A\tp (%s)\t\tn\ttest\n", opt.Alternative)
+	keys := make([]analysis.GroupKey, len(rows))
+	for i, c := range rows {
+		keys[i] = c.Key
+	}
+	common := commonLabels(keys)
+	if len(common) > 0 {
+		fmt.Fprintf(w, "every group: %s\n", strings.Join(common, " "))
+	}
 	var warns []string
 	for _, c := range rows {
+		name := anShortKey(c.Key, common)
 		unit, sc := anUnit(c.MedianA)
 		delta := "~"
 		if c.Significant {
 			delta = fmt.Sprintf("%+.2f%%", 100*(c.Ratio-1))
 		}
 		if withNames {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t", c.Key, c.NameA, c.NameB)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t", name, c.NameA, c.NameB)
 		} else {
-			fmt.Fprintf(tw, "%s\t", c.Key)
+			fmt.Fprintf(tw, "%s\t", name)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\tp=%s\t%s\tn=%d+%d\t%s\n", anScaled(c.MedianA, sc, unit), anScaled(c.MedianB, sc, unit),
 			delta, cmpP(c.Result.P), analysis.Stars(c.Result.P), c.NA, c.NB, c.Test)
 		for _, wn := range c.Warnings {
-			warns = append(warns, c.Key.String()+": "+wn)
+			warns = append(warns, name+": "+wn)
 		}
 	}
 	if err := tw.Flush(); err != nil {
