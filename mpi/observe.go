@@ -27,6 +27,20 @@ func ObserveGo(c Comm, o *Observation, clk timing.Clock) error {
 
 func observeGo(c Comm, o *Observation, clk timing.Clock) error { return ObserveGo(c, o, clk) }
 
+// ObserveFunc times the caller's own code instead of a built-in call: the
+// wait of o (o.Sync, o.Deadline), o.Start, work(), o.End, reading clk. It
+// has the semantics of Observe and runs in Go, so the scheduler may
+// intervene between the wait and the start timestamp: the price of timing
+// arbitrary Go code. o.Call and the buffers are ignored.
+func ObserveFunc(c Comm, o *Observation, clk timing.Clock, work func() error) error {
+	if err := syncGo(c, o, clk); err != nil {
+		return err
+	}
+	err := work()
+	o.End = clk.Now()
+	return err
+}
+
 // BatchObserver is implemented by communicators that can execute a batch of
 // observations in one step. The real binding does it in a single cgo call:
 // a program that returns to the Go runtime between observations pays for it

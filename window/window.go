@@ -327,6 +327,30 @@ func (s *Sync) Run(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 	return s.runWindows(o, n, rec, warmUp)
 }
 
+// RunFunc is Run for the caller's own code: every observation waits as the
+// method prescribes (barrier, window start, round-time start), then times
+// work() on every rank, with the same flags, adaptation and Record. work
+// must be collective if the method's semantics need it (every rank calls it
+// once per observation). Unlike Run's built-in calls, which execute a batch
+// in one cgo call, this runs in Go (mpi.ObserveFunc).
+func (s *Sync) RunFunc(work func() error, n int, rec *Record, warmUp bool) error {
+	inner := s.comm
+	s.comm = &funcComm{Comm: inner, work: work}
+	defer func() { s.comm = inner }()
+	return s.Run(&mpi.Observation{Call: mpi.CallBarrier}, n, rec, warmUp)
+}
+
+// funcComm is the communicator of RunFunc: its Observe times work. It is
+// not an mpi.BatchObserver, so batches fall back to one Observe each.
+type funcComm struct {
+	mpi.Comm
+	work func() error
+}
+
+func (f *funcComm) Observe(o *mpi.Observation, clk timing.Clock) error {
+	return mpi.ObserveFunc(f.Comm, o, clk, f.work)
+}
+
 // broadcastStart has rank 0 pick a start time StartDelay (plus one window)
 // ahead in global time and broadcasts it.
 func (s *Sync) broadcastStart(aheadS float64) (float64, error) {

@@ -488,3 +488,69 @@ func TestWindowQualitySimulated(t *testing.T) {
 		t.Errorf("window quality: %.2f%% invalid (≤ 1%%), valid p99 %.3g s vs barrier %.3g s (≤ 2×)", 100*frac, p99(sv), p99(bv))
 	}
 }
+
+// TestRunFunc times the caller's own code: every observation starts at its
+// window deadline and measures exactly the work (30 µs of virtual time); one
+// rank's slow call (150 µs) expires its window and makes the next start late.
+func TestRunFunc(t *testing.T) {
+	w := newWorld(t, 3, 9)
+	const n = 20
+	for _, m := range []window.Method{window.Fixed, window.Barrier} {
+		recs := make([]*window.Record, w.Size())
+		calls := make([]int, w.Size())
+		err := w.Run(func(r *mpitest.Rank) error {
+			c := r.Comm()
+			s, err := window.New(c, r.Clock(), truth{w, c.Rank()}, window.Config{Method: m, Window: 100 * time.Microsecond, Batch: n})
+			if err != nil {
+				return err
+			}
+			rec := window.NewRecord(n)
+			work := func() error {
+				d := 30 * time.Microsecond
+				if c.Rank() == 1 && calls[1] == 5 && m == window.Fixed {
+					d = 150 * time.Microsecond
+				}
+				calls[c.Rank()]++
+				r.Sleep(d)
+				return nil
+			}
+			if err := s.RunFunc(work, n, rec, false); err != nil {
+				return err
+			}
+			recs[c.Rank()] = rec
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rank, rec := range recs {
+			if calls[rank] != n || rec.N != n {
+				t.Fatalf("%v rank %d: work called %d times, %d recorded; want %d", m, rank, calls[rank], rec.N, n)
+			}
+			for i := range n {
+				d := time.Duration(rec.End[i] - rec.Start[i]) // simulated clocks tick in ns
+				want := 30 * time.Microsecond
+				if rank == 1 && i == 5 && m == window.Fixed {
+					want = 150 * time.Microsecond
+				}
+				if d < want || d > want+time.Microsecond {
+					t.Errorf("%v rank %d obs %d: measured %v, want %v (± clock read and drift)", m, rank, i, d, want)
+				}
+				if m == window.Fixed && rec.Start[i] < rec.Deadline[i] {
+					t.Errorf("rank %d obs %d started before its deadline", rank, i)
+				}
+				code := rec.Code[i]
+				var wantCode uint8
+				if m == window.Fixed && i == 5 {
+					wantCode = window.CodeExpired
+				}
+				if m == window.Fixed && i == 6 {
+					wantCode = window.CodeLate
+				}
+				if code != wantCode {
+					t.Errorf("%v rank %d obs %d: code %d, want %d", m, rank, i, code, wantCode)
+				}
+			}
+		}
+	}
+}

@@ -49,23 +49,19 @@ func Bench(c mpi.Comm, clk timing.Clock, cfg Config) (*Result, *window.Record, e
 	// 2. The user's own MPI code: a halo exchange on a ring.
 	h := newHalo(c, cfg.Bytes/8)
 
-	// 3. Process synchronization. window.Sync runs its observations through
-	// mpi.ObserveBatch, which for a Comm that is not an mpi.BatchObserver
-	// calls Comm.Observe once per observation (wait for the start,
-	// timestamp, operation, timestamp). So a Comm whose Observe runs
-	// h.exchange times our code with the window's deadlines, late/expired
-	// flags and adaptive policies.
-	s, err := window.New(&timed{Comm: c, work: h.exchange}, clk, g,
-		window.Config{Method: cfg.Method, Window: cfg.Window})
+	// 3. Process synchronization: every observation starts at a common
+	// window start on the synchronized clocks (or after a barrier), and
+	// RunFunc times our code with the window's late/expired flags and
+	// adaptive policies.
+	s, err := window.New(c, clk, g, window.Config{Method: cfg.Method, Window: cfg.Window})
 	if err != nil {
 		return nil, nil, err
 	}
-	o := &mpi.Observation{Call: mpi.CallBarrier} // Call is ignored by timed
 	rec := window.NewRecord(s.Config().Capacity(max(cfg.N, cfg.Warmup)))
-	if err := s.Run(o, cfg.Warmup, rec, true); err != nil {
+	if err := s.RunFunc(h.exchange, cfg.Warmup, rec, true); err != nil {
 		return nil, nil, err
 	}
-	if err := s.Run(o, cfg.N, rec, false); err != nil {
+	if err := s.RunFunc(h.exchange, cfg.N, rec, false); err != nil {
 		return nil, nil, err
 	}
 
@@ -94,41 +90,6 @@ func Bench(c mpi.Comm, clk timing.Clock, cfg Config) (*Result, *window.Record, e
 	sum := analysis.Summarize(valid) // type-7 quantiles, as R
 	res.MedianS, res.P99S = sum.Median, sum.P99
 	return res, rec, nil
-}
-
-// timed is a Comm whose Observe times work instead of a built-in MPI call;
-// every other method is the embedded Comm's. It embeds the interface, not the
-// real communicator, so it is not an mpi.BatchObserver (which would run
-// built-in calls in C, bypassing Observe). Observe runs in Go, so the
-// scheduler may intervene between the wait and the start timestamp — the
-// price of timing arbitrary Go code (built-in calls run in one cgo call).
-type timed struct {
-	mpi.Comm
-	work func() error
-}
-
-func (t *timed) Observe(o *mpi.Observation, clk timing.Clock) error {
-	var err error
-	switch o.Sync {
-	case mpi.SyncDeadline: // the window start, converted to local ticks
-		for clk.Now() < o.Deadline { // busy-wait: sleeping is far too coarse
-		}
-	case mpi.SyncBarrier:
-		err = t.Comm.Barrier()
-	case mpi.SyncDoubleBarrier:
-		if err = t.Comm.Barrier(); err == nil {
-			err = t.Comm.Barrier()
-		}
-	case mpi.SyncDissemination:
-		err = mpi.DisseminationBarrier(t.Comm)
-	}
-	if err != nil {
-		return err
-	}
-	o.Start = clk.Now()
-	err = t.work()
-	o.End = clk.Now()
-	return err
 }
 
 // halo is the user's code: each rank sends n float64 to each neighbour on

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/window"
 )
@@ -68,13 +67,5 @@ func TestBenchSimulated(t *testing.T) {
 	// this seed); a busy-wait exits within one 20 ns clock read.
 	if worst > 250e-9 {
 		t.Errorf("ranks started up to %.0f ns apart in true time, want < 250 ns", worst*1e9)
-	}
-}
-
-// window.Sync reaches timed.Observe only if timed is not an
-// mpi.BatchObserver (mpi.ObserveBatch would call ObserveBatch instead).
-func TestTimedIsNotBatchObserver(t *testing.T) {
-	if _, ok := any(&timed{}).(mpi.BatchObserver); ok {
-		t.Fatal("timed implements mpi.BatchObserver: window.Sync would bypass its Observe")
 	}
 }
