@@ -192,6 +192,31 @@ func missing(col map[string]int, want []string) []string {
 	return m
 }
 
+// nextRecord returns the next data record of a raw or per-rank file and its
+// line number, counting it in d.Rows. Repeated header lines (concatenated
+// files) are skipped; a record with another number of fields than the header
+// is an error. At the end of the input it returns a nil record.
+func (d *Dataset) nextRecord(cr *lineReader, name string, hdr []string) ([]string, int, error) {
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil, 0, nil
+		}
+		line := cr.start
+		if err != nil {
+			return nil, 0, fmt.Errorf("%w: %s: %v", ErrFormat, name, err)
+		}
+		if len(rec) != len(hdr) {
+			return nil, 0, fmt.Errorf("%w: %s:%d: %d fields, header has %d", ErrFormat, name, line, len(rec), len(hdr))
+		}
+		if isHeader(rec, hdr) {
+			continue
+		}
+		d.Rows++
+		return rec, line, nil
+	}
+}
+
 func isHeader(rec, hdr []string) bool {
 	if len(rec) != len(hdr) {
 		return false
@@ -225,21 +250,10 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 	slices.SortFunc(labels, func(a, b lab) int { return strings.Compare(a.name, b.name) })
 	cRun, cMp, cCall, cMsize, cDT, cNP, cRT, cErr := col["run_id"], col["mpirun"], col["call"], col["msize_bytes"], col["datatype"], col["np"], col["runtime_s"], col["errorcode"]
 	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return nil
+		rec, line, err := d.nextRecord(cr, name, hdr)
+		if rec == nil || err != nil {
+			return err
 		}
-		line := cr.start
-		if err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrFormat, name, err)
-		}
-		if len(rec) != len(hdr) {
-			return fmt.Errorf("%w: %s:%d: %d fields, header has %d", ErrFormat, name, line, len(rec), len(hdr))
-		}
-		if isHeader(rec, hdr) {
-			continue
-		}
-		d.Rows++
 		ec, err := strconv.Atoi(rec[cErr])
 		if err != nil {
 			return fmt.Errorf("%w: %s:%d: errorcode %q is not an integer", ErrFormat, name, line, rec[cErr])
@@ -348,21 +362,10 @@ func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map
 	}
 	cCall, cMsize, cNP, cRank, cLS, cLE, cErr := col["call"], col["msize_bytes"], col["np"], col["rank"], col["local_start_s"], col["local_end_s"], col["errorcode"]
 	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return nil
+		rec, line, err := d.nextRecord(cr, name, hdr)
+		if rec == nil || err != nil {
+			return err
 		}
-		line := cr.start
-		if err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrFormat, name, err)
-		}
-		if len(rec) != len(hdr) {
-			return fmt.Errorf("%w: %s:%d: %d fields, header has %d", ErrFormat, name, line, len(rec), len(hdr))
-		}
-		if isHeader(rec, hdr) {
-			continue
-		}
-		d.Rows++
 		msize, err1 := strconv.ParseInt(rec[cMsize], 10, 64)
 		np, err2 := strconv.Atoi(rec[cNP])
 		rank, err3 := strconv.Atoi(rec[cRank])
