@@ -54,4 +54,16 @@
 // cost more than 5% of it) or 10 times the resolution is not measured well;
 // Measurement.Warnings says so, and Measurement.MinInterval gives the bound.
 // Time several repetitions together or choose a finer clock.
+//
+// # Noise
+//
+// MeasureNoise is the selfish-detour benchmark (Beckman et al. 2006): one
+// thread pinned to each CPU spins on the monotonic clock, all at once, and
+// every gap between two readings above a threshold is a detour, a moment
+// the thread did not run (interrupt, timer tick, scheduler, hypervisor).
+// NoiseProbe.ExpectedLate turns the detours into the share of windowed
+// observations that must start late on this machine whatever the window and
+// the clock synchronization, and NoiseProbe.Simultaneous tells a machine
+// that stops as a whole (a paused virtual machine) from CPUs disturbed one
+// at a time. "reprobench noise" runs it.
 package timing

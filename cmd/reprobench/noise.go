@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/timing"
+)
+
+func init() {
+	register(command{
+		name: "noise",
+		summary: "measure this machine's noise (selfish detour on every CPU at once) and the share of windowed " +
+			"observations it must make late",
+		run: runNoise,
+	})
+}
+
+// noiseReport is the JSON form of "reprobench noise".
+type noiseReport struct {
+	DurationS    float64               `json:"duration_s"`
+	ThresholdS   float64               `json:"threshold_s"`
+	ToleranceS   float64               `json:"late_tolerance_s"`
+	CPUs         []timing.NoiseSummary `json:"cpus"`
+	Simultaneous *float64              `json:"simultaneous_fraction"` // null with one CPU or no detours
+	ExpectedLate float64               `json:"expected_late_fraction"`
+	DetoursCSV   string                `json:"detours_csv,omitempty"`
+}
+
+func runNoise(stdout, stderr io.Writer, args []string) error {
+	fs := newFlagSet("noise", "[--duration 1s] [--threshold 1us] [--cpus 0,1] [--late-tolerance 1us] [--out detours.csv] [--json]", stderr)
+	dur := fs.Duration("duration", time.Second, "how long every CPU spins")
+	thr := fs.Duration("threshold", time.Microsecond, "shortest gap between two clock readings that counts as a detour")
+	cpuList := fs.String("cpus", "", "comma-separated CPUs to spin on at once, one thread pinned to each (default: every CPU this process may use)")
+	tol := fs.Duration("late-tolerance", time.Microsecond, "how late a windowed observation may start and still be valid (run's default), for the expected share of late starts")
+	out := fs.String("out", "", "write every detour to this CSV file (cpu,start_s,length_s), raw")
+	asJSON := fs.Bool("json", false, "print JSON for machines instead of text")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: reprobench noise [flags]
+
+Measures the operating-system and hypervisor noise of this machine: one
+thread pinned to each CPU spins reading CLOCK_MONOTONIC, all at the same
+time, and every gap of at least --threshold between two readings is a
+detour (Beckman et al.'s selfish-detour benchmark). It reports per CPU the
+detours per second, the share of time lost, their lengths and their most
+common period (a timer tick shows as 1000 us at HZ=1000), the share of the
+detour time during which every CPU was stopped at once (a paused virtual
+machine, aligned ticks), and the share of windowed observations
+("reprobench run --proc-sync window") expected to start late from this
+noise alone, with one rank per CPU: no window size and no clock
+synchronization can get below it.
+
+It keeps every probed CPU busy: run it alone, once per node (e.g. "srun
+--ntasks-per-node=1 reprobench noise"), not under mpirun with several
+ranks per node.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: noise takes no arguments", errUsage)
+	}
+	if *dur < 10*time.Millisecond || *dur > time.Hour {
+		return fmt.Errorf("%w: --duration %v: want between 10ms and 1h", errUsage, *dur)
+	}
+	if *thr < 100*time.Nanosecond {
+		return fmt.Errorf("%w: --threshold %v: want at least 100ns (a clock reading takes tens of ns)", errUsage, *thr)
+	}
+	if *tol < 0 {
+		return fmt.Errorf("%w: --late-tolerance %v is negative", errUsage, *tol)
+	}
+	cpus, err := parseCPUList(*cpuList)
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		if _, err := os.Lstat(*out); err == nil {
+			return fmt.Errorf("%s already exists; not overwriting raw data", *out)
+		}
+	}
+	p, err := timing.MeasureNoise(timing.NoiseConfig{Duration: *dur, Threshold: *thr, CPUs: cpus})
+	if err != nil {
+		return err
+	}
+	r := noiseReport{DurationS: dur.Seconds(), ThresholdS: thr.Seconds(), ToleranceS: tol.Seconds(),
+		CPUs: p.Summaries(), ExpectedLate: p.ExpectedLate(*tol)}
+	if s := p.Simultaneous(); !math.IsNaN(s) {
+		r.Simultaneous = &s
+	}
+	if *out != "" {
+		if err := writeDetours(*out, p); err != nil {
+			return err
+		}
+		r.DetoursCSV = *out
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "noise: %d CPUs spun %v at once; detours are gaps of at least %v between clock readings\n",
+		len(r.CPUs), *dur, *thr)
+	fmt.Fprintln(tw, "cpu\tdetours\tper_s\tlost_%\tmedian_us\tp99_us\tmax_us\tperiod_us (share)")
+	for _, c := range r.CPUs {
+		per := "-"
+		if c.PeriodNs > 0 {
+			per = fmt.Sprintf("%.0f (%.0f%%)", c.PeriodNs/1e3, 100*c.PeriodShare)
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%.0f\t%.2f\t%.1f\t%.1f\t%.1f\t%s\n", c.CPU, c.Count, c.PerSecond, 100*c.Fraction,
+			c.MedianNs/1e3, c.P99Ns/1e3, c.MaxNs/1e3, per)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if r.Simultaneous != nil {
+		fmt.Fprintf(stdout, "every CPU in a detour at once: %.0f%% of the detour time\n", 100**r.Simultaneous)
+	}
+	fmt.Fprintf(stdout, "windowed observations expected to start more than %v late from this noise alone (one rank per CPU): %.2f%%\n",
+		*tol, 100*r.ExpectedLate)
+	if r.DetoursCSV != "" {
+		fmt.Fprintf(stdout, "detours written to %s\n", r.DetoursCSV)
+	}
+	return nil
+}
+
+// parseCPUList parses "0,2,3"; empty means every allowed CPU.
+func parseCPUList(s string) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var cpus []int
+	seen := map[int]bool{}
+	for _, f := range strings.Split(s, ",") {
+		c, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || c < 0 {
+			return nil, fmt.Errorf("%w: --cpus %q: %q is not a CPU number", errUsage, s, f)
+		}
+		if seen[c] {
+			return nil, fmt.Errorf("%w: --cpus %q: CPU %d twice", errUsage, s, c)
+		}
+		seen[c] = true
+		cpus = append(cpus, c)
+	}
+	return cpus, nil
+}
+
+// writeDetours writes every detour, raw, atomically; it never replaces an
+// existing file.
+func writeDetours(path string, p *timing.NoiseProbe) error {
+	var b bytes.Buffer
+	cw := csv.NewWriter(&b)
+	_ = cw.Write([]string{"cpu", "start_s", "length_s"})
+	for _, c := range p.CPUs {
+		for _, d := range c.Detours {
+			_ = cw.Write([]string{strconv.Itoa(c.CPU), strconv.FormatFloat(float64(d.StartNs)/1e9, 'f', 9, 64),
+				strconv.FormatFloat(float64(d.LengthNs)/1e9, 'f', 9, 64)})
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	return design.WriteAtomic(path, b.Bytes(), false)
+}

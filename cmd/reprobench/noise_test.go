@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestNoiseJSONAndRawDetours(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "detours.csv")
+	var out, errb bytes.Buffer
+	if err := run(&out, &errb, []string{"noise", "--duration", "50ms", "--threshold", "500ns", "--out", path, "--json"}); err != nil {
+		t.Fatalf("noise: %v\n%s", err, errb.String())
+	}
+	var r noiseReport
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if r.DurationS != 0.05 || r.ThresholdS != 5e-7 || r.ToleranceS != 1e-6 || r.DetoursCSV != path {
+		t.Errorf("report does not echo its settings: %+v", r)
+	}
+	if len(r.CPUs) == 0 || r.ExpectedLate < 0 || r.ExpectedLate > 1 {
+		t.Fatalf("report %+v", r)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(recs[0], ",") != "cpu,start_s,length_s" {
+		t.Fatalf("header %v", recs[0])
+	}
+	perCPU := map[string]int{}
+	for _, rec := range recs[1:] {
+		l, err := strconv.ParseFloat(rec[2], 64)
+		if err != nil || l < 5e-7 {
+			t.Fatalf("row %v: length below the threshold", rec)
+		}
+		perCPU[rec[0]]++
+	}
+	for _, c := range r.CPUs {
+		if perCPU[strconv.Itoa(c.CPU)] != c.Count {
+			t.Errorf("CPU %d: %d rows in the CSV, %d in the summary", c.CPU, perCPU[strconv.Itoa(c.CPU)], c.Count)
+		}
+	}
+	// Raw data is never overwritten.
+	err = run(&out, &errb, []string{"noise", "--duration", "10ms", "--out", path})
+	if err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("second run into %s: %v, want a refusal", path, err)
+	}
+}
+
+func TestNoiseText(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run(&out, &errb, []string{"noise", "--duration", "20ms", "--cpus", "0"}); err != nil {
+		t.Fatalf("noise: %v\n%s", err, errb.String())
+	}
+	for _, want := range []string{"1 CPUs spun 20ms", "cpu  detours  per_s  lost_%", "expected to start more than 1µs late"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestNoiseRejectsBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--duration", "1ms"},
+		{"--threshold", "10ns"},
+		{"--cpus", "0,x"},
+		{"--cpus", "0,0"},
+		{"--cpus", "-1"},
+		{"--late-tolerance", "-1us"},
+		{"extra"},
+	} {
+		var out, errb bytes.Buffer
+		err := run(&out, &errb, append([]string{"noise"}, args...))
+		if !errors.Is(err, errUsage) {
+			t.Errorf("noise %v: %v, want a usage error", args, err)
+		}
+	}
+}
