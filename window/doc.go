@@ -21,6 +21,12 @@
 //	                 time; a late start invalidates the observation, which is
 //	                 redone; a time budget ends the experiment
 //
+// The adaptive policies count invalid observations, as published; with
+// Config.AdaptOn = AdaptOnExpired they count only expired ones. A late start
+// on a rank that was idle until its deadline is noise (an interrupt, a
+// paused CPU), which no window prevents; counting it only widens the window
+// on a noisy machine (timing.MeasureNoise tells how noisy a machine is).
+//
 // The wait itself — barrier or busy-wait for the deadline — runs inside
 // mpi.Comm.Observe together with the timestamps and the timed call (the
 // critical path, one cgo call with the real binding). Go converts window

@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,7 +40,7 @@ func newWorld(t *testing.T, ranks int, seed uint64) *mpitest.World {
 // runSync runs n observations of an 8-byte allreduce (or call) under cfg on
 // every rank with the true global clock and returns rank 0's Record and Sync.
 func runSync(t *testing.T, w *mpitest.World, cfg window.Config, call mpi.Call, n int,
-	before func(r *mpitest.Rank, i int)) (*window.Record, *window.Sync) {
+	before func(s *window.Sync, r *mpitest.Rank, i int)) (*window.Record, *window.Sync) {
 	t.Helper()
 	recs := make([]*window.Record, w.Size())
 	syncs := make([]*window.Sync, w.Size())
@@ -51,7 +52,7 @@ func runSync(t *testing.T, w *mpitest.World, cfg window.Config, call mpi.Call, n
 		}
 		s.Sleep = r.Sleep
 		if before != nil {
-			s.Before = func(i int) { before(r, i) }
+			s.Before = func(i int) { before(s, r, i) }
 		}
 		o := &mpi.Observation{Call: call, Send: make([]byte, 8*c.Size()), Recv: make([]byte, 8*c.Size()),
 			Count: 1, Type: mpi.Float64, Peer: 1}
@@ -84,7 +85,7 @@ func TestLateRankFlagsStartedLate(t *testing.T) {
 	// Rank 2 computes for 250 µs after observation 9 (which ended a few µs
 	// after its deadline d9): it starts 10 at about d9 + 255 µs = d10 + 155
 	// µs, 11 right after at d11 + 55 µs, and catches up at 12.
-	rec, _ := runSync(t, w, cfg, mpi.CallAllreduce, 50, func(r *mpitest.Rank, i int) {
+	rec, _ := runSync(t, w, cfg, mpi.CallAllreduce, 50, func(_ *window.Sync, r *mpitest.Rank, i int) {
 		if r.Comm().Rank() == 2 && i == 10 {
 			r.Sleep(250 * time.Microsecond)
 		}
@@ -552,5 +553,87 @@ func TestRunFunc(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// noisyRank makes rank 2 arrive about 20 µs after the deadline of every
+// second observation, whatever the window (it is away for one window plus
+// 20 µs after the previous observation, like a CPU paused across its
+// deadline): those observations start late, yet every operation fits its
+// window, so none expires.
+func noisyRank(s *window.Sync, r *mpitest.Rank, i int) {
+	if r.Comm().Rank() == 2 && i%2 == 1 {
+		r.Sleep(time.Duration(s.WindowS()*1e9) + 20*time.Microsecond)
+	}
+}
+
+func TestAdaptOnExpiredIgnoresNoise(t *testing.T) {
+	for _, m := range []window.Method{window.AdaptiveSKaMPI, window.AdaptiveNBCBench} {
+		cfg := window.Config{Method: m, Window: 100 * time.Microsecond, Batch: 20}
+		// As published: half the batch late → the window grows.
+		rec, s := runSync(t, newWorld(t, 4, 7), cfg, mpi.CallAllreduce, 100, noisyRank)
+		late, expired := 0, 0
+		for i := range rec.N {
+			if rec.Code[i]&window.CodeLate != 0 {
+				late++
+			}
+			if rec.Code[i]&window.CodeExpired != 0 {
+				expired++
+			}
+		}
+		if late < rec.N/3 || expired != 0 {
+			t.Fatalf("%v: %d late and %d expired of %d; the test needs many late, none expired", m, late, expired, rec.N)
+		}
+		if len(s.History) == 0 {
+			t.Errorf("%v, AdaptOnInvalid: the window never grew for %d late of %d", m, late, rec.N)
+		}
+		for _, a := range s.History {
+			if a.ExpiredCount != 0 || a.InvalidCount < 5 {
+				t.Errorf("%v: adaptation %+v: want invalid ≥ 5 and expired 0 recorded", m, a)
+			}
+		}
+		// Counting only expired observations: noise leaves the window alone.
+		cfg.AdaptOn = window.AdaptOnExpired
+		rec, s = runSync(t, newWorld(t, 4, 7), cfg, mpi.CallAllreduce, 100, noisyRank)
+		if len(s.History) != 0 || s.WindowS() != 100e-6 {
+			t.Errorf("%v, AdaptOnExpired: window %g s after %d changes, want 1e-4 unchanged", m, s.WindowS(), len(s.History))
+		}
+		if rec.N != 100 {
+			t.Errorf("%v, AdaptOnExpired: %d observations, want 100 (nothing repeated)", m, rec.N)
+		}
+		// An operation longer than the window still makes it grow.
+		cfg.Window = time.Microsecond
+		_, s = runSync(t, newWorld(t, 4, 7), cfg, mpi.CallAllreduce, 100, nil)
+		if len(s.History) == 0 {
+			t.Errorf("%v, AdaptOnExpired: a 1 µs window never grew around a µs-long allreduce", m)
+		}
+		for _, a := range s.History {
+			if float64(a.ExpiredCount) < 0.25*float64(a.BatchSize) {
+				t.Errorf("%v, AdaptOnExpired: adapted on %d expired of %d", m, a.ExpiredCount, a.BatchSize)
+			}
+		}
+	}
+}
+
+func TestAdaptTriggerNames(t *testing.T) {
+	for _, a := range []window.AdaptTrigger{window.AdaptOnInvalid, window.AdaptOnExpired} {
+		got, err := window.ParseAdaptTrigger(" " + strings.ToUpper(a.String()) + " ")
+		if err != nil || got != a {
+			t.Errorf("ParseAdaptTrigger(%q) = %v, %v", a.String(), got, err)
+		}
+	}
+	if _, err := window.ParseAdaptTrigger("late"); err == nil {
+		t.Error("ParseAdaptTrigger(late) accepted")
+	}
+	w := newWorld(t, 2, 1)
+	err := w.Run(func(r *mpitest.Rank) error {
+		_, err := window.New(r.Comm(), r.Clock(), window.Identity{Clock: r.Clock()}, window.Config{Method: window.Fixed, AdaptOn: 7})
+		if err == nil {
+			t.Error("AdaptOn 7 accepted")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

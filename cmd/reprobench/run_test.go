@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -133,7 +134,7 @@ func TestRunUnderMPI(t *testing.T) {
 					"--calls", calls, "--proc-sync", methods, "--sizes", "16", "--nrep", fmt.Sprint(nrep), "--warmup", "2",
 					"--window", "1ms", "--window-batch", "6", "--nbcbench-max-repeats", "2", "--roundtime-budget", budget,
 					"--clock-sync", "hca3o:pingpongs=20,minpingpongs=5,rttpingpongs=20", "--resync-every", "1h",
-					"--per-rank", "--label", "flavor=" + f.Name}
+					"--per-rank", "--label", "flavor=" + f.Name, "--adapt-on", "expired"}
 				start := time.Now()
 				mpirun.MustRun(t, f, np, 240*time.Second, nil, bin, args...)
 				t.Logf("%d calls × %d methods in %v", len(mpi.Calls()), len(window.Methods()), time.Since(start).Round(time.Millisecond))
@@ -177,6 +178,9 @@ func checkRunOutput(t *testing.T, dir string, np, nrep int) {
 	}
 	if err := json.Unmarshal(b, &meta); err != nil {
 		t.Fatal(err)
+	}
+	if meta.Flags["adapt-on"] != "expired" {
+		t.Errorf("metadata flags: adapt-on %q, want expired", meta.Flags["adapt-on"])
 	}
 	nexp := len(mpi.Calls()) * len(window.Methods())
 	if len(meta.Experiments) != nexp || meta.Seed != 42 || meta.Np != np || len(meta.ProcessorNames) != np || meta.MPILibrary == "" || len(meta.ClockSyncs) != 1 {
@@ -304,5 +308,37 @@ func TestDesignFile(t *testing.T) {
 		"d,1,0,pingpong,8,1,float64,2,0,1e-06,0,barrier,0,global,cold,hca3o,,h\n"
 	if string(raw) != want {
 		t.Errorf("raw CSV:\n%s\nwant:\n%s", raw, want)
+	}
+}
+
+func TestRunRejectsBadAdaptOn(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := run(&out, &errb, []string{"run", "--adapt-on", "late", "--out", t.TempDir()})
+	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "invalid or expired") {
+		t.Errorf("--adapt-on late: %v, want a usage error naming the choices", err)
+	}
+}
+
+func TestEventTickNote(t *testing.T) {
+	win := []engine.Experiment{{Sync: window.Config{Method: window.Barrier}}, {Sync: window.Config{Method: window.AdaptiveSKaMPI}}}
+	bar := win[:1]
+	unset := func(string) string { return "" }
+	set := func(k string) string {
+		if k == "OMPI_MCA_mpi_event_tick_rate" {
+			return "0"
+		}
+		return ""
+	}
+	if n := eventTickNote(win, "openmpi", unset); !strings.Contains(n, "OMPI_MCA_mpi_event_tick_rate=0") {
+		t.Errorf("windowed under Open MPI, tick unset: note %q", n)
+	}
+	for _, c := range []struct {
+		exps   []engine.Experiment
+		flavor string
+		getenv func(string) string
+	}{{bar, "openmpi", unset}, {win, "openmpi", set}, {win, "mpich", unset}} {
+		if n := eventTickNote(c.exps, c.flavor, c.getenv); n != "" {
+			t.Errorf("%s, %d experiments: unexpected note %q", c.flavor, len(c.exps), n)
+		}
 	}
 }
