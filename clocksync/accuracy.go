@@ -33,6 +33,19 @@ type Harness struct {
 	TrueNow func() float64
 	LocalAt func(rank int, trueTime float64) int64
 	Models  []Model
+
+	// Real MPI with every rank on one host, all reading one clock (for
+	// CLOCK_MONOTONIC, in the nanoseconds of the Go runtime and of
+	// clock_gettime): SharedNow reads that clock, and LocalAtShared maps
+	// one of its readings to this rank's local ticks (its clock's epoch and
+	// any skew injected on top, e.g. timing.Skewed.Skew). Set both on every
+	// rank or on none (they add collectives to each check). Each check then
+	// also yields the exact errors, in the fields of the simulation's
+	// truth: rank 0 broadcasts one reading of the shared clock, every rank
+	// maps it to global time, rank 0 gathers. No message is timed, so the
+	// truth holds on a loaded machine, where ping-pongs are the weak part.
+	SharedNow     func() int64
+	LocalAtShared func(sharedNs int64) int64
 }
 
 // Check is the outcome of one check. The measured offsets are global
@@ -74,6 +87,43 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 		return nil, fmt.Errorf("clocksync: harness: %d models for %d ranks", len(h.Models), c.Size())
 	}
 	p, me := c.Size(), c.Rank()
+	shared := !truth && h.SharedNow != nil && h.LocalAtShared != nil
+	// Every rank must agree: the shared truth is collective.
+	f := 0.0
+	if shared {
+		f = 1
+	}
+	agree := make([]float64, 2) // max f and −min f
+	if err := mpi.Allreduce(c, []float64{f, -f}, agree, mpi.Max); err != nil {
+		return nil, err
+	}
+	if agree[0] != -agree[1] {
+		return nil, fmt.Errorf("clocksync: harness: SharedNow and LocalAtShared are set on some ranks only")
+	}
+	var sharedT, sharedG []float64
+	if shared {
+		sharedT, sharedG = make([]float64, 1), make([]float64, p)
+	}
+	// sharedTruth maps one reading of the shared clock to every rank's
+	// global time: rank 0 gets global(r) − global(0) in out.
+	sharedTruth := func(out []float64) error {
+		if me == 0 {
+			sharedT[0] = float64(h.SharedNow())
+		}
+		if err := mpi.Bcast(c, sharedT, 0); err != nil {
+			return err
+		}
+		mine := []float64{g.ToGlobal(h.LocalAtShared(int64(sharedT[0])))}
+		if err := mpi.Gather(c, mine, sharedG, 0); err != nil {
+			return err
+		}
+		if me == 0 {
+			for r := range out {
+				out[r] = sharedG[r] - sharedG[0]
+			}
+		}
+		return nil
+	}
 	base := g.Base()
 	now := g.NowSeconds
 	links := make([]Link, p)
@@ -103,6 +153,11 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 					return nil, err
 				}
 			}
+			if shared {
+				if err := sharedTruth(nil); err != nil {
+					return nil, err
+				}
+			}
 			continue
 		}
 		if wait := d - base.Duration(base.Now()-start); wait > 0 {
@@ -127,7 +182,13 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 			ck.Offsets[r] = s.Offset
 		}
 		ck.MaxAbs, ck.MedianAbs = absStats(ck.Offsets[1:])
-		if truth {
+		if shared {
+			ck.TrueOffsets = make([]float64, p)
+			if err := sharedTruth(ck.TrueOffsets); err != nil {
+				return nil, err
+			}
+		}
+		if truth || shared {
 			mx, med := absStats(ck.TrueOffsets[1:])
 			ck.TrueMaxAbs, ck.TrueMedian = &mx, &med
 		}

@@ -172,3 +172,79 @@ func TestTwoLevel(t *testing.T) {
 		}
 	}
 }
+
+// The shared-clock truth (real MPI on one host) in simulation, where the
+// shared clock is true time: it must match the ground truth that TrueOffsets
+// computes for the same instant, on drifting clocks 10 s after a sync.
+func TestHarnessSharedClockTruth(t *testing.T) {
+	alg, err := clocksync.Parse("hca3o:pingpongs=20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := mpitest.New(mpitest.Config{Ranks: 5, Seed: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	var models []clocksync.Model
+	var sharedNs int64
+	err = w.Run(func(r *mpitest.Rank) error {
+		c := r.Comm()
+		g := clocksync.NewGlobalClock(r.Clock())
+		res, err := alg.Sync(c, g)
+		if err != nil {
+			return err
+		}
+		h := &clocksync.Harness{Sleep: r.Sleep, After: []time.Duration{10 * time.Second},
+			SharedNow: func() int64 {
+				sharedNs = int64(r.TrueNow() * 1e9)
+				return sharedNs
+			},
+			LocalAtShared: func(ns int64) int64 { return w.ClockAt(c.Rank(), float64(ns)/1e9) }}
+		cks, err := h.Run(c, g)
+		if c.Rank() == 0 && err == nil {
+			got, models = cks[0].TrueOffsets, res.Models()
+			if cks[0].TrueMaxAbs == nil {
+				t.Error("no TrueMaxAbs with the shared clock")
+			}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := clocksync.TrueOffsets(models, 1e9, w.ClockAt, float64(sharedNs)/1e9)
+	drifted := false
+	for r := range want {
+		if math.Abs(got[r]-want[r]) > 1e-12 {
+			t.Errorf("rank %d: shared-clock truth %g s, ground truth %g s", r, got[r], want[r])
+		}
+		drifted = drifted || math.Abs(want[r]) > 1e-6
+	}
+	if !drifted {
+		t.Errorf("errors %v: the offset-only clocks should have drifted by µs in 10 s", want)
+	}
+}
+
+// Set on some ranks only, the shared truth is refused on every rank, not
+// left to deadlock.
+func TestHarnessSharedClockOnSomeRanks(t *testing.T) {
+	w, err := mpitest.New(mpitest.Config{Ranks: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Run(func(r *mpitest.Rank) error {
+		h := &clocksync.Harness{Sleep: r.Sleep}
+		if r.Comm().Rank() == 1 {
+			h.SharedNow, h.LocalAtShared = func() int64 { return 0 }, func(int64) int64 { return 0 }
+		}
+		_, err := h.Run(r.Comm(), clocksync.NewGlobalClock(r.Clock()))
+		if err == nil || !strings.Contains(err.Error(), "some ranks only") {
+			t.Errorf("rank %d: %v, want a refusal", r.Comm().Rank(), err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

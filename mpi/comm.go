@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"fmt"
+	"hash/fnv"
 	"unsafe"
 
 	"github.com/reprobench/reprobench/timing"
@@ -201,4 +202,20 @@ func Allgather[T Elem](c Comm, send, recv []T) error {
 
 func lenErr(fn string, want, have int) error {
 	return &Error{Func: fn, Code: -1, Msg: fmt.Sprintf("receive buffer holds %d elements, need %d", have, want)}
+}
+
+// AllEqual reports, on every rank of c, whether every rank passed the same
+// s; collective. With s = ProcessorName() it tells whether all ranks run
+// on one host, where they read one CLOCK_MONOTONIC. It compares 52-bit
+// FNV-1a hashes of s, so unequal strings pass as equal with probability
+// about 2^-52 per pair.
+func AllEqual(c Comm, s string) (bool, error) {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	v := float64(h.Sum64() >> 12) // 52 bits: exact in a float64
+	out := make([]float64, 2)     // max v and −min v
+	if err := Allreduce(c, []float64{v, -v}, out, Max); err != nil {
+		return false, err
+	}
+	return out[0] == -out[1], nil
 }

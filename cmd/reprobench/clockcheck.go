@@ -27,15 +27,19 @@ func init() {
 
 // clockcheckReport is the output of "reprobench clockcheck"; --json prints it.
 type clockcheckReport struct {
-	Algorithm    string            `json:"algorithm"`
-	Ranks        int               `json:"ranks"`
-	Simulated    bool              `json:"simulated"`
-	Clock        string            `json:"clock"`
-	SyncDuration float64           `json:"sync_duration_s"`
-	Messages     int64             `json:"messages"`
-	Seed         *uint64           `json:"seed,omitempty"`
-	Skew         *clockcheckSkew   `json:"skew,omitempty"`
-	Checks       []clockcheckCheck `json:"checks"`
+	Algorithm    string          `json:"algorithm"`
+	Ranks        int             `json:"ranks"`
+	Simulated    bool            `json:"simulated"`
+	Clock        string          `json:"clock"`
+	SyncDuration float64         `json:"sync_duration_s"`
+	Messages     int64           `json:"messages"`
+	Seed         *uint64         `json:"seed,omitempty"`
+	Skew         *clockcheckSkew `json:"skew,omitempty"`
+	// Truth names where the true errors come from: "simulation", or
+	// "shared clock" when every real rank runs on one host and reads one
+	// CLOCK_MONOTONIC (clocksync.Harness.SharedNow); empty without them.
+	Truth  string            `json:"truth,omitempty"`
+	Checks []clockcheckCheck `json:"checks"`
 	// PerRank is printed with --per-rank: each rank's model and fit.
 	PerRank []clocksync.RankRecord `json:"per_rank,omitempty"`
 }
@@ -50,11 +54,12 @@ type clockcheckCheck struct {
 	After     float64 `json:"after_s"`
 	MaxAbs    float64 `json:"max_abs_offset_s"`
 	MedianAbs float64 `json:"median_abs_offset_s"`
-	// Ground truth, in simulation only.
+	// The exact error: in simulation, and on real ranks of one host with
+	// --clock monotonic.
 	TrueMaxAbs    *float64  `json:"true_max_abs_error_s,omitempty"`
 	TrueMedianAbs *float64  `json:"true_median_abs_error_s,omitempty"`
 	Offsets       []float64 `json:"offsets_s,omitempty"`     // with --per-rank
-	TrueErrors    []float64 `json:"true_errors_s,omitempty"` // with --per-rank, in simulation
+	TrueErrors    []float64 `json:"true_errors_s,omitempty"` // with --per-rank, where true errors exist
 }
 
 type clockcheckOptions struct {
@@ -93,7 +98,7 @@ func runClockcheck(stdout, stderr io.Writer, args []string) error {
 	fs.IntVar(&o.pingpongs, "pingpongs", 10, "SKaMPI ping-pongs per rank and check (the paper's nrounds)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	fs.BoolVar(&o.perRank, "per-rank", false, "include every rank's model, fit and offsets in the JSON")
-	fs.DurationVar(&o.failAbove, "fail-above", 0, "exit with an error if a check's max |offset| (and, in simulation, true max |error|) exceeds this; 0 never fails")
+	fs.DurationVar(&o.failAbove, "fail-above", 0, "exit with an error if a check's max |offset| or, where known (simulation; real ranks of one host with --clock monotonic), its true max |error| exceeds this; 0 never fails")
 	fs.IntVar(&o.skewRank, "skew-rank", -1, "rank whose clock is skewed by --skew-offset and --skew-ppm (timing.Skewed); -1: none")
 	fs.DurationVar(&o.skewOffset, "skew-offset", 0, "offset added to the skewed rank's clock")
 	fs.Float64Var(&o.skewPPM, "skew-ppm", 0, "drift of the skewed rank's clock, parts per million (positive runs fast)")
@@ -277,7 +282,7 @@ func clockcheckSim(o clockcheckOptions) (*clockcheckReport, error) {
 			return w.ClockAt(rank, t)
 		}
 	}
-	rep := &clockcheckReport{Simulated: true, Seed: &o.seed}
+	rep := &clockcheckReport{Simulated: true, Seed: &o.seed, Truth: "simulation"}
 	err = w.Run(func(r *mpitest.Rank) error {
 		clk := r.Clock()
 		if r.ID() == o.skewRank {
@@ -326,12 +331,39 @@ func clockcheckMPI(o clockcheckOptions) (rep *clockcheckReport, err error) {
 		return nil, fmt.Errorf("%w: --clock %q: want monotonic, tsc, tsc-fenced or wtime", errUsage, o.clock)
 	}
 	name := clk.Name()
+	h := &clocksync.Harness{}
+	// On one host every rank reads one CLOCK_MONOTONIC: the true errors
+	// are exact, no message timed.
+	host, err := mpi.ProcessorName()
+	if err != nil {
+		return nil, err
+	}
+	oneHost, err := mpi.AllEqual(c, host)
+	if err != nil {
+		return nil, err
+	}
+	mono, isMono := clk.(*timing.Monotonic)
+	var skewed *timing.Skewed
 	if c.Rank() == o.skewRank {
-		clk = timing.NewSkewed(clk, o.skewOffset, o.skewPPM)
+		skewed = timing.NewSkewed(clk, o.skewOffset, o.skewPPM)
+		clk = skewed
+	}
+	if oneHost && isMono {
+		epoch := mono.Source().Epoch
+		h.SharedNow = func() int64 { return mono.Now() + epoch }
+		h.LocalAtShared = func(ns int64) int64 {
+			if skewed != nil {
+				return skewed.Skew(ns - epoch)
+			}
+			return ns - epoch
+		}
 	}
 	r := &clockcheckReport{}
-	if err := o.check(c, clk, time.Sleep, &clocksync.Harness{}, r); err != nil {
+	if err := o.check(c, clk, time.Sleep, h, r); err != nil {
 		return nil, err
+	}
+	if h.SharedNow != nil {
+		r.Truth = "shared clock"
 	}
 	if c.Rank() != 0 {
 		return nil, nil
@@ -388,7 +420,7 @@ func writeClockcheckText(w io.Writer, r *clockcheckReport) error {
 	fmt.Fprintf(w, "ranks      %d %s, clock %s\n", r.Ranks, where, r.Clock)
 	fmt.Fprintf(w, "sync       %s, %d messages\n\n", fmtSeconds(r.SyncDuration), r.Messages)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	if r.Simulated {
+	if r.Truth != "" {
 		fmt.Fprintln(tw, "after\tmax |offset|\tmedian |offset|\ttrue max |error|\ttrue median |error|\t")
 	} else {
 		fmt.Fprintln(tw, "after\tmax |offset|\tmedian |offset|\t")
@@ -400,5 +432,12 @@ func writeClockcheckText(w io.Writer, r *clockcheckReport) error {
 		}
 		fmt.Fprintln(tw)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if r.Truth == "shared clock" {
+		_, err := fmt.Fprintln(w, "\ntrue errors: exact, from the one CLOCK_MONOTONIC every rank of this host reads (no message timed)")
+		return err
+	}
+	return nil
 }

@@ -16,10 +16,12 @@ type clockcheckOut struct {
 	Algorithm string `json:"algorithm"`
 	Ranks     int    `json:"ranks"`
 	Simulated bool   `json:"simulated"`
+	Truth     string `json:"truth"`
 	Checks    []struct {
-		AfterS     float64 `json:"after_s"`
-		MaxAbsS    float64 `json:"max_abs_offset_s"`
-		MedianAbsS float64 `json:"median_abs_offset_s"`
+		AfterS      float64  `json:"after_s"`
+		MaxAbsS     float64  `json:"max_abs_offset_s"`
+		MedianAbsS  float64  `json:"median_abs_offset_s"`
+		TrueMaxAbsS *float64 `json:"true_max_abs_error_s"`
 	} `json:"checks"`
 }
 
@@ -36,8 +38,11 @@ func parseClockcheck(t *testing.T, out string) clockcheckOut {
 }
 
 // TestClockcheckUnderMPI runs clockcheck on real ranks. The ranks of this
-// machine share one clock, so the truth is 0; one rank gets a timing.Skewed
-// clock (1 s offset, 100 ppm) that the synchronization must remove.
+// machine share one CLOCK_MONOTONIC, so clockcheck reports the exact error
+// of every global clock (truth "shared clock"), which the bounds apply to;
+// one rank gets a timing.Skewed clock (1 s offset, 100 ppm) that the
+// synchronization must remove. The measured offsets (ping-pongs) are only
+// logged: under load they err by hundreds of µs on their own.
 //
 // The bounds are functional, not the precision targets (those depend on the
 // machine's load and live in bench/clocksync/real.sh): an uncorrected skew
@@ -55,7 +60,7 @@ func TestClockcheckUnderMPI(t *testing.T) {
 			np         int
 			alg        string
 			skew       bool
-			max0, max2 float64 // bounds on max |offset| at 0 s and after 2 s
+			max0, max2 float64 // bounds on the true max |error| at 0 s and after 2 s
 			min2       float64 // lower bound after 2 s (offset-only drift)
 		}{
 			{"hca3", 2, "hca3", false, 20e-6, 50e-6, 0},
@@ -74,23 +79,25 @@ func TestClockcheckUnderMPI(t *testing.T) {
 				}
 				out := mpirun.MustRun(t, f, tc.np, 180*time.Second, nil, bin, args...)
 				c := parseClockcheck(t, out)
-				if c.Ranks != tc.np || c.Simulated || len(c.Checks) != 2 {
-					t.Fatalf("ranks %d simulated %v checks %d; want %d, false, 2", c.Ranks, c.Simulated, len(c.Checks), tc.np)
+				if c.Ranks != tc.np || c.Simulated || len(c.Checks) != 2 || c.Truth != "shared clock" {
+					t.Fatalf("ranks %d simulated %v checks %d truth %q; want %d, false, 2, shared clock", c.Ranks, c.Simulated, len(c.Checks), c.Truth, tc.np)
 				}
 				at0, at2 := c.Checks[0], c.Checks[1]
 				for _, ch := range c.Checks {
-					if math.IsNaN(ch.MaxAbsS) || ch.MedianAbsS > ch.MaxAbsS {
-						t.Errorf("after %v s: max %v median %v", ch.AfterS, ch.MaxAbsS, ch.MedianAbsS)
+					if math.IsNaN(ch.MaxAbsS) || ch.MedianAbsS > ch.MaxAbsS || ch.TrueMaxAbsS == nil || math.IsNaN(*ch.TrueMaxAbsS) {
+						t.Fatalf("after %v s: max %v median %v true max %v", ch.AfterS, ch.MaxAbsS, ch.MedianAbsS, ch.TrueMaxAbsS)
 					}
 				}
 				if at0.AfterS != 0 || at2.AfterS != 2 {
 					t.Errorf("checks at %v and %v s, want 0 and 2", at0.AfterS, at2.AfterS)
 				}
-				if at0.MaxAbsS > tc.max0 || at2.MaxAbsS > tc.max2 || at2.MaxAbsS < tc.min2 {
-					t.Errorf("%s: max |offset| %.3g s at 0 s (bound %.3g), %.3g s after 2 s (bounds [%.3g, %.3g])",
-						c.Algorithm, at0.MaxAbsS, tc.max0, at2.MaxAbsS, tc.min2, tc.max2)
+				t0, t2 := *at0.TrueMaxAbsS, *at2.TrueMaxAbsS
+				if t0 > tc.max0 || t2 > tc.max2 || t2 < tc.min2 {
+					t.Errorf("%s: true max |error| %.3g s at 0 s (bound %.3g), %.3g s after 2 s (bounds [%.3g, %.3g])",
+						c.Algorithm, t0, tc.max0, t2, tc.min2, tc.max2)
 				}
-				t.Logf("%s np=%d: max |offset| %.3g s right after sync, %.3g s after 2 s", c.Algorithm, tc.np, at0.MaxAbsS, at2.MaxAbsS)
+				t.Logf("%s np=%d: true max |error| %.3g s right after sync, %.3g s after 2 s; measured max |offset| %.3g s and %.3g s",
+					c.Algorithm, tc.np, t0, t2, at0.MaxAbsS, at2.MaxAbsS)
 			})
 		}
 	}

@@ -23,6 +23,12 @@ type Options struct {
 	After []time.Duration     // when to measure the offsets after each synchronization
 	Sleep func(time.Duration) // how rank 0 waits between measurements (nil: time.Sleep)
 
+	// Real MPI with every rank on one host, the raw clocks being one
+	// CLOCK_MONOTONIC (timing.Monotonic): every check also computes the
+	// exact error of each global clock (clocksync.Harness.SharedNow), which
+	// the ping-pong measurement only estimates.
+	OneHost bool
+
 	// Simulation only (mpitest): the ground truth of the raw clocks, so
 	// that the harness also reports the true error of every global clock.
 	TrueNow func() float64
@@ -51,6 +57,22 @@ func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
 	if c.Rank() == o.SkewRank {
 		clk = skew
 	}
+	var sharedNow func() int64
+	var localAtShared func(int64) int64
+	if o.OneHost {
+		m, ok := raw.(*timing.Monotonic)
+		if !ok {
+			return nil, fmt.Errorf("drift: OneHost needs the timing.Monotonic clock, not %s", raw.Name())
+		}
+		epoch := m.Source().Epoch
+		sharedNow = func() int64 { return m.Now() + epoch }
+		localAtShared = func(ns int64) int64 {
+			if c.Rank() == o.SkewRank {
+				return skew.Skew(ns - epoch)
+			}
+			return ns - epoch
+		}
+	}
 	var out []Series
 	for _, spec := range o.Syncs {
 		g := clocksync.NewGlobalClock(clk) // identity until synchronized
@@ -68,7 +90,7 @@ func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
 		} else if c.Rank() == 0 {
 			models = make([]clocksync.Model, c.Size()) // identity for every rank
 		}
-		h := &clocksync.Harness{After: o.After, Sleep: o.Sleep}
+		h := &clocksync.Harness{After: o.After, Sleep: o.Sleep, SharedNow: sharedNow, LocalAtShared: localAtShared}
 		if o.TrueNow != nil && c.Rank() == 0 {
 			// Ground truth of the clocks the synchronization saw: the
 			// simulated raw clock, skewed on the skew rank.
@@ -97,6 +119,9 @@ func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
 // (and the true error in simulation).
 func Print(w io.Writer, series []Series, o Options) {
 	fmt.Fprintf(w, "offset of rank %d to rank 0 in global time, µs (measured with 10 SKaMPI ping-pongs per check)\n", o.SkewRank)
+	if len(series) > 0 && len(series[0].Checks) > 0 && series[0].Checks[0].TrueOffsets != nil {
+		fmt.Fprintln(w, "(true): the exact error, from the simulation's ground truth or the one clock the ranks of a host share")
+	}
 	fmt.Fprintf(w, "%-8s", "after_s")
 	for _, s := range series {
 		fmt.Fprintf(w, " %14s", short(s.Sync))

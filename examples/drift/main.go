@@ -66,11 +66,15 @@ func header(o Options, where string) {
 
 // runMPI runs the experiment on the real MPI world, CLOCK_MONOTONIC clocks.
 func runMPI(o Options) error {
-	if err := mpi.Init(); err != nil {
+	err := mpi.Init()
+	if err != nil {
 		return err
 	}
 	defer mpi.Finalize()
 	c := mpi.World()
+	if o.OneHost, err = oneHost(c); err != nil {
+		return err
+	}
 	series, err := Drift(c, timing.NewMonotonic(), o)
 	if err != nil || c.Rank() != 0 {
 		return err
@@ -78,6 +82,16 @@ func runMPI(o Options) error {
 	header(o, fmt.Sprintf("MPI, %d ranks, clock monotonic", c.Size()))
 	Print(os.Stdout, series, o)
 	return nil
+}
+
+// oneHost reports whether every rank runs on the host of rank 0 (same
+// MPI processor name), where all read one CLOCK_MONOTONIC.
+func oneHost(c mpi.Comm) (bool, error) {
+	name, err := mpi.ProcessorName()
+	if err != nil {
+		return false, err
+	}
+	return mpi.AllEqual(c, name)
 }
 
 // runSim runs the same code on np simulated ranks whose clocks are perfect

@@ -373,3 +373,22 @@ func TestIngressBandwidth(t *testing.T) {
 		t.Errorf("root done at %v, want 7 µs", end)
 	}
 }
+
+func TestAllEqual(t *testing.T) {
+	runWorld(t, 5, func(rk *Rank) error {
+		c := rk.Comm()
+		same, err := mpi.AllEqual(c, "node-a")
+		if err != nil || !same {
+			return fmt.Errorf("AllEqual of equal strings = %v, %v", same, err)
+		}
+		name := "node-a"
+		if c.Rank() == 3 {
+			name = "node-b"
+		}
+		same, err = mpi.AllEqual(c, name)
+		if err != nil || same {
+			return fmt.Errorf("rank %d: AllEqual with rank 3 different = %v, %v", c.Rank(), same, err)
+		}
+		return nil
+	})
+}
