@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/reprobench/reprobench/timing/internal/cspin"
 )
 
 // Detour is an interruption of a spinning thread: two consecutive readings
@@ -34,7 +36,8 @@ type NoiseConfig struct {
 	// Linux; elsewhere CPUs must be empty and one unpinned thread spins.
 	CPUs []int
 	// MaxDetours bounds the detours kept per CPU (the rest are counted in
-	// Dropped); default 1 000 000.
+	// Dropped); default 1 000 000, and never more than 50 000 per second of
+	// Duration are kept.
 	MaxDetours int
 }
 
@@ -62,9 +65,12 @@ type NoiseProbe struct {
 // least cfg.Threshold. It takes cfg.Duration of wall-clock time and keeps
 // the CPUs busy meanwhile, so run it when nothing else is measured.
 //
-// The spinning goroutines yield to the Go scheduler every millisecond
-// (which the gaps exclude): the runtime would otherwise preempt them every
-// 10 ms, and that detour would be Go's, not the machine's.
+// With cgo on Linux each thread spins in one C call, which the Go runtime
+// does not interrupt. Elsewhere the spinning goroutines yield to the Go
+// scheduler every millisecond and the time until they run again is left
+// out (SpunNs says how much was covered): the runtime would otherwise
+// preempt them every 10 ms, and that detour would be Go's, not the
+// machine's.
 func MeasureNoise(cfg NoiseConfig) (*NoiseProbe, error) {
 	if cfg.Duration <= 0 {
 		cfg.Duration = time.Second
@@ -109,10 +115,23 @@ func MeasureNoise(cfg NoiseConfig) (*NoiseProbe, error) {
 					return
 				}
 			}
-			c.Detours = make([]Detour, 0, min(cfg.MaxDetours, 4096))
-			for nanotime() < start {
+			// Room for 50 000 detours per second of probe (a 1 µs threshold
+			// sees a few thousand on a noisy VM), within MaxDetours.
+			room := min(cfg.MaxDetours, int(cfg.Duration.Seconds()*50_000)+1000)
+			if cspin.Available {
+				starts, lens := make([]int64, room), make([]int64, room)
+				n, dropped, reads, spun := cspin.Spin(start, end, cfg.Threshold.Nanoseconds(), starts, lens)
+				c.Detours = make([]Detour, n)
+				for k := range c.Detours {
+					c.Detours[k] = Detour{StartNs: starts[k], LengthNs: lens[k]}
+				}
+				c.Dropped, c.Reads, c.SpunNs = dropped, reads, spun
+			} else {
+				c.Detours = make([]Detour, 0, min(room, 4096))
+				for nanotime() < start {
+				}
+				spinDetours(nanotime, start, end, cfg.Threshold.Nanoseconds(), room, time.Millisecond.Nanoseconds(), runtime.Gosched, c)
 			}
-			spinDetours(nanotime, start, end, cfg.Threshold.Nanoseconds(), cfg.MaxDetours, time.Millisecond.Nanoseconds(), runtime.Gosched, c)
 			for k := range c.Detours {
 				c.Detours[k].StartNs -= start
 			}
@@ -265,7 +284,9 @@ func period(ds []Detour, minLen int64) (float64, float64) {
 // ends more than tolerance after it. For a deadline at a random instant
 // that happens with probability |⋃ over CPUs and detours of
 // [start, end − tolerance)| / duration; detours on different CPUs at the
-// same time (a whole virtual machine paused) count once. Noise changes from
+// same time (a whole virtual machine paused) count once. It assumes every
+// CPU was probed for the whole Duration, as the C loop is (the Go
+// fallback's SpunNs can be shorter). Noise changes from
 // minute to minute on a shared machine, so probe right before or after the
 // measurement it explains.
 func (p *NoiseProbe) ExpectedLate(tolerance time.Duration) float64 {

@@ -58,8 +58,9 @@ detour time during which every CPU was stopped at once (a paused virtual
 machine, aligned ticks), and the share of windowed observations
 ("reprobench run --proc-sync window") expected to start late from this
 noise alone, with one rank per CPU, which no window size and no clock
-synchronization removes. It is an estimate: on a 2-core VM it came out
-1.3-1.6 times the late share that windowed runs right next to it saw.
+synchronization removes. It is an estimate: on a 2-core VM it came within
+0.5 percentage points of the late share of a pure-C windowed loop run
+right next to it (bench/window/run.sh).
 
 It keeps every probed CPU busy: run it alone, once per node (e.g. "srun
 --ntasks-per-node=1 reprobench noise"), not under mpirun with several
