@@ -3,6 +3,7 @@ package timing
 import (
 	"math"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -193,7 +194,7 @@ func TestMeasureNoiseSeesACompetingThread(t *testing.T) {
 		t.Skip("no CPU list:", err)
 	}
 	cpu := cpus[0]
-	stop := make(chan struct{})
+	var stop atomic.Bool
 	ready := make(chan error)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the pinned thread ends with the goroutine
@@ -202,19 +203,14 @@ func TestMeasureNoiseSeesACompetingThread(t *testing.T) {
 			return
 		}
 		ready <- nil
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
+		for !stop.Load() { // busy: compete for the CPU
 		}
 	}()
 	if err := <-ready; err != nil {
 		t.Skip("cannot pin:", err)
 	}
 	p, err := MeasureNoise(NoiseConfig{Duration: 200 * time.Millisecond, CPUs: []int{cpu}})
-	close(stop)
+	stop.Store(true)
 	if err != nil {
 		t.Fatal(err)
 	}
