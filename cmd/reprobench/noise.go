@@ -44,6 +44,7 @@ func runNoise(stdout, stderr io.Writer, args []string) error {
 	cpuList := fs.String("cpus", "", "comma-separated CPUs to spin on at once, one thread pinned to each (default: every CPU this process may use)")
 	tol := fs.Duration("late-tolerance", time.Microsecond, "how late a windowed observation may start and still be valid (run's default), for the expected share of late starts")
 	out := fs.String("out", "", "write every detour to this CSV file (cpu,start_s,length_s), raw")
+	maxDetours := fs.Int("max-detours", 100_000, "detours kept per CPU (16 bytes each, allocated up front); more are counted, not kept")
 	asJSON := fs.Bool("json", false, "print JSON for machines instead of text")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: reprobench noise [flags]
@@ -82,6 +83,9 @@ Flags:
 	if *thr < 100*time.Nanosecond {
 		return fmt.Errorf("%w: --threshold %v: want at least 100ns (a clock reading takes tens of ns)", errUsage, *thr)
 	}
+	if *maxDetours < 1 {
+		return fmt.Errorf("%w: --max-detours %d: want at least 1", errUsage, *maxDetours)
+	}
 	if *tol < 0 {
 		return fmt.Errorf("%w: --late-tolerance %v is negative", errUsage, *tol)
 	}
@@ -94,7 +98,7 @@ Flags:
 			return fmt.Errorf("%s already exists; not overwriting raw data", *out)
 		}
 	}
-	p, err := timing.MeasureNoise(timing.NoiseConfig{Duration: *dur, Threshold: *thr, CPUs: cpus})
+	p, err := timing.MeasureNoise(timing.NoiseConfig{Duration: *dur, Threshold: *thr, CPUs: cpus, MaxDetours: *maxDetours})
 	if err != nil {
 		return err
 	}
@@ -134,6 +138,11 @@ Flags:
 	}
 	fmt.Fprintf(stdout, "windowed observations expected to start more than %v late from this noise alone (one rank per CPU): %.2f%%\n",
 		*tol, 100*r.ExpectedLate)
+	for _, c := range r.CPUs {
+		if c.Dropped > 0 {
+			fmt.Fprintf(stdout, "CPU %d: %d detours beyond --max-detours were counted, not kept: its shares are too low\n", c.CPU, c.Dropped)
+		}
+	}
 	if r.DetoursCSV != "" {
 		fmt.Fprintf(stdout, "detours written to %s\n", r.DetoursCSV)
 	}

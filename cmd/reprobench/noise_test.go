@@ -60,6 +60,17 @@ func TestNoiseJSONAndRawDetours(t *testing.T) {
 	}
 }
 
+func TestNoiseReportsDroppedDetours(t *testing.T) {
+	var out, errb bytes.Buffer
+	// A 100 ns threshold sees every scheduler blip; keep only one.
+	if err := run(&out, &errb, []string{"noise", "--duration", "50ms", "--threshold", "100ns", "--max-detours", "1", "--cpus", "0"}); err != nil {
+		t.Fatalf("noise: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "beyond --max-detours were counted, not kept") {
+		t.Skipf("no CPU saw two gaps of 100 ns in 50 ms (a very quiet machine):\n%s", out.String())
+	}
+}
+
 func TestNoiseText(t *testing.T) {
 	var out, errb bytes.Buffer
 	if err := run(&out, &errb, []string{"noise", "--duration", "20ms", "--cpus", "0"}); err != nil {
@@ -80,6 +91,7 @@ func TestNoiseRejectsBadFlags(t *testing.T) {
 		{"--cpus", "0,0"},
 		{"--cpus", "-1"},
 		{"--late-tolerance", "-1us"},
+		{"--max-detours", "0"},
 		{"extra"},
 	} {
 		var out, errb bytes.Buffer
