@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -21,6 +22,14 @@ type Options struct {
 	Alpha float64
 	// Alternative of comparisons, stated for A relative to B.
 	Alternative Alternative
+	// PairByMpirun makes CompareBy pair the per-mpirun medians of two
+	// label values that ran in the same mpiruns and test them with the
+	// signed-rank test (CompareSummariesPaired). That removes the
+	// mpirun-to-mpirun variation from the comparison but needs at least 6
+	// mpiruns to reach p < 0.05, and with little variation between mpiruns
+	// the rank-sum test on the same medians (the default, paper 000 §6.2)
+	// is the more powerful one; both are valid for paired mpiruns.
+	PairByMpirun bool
 }
 
 // DefaultOptions are Tukey's k = 1.5, 95% intervals and α = 0.05.
@@ -44,6 +53,9 @@ type GroupSummary struct {
 	// filtered observations, ordered by mpirun (Alg. 6 line 10).
 	MpirunMedians []float64
 	MpirunMeans   []float64
+	// MpirunIndex is, for each entry of MpirunMedians, the index of its
+	// mpirun in Dataset.Mpiruns (ascending).
+	MpirunIndex []int32
 	// Normality is Shapiro-Wilk on MpirunMedians (NaN p for < 3 mpiruns).
 	Normality TestResult
 	Warnings  []string
@@ -77,6 +89,7 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 		}
 		s.MpirunMedians = append(s.MpirunMedians, Quantile(0.5, kept))
 		s.MpirunMeans = append(s.MpirunMeans, Mean(kept))
+		s.MpirunIndex = append(s.MpirunIndex, m)
 		runs = append(runs, kept)
 	}
 	s.NMpiruns = len(s.MpirunMedians)
@@ -236,6 +249,37 @@ func CompareSummaries(a, b GroupSummary, ra, rb []float64, opt Options) Comparis
 	return c
 }
 
+// CompareSummariesPaired compares two analyzed groups whose observations
+// come from the same mpiruns (the same MpirunIndex, at least two): the
+// Wilcoxon signed-rank test on the per-mpirun medians paired by mpirun.
+// Pairing removes what varies from one mpirun to the next (paper 001: the
+// mpirun is a factor), so it detects differences that mpirun-to-mpirun
+// variation hides from the rank-sum test on the same medians; with n pairs
+// its smallest two-sided p-value is 2/2^n. Ratio, A12 and Shift stay those of the two sets of
+// medians (Shift: the two-sample Hodges-Lehmann estimate). It returns
+// CompareSummaries' result when the groups are not paired.
+func CompareSummariesPaired(a, b GroupSummary, opt Options) Comparison {
+	if a.NMpiruns < 2 || !slices.Equal(a.MpirunIndex, b.MpirunIndex) {
+		return CompareSummaries(a, b, nil, nil, opt)
+	}
+	c := CompareSummaries(a, b, nil, nil, opt)
+	c.Warnings = slices.DeleteFunc(c.Warnings, func(w string) bool { return strings.HasPrefix(w, "only ") })
+	if c.Result.Warning != "" {
+		c.Warnings = slices.DeleteFunc(c.Warnings, func(w string) bool { return w == c.Result.Warning })
+	}
+	c.Test = "wilcoxon-signed-rank-paired-mpirun-medians"
+	// x = A, y = B as in the rank-sum test: Less means A below B.
+	c.Result = WilcoxonSignedRank(a.MpirunMedians, b.MpirunMedians, opt.Alternative)
+	if c.Result.Warning != "" {
+		c.Warnings = append(c.Warnings, c.Result.Warning)
+	}
+	c.Significant = c.Result.P <= opt.Alpha
+	if c.NA < 6 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("only %d paired mpiruns: the test cannot reach p < 0.05 with fewer than 6", c.NA))
+	}
+	return c
+}
+
 // filtered returns the Tukey-filtered observations of g, pooled over
 // mpiruns (same filtering as AnalyzeGroup).
 func filtered(g *Group, k float64) []float64 {
@@ -290,7 +334,9 @@ func compareGroups(ga, gb *Group, sa, sb GroupSummary, opt Options) Comparison {
 
 // CompareBy compares, within one data set, the groups that differ only in
 // the value of label: the smallest value (in byte order) is the baseline A
-// and every other value is compared against it.
+// and every other value is compared against it. With opt.PairByMpirun,
+// groups that ran in the same mpiruns (at least two) have their medians
+// paired by mpirun (CompareSummariesPaired); otherwise CompareSummaries.
 func CompareBy(d *Dataset, label string, opt Options) ([]Comparison, error) {
 	type side struct {
 		value string
@@ -317,7 +363,12 @@ func CompareBy(d *Dataset, label string, opt Options) ([]Comparison, error) {
 		}
 		sort.Slice(sides, func(i, j int) bool { return sides[i].value < sides[j].value })
 		for _, s := range sides[1:] {
-			c := compareGroups(sides[0].g, s.g, sums[sides[0].g], sums[s.g], opt)
+			var c Comparison
+			if sa, sb := sums[sides[0].g], sums[s.g]; opt.PairByMpirun && sa.NMpiruns >= 2 && slices.Equal(sa.MpirunIndex, sb.MpirunIndex) {
+				c = CompareSummariesPaired(sa, sb, opt)
+			} else {
+				c = compareGroups(sides[0].g, s.g, sa, sb, opt)
+			}
 			c.Key = k
 			c.NameA, c.NameB = sides[0].value, s.value
 			rows = append(rows, c)

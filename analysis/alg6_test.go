@@ -76,6 +76,53 @@ func TestCompareDetectsShift(t *testing.T) {
 	}
 }
 
+// A 2% slowdown in every mpirun, hidden by 20% variation between mpiruns:
+// the rank-sum test on per-mpirun medians cannot see it, the paired
+// signed-rank test can; and the pairing is used only when asked for.
+func TestCompareByPairedMpiruns(t *testing.T) {
+	var b bytes.Buffer
+	synth.Write(&b, synth.Config{RunID: "p", Mpiruns: 10, Reps: 40, Calls: []string{"MPI_Allreduce"},
+		Msizes: []int64{8}, NP: 4, Label: "alg", LabelValues: []string{"a", "b"}, Factors: []float64{1, 1.02},
+		MpirunSD: 0.2, NoiseSD: 0.01, Seed: 5})
+	d, err := ReadRaw(&b, "gen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := CompareBy(d, "alg", DefaultOptions)
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("rows %v err %v", rows, err)
+	}
+	if r := rows[0]; r.Test != "wilcoxon-mpirun-medians" || r.Significant {
+		t.Errorf("unpaired: %s p=%g, want the rank-sum test, not significant under 20%% mpirun variation", r.Test, r.Result.P)
+	}
+	opt := DefaultOptions
+	opt.PairByMpirun = true
+	rows, err = CompareBy(d, "alg", opt)
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("rows %v err %v", rows, err)
+	}
+	r := rows[0]
+	if r.Test != "wilcoxon-signed-rank-paired-mpirun-medians" || r.NA != 10 || r.NB != 10 {
+		t.Fatalf("paired: %+v", r)
+	}
+	// Every mpirun is slower with b: V = 0 of 10 pairs, exact p = 2/2^10.
+	if r.Result.Statistic != 0 || math.Abs(r.Result.P-2.0/1024) > 1e-15 || !r.Significant {
+		t.Errorf("paired: V=%g p=%g significant %v, want V=0, p=%g", r.Result.Statistic, r.Result.P, r.Significant, 2.0/1024)
+	}
+	for _, w := range r.Warnings {
+		if len(w) >= 5 && w[:5] == "only " {
+			t.Errorf("10 pairs warned: %q", w)
+		}
+	}
+	// Different mpiruns on the two sides: no pairing, whatever the option.
+	sa, sb := AnalyzeGroup(d.Groups[0], opt), AnalyzeGroup(d.Groups[1], opt)
+	sb.MpirunIndex = append([]int32(nil), sb.MpirunIndex...)
+	sb.MpirunIndex[0] = 99
+	if c := CompareSummariesPaired(sa, sb, opt); c.Test != "wilcoxon-mpirun-medians" {
+		t.Errorf("unpaired mpiruns compared with %s", c.Test)
+	}
+}
+
 func TestStars(t *testing.T) {
 	for _, c := range []struct {
 		p    float64

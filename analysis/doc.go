@@ -33,7 +33,10 @@
 //     test: exact null distribution for fewer than 50 observations per side
 //     without ties, otherwise the normal approximation with tie and
 //     continuity correction, as R's wilcox.test does. Welch's t-test is
-//     available for callers that assume normality.
+//     available for callers that assume normality. Paired samples (two
+//     label values that ran in the same mpiruns) can use the Wilcoxon
+//     signed-rank test instead (WilcoxonSignedRank, the same rules as R's
+//     wilcox.test(paired = TRUE); Options.PairByMpirun).
 //
 //   - Outliers are removed by Tukey's fences (Q1 − k·IQR, Q3 + k·IQR) and the
 //     number removed is always reported.

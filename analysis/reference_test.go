@@ -157,6 +157,9 @@ func TestAgainstR(t *testing.T) {
 		case "wilcox":
 			res := WilcoxonRankSum(x, y, rAlt(r.param))
 			got = map[string]float64{"W": res.Statistic, "p": res.P}[r.field]
+		case "signrank":
+			res := WilcoxonSignedRank(x, y, rAlt(r.param))
+			got = map[string]float64{"V": res.Statistic, "p": res.P}[r.field]
 		case "welch":
 			res := WelchT(x, y, rAlt(r.param))
 			got = map[string]float64{"t": res.Statistic, "df": res.DF, "p": res.P}[r.field]

@@ -140,3 +140,30 @@ for (pr in list(c("n2", "ties"), c("n3", "ties"), c("n4", "ties2"))) for (alt in
                                             value = sprintf("%.17g", perm(d[[pr[1]]], d[[pr[2]]], alt)))
 write.table(do.call(rbind, extra), "reference.csv", append = TRUE, sep = ",", row.names = FALSE,
             col.names = FALSE, quote = FALSE)
+
+# Paired Wilcoxon signed-rank test (compare --by on levels that ran in the
+# same mpiruns): wilcox.test(x, y, paired = TRUE), exact without ties or
+# zero differences for n < 50, else the normal approximation with tie and
+# continuity correction. The extra paired samples are appended to data.csv.
+pd <- list(
+  pa5 = c(1.1, 2.3, 3.1, 4.8, 5.2), pb5 = c(1.5, 2.0, 3.9, 5.5, 6.1),
+  pza = c(1, 2, 3, 4, 5, 6, 7, 8), pzb = c(1, 2.5, 2, 4, 6.5, 5, 9, 8.25),
+  pta = c(10, 11, 12, 13, 14, 15, 16, 17, 18, 19),
+  ptb = c(10, 11, 12, 13, 14, 15, 16, 17, 18, 19) + c(1, -1, 2, 2, -2, 3, 1, 0.5, -3, 4),
+  skewed60 = d$skewed[1:60], bimodal60 = d$bimodal[1:60]
+)
+pdat <- do.call(rbind, lapply(names(pd), function(n) data.frame(name = n, i = seq_along(pd[[n]]), value = sprintf("%.17g", pd[[n]]))))
+write.table(pdat, "data.csv", append = TRUE, sep = ",", row.names = FALSE, col.names = FALSE, quote = FALSE)
+all <- c(d, pd)
+sr <- list()
+for (pr in list(c("pa5", "pb5"), c("pza", "pzb"), c("pta", "ptb"), c("n30", "n30b"), c("n5000", "n5000b"),
+                c("skewed60", "bimodal60"))) {
+  x <- all[[pr[1]]]; y <- all[[pr[2]]]
+  for (alt in c("two.sided", "less", "greater")) {
+    w <- suppressWarnings(wilcox.test(x, y, paired = TRUE, alternative = alt))
+    sr[[length(sr) + 1]] <- data.frame(kind = "signrank", a = pr[1], b = pr[2], param = alt,
+                                        field = c("V", "p"), value = sprintf("%.17g", c(w$statistic, w$p.value)))
+  }
+}
+write.table(do.call(rbind, sr), "reference.csv", append = TRUE, sep = ",", row.names = FALSE,
+            col.names = FALSE, quote = FALSE)

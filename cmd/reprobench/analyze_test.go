@@ -104,6 +104,7 @@ func TestAnalyzeErrors(t *testing.T) {
 		{[]string{"compare", anA}, "want A-FILES... -- B-FILES...", true},
 		{[]string{"compare", "--alternative", "bigger", anA, "--", anB}, "unknown alternative", true},
 		{[]string{"compare", "--by", "nolabel", anA}, "no group has label", false},
+		{[]string{"compare", "--paired", anA, "--", anB}, "--paired needs --by", true},
 		{[]string{"plot", "--kind", "pie", "-o", filepath.Join(dir, "x.png"), anA}, "unknown --kind", true},
 		{[]string{"plot", anA}, "-o FILE is required", true},
 	} {

@@ -24,12 +24,13 @@ func init() {
 }
 
 func runCompare(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("compare", "[--alternative two-sided|less|greater] [--alpha 0.05] [--format text|csv|json] (A... -- B... | --by LABEL FILES...)", stderr)
+	fs := newFlagSet("compare", "[--alternative two-sided|less|greater] [--alpha 0.05] [--format text|csv|json] (A... -- B... | --by LABEL [--paired] FILES...)", stderr)
 	var o anOptions
 	o.register(true, fs, "text, csv or json")
 	alt := fs.String("alternative", "two-sided", "alternative hypothesis for A relative to B: two-sided, less (A faster) or greater")
 	alpha := fs.Float64("alpha", 0.05, "significance level; rows with p > alpha are marked ~ in text output")
 	by := fs.String("by", "", "compare groups that differ only in this label (smallest value is the baseline A)")
+	paired := fs.Bool("paired", false, "with --by: pair the per-mpirun medians of label values that ran in the same mpiruns and use the signed-rank test (removes mpirun-to-mpirun variation; needs ≥ 6 mpiruns to reach p < 0.05)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -44,6 +45,10 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("%w: --alpha must be in (0, 1)", errUsage)
 	}
 	opt.Alpha = *alpha
+	if *paired && *by == "" {
+		return fmt.Errorf("%w: --paired needs --by: data sets given as A -- B come from different mpiruns", errUsage)
+	}
+	opt.PairByMpirun = *paired
 	rest := fs.Args()
 	var rows []analysis.Comparison
 	if *by != "" {

@@ -25,3 +25,11 @@ func TestCompareGolden(t *testing.T) {
 	anGolden(t, "compare_by.txt", "compare", "--by", "mpi_lib", "--alternative", "less", anA)
 	anGolden(t, "compare_by.json", "compare", "--by", "mpi_lib", "--format", "json", anA)
 }
+
+func TestComparePaired(t *testing.T) {
+	// a.csv ran libA and libB in the same 6 mpiruns.
+	text := anGolden(t, "compare_by_paired.txt", "compare", "--by", "mpi_lib", "--paired", anA)
+	if !strings.Contains(text, "wilcoxon-signed-rank-paired-mpirun-medians") {
+		t.Errorf("--paired did not pair:\n%s", text)
+	}
+}
