@@ -45,6 +45,8 @@ type NoiseConfig struct {
 // CPUNoise is what one spinning CPU saw.
 type CPUNoise struct {
 	CPU      int      `json:"cpu"`                 // the CPU spun on; -1 when not pinned
+	FirstNs  int64    `json:"first_ns"`            // first clock reading, ns since the probe's start (> 0 when the thread began late)
+	LastNs   int64    `json:"last_ns"`             // last clock reading, ns since the probe's start
 	SpunNs   int64    `json:"spun_ns"`             // time spun, detours included, yields excluded
 	Reads    int64    `json:"reads"`               // clock readings taken
 	Detours  []Detour `json:"detours"`             // in time order
@@ -121,12 +123,12 @@ func MeasureNoise(cfg NoiseConfig) (*NoiseProbe, error) {
 			room := min(cfg.MaxDetours, int(cfg.Duration.Seconds()*50_000)+1000)
 			if cspin.Available {
 				starts, lens := make([]int64, room), make([]int64, room)
-				n, dropped, reads, spun := cspin.Spin(start, end, cfg.Threshold.Nanoseconds(), starts, lens)
+				n, dropped, reads, first, last := cspin.Spin(start, end, cfg.Threshold.Nanoseconds(), starts, lens)
 				c.Detours = make([]Detour, n)
 				for k := range c.Detours {
 					c.Detours[k] = Detour{StartNs: starts[k], LengthNs: lens[k]}
 				}
-				c.Dropped, c.Reads, c.SpunNs = dropped, reads, spun
+				c.Dropped, c.Reads, c.SpunNs, c.FirstNs, c.LastNs = dropped, reads, last-first, first, last
 			} else {
 				c.Detours = make([]Detour, 0, min(room, 4096))
 				for nanotime() < start {
@@ -136,6 +138,8 @@ func MeasureNoise(cfg NoiseConfig) (*NoiseProbe, error) {
 			for k := range c.Detours {
 				c.Detours[k].StartNs -= start
 			}
+			c.FirstNs -= start
+			c.LastNs -= start
 		}()
 	}
 	wg.Wait()
@@ -163,6 +167,7 @@ func spinDetours(now func() int64, start, end, threshold int64, maxDetours int, 
 	nextYield := prev + yieldEvery
 	var reads, spun int64
 	segStart := prev
+	c.FirstNs = prev
 	for {
 		t := now()
 		reads++
@@ -186,7 +191,7 @@ func spinDetours(now func() int64, start, end, threshold int64, maxDetours int, 
 		}
 	}
 	spun += prev - segStart
-	c.SpunNs, c.Reads = spun, reads
+	c.SpunNs, c.Reads, c.LastNs = spun, reads, prev
 }
 
 // NoiseSummary condenses one CPU's detours.
@@ -287,25 +292,42 @@ func period(ds []Detour, minLen int64) (float64, float64) {
 // observation is late when, on some rank, a detour covers its deadline and
 // ends more than tolerance after it. For a deadline at a random instant
 // that happens with probability |⋃ over CPUs and detours of
-// [start, end − tolerance)| / duration; detours on different CPUs at the
-// same time (a whole virtual machine paused) count once. It assumes every
-// CPU was probed for the whole Duration, as the C loop is (the Go
-// fallback's SpunNs can be shorter). Noise changes from
+// [start, end − tolerance)| / |span|, where span is the part of the probe
+// every CPU covered (Covered; NaN when it is empty); detours on different
+// CPUs at the same time (a whole virtual machine paused) count once. The
+// Go fallback's yields within the span are not excluded. Noise changes from
 // minute to minute on a shared machine, so probe right before or after the
 // measurement it explains.
 func (p *NoiseProbe) ExpectedLate(tolerance time.Duration) float64 {
+	lo, hi, ok := p.Covered()
+	if !ok {
+		return math.NaN()
+	}
 	var iv [][2]int64
 	for _, c := range p.CPUs {
 		for _, d := range c.Detours {
-			if e := d.EndNs() - tolerance.Nanoseconds(); e > d.StartNs {
-				iv = append(iv, [2]int64{d.StartNs, e})
+			a, b := max(d.StartNs, lo), min(d.EndNs()-tolerance.Nanoseconds(), hi)
+			if b > a {
+				iv = append(iv, [2]int64{a, b})
 			}
 		}
 	}
-	if p.Duration <= 0 {
-		return 0
+	return math.Min(1, float64(unionLength(iv))/float64(hi-lo))
+}
+
+// Covered returns the span of the probe during which every CPU was
+// spinning, in ns since its start: from the latest first reading to the
+// earliest last one. A thread that began late (a loaded machine) narrows
+// it. A CPU without readings recorded (LastNs = 0, e.g. built by hand)
+// counts as covering [0, Duration]. ok is false when the span is empty.
+func (p *NoiseProbe) Covered() (lo, hi int64, ok bool) {
+	lo, hi = 0, p.Duration.Nanoseconds()
+	for _, c := range p.CPUs {
+		if c.LastNs > c.FirstNs {
+			lo, hi = max(lo, c.FirstNs), min(hi, c.LastNs)
+		}
 	}
-	return math.Min(1, float64(unionLength(iv))/float64(p.Duration.Nanoseconds()))
+	return lo, hi, hi > lo
 }
 
 // Simultaneous is the share of the detour time of the CPUs' union during

@@ -63,7 +63,7 @@ for when in ("before", "after"):
     nz = json.load(open(f"{out}/noise-{when}.json"))
     cpus = "; ".join(f"CPU {c['cpu']} {c['per_s']:.0f}/s median {c['median_ns']/1e3:.1f} µs, {100*c['fraction']:.1f}% lost"
                      for c in nz["cpus"])
-    print(f"noise {when}: {cpus}; late starts expected from noise alone {100*nz['expected_late_fraction']:.2f}%")
+    print(f"noise {when}: {cpus}; late starts expected from noise alone {100*(nz['expected_late_fraction'] if nz['expected_late_fraction'] is not None else float('nan')):.2f}% (over {nz['covered_s']:.2f} s)")
 cref = list(csv.DictReader(open(f"{out}/c-reference.csv")))
 cres = {}
 for m in ("barrier", "window"):

@@ -33,8 +33,12 @@ type noiseReport struct {
 	ToleranceS   float64               `json:"late_tolerance_s"`
 	CPUs         []timing.NoiseSummary `json:"cpus"`
 	Simultaneous *float64              `json:"simultaneous_fraction"` // null with one CPU or no detours
-	ExpectedLate float64               `json:"expected_late_fraction"`
-	DetoursCSV   string                `json:"detours_csv,omitempty"`
+	// CoveredS is how long every CPU was spinning at once (less than
+	// DurationS when a thread began late); ExpectedLate judges that span
+	// and is null when it is empty.
+	CoveredS     float64  `json:"covered_s"`
+	ExpectedLate *float64 `json:"expected_late_fraction"`
+	DetoursCSV   string   `json:"detours_csv,omitempty"`
 }
 
 func runNoise(stdout, stderr io.Writer, args []string) error {
@@ -103,7 +107,11 @@ Flags:
 		return err
 	}
 	r := noiseReport{DurationS: dur.Seconds(), ThresholdS: thr.Seconds(), ToleranceS: tol.Seconds(),
-		CPUs: p.Summaries(), ExpectedLate: p.ExpectedLate(*tol)}
+		CPUs: p.Summaries()}
+	if lo, hi, ok := p.Covered(); ok {
+		e := p.ExpectedLate(*tol)
+		r.CoveredS, r.ExpectedLate = float64(hi-lo)/1e9, &e
+	}
 	if s := p.Simultaneous(); !math.IsNaN(s) {
 		r.Simultaneous = &s
 	}
@@ -136,8 +144,15 @@ Flags:
 	if r.Simultaneous != nil {
 		fmt.Fprintf(stdout, "every CPU in a detour at once: %.0f%% of the detour time\n", 100**r.Simultaneous)
 	}
-	fmt.Fprintf(stdout, "windowed observations expected to start more than %v late from this noise alone (one rank per CPU): %.2f%%\n",
-		*tol, 100*r.ExpectedLate)
+	if r.ExpectedLate == nil {
+		fmt.Fprintln(stdout, "the CPUs never spun at the same time (threads started too late): no expected share of late starts")
+	} else {
+		fmt.Fprintf(stdout, "windowed observations expected to start more than %v late from this noise alone (one rank per CPU): %.2f%%\n",
+			*tol, 100**r.ExpectedLate)
+		if r.CoveredS < 0.9*r.DurationS {
+			fmt.Fprintf(stdout, "note: the CPUs spun together for only %.3f s of %.3f s (a thread started late: the machine is busy)\n", r.CoveredS, r.DurationS)
+		}
+	}
 	for _, c := range r.CPUs {
 		if c.Dropped > 0 {
 			fmt.Fprintf(stdout, "CPU %d: %d detours beyond --max-detours were counted, not kept: its shares are too low\n", c.CPU, c.Dropped)

@@ -22,7 +22,8 @@ static inline int64_t rb_noise_now(void) {
 // counted in *dropped). In C the Go runtime cannot interrupt it: while a
 // cgo call runs, the scheduler leaves the thread alone.
 static void rb_spin_detours(int64_t start, int64_t end, int64_t threshold, int64_t *starts, int64_t *lens,
-                            int64_t max, int64_t *n, int64_t *dropped, int64_t *reads, int64_t *spun) {
+                            int64_t max, int64_t *n, int64_t *dropped, int64_t *reads, int64_t *first_out,
+                            int64_t *last) {
 	int64_t prev = rb_noise_now();
 	while (prev < start) prev = rb_noise_now();
 	int64_t first = prev, k = 0, d = 0, r = 0;
@@ -44,7 +45,8 @@ static void rb_spin_detours(int64_t start, int64_t end, int64_t threshold, int64
 	*n = k;
 	*dropped = d;
 	*reads = r;
-	*spun = prev - first;
+	*first_out = first;
+	*last = prev;
 }
 */
 import "C"
@@ -57,13 +59,13 @@ const Available = true
 // end, recording every gap of at least threshold ns between consecutive
 // readings: the reading before the gap in starts, its length in lens, at
 // most len(starts) of them (the others are counted in dropped). reads is
-// the number of readings, spun the time from the first to the last.
-func Spin(start, end, threshold int64, starts, lens []int64) (n, dropped int, reads, spun int64) {
+// the number of readings, first and last the first and the last reading.
+func Spin(start, end, threshold int64, starts, lens []int64) (n, dropped int, reads, first, last int64) {
 	if len(starts) == 0 || len(lens) < len(starts) {
 		panic("cspin: need len(lens) >= len(starts) > 0")
 	}
-	var cn, cd, cr, cs C.int64_t
+	var cn, cd, cr, cf, cl C.int64_t
 	C.rb_spin_detours(C.int64_t(start), C.int64_t(end), C.int64_t(threshold),
-		(*C.int64_t)(&starts[0]), (*C.int64_t)(&lens[0]), C.int64_t(len(starts)), &cn, &cd, &cr, &cs)
-	return int(cn), int(cd), int64(cr), int64(cs)
+		(*C.int64_t)(&starts[0]), (*C.int64_t)(&lens[0]), C.int64_t(len(starts)), &cn, &cd, &cr, &cf, &cl)
+	return int(cn), int(cd), int64(cr), int64(cf), int64(cl)
 }

@@ -7,6 +7,6 @@ package cspin
 const Available = false
 
 // Spin is not available in this build; it panics.
-func Spin(start, end, threshold int64, starts, lens []int64) (n, dropped int, reads, spun int64) {
+func Spin(start, end, threshold int64, starts, lens []int64) (n, dropped int, reads, first, last int64) {
 	panic("cspin: the C spin loop needs cgo on Linux")
 }
