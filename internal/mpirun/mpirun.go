@@ -28,6 +28,7 @@ type Flavor struct {
 	Tags     string   // go build -tags value
 	Launcher []string // launcher command, before "-np N"
 	Env      []string // extra environment for the launcher
+	CC       string   // the library's C compiler wrapper (mpicc), "" if not found
 	oversub  []string // arguments that allow more ranks than cores
 }
 
@@ -67,10 +68,11 @@ func find(names ...string) string {
 func Available() []Flavor {
 	var fs []Flavor
 	if l := find("mpirun.openmpi", "orterun"); l != "" && pkgConfig("mpi") {
-		fs = append(fs, Flavor{Name: "openmpi", Launcher: []string{l}, Env: OpenMPIEnv, oversub: []string{"--oversubscribe"}})
+		fs = append(fs, Flavor{Name: "openmpi", Launcher: []string{l}, Env: OpenMPIEnv, CC: find("mpicc.openmpi"),
+			oversub: []string{"--oversubscribe"}})
 	}
 	if l := find("mpiexec.mpich", "mpiexec.hydra"); l != "" && pkgConfig("mpich") {
-		fs = append(fs, Flavor{Name: "mpich", Tags: "mpich", Launcher: []string{l}})
+		fs = append(fs, Flavor{Name: "mpich", Tags: "mpich", Launcher: []string{l}, CC: find("mpicc.mpich")})
 	}
 	if only := os.Getenv("RB_MPI_FLAVORS"); only != "" {
 		var keep []Flavor
