@@ -39,7 +39,20 @@ type message struct {
 	data    []byte
 	arrival float64 // true time the last byte arrives
 	xfer    float64 // bytes/bandwidth: how long it occupies the receiver's ingress
+	// A rendezvous message (Config.EagerLimit) waits for its receive: its
+	// data leaves when the receive is posted, lat after which it arrives,
+	// and the receiver then acknowledges to world rank ackTo under ackKey,
+	// which releases the blocked sender.
+	rndv   bool
+	lat    float64
+	ackTo  int
+	ackKey mkey
 }
+
+// rndvAckTag is the tag of rendezvous acknowledgements, on the collective
+// context of the communicator (users cannot send negative tags, and the
+// collectives use non-negative ones).
+const rndvAckTag = -7
 
 // queue holds, for one (communicator, source, tag), the unexpected messages
 // or the posted receives, both in order: message k matches receive k.
@@ -64,16 +77,37 @@ type recvReq struct {
 	err       error
 	test      bool // blocked in Test: may be released at quiescence
 	released  bool // released at quiescence before a matching send
+	// ackPending: the matched message was a rendezvous one; the receiver
+	// must acknowledge (ackTo, ackKey) once it has released its mutex.
+	ackPending bool
+	ackTo      int
+	ackKey     mkey
+	ackAt      float64 // true time the acknowledgement arrives
+	postedAt   float64 // the receiver's true time when the receive was posted
 }
 
-// send delivers data to world rank dst under key. The sender's time
+// send delivers data to rank dstComm of c under key. The sender's time
 // advances by the injection time of the message.
 func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte) error {
+	_, err := r.sendWorld(c.world(dstComm), key, data, nil)
+	return err
+}
+
+// rendezvous describes, for sendWorld, the acknowledgement a rendezvous
+// message asks of its receiver.
+type rendezvous struct {
+	ackKey mkey
+}
+
+// sendWorld delivers data to world rank dst under key. With rv != nil the
+// message is a rendezvous one: matched reports whether a receive was
+// already posted (then the sender need not wait); otherwise the receiver
+// acknowledges under rv.ackKey when it posts the receive.
+func (r *Rank) sendWorld(dst int, key mkey, data []byte, rv *rendezvous) (matched bool, err error) {
 	if r.w.aborted.Load() {
-		return errAborted
+		return false, errAborted
 	}
 	w := r.w
-	dst := c.world(dstComm)
 	var seq uint64
 	if len(w.ranks) <= denseLinks {
 		if r.linkSeq == nil {
@@ -107,7 +141,28 @@ func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte) error {
 			Internal: key.ctx&1 == 1, Bytes: len(data), SendS: r.now, ArrivalS: arrival})
 	}
 
-	d := w.ranks[dst]
+	lat := arrival - r.now
+	var rvm *message
+	if rv != nil {
+		rvm = &message{rndv: true, lat: lat, ackTo: r.id, ackKey: rv.ackKey}
+	}
+	postedAt, matched := w.ranks[dst].accept(r.id, key, data, arrival, xfer, rvm)
+	if matched && rv != nil {
+		// The receive was already posted (in virtual time, maybe after
+		// this send): the data leaves then, and the sender learns it a
+		// latency later, as through an acknowledgement.
+		r.now = max(r.now, postedAt+lat)
+	}
+	return matched, nil
+}
+
+// accept puts a message from world rank from under key into d's mailbox:
+// it completes the first posted receive that matches, or waits in the
+// queue of unexpected messages. rv, when not nil, carries the rendezvous
+// fields of the message. It reports whether a receive matched and, if so,
+// the true time that receive was posted.
+func (d *Rank) accept(from int, key mkey, data []byte, arrival, xfer float64, rv *message) (postedAt float64, matched bool) {
+	w := d.w
 	d.mu.Lock()
 	q := d.queue(key)
 	if q.phead < len(q.posted) {
@@ -119,13 +174,17 @@ func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte) error {
 			d.dropQueue(key)
 		}
 		if len(rq.buf) != len(data) {
-			rq.err = sizeErr(rq.op, len(data), len(rq.buf), r.id, int(key.tag), key.ctx)
+			rq.err = sizeErr(rq.op, len(data), len(rq.buf), from, int(key.tag), key.ctx)
 		} else {
 			copy(rq.buf, data)
 		}
 		rq.arrival = arrival
+		if rv != nil {
+			rq.arrival = max(arrival, rq.postedAt+rv.lat)
+		}
 		rq.xfer = xfer
 		rq.done = true
+		postedAt = rq.postedAt
 		wake := d.waiting == rq
 		if wake {
 			d.waiting = nil
@@ -138,7 +197,7 @@ func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte) error {
 			default:
 			}
 		}
-		return nil
+		return postedAt, true
 	}
 	var buf []byte
 	if len(data) > 0 {
@@ -157,9 +216,13 @@ func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte) error {
 		clear(q.msgs[k:])
 		q.msgs, q.mhead = q.msgs[:k], 0
 	}
-	q.msgs = append(q.msgs, message{data: buf, arrival: arrival, xfer: xfer})
+	msg := message{data: buf, arrival: arrival, xfer: xfer}
+	if rv != nil {
+		msg.rndv, msg.lat, msg.ackTo, msg.ackKey = true, rv.lat, rv.ackTo, rv.ackKey
+	}
+	q.msgs = append(q.msgs, msg)
 	d.mu.Unlock()
-	return nil
+	return 0, false
 }
 
 func sizeErr(op string, got, want, src, tag int, ctx uint64) error {
@@ -215,10 +278,34 @@ func (r *Rank) post(rq *recvReq) {
 		}
 		rq.arrival = m.arrival
 		rq.xfer = m.xfer
+		if m.rndv {
+			// The data leaves now that the receive is posted.
+			rq.arrival = max(m.arrival, r.now+m.lat)
+			rq.ackPending, rq.ackTo, rq.ackKey, rq.ackAt = true, m.ackTo, m.ackKey, r.now+m.lat
+		}
 		rq.done = true
 	} else {
+		rq.postedAt = r.now
 		q.posted = append(q.posted, rq)
 	}
+}
+
+// ack delivers the acknowledgement a rendezvous message asked of rq, if
+// any; r.mu must not be held. It arrives when the data does (the receive's
+// post time plus the message's latency), exactly as when the receive is
+// posted before the message is sent, and draws no latency of its own, so
+// that the outcome does not depend on which rank got there first in real
+// time.
+func (r *Rank) ack(rq *recvReq) error {
+	if !rq.ackPending {
+		return nil
+	}
+	rq.ackPending = false
+	if r.w.aborted.Load() {
+		return errAborted
+	}
+	r.w.ranks[rq.ackTo].accept(r.id, rq.ackKey, nil, rq.ackAt, 0, nil)
+	return nil
 }
 
 // block waits until rq is done (in real time), then completes it in
@@ -300,6 +387,13 @@ func (r *Rank) recv(c *comm, buf []byte, src int, key mkey, op string) error {
 	*rq = recvReq{key: key, buf: buf, op: op, peer: src, peerWorld: c.world(src)}
 	r.mu.Lock()
 	r.post(rq)
+	if rq.ackPending {
+		r.mu.Unlock()
+		if err := r.ack(rq); err != nil {
+			return err
+		}
+		r.mu.Lock()
+	}
 	err := r.blockLocked(rq)
 	rq.buf = nil
 	return err
@@ -354,13 +448,25 @@ func (c *comm) checkPeer(fn string, peer, tag int) error {
 
 func (c *comm) p2pKey(src, tag int) mkey { return mkey{ctx: c.ctx, src: int32(src), tag: int32(tag)} }
 
-// Send sends buf to dest. Sends are eager: they never wait for the
-// receiver (unlimited buffering).
+// Send sends buf to dest. Sends are eager (buffered: they never wait for
+// the receiver) up to Config.EagerLimit bytes; larger ones wait until the
+// receiver has posted the matching receive.
 func (c *comm) Send(buf []byte, dest, tag int) error {
 	if err := c.checkPeer("MPI_Send", dest, tag); err != nil {
 		return err
 	}
-	return c.r.send(c, dest, c.p2pKey(c.rank, tag), buf)
+	lim := c.r.w.cfg.EagerLimit
+	if lim <= 0 || len(buf) <= lim {
+		return c.r.send(c, dest, c.p2pKey(c.rank, tag), buf)
+	}
+	ackKey := mkey{ctx: c.ctx | 1, src: int32(dest), tag: rndvAckTag}
+	// The receiver acknowledges into this rank's mailbox, under the key
+	// this rank then receives on.
+	matched, err := c.r.sendWorld(c.world(dest), c.p2pKey(c.rank, tag), buf, &rendezvous{ackKey: ackKey})
+	if err != nil || matched {
+		return err
+	}
+	return c.r.recv(c, nil, dest, ackKey, fmt.Sprintf("MPI_Send of %d bytes (rendezvous, above Config.EagerLimit)", len(buf)))
 }
 
 // Recv receives exactly len(buf) bytes from src.
@@ -448,6 +554,9 @@ func (c *comm) Irecv(buf []byte, src, tag int) (mpi.Request, error) {
 	c.r.mu.Lock()
 	c.r.post(&q.rq)
 	c.r.mu.Unlock()
+	if err := c.r.ack(&q.rq); err != nil {
+		return nil, err
+	}
 	return q, nil
 }
 

@@ -21,7 +21,11 @@
 //     receive completes at max(receiver's time, arrival); a sender pays the
 //     message's injection time bytes/bandwidth, and so does the receiver's
 //     ingress, one message after the other; sends are eager (buffered, they
-//     never wait for the receiver);
+//     never wait for the receiver), except a blocking Send above
+//     Config.EagerLimit, which waits for its receive (rendezvous): it
+//     returns, and its data arrives, a latency after the receive is posted,
+//     and a program that relies on buffering deadlocks as it can on a real
+//     machine;
 //   - collectives are built from point-to-point messages (see Collectives)
 //     and cost what their messages cost.
 //

@@ -561,3 +561,163 @@ func TestRunTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Above Config.EagerLimit a blocking Send waits for its receive: two ranks
+// that both Send before they Recv deadlock, as they can on a real machine;
+// below it, or without a limit, the sends are buffered.
+func TestEagerLimitRendezvous(t *testing.T) {
+	exchange := func(limit, size int) error {
+		w, err := New(Config{Ranks: 2, Seed: 1, EagerLimit: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w.Run(func(r *Rank) error {
+			c := r.Comm()
+			peer := 1 - c.Rank()
+			if err := c.Send(make([]byte, size), peer, 3); err != nil {
+				return err
+			}
+			return c.Recv(make([]byte, size), peer, 3)
+		})
+	}
+	if err := exchange(0, 1<<20); err != nil {
+		t.Errorf("no limit, 1 MiB: %v", err)
+	}
+	if err := exchange(4096, 4096); err != nil {
+		t.Errorf("4 KiB limit, 4 KiB messages: %v", err)
+	}
+	err := exchange(4096, 8192)
+	var d *DeadlockError
+	if !errors.As(err, &d) {
+		t.Fatalf("4 KiB limit, 8 KiB messages: %v, want *DeadlockError", err)
+	}
+	want := "rank 0: MPI_Send of 8192 bytes (rendezvous, above Config.EagerLimit) to rank 1 (world rank 1) in the world waits for the matching receive"
+	if !strings.Contains(err.Error(), want) || len(d.Blocked) != 2 {
+		t.Errorf("deadlock report lacks %q or has not 2 ranks:\n%v", want, err)
+	}
+}
+
+// A rendezvous Send completes when the late receiver posts its receive;
+// the data arrives intact and only then; a receive posted first lets the
+// Send go on at once; Irecv acknowledges too; and it is all deterministic.
+func TestRendezvousTiming(t *testing.T) {
+	run := func() (sendDone, recvDone, early float64) {
+		w, err := New(Config{Ranks: 2, Seed: 9, EagerLimit: 1024, Latency: Latency{SpikeProb: Off}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = w.Run(func(r *Rank) error {
+			c := r.Comm()
+			big := make([]byte, 4096)
+			if c.Rank() == 0 {
+				for i := range big {
+					big[i] = byte(i)
+				}
+				if err := c.Send(big, 1, 1); err != nil { // receiver is 1 ms late
+					return err
+				}
+				sendDone = r.TrueNow()
+				// Receiver posted an Irecv first: no waiting beyond injection.
+				r.Sleep(2 * time.Millisecond)
+				t0 := r.TrueNow()
+				if err := c.Send(big, 1, 2); err != nil {
+					return err
+				}
+				early = r.TrueNow() - t0
+				// An Irecv posted after the message arrived acknowledges too.
+				return c.Send(big, 1, 3)
+			}
+			r.Sleep(time.Millisecond)
+			if err := c.Recv(big, 0, 1); err != nil {
+				return err
+			}
+			recvDone = r.TrueNow()
+			for i := range big {
+				if big[i] != byte(i) {
+					return fmt.Errorf("byte %d = %d", i, big[i])
+				}
+			}
+			q, err := c.Irecv(big, 0, 2)
+			if err != nil {
+				return err
+			}
+			if err := q.Wait(); err != nil {
+				return err
+			}
+			r.Sleep(5 * time.Millisecond)
+			q, err = c.Irecv(big, 0, 3)
+			if err != nil {
+				return err
+			}
+			return q.Wait()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sendDone, recvDone, early
+	}
+	s, rc, e := run()
+	if s < 1e-3 || s > 1.1e-3 {
+		t.Errorf("rendezvous Send returned at %g s, want just after the receive posted at 1 ms", s)
+	}
+	if rc < 1e-3 || rc > 1.1e-3 {
+		t.Errorf("Recv completed at %g s, want just after 1 ms (the data leaves when it is posted)", rc)
+	}
+	if e > 50e-6 {
+		t.Errorf("Send to a posted receive took %g s, want only its injection", e)
+	}
+	if s2, rc2, e2 := run(); s2 != s || rc2 != rc || e2 != e {
+		t.Errorf("not deterministic: %g %g %g then %g %g %g", s, rc, e, s2, rc2, e2)
+	}
+}
+
+// The virtual times of a rendezvous do not depend on which rank reaches
+// the matching point first in real time: the receive posted before the
+// send (in real time) and after it give the same times.
+func TestRendezvousIndependentOfRealTimeOrder(t *testing.T) {
+	run := func(receiverFirst bool) (send, recv float64) {
+		w, err := New(Config{Ranks: 2, Seed: 4, EagerLimit: 16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		posted := make(chan struct{})
+		err = w.Run(func(r *Rank) error {
+			c := r.Comm()
+			buf := make([]byte, 64)
+			if c.Rank() == 0 {
+				if receiverFirst {
+					<-posted // real time: the receive is already posted
+				}
+				err := c.Send(buf, 1, 5)
+				send = r.TrueNow()
+				return err
+			}
+			r.Sleep(300 * time.Microsecond) // virtual: the receiver is late
+			if !receiverFirst {
+				time.Sleep(20 * time.Millisecond) // real: let the send go first
+			}
+			q, err := c.Irecv(buf, 0, 5)
+			if receiverFirst {
+				close(posted)
+			}
+			if err != nil {
+				return err
+			}
+			err = q.Wait()
+			recv = r.TrueNow()
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return send, recv
+	}
+	s1, r1 := run(true)
+	s2, r2 := run(false)
+	if s1 != s2 || r1 != r2 {
+		t.Errorf("receive first: send done %g, receive done %g; send first: %g, %g", s1, r1, s2, r2)
+	}
+	if s1 < 300e-6 || r1 < 300e-6 {
+		t.Errorf("send done %g, receive done %g: both must wait for the receive posted at 300 µs", s1, r1)
+	}
+}

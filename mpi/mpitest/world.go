@@ -43,6 +43,17 @@ type Config struct {
 	// Log records every point-to-point message (those of collectives
 	// included) for World.Log. It costs memory per message.
 	Log bool
+	// EagerLimit, when positive, makes a blocking MPI_Send of more than
+	// EagerLimit bytes wait until the receiver has posted the matching
+	// receive, as real MPI libraries do above their eager limit (the
+	// rendezvous protocol; Open MPI's shared-memory transport switches at
+	// 4 KiB). A program that relies on buffering, such as two ranks that
+	// both Send before they Recv, then deadlocks here as it can on a real
+	// machine, and Run reports it. The sender's time advances to when the
+	// receive was posted plus a latency, and the data leaves only then.
+	// Zero (the default) buffers every send. Sendrecv, Isend and the
+	// collectives stay buffered: MPI guarantees they cannot deadlock so.
+	EagerLimit int
 }
 
 // World is a simulated MPI world: Config.Ranks ranks, each with its own
@@ -239,6 +250,10 @@ func (b Blocked) String() string {
 	comm := "the world"
 	if b.CommID != 0 {
 		comm = fmt.Sprintf("comm %#x", b.CommID)
+	}
+	if b.Internal && b.Tag == rndvAckTag {
+		return fmt.Sprintf("rank %d: %s to rank %d (world rank %d) in %s waits for the matching receive",
+			b.Rank, b.Op, b.Peer, b.PeerWorld, comm)
 	}
 	if b.Internal {
 		return fmt.Sprintf("rank %d: %s waits for a message from rank %d (world rank %d) in %s",
