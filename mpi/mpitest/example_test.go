@@ -145,3 +145,24 @@ func ExampleDeadlockError() {
 	// rank 0: MPI_Recv waits for a message from rank 1 (world rank 1) with tag 5 in the world
 	// rank 1: MPI_Recv waits for a message from rank 0 (world rank 0) with tag 5 in the world
 }
+
+// With an eager limit, code that is only correct while MPI buffers its
+// sends (both ranks Send 8 KiB before they Recv) deadlocks in the
+// simulator as it can on a real machine, and Run says where.
+func ExampleConfig_eagerLimit() {
+	w, _ := mpitest.New(mpitest.Config{Ranks: 2, EagerLimit: 4096})
+	err := w.Run(func(r *mpitest.Rank) error {
+		c := r.Comm()
+		peer := 1 - c.Rank()
+		buf := make([]byte, 8192)
+		if err := c.Send(buf, peer, 0); err != nil {
+			return err
+		}
+		return c.Recv(buf, peer, 0)
+	})
+	fmt.Println(err)
+	// Output:
+	// mpitest: deadlock: all 2 running ranks are blocked
+	// 	rank 0: MPI_Send of 8192 bytes (rendezvous, above Config.EagerLimit) to rank 1 (world rank 1) in the world waits for the matching receive
+	// 	rank 1: MPI_Send of 8192 bytes (rendezvous, above Config.EagerLimit) to rank 0 (world rank 0) in the world waits for the matching receive
+}
