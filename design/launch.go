@@ -138,6 +138,10 @@ type Attempt struct {
 	// StderrTail is the last StderrTailLines lines of stderr of an attempt
 	// that did not succeed.
 	StderrTail []string `json:"stderr_tail,omitempty"`
+	// StdoutTail is the same for stdout: some launchers report a failed
+	// rank there (MPICH's hydra: "BAD TERMINATION OF ONE OF YOUR
+	// APPLICATION PROCESSES").
+	StdoutTail []string `json:"stdout_tail,omitempty"`
 	StdoutLog  string   `json:"stdout_log,omitempty"`
 	StderrLog  string   `json:"stderr_log,omitempty"`
 	// MovedAside lists the leftover files of earlier attempts moved into
@@ -649,7 +653,9 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	}
 	if a.Status != StatusOK {
 		stderr.Sync()
+		stdout.Sync()
 		a.StderrTail = tailLines(a.StderrLog, StderrTailLines)
+		a.StdoutTail = tailLines(a.StdoutLog, StderrTailLines)
 		if complete {
 			a.Error += " (its sidecar exists, so its data is complete)"
 		}

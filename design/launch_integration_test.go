@@ -16,24 +16,22 @@ import (
 )
 
 // The integration tests run the real "reprobench launch" and "reprobench
-// run" under Open MPI's mpirun with 2 ranks: a campaign of 3 mpiruns of an
-// 8-byte MPI_Allreduce with 300000 observations each (about 3 s per
-// mpirun here), killed in the middle of mpirun 1.
+// run" under each installed MPI library's launcher with 2 ranks: a
+// campaign of 3 mpiruns of an 8-byte MPI_Allreduce with 300000
+// observations each (about 3 s per mpirun here), killed in the middle of
+// mpirun 1.
 
 const itRunFlags = "--calls MPI_Allreduce --sizes 8 --nrep 300000 --warmup 10"
 
-func openMPI(t *testing.T) mpirun.Flavor {
+// eachFlavor runs test once per installed MPI library.
+func eachFlavor(t *testing.T, test func(t *testing.T, f mpirun.Flavor)) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test: needs mpirun")
 	}
 	for _, f := range mpirun.Flavors(t) {
-		if f.Name == "openmpi" {
-			return f
-		}
+		t.Run(f.Name, func(t *testing.T) { test(t, f) })
 	}
-	t.Skip("Open MPI not available (RB_MPI_FLAVORS?)")
-	return mpirun.Flavor{}
 }
 
 // reprobench builds cmd/reprobench for f into a temporary directory.
@@ -141,8 +139,9 @@ func checkComplete(t *testing.T, m *Manifest) {
 	}
 }
 
-func TestIntegrationKillRankThenResume(t *testing.T) {
-	f := openMPI(t)
+func TestIntegrationKillRankThenResume(t *testing.T) { eachFlavor(t, killRankThenResume) }
+
+func killRankThenResume(t *testing.T, f mpirun.Flavor) {
 	bin := reprobench(t, f)
 	dir := t.TempDir()
 	launcher := f.Launcher[0] + " -np {np}"
@@ -168,10 +167,12 @@ func TestIntegrationKillRankThenResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := m.Runs[1]
-	if r.Status != StatusFailed || r.Complete || len(r.Attempts) != 1 || len(r.Attempts[0].StderrTail) == 0 {
+	// Open MPI reports the killed rank on stderr, MPICH's hydra on stdout.
+	if r.Status != StatusFailed || r.Complete || len(r.Attempts) != 1 || len(r.Attempts[0].StderrTail)+len(r.Attempts[0].StdoutTail) == 0 {
 		t.Fatalf("mpirun 1 after the kill: %+v\n%s", r, out)
 	}
-	t.Logf("mpirun 1 recorded as %s: %s; stderr tail ends %q", r.Status, r.Attempts[0].Error, r.Attempts[0].StderrTail[len(r.Attempts[0].StderrTail)-1])
+	tail := append(r.Attempts[0].StdoutTail, r.Attempts[0].StderrTail...)
+	t.Logf("mpirun 1 recorded as %s: %s; its log tail ends %q", r.Status, r.Attempts[0].Error, tail[len(tail)-1])
 	if m.Runs[0].Status != StatusOK || m.Runs[2].Status != StatusOK {
 		t.Fatalf("the campaign did not go on: %s %s\n%s", m.Runs[0].Status, m.Runs[2].Status, out)
 	}
@@ -207,8 +208,9 @@ func TestIntegrationKillRankThenResume(t *testing.T) {
 	}
 }
 
-func TestIntegrationKillLauncherThenResume(t *testing.T) {
-	f := openMPI(t)
+func TestIntegrationKillLauncherThenResume(t *testing.T) { eachFlavor(t, killLauncherThenResume) }
+
+func killLauncherThenResume(t *testing.T, f mpirun.Flavor) {
 	bin := reprobench(t, f)
 	dir := t.TempDir()
 	launcher := f.Launcher[0] + " -np {np}"

@@ -31,7 +31,7 @@ const launchSynopsis = `--mpiruns N --np P [--launcher 'mpirun -np {np}'] [--tim
 Each mpirun i (0-based) runs, without a shell:
   LAUNCHER EXE run --out DIR --run-id ID --mpirun i --seed S_i [--design DIR/ID-design.csv] RUN FLAGS
 and is complete when DIR/ID-mpirun<iii>.json exists. The campaign is recorded in
-DIR/ID-campaign.json (launcher argv, seeds, status, exit status and stderr tail of
+DIR/ID-campaign.json (launcher argv, seeds, status, exit status, stderr and stdout tails of
 failures); stdout and stderr of every attempt go to DIR/ID-logs/. A failed or
 timed-out mpirun is recorded and the campaign goes on (unless --fail-fast).
 --resume runs only the mpiruns without their .json; the leftovers of an incomplete
@@ -222,8 +222,12 @@ func launchSummary(stderr io.Writer, m *design.Manifest, err error) error {
 				continue
 			}
 			a := r.Attempts[len(r.Attempts)-1]
-			fmt.Fprintf(stderr, "launch: mpirun %d %s: %s (stderr: %s)\n", r.Mpirun, a.Status, a.Error, a.StderrLog)
-			for _, l := range launchSalient(a.StderrTail, 5) {
+			tail, log := a.StderrTail, a.StderrLog
+			if len(tail) == 0 && len(a.StdoutTail) > 0 {
+				tail, log = a.StdoutTail, a.StdoutLog // e.g. MPICH's hydra reports there
+			}
+			fmt.Fprintf(stderr, "launch: mpirun %d %s: %s (log: %s)\n", r.Mpirun, a.Status, a.Error, log)
+			for _, l := range launchSalient(tail, 5) {
 				fmt.Fprintf(stderr, "    %s\n", l)
 			}
 		}
@@ -231,7 +235,7 @@ func launchSummary(stderr io.Writer, m *design.Manifest, err error) error {
 	return err
 }
 
-// launchSalient picks up to n lines of a stderr tail to show: the first
+// launchSalient picks up to n lines of a log tail to show: the first
 // ones that look like our own errors ("reprobench:", "error", "panic"),
 // else the last n (launchers end their stderr with boilerplate).
 func launchSalient(tail []string, n int) []string {
