@@ -233,10 +233,7 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (*Summary, error) {
 	o := &mpi.Observation{Call: ex.Call, Send: bufs.Send, Recv: bufs.Recv, Count: count, Type: ex.Type,
 		Op: ex.Op, Root: ex.Root, Peer: (ex.Root + 1) % p, Reps: reps}
 	if ex.Cache != window.CacheWarm {
-		sy.Before = func(int) {
-			bufs.Before(0)
-			o.Send, o.Recv = bufs.Send, bufs.Recv
-		}
+		sy.Buffers = bufs
 	}
 	cfg := sy.Config()
 	rec := window.NewRecord(cfg.Capacity(max(ex.Nrep, ex.Warmup)))

@@ -596,12 +596,20 @@ func (c *comm) ObserveBatch(o *Observation, clk timing.Clock, deadlines, starts,
 	if o.Sync == SyncDeadline {
 		dl = (*C.int64_t)(unsafe.Pointer(&deadlines[0]))
 	}
+	var offs *C.int64_t
+	if o.Offsets != nil {
+		offs = (*C.int64_t)(unsafe.Pointer(&o.Offsets[0]))
+	}
+	var flush *C.uchar
+	if len(o.Flush) > 0 {
+		flush = (*C.uchar)(unsafe.Pointer(&o.Flush[0]))
+	}
 	done := c.count()
 	err := check(o.Call.String(), C.rb_observe_batch(c.h, C.int(c.rank), C.int(c.size), C.int(o.Call),
 		ptr(o.Send), ptr(o.Recv), C.int(o.Count), C.int(o.Type), C.int(o.Op), C.int(o.Root), C.int(o.Peer),
 		C.int(o.Reps), C.int(o.Sync), dl, C.int(len(starts)), C.int(src.Kind), C.int64_t(src.Epoch),
 		C.int(o.Count*o.Type.Size()), (*C.int64_t)(unsafe.Pointer(&starts[0])),
-		(*C.int64_t)(unsafe.Pointer(&ends[0])), done))
+		(*C.int64_t)(unsafe.Pointer(&ends[0])), offs, flush, C.int64_t(len(o.Flush)), done))
 	if n := int(*done); n > 0 {
 		o.Start, o.End = starts[n-1], ends[n-1]
 		if o.Sync == SyncDeadline {

@@ -66,6 +66,9 @@ func ObserveBatch(c Comm, o *Observation, clk timing.Clock, deadlines, starts, e
 	if err := checkBatch(o, deadlines, starts, ends); err != nil {
 		return err
 	}
+	if err := o.Validate(c.Size()); err != nil {
+		return &Error{Func: "ObserveBatch", Code: -1, Msg: err.Error()}
+	}
 	return observeEach(c, o, clk, deadlines, starts, ends, c.Observe)
 }
 
@@ -78,9 +81,21 @@ func observeBatchGo(c Comm, o *Observation, clk timing.Clock, deadlines, starts,
 
 func observeEach(c Comm, o *Observation, clk timing.Clock, deadlines, starts, ends []int64,
 	observe func(*Observation, timing.Clock) error) error {
+	// One observation at a time: Offsets and Flush are applied here, and
+	// hidden from observe (Observe ignores them, and the offsets would not
+	// fit the shifted buffers).
+	send, recv, offs, flush := o.Send, o.Recv, o.Offsets, o.Flush
+	o.Offsets, o.Flush = nil, nil
+	defer func() { o.Send, o.Recv, o.Offsets, o.Flush = send, recv, offs, flush }()
 	for i := range starts {
 		if o.Sync == SyncDeadline {
 			o.Deadline = deadlines[i]
+		}
+		if offs != nil {
+			o.Send, o.Recv = send[offs[i]:], recv[offs[i]:]
+		}
+		if flush != nil {
+			flushCaches(flush)
 		}
 		if err := observe(o, clk); err != nil {
 			return err
@@ -96,6 +111,9 @@ func checkBatch(o *Observation, deadlines, starts, ends []int64) error {
 	}
 	if o.Sync == SyncDeadline && len(deadlines) < len(starts) {
 		return &Error{Func: "ObserveBatch", Code: -1, Msg: "fewer deadlines than observations"}
+	}
+	if o.Offsets != nil && len(o.Offsets) < len(starts) {
+		return &Error{Func: "ObserveBatch", Code: -1, Msg: "fewer offsets than observations"}
 	}
 	return nil
 }

@@ -276,12 +276,27 @@ static int rb_observe(MPI_Comm c, int rank, int p, int call, void *s, void *r, i
 // runtime's monitor thread wakes up every 20 µs, and on a loaded machine
 // those wake-ups preempt the measuring thread. *done is the number of
 // observations completed, also on error.
+//
+// Cache control stays in the call too: offs, when not NULL, shifts the
+// buffers of observation i by offs[i] bytes, and flush, when not NULL, has
+// every 64th of its flush_len bytes written before each observation's
+// wait (Observation.Offsets and Flush).
 static int rb_observe_batch(MPI_Comm c, int rank, int p, int call, void *s, void *r, int n, int dt, int op,
                             int root, int peer, int reps, int sync, const int64_t *deadlines, int nobs, int clk,
-                            int64_t epoch, int bytes, int64_t *starts, int64_t *ends, int *done) {
+                            int64_t epoch, int bytes, int64_t *starts, int64_t *ends, const int64_t *offs,
+                            unsigned char *flush, int64_t flush_len, int *done) {
 	*done = 0;
 	for (int i = 0; i < nobs; i++) {
-		int err = rb_observe(c, rank, p, call, s, r, n, dt, op, root, peer, reps, sync,
+		char *si = (char *)s, *ri = (char *)r;
+		if (offs) {
+			if (si) si += offs[i];
+			if (ri) ri += offs[i];
+		}
+		if (flush && flush_len > 0) {
+			unsigned char v = (unsigned char)(flush[flush_len / 2] + 1);
+			for (int64_t j = 0; j < flush_len; j += 64) flush[j] = v;
+		}
+		int err = rb_observe(c, rank, p, call, si, ri, n, dt, op, root, peer, reps, sync,
 		                     deadlines ? deadlines[i] : 0, clk, epoch, bytes, &starts[i], &ends[i]);
 		if (err != MPI_SUCCESS) return err;
 		*done = i + 1;

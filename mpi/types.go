@@ -232,6 +232,17 @@ type Observation struct {
 	Sync     SyncKind
 	Deadline int64 // for SyncDeadline: local clock ticks at which to start
 
+	// For ObserveBatch only (Observe ignores them), so that cache control
+	// stays in the batch's single cgo call:
+	//   - Offsets, when not nil, gives each observation of the batch a
+	//     byte offset into Send and Recv: observation i uses
+	//     Send[Offsets[i]:] and Recv[Offsets[i]:] (buffers cycled or
+	//     randomized within a larger allocation, paper 004);
+	//   - Flush, when not nil, is written (every 64th byte) before each
+	//     observation's wait, to evict the caches (cold-cache mode).
+	Offsets []int64
+	Flush   []byte
+
 	// Results, in ticks of the clock given to Observe.
 	Start int64 // first timestamp after the wait
 	End   int64 // timestamp after the last call returned
@@ -274,7 +285,25 @@ func (o *Observation) Validate(p int) error {
 	if len(o.Recv) < r {
 		return fmt.Errorf("mpi: %v needs a %d-byte receive buffer, have %d", o.Call, r, len(o.Recv))
 	}
+	for i, off := range o.Offsets {
+		if off < 0 || off+int64(s) > int64(len(o.Send)) || off+int64(r) > int64(len(o.Recv)) {
+			return fmt.Errorf("mpi: offset %d of observation %d leaves no %d-byte send and %d-byte receive buffer in %d and %d bytes",
+				off, i, s, r, len(o.Send), len(o.Recv))
+		}
+	}
 	return nil
+}
+
+// flushCaches writes every 64th byte of b (Observation.Flush), so that
+// its cache lines evict the measured buffers.
+func flushCaches(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	v := b[len(b)/2] + 1
+	for j := 0; j < len(b); j += 64 {
+		b[j] = v
+	}
 }
 
 // ErrNoMPI is returned by Init when the program was built without MPI (no

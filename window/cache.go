@@ -3,6 +3,7 @@ package window
 import (
 	"fmt"
 	"github.com/reprobench/reprobench/internal/units"
+	"github.com/reprobench/reprobench/mpi"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -97,6 +98,7 @@ type Buffers struct {
 	recvN      int
 	next       int
 	sink       byte
+	off        int64
 }
 
 // NewBuffers allocates buffers of sendBytes and recvBytes. For CacheCycle and
@@ -126,6 +128,38 @@ func (b *Buffers) set(slot int) {
 	off := slot * b.stride
 	b.Send = b.sendAll[off : off+b.sendN]
 	b.Recv = b.recvAll[off : off+b.recvN]
+	b.off = int64(off)
+}
+
+// Offset returns the byte offset of the current Send and Recv within the
+// allocation.
+func (b *Buffers) Offset() int64 { return b.off }
+
+// Plan prepares a batch of len(offs) observations of o to run in one
+// mpi.ObserveBatch: for CacheCycle and CacheRandom it fills offs with the
+// offsets that len(offs) calls of Before would choose and points o at the
+// whole allocations with o.Offsets = offs; for CacheCold it sets o.Flush.
+// Afterwards Send and Recv are the last observation's. Unplan undoes it.
+func (b *Buffers) Plan(o *mpi.Observation, offs []int64) {
+	switch b.Mode {
+	case CacheCycle, CacheRandom:
+		for i := range offs {
+			b.Before(i)
+			offs[i] = b.off
+		}
+		o.Send, o.Recv, o.Offsets = b.sendAll, b.recvAll, offs
+	case CacheCold:
+		clear(offs)
+		o.Flush = b.flush
+	default:
+		clear(offs)
+	}
+}
+
+// Unplan points o back at the current Send and Recv, without Offsets or
+// Flush.
+func (b *Buffers) Unplan(o *mpi.Observation) {
+	o.Send, o.Recv, o.Offsets, o.Flush = b.Send, b.Recv, nil, nil
 }
 
 // Before prepares observation i: a flush for CacheCold, the next (or a

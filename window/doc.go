@@ -64,5 +64,9 @@
 // CacheMode selects warm caches, cold caches (a buffer of last-level-cache
 // size, LLCBytes, overwritten before each observation), or message buffers
 // whose offsets within a larger allocation are cycled or randomized (paper
-// 004); Buffers implements them without allocating per observation.
+// 004); Buffers implements them without allocating per observation. Set
+// as Sync.Buffers, they are applied inside each batch's single cgo call
+// (mpi.Observation.Offsets and Flush): applied from Go between
+// observations, the round trip to Go cost the tail (p99 52-59 µs against
+// 1.2 µs, bench/cachemodes/run.sh).
 package window

@@ -244,12 +244,14 @@ type Record struct {
 	LateS    []float64 // how late the start was on this rank, seconds (0 without a deadline)
 	Code     []uint8   // error code, reduced across ranks (every rank holds the same)
 	Deadline []int64   // local ticks of the deadline (0 without one)
+	Offset   []int64   // byte offset of the buffers the observation used (Sync.Buffers; 0 without)
 }
 
 // NewRecord returns a Record with room for capacity observations.
 func NewRecord(capacity int) *Record {
 	return &Record{Start: make([]int64, capacity), End: make([]int64, capacity),
-		LateS: make([]float64, capacity), Code: make([]uint8, capacity), Deadline: make([]int64, capacity)}
+		LateS: make([]float64, capacity), Code: make([]uint8, capacity), Deadline: make([]int64, capacity),
+		Offset: make([]int64, capacity)}
 }
 
 // Cap returns how many observations the Record holds.
@@ -289,9 +291,16 @@ type Sync struct {
 	// deadline (see Config.SleepGuard); a simulation passes its own.
 	Sleep func(time.Duration)
 	// Before, when set, is called before each observation with its index in
-	// the Record (for cache control). It must not allocate to keep Run
-	// allocation-free, and must not communicate.
+	// the Record. It must not allocate to keep Run allocation-free, and must
+	// not communicate. It takes every observation out of the batch (one cgo
+	// call each), which costs the tail (see mpi.ObserveBatch); for cache
+	// control use Buffers.
 	Before func(i int)
+	// Buffers, when set, varies o's buffers from one observation to the
+	// next as its Mode says (cycled or random offsets, cold caches), within
+	// the batches (mpi.Observation.Offsets and Flush). Run records each
+	// observation's offset in Record.Offset.
+	Buffers *Buffers
 }
 
 // ErrNoGlobalClock is returned by New for a windowed method without a
@@ -349,15 +358,13 @@ func (s *Sync) Run(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 		o.Sync = [...]mpi.SyncKind{mpi.SyncBarrier, mpi.SyncDoubleBarrier, mpi.SyncDissemination}[s.cfg.Method]
 		o.Deadline = 0
 		if s.batched() {
-			if err := mpi.ObserveBatch(s.comm, o, s.clk, nil, rec.Start[:n], rec.End[:n]); err != nil {
+			if err := s.observeBatch(o, nil, rec, 0, n); err != nil {
 				return err
 			}
 		}
 		for i := range n {
 			if !s.batched() {
-				if s.Before != nil {
-					s.Before(i)
-				}
+				s.before(o, rec, i)
 				if err := s.comm.Observe(o, s.clk); err != nil {
 					return err
 				}
@@ -427,8 +434,7 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 			for i := range b {
 				rec.Deadline[first+i] = s.g.ToLocal(t0 + float64(i)*w)
 			}
-			last := first + b
-			if err := mpi.ObserveBatch(s.comm, o, s.clk, rec.Deadline[first:last], rec.Start[first:last], rec.End[first:last]); err != nil {
+			if err := s.observeBatch(o, rec.Deadline[first:first+b], rec, first, first+b); err != nil {
 				return err
 			}
 		}
@@ -437,9 +443,7 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 			if s.batched() {
 				o.Start, o.End, o.Deadline = rec.Start[k], rec.End[k], rec.Deadline[k]
 			} else {
-				if s.Before != nil {
-					s.Before(k)
-				}
+				s.before(o, rec, k)
 				o.Deadline = s.g.ToLocal(t0 + float64(i)*w)
 				s.sleepUntilNear(o.Deadline)
 				if err := s.comm.Observe(o, s.clk); err != nil {
@@ -507,6 +511,32 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 	return nil
 }
 
+// observeBatch runs observations first … last−1 of rec as one batch
+// (mpi.ObserveBatch), their buffers planned by s.Buffers.
+func (s *Sync) observeBatch(o *mpi.Observation, deadlines []int64, rec *Record, first, last int) error {
+	if s.Buffers != nil {
+		s.Buffers.Plan(o, rec.Offset[first:last])
+		defer s.Buffers.Unplan(o)
+	} else {
+		clear(rec.Offset[first:last])
+	}
+	return mpi.ObserveBatch(s.comm, o, s.clk, deadlines, rec.Start[first:last], rec.End[first:last])
+}
+
+// before prepares observation k of an unbatched run: the Before hook, then
+// the buffers of s.Buffers.
+func (s *Sync) before(o *mpi.Observation, rec *Record, k int) {
+	if s.Before != nil {
+		s.Before(k)
+	}
+	rec.Offset[k] = 0
+	if s.Buffers != nil {
+		s.Buffers.Before(k)
+		o.Send, o.Recv = s.Buffers.Send, s.Buffers.Recv
+		rec.Offset[k] = s.Buffers.Offset()
+	}
+}
+
 // batched reports whether observations can run a batch at a time
 // (mpi.ObserveBatch: one cgo call for the real binding). A Before hook or a
 // sleep guard needs Go code between observations, so those run one by one.
@@ -565,9 +595,7 @@ func (s *Sync) runRoundTime(o *mpi.Observation, n int, rec *Record, warmUp bool)
 	budget := s.clk.Ticks(s.cfg.Budget.Seconds())
 	valid := 0
 	for k := 0; valid < n && k < rec.Cap(); k++ {
-		if s.Before != nil {
-			s.Before(k)
-		}
+		s.before(o, rec, k)
 		if err := s.comm.Barrier(); err != nil {
 			return err
 		}

@@ -513,6 +513,30 @@ func observe(k *checker, w mpi.Comm) {
 		k.ok(mpi.ObserveBatch(w, o, clk, dl[:1], starts, ends) != nil, "too few deadlines must be refused")
 		k.ok(mpi.ObserveBatch(w, o, clk, dl, starts, ends[:1]) != nil, "mismatched starts and ends must be refused")
 		o.Sync = mpi.SyncBarrier
+
+		// Cache control inside the batch: observation i uses the buffers
+		// at Offsets[i] (slot j sends (r+1)·(j+1)), and Flush is written.
+		const slots = 3
+		sendAll, recvAll := make([]float64, slots), make([]float64, slots)
+		for j := range sendAll {
+			sendAll[j] = float64((r + 1) * (j + 1))
+		}
+		flush := make([]byte, 4096)
+		ob := *o
+		ob.Send, ob.Recv, ob.Flush = mpi.Bytes(sendAll), mpi.Bytes(recvAll), flush
+		ob.Offsets = make([]int64, nb)
+		for i := range ob.Offsets {
+			ob.Offsets[i] = int64(8 * ((i * 2) % slots))
+		}
+		k.noErr(mpi.ObserveBatch(w, &ob, clk, nil, starts, ends), "batch with offsets and flush")
+		for j := range recvAll {
+			k.ok(recvAll[j] == float64((j+1)*p*(p+1)/2), "offset batch: slot %d received %v", j, recvAll[j])
+		}
+		k.ok(flush[0] != 0 && flush[64] == flush[0], "flush buffer not written: %d %d", flush[0], flush[64])
+		ob.Offsets[nb-1] = 8 * slots
+		k.ok(mpi.ObserveBatch(w, &ob, clk, nil, starts, ends) != nil, "an offset past the buffers must be refused")
+		ob.Offsets = ob.Offsets[:1]
+		k.ok(mpi.ObserveBatch(w, &ob, clk, nil, starts, ends) != nil, "too few offsets must be refused")
 	}
 
 	// Observe validates its input.
