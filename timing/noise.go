@@ -66,7 +66,8 @@ type NoiseProbe struct {
 // MeasureNoise spins on the configured CPUs at once, reading the monotonic
 // clock as fast as it can, and records every gap between readings of at
 // least cfg.Threshold. It takes cfg.Duration of wall-clock time and keeps
-// the CPUs busy meanwhile, so run it when nothing else is measured.
+// the CPUs busy meanwhile, so run it when nothing else is measured. It
+// raises GOMAXPROCS to one more than the number of CPUs while it runs.
 //
 // With cgo on Linux each thread spins in one C call, which the Go runtime
 // does not interrupt. Elsewhere the spinning goroutines yield to the Go
