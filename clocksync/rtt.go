@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/reprobench/reprobench/internal/order"
 )
 
 // RTTEstimator estimates the round-trip time of a link. Both ranks call it;
@@ -75,7 +77,7 @@ func TrimmedMean(x []float64) float64 {
 	}
 	s := slices.Clone(x)
 	slices.Sort(s)
-	q1, q3 := quantile7(s, 0.25), quantile7(s, 0.75)
+	q1, q3 := order.Quantile7(s, 0.25), order.Quantile7(s, 0.75)
 	lo, hi := q1-1.5*(q3-q1), q3+1.5*(q3-q1)
 	var sum float64
 	var n int
@@ -86,16 +88,6 @@ func TrimmedMean(x []float64) float64 {
 		}
 	}
 	return sum / float64(n)
-}
-
-// quantile7 is the type-7 quantile of sorted s.
-func quantile7(s []float64, p float64) float64 {
-	h := p * float64(len(s)-1)
-	i := int(math.Floor(h))
-	if i+1 >= len(s) {
-		return s[len(s)-1]
-	}
-	return s[i] + (h-float64(i))*(s[i+1]-s[i])
 }
 
 // estimateRTT sets l.RTT with e (DefaultRTT if nil).

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reprobench/reprobench/internal/order"
 	"github.com/reprobench/reprobench/timing/internal/cspin"
 )
 
@@ -235,24 +236,14 @@ func (p *NoiseProbe) Summaries() []NoiseSummary {
 		}
 		if len(lens) > 0 {
 			slices.Sort(lens)
-			s.MedianNs = quantileSorted(lens, 0.5)
-			s.P99Ns = quantileSorted(lens, 0.99)
+			s.MedianNs = order.Quantile7(lens, 0.5)
+			s.P99Ns = order.Quantile7(lens, 0.99)
 			s.MaxNs = lens[len(lens)-1]
 		}
 		s.PeriodNs, s.PeriodShare = period(c.Detours, 10_000)
 		out[i] = s
 	}
 	return out
-}
-
-// quantileSorted is the type-7 quantile (R's default) of sorted x.
-func quantileSorted(x []float64, q float64) float64 {
-	h := q * float64(len(x)-1)
-	lo := int(math.Floor(h))
-	if lo+1 >= len(x) {
-		return x[len(x)-1]
-	}
-	return x[lo] + (h-float64(lo))*(x[lo+1]-x[lo])
 }
 
 // period finds the most common interval between the starts of detours of
