@@ -144,21 +144,7 @@ func WilcoxonSignedRank(x, y []float64, alt Alternative) TestResult {
 	case tieSum > 0 && n < WilcoxonExactLimit:
 		res.Warning = "ties: no exact p-value"
 	}
-	z := v - fn*(fn+1)/4
 	sigma := math.Sqrt(fn*(fn+1)*(2*fn+1)/24 - tieSum/48)
-	var corr float64
-	switch alt {
-	case TwoSided:
-		corr = 0.5 * sign(z)
-	case Greater:
-		corr = 0.5
-	case Less:
-		corr = -0.5
-	}
-	if sigma == 0 {
-		res.P = 1
-		return res
-	}
-	res.P = normalP((z-corr)/sigma, alt)
+	res.P = continuityNormalP(v-fn*(fn+1)/4, sigma, alt)
 	return res
 }

@@ -237,25 +237,32 @@ func WilcoxonRankSum(x, y []float64, alt Alternative) TestResult {
 	}
 	res.Method = "Wilcoxon rank-sum (normal approx., tie and continuity corrected)"
 	N := fm + fn
-	z := w - fm*fn/2
 	sigma := math.Sqrt(fm * fn / 12 * ((N + 1) - tieSum/(N*(N-1))))
+	if sigma == 0 {
+		res.Warning = "all values are tied"
+	}
+	res.P = continuityNormalP(w-fm*fn/2, sigma, alt)
+	return res
+}
+
+// continuityNormalP is the p-value of a rank statistic that deviates by dev
+// from its null mean with null standard deviation sigma, by the normal
+// approximation with R's continuity correction (dev moved 0.5 towards 0
+// for two-sided, −0.5 for greater, +0.5 for less); 1 when sigma is 0.
+func continuityNormalP(dev, sigma float64, alt Alternative) float64 {
+	if sigma == 0 {
+		return 1
+	}
 	var corr float64
 	switch alt {
 	case TwoSided:
-		corr = 0.5 * sign(z)
+		corr = 0.5 * sign(dev)
 	case Greater:
 		corr = 0.5
 	case Less:
 		corr = -0.5
 	}
-	if sigma == 0 {
-		res.P = 1
-		res.Warning = "all values are tied"
-		return res
-	}
-	z = (z - corr) / sigma
-	res.P = normalP(z, alt)
-	return res
+	return normalP((dev-corr)/sigma, alt)
 }
 
 func sign(x float64) float64 {
