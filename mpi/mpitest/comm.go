@@ -93,17 +93,11 @@ func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte) error {
 	return err
 }
 
-// rendezvous describes, for sendWorld, the acknowledgement a rendezvous
-// message asks of its receiver.
-type rendezvous struct {
-	ackKey mkey
-}
-
-// sendWorld delivers data to world rank dst under key. With rv != nil the
-// message is a rendezvous one: matched reports whether a receive was
+// sendWorld delivers data to world rank dst under key. With ackKey != nil
+// the message is a rendezvous one: matched reports whether a receive was
 // already posted (then the sender need not wait); otherwise the receiver
-// acknowledges under rv.ackKey when it posts the receive.
-func (r *Rank) sendWorld(dst int, key mkey, data []byte, rv *rendezvous) (matched bool, err error) {
+// acknowledges under *ackKey when it posts the receive.
+func (r *Rank) sendWorld(dst int, key mkey, data []byte, ackKey *mkey) (matched bool, err error) {
 	if r.w.aborted.Load() {
 		return false, errAborted
 	}
@@ -143,11 +137,11 @@ func (r *Rank) sendWorld(dst int, key mkey, data []byte, rv *rendezvous) (matche
 
 	lat := arrival - r.now
 	var rvm *message
-	if rv != nil {
-		rvm = &message{rndv: true, lat: lat, ackTo: r.id, ackKey: rv.ackKey}
+	if ackKey != nil {
+		rvm = &message{rndv: true, lat: lat, ackTo: r.id, ackKey: *ackKey}
 	}
 	postedAt, matched := w.ranks[dst].accept(r.id, key, data, arrival, xfer, rvm)
-	if matched && rv != nil {
+	if matched && ackKey != nil {
 		// The receive was already posted (in virtual time, maybe after
 		// this send): the data leaves then, and the sender learns it a
 		// latency later, as through an acknowledgement.
@@ -462,7 +456,7 @@ func (c *comm) Send(buf []byte, dest, tag int) error {
 	ackKey := mkey{ctx: c.ctx | 1, src: int32(dest), tag: rndvAckTag}
 	// The receiver acknowledges into this rank's mailbox, under the key
 	// this rank then receives on.
-	matched, err := c.r.sendWorld(c.world(dest), c.p2pKey(c.rank, tag), buf, &rendezvous{ackKey: ackKey})
+	matched, err := c.r.sendWorld(c.world(dest), c.p2pKey(c.rank, tag), buf, &ackKey)
 	if err != nil || matched {
 		return err
 	}
