@@ -52,6 +52,20 @@ type Experiment struct {
 	Line int
 }
 
+// config is e without its place (mpirun, exp, file, line): what must be
+// the same wherever an experiment number is used.
+func (e Experiment) config() string {
+	keys := make([]string, 0, len(e.Labels))
+	for k, v := range e.Labels {
+		if v != "" {
+			keys = append(keys, k+"="+v)
+		}
+	}
+	sort.Strings(keys)
+	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%d procsync=%s window_s=%g clocksync=%s runtime_type=%s cache=%s labels=%v",
+		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.Nrep, e.ProcSync, e.WindowS, e.ClockSync, e.RuntimeType, e.Cache, keys)
+}
+
 // Design is a list of experiments over several mpiruns, with the seed that
 // shuffled them (paper 000 Alg. 5: the order of the experiments is a random
 // permutation within each mpirun).
@@ -132,6 +146,10 @@ type Vocabulary struct {
 	ProcSyncs    []string
 	RuntimeTypes []string
 	CacheModes   []string
+	// ClockSync, when set, checks a clocksync cell (the CLI passes
+	// clocksync's spec parser), so a bad spec is refused when the design is
+	// read, not in the middle of a campaign.
+	ClockSync func(spec string) error
 }
 
 // check reports whether v is allowed by list (nil: everything).

@@ -181,6 +181,7 @@ func Read(r io.Reader, name string, vocab Vocabulary) (*Design, error) {
 
 	type key struct{ m, e int }
 	where := map[key]int{}
+	firstOf := map[int]Experiment{}
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -211,6 +212,13 @@ func Read(r io.Reader, name string, vocab Vocabulary) (*Design, error) {
 			return nil, perr(e.Line, 0, "", "mpirun %d exp %d already defined on line %d", e.Mpirun, e.Exp, prev)
 		}
 		where[k] = e.Line
+		// The raw data identify a configuration by its exp across mpiruns.
+		if first, ok := firstOf[e.Exp]; ok && first.config() != e.config() {
+			return nil, perr(e.Line, 0, "", "exp %d is a different configuration from exp %d on line %d (%s here, %s there): an experiment number must name the same configuration in every mpirun",
+				e.Exp, e.Exp, first.Line, e.config(), first.config())
+		} else if !ok {
+			firstOf[e.Exp] = e
+		}
 		d.Experiments = append(d.Experiments, e)
 	}
 	return d, nil
@@ -270,16 +278,24 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 			return uint(&e.Mpirun)
 		}
 		return uint(&e.Exp)
-	case "np":
-		return uint(&e.Np)
+	case "np", "nrep", "msize_bytes":
+		// 0 would silently mean "the run's default", which an empty cell says.
+		if v != "" {
+			if n, err := strconv.ParseInt(v, 10, 0); err == nil && n == 0 {
+				return fmt.Errorf("%s 0 is not a valid level (leave the cell empty for the run's default)", column)
+			}
+		}
+		switch column {
+		case "np":
+			return uint(&e.Np)
+		case "nrep":
+			return uint(&e.Nrep)
+		}
+		return uint(&e.MsizeBytes)
 	case "call":
 		return str(&e.Call, vocab.Calls)
-	case "msize_bytes":
-		return uint(&e.MsizeBytes)
 	case "datatype":
 		return str(&e.Datatype, vocab.Datatypes)
-	case "nrep":
-		return uint(&e.Nrep)
 	case "procsync":
 		return str(&e.ProcSync, vocab.ProcSyncs)
 	case "window_s":
@@ -297,6 +313,11 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 		e.WindowS = f
 		return nil
 	case "clocksync":
+		if v != "" && v != "none" && vocab.ClockSync != nil {
+			if err := vocab.ClockSync(v); err != nil {
+				return err
+			}
+		}
 		e.ClockSync = v
 		return nil
 	case "runtime_type":

@@ -91,27 +91,57 @@ func Generate(p Plan) (*Design, error) {
 		base[i] = p.Factors.point(i)
 	}
 	d := &Design{Seed: p.Seed, HasSeed: true, Comments: p.Comments}
-	order := make([]int, points*reps)
 	for m := 0; m < p.Mpiruns; m++ {
-		for i := range order {
-			order[i] = i
-		}
-		src := newSource(p.Seed, uint64(m))
-		src.shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		for _, id := range order {
-			e := base[id/reps]
-			e.Mpirun, e.Exp = m, id
-			if e.Labels != nil {
-				l := make(map[string]string, len(e.Labels))
-				for k, v := range e.Labels {
-					l[k] = v
-				}
-				e.Labels = l
-			}
-			d.Experiments = append(d.Experiments, e)
-		}
+		d.Experiments = appendMpirun(d.Experiments, base, reps, p.Seed, m)
 	}
 	return d, nil
+}
+
+// MpirunOrder returns the experiments of mpirun m of the design Generate
+// makes of p, in execution order, without generating the other mpiruns
+// (p.Mpiruns is ignored). "reprobench run --seed S" uses it, so that its
+// order is that of "reprobench design --seed S" for the same factors.
+func MpirunOrder(p Plan, m int) ([]Experiment, error) {
+	if m < 0 {
+		return nil, fmt.Errorf("design: mpirun %d is negative", m)
+	}
+	if err := p.Factors.check(); err != nil {
+		return nil, err
+	}
+	reps := max(p.Replicates, 1)
+	points := p.Factors.Points()
+	if points*reps > 10_000_000 {
+		return nil, fmt.Errorf("design: %d combinations × %d replicates is more than 10 million experiments", points, reps)
+	}
+	base := make([]Experiment, points)
+	for i := range base {
+		base[i] = p.Factors.point(i)
+	}
+	return appendMpirun(nil, base, reps, p.Seed, m), nil
+}
+
+// appendMpirun appends mpirun m: the combinations of base, reps times
+// each, shuffled by Fisher–Yates from PCG(seed, m) (paper 000 Alg. 5).
+func appendMpirun(out, base []Experiment, reps int, seed uint64, m int) []Experiment {
+	order := make([]int, len(base)*reps)
+	for i := range order {
+		order[i] = i
+	}
+	src := newSource(seed, uint64(m))
+	src.shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	for _, id := range order {
+		e := base[id/reps]
+		e.Mpirun, e.Exp = m, id
+		if e.Labels != nil {
+			l := make(map[string]string, len(e.Labels))
+			for k, v := range e.Labels {
+				l[k] = v
+			}
+			e.Labels = l
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // point returns combination i of the factorial (mixed-radix digits, the

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reprobench/reprobench/rawdata"
 	"io"
 	"os"
 	"os/exec"
@@ -39,18 +40,13 @@ const (
 const StderrTailLines = 50
 
 // OutputBase returns DIR/RUNID-mpirunNNN, the path of the outputs of one
-// mpirun without extension: reprobench run writes BASE.csv, optionally
-// BASE.ranks.csv, and BASE.json (the metadata sidecar, written last). Each
-// is written as NAME.partial, fsynced and renamed, so mpirun i is complete
-// if and only if BASE.json exists.
-func OutputBase(dir, runID string, mpirun int) string {
-	return filepath.Join(dir, fmt.Sprintf("%s-mpirun%03d", runID, mpirun))
-}
+// mpirun without extension (rawdata.OutputBase, which defines the files).
+func OutputBase(dir, runID string, mpirun int) string { return rawdata.OutputBase(dir, runID, mpirun) }
 
 // SidecarPath returns the path of the JSON metadata sidecar of a mpirun,
-// whose existence means the mpirun is complete.
+// whose existence means the mpirun is complete (rawdata.SidecarPath).
 func SidecarPath(dir, runID string, mpirun int) string {
-	return OutputBase(dir, runID, mpirun) + ".json"
+	return rawdata.SidecarPath(dir, runID, mpirun)
 }
 
 // ManifestPath returns DIR/RUNID-campaign.json.
@@ -66,17 +62,8 @@ func AsideDir(dir, runID string) string { return filepath.Join(dir, runID+"-asid
 // attempt.
 func LogDir(dir, runID string) string { return filepath.Join(dir, runID+"-logs") }
 
-// CheckRunID accepts run ids made of letters, digits, '_', '-' and '.' (so
-// they are safe in file names and globs), not starting with '.' or '-'.
-func CheckRunID(id string) error {
-	if id == "" || id[0] == '.' || id[0] == '-' {
-		return fmt.Errorf("run id %q: must not be empty or start with '.' or '-'", id)
-	}
-	if err := checkLabelKey(id); err != nil {
-		return fmt.Errorf("run id %q: only letters, digits, '_', '-' and '.' are allowed", id)
-	}
-	return nil
-}
+// CheckRunID accepts the run ids rawdata.CheckRunID accepts.
+func CheckRunID(id string) error { return rawdata.CheckRunID(id) }
 
 // ContractFlags are the flags of "reprobench run" that the launcher sets
 // itself; user run flags must not set them.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
 )
@@ -39,6 +40,34 @@ type Experiment struct {
 	CacheSlots int              // buffer copies for CacheCycle and CacheRandom (default 16)
 	FlushBytes int              // CacheCold: bytes overwritten (default: LLCBytes, else 32 MiB)
 	Seed       uint64           // for CacheRandom
+	// ClockSync is the clock synchronization spec in force for this
+	// experiment (clocksync's syntax, or "none"); Engine.Resync applies it.
+	// It is recorded in the raw data's clocksync column.
+	ClockSync string
+	// Labels are user factors recorded as columns of its rows (rawdata).
+	Labels map[string]string
+}
+
+// Raw returns what the raw data records of ex besides its rows: its
+// factor levels and labels, to declare it to a rawdata.Writer.
+func (e *Experiment) Raw() rawdata.Experiment {
+	f := rawdata.Factors{ProcSync: e.Sync.Method.String(), RuntimeType: e.Runtime.String(), Cache: e.Cache.String(), ClockSync: e.ClockSync}
+	if e.Sync.Method.Windowed() {
+		f.Window = e.Sync.Window
+	}
+	if f.ClockSync == "" {
+		f.ClockSync = "none"
+	}
+	return rawdata.Experiment{Exp: e.Exp, Factors: f, Labels: e.Labels}
+}
+
+// Declare returns the rawdata declarations of exps (Experiment.Raw).
+func Declare(exps []Experiment) []rawdata.Experiment {
+	out := make([]rawdata.Experiment, len(exps))
+	for i := range exps {
+		out[i] = exps[i].Raw()
+	}
+	return out
 }
 
 // Count returns the number of elements per rank.
@@ -49,61 +78,21 @@ func (e *Experiment) Count() int {
 	return 0
 }
 
-// Row is one observation as it goes into the raw CSV.
-type Row struct {
-	Exp        int
-	Call       mpi.Call
-	MsizeBytes int
-	Count      int
-	Type       mpi.Datatype
-	Np         int
-	Rep        int
-	RuntimeS   float64
-	ErrorCode  int
-}
+// Row is one observation as it goes into the raw CSV (the format is
+// package rawdata's).
+type Row = rawdata.Row
 
 // RankRow is one rank's timestamps of one observation, seconds: local on
 // the rank's clock since its epoch, global on the global clock.
-type RankRow struct {
-	Exp          int
-	Call         mpi.Call
-	MsizeBytes   int
-	Np           int
-	Rep          int
-	Rank         int
-	LocalStartS  float64
-	LocalEndS    float64
-	GlobalStartS float64
-	GlobalEndS   float64
-	ErrorCode    int
-}
+type RankRow = rawdata.RankRow
 
 // Summary describes how one experiment went, for the metadata (not the
 // data: it counts, it does not summarize runtimes).
-type Summary struct {
-	Exp           int                 `json:"exp"`
-	Call          string              `json:"call"`
-	MsizeBytes    int                 `json:"msize_bytes"`
-	Method        string              `json:"proc_sync"`
-	RuntimeType   string              `json:"runtime_type"`
-	Cache         string              `json:"cache"`
-	WarmupCount   int                 `json:"warmup_count"`
-	Rows          int                 `json:"rows"`
-	Invalid       int                 `json:"invalid"`
-	InitialWindow float64             `json:"initial_window_s,omitempty"`
-	FinalWindowS  float64             `json:"final_window_s,omitempty"`
-	MaxLateS      float64             `json:"max_late_s"` // over ranks and rows, 0 without deadlines
-	Adaptations   []window.Adaptation `json:"adaptations,omitempty"`
-	DurationS     float64             `json:"duration_s"` // wall time of the experiment on rank 0
-	// AllocsPerObs is the number of heap allocations (whole process) during
-	// the measured observations on rank 0, divided by their number: the
-	// observation loop is meant not to allocate, so this should be 0.
-	AllocsPerObs float64   `json:"heap_allocs_per_observation"`
-	StartedAt    time.Time `json:"started_at"`
-}
+type Summary = rawdata.Summary
 
 // Sink receives the output of rank 0. Row and RankRow values are reused
-// after the call returns.
+// after the call returns. *rawdata.Writer is a Sink that writes the files
+// "reprobench analyze" reads.
 type Sink interface {
 	Row(r *Row) error
 	// RankRow is called only when Engine.PerRank is set.
@@ -120,8 +109,8 @@ type Engine struct {
 	Global window.GlobalClock // nil: window.Identity (no global time)
 	// Resync, when set, is called collectively before an experiment when
 	// ResyncEvery has passed since the last call (zero: before every
-	// experiment); it re-synchronizes the clocks.
-	Resync      func(exp int) error
+	// experiment); it re-synchronizes the clocks as ex.ClockSync says.
+	Resync      func(ex *Experiment) error
 	ResyncEvery time.Duration
 	PerRank     bool
 	// Progress, when set, is called on rank 0 after each experiment.
@@ -139,7 +128,7 @@ func (e *Engine) Run(exps []Experiment, sink Sink) ([]Summary, error) {
 	for i := range exps {
 		ex := &exps[i]
 		if e.Resync != nil && (lastSync.IsZero() || time.Since(lastSync) >= e.ResyncEvery) {
-			if err := e.Resync(ex.Exp); err != nil {
+			if err := e.Resync(ex); err != nil {
 				return sums, fmt.Errorf("engine: experiment %d: clock synchronization: %w", ex.Exp, err)
 			}
 			lastSync = time.Now()
@@ -174,6 +163,18 @@ func (ex *Experiment) Check(p int) error {
 	}
 	if ex.Nrep < 1 || ex.Warmup < 0 {
 		return fmt.Errorf("need nrep ≥ 1 and warm-up ≥ 0, have %d and %d", ex.Nrep, ex.Warmup)
+	}
+	if ex.LoopReps < 0 || ex.CacheSlots < 0 || ex.FlushBytes < 0 {
+		return fmt.Errorf("negative loop repetitions %d, cache slots %d or flush bytes %d (0: default)", ex.LoopReps, ex.CacheSlots, ex.FlushBytes)
+	}
+	if _, err := window.ParseRuntimeType(ex.Runtime.String()); err != nil {
+		return err
+	}
+	if _, err := window.ParseCacheMode(ex.Cache.String()); err != nil {
+		return err
+	}
+	if err := ex.Sync.Check(); err != nil {
+		return err
 	}
 	if ex.Call == mpi.CallPingPong && p < 2 {
 		return fmt.Errorf("pingpong needs at least 2 ranks")
@@ -282,8 +283,8 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (*Summary, error) {
 	ls, le := make([]float64, p), make([]float64, p)
 	gs, ge := make([]float64, p), make([]float64, p)
 	dur := make([]float64, p)
-	row := Row{Exp: ex.Exp, Call: ex.Call, MsizeBytes: ex.MsizeBytes, Count: count, Type: ex.Type, Np: p}
-	rr := RankRow{Exp: ex.Exp, Call: ex.Call, MsizeBytes: ex.MsizeBytes, Np: p}
+	row := Row{Exp: ex.Exp, Call: ex.Call.String(), MsizeBytes: ex.MsizeBytes, Count: count, Datatype: ex.Type.ShortName(), Np: p}
+	rr := RankRow{Exp: ex.Exp, Call: ex.Call.String(), MsizeBytes: ex.MsizeBytes, Np: p}
 	for i := range n {
 		for r := range p {
 			v := all[r*k*n+k*i:]

@@ -39,7 +39,7 @@ func runEngine(t *testing.T, ranks int, exps []engine.Experiment, perRank bool) 
 			return err
 		}
 		e := &engine.Engine{Comm: c, Clock: clk, Global: g, PerRank: perRank,
-			Resync: func(int) error {
+			Resync: func(*engine.Experiment) error {
 				if c.Rank() == 0 {
 					syncs++
 				}

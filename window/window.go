@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
 )
 
@@ -191,6 +192,41 @@ type Config struct {
 	Budget time.Duration
 }
 
+// MaxWindowLimit bounds Config.Window and Config.MaxWindow: one
+// observation per second at most (a window of an hour would make a run hang
+// by value).
+const MaxWindowLimit = time.Second
+
+// Check rejects values that withDefaults would silently replace or that
+// cannot run: negative durations and counts, a window or maximal window
+// above MaxWindowLimit, a maximal window below the window, a NaN or
+// negative round-time factor or invalid fraction. Zero fields mean the
+// documented defaults.
+func (c Config) Check() error {
+	bad := func(format string, a ...any) error { return fmt.Errorf("window: "+format, a...) }
+	switch {
+	case c.Method < 0 || c.Method >= numMethods:
+		return bad("unknown method %d", int(c.Method))
+	case c.Window < 0 || c.Window > MaxWindowLimit:
+		return bad("window %v out of range [0, %v] (0: default 100µs)", c.Window, MaxWindowLimit)
+	case c.MaxWindow < 0 || c.MaxWindow > MaxWindowLimit:
+		return bad("maximal window %v out of range [0, %v] (0: 100 × window)", c.MaxWindow, MaxWindowLimit)
+	case c.MaxWindow > 0 && c.MaxWindow < c.Window:
+		return bad("maximal window %v is below the window %v", c.MaxWindow, c.Window)
+	case c.Batch < 0, c.MaxRepeats < 0:
+		return bad("negative batch %d or max repeats %d", c.Batch, c.MaxRepeats)
+	case c.LateTolerance < 0, c.StartDelay < 0, c.SleepGuard < 0, c.Budget < 0:
+		return bad("negative late tolerance %v, start delay %v, sleep guard %v or budget %v", c.LateTolerance, c.StartDelay, c.SleepGuard, c.Budget)
+	case !(c.InvalidFraction >= 0 && c.InvalidFraction <= 1):
+		return bad("invalid fraction %v out of range [0, 1]", c.InvalidFraction)
+	case !(c.RoundFactor >= 0) || math.IsInf(c.RoundFactor, 0):
+		return bad("round-time factor %v is not a non-negative finite number", c.RoundFactor)
+	case c.AdaptOn != AdaptOnInvalid && c.AdaptOn != AdaptOnExpired:
+		return bad("unknown adaptation trigger %d", int(c.AdaptOn))
+	}
+	return nil
+}
+
 func (c Config) withDefaults() Config {
 	if c.Window <= 0 {
 		c.Window = 100 * time.Microsecond
@@ -222,18 +258,9 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Adaptation records one change of the window by an adaptive policy.
-type Adaptation struct {
-	AtObservation int     `json:"at_observation"`  // index of the first observation of the batch that triggered it (attempts counted)
-	InvalidCount  int     `json:"invalid_count"`   // invalid observations of that batch
-	ExpiredCount  int     `json:"expired_count"`   // of which expired (what AdaptOnExpired counts)
-	BatchSize     int     `json:"batch_size"`      // observations in that batch
-	MeanDurationS float64 `json:"mean_duration_s"` // mean over the batch of the max-over-ranks duration
-	OldWindowS    float64 `json:"old_window_s"`
-	NewWindowS    float64 `json:"new_window_s"`
-	RepeatedBatch bool    `json:"repeated_batch"` // NBCBench: the batch was discarded and repeated
-	WarmUp        bool    `json:"warm_up"`        // happened during the warm-up
-}
+// Adaptation records one change of the window by an adaptive policy; it is
+// part of the sidecar's schema, so package rawdata defines it.
+type Adaptation = rawdata.Adaptation
 
 // Record receives the observations of one Run on the calling rank. Its
 // slices are allocated once (NewRecord) and reused, so Run does not allocate.

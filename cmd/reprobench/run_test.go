@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,30 +18,10 @@ import (
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/internal/mpirun"
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/pipeline"
+	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/window"
 )
-
-func TestParseSizeList(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want []int
-	}{
-		{"8", []int{8}},
-		{"8,64, 1024", []int{8, 64, 1024}},
-		{"8-64", []int{8, 16, 32, 64}},
-		{"3-20", []int{4, 8, 16}},
-	} {
-		got, err := parseSizeList(tc.in)
-		if err != nil || fmt.Sprint(got) != fmt.Sprint(tc.want) {
-			t.Errorf("parseSizeList(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
-		}
-	}
-	for _, bad := range []string{"x", "-1", "64-8", "8,-3"} {
-		if _, err := parseSizeList(bad); err == nil {
-			t.Errorf("parseSizeList(%q) accepted", bad)
-		}
-	}
-}
 
 func TestLabelFlag(t *testing.T) {
 	l := labelFlag{}
@@ -56,57 +37,6 @@ func TestLabelFlag(t *testing.T) {
 	}
 	if l.String() != "B_2=x y,host=vm1" {
 		t.Errorf("String() = %q", l.String())
-	}
-}
-
-// TestCSVSink writes rows through the sink and checks the files, the
-// .partial protocol and the refusal to overwrite.
-func TestCSVSink(t *testing.T) {
-	dir := t.TempDir()
-	o := &runOptions{out: dir, runID: "r1", mpirun: 7, perRank: true, labels: labelFlag{"zeta": "z", "alpha": "a"}}
-	names, err := checkOutputs(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex := engine.Experiment{Exp: 3, Sync: window.Config{Method: window.AdaptiveSKaMPI, Window: 100 * time.Microsecond}}
-	s, err := newCSVSink(names, o, experimentFactors([]engine.Experiment{ex}, "hca3:fitpts=10,exchanges=5", nil), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	row := engine.Row{Exp: 3, Call: mpi.CallAllreduce, MsizeBytes: 8, Count: 1, Type: mpi.Float64, Np: 2, Rep: 0, RuntimeS: 2.91e-07, ErrorCode: 1}
-	if err := s.Row(&row); err != nil {
-		t.Fatal(err)
-	}
-	rr := engine.RankRow{Exp: 3, Call: mpi.CallAllreduce, MsizeBytes: 8, Np: 2, Rep: 0, Rank: 1, LocalStartS: 1.5, LocalEndS: 1.75, GlobalStartS: 2, GlobalEndS: 2.25, ErrorCode: 1}
-	if err := s.RankRow(&rr); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.EndExperiment(nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(names.json); err == nil {
-		t.Fatal("JSON sidecar exists before finish")
-	}
-	if err := s.finish(&runMeta{RunID: "r1"}); err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := os.ReadFile(filepath.Join(dir, "r1-mpirun007.csv"))
-	want := "run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,procsync,window_s,runtime_type,cache,clocksync,alpha,zeta\n" +
-		"r1,7,3,MPI_Allreduce,8,1,float64,2,0,2.91e-07,1,adaptive_skampi,0.0001,local,warm,hca3:fitpts=10;exchanges=5,a,z\n"
-	if string(raw) != want {
-		t.Errorf("raw CSV:\n%s\nwant:\n%s", raw, want)
-	}
-	ranks, _ := os.ReadFile(filepath.Join(dir, "r1-mpirun007.ranks.csv"))
-	wantR := "run_id,mpirun,exp,call,msize_bytes,np,rep,rank,local_start_s,local_end_s,global_start_s,global_end_s,errorcode\n" +
-		"r1,7,3,MPI_Allreduce,8,2,0,1,1.5,1.75,2,2.25,1\n"
-	if string(ranks) != wantR {
-		t.Errorf("per-rank CSV:\n%s\nwant:\n%s", ranks, wantR)
-	}
-	if m, _ := filepath.Glob(filepath.Join(dir, "*.partial")); len(m) != 0 {
-		t.Errorf("left behind: %v", m)
-	}
-	if _, err := checkOutputs(o); err == nil || !strings.Contains(err.Error(), "refusing to overwrite") {
-		t.Errorf("second run with the same names: %v, want a refusal", err)
 	}
 }
 
@@ -168,10 +98,10 @@ func checkRunOutput(t *testing.T, dir string, np, nrep int) {
 		t.Errorf("left behind: %v", m)
 	}
 	raw := readCSV(t, filepath.Join(dir, "it-mpirun003.csv"))
-	if got := strings.Join(raw[0], ","); got != strings.Join(append(append(rawColumns, factorColumns...), "flavor"), ",") {
+	if got := strings.Join(raw[0], ","); got != strings.Join(slices.Concat(rawdata.Columns, rawdata.FactorColumns, []string{"flavor"}), ",") {
 		t.Fatalf("header %s", got)
 	}
-	var meta runMeta
+	var meta rawdata.Metadata
 	b, err := os.ReadFile(filepath.Join(dir, "it-mpirun003.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +172,7 @@ func checkRunOutput(t *testing.T, dir string, np, nrep int) {
 		t.Errorf("%d rows, metadata counts %d", len(raw)-1, total)
 	}
 	ranks := readCSV(t, filepath.Join(dir, "it-mpirun003.ranks.csv"))
-	if len(ranks)-1 != np*total || strings.Join(ranks[0], ",") != strings.Join(rankColumns, ",") {
+	if len(ranks)-1 != np*total || strings.Join(ranks[0], ",") != strings.Join(rawdata.RankColumns, ",") {
 		t.Errorf("per-rank file: %d rows (want %d), header %v", len(ranks)-1, np*total, ranks[0])
 	}
 	for _, r := range ranks[1:] {
@@ -264,48 +194,53 @@ func TestDesignFile(t *testing.T) {
 	path := filepath.Join(dir, "d.csv")
 	d := &design.Design{Seed: 5, HasSeed: true, Experiments: []design.Experiment{
 		{Mpirun: 0, Exp: 0, Np: 2, Call: "MPI_Bcast", MsizeBytes: 8, Nrep: 5},
-		{Mpirun: 1, Exp: 1, Np: 2, Call: "MPI_Allreduce", MsizeBytes: 16, Datatype: "float64", Nrep: 7, ProcSync: "adaptive_skampi", WindowS: 2e-4, Labels: map[string]string{"alg": "x"}},
-		{Mpirun: 1, Exp: 0, Np: 2, Call: "pingpong", MsizeBytes: 8, ClockSync: "hca3o", RuntimeType: "global", Cache: "cold"},
+		{Mpirun: 1, Exp: 1, Np: 2, Call: "MPI_Allreduce", MsizeBytes: 16, Datatype: "MPI_DOUBLE", Nrep: 7, ProcSync: "adaptive_skampi", WindowS: 0.00013, Labels: map[string]string{"alg": "x"}},
+		{Mpirun: 1, Exp: 0, Np: 2, Call: "MPI_Bcast", MsizeBytes: 8, Nrep: 5},
+		{Mpirun: 1, Exp: 2, Np: 2, Call: "pingpong", MsizeBytes: 8, ClockSync: "hca3o", RuntimeType: "global", Cache: "cold"},
 	}}
 	if err := design.WriteFile(path, d); err != nil {
 		t.Fatal(err)
 	}
-	o := &runOptions{designFile: path, mpirun: 1, nrep: 3, datatype: "float64", runtimeType: "local", cache: "warm", procSync: "barrier", window: 100 * time.Microsecond, labels: labelFlag{"host": "h"}, out: dir, runID: "d"}
-	exps, specs, labels, err := buildExperiments(o, 2)
+	o := &runOptions{designFile: path, mpirun: 1, nrep: 3, datatype: "float64", runtimeType: "local", cache: "warm", procSync: "barrier",
+		window: 100 * time.Microsecond, labels: labelFlag{"host": "h"}, out: dir, runID: "d", clockSync: "auto"}
+	exps, err := buildExperiments(o, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(exps) != 2 || exps[0].Exp != 1 || exps[1].Exp != 0 {
-		t.Fatalf("experiments %+v: want exp 1 then 0 (file order)", exps)
+	if len(exps) != 3 || exps[0].Exp != 1 || exps[1].Exp != 0 || exps[2].Exp != 2 {
+		t.Fatalf("experiments %+v: want exp 1, 0, 2 (file order)", exps)
 	}
-	a, b := exps[0], exps[1]
-	if a.Call != mpi.CallAllreduce || a.MsizeBytes != 16 || a.Nrep != 7 || a.Sync.Method != window.AdaptiveSKaMPI || a.Sync.Window != 200*time.Microsecond {
-		t.Errorf("first experiment %+v", a)
+	a, b := exps[0], exps[2]
+	if a.Call != mpi.CallAllreduce || a.MsizeBytes != 16 || a.Nrep != 7 || a.Sync.Method != window.AdaptiveSKaMPI || a.Sync.Window != 130*time.Microsecond {
+		t.Errorf("first experiment %+v: want a window of exactly 130µs", a)
 	}
-	if b.Call != mpi.CallPingPong || b.Nrep != 3 || b.Sync.Method != window.Barrier || b.Runtime != window.RuntimeGlobal || b.Cache != window.CacheCold || specs[0] != "hca3o" {
-		t.Errorf("second experiment %+v (clock sync %q): want the flag defaults where the design is empty", b, specs[0])
+	if b.Call != mpi.CallPingPong || b.Nrep != 3 || b.Sync.Method != window.Barrier || b.Runtime != window.RuntimeGlobal || b.Cache != window.CacheCold || b.ClockSync != "hca3o" {
+		t.Errorf("third experiment %+v: want the flag defaults where the design is empty", b)
 	}
-	if _, _, _, err := buildExperiments(o, 4); err == nil || !strings.Contains(err.Error(), "np=2") {
+	if _, err := buildExperiments(o, 4); err == nil || !strings.Contains(err.Error(), "np=2") {
 		t.Errorf("np mismatch: %v", err)
 	}
-	names, _ := checkOutputs(o)
-	s, err := newCSVSink(names, o, experimentFactors(exps, "none", specs), labels)
+	if _, err := pipeline.ResolveClockSync(exps, o.clockSync); err != nil {
+		t.Fatal(err)
+	}
+	w, err := rawdata.Create(rawdata.Options{Dir: dir, RunID: "d", Mpirun: 1, Labels: o.labels, Experiments: engine.Declare(exps)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, ex := range exps {
-		row := engine.Row{Exp: ex.Exp, Call: ex.Call, MsizeBytes: ex.MsizeBytes, Count: ex.Count(), Type: ex.Type, Np: 2, RuntimeS: 1e-6}
-		if err := s.Row(&row); err != nil {
+		row := engine.Row{Exp: ex.Exp, Call: ex.Call.String(), MsizeBytes: ex.MsizeBytes, Count: ex.Count(), Datatype: ex.Type.ShortName(), Np: 2, RuntimeS: 1e-6}
+		if err := w.Row(&row); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.finish(&runMeta{}); err != nil {
+	if err := w.Close(&rawdata.Metadata{}); err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := os.ReadFile(names.csv)
+	raw, _ := os.ReadFile(w.Names().CSV)
 	want := "run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,procsync,window_s,runtime_type,cache,clocksync,alg,host\n" +
-		"d,1,1,MPI_Allreduce,16,2,float64,2,0,1e-06,0,adaptive_skampi,0.0002,local,warm,none,x,h\n" +
-		"d,1,0,pingpong,8,1,float64,2,0,1e-06,0,barrier,0,global,cold,hca3o,,h\n"
+		"d,1,1,MPI_Allreduce,16,2,float64,2,0,1e-06,0,adaptive_skampi,0.00013,local,warm,hca3,x,h\n" +
+		"d,1,0,MPI_Bcast,8,1,float64,2,0,1e-06,0,barrier,0,local,warm,hca3,,h\n" +
+		"d,1,2,pingpong,8,1,float64,2,0,1e-06,0,barrier,0,global,cold,hca3o,,h\n"
 	if string(raw) != want {
 		t.Errorf("raw CSV:\n%s\nwant:\n%s", raw, want)
 	}

@@ -1,0 +1,295 @@
+// Package pipeline turns what a user asks for — a design file's rows, or a
+// full factorial of calls, message sizes and process synchronization
+// methods with a seed — into the experiments package engine runs, and the
+// engine's output into files of package rawdata. It is what "reprobench
+// run" does between parsing its flags and starting the engine, as a
+// library: a Go program gets the same experiments, the same order and the
+// same raw data.
+//
+// One vocabulary: sizes use design.ParseSizes (8,1K, pow2:A..B,
+// logu:A..B:N), datatypes are written by their short names (float64, never
+// MPI_DOUBLE), windows in a design file are seconds rounded to the
+// nanosecond, and the order of a flag-driven run is design's stable
+// shuffle (design.MpirunOrder), so "run --seed S" runs what "design --seed
+// S" writes.
+package pipeline
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/rawdata"
+	"github.com/reprobench/reprobench/window"
+)
+
+// Vocabulary returns the values the engine accepts in a design file's
+// columns, with clocksync's spec parser for the clocksync column.
+func Vocabulary() design.Vocabulary {
+	var v design.Vocabulary
+	for _, c := range mpi.Calls() {
+		v.Calls = append(v.Calls, c.String())
+	}
+	for d := mpi.Datatype(0); d.Valid(); d++ {
+		v.Datatypes = append(v.Datatypes, d.ShortName(), d.String()) // "float64", "MPI_DOUBLE"
+	}
+	v.ProcSyncs = window.MethodNames()
+	v.RuntimeTypes = window.RuntimeTypeNames()
+	v.CacheModes = window.CacheModeNames()
+	v.ClockSync = CheckClockSync
+	return v
+}
+
+// CheckClockSync accepts "none", "auto" and what clocksync.Parse accepts.
+func CheckClockSync(spec string) error {
+	if spec == "none" || spec == "auto" {
+		return nil
+	}
+	if _, err := clocksync.Parse(spec); err != nil {
+		return fmt.Errorf("pipeline: clock sync %q: %w", spec, err)
+	}
+	return nil
+}
+
+// Seconds converts seconds (a design file's window_s) to a Duration,
+// rounded to the nanosecond: 0.00013 s is 130µs, not 129.999µs.
+func Seconds(s float64) (time.Duration, error) {
+	if math.IsNaN(s) || s < 0 || s > float64(math.MaxInt64)/1e9 {
+		return 0, fmt.Errorf("pipeline: %v s is not a non-negative duration", s)
+	}
+	return time.Duration(math.Round(s * 1e9)), nil
+}
+
+// ExperimentSeed is the seed of experiment exp's random choices (cache
+// offsets) in a run with seed seed.
+func ExperimentSeed(seed uint64, exp int) uint64 { return seed ^ uint64(exp)*0x9e3779b97f4a7c15 }
+
+// FromDesign returns the engine experiment of design row de for a
+// communicator of np ranks. base holds the run's defaults (its flags):
+// every empty cell of de takes base's value. The result carries de's
+// labels (over base's) and clock synchronization spec as fields, and its
+// seed derives from seed and de.Exp.
+func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np int) (engine.Experiment, error) {
+	where := fmt.Sprintf("mpirun %d exp %d", de.Mpirun, de.Exp)
+	if de.File != "" {
+		where = fmt.Sprintf("%s:%d", de.File, de.Line)
+	}
+	fail := func(err error) (engine.Experiment, error) {
+		return engine.Experiment{}, fmt.Errorf("pipeline: %s: %w", where, err)
+	}
+	if de.Np != 0 && de.Np != np {
+		return fail(fmt.Errorf("np=%d, but this mpirun has %d ranks", de.Np, np))
+	}
+	ex := base
+	ex.Exp = de.Exp
+	ex.Seed = ExperimentSeed(seed, de.Exp)
+	var err error
+	if de.Call != "" {
+		if ex.Call, err = mpi.ParseCall(de.Call); err != nil {
+			return fail(err)
+		}
+	}
+	if de.MsizeBytes != 0 {
+		ex.MsizeBytes = de.MsizeBytes
+	}
+	if de.Datatype != "" {
+		if ex.Type, err = mpi.ParseDatatype(de.Datatype); err != nil {
+			return fail(err)
+		}
+	}
+	if de.Nrep != 0 {
+		ex.Nrep = de.Nrep
+	}
+	if de.ProcSync != "" {
+		if ex.Sync.Method, err = window.ParseMethod(de.ProcSync); err != nil {
+			return fail(err)
+		}
+	}
+	if de.WindowS != 0 {
+		if ex.Sync.Window, err = Seconds(de.WindowS); err != nil {
+			return fail(err)
+		}
+	}
+	if de.RuntimeType != "" {
+		if ex.Runtime, err = window.ParseRuntimeType(de.RuntimeType); err != nil {
+			return fail(err)
+		}
+	}
+	if de.Cache != "" {
+		if ex.Cache, err = window.ParseCacheMode(de.Cache); err != nil {
+			return fail(err)
+		}
+	}
+	if de.ClockSync != "" {
+		if err := CheckClockSync(de.ClockSync); err != nil {
+			return fail(err)
+		}
+		ex.ClockSync = de.ClockSync
+	}
+	if len(de.Labels) > 0 {
+		l := make(map[string]string, len(base.Labels)+len(de.Labels))
+		for k, v := range base.Labels {
+			l[k] = v
+		}
+		for k, v := range de.Labels {
+			if err := rawdata.CheckLabel(k, v); err != nil {
+				return fail(err)
+			}
+			if v != "" {
+				l[k] = v
+			}
+		}
+		ex.Labels = l
+	}
+	if err := ex.Check(np); err != nil {
+		return fail(err)
+	}
+	return ex, nil
+}
+
+// FromDesignFile returns the experiments of mpirun m of d, in its order.
+func FromDesignFile(d *design.Design, m int, base engine.Experiment, seed uint64, np int) ([]engine.Experiment, error) {
+	var exps []engine.Experiment
+	for _, de := range d.Mpirun(m) {
+		ex, err := FromDesign(de, base, seed, np)
+		if err != nil {
+			return nil, err
+		}
+		exps = append(exps, ex)
+	}
+	if len(exps) == 0 {
+		return nil, fmt.Errorf("pipeline: the design has no experiments for mpirun %d", m)
+	}
+	return exps, nil
+}
+
+// Factorial is a flag-driven run: every combination of its levels.
+type Factorial struct {
+	Calls   []mpi.Call
+	Sizes   []int // bytes (design.ParseSizes)
+	Methods []window.Method
+}
+
+// Plan returns the design plan of f (the factors of a design file).
+func (f Factorial) Plan(seed uint64) design.Plan {
+	p := design.Plan{Mpiruns: 1, Seed: seed}
+	for _, c := range f.Calls {
+		p.Factors.Calls = append(p.Factors.Calls, c.String())
+	}
+	p.Factors.MsizesBytes = append([]int(nil), f.Sizes...)
+	for _, m := range f.Methods {
+		p.Factors.ProcSyncs = append(p.Factors.ProcSyncs, m.String())
+	}
+	return p
+}
+
+// Experiments returns the experiments of mpirun m: the full factorial of f
+// on base, numbered and shuffled exactly as design.Generate numbers and
+// shuffles the same factors with the same seed (paper 000 Alg. 5), so the
+// experiment number names the same configuration in every mpirun.
+func (f Factorial) Experiments(base engine.Experiment, seed uint64, m, np int) ([]engine.Experiment, error) {
+	des, err := design.MpirunOrder(f.Plan(seed), m)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	exps := make([]engine.Experiment, 0, len(des))
+	for _, de := range des {
+		ex, err := FromDesign(de, base, seed, np)
+		if err != nil {
+			return nil, err
+		}
+		exps = append(exps, ex)
+	}
+	return exps, nil
+}
+
+// NeedsGlobalClock reports whether ex needs synchronized clocks (a
+// windowed method or the global runtime).
+func NeedsGlobalClock(ex *engine.Experiment) bool {
+	return ex.Sync.Method.Windowed() || ex.Runtime == window.RuntimeGlobal
+}
+
+// ResolveClockSync sets the clock synchronization of the experiments that
+// have none (ClockSync ""): spec, or for spec "auto" hca3 when any
+// experiment needs synchronized clocks and none otherwise. It returns the
+// run-wide spec and refuses an experiment that needs synchronized clocks
+// under "none".
+func ResolveClockSync(exps []engine.Experiment, spec string) (string, error) {
+	if err := CheckClockSync(spec); err != nil {
+		return "", err
+	}
+	if spec == "auto" {
+		spec = "none"
+		for i := range exps {
+			if NeedsGlobalClock(&exps[i]) {
+				spec = "hca3"
+			}
+		}
+	}
+	for i := range exps {
+		ex := &exps[i]
+		if ex.ClockSync == "" || ex.ClockSync == "auto" {
+			ex.ClockSync = spec
+		}
+		if ex.ClockSync == "none" && NeedsGlobalClock(ex) {
+			return "", fmt.Errorf("pipeline: experiment %d (%v, %v runtime) needs synchronized clocks, but its clock sync is none", ex.Exp, ex.Sync.Method, ex.Runtime)
+		}
+	}
+	return spec, nil
+}
+
+// NeedsSync reports whether any experiment synchronizes clocks.
+func NeedsSync(exps []engine.Experiment) bool {
+	for i := range exps {
+		if exps[i].ClockSync != "none" && exps[i].ClockSync != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseCalls parses a comma-separated list of calls.
+func ParseCalls(s string) ([]mpi.Call, error) {
+	var out []mpi.Call
+	for _, f := range strings.Split(s, ",") {
+		c, err := mpi.ParseCall(strings.TrimSpace(f))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// ParseMethods parses a comma-separated list of process synchronization
+// methods.
+func ParseMethods(s string) ([]window.Method, error) {
+	var out []window.Method
+	for _, f := range strings.Split(s, ",") {
+		m, err := window.ParseMethod(strings.TrimSpace(f))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// ParseSizes parses message sizes with design.ParseSizes (8,1K,
+// pow2:A..B, logu:A..B:N[:STEP]); the old form LO-HI gets an error naming
+// pow2:LO..HI.
+func ParseSizes(spec string, seed uint64) ([]int, error) {
+	if lo, hi, ok := strings.Cut(spec, "-"); ok && !strings.ContainsAny(spec, ",:") && lo != "" {
+		return nil, fmt.Errorf("pipeline: sizes %q: LO-HI is no longer accepted; write pow2:%s..%s", spec, lo, hi)
+	}
+	s, err := design.ParseSizes(spec, seed)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	return s, nil
+}

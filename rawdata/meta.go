@@ -1,0 +1,58 @@
+package rawdata
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Metadata is the JSON sidecar of one mpirun.
+type Metadata struct {
+	RunID         string            `json:"run_id"`
+	Mpirun        int               `json:"mpirun"`
+	Seed          uint64            `json:"seed"`           // seed of the experiment order, always recorded
+	SeedGenerated bool              `json:"seed_generated"` // the seed was drawn, not given
+	Np            int               `json:"np"`
+	Flags         map[string]string `json:"flags"` // every flag of the run with the value that ran
+	Args          []string          `json:"args"`
+	Labels        map[string]string `json:"labels"`
+	Design        string            `json:"design_file,omitempty"`
+	StartUTC      time.Time         `json:"start_utc"`
+	EndUTC        time.Time         `json:"end_utc"`
+	DurationS     float64           `json:"duration_s"`
+	// Clock is the clock's timing.Measurement on rank 0.
+	Clock json.RawMessage `json:"clock,omitempty"`
+	// TSC holds, for TSC clocks, the frequency and CPU facts.
+	TSC            json.RawMessage   `json:"tsc,omitempty"`
+	ClockSyncSpec  string            `json:"clock_sync"`
+	ClockSyncs     []ClockSync       `json:"clock_syncs,omitempty"`
+	MPILibrary     string            `json:"mpi_library_version"`
+	MPIThread      string            `json:"mpi_thread_level"`
+	ProcessorNames []string          `json:"processor_names"`
+	ErrorCodes     map[string]string `json:"errorcodes"` // ErrorCodes
+	Files          map[string]string `json:"files"`      // set by Writer.Close: raw, per_rank, metadata
+	Experiments    []Summary         `json:"experiments"`
+	// Environment is design.Environment of rank 0's host.
+	Environment json.RawMessage `json:"environment,omitempty"`
+	// Error is the error that ended an aborted mpirun (set by Writer.Abort).
+	Error string `json:"error,omitempty"`
+}
+
+// ClockSync is one clock synchronization: before which experiment, and its
+// clocksync.Result.
+type ClockSync struct {
+	BeforeExp int             `json:"before_exp"`
+	Result    json.RawMessage `json:"result"`
+}
+
+// MarshalRecord encodes v for a json.RawMessage field of Metadata (nil for
+// a nil v or on error).
+func MarshalRecord(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
+}

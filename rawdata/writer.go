@@ -1,0 +1,317 @@
+package rawdata
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Options say where a Writer writes and which experiments' rows it takes.
+type Options struct {
+	Dir    string // created if missing
+	RunID  string // see CheckRunID
+	Mpirun int    // ≥ 0
+	// PerRank adds the per-rank file (RankRow).
+	PerRank bool
+	// Labels are added to every row (run-wide, e.g. --label).
+	Labels map[string]string
+	// Experiments declares every experiment whose rows will be written.
+	Experiments []Experiment
+}
+
+// Writer writes the files of one mpirun (see the package doc). It
+// implements engine.Sink. Its methods are not safe for concurrent use.
+type Writer struct {
+	names     Names
+	f, rf     *os.File
+	w, rw     *bufio.Writer
+	prefix    []byte         // run_id,mpirun,
+	expSuffix map[int][]byte // per experiment: ,factor values…,label values…\n
+	buf       []byte
+	rows      int
+	done      bool
+}
+
+// Check validates o and returns the file names, without creating anything:
+// the run id, the labels, and that no final or .partial file of these names
+// exists (wrapping ErrExists).
+func Check(o *Options) (Names, error) {
+	if err := CheckRunID(o.RunID); err != nil {
+		return Names{}, err
+	}
+	if o.Mpirun < 0 {
+		return Names{}, fmt.Errorf("rawdata: mpirun %d is negative", o.Mpirun)
+	}
+	for k, v := range o.Labels {
+		if err := CheckLabel(k, v); err != nil {
+			return Names{}, err
+		}
+	}
+	seen := map[int]bool{}
+	for _, e := range o.Experiments {
+		if seen[e.Exp] {
+			return Names{}, fmt.Errorf("rawdata: experiment %d declared twice", e.Exp)
+		}
+		seen[e.Exp] = true
+		for k, v := range e.Labels {
+			if err := CheckLabel(k, v); err != nil {
+				return Names{}, fmt.Errorf("experiment %d: %w", e.Exp, err)
+			}
+		}
+	}
+	n := NamesFor(o.Dir, o.RunID, o.Mpirun, o.PerRank)
+	for _, f := range n.all() {
+		if _, err := os.Lstat(f); err == nil {
+			return n, fmt.Errorf("%w: %s already exists; refusing to overwrite results (choose another run id, mpirun or directory)", ErrExists, f)
+		}
+		if _, err := os.Lstat(f + PartialSuffix); err == nil {
+			return n, fmt.Errorf("%w: %s%s exists, left by an earlier run that did not complete; move it away (it is kept for inspection, never overwritten)", ErrExists, f, PartialSuffix)
+		}
+	}
+	return n, nil
+}
+
+// Create checks o (Check), creates the directory and the .partial files
+// (exclusively) and writes the headers.
+func Create(o Options) (*Writer, error) {
+	n, err := Check(&o)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("rawdata: %w", err)
+	}
+	keys := labelKeys(&o)
+	s := &Writer{names: n, expSuffix: map[int][]byte{}}
+	for _, e := range o.Experiments {
+		b := []byte("," + strings.Join(e.Factors.Values(), ","))
+		for _, k := range keys {
+			b = append(b, ',')
+			if v := e.Labels[k]; v != "" {
+				b = append(b, v...)
+			} else {
+				b = append(b, o.Labels[k]...)
+			}
+		}
+		s.expSuffix[e.Exp] = append(b, '\n')
+	}
+	if s.f, err = createExclusive(n.CSV + PartialSuffix); err != nil {
+		return nil, err
+	}
+	s.w = bufio.NewWriterSize(s.f, 1<<16)
+	s.w.WriteString(strings.Join(slices.Concat(Columns, FactorColumns, keys), ",") + "\n")
+	if n.Ranks != "" {
+		if s.rf, err = createExclusive(n.Ranks + PartialSuffix); err != nil {
+			s.f.Close()
+			return nil, err
+		}
+		s.rw = bufio.NewWriterSize(s.rf, 1<<16)
+		s.rw.WriteString(strings.Join(RankColumns, ",") + "\n")
+	}
+	s.prefix = []byte(o.RunID + "," + strconv.Itoa(o.Mpirun) + ",")
+	return s, nil
+}
+
+func createExclusive(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("%w: %s (refusing to overwrite it)", ErrExists, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("rawdata: %w", err)
+	}
+	return f, nil
+}
+
+// labelKeys returns the sorted union of the run's and the experiments'
+// label keys.
+func labelKeys(o *Options) []string {
+	all := map[string]bool{}
+	for k := range o.Labels {
+		all[k] = true
+	}
+	for _, e := range o.Experiments {
+		for k, v := range e.Labels {
+			if v != "" {
+				all[k] = true
+			}
+		}
+	}
+	keys := make([]string, 0, len(all))
+	for k := range all {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Names returns the final paths of the files.
+func (s *Writer) Names() Names { return s.names }
+
+// Rows returns the number of raw rows written.
+func (s *Writer) Rows() int { return s.rows }
+
+func appendFloat(b []byte, v float64) []byte { return strconv.AppendFloat(b, v, 'g', -1, 64) }
+
+// Row writes one raw row; its experiment must have been declared.
+func (s *Writer) Row(r *Row) error {
+	suf, ok := s.expSuffix[r.Exp]
+	if !ok {
+		return fmt.Errorf("rawdata: experiment %d was not declared to the writer", r.Exp)
+	}
+	b := append(s.buf[:0], s.prefix...)
+	b = strconv.AppendInt(b, int64(r.Exp), 10)
+	b = append(b, ',')
+	b = append(b, r.Call...)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.MsizeBytes), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.Count), 10)
+	b = append(b, ',')
+	b = append(b, r.Datatype...)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.Np), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.Rep), 10)
+	b = append(b, ',')
+	b = appendFloat(b, r.RuntimeS)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.ErrorCode), 10)
+	b = append(b, suf...)
+	s.buf = b
+	s.rows++
+	if _, err := s.w.Write(b); err != nil {
+		return fmt.Errorf("rawdata: %w", err)
+	}
+	return nil
+}
+
+// RankRow writes one per-rank row (Options.PerRank must be set).
+func (s *Writer) RankRow(r *RankRow) error {
+	if s.rw == nil {
+		return errors.New("rawdata: RankRow without Options.PerRank")
+	}
+	b := append(s.buf[:0], s.prefix...)
+	b = strconv.AppendInt(b, int64(r.Exp), 10)
+	b = append(b, ',')
+	b = append(b, r.Call...)
+	for _, v := range [...]int{r.MsizeBytes, r.Np, r.Rep, r.Rank} {
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(v), 10)
+	}
+	for _, v := range [...]float64{r.LocalStartS, r.LocalEndS, r.GlobalStartS, r.GlobalEndS} {
+		b = append(b, ',')
+		b = appendFloat(b, v)
+	}
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.ErrorCode), 10)
+	b = append(b, '\n')
+	s.buf = b
+	if _, err := s.rw.Write(b); err != nil {
+		return fmt.Errorf("rawdata: %w", err)
+	}
+	return nil
+}
+
+// EndExperiment flushes the rows written so far to the .partial files.
+func (s *Writer) EndExperiment(*Summary) error {
+	if err := s.w.Flush(); err != nil {
+		return fmt.Errorf("rawdata: %w", err)
+	}
+	if s.rw != nil {
+		if err := s.rw.Flush(); err != nil {
+			return fmt.Errorf("rawdata: %w", err)
+		}
+	}
+	return nil
+}
+
+func syncClose(w *bufio.Writer, f *os.File) error {
+	err := w.Flush()
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func writeJSON(path string, meta *Metadata) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	enc.SetIndent("", "  ")
+	err = enc.Encode(meta)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Close completes the mpirun: it fsyncs the data files, writes meta (with
+// its Files set) as the sidecar, renames the .partial files, the sidecar
+// last, and fsyncs the directory.
+func (s *Writer) Close(meta *Metadata) error {
+	if s.done {
+		return errors.New("rawdata: writer already closed")
+	}
+	s.done = true
+	meta.Files = map[string]string{"raw": filepath.Base(s.names.CSV), "metadata": filepath.Base(s.names.JSON)}
+	if s.rf != nil {
+		meta.Files["per_rank"] = filepath.Base(s.names.Ranks)
+	}
+	err := syncClose(s.w, s.f)
+	if s.rf != nil {
+		err = errors.Join(err, syncClose(s.rw, s.rf))
+	}
+	if err == nil {
+		err = writeJSON(s.names.JSON+PartialSuffix, meta)
+	}
+	if err != nil {
+		return fmt.Errorf("rawdata: %w (partial files kept)", err)
+	}
+	for _, f := range s.names.all() {
+		if err := os.Rename(f+PartialSuffix, f); err != nil {
+			return fmt.Errorf("rawdata: %w", err)
+		}
+	}
+	d, err := os.Open(filepath.Dir(s.names.JSON))
+	if err != nil {
+		return fmt.Errorf("rawdata: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return fmt.Errorf("rawdata: %w", err)
+	}
+	return nil
+}
+
+// Abort ends a failed mpirun: the .partial files stay for inspection, the
+// sidecar's holding meta with Error set to cause. It returns the errors of
+// flushing and writing them, if any.
+func (s *Writer) Abort(meta *Metadata, cause error) error {
+	if s.done {
+		return nil
+	}
+	s.done = true
+	if cause != nil {
+		meta.Error = cause.Error()
+	}
+	err := syncClose(s.w, s.f)
+	if s.rf != nil {
+		err = errors.Join(err, syncClose(s.rw, s.rf))
+	}
+	return errors.Join(err, writeJSON(s.names.JSON+PartialSuffix, meta))
+}
