@@ -9,16 +9,19 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/reprobench/reprobench/rawdata"
 )
 
 // RawColumns are the required columns of a raw observation file, in the
-// order the engine writes them. Any other column is a free-form label
-// (e.g. mpi_lib, sync) that becomes part of the group key.
-var RawColumns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "count", "datatype", "np", "rep", "runtime_s", "errorcode"}
+// order the engine writes them (rawdata.Columns, which defines the format).
+// Any other column is a free-form label (e.g. mpi_lib, sync) that becomes
+// part of the group key.
+var RawColumns = rawdata.Columns
 
 // PerRankColumns are the required columns of a per-rank file (engine flag
-// --per-rank).
-var PerRankColumns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "np", "rep", "rank", "local_start_s", "local_end_s", "global_start_s", "global_end_s", "errorcode"}
+// --per-rank; rawdata.RankColumns).
+var PerRankColumns = rawdata.RankColumns
 
 // Label is one free-form label of a group.
 type Label struct{ Name, Value string }
@@ -308,8 +311,9 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 			var parts []string
 			for _, l := range labels {
 				if rec[l.idx] != "" {
-					if strings.ContainsAny(rec[l.idx], ",=") {
-						return fmt.Errorf("%w: %s:%d: label %s=%q contains ',' or '='", ErrFormat, name, line, l.name, rec[l.idx])
+					// A value may hold '=' (clocksync specs do): keys split at the first.
+					if strings.Contains(rec[l.idx], ",") {
+						return fmt.Errorf("%w: %s:%d: label %s=%q contains ','", ErrFormat, name, line, l.name, rec[l.idx])
 					}
 					parts = append(parts, l.name+"="+rec[l.idx])
 				}
