@@ -14,6 +14,7 @@ import (
 //	pow2:1..1M         the powers of two from 1 to 1 MiB
 //	logu:1..1000000:20 20 distinct log-uniform sizes in [1, 1000000] (LogUniformSizes with seed)
 //	logu:8..1M:20:8    the same, multiples of 8 (LogUniformMultiples), e.g. for float64
+//	1K,pow2:8..64      several of these, comma-separated, in this order
 //
 // Log-uniform sizes are drawn once per design, not per mpirun: every mpirun
 // measures the same sizes, so that the per-mpirun medians of paper 000
@@ -25,6 +26,25 @@ import (
 func ParseSizes(spec string, seed uint64) ([]int, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("message sizes %q: %s", spec, fmt.Sprintf(format, args...))
+	}
+	if strings.Contains(spec, ",") && strings.Contains(spec, ":") {
+		// Several terms: 1K,pow2:3..6 (each term as below; no size twice).
+		var sizes []int
+		seen := map[int]bool{}
+		for _, term := range strings.Split(spec, ",") {
+			ts, err := ParseSizes(strings.TrimSpace(term), seed)
+			if err != nil {
+				return nil, bad("%v", err)
+			}
+			for _, n := range ts {
+				if seen[n] {
+					return nil, bad("%d bytes listed twice", n)
+				}
+				seen[n] = true
+			}
+			sizes = append(sizes, ts...)
+		}
+		return sizes, nil
 	}
 	kind, rest, hasKind := strings.Cut(spec, ":")
 	if !hasKind {

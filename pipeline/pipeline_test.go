@@ -1,0 +1,145 @@
+package pipeline_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/pipeline"
+	"github.com/reprobench/reprobench/window"
+)
+
+// TestSecondsRounds: every window of 1–1999 µs written in seconds in a
+// design file becomes exactly that many µs (truncation made 43 of them 1 ns
+// short, and the raw data then said window_s=0.000129999).
+func TestSecondsRounds(t *testing.T) {
+	for us := 1; us < 2000; us++ {
+		s := float64(us) / 1e6
+		d, err := pipeline.Seconds(s)
+		if err != nil || d != time.Duration(us)*time.Microsecond {
+			t.Errorf("Seconds(%v) = %v, %v; want %dµs", s, d, err, us)
+		}
+	}
+	for _, bad := range []float64{-1e-9, 1e300} {
+		if _, err := pipeline.Seconds(bad); err == nil {
+			t.Errorf("Seconds(%v) accepted", bad)
+		}
+	}
+}
+
+func TestParseSizes(t *testing.T) {
+	for in, want := range map[string]string{"1K,pow2:3..6": "[1024 4]", "8": "[8]", "8,64, 1024": "[8 64 1024]", "pow2:8..64": "[8 16 32 64]"} {
+		got, err := pipeline.ParseSizes(in, 1)
+		if err != nil || fmt.Sprint(got) != want {
+			t.Errorf("ParseSizes(%q) = %v, %v; want %s", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"x", "-1", "8,-3", "8,pow2:8..16", "0"} {
+		if _, err := pipeline.ParseSizes(bad, 1); err == nil {
+			t.Errorf("ParseSizes(%q) accepted", bad)
+		}
+	}
+	if _, err := pipeline.ParseSizes("8-64", 1); err == nil || !strings.Contains(err.Error(), "pow2:8..64") {
+		t.Errorf("old LO-HI form: %v, want an error naming pow2:8..64", err)
+	}
+}
+
+// TestFactorialIsDesignOrder: a flag-driven run's experiments of mpirun m
+// are design.Generate's rows of mpirun m for the same factors and seed,
+// in the same order and with the same numbers.
+func TestFactorialIsDesignOrder(t *testing.T) {
+	f := pipeline.Factorial{Calls: []mpi.Call{mpi.CallBcast, mpi.CallAllreduce, mpi.CallPingPong}, Sizes: []int{8, 64, 1024},
+		Methods: []window.Method{window.Barrier, window.Fixed}}
+	base := engine.Experiment{Type: mpi.Float64, Nrep: 10}
+	const seed = 77
+	p := f.Plan(seed)
+	p.Mpiruns = 4
+	d, err := design.Generate(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m := range 4 {
+		exps, err := f.Experiments(base, seed, m, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := d.Mpirun(m)
+		if len(exps) != len(rows) || len(exps) != 18 {
+			t.Fatalf("mpirun %d: %d experiments, design has %d", m, len(exps), len(rows))
+		}
+		for i, ex := range exps {
+			r := rows[i]
+			if ex.Exp != r.Exp || ex.Call.String() != r.Call || ex.MsizeBytes != r.MsizeBytes || ex.Sync.Method.String() != r.ProcSync {
+				t.Fatalf("mpirun %d position %d: run has exp %d %v %d %v, design exp %d %s %d %s", m, i, ex.Exp, ex.Call, ex.MsizeBytes, ex.Sync.Method, r.Exp, r.Call, r.MsizeBytes, r.ProcSync)
+			}
+			if ex.Seed != pipeline.ExperimentSeed(seed, ex.Exp) {
+				t.Errorf("experiment %d: seed %d", ex.Exp, ex.Seed)
+			}
+		}
+	}
+	// Different mpiruns, different orders; the numbers name the same configuration.
+	a, _ := f.Experiments(base, seed, 0, 2)
+	b, _ := f.Experiments(base, seed, 1, 2)
+	same := true
+	for i := range a {
+		same = same && a[i].Exp == b[i].Exp
+	}
+	if same {
+		t.Error("mpiruns 0 and 1 have the same order")
+	}
+}
+
+// TestFromDesign: empty cells take the base's levels, labels and the clock
+// synchronization become fields, datatypes are parsed in either vocabulary,
+// and bad rows name their file and line.
+func TestFromDesign(t *testing.T) {
+	base := engine.Experiment{Type: mpi.Float64, Nrep: 3, Call: mpi.CallBcast, Labels: map[string]string{"host": "h", "alg": "a"},
+		Sync: window.Config{Method: window.Barrier, Window: 100 * time.Microsecond}}
+	de := design.Experiment{Mpirun: 1, Exp: 4, Call: "MPI_Allreduce", MsizeBytes: 16, Datatype: "MPI_DOUBLE", ProcSync: "window", WindowS: 0.00013,
+		ClockSync: "hca3o", Labels: map[string]string{"alg": "b"}}
+	ex, err := pipeline.FromDesign(de, base, 5, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Exp != 4 || ex.Type != mpi.Float64 || ex.Nrep != 3 || ex.Sync.Window != 130*time.Microsecond || ex.ClockSync != "hca3o" ||
+		ex.Labels["alg"] != "b" || ex.Labels["host"] != "h" || base.Labels["alg"] != "a" {
+		t.Errorf("%+v (base labels %v)", ex, base.Labels)
+	}
+	r := ex.Raw()
+	if r.Factors.Window != 130*time.Microsecond || r.Factors.ProcSync != "window" || r.Factors.ClockSync != "hca3o" {
+		t.Errorf("raw declaration %+v", r)
+	}
+	for _, bad := range []design.Experiment{
+		{File: "d.csv", Line: 3, Np: 4},
+		{File: "d.csv", Line: 3, ClockSync: "bogus:x=1"},
+		{File: "d.csv", Line: 3, Datatype: "float64", MsizeBytes: 12},
+		{File: "d.csv", Line: 3, Labels: map[string]string{"rep": "1"}},
+	} {
+		if _, err := pipeline.FromDesign(bad, base, 5, 2); err == nil || !strings.HasPrefix(err.Error(), "pipeline: d.csv:3: ") {
+			t.Errorf("%+v: %v, want an error naming d.csv:3", bad, err)
+		}
+	}
+}
+
+func TestResolveClockSync(t *testing.T) {
+	exps := []engine.Experiment{{Sync: window.Config{Method: window.Barrier}}, {Sync: window.Config{Method: window.Fixed}, ClockSync: "jk"}}
+	spec, err := pipeline.ResolveClockSync(exps, "auto")
+	if err != nil || spec != "none" || exps[0].ClockSync != "none" || exps[1].ClockSync != "jk" {
+		t.Errorf("auto without a windowed experiment that lacks its own spec: %q, %v, %+v", spec, err, exps)
+	}
+	exps = []engine.Experiment{{Sync: window.Config{Method: window.Fixed}}}
+	if spec, err := pipeline.ResolveClockSync(exps, "auto"); err != nil || spec != "hca3" || exps[0].ClockSync != "hca3" {
+		t.Errorf("auto with a windowed experiment: %q, %v", spec, err)
+	}
+	exps = []engine.Experiment{{Sync: window.Config{Method: window.Fixed}}}
+	if _, err := pipeline.ResolveClockSync(exps, "none"); err == nil {
+		t.Error("a windowed experiment without clock synchronization was accepted")
+	}
+	if _, err := pipeline.ResolveClockSync(nil, "bogus:x=1"); err == nil {
+		t.Error("bogus spec accepted")
+	}
+}
