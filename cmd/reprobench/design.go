@@ -7,9 +7,11 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -22,20 +24,8 @@ func init() {
 }
 
 // designCLIVocabulary is the set of values the engine accepts in a design
-// file, from the mpi and window packages.
-func designCLIVocabulary() design.Vocabulary {
-	var v design.Vocabulary
-	for _, c := range mpi.Calls() {
-		v.Calls = append(v.Calls, c.String())
-	}
-	for d := mpi.Datatype(0); d.Valid(); d++ {
-		v.Datatypes = append(v.Datatypes, d.ShortName(), d.String()) // "float64", "MPI_DOUBLE"
-	}
-	v.ProcSyncs = window.MethodNames()
-	v.RuntimeTypes = window.RuntimeTypeNames()
-	v.CacheModes = window.CacheModeNames()
-	return v
-}
+// file.
+func designCLIVocabulary() design.Vocabulary { return pipeline.Vocabulary() }
 
 // designListFlag is a comma-separated list flag that may also be repeated.
 type designListFlag []string
@@ -78,14 +68,17 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	var calls, nps, datatypes, nreps, procsyncs, windows, runtimes, caches designListFlag
 	var clocksyncs, factors designRepeatFlag
 	fs.Var(&calls, "calls", "MPI `calls`, comma-separated (e.g. MPI_Bcast,MPI_Allreduce,pingpong)")
-	msizes := fs.String("msizes", "", "message `sizes` in bytes: a list 8,64,1K, pow2:A..B, or logu:A..B:COUNT[:STEP] (log-uniform, paper 004 §V; STEP: multiples, e.g. 8 for float64); K/M/G = 1024^1/2/3")
+	msizes := fs.String("sizes", "", "message `sizes` in bytes: a list 8,64,1K, pow2:A..B, or logu:A..B:COUNT[:STEP] (log-uniform, paper 004 §V; STEP: multiples, e.g. 8 for float64), or several of these comma-separated; K/M/G = 1024^1/2/3")
 	fs.Var(&nps, "np", "process `counts`, comma-separated (default: all ranks of the mpirun)")
 	fs.Var(&datatypes, "datatypes", "MPI `datatypes`, comma-separated (byte, int32, int64, float32, float64)")
 	fs.Var(&nreps, "nrep", "observations per experiment, comma-separated `levels`")
-	fs.Var(&procsyncs, "procsync", "process synchronization `methods`, comma-separated (barrier, window, …)")
-	fs.Var(&windows, "window-s", "window `sizes` in seconds, comma-separated (e.g. 1e-4)")
-	fs.Var(&clocksyncs, "clocksync", "clock synchronization `spec`; repeat the flag for several levels")
-	fs.Var(&runtimes, "runtime-type", "completion-time `types`, comma-separated (local, global, …)")
+	fs.Var(&procsyncs, "proc-sync", "process synchronization `methods`, comma-separated (barrier, window, …)")
+	fs.Var(&windows, "window", "window `durations`, comma-separated (e.g. 100us,1ms), in (0, "+window.MaxWindowLimit.String()+"]")
+	fs.Var(&clocksyncs, "clock-sync", "clock synchronization `spec` (as run's --clock-sync, or none); repeat the flag for several levels")
+	fs.Var(&runtimes, "runtime", "completion-time `types`, comma-separated (local, global, loop)")
+	for old, now := range renamedRunFlags {
+		removedFlag(fs, old, now)
+	}
 	fs.Var(&caches, "cache", "cache `modes`, comma-separated (warm, cold, cycle, random)")
 	fs.Var(&factors, "factor", "user factor `key=v1,v2,…` (repeatable); becomes column label:key")
 	if err := parseFlags(fs, args); err != nil {
@@ -123,7 +116,7 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	}
 	if *msizes != "" {
 		if f.MsizesBytes, err = design.ParseSizes(*msizes, seed); err != nil {
-			return usage("--msizes: %v", err)
+			return usage("--sizes: %v", err)
 		}
 	}
 	ints := func(name string, l []string) ([]int, error) {
@@ -173,22 +166,30 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	for _, s := range procsyncs {
 		m, err := window.ParseMethod(s)
 		if err != nil {
-			return usage("--procsync: %v", err)
+			return usage("--proc-sync: %v", err)
 		}
 		f.ProcSyncs = append(f.ProcSyncs, m.String())
 	}
 	for _, s := range windows {
-		w, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return usage("--window-s: %q is not a number of seconds", s)
+		w, err := time.ParseDuration(s)
+		if err != nil || w <= 0 || w > window.MaxWindowLimit {
+			return usage("--window %q: want a duration in (0, %v], e.g. 100us", s, window.MaxWindowLimit)
 		}
-		f.WindowsS = append(f.WindowsS, w)
+		f.WindowsS = append(f.WindowsS, w.Seconds())
+	}
+	for _, s := range clocksyncs {
+		if s == "auto" {
+			return usage("--clock-sync auto: a design names its clock synchronization (a spec or none)")
+		}
+		if err := pipeline.CheckClockSync(s); err != nil {
+			return usage("--clock-sync: %v", err)
+		}
 	}
 	f.ClockSyncs = clocksyncs
 	for _, s := range runtimes {
 		r, err := window.ParseRuntimeType(s)
 		if err != nil {
-			return usage("--runtime-type: %v", err)
+			return usage("--runtime: %v", err)
 		}
 		f.RuntimeTypes = append(f.RuntimeTypes, r.String())
 	}

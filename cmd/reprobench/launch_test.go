@@ -20,7 +20,7 @@ func runCmd(args ...string) (stdout, stderr string, err error) {
 }
 
 func TestDesignCommandDeterministic(t *testing.T) {
-	args := []string{"design", "--seed", "3", "--mpiruns", "2", "--calls", "bcast,MPI_Allreduce", "--msizes", "pow2:8..64", "--factor", "impl=a,b"}
+	args := []string{"design", "--seed", "3", "--mpiruns", "2", "--calls", "bcast,MPI_Allreduce", "--sizes", "pow2:8..64", "--factor", "impl=a,b"}
 	out1, errs, err := runCmd(args...)
 	if err != nil {
 		t.Fatal(err, errs)
@@ -51,7 +51,7 @@ func TestDesignCommandDeterministic(t *testing.T) {
 
 func TestDesignCommandFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "d.csv")
-	if _, e, err := runCmd("design", "-o", path, "--seed", "1", "--mpiruns", "3", "--msizes", "logu:8..1M:5:8", "--nrep", "10,20", "--replicates", "2"); err != nil {
+	if _, e, err := runCmd("design", "-o", path, "--seed", "1", "--mpiruns", "3", "--sizes", "logu:8..1M:5:8", "--nrep", "10,20", "--replicates", "2"); err != nil {
 		t.Fatal(err, e)
 	}
 	d, err := design.ReadFile(path, designCLIVocabulary())
@@ -74,11 +74,11 @@ func TestDesignCommandFile(t *testing.T) {
 func TestDesignCommandErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"--calls", "MPI_Nope"},
-		{"--msizes", "0"},
-		{"--msizes", "logu:1..10"},
-		{"--msizes", "12", "--datatypes", "float64"},
+		{"--sizes", "0"},
+		{"--sizes", "logu:1..10"},
+		{"--sizes", "12", "--datatypes", "float64"},
 		{"--calls", "MPI_Allreduce", "--datatypes", "byte"},
-		{"--procsync", "sometimes"},
+		{"--proc-sync", "sometimes"},
 		{"--factor", "novalue"},
 		{"--factor", "bad key=1"},
 		{"--seed", "-1"},

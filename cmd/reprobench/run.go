@@ -86,11 +86,13 @@ func removedFlag(fs *flag.FlagSet, old, now string) {
 	})
 }
 
-func runRun(stdout, stderr io.Writer, args []string) error {
+// runFlags returns the flag set of "reprobench run" bound to a new
+// runOptions holding the defaults.
+func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs := newFlagSet("run", "[flags]   (under mpirun -np N)", stderr)
-	o := runOptions{labels: labelFlag{}}
+	o := &runOptions{labels: labelFlag{}}
 	fs.StringVar(&o.calls, "calls", "MPI_Allreduce", "comma-separated `calls`: "+strings.Join(callNames(), ", "))
-	fs.StringVar(&o.sizes, "sizes", "8", "message sizes in bytes: a comma-separated `list`, or LO-HI for the powers of two in [LO, HI]")
+	fs.StringVar(&o.sizes, "sizes", "8", "message `sizes` in bytes, as in design: a list 8,64,1K, pow2:A..B, logu:A..B:COUNT[:STEP], or several of these comma-separated; K/M/G = 1024^1/2/3")
 	fs.StringVar(&o.datatype, "datatype", "float64", "element `type`: byte, int32, int64, float32, float64")
 	fs.IntVar(&o.nrep, "nrep", 1000, "recorded observations per experiment")
 	fs.IntVar(&o.warmup, "warmup", 10, "unrecorded observations before each experiment (same sync method)")
@@ -118,7 +120,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	fs.StringVar(&o.out, "out", ".", "output `directory`")
 	fs.StringVar(&o.runID, "run-id", "", "run identifier (default: generated from the time and random bits)")
 	fs.IntVar(&o.mpirun, "mpirun", 0, "index of this mpirun in a campaign")
-	fs.Func("seed", "seed of the experiment order (default: random, always recorded)", func(s string) error {
+	fs.Func("seed", "seed of the experiment order: the order \"reprobench design --seed\" gives the same factors (default: random, always recorded)", func(s string) error {
 		v, err := strconv.ParseUint(s, 10, 64)
 		o.seed, o.seedSet = v, true
 		return err
@@ -129,6 +131,11 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	for old, now := range renamedRunFlags {
 		removedFlag(fs, old, now)
 	}
+	return fs, o
+}
+
+func runRun(stdout, stderr io.Writer, args []string) error {
+	fs, o := runFlags(stderr)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -145,7 +152,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if _, err := mpi.InitThread(level); err != nil {
 		return err
 	}
-	err = runRanks(stdout, stderr, fs, &o)
+	err = runRanks(stdout, stderr, fs, o)
 	var abort *rankFailure
 	if errors.As(err, &abort) {
 		// The other ranks may be inside a collective: end the job.
@@ -193,6 +200,11 @@ func (o *runOptions) check() error {
 	}
 	if !(o.roundK > 0) || o.roundK > 1e6 {
 		return fmt.Errorf("--roundtime-k %v: must be in (0, 1e6]", o.roundK)
+	}
+	if o.runID != "" {
+		if err := rawdata.CheckRunID(o.runID); err != nil {
+			return fmt.Errorf("--run-id: %v", err)
+		}
 	}
 	if !(o.tscHz >= 0) {
 		return fmt.Errorf("--tsc-hz %v: must not be negative (0: calibrate)", o.tscHz)
