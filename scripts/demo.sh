@@ -40,7 +40,7 @@ rb="$BIN/reprobench"
 
 echo
 echo "== 1. design =="
-"$rb" design --calls MPI_Bcast,MPI_Allreduce,MPI_Alltoall --msizes 8,1K,32K --nrep "$NREP" \
+"$rb" design --calls MPI_Bcast,MPI_Allreduce,MPI_Alltoall --sizes 8,1K,32K --nrep "$NREP" \
 	--mpiruns "$MPIRUNS" --np 2 --seed "$SEED" -o "$OUT/design.csv"
 echo "design: $OUT/design.csv ($(($(grep -vc '^#' "$OUT/design.csv") - 1)) experiments, seed $SEED)"
 

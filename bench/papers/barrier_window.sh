@@ -22,8 +22,8 @@ SEED=${BW_SEED:-4600}
 build
 begin barrier_window
 say "barrier vs window (paper 000 §4.6): $MPIRUNS mpiruns × 16 experiments × $NREP observations, np=2, seed $SEED"
-x "$RB" design -o "$W/design.csv" --seed "$SEED" --mpiruns "$MPIRUNS" --calls MPI_Allreduce,MPI_Bcast --msizes 8,32K \
-	--np 2 --nrep "$NREP" --procsync barrier,window --runtime-type local,global
+x "$RB" design -o "$W/design.csv" --seed "$SEED" --mpiruns "$MPIRUNS" --calls MPI_Allreduce,MPI_Bcast --sizes 8,32K \
+	--np 2 --nrep "$NREP" --proc-sync barrier,window --runtime local,global
 x timeout 900 "$RB" launch --mpiruns "$MPIRUNS" --np 2 --design "$W/design.csv" --out "$W/raw" --run-id bw --timeout 180s -- \
 	--clock-sync hca3 --window 100us --warmup 100 --datatype float64 --per-rank 2>"$W/launch.log"
 cp "$W/raw/bw-campaign.json" "$W/design.csv" "$OUT/"
