@@ -1,0 +1,58 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reprobench/reprobench/internal/mpirun"
+)
+
+// TestRunAbortsWhenDiskFull (issue #21 row 1): rank 0 cannot write its raw
+// data (a 200 KiB tmpfs fills up) while rank 1 is already in the next
+// experiment's collective. The job must end within seconds with the cause
+// on stderr and exit status exitAborted (MPI_Abort), for every installed
+// MPI library, instead of hanging forever. Needs root to mount the tmpfs.
+func TestRunAbortsWhenDiskFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs mpirun")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a small tmpfs (a full filesystem under --out)")
+	}
+	for _, f := range mpirun.Flavors(t) {
+		t.Run(f.Name, func(t *testing.T) {
+			small := t.TempDir()
+			if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=200k", "tmpfs", small).CombinedOutput(); err != nil {
+				t.Skipf("cannot mount a tmpfs here (%v: %s)", err, out)
+			}
+			t.Cleanup(func() { _ = exec.Command("umount", small).Run() })
+			bin := mpirun.Build(t, f, ".", ".")
+			start := time.Now()
+			r := mpirun.Run(f, 2, 120*time.Second, nil, bin, "run", "--calls", "MPI_Bcast,MPI_Allreduce,MPI_Reduce,MPI_Barrier",
+				"--sizes", "8,64,512,4096", "--nrep", "200", "--per-rank", "--clock-sync", "none", "--seed", "1", "--run-id", "full", "--out", small)
+			took := time.Since(start)
+			t.Logf("exited after %v: %v\nstderr:\n%s", took.Round(time.Millisecond), r.Err, r.Stderr)
+			if r.TimedOut {
+				t.Fatalf("the job hung until the %v timeout", 120*time.Second)
+			}
+			var ee *exec.ExitError
+			if !errors.As(r.Err, &ee) || ee.ExitCode() != exitAborted {
+				t.Errorf("exit: %v, want exit status %d", r.Err, exitAborted)
+			}
+			if !strings.Contains(r.Stderr, "no space left on device") || !strings.Contains(r.Stderr, "aborting the job") {
+				t.Errorf("stderr does not give the cause and the abort:\n%s", r.Stderr)
+			}
+			if took > 30*time.Second {
+				t.Errorf("took %v, want a few seconds", took)
+			}
+			if m, _ := filepath.Glob(filepath.Join(small, "full-mpirun000.csv.partial")); len(m) != 1 {
+				t.Errorf("the partial raw file was not kept for inspection")
+			}
+		})
+	}
+}
