@@ -143,3 +143,27 @@ func TestResolveClockSync(t *testing.T) {
 		t.Error("bogus spec accepted")
 	}
 }
+
+func TestEventTickNote(t *testing.T) {
+	win := []engine.Experiment{{Sync: window.Config{Method: window.Barrier}}, {Sync: window.Config{Method: window.AdaptiveSKaMPI}}}
+	bar := win[:1]
+	unset := func(string) string { return "" }
+	set := func(k string) string {
+		if k == "OMPI_MCA_mpi_event_tick_rate" {
+			return "0"
+		}
+		return ""
+	}
+	if n := pipeline.EventTickNote(win, "openmpi", unset); !strings.Contains(n, "OMPI_MCA_mpi_event_tick_rate=0") {
+		t.Errorf("windowed under Open MPI, tick unset: note %q", n)
+	}
+	for _, c := range []struct {
+		exps   []engine.Experiment
+		flavor string
+		getenv func(string) string
+	}{{bar, "openmpi", unset}, {win, "openmpi", set}, {win, "mpich", unset}} {
+		if n := pipeline.EventTickNote(c.exps, c.flavor, c.getenv); n != "" {
+			t.Errorf("%s, %d experiments: unexpected note %q", c.flavor, len(c.exps), n)
+		}
+	}
+}

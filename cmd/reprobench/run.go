@@ -153,10 +153,10 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	err = runRanks(stdout, stderr, fs, o)
-	var abort *rankFailure
+	var abort *pipeline.RankError
 	if errors.As(err, &abort) {
 		// The other ranks may be inside a collective: end the job.
-		fmt.Fprintf(stderr, "reprobench run: rank %d: %v; aborting the job (MPI_Abort, exit status %d)\n", abort.rank, abort.err, exitAborted)
+		fmt.Fprintf(stderr, "reprobench run: rank %d: %v; aborting the job (MPI_Abort, exit status %d)\n", abort.Rank, abort.Err, exitAborted)
 		_ = mpi.Abort(exitAborted)
 		os.Exit(exitAborted)
 	}
@@ -206,6 +206,11 @@ func (o *runOptions) check() error {
 			return fmt.Errorf("--run-id: %v", err)
 		}
 	}
+	switch o.clock {
+	case "monotonic", "tsc", "tsc_rdtscp", "tsc_lfence", "mpi_wtime", "wtime":
+	default:
+		return fmt.Errorf("--clock %q: want one of %s", o.clock, strings.Join(pipeline.ClockNames, ", "))
+	}
 	if !(o.tscHz >= 0) {
 		return fmt.Errorf("--tsc-hz %v: must not be negative (0: calibrate)", o.tscHz)
 	}
@@ -223,80 +228,6 @@ func callNames() []string {
 		n = append(n, c.String())
 	}
 	return n
-}
-
-// makeClock builds the clock named by --clock.
-func makeClock(o *runOptions) (timing.Clock, error) {
-	switch o.clock {
-	case "monotonic":
-		return timing.NewMonotonic(), nil
-	case "tsc", "tsc_rdtscp":
-		return timing.NewTSC(timing.TSCConfig{Hz: o.tscHz})
-	case "tsc_lfence":
-		return timing.NewTSC(timing.TSCConfig{Hz: o.tscHz, Fenced: true})
-	case "mpi_wtime", "wtime":
-		return mpi.WtimeClock(), nil
-	}
-	return nil, fmt.Errorf("%w: unknown --clock %q", errUsage, o.clock)
-}
-
-// rankFailure is an error of one rank after the ranks agreed on the setup:
-// the others may wait for it in a collective, so the job is aborted.
-type rankFailure struct {
-	rank int
-	err  error
-}
-
-func (f *rankFailure) Error() string { return fmt.Sprintf("rank %d: %v", f.rank, f.err) }
-func (f *rankFailure) Unwrap() error { return f.err }
-
-// bcastString broadcasts s from rank 0.
-func bcastString(c mpi.Comm, s string) (string, error) { return bcastFrom(c, s, 0) }
-
-// bcastFrom broadcasts s from rank root (length first).
-func bcastFrom(c mpi.Comm, s string, root int) (string, error) {
-	n := []int64{int64(len(s))}
-	if err := mpi.Bcast(c, n, root); err != nil {
-		return "", err
-	}
-	b := make([]byte, n[0])
-	copy(b, s)
-	if err := mpi.Bcast(c, b, root); err != nil {
-		return "", err
-	}
-	return string(b), nil
-}
-
-// agree makes every rank return an error when any rank has one: the
-// message of the lowest failing rank is broadcast, so that every rank stops
-// together (a collective error, no abort needed).
-func agree(c mpi.Comm, err error) error {
-	bad := []int64{int64(c.Size())}
-	if err != nil {
-		bad[0] = int64(c.Rank())
-	}
-	low := []int64{0}
-	if e := mpi.Allreduce(c, bad, low, mpi.Min); e != nil {
-		return &rankFailure{c.Rank(), e}
-	}
-	if low[0] == int64(c.Size()) {
-		return nil
-	}
-	var msg string
-	if err != nil {
-		msg = err.Error()
-	}
-	m, e := bcastFrom(c, msg, int(low[0]))
-	if e != nil {
-		return &rankFailure{c.Rank(), e}
-	}
-	if err != nil && c.Rank() == int(low[0]) {
-		return err
-	}
-	if low[0] == 0 {
-		return errors.New(m)
-	}
-	return fmt.Errorf("rank %d: %s", low[0], m)
 }
 
 // baseExperiment returns the run-wide levels of the flags (what a design
@@ -385,16 +316,16 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 			}
 		}
 	}
-	if err := agree(c, prep); err != nil {
+	if err := pipeline.Agree(c, prep); err != nil {
 		return err
 	}
-	seedStr, err := bcastString(c, strconv.FormatUint(o.seed, 10))
+	seedStr, err := pipeline.BcastString(c, strconv.FormatUint(o.seed, 10), 0)
 	if err != nil {
-		return &rankFailure{me, err}
+		return &pipeline.RankError{Rank: me, Err: err}
 	}
 	o.seed, _ = strconv.ParseUint(seedStr, 10, 64)
-	if o.runID, err = bcastString(c, o.runID); err != nil {
-		return &rankFailure{me, err}
+	if o.runID, err = pipeline.BcastString(c, o.runID, 0); err != nil {
+		return &pipeline.RankError{Rank: me, Err: err}
 	}
 
 	exps, perr := buildExperiments(o, np)
@@ -404,12 +335,12 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 			perr = fmt.Errorf("%w: --clock-sync: %v", errUsage, perr)
 		}
 	}
-	clk, cerr := makeClock(o)
-	if err := agree(c, errors.Join(perr, cerr)); err != nil {
+	clk, cerr := pipeline.Clock(o.clock, o.tscHz)
+	if err := pipeline.Agree(c, errors.Join(perr, cerr)); err != nil {
 		return err
 	}
 	if me == 0 {
-		if note := eventTickNote(exps, mpi.BuildFlavor, os.Getenv); note != "" {
+		if note := pipeline.EventTickNote(exps, mpi.BuildFlavor, os.Getenv); note != "" {
 			fmt.Fprintln(stderr, "reprobench run: note:", note)
 		}
 	}
@@ -426,33 +357,16 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	meta.Flags["run-id"] = o.runID
 
 	// From here on, an error on one rank aborts the job.
-	fail := func(err error) error { return &rankFailure{me, err} }
+	fail := func(err error) error { return &pipeline.RankError{Rank: me, Err: err} }
 	eng := &engine.Engine{Comm: c, Clock: clk, PerRank: o.perRank, ResyncEvery: o.resyncEvery}
 	if pipeline.NeedsSync(exps) {
 		g := clocksync.NewGlobalClock(clk)
 		eng.Global = g
-		algs := map[string]*clocksync.Algorithm{}
-		eng.Resync = func(ex *engine.Experiment) error {
-			if ex.ClockSync == "none" {
-				return nil
-			}
-			a, ok := algs[ex.ClockSync]
-			if !ok {
-				var err error
-				if a, err = clocksync.Parse(ex.ClockSync); err != nil {
-					return err
-				}
-				algs[ex.ClockSync] = a
-			}
-			res, err := a.Sync(c, g)
-			if err != nil {
-				return err
-			}
+		eng.Resync = pipeline.NewResync(c, g, func(ex *engine.Experiment, res *clocksync.Result) {
 			if me == 0 {
 				meta.ClockSyncs = append(meta.ClockSyncs, rawdata.ClockSync{BeforeExp: ex.Exp, Result: rawdata.MarshalRecord(res)})
 			}
-			return nil
-		}
+		})
 	}
 
 	// Facts for the metadata: clock, MPI library, processor names.
@@ -469,21 +383,11 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 		meta.MPILibrary, _ = mpi.LibraryVersion()
 		meta.MPIThread = mpi.Thread().String()
 	}
-	pn, _ := mpi.ProcessorName()
-	var pbuf [256]byte
-	copy(pbuf[:], pn)
-	var allNames []byte
-	if me == 0 {
-		allNames = make([]byte, 256*np)
-	}
-	if err := c.Gather(pbuf[:], allNames, 256, mpi.Byte, 0); err != nil {
+	if meta.ProcessorNames, err = pipeline.ProcessorNames(c); err != nil {
 		return fail(err)
 	}
 	var w *rawdata.Writer
 	if me == 0 {
-		for r := range np {
-			meta.ProcessorNames = append(meta.ProcessorNames, strings.TrimRight(string(allNames[256*r:256*(r+1)]), "\x00"))
-		}
 		env := design.CollectEnvironment()
 		meta.Environment = rawdata.MarshalRecord(&env)
 		w, err = rawdata.Create(rawdata.Options{Dir: o.out, RunID: o.runID, Mpirun: o.mpirun, PerRank: o.perRank,
@@ -518,29 +422,4 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	}
 	fmt.Fprintf(stdout, "%s: %d experiments, %d rows\n", w.Names().CSV, len(sums), w.Rows())
 	return nil
-}
-
-// eventTickNote explains, for windowed methods under Open MPI with its
-// default event tick, what the tick does to them, or returns "".
-//
-// Open MPI's opal_progress runs its event library (a system call) every
-// mpi_event_tick_rate µs from inside whatever MPI call is progressing.
-// Under barrier sync that is mostly the untimed barrier; under a window the
-// only MPI calls are the timed ones. Measured with bench/window/window.c
-// (pure C, perfect clock sync, Open MPI 4.1.4, 2-core VM, 8-byte allreduce,
-// 100 µs window): 2.0 % of valid observations above 2 µs and p99 3.1 µs by
-// default, 0.3 % and 1.2 µs with the tick off (barrier: 0.8 µs).
-func eventTickNote(exps []engine.Experiment, flavor string, getenv func(string) string) string {
-	if flavor != "openmpi" || getenv("OMPI_MCA_mpi_event_tick_rate") != "" {
-		return ""
-	}
-	for _, ex := range exps {
-		if ex.Sync.Method.Windowed() {
-			return "Open MPI runs its event loop from inside MPI calls every few ms (MCA mpi_event_tick_rate); " +
-				"under windowed process sync those are the timed calls, and about 1% of observations per rank " +
-				"take microseconds longer. OMPI_MCA_mpi_event_tick_rate=0 turns the periodic tick off " +
-				"(components that need the event loop still get it); the environment is recorded in the metadata."
-		}
-	}
-	return ""
 }
