@@ -53,9 +53,10 @@
 // of µs per second at ±50 ppm); the drift-aware ones (JK, HCA, HCA2, HCA3) stay
 // within a microsecond for seconds — the central finding of Sec. 4 of paper 000.
 //
-// Point-to-point messages of this package use the tags 0x7c50–0x7c55
-// (31824–31829), inside the range [0, mpi.TagInternal) left to users; code that
-// communicates concurrently with a synchronization must avoid them.
+// Point-to-point messages of this package use the tags from mpi.TagClockSync
+// (31824) on, inside the range [mpi.TagReserved, mpi.TagInternal) that mpi
+// reserves for reprobench's packages; user code uses tags below
+// mpi.TagReserved.
 //
 // clocksync knows only the mpi.Comm interface and timing.Clock; it runs
 // unchanged on the real binding and on the simulated world of mpitest.

@@ -6,15 +6,16 @@ import (
 	"github.com/reprobench/reprobench/mpi"
 )
 
-// Message tags used by this package. They are above the range user code
-// usually picks, and every exchange of a phase uses its own tag.
+// Message tags used by this package: mpi.TagClockSync and the next ones,
+// inside the range mpi reserves for reprobench's packages; every exchange of
+// a phase uses its own tag.
 const (
-	tagPing     = 0x7c50 + iota // reference → client: SKaMPI / Netgauge command [cmd, value]
-	tagPong                     // client → reference: a timestamp
-	tagExchange                 // client → reference: JK / RTT request
-	tagReply                    // reference → client: JK / RTT reply (reference timestamp)
-	tagRTT                      // client → reference: the estimated RTT
-	tagModels                   // client → reference: a subtree's models (bottom-up tree)
+	tagPing     = mpi.TagClockSync + iota // reference → client: SKaMPI / Netgauge command [cmd, value]
+	tagPong                               // client → reference: a timestamp
+	tagExchange                           // client → reference: JK / RTT request
+	tagReply                              // reference → client: JK / RTT reply (reference timestamp)
+	tagRTT                                // client → reference: the estimated RTT
+	tagModels                             // client → reference: a subtree's models (bottom-up tree)
 )
 
 // Link is one measuring edge between a reference rank and a client rank, as

@@ -147,8 +147,9 @@ func syncGo(c Comm, o *Observation, clk timing.Clock) error {
 	return nil
 }
 
-// TagDissemination is the tag DisseminationBarrier uses in Go.
-const TagDissemination = 31999
+// TagDissemination is the tag DisseminationBarrier uses in Go (reserved:
+// see TagReserved).
+const TagDissemination = TagInternal - 1
 
 // DisseminationBarrier is a dissemination barrier (Hensgen, Finkel and Manber
 // 1988) built from point-to-point messages: in round k every rank sends a
@@ -165,8 +166,9 @@ func DisseminationBarrier(c Comm) error {
 	return nil
 }
 
-// TagPingPong is the tag the Go ping-pong of ObserveGo uses.
-const TagPingPong = 31998
+// TagPingPong is the tag the Go ping-pong of ObserveGo uses (reserved: see
+// TagReserved).
+const TagPingPong = TagInternal - 2
 
 // callGo executes o's call once.
 func callGo(c Comm, o *Observation) error {

@@ -111,7 +111,7 @@ func newHalo(c mpi.Comm, n int) *halo {
 	return h
 }
 
-// Tags below clocksync's (0x7c50…) and mpi.TagInternal.
+// User tags: below mpi.TagReserved (clocksync and mpi use the tags above).
 const tagRight, tagLeft = 1, 2
 
 func (h *halo) exchange() error {

@@ -1,0 +1,26 @@
+package mpi
+
+// Message tags. MPI guarantees tags up to at least 32767; reprobench
+// divides them into three ranges:
+//
+//	[0, TagReserved)            user code (mpi.Comm's Send, Recv, Sendrecv, …)
+//	[TagReserved, TagInternal)  reprobench's own Go packages: TagClockSync…
+//	                            (package clocksync), TagPingPong and
+//	                            TagDissemination (this package's Go paths)
+//	[TagInternal, …)            the C side of the binding (refused by Comm)
+//
+// Code that communicates while a clock synchronization, a Go ping-pong or a
+// dissemination barrier runs on the same communicator must stay below
+// TagReserved; the binding cannot tell the two Go ranges apart, so this is a
+// documented contract, checked by this package's and clocksync's tests.
+const (
+	// TagReserved is the first tag reserved for reprobench's packages.
+	TagReserved = 31744
+	// TagClockSync is the first of the 16 tags package clocksync uses.
+	TagClockSync = TagReserved + 0x50
+	// TagClockSyncEnd is one past clocksync's last tag.
+	TagClockSyncEnd = TagClockSync + 16
+)
+
+// The reserved range must end where the C side's begins.
+const _ = uint(TagInternal - TagReserved - 256)
