@@ -224,28 +224,11 @@ func (c *comm) live(fn string) error {
 	return nil
 }
 
-func (c *comm) checkPeer(fn string, r int) error {
-	if r < 0 || r >= c.size {
-		return errf(fn, "rank %d out of range [0,%d)", r, c.size)
-	}
-	return nil
-}
-
-func checkTag(fn string, tag int) error {
-	if tag < 0 || tag >= TagInternal {
-		return errf(fn, "tag %d out of range [0,%d)", tag, TagInternal)
-	}
-	return nil
-}
-
 func (c *comm) checkP2P(fn string, peer, tag int) error {
 	if err := c.live(fn); err != nil {
 		return err
 	}
-	if err := c.checkPeer(fn, peer); err != nil {
-		return err
-	}
-	return checkTag(fn, tag)
+	return CheckP2P(fn, c.size, peer, tag) // shared with mpitest (args.go)
 }
 
 func (c *comm) Send(buf []byte, dest, tag int) error {
@@ -401,33 +384,24 @@ func (c *comm) Barrier() error {
 	return check("MPI_Barrier", C.rb_barrier(c.h))
 }
 
-// checkColl validates the arguments every collective shares.
+// checkColl validates the arguments every collective shares (CheckColl,
+// shared with mpitest).
 func (c *comm) checkColl(fn string, count int, dt Datatype, root int) error {
 	if err := c.live(fn); err != nil {
 		return err
 	}
-	if count < 0 {
-		return errf(fn, "negative count %d", count)
-	}
-	if !dt.Valid() {
-		return errf(fn, "invalid datatype %v", dt)
-	}
-	return c.checkPeer(fn, root)
+	_, err := CheckColl(fn, c.size, count, dt, root)
+	return err
 }
 
-func needBytes(fn, which string, b []byte, n int) error {
-	if len(b) < n {
-		return errf(fn, "%s buffer has %d bytes, need %d", which, len(b), n)
-	}
-	return nil
-}
+func needBytes(fn, which string, b []byte, n int) error { return CheckBuffer(fn, which, b, n) }
 
 func (c *comm) checkReduce(fn string, send, recv []byte, count int, dt Datatype, op ReduceOp, root int, recvHere bool) error {
 	if err := c.checkColl(fn, count, dt, root); err != nil {
 		return err
 	}
-	if err := CheckReduce(dt, op); err != nil {
-		return errf(fn, "%v", err)
+	if err := CheckOp(fn, dt, op); err != nil {
+		return err
 	}
 	n := count * dt.Size()
 	if err := needBytes(fn, "send", send, n); err != nil {
@@ -542,8 +516,8 @@ func (c *comm) ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op 
 	if err := c.checkColl(fn, count, dt, 0); err != nil {
 		return err
 	}
-	if err := CheckReduce(dt, op); err != nil {
-		return errf(fn, "%v", err)
+	if err := CheckOp(fn, dt, op); err != nil {
+		return err
 	}
 	n := count * dt.Size()
 	if err := needBytes(fn, "send", send, n*c.size); err != nil {
@@ -638,7 +612,7 @@ func (c *comm) Sub(ranks []int) (Comm, error) {
 	seen := make(map[int]bool, len(ranks))
 	cr := make([]C.int, len(ranks))
 	for i, r := range ranks {
-		if err := c.checkPeer(fn, r); err != nil {
+		if err := CheckPeer(fn, c.size, r); err != nil {
 			return nil, err
 		}
 		if seen[r] {

@@ -56,9 +56,6 @@ func (c *comm) scratch(i, n int) []byte {
 	return s[:n]
 }
 
-func collErr(fn, format string, args ...any) error {
-	return &mpi.Error{Func: fn, Code: -1, Msg: fmt.Sprintf(format, args...)}
-}
 
 // checkColl validates the common arguments of a collective and returns the
 // size in bytes of count elements.
@@ -66,31 +63,12 @@ func (c *comm) checkColl(fn string, count int, dt mpi.Datatype, root int) (int, 
 	if err := c.check(fn); err != nil {
 		return 0, err
 	}
-	if !dt.Valid() {
-		return 0, collErr(fn, "invalid datatype %v", dt)
-	}
-	if count < 0 {
-		return 0, collErr(fn, "negative count %d", count)
-	}
-	if root < 0 || root >= c.size {
-		return 0, collErr(fn, "root %d out of range [0,%d)", root, c.size)
-	}
-	return count * dt.Size(), nil
+	return mpi.CheckColl(fn, c.size, count, dt, root) // shared with the cgo binding
 }
 
-func needBuf(fn, which string, buf []byte, n int) error {
-	if len(buf) < n {
-		return collErr(fn, "%s buffer has %d bytes, need %d", which, len(buf), n)
-	}
-	return nil
-}
+func needBuf(fn, which string, buf []byte, n int) error { return mpi.CheckBuffer(fn, which, buf, n) }
 
-func checkOp(fn string, dt mpi.Datatype, op mpi.ReduceOp) error {
-	if err := mpi.CheckReduce(dt, op); err != nil {
-		return collErr(fn, "%v", err)
-	}
-	return nil
-}
+func checkOp(fn string, dt mpi.Datatype, op mpi.ReduceOp) error { return mpi.CheckOp(fn, dt, op) }
 
 // Barrier is a dissemination barrier.
 func (c *comm) Barrier() error {
@@ -119,7 +97,7 @@ func (c *comm) Bcast(buf []byte, count int, dt mpi.Datatype, root int) error {
 	if err != nil {
 		return err
 	}
-	if err := needBuf("MPI_Bcast", "the", buf, n); err != nil {
+	if err := needBuf("MPI_Bcast", "", buf, n); err != nil {
 		return err
 	}
 	return c.bcast(buf[:n], root, "MPI_Bcast")

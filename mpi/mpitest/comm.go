@@ -431,13 +431,7 @@ func (c *comm) checkPeer(fn string, peer, tag int) error {
 	if err := c.check(fn); err != nil {
 		return err
 	}
-	if peer < 0 || peer >= c.size {
-		return &mpi.Error{Func: fn, Code: -1, Msg: fmt.Sprintf("rank %d out of range [0,%d)", peer, c.size)}
-	}
-	if tag < 0 || tag > math.MaxInt32 {
-		return &mpi.Error{Func: fn, Code: -1, Msg: fmt.Sprintf("invalid tag %d", tag)}
-	}
-	return nil
+	return mpi.CheckP2P(fn, c.size, peer, tag) // shared with the cgo binding
 }
 
 func (c *comm) p2pKey(src, tag int) mkey { return mkey{ctx: c.ctx, src: int32(src), tag: int32(tag)} }

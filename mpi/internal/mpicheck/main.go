@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/mpi/internal/badargs"
 	"github.com/reprobench/reprobench/timing"
 )
 
@@ -367,6 +368,11 @@ func errorsAndEdges(k *checker, w mpi.Comm) {
 	k.ok(errors.As(err, &me) && me.Func == "MPI_Send", "send to rank out of range: %v", err)
 	err = w.Send([]byte{1}, 0, mpi.TagInternal)
 	k.ok(err != nil, "reserved tag must be refused: %v", err)
+	// The invalid calls mpitest's TestBadArguments also makes: same errors.
+	for _, c := range badargs.Cases() {
+		got := fmt.Sprint(c.Call(w))
+		k.ok(got == c.Want(p), "%s: %q, want %q", c.Name, got, c.Want(p))
+	}
 	// Empty slices everywhere are valid.
 	k.noErr(mpi.Bcast[float64](w, nil, 0), "empty bcast")
 	k.noErr(mpi.Allreduce[float64](w, nil, nil, mpi.Sum), "empty allreduce")
