@@ -56,7 +56,6 @@ func (c *comm) scratch(i, n int) []byte {
 	return s[:n]
 }
 
-
 // checkColl validates the common arguments of a collective and returns the
 // size in bytes of count elements.
 func (c *comm) checkColl(fn string, count int, dt mpi.Datatype, root int) (int, error) {
