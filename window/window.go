@@ -136,13 +136,42 @@ func ParseAdaptTrigger(s string) (AdaptTrigger, error) {
 	return 0, fmt.Errorf("window: unknown adaptation trigger %q (want invalid or expired)", s)
 }
 
-// Error codes of an observation: bits, reduced across ranks with OR.
+// Code is the error code of an observation: bits, reduced across ranks
+// with OR. It is the raw data's errorcode column (rawdata.ErrorCodes).
+type Code uint8
+
+// The bits of a Code.
 const (
-	CodeValid     = 0
-	CodeLate      = 1 // started more than LateTolerance after its deadline
-	CodeExpired   = 2 // ended after the next observation's deadline
-	CodeDiscarded = 4 // its batch was repeated by the NBCBench policy
+	CodeValid     Code = 0
+	CodeLate      Code = 1 // started more than LateTolerance after its deadline
+	CodeExpired   Code = 2 // ended after the next observation's deadline
+	CodeDiscarded Code = 4 // its batch was repeated by the NBCBench policy
 )
+
+// String returns "valid", or the names of the set bits joined by "+"
+// ("late", "expired", "discarded"; "late+expired"), or "Code(N)" with
+// undefined bits.
+func (c Code) String() string {
+	if c == CodeValid {
+		return "valid"
+	}
+	if c&^(CodeLate|CodeExpired|CodeDiscarded) != 0 {
+		return fmt.Sprintf("Code(%d)", uint8(c))
+	}
+	var parts []string
+	for _, b := range []struct {
+		bit  Code
+		name string
+	}{{CodeLate, "late"}, {CodeExpired, "expired"}, {CodeDiscarded, "discarded"}} {
+		if c&b.bit != 0 {
+			parts = append(parts, b.name)
+		}
+	}
+	return strings.Join(parts, "+")
+}
+
+// Valid reports whether the observation is valid (no bit set).
+func (c Code) Valid() bool { return c == CodeValid }
 
 // Config configures a Sync. Zero fields take the defaults noted.
 type Config struct {
@@ -269,7 +298,7 @@ type Record struct {
 	Start    []int64   // local ticks of the start timestamp
 	End      []int64   // local ticks of the end timestamp
 	LateS    []float64 // how late the start was on this rank, seconds (0 without a deadline)
-	Code     []uint8   // error code, reduced across ranks (every rank holds the same)
+	Code     []Code    // error code, reduced across ranks (every rank holds the same)
 	Deadline []int64   // local ticks of the deadline (0 without one)
 	Offset   []int64   // byte offset of the buffers the observation used (Sync.Buffers; 0 without)
 }
@@ -277,7 +306,7 @@ type Record struct {
 // NewRecord returns a Record with room for capacity observations.
 func NewRecord(capacity int) *Record {
 	return &Record{Start: make([]int64, capacity), End: make([]int64, capacity),
-		LateS: make([]float64, capacity), Code: make([]uint8, capacity), Deadline: make([]int64, capacity),
+		LateS: make([]float64, capacity), Code: make([]Code, capacity), Deadline: make([]int64, capacity),
 		Offset: make([]int64, capacity)}
 }
 
@@ -495,7 +524,7 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 		}
 		invalid, expired, sum := 0, 0, 0.0
 		for i := range b {
-			c := uint8(0)
+			c := CodeValid
 			if red[i] != 0 {
 				c |= CodeLate
 			}

@@ -541,7 +541,7 @@ func TestRunFunc(t *testing.T) {
 					t.Errorf("rank %d obs %d started before its deadline", rank, i)
 				}
 				code := rec.Code[i]
-				var wantCode uint8
+				var wantCode window.Code
 				if m == window.Fixed && i == 5 {
 					wantCode = window.CodeExpired
 				}

@@ -30,7 +30,7 @@ type Result struct {
 	// RuntimesS and Codes are every observation's completion time and
 	// error code, in order (for the raw data: WriteRaw).
 	RuntimesS []float64
-	Codes     []uint8
+	Codes     []window.Code
 }
 
 // Bench runs the whole benchmark collectively on c, reading clk. It returns
@@ -82,7 +82,7 @@ func Bench(c mpi.Comm, clk timing.Clock, cfg Config) (*Result, *window.Record, e
 	if c.Rank() != 0 {
 		return nil, rec, nil
 	}
-	res := &Result{N: rec.N, WindowS: s.WindowS(), Sync: alg.Name, RuntimesS: append([]float64(nil), dmax...), Codes: append([]uint8(nil), rec.Code[:rec.N]...)}
+	res := &Result{N: rec.N, WindowS: s.WindowS(), Sync: alg.Name, RuntimesS: append([]float64(nil), dmax...), Codes: append([]window.Code(nil), rec.Code[:rec.N]...)}
 	valid := dmax[:0]
 	for i, v := range dmax {
 		if rec.Code[i] != window.CodeValid { // the codes are the same on every rank
