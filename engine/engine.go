@@ -197,10 +197,10 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (*Summary, error) {
 		return nil, err
 	}
 	g := e.Global
-	if g == nil {
+	if window.Absent(g) {
 		g = window.Identity{Clock: e.Clock}
 	}
-	if ex.Runtime == window.RuntimeGlobal && e.Global == nil {
+	if ex.Runtime == window.RuntimeGlobal && window.Absent(e.Global) {
 		return nil, fmt.Errorf("runtime type global needs synchronized clocks")
 	}
 	began := time.Now()

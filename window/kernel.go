@@ -24,9 +24,12 @@ type KernelTiming struct {
 //	t0, barrier, t1, work, t2, barrier, t3
 //
 // on each rank, then reduces the bounds across ranks (two Allreduce calls).
-// The bounds need no clock synchronization; GlobalS needs g (nil: NaN).
-// Call it collectively.
+// The bounds need no clock synchronization; GlobalS needs g (nil, or a nil
+// *clocksync.GlobalClock: NaN). Call it collectively.
 func TimeKernel(c mpi.Comm, clk timing.Clock, g GlobalClock, work func()) (KernelTiming, error) {
+	if Absent(g) {
+		g = nil
+	}
 	t0 := clk.Now()
 	if err := c.Barrier(); err != nil {
 		return KernelTiming{}, err
@@ -57,8 +60,12 @@ func TimeKernel(c mpi.Comm, clk timing.Clock, g GlobalClock, work func()) (Kerne
 // BarrierExitSkew runs n barriers of the given kind (Barrier, DoubleBarrier
 // or Dissemination) and returns, on rank 0, the skew of each: the latest
 // minus the earliest exit time over the ranks, in global seconds (Fig. 10 of
-// 000). Other ranks get nil. Call it collectively.
+// 000). Other ranks get nil. Without a global clock (Absent) the exits are
+// compared on the ranks' own clocks. Call it collectively.
 func BarrierExitSkew(c mpi.Comm, clk timing.Clock, g GlobalClock, m Method, n int) ([]float64, error) {
+	if Absent(g) {
+		g = Identity{clk}
+	}
 	exit := make([]float64, n)
 	o := &mpi.Observation{Call: mpi.CallBarrier, Type: mpi.Byte}
 	switch m {

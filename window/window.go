@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"time"
 
@@ -359,6 +360,17 @@ type Sync struct {
 	Buffers *Buffers
 }
 
+// Absent reports whether g is no global clock: nil, or an interface
+// holding a nil pointer (a nil *clocksync.GlobalClock), which every function
+// of this package treats as "no global clock" instead of calling it.
+func Absent(g GlobalClock) bool {
+	if g == nil {
+		return true
+	}
+	v := reflect.ValueOf(g)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
 // ErrNoGlobalClock is returned by New for a windowed method without a
 // global clock.
 var ErrNoGlobalClock = errors.New("window: windowed process synchronization needs a global clock (synchronize the clocks)")
@@ -369,6 +381,9 @@ func New(c mpi.Comm, clk timing.Clock, g GlobalClock, cfg Config) (*Sync, error)
 	cfg = cfg.withDefaults()
 	if cfg.Method < 0 || cfg.Method >= numMethods {
 		return nil, fmt.Errorf("window: invalid method %v", cfg.Method)
+	}
+	if Absent(g) {
+		g = nil
 	}
 	if cfg.Method.Windowed() && g == nil {
 		return nil, ErrNoGlobalClock
