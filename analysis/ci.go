@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"gonum.org/v1/gonum/mathext"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -62,8 +61,8 @@ func binomCDF(k, n int, p float64) float64 {
 	case k >= n:
 		return 1
 	}
-	// P(B ≤ k) = I_{1−p}(n−k, k+1).
-	return mathext.RegIncBeta(float64(n-k), float64(k+1), 1-p)
+	// P(B ≤ k) = I_{1−p}(n−k, k+1), as gonum computes it.
+	return distuv.Binomial{N: float64(n), P: p}.CDF(float64(k))
 }
 
 // binomQuantile returns the smallest k with P(B ≤ k) ≥ q (R's qbinom).

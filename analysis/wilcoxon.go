@@ -286,9 +286,10 @@ func normalP(z float64, alt Alternative) float64 {
 	return math.Min(1, 2*normCDF(-math.Abs(z)))
 }
 
-// normCDF is Φ(z), accurate in both tails (gonum's Normal.Survival is
-// 1 − CDF and loses the upper tail).
-func normCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
+// normCDF is Φ(z): gonum's standard normal CDF, accurate in both tails
+// through Erfc (callers take upper tails as Φ(−z), not Normal.Survival,
+// which is 1 − Erf and loses them).
+func normCDF(z float64) float64 { return distuv.UnitNormal.CDF(z) }
 
 // Shift is a location-shift estimate with its confidence interval.
 type Shift struct {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -427,7 +428,7 @@ func plotQQ(g *analysis.Group, s analysis.GroupSummary, tukeyK float64) (*plot.P
 	return p, nil
 }
 
-func normQ(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
+func normQ(p float64) float64 { return distuv.UnitNormal.Quantile(p) }
 
 // plotACF draws the autocorrelation of the valid observations in file order
 // with ±1.96/√n bounds (paper 001 §4.4, Fig. 5).
