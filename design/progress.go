@@ -6,14 +6,11 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 )
 
 // IsTerminal reports whether f is a terminal (then Options.Bar makes sense).
-func IsTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
+func IsTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // progress reports runs done and an ETA, as a bar or as plain lines.
 type progress struct {
