@@ -77,7 +77,7 @@ func TrimmedMean(x []float64) float64 {
 	}
 	s := slices.Clone(x)
 	slices.Sort(s)
-	q1, q3 := order.Quantile7(s, 0.25), order.Quantile7(s, 0.75)
+	q1, q3 := order.Quantile(0.25, s), order.Quantile(0.75, s)
 	lo, hi := q1-1.5*(q3-q1), q3+1.5*(q3-q1)
 	var sum float64
 	var n int

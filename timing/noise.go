@@ -236,8 +236,8 @@ func (p *NoiseProbe) Summaries() []NoiseSummary {
 		}
 		if len(lens) > 0 {
 			slices.Sort(lens)
-			s.MedianNs = order.Quantile7(lens, 0.5)
-			s.P99Ns = order.Quantile7(lens, 0.99)
+			s.MedianNs = order.Quantile(0.5, lens)
+			s.P99Ns = order.Quantile(0.99, lens)
 			s.MaxNs = lens[len(lens)-1]
 		}
 		s.PeriodNs, s.PeriodShare = period(c.Detours, 10_000)

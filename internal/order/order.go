@@ -4,9 +4,10 @@ package order
 
 import "math"
 
-// Quantile7 is the p-quantile of sorted, non-empty s by linear
+// Quantile is the p-quantile of sorted, non-empty s by linear
 // interpolation between order statistics: R's default quantile(type = 7).
-func Quantile7(s []float64, p float64) float64 {
+// Its arguments are in the order of analysis.Quantile(p, x).
+func Quantile(p float64, s []float64) float64 {
 	h := p * float64(len(s)-1)
 	i := int(math.Floor(h))
 	if i+1 >= len(s) {
