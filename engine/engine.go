@@ -150,8 +150,18 @@ func (e *Engine) Run(exps []Experiment, sink Sink) ([]Summary, error) {
 	return sums, nil
 }
 
-// Check validates an experiment for a communicator of size p.
+// Check validates an experiment for a communicator of size p: the call,
+// datatype and message size, nrep ≥ 1, no negative count, the runtime type
+// and cache mode, and the process synchronization's bounds
+// (window.Config.Check).
 func (ex *Experiment) Check(p int) error {
+	if err := ex.check(p); err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	return nil
+}
+
+func (ex *Experiment) check(p int) error {
 	if !ex.Call.Valid() {
 		return fmt.Errorf("invalid call %v", ex.Call)
 	}
@@ -193,7 +203,7 @@ func (ex *Experiment) Check(p int) error {
 func (e *Engine) runOne(ex *Experiment, sink Sink) (*Summary, error) {
 	c := e.Comm
 	p, me := c.Size(), c.Rank()
-	if err := ex.Check(p); err != nil {
+	if err := ex.check(p); err != nil {
 		return nil, err
 	}
 	g := e.Global
