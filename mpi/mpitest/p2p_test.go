@@ -671,6 +671,18 @@ func TestRendezvousTiming(t *testing.T) {
 	}
 }
 
+// unexpected returns the number of messages waiting in r's mailbox for a
+// receive.
+func unexpected(r *Rank) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, q := range r.queues {
+		n += len(q.msgs) - q.mhead
+	}
+	return n
+}
+
 // The virtual times of a rendezvous do not depend on which rank reaches
 // the matching point first in real time: the receive posted before the
 // send (in real time) and after it give the same times.
@@ -694,7 +706,11 @@ func TestRendezvousIndependentOfRealTimeOrder(t *testing.T) {
 			}
 			r.Sleep(300 * time.Microsecond) // virtual: the receiver is late
 			if !receiverFirst {
-				time.Sleep(20 * time.Millisecond) // real: let the send go first
+				// Real time: wait until the send sits in this rank's
+				// mailbox as an unexpected message.
+				for unexpected(r) == 0 {
+					runtime.Gosched()
+				}
 			}
 			q, err := c.Irecv(buf, 0, 5)
 			if receiverFirst {
