@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -173,19 +175,101 @@ func Example() {
 	// exp 1 MPI_Allreduce rep 2: 2.02 µs, error code 0
 }
 
+// batchLog is an mpi.Comm that records, per batch of observations, the
+// buffer offsets and the cache flush buffer the engine asked for.
+type batchLog struct {
+	mpi.Comm
+	offsets [][]int64
+	flush   []int
+}
+
+func (b *batchLog) ObserveBatch(o *mpi.Observation, clk timing.Clock, deadlines, starts, ends []int64) error {
+	b.offsets = append(b.offsets, append([]int64(nil), o.Offsets...))
+	b.flush = append(b.flush, len(o.Flush))
+	return mpi.ObserveBatch(b.Comm, o, clk, deadlines, starts, ends)
+}
+
+// TestCacheModes checks what each cache mode makes the observations do:
+// warm reuses one buffer, cold flushes FlushBytes before each, cycle walks
+// the CacheSlots copies in order, random draws copies from the seed.
 func TestCacheModes(t *testing.T) {
-	var exps []engine.Experiment
-	for i, m := range []window.CacheMode{window.CacheWarm, window.CacheCold, window.CacheCycle, window.CacheRandom} {
-		exps = append(exps, engine.Experiment{Exp: i, Call: mpi.CallAllgather, MsizeBytes: 64, Type: mpi.Float64, Nrep: 10,
-			Cache: m, FlushBytes: 1 << 16, CacheSlots: 4, Seed: 3})
-	}
-	sink, _ := runEngine(t, 3, exps, false)
-	if len(sink.rows) != 40 {
-		t.Errorf("%d rows, want 40", len(sink.rows))
-	}
-	for i, s := range sink.sums {
-		if s.Cache != exps[i].Cache.String() {
-			t.Errorf("summary %d: cache %q, want %q", i, s.Cache, exps[i].Cache)
+	const nrep, slots, flush = 12, 4, 1 << 16
+	run := func(m window.CacheMode, seed uint64) *batchLog {
+		w, err := mpitest.New(mpitest.Config{Ranks: 3, Seed: 11})
+		if err != nil {
+			t.Fatal(err)
 		}
+		var log0 *batchLog
+		err = w.Run(func(r *mpitest.Rank) error {
+			bl := &batchLog{Comm: r.Comm()}
+			if r.ID() == 0 {
+				log0 = bl
+			}
+			e := &engine.Engine{Comm: bl, Clock: r.Clock()}
+			var s engine.Sink
+			if r.ID() == 0 {
+				s = &memSink{}
+			}
+			ex := engine.Experiment{Call: mpi.CallAllgather, MsizeBytes: 64, Type: mpi.Float64, Nrep: nrep,
+				Cache: m, FlushBytes: flush, CacheSlots: slots, Seed: seed}
+			sums, err := e.Run([]engine.Experiment{ex}, s)
+			if r.ID() == 0 && err == nil && (len(sums) != 1 || sums[0].Cache != m.String() || sums[0].Rows != nrep) {
+				t.Errorf("%v: summaries %+v", m, sums)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return log0
+	}
+	offsets := func(l *batchLog) []int64 {
+		var all []int64
+		for _, o := range l.offsets {
+			all = append(all, o...)
+		}
+		return all
+	}
+	// Allgather of 64 B from 3 ranks: the receive buffer (192 B) sets the
+	// stride between copies.
+	const stride = 192
+	warm := run(window.CacheWarm, 3)
+	if o := offsets(warm); len(o) != 0 || slices.Max(warm.flush) != 0 {
+		t.Errorf("warm: offsets %v, flush %v; want one buffer and no flush", o, warm.flush)
+	}
+	cold := run(window.CacheCold, 3)
+	if o := offsets(cold); len(o) != 0 || slices.Min(cold.flush) != flush {
+		t.Errorf("cold: offsets %v, flush %v; want a %d-byte flush before every batch", o, cold.flush, flush)
+	}
+	cyc := offsets(run(window.CacheCycle, 3))
+	if len(cyc) != nrep {
+		t.Fatalf("cycle: %d offsets, want %d", len(cyc), nrep)
+	}
+	cycSlots := map[int64]bool{}
+	for i, o := range cyc {
+		cycSlots[o] = true
+		if i > 0 && o != (cyc[i-1]+stride)%(slots*stride) {
+			t.Fatalf("cycle: offsets %v, want the %d slots (%d B apart) in turn", cyc, slots, stride)
+		}
+	}
+	if len(cycSlots) != slots {
+		t.Errorf("cycle visited %d slots, want %d", len(cycSlots), slots)
+	}
+	rnd := offsets(run(window.CacheRandom, 3))
+	seen := map[int64]bool{}
+	for _, o := range rnd {
+		if o < 0 || o >= slots*stride || o%stride != 0 {
+			t.Fatalf("random: offset %d is not a slot", o)
+		}
+		seen[o] = true
+	}
+	if len(rnd) != nrep || len(seen) < 2 || slices.Equal(rnd, cyc) {
+		t.Errorf("random: offsets %v (%d distinct), want %d draws over the slots, not the cycle", rnd, len(seen), nrep)
+	}
+	if again := offsets(run(window.CacheRandom, 3)); !slices.Equal(again, rnd) {
+		t.Errorf("random with the same seed: %v then %v", rnd, again)
+	}
+	if other := offsets(run(window.CacheRandom, 4)); slices.Equal(other, rnd) {
+		t.Errorf("random with another seed gave the same offsets %v", rnd)
 	}
 }
