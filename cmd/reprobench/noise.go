@@ -126,9 +126,14 @@ Flags:
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
+	return printNoise(stdout, &r, *dur, *thr, *tol)
+}
+
+// printNoise prints the text report of r.
+func printNoise(stdout io.Writer, r *noiseReport, dur, thr, tol time.Duration) error {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "noise: %d CPUs spun %v at once; detours are gaps of at least %v between clock readings\n",
-		len(r.CPUs), *dur, *thr)
+		len(r.CPUs), dur, thr)
 	fmt.Fprintln(tw, "cpu\tdetours\tper_s\tlost_%\tmedian_us\tp99_us\tmax_us\tperiod_us (share)")
 	for _, c := range r.CPUs {
 		per := "-"
@@ -148,7 +153,7 @@ Flags:
 		fmt.Fprintln(stdout, "the CPUs never spun at the same time (threads started too late): no expected share of late starts")
 	} else {
 		fmt.Fprintf(stdout, "windowed observations expected to start more than %v late from this noise alone (one rank per CPU): %.2f%%\n",
-			*tol, 100**r.ExpectedLate)
+			tol, 100**r.ExpectedLate)
 		if r.CoveredS < 0.9*r.DurationS {
 			fmt.Fprintf(stdout, "note: the CPUs spun together for only %.3f s of %.3f s (a thread started late: the machine is busy)\n", r.CoveredS, r.DurationS)
 		}

@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/reprobench/reprobench/timing"
 )
 
 func TestNoiseJSONAndRawDetours(t *testing.T) {
@@ -61,13 +64,29 @@ func TestNoiseJSONAndRawDetours(t *testing.T) {
 }
 
 func TestNoiseReportsDroppedDetours(t *testing.T) {
-	var out, errb bytes.Buffer
-	// A 100 ns threshold sees every scheduler blip; keep only one.
-	if err := run(&out, &errb, []string{"noise", "--duration", "50ms", "--threshold", "100ns", "--max-detours", "1", "--cpus", "0"}); err != nil {
+	// The report names exactly the CPUs whose detours were dropped.
+	r := &noiseReport{DurationS: 0.05, CPUs: []timing.NoiseSummary{{CPU: 0, Count: 1}, {CPU: 1, Count: 8, Dropped: 7}}}
+	var out bytes.Buffer
+	if err := printNoise(&out, r, 50*time.Millisecond, 100*time.Nanosecond, time.Microsecond); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "CPU 1: 7 detours beyond --max-detours were counted, not kept") || strings.Contains(out.String(), "CPU 0: ") {
+		t.Errorf("report:\n%s", out.String())
+	}
+	// A real probe with --max-detours 1: the note appears if and only if
+	// the CPU saw more than one detour.
+	var errb bytes.Buffer
+	out.Reset()
+	if err := run(&out, &errb, []string{"noise", "--json", "--duration", "50ms", "--threshold", "100ns", "--max-detours", "1", "--cpus", "0"}); err != nil {
 		t.Fatalf("noise: %v\n%s", err, errb.String())
 	}
-	if !strings.Contains(out.String(), "beyond --max-detours were counted, not kept") {
-		t.Skipf("no CPU saw two gaps of 100 ns in 50 ms (a very quiet machine):\n%s", out.String())
+	var rep noiseReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || len(rep.CPUs) != 1 {
+		t.Fatalf("JSON report %s: %v", out.String(), err)
+	}
+	c := rep.CPUs[0]
+	if c.Count > 1 && c.Dropped != c.Count-1 || c.Count <= 1 && c.Dropped != 0 {
+		t.Errorf("%d detours with --max-detours 1: %d dropped, want %d", c.Count, c.Dropped, max(c.Count-1, 0))
 	}
 }
 
