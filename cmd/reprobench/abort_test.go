@@ -50,8 +50,20 @@ func TestRunAbortsWhenDiskFull(t *testing.T) {
 			if took > 30*time.Second {
 				t.Errorf("took %v, want a few seconds", took)
 			}
-			if m, _ := filepath.Glob(filepath.Join(small, "full-mpirun000.csv.partial")); len(m) != 1 {
-				t.Errorf("the partial raw file was not kept for inspection")
+			partial := filepath.Join(small, "full-mpirun000.csv.partial")
+			before, err := os.ReadFile(partial)
+			if err != nil {
+				t.Fatalf("the partial raw file was not kept for inspection: %v", err)
+			}
+			// Issue #21 row 12: running again with the same names must not
+			// overwrite what the failed run left for inspection.
+			r = mpirun.Run(f, 2, 60*time.Second, nil, bin, "run", "--calls", "MPI_Bcast", "--sizes", "8", "--nrep", "5",
+				"--clock-sync", "none", "--run-id", "full", "--out", small)
+			if r.Err == nil || !strings.Contains(r.Stderr, ".partial exists, left by an earlier run") {
+				t.Errorf("second run over the .partial files: %v\n%s", r.Err, r.Stderr)
+			}
+			if after, _ := os.ReadFile(partial); string(after) != string(before) {
+				t.Error("the .partial file left for inspection was overwritten")
 			}
 		})
 	}
