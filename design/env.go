@@ -1,8 +1,8 @@
 package design
 
 import (
-	"bufio"
 	"context"
+	"github.com/reprobench/reprobench/timing"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -207,42 +207,12 @@ func cpuinfo(e *Environment, miss func(string, error)) {
 		return
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	flagsDone := false
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		switch k {
-		case "model name", "Model name", "cpu model", "Processor":
-			if e.CPUModel == "" {
-				e.CPUModel = v
-			}
-		case "flags", "Features":
-			if flagsDone {
-				continue
-			}
-			flagsDone = true
-			for _, fl := range strings.Fields(v) {
-				switch fl {
-				case "constant_tsc":
-					e.ConstantTSC = true
-				case "nonstop_tsc":
-					e.NonstopTSC = true
-				case "rdtscp":
-					e.RDTSCP = true
-				case "tsc_known_freq":
-					e.TSCKnownFreq = true
-				}
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
+	c, _, err := timing.ParseCPUInfo(f)
+	if err != nil {
 		miss("/proc/cpuinfo", err)
 	}
+	e.CPUModel = c.Model
+	e.ConstantTSC, e.NonstopTSC, e.RDTSCP, e.TSCKnownFreq = c.Has("constant_tsc"), c.Has("nonstop_tsc"), c.Has("rdtscp"), c.Has("tsc_known_freq")
 }
 
 // countCPUList counts the CPUs of a sysfs list such as "0-3,8,10-11".

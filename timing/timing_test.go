@@ -513,3 +513,12 @@ func TestMonotonicIsTimeNow(t *testing.T) {
 		t.Error("monotonic and time.Since never agreed within 50 µs")
 	}
 }
+
+// TestParseCPUInfoArm: the one /proc/cpuinfo parser also reads Arm's keys
+// (design's environment capture used to have its own parser for them).
+func TestParseCPUInfoArm(t *testing.T) {
+	c, ok, err := ParseCPUInfo(strings.NewReader("processor\t: 0\nBogoMIPS\t: 50.00\nFeatures\t: fp asimd evtstrm\nModel name\t: Neoverse-N1\n"))
+	if err != nil || !ok || c.Model != "Neoverse-N1" || !c.Has("asimd") || c.Has("rdtscp") {
+		t.Errorf("%+v %v %v", c, ok, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -67,43 +68,54 @@ func DetectTSC() TSCFacts {
 	return f
 }
 
-// parseCPUInfo reads the model name and flags of the first processor.
-func parseCPUInfo(r io.Reader, f *TSCFacts) {
+// CPUInfo is what /proc/cpuinfo says about the first processor.
+type CPUInfo struct {
+	Model string   // "model name" (x86), "Model name", "cpu model" or "Processor" (others)
+	Flags []string // "flags" (x86) or "Features" (Arm)
+}
+
+// Has reports whether flag is among c's flags.
+func (c CPUInfo) Has(flag string) bool { return slices.Contains(c.Flags, flag) }
+
+// ParseCPUInfo reads the model name and flags of the first processor from
+// r in /proc/cpuinfo's format; ok reports whether a flags line was found.
+// It is the one /proc/cpuinfo parser of reprobench (design's environment
+// capture uses it too).
+func ParseCPUInfo(r io.Reader) (c CPUInfo, ok bool, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	gotFlags := false
 	for sc.Scan() {
-		key, val, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
+		key, val, found := strings.Cut(sc.Text(), ":")
+		if !found {
 			continue
 		}
 		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
 		switch key {
-		case "model name":
-			if f.CPUModel == "" {
-				f.CPUModel = val
+		case "model name", "Model name", "cpu model", "Processor":
+			if c.Model == "" {
+				c.Model = val
 			}
-		case "flags":
-			if gotFlags {
-				continue
-			}
-			gotFlags = true
-			f.CPUInfoRead = true
-			for _, fl := range strings.Fields(val) {
-				switch fl {
-				case "constant_tsc":
-					f.ConstantTSC = true
-				case "nonstop_tsc":
-					f.NonstopTSC = true
-				case "rdtscp":
-					f.RDTSCPFlag = true
-				}
+		case "flags", "Features":
+			if !ok {
+				ok = true
+				c.Flags = strings.Fields(val)
 			}
 		}
-		if gotFlags && f.CPUModel != "" {
-			return
+		if ok && c.Model != "" {
+			return c, ok, nil
 		}
 	}
+	return c, ok, sc.Err()
+}
+
+// parseCPUInfo sets f's model name and TSC flags from r.
+func parseCPUInfo(r io.Reader, f *TSCFacts) {
+	c, ok, _ := ParseCPUInfo(r)
+	if f.CPUModel == "" {
+		f.CPUModel = c.Model
+	}
+	f.CPUInfoRead = ok
+	f.ConstantTSC, f.NonstopTSC, f.RDTSCPFlag = c.Has("constant_tsc"), c.Has("nonstop_tsc"), c.Has("rdtscp")
 }
 
 // Invariant reports whether the TSC ticks at a constant rate whatever the
