@@ -71,7 +71,8 @@ func ExperimentSeed(seed uint64, exp int) uint64 { return seed ^ uint64(exp)*0x9
 
 // FromDesign returns the engine experiment of design row de for a
 // communicator of np ranks. base holds the run's defaults (its flags):
-// every empty cell of de takes base's value. The result carries de's
+// every empty cell of de takes base's value, except call (required) and
+// msize_bytes (empty is 0 bytes). The result carries de's
 // labels (over base's) and clock synchronization spec as fields, and its
 // seed derives from seed and de.Exp.
 func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np int) (engine.Experiment, error) {
@@ -89,14 +90,15 @@ func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np in
 	ex.Exp = de.Exp
 	ex.Seed = ExperimentSeed(seed, de.Exp)
 	var err error
-	if de.Call != "" {
-		if ex.Call, err = mpi.ParseCall(de.Call); err != nil {
-			return fail(err)
-		}
+	// The call and the size are what a design is about: a row names its
+	// call, and an empty size is 0 bytes (as run always read them).
+	if de.Call == "" {
+		return fail(fmt.Errorf("no call"))
 	}
-	if de.MsizeBytes != 0 {
-		ex.MsizeBytes = de.MsizeBytes
+	if ex.Call, err = mpi.ParseCall(de.Call); err != nil {
+		return fail(err)
 	}
+	ex.MsizeBytes = de.MsizeBytes
 	if de.Datatype != "" {
 		if ex.Type, err = mpi.ParseDatatype(de.Datatype); err != nil {
 			return fail(err)

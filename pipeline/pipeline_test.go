@@ -114,10 +114,11 @@ func TestFromDesign(t *testing.T) {
 		t.Errorf("raw declaration %+v", r)
 	}
 	for _, bad := range []design.Experiment{
-		{File: "d.csv", Line: 3, Np: 4},
-		{File: "d.csv", Line: 3, ClockSync: "bogus:x=1"},
-		{File: "d.csv", Line: 3, Datatype: "float64", MsizeBytes: 12},
-		{File: "d.csv", Line: 3, Labels: map[string]string{"rep": "1"}},
+		{File: "d.csv", Line: 3, Call: "MPI_Bcast", Np: 4},
+		{File: "d.csv", Line: 3, Call: "MPI_Bcast", ClockSync: "bogus:x=1"},
+		{File: "d.csv", Line: 3, Call: "MPI_Bcast", Datatype: "float64", MsizeBytes: 12},
+		{File: "d.csv", Line: 3, Call: "MPI_Bcast", Labels: map[string]string{"rep": "1"}},
+		{File: "d.csv", Line: 3},
 	} {
 		if _, err := pipeline.FromDesign(bad, base, 5, 2); err == nil || !strings.HasPrefix(err.Error(), "pipeline: d.csv:3: ") {
 			t.Errorf("%+v: %v, want an error naming d.csv:3", bad, err)
