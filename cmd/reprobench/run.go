@@ -263,6 +263,9 @@ func buildExperiments(o *runOptions, np int) ([]engine.Experiment, error) {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if o.designFile != "" {
+		if strings.Contains(o.procSync, ",") {
+			return nil, fmt.Errorf("%w: --proc-sync %q: with --design, one method (the default of empty procsync cells)", errUsage, o.procSync)
+		}
 		d, err := design.ReadFile(o.designFile, pipeline.Vocabulary())
 		if err != nil {
 			return nil, err
