@@ -28,7 +28,11 @@ func TestNoiseJSONAndRawDetours(t *testing.T) {
 	if r.DurationS != 0.05 || r.ThresholdS != 5e-7 || r.ToleranceS != 1e-6 || r.DetoursCSV != path {
 		t.Errorf("report does not echo its settings: %+v", r)
 	}
-	if len(r.CPUs) == 0 || r.ExpectedLate == nil || *r.ExpectedLate < 0 || *r.ExpectedLate > 1 || r.CoveredS <= 0 || r.CoveredS > 0.05 {
+	// On a loaded machine the CPUs may never spin at the same time: then
+	// there is no covered span and no expected share, and never one without
+	// the other.
+	if len(r.CPUs) == 0 || r.CoveredS < 0 || r.CoveredS > 0.05 || (r.CoveredS > 0) != (r.ExpectedLate != nil) ||
+		r.ExpectedLate != nil && (*r.ExpectedLate < 0 || *r.ExpectedLate > 1) {
 		t.Fatalf("report %+v", r)
 	}
 	f, err := os.Open(path)
