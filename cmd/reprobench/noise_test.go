@@ -29,9 +29,8 @@ func TestNoiseJSONAndRawDetours(t *testing.T) {
 		t.Errorf("report does not echo its settings: %+v", r)
 	}
 	// On a loaded machine the CPUs may never spin at the same time: then
-	// there is no covered span and no expected share, and never one without
-	// the other.
-	if len(r.CPUs) == 0 || r.CoveredS < 0 || r.CoveredS > 0.05 || (r.CoveredS > 0) != (r.ExpectedLate != nil) ||
+	// there is no expected share, and the covered span is 0.
+	if len(r.CPUs) == 0 || r.CoveredS < 0 || r.CoveredS > 0.05 || r.ExpectedLate == nil && r.CoveredS != 0 ||
 		r.ExpectedLate != nil && (*r.ExpectedLate < 0 || *r.ExpectedLate > 1) {
 		t.Fatalf("report %+v", r)
 	}
