@@ -60,6 +60,10 @@
 //	clocksync     clock synchronization spec, its commas written as ';', or none
 //	LABEL…        one column per label key (run-wide or per experiment)
 //
+// Label keys are letters, digits and '_', starting with a letter, and
+// never a column name; an experiment's label overrides the run's label of
+// the same key; an unset label is an empty cell.
+//
 // The per-rank file has [RankColumns]: local_*_s are seconds on the rank's
 // own clock since its epoch, global_*_s the same instants in global time;
 // errorcode is the observation's (identical on every rank's row).
