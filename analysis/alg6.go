@@ -44,11 +44,24 @@ type GroupSummary struct {
 	Invalid         int // errorcode ≠ 0
 	Bad             int // errorcode 0 but runtime NaN, Inf or negative (skipped)
 	OutliersRemoved int
-	Median          float64
-	MedianCI        Interval // order-statistic CI of the pooled median
-	Mean            float64
-	MeanCI          Interval // Student-t CI of the pooled mean
-	Min, P99, Max   float64
+	// Median is the headline median. With at least 2 mpiruns it is the
+	// median of MpirunMedians and MedianCI is MpirunMedianCI of them, an
+	// interval that includes the mpirun-to-mpirun variation; with one
+	// mpirun both are those of that mpirun's filtered observations
+	// (PooledMedian, PooledMedianCI). MedianOf says which.
+	Median   float64
+	MedianCI Interval
+	MedianOf string // MedianOfMpiruns or MedianOfObservations
+	// PooledMedian is the median of all filtered observations of all
+	// mpiruns pooled, and PooledMedianCI its order-statistic interval. The
+	// interval treats every observation as independent, which
+	// observations of one mpirun are not: it is far too narrow when
+	// mpiruns differ (see doc.go, "The headline median").
+	PooledMedian   float64
+	PooledMedianCI Interval
+	Mean           float64
+	MeanCI         Interval // Student-t CI of the pooled mean (same caveat)
+	Min, P99, Max  float64
 	// MpirunMedians and MpirunMeans are the per-mpirun averages of the
 	// filtered observations, ordered by mpirun (Alg. 6 line 10).
 	MpirunMedians []float64
@@ -60,6 +73,15 @@ type GroupSummary struct {
 	Normality TestResult
 	Warnings  []string
 }
+
+// Values of GroupSummary.MedianOf.
+const (
+	// MedianOfMpiruns: the median and interval of the per-mpirun medians.
+	MedianOfMpiruns = "mpirun-medians"
+	// MedianOfObservations: the median and interval of the filtered
+	// observations of the only mpirun.
+	MedianOfObservations = "observations"
+)
 
 // AnalyzeGroup applies paper 000 Alg. 6 to one group: it splits the
 // observations by mpirun, removes outliers per mpirun with Tukey's fences,
@@ -97,14 +119,20 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 	s.N = len(pooled)
 	nan := math.NaN()
 	if s.N == 0 {
-		s.Median, s.Mean, s.Min, s.P99, s.Max = nan, nan, nan, nan, nan
+		s.Median, s.PooledMedian, s.Mean, s.Min, s.P99, s.Max = nan, nan, nan, nan, nan, nan
 		s.MedianCI = Interval{Lo: nan, Hi: nan, Level: opt.Level, Confidence: nan}
-		s.MeanCI = s.MedianCI
+		s.PooledMedianCI, s.MeanCI = s.MedianCI, s.MedianCI
+		s.MedianOf = MedianOfObservations
 		s.Normality = TestResult{Statistic: nan, P: nan}
 		s.Warnings = append(s.Warnings, "no valid observations")
 	} else {
-		s.Median = Quantile(0.5, pooled)
-		s.MedianCI = MedianCI(pooled, opt.Level)
+		s.PooledMedian = Quantile(0.5, pooled)
+		s.PooledMedianCI = MedianCI(pooled, opt.Level)
+		if s.NMpiruns >= 2 {
+			s.Median, s.MedianCI, s.MedianOf = Median(s.MpirunMedians), MpirunMedianCI(s.MpirunMedians, opt.Level), MedianOfMpiruns
+		} else {
+			s.Median, s.MedianCI, s.MedianOf = s.PooledMedian, s.PooledMedianCI, MedianOfObservations
+		}
 		s.Mean = Mean(pooled)
 		s.MeanCI = MeanCI(pooled, opt.Level)
 		s.Min, s.P99, s.Max = pooled[0], Quantile(0.99, pooled), pooled[len(pooled)-1]
