@@ -96,3 +96,15 @@ func ExampleHodgesLehmann() {
 	// Output:
 	// Hodges-Lehmann (normal approx.): shift 0.5600, 95% CI [-0.3700, 1.1830] (achieved 0.9500)
 }
+
+func ExampleFormatTime() {
+	fmt.Println(analysis.FormatTime(1.5e-6), analysis.FormatTime(2.5e-4), analysis.FormatTime(0.0123))
+	// A table shares the unit of a representative value:
+	unit, sc := analysis.TimeUnit(1.02e-6)
+	fmt.Println(analysis.FormatTimeScaledPair(1.0001e-6, 1.0002e-6, sc, unit))
+	fmt.Println(analysis.FormatRatio(0.8912), analysis.FormatRatio(12.34))
+	// Output:
+	// 1.50µs 250µs 12.3ms
+	// 1.0001µs, 1.0002µs
+	// 0.891 12.3
+}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -582,16 +581,8 @@ func plotCompare(rows []analysis.Comparison, row vg.Length) (*plot.Plot, error) 
 	return p, nil
 }
 
-// anRatio formats a ratio with three significant digits.
-func anRatio(r float64) string {
-	switch {
-	case math.IsNaN(r) || math.IsInf(r, 0):
-		return "-"
-	case r == 0:
-		return "0"
-	}
-	return strconv.FormatFloat(r, 'f', max0(2-int(math.Floor(math.Log10(math.Abs(r))))), 64)
-}
+// anRatio is analysis.FormatRatio.
+func anRatio(r float64) string { return analysis.FormatRatio(r) }
 
 // plotQReg draws the quantile regression of paper 002 §3.2.3 (Fig. 4) for
 // the first matching pair of groups: the difference Q_B(τ) − Q_A(τ) of the
