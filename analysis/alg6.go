@@ -340,26 +340,10 @@ func CompareSummariesPaired(a, b GroupSummary, opt Options) Comparison {
 	return c
 }
 
-// filtered returns the Tukey-filtered observations of g, pooled over
-// mpiruns (same filtering as AnalyzeGroup).
-func filtered(g *Group, k float64) []float64 {
-	byMp := map[int32][]float64{}
-	for i, v := range g.Runtimes {
-		byMp[g.Mpirun[i]] = append(byMp[g.Mpirun[i]], v)
-	}
-	var out []float64
-	for _, x := range byMp {
-		slices.Sort(x)
-		kept, _ := tukeySorted(x, k)
-		out = append(out, kept...)
-	}
-	return out
-}
-
 func compareGroups(ga, gb *Group, sa, sb GroupSummary, opt Options) Comparison {
 	var ra, rb []float64
 	if sa.NMpiruns < 2 || sb.NMpiruns < 2 {
-		ra, rb = filtered(ga, opt.TukeyK), filtered(gb, opt.TukeyK)
+		ra, rb = Filtered(ga, opt.TukeyK), Filtered(gb, opt.TukeyK)
 	}
 	return CompareSummaries(sa, sb, ra, rb, opt)
 }

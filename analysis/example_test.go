@@ -108,3 +108,29 @@ func ExampleFormatTime() {
 	// 1.0001µs, 1.0002µs
 	// 0.891 12.3
 }
+
+func ExampleKernelDensity() {
+	x := []float64{1.0, 1.1, 1.2, 1.2, 1.3, 1.9}
+	d := analysis.KernelDensity(x, 5)
+	fmt.Printf("bandwidth %.3f\n", d.Bandwidth)
+	for i := range d.X {
+		fmt.Printf("%.2f %.3f\n", d.X[i], d.Y[i])
+	}
+	// Output:
+	// bandwidth 0.070
+	// 1.00 1.328
+	// 1.23 2.505
+	// 1.45 0.100
+	// 1.67 0.006
+	// 1.90 0.944
+}
+
+func ExampleFiltered() {
+	// Two mpiruns; Tukey's fences (k = 1.5) remove 100 from mpirun 1 only.
+	g := &analysis.Group{
+		Runtimes: []float64{3, 1, 2, 4, 5, 10, 11, 12, 13, 100},
+		Mpirun:   []int32{0, 0, 0, 0, 0, 1, 1, 1, 1, 1},
+	}
+	fmt.Println(analysis.Filtered(g, 1.5))
+	// Output: [1 2 3 4 5 10 11 12 13]
+}

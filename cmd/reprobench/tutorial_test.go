@@ -191,6 +191,9 @@ func TestTutorial(t *testing.T) {
 			if err != nil {
 				t.Fatalf("round %d: %s: %v\n%s", round, c, err, out)
 			}
+			if strings.HasPrefix(c, "./rb compare ") && (strings.Contains(out, "only in") || !strings.Contains(out, "label lib names the sides")) {
+				t.Errorf("round %d: %s: groups not matched across the libraries:\n%s", round, c, out)
+			}
 			if strings.HasPrefix(c, "export ") {
 				for _, kv := range strings.Fields(strings.TrimPrefix(c, "export "))[0:] {
 					if kv == "#" || strings.HasPrefix(kv, "#") {
