@@ -792,12 +792,20 @@ func plotQReg(d *analysis.Dataset, bFiles []string, by, group string, opt analys
 		if err != nil {
 			return nil, err
 		}
+		// Matched as compare matches: without the labels that name the sides.
+		side := analysis.SideLabels(d, db)
+		strip := func(k analysis.GroupKey) analysis.GroupKey {
+			for _, n := range side {
+				k = k.WithoutLabel(n)
+			}
+			return k
+		}
 		for _, g := range d.Groups {
 			if !match(g) {
 				continue
 			}
 			for _, h := range db.Groups {
-				if h.Key == g.Key && len(h.Runtimes) > 0 {
+				if strip(h.Key) == strip(g.Key) && len(h.Runtimes) > 0 {
 					ga, gb = g, h
 					break
 				}
