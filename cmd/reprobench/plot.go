@@ -297,7 +297,11 @@ func plotDistributions(d *analysis.Dataset, sel []analysis.GroupSummary, opt ana
 	if violin {
 		what = "density"
 	}
-	p.Title.Text = fmt.Sprintf("run-time %s per group (Tukey-filtered per mpirun)\n○ median of mpirun medians, black bar: its %g%% CI", what, 100*opt.Level)
+	ciWhat := fmt.Sprintf("its %g%% CI", 100*opt.Level)
+	if slices.ContainsFunc(sel, func(s analysis.GroupSummary) bool { return s.MedianCI.Confidence < opt.Level }) {
+		ciWhat = fmt.Sprintf("its CI (%g%%, or [min, max] when too few mpiruns)", 100*opt.Level)
+	}
+	p.Title.Text = fmt.Sprintf("run-time %s per group (Tukey-filtered per mpirun)\n○ median of mpirun medians, black bar: %s", what, ciWhat)
 	legendDone := map[int]bool{}
 	for i, s := range sel {
 		y := float64(n - 1 - i) // first group on top
