@@ -16,13 +16,14 @@ import (
 // no group in common. Labels that vary within a side are never side
 // labels. Nil when either data set has no groups.
 func SideLabels(a, b *Dataset) []string {
-	va, oka := constantLabels(a)
-	vb, okb := constantLabels(b)
+	names := labelNames(a, b)
+	va, oka := constantLabels(a, names)
+	vb, okb := constantLabels(b, names)
 	if !oka || !okb {
 		return nil
 	}
 	var out []string
-	for name := range labelNames(a, b) {
+	for name := range names {
 		x, inA := va[name]
 		y, inB := vb[name]
 		if inA && inB && x != y {
@@ -46,16 +47,15 @@ func labelNames(ds ...*Dataset) map[string]bool {
 	return names
 }
 
-// constantLabels returns, for every label name of d (or of its partner,
-// absent here: the empty value) that has one value across all groups of
-// d, that value. ok is false for a data set without groups.
-func constantLabels(d *Dataset) (map[string]string, bool) {
+// constantLabels returns, for every label in names that has one value
+// across all groups of d (absent: the empty value), that value. ok is
+// false for a data set without groups.
+func constantLabels(d *Dataset, names map[string]bool) (map[string]string, bool) {
 	if len(d.Groups) == 0 {
 		return nil, false
 	}
 	vals := map[string]string{}
 	varies := map[string]bool{}
-	names := labelNames(d)
 	for i, g := range d.Groups {
 		for name := range names {
 			v := g.Key.LabelValue(name)
