@@ -297,6 +297,24 @@ func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 	if len(common) > 0 {
 		fmt.Fprintf(w, "every group: %s\n", strings.Join(common, " "))
 	}
+	// The achieved confidence of the headline intervals: in the header
+	// when all rows share it, else after each interval below the level.
+	headConf, mixed := opt.Level, false
+	for i, s := range sums {
+		c := s.MedianCI.Confidence
+		if math.IsNaN(c) {
+			continue
+		}
+		if i > 0 && c != headConf && headConf != opt.Level {
+			mixed = true
+		}
+		if c < opt.Level {
+			headConf = c
+		}
+	}
+	if !mixed && headConf < opt.Level {
+		lv = fmt.Sprintf("%.3g%%", 100*headConf)
+	}
 	if len(sums) > 0 {
 		if slices.ContainsFunc(cols, func(c anColumn) bool { return c.name == "median" }) {
 			fmt.Fprintln(w, "median: the median of the per-mpirun medians (1 mpirun: of its observations), CI from them;")
@@ -317,7 +335,7 @@ func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 				return "-"
 			}
 			c := "[" + analysis.FormatTimeScaledPair(iv.Lo, iv.Hi, sc, unit) + "]"
-			if iv.Confidence < iv.Level-1e-12 {
+			if mixed && iv.Confidence < iv.Level-1e-12 {
 				c += fmt.Sprintf(" %.3g%%", 100*iv.Confidence)
 			}
 			return c

@@ -43,12 +43,14 @@ Text columns (one row per matched group; times in the row's unit):
                  the Hodges-Lehmann interval of log B − log A ("-" when too
                  few mpiruns for the level)
   shift B−A      Hodges-Lehmann estimate of B − A with its interval
-  p              p-value of the Wilcoxon test (see "test"), against
-                 --alternative stated for A relative to B
-  sig            * p≤0.05, ** p≤0.01, *** p≤0.001; ~ p > --alpha
+  p  sig         p-value of the Wilcoxon test (see "test"), against
+                 --alternative stated for A relative to B, and its stars:
+                 * p≤0.05, ** p≤0.01, *** p≤0.001; ~ p > --alpha
   n              values per side entering the test (mpiruns, or
-                 observations when a side has one mpirun)
-  test           medians: rank-sum on per-mpirun medians (paper 000 §6.2);
+                 observations when a side has one mpirun); below the
+                 table when the same in every row
+  test           (below the table when the same in every row)
+                 medians: rank-sum on per-mpirun medians (paper 000 §6.2);
                  paired: signed-rank on medians paired by mpirun (--paired);
                  obs: rank-sum on single observations (a side had 1 mpirun)
 --paired needs every compared pair to have run in the same mpiruns; if one
@@ -180,7 +182,7 @@ func cmpMatch(a, b *analysis.Dataset, ignore string, opt analysis.Options) (rows
 	case "auto":
 		names = analysis.SideLabels(a, b)
 		if len(names) > 0 {
-			header = append(header, fmt.Sprintf("label %s names the sides (one value in A, another in B): left out of the matching (--ignore none to match on it)", strings.Join(names, ", ")))
+			header = append(header, fmt.Sprintf("label %s names the sides (one value in A, another in B): not matched on (--ignore none)", strings.Join(names, ", ")))
 		}
 	case "none", "":
 	default:
@@ -243,7 +245,15 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, header []string, opt 
 	if withNames {
 		fmt.Fprint(tw, "A\tB\t")
 	}
-	fmt.Fprintf(tw, "median A\tmedian B\tB/A [%s]\tshift B−A [%s]\tp\tsig\tn", lv, lv)
+	// n goes below the table when every row has the same.
+	sameN := true
+	for _, c := range rows {
+		sameN = sameN && c.NA == rows[0].NA && c.NB == rows[0].NB
+	}
+	fmt.Fprintf(tw, "median A\tmedian B\tB/A [%s]\tshift B−A [%s]\tp  sig", lv, lv)
+	if !sameN {
+		fmt.Fprint(tw, "\tn")
+	}
 	if len(tests) > 1 {
 		fmt.Fprint(tw, "\ttest")
 	}
@@ -269,9 +279,12 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, header []string, opt 
 		if !c.Significant || sig == "" {
 			sig = "~"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d+%d",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s %s",
 			analysis.FormatTimeScaled(c.MedianA, sc, unit), analysis.FormatTimeScaled(c.MedianB, sc, unit),
-			ratio, shift, cmpP(c.Result.P), sig, c.NA, c.NB)
+			ratio, shift, cmpP(c.Result.P), sig)
+		if !sameN {
+			fmt.Fprintf(tw, "\t%d+%d", c.NA, c.NB)
+		}
 		if len(tests) > 1 {
 			fmt.Fprint(tw, "\t"+cmpShortTest(c.Test))
 		}
@@ -284,6 +297,9 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, header []string, opt 
 		return err
 	}
 	fmt.Fprintln(w)
+	if sameN {
+		fmt.Fprintf(w, "n: %d+%d values per side in every row\n", rows[0].NA, rows[0].NB)
+	}
 	for _, t := range slices.Sorted(maps.Keys(tests)) {
 		fmt.Fprintf(w, "test %s: %s\n", cmpShortTest(t), cmpTestHelp(t))
 	}

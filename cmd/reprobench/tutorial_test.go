@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/reprobench/reprobench/analysis/synth"
 	"github.com/reprobench/reprobench/internal/mpirun"
@@ -158,8 +159,9 @@ func TestTutorial(t *testing.T) {
 		t.Fatal(err)
 	}
 	repo := filepath.Join(t.TempDir(), "repo")
-	// A fresh clone of the working tree: git archive of a stash commit (or
-	// HEAD), committed anew so that git status starts clean.
+	// A fresh clone of the working tree: git archive of a stash commit
+	// (HEAD plus the changes to tracked files; new files must be committed
+	// or staged), committed anew so that git status starts clean.
 	stash, _ := exec.Command("git", "-C", root, "stash", "create").Output()
 	rev := strings.TrimSpace(string(stash))
 	if rev == "" {
@@ -190,6 +192,13 @@ func TestTutorial(t *testing.T) {
 			t.Logf("round %d, %.1f s: %s", round, time.Since(t0).Seconds(), c)
 			if err != nil {
 				t.Fatalf("round %d: %s: %v\n%s", round, c, err, out)
+			}
+			if strings.HasPrefix(c, "./rb analyze ") || strings.HasPrefix(c, "./rb compare ") {
+				for _, l := range strings.Split(out, "\n") {
+					if n := utf8.RuneCountInString(l); n > 120 {
+						t.Errorf("%s: a line of %d characters:\n%s", c, n, l)
+					}
+				}
 			}
 			if strings.HasPrefix(c, "./rb compare ") && (strings.Contains(out, "only in") || !strings.Contains(out, "label lib names the sides")) {
 				t.Errorf("round %d: %s: groups not matched across the libraries:\n%s", round, c, out)
