@@ -51,6 +51,14 @@
 //     distributions of per-mpirun medians with the Wilcoxon test, marking
 //     p ≤ 0.05, 0.01, 0.001 with *, **, ***.
 //
+//   - Two data sets A and B are compared group by group (Compare). A label
+//     with one value in all of A and another in all of B (lib=openmpi vs
+//     lib=mpich) names the sides rather than a factor inside them
+//     (SideLabels); groups are matched without it (CompareIgnoring) and
+//     its values become the sides' names. Each comparison reports the
+//     ratio of medians with a Hodges-Lehmann interval on the log scale
+//     and the Hodges-Lehmann shift, not only the p-value.
+//
 //   - Quantile regression with a group dummy (paper 002 §3.2.3) reduces to
 //     differences of empirical quantiles; QuantileRegression computes those
 //     exactly and their intervals from the two order-statistic intervals.

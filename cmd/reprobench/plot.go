@@ -140,7 +140,12 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 		case len(bFiles) > 0:
 			var db *analysis.Dataset
 			if db, err = anReadFiles(os.Stdin, bFiles); err == nil {
-				rows, _, _ = analysis.Compare(d, db, opt)
+				var onlyA, onlyB []analysis.GroupKey
+				rows, onlyA, onlyB = analysis.Compare(d, db, opt)
+				if len(rows) == 0 {
+					err = fmt.Errorf("nothing to compare: no group of A (%d) matches one of B (%d), even without the labels that name the sides (%s); to compare label values within one data set use --by LABEL",
+						len(onlyA), len(onlyB), strings.Join(analysis.SideLabels(d, db), ", "))
+				}
 			}
 		default:
 			return fmt.Errorf("%w: --kind compare needs A-FILES -- B-FILES or --by LABEL", errUsage)
