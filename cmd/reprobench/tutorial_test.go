@@ -141,9 +141,10 @@ func TestTutorialStep6(t *testing.T) {
 // TestTutorial runs every command of README.md's tutorial twice in a row,
 // under real Open MPI and MPICH, in a fresh copy of the repository (the
 // working tree as committed to a new git repository), and checks that each
-// succeeds both times and that git status is clean afterwards. It takes
-// about 1.5 min on a quiet 2-vCPU machine and 5 min at load 12 (MPICH's
-// busy polling suffers most); give go test a -timeout to match.
+// succeeds both times and that git status is clean afterwards. On the
+// 2-vCPU development machine it took 289 s at load 10-12 and more than
+// 10 min at load 24 (MPICH's busy polling suffers most from load); give
+// go test a -timeout to match.
 func TestTutorial(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs Open MPI and MPICH")
