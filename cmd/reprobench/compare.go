@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -107,6 +108,11 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	rest := fs.Args()
 	var rows []analysis.Comparison
 	var header []string
+	ignoreSet := false
+	fs.Visit(func(f *flag.Flag) { ignoreSet = ignoreSet || f.Name == "ignore" })
+	if *by != "" && ignoreSet {
+		return fmt.Errorf("%w: --ignore is for A -- B; with --by LABEL the groups are matched without LABEL", errUsage)
+	}
 	if *by != "" {
 		if len(rest) == 0 || slices.Contains(rest, "--") {
 			return fmt.Errorf("%w: --by takes one data set: FILES... without --", errUsage)
