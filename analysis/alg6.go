@@ -44,11 +44,24 @@ type GroupSummary struct {
 	Invalid         int // errorcode ≠ 0
 	Bad             int // errorcode 0 but runtime NaN, Inf or negative (skipped)
 	OutliersRemoved int
-	Median          float64
-	MedianCI        Interval // order-statistic CI of the pooled median
-	Mean            float64
-	MeanCI          Interval // Student-t CI of the pooled mean
-	Min, P99, Max   float64
+	// Median is the headline median. With at least 2 mpiruns it is the
+	// median of MpirunMedians and MedianCI is MpirunMedianCI of them, an
+	// interval that includes the mpirun-to-mpirun variation; with one
+	// mpirun both are those of that mpirun's filtered observations
+	// (PooledMedian, PooledMedianCI). MedianOf says which.
+	Median   float64
+	MedianCI Interval
+	MedianOf string // MedianOfMpiruns or MedianOfObservations
+	// PooledMedian is the median of all filtered observations of all
+	// mpiruns pooled, and PooledMedianCI its order-statistic interval. The
+	// interval treats every observation as independent, which
+	// observations of one mpirun are not: it is far too narrow when
+	// mpiruns differ (see doc.go, "The headline median").
+	PooledMedian   float64
+	PooledMedianCI Interval
+	Mean           float64
+	MeanCI         Interval // Student-t CI of the pooled mean (same caveat)
+	Min, P99, Max  float64
 	// MpirunMedians and MpirunMeans are the per-mpirun averages of the
 	// filtered observations, ordered by mpirun (Alg. 6 line 10).
 	MpirunMedians []float64
@@ -60,6 +73,15 @@ type GroupSummary struct {
 	Normality TestResult
 	Warnings  []string
 }
+
+// Values of GroupSummary.MedianOf.
+const (
+	// MedianOfMpiruns: the median and interval of the per-mpirun medians.
+	MedianOfMpiruns = "mpirun-medians"
+	// MedianOfObservations: the median and interval of the filtered
+	// observations of the only mpirun.
+	MedianOfObservations = "observations"
+)
 
 // AnalyzeGroup applies paper 000 Alg. 6 to one group: it splits the
 // observations by mpirun, removes outliers per mpirun with Tukey's fences,
@@ -97,14 +119,20 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 	s.N = len(pooled)
 	nan := math.NaN()
 	if s.N == 0 {
-		s.Median, s.Mean, s.Min, s.P99, s.Max = nan, nan, nan, nan, nan
+		s.Median, s.PooledMedian, s.Mean, s.Min, s.P99, s.Max = nan, nan, nan, nan, nan, nan
 		s.MedianCI = Interval{Lo: nan, Hi: nan, Level: opt.Level, Confidence: nan}
-		s.MeanCI = s.MedianCI
+		s.PooledMedianCI, s.MeanCI = s.MedianCI, s.MedianCI
+		s.MedianOf = MedianOfObservations
 		s.Normality = TestResult{Statistic: nan, P: nan}
 		s.Warnings = append(s.Warnings, "no valid observations")
 	} else {
-		s.Median = Quantile(0.5, pooled)
-		s.MedianCI = MedianCI(pooled, opt.Level)
+		s.PooledMedian = Quantile(0.5, pooled)
+		s.PooledMedianCI = MedianCI(pooled, opt.Level)
+		if s.NMpiruns >= 2 {
+			s.Median, s.MedianCI, s.MedianOf = Median(s.MpirunMedians), MpirunMedianCI(s.MpirunMedians, opt.Level), MedianOfMpiruns
+		} else {
+			s.Median, s.MedianCI, s.MedianOf = s.PooledMedian, s.PooledMedianCI, MedianOfObservations
+		}
 		s.Mean = Mean(pooled)
 		s.MeanCI = MeanCI(pooled, opt.Level)
 		s.Min, s.P99, s.Max = pooled[0], Quantile(0.99, pooled), pooled[len(pooled)-1]
@@ -188,9 +216,15 @@ type Comparison struct {
 	NameA, NameB     string   // label values when comparing by label
 	MedianA, MedianB float64  // median of the values entering the test
 	Ratio            float64  // MedianB / MedianA
-	Test             string   // "wilcoxon-mpirun-medians" or "wilcoxon-observations"
-	Result           TestResult
-	NA, NB           int // sample sizes entering the test
+	// RatioCI is the confidence interval of the ratio B/A at
+	// Options.Level: exp of the Hodges-Lehmann interval of log B − log A
+	// over the values entering the test (the ratio by which B's values
+	// are shifted from A's on a log scale). Its Warning says why it is
+	// missing (values ≤ 0, too few values for the level).
+	RatioCI Interval
+	Test    string // "wilcoxon-mpirun-medians" or "wilcoxon-observations"
+	Result  TestResult
+	NA, NB  int // sample sizes entering the test
 	// Shift is the Hodges-Lehmann estimate of B − A with its confidence
 	// interval at Options.Level (paper 002 §3.2: report the size of a
 	// difference, not only its significance).
@@ -201,6 +235,9 @@ type Comparison struct {
 	Significant bool
 	Warnings    []string
 }
+
+// TestPairedMpirunMedians is Comparison.Test of CompareSummariesPaired.
+const TestPairedMpirunMedians = "wilcoxon-signed-rank-paired-mpirun-medians"
 
 // ShiftLimit is the largest total sample size for which CompareSummaries
 // computes the Hodges-Lehmann shift (its root finding costs O(n) per step).
@@ -236,9 +273,11 @@ func CompareSummaries(a, b GroupSummary, ra, rb []float64, opt Options) Comparis
 	}
 	if len(xa) > 0 && len(xb) > 0 && len(xa)+len(xb) <= ShiftLimit {
 		c.Shift = HodgesLehmann(xb, xa, TwoSided, opt.Level)
+		c.RatioCI = ratioCI(xa, xb, opt.Level)
 	} else {
 		nan := math.NaN()
 		c.Shift = Shift{Estimate: nan, Interval: Interval{Lo: nan, Hi: nan}}
+		c.RatioCI = Interval{Lo: nan, Hi: nan, Level: opt.Level, Confidence: nan, Warning: "no values or too many"}
 		if len(xa)+len(xb) > ShiftLimit {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("shift estimate skipped for %d > %d values", len(xa)+len(xb), ShiftLimit))
 		}
@@ -247,6 +286,27 @@ func CompareSummaries(a, b GroupSummary, ra, rb []float64, opt Options) Comparis
 		c.Warnings = append(c.Warnings, fmt.Sprintf("only %d+%d mpiruns: the test cannot reach p < 0.05 with fewer than 4 per side", c.NA, c.NB))
 	}
 	return c
+}
+
+// ratioCI is exp of the Hodges-Lehmann interval of log b − log a.
+func ratioCI(a, b []float64, level float64) Interval {
+	nan := math.NaN()
+	la, lb := make([]float64, len(a)), make([]float64, len(b))
+	for i, v := range a {
+		la[i] = math.Log(v)
+	}
+	for i, v := range b {
+		lb[i] = math.Log(v)
+	}
+	if slices.ContainsFunc(a, func(v float64) bool { return !(v > 0) }) || slices.ContainsFunc(b, func(v float64) bool { return !(v > 0) }) {
+		return Interval{Lo: nan, Hi: nan, Level: level, Confidence: nan, Warning: "a value ≤ 0: no ratio interval"}
+	}
+	iv := HodgesLehmann(lb, la, TwoSided, level).Interval
+	iv.Lo, iv.Hi = math.Exp(iv.Lo), math.Exp(iv.Hi)
+	if !iv.Valid() && iv.Warning == "" {
+		iv.Warning = fmt.Sprintf("too few values (%d+%d) for a %g%% interval of the ratio", len(a), len(b), 100*level)
+	}
+	return iv
 }
 
 // CompareSummariesPaired compares two analyzed groups whose observations
@@ -267,7 +327,7 @@ func CompareSummariesPaired(a, b GroupSummary, opt Options) Comparison {
 	if c.Result.Warning != "" {
 		c.Warnings = slices.DeleteFunc(c.Warnings, func(w string) bool { return w == c.Result.Warning })
 	}
-	c.Test = "wilcoxon-signed-rank-paired-mpirun-medians"
+	c.Test = TestPairedMpirunMedians
 	// x = A, y = B as in the rank-sum test: Less means A below B.
 	c.Result = WilcoxonSignedRank(a.MpirunMedians, b.MpirunMedians, opt.Alternative)
 	if c.Result.Warning != "" {
@@ -280,54 +340,10 @@ func CompareSummariesPaired(a, b GroupSummary, opt Options) Comparison {
 	return c
 }
 
-// filtered returns the Tukey-filtered observations of g, pooled over
-// mpiruns (same filtering as AnalyzeGroup).
-func filtered(g *Group, k float64) []float64 {
-	byMp := map[int32][]float64{}
-	for i, v := range g.Runtimes {
-		byMp[g.Mpirun[i]] = append(byMp[g.Mpirun[i]], v)
-	}
-	var out []float64
-	for _, x := range byMp {
-		slices.Sort(x)
-		kept, _ := tukeySorted(x, k)
-		out = append(out, kept...)
-	}
-	return out
-}
-
-// Compare matches the groups of a and b by key and compares each pair
-// (CompareSummaries). Groups present on only one side are reported in
-// onlyA / onlyB.
-func Compare(a, b *Dataset, opt Options) (rows []Comparison, onlyA, onlyB []GroupKey) {
-	ib := map[GroupKey]*Group{}
-	for _, g := range b.Groups {
-		ib[g.Key] = g
-	}
-	sums := summaryMap(append(slices.Clone(a.Groups), b.Groups...), opt)
-	seen := map[GroupKey]bool{}
-	for _, ga := range a.Groups {
-		gb, ok := ib[ga.Key]
-		if !ok {
-			onlyA = append(onlyA, ga.Key)
-			continue
-		}
-		seen[ga.Key] = true
-		rows = append(rows, compareGroups(ga, gb, sums[ga], sums[gb], opt))
-	}
-	for _, g := range b.Groups {
-		if !seen[g.Key] {
-			onlyB = append(onlyB, g.Key)
-		}
-	}
-	sort.Slice(rows, func(i, j int) bool { return keyLess(rows[i].Key, rows[j].Key) })
-	return rows, onlyA, onlyB
-}
-
 func compareGroups(ga, gb *Group, sa, sb GroupSummary, opt Options) Comparison {
 	var ra, rb []float64
 	if sa.NMpiruns < 2 || sb.NMpiruns < 2 {
-		ra, rb = filtered(ga, opt.TukeyK), filtered(gb, opt.TukeyK)
+		ra, rb = Filtered(ga, opt.TukeyK), Filtered(gb, opt.TukeyK)
 	}
 	return CompareSummaries(sa, sb, ra, rb, opt)
 }
@@ -368,6 +384,9 @@ func CompareBy(d *Dataset, label string, opt Options) ([]Comparison, error) {
 				c = CompareSummariesPaired(sa, sb, opt)
 			} else {
 				c = compareGroups(sides[0].g, s.g, sa, sb, opt)
+				if opt.PairByMpirun {
+					c.Warnings = append(c.Warnings, NotPairedWarning)
+				}
 			}
 			c.Key = k
 			c.NameA, c.NameB = sides[0].value, s.value
@@ -382,6 +401,14 @@ func CompareBy(d *Dataset, label string, opt Options) ([]Comparison, error) {
 	})
 	return rows, nil
 }
+
+// NotPairedWarning is the warning CompareBy adds to a row that
+// Options.PairByMpirun asked to pair but whose two label values did not
+// run in the same mpiruns (at least two): the row is compared unpaired.
+const NotPairedWarning = "not paired: the two label values did not run in the same mpiruns (at least 2); compared unpaired"
+
+// Paired reports whether c was computed by the paired signed-rank test.
+func (c Comparison) Paired() bool { return c.Test == TestPairedMpirunMedians }
 
 // RankPooling is the outcome of the Rule 10 check of paper 002: can the
 // completion times of different ranks be pooled?

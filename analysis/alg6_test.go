@@ -21,8 +21,13 @@ func TestAnalyzeGroupAlg6(t *testing.T) {
 	if s.MpirunMedians[0] != 3 || s.MpirunMedians[1] != 11.5 {
 		t.Errorf("mpirun medians %v, want [3 11.5]", s.MpirunMedians)
 	}
-	if s.MpirunMeans[1] != 11.5 || s.Median != 5 || s.Min != 1 || s.Max != 13 {
-		t.Errorf("means %v median %v min %v max %v", s.MpirunMeans, s.Median, s.Min, s.Max)
+	if s.MpirunMeans[1] != 11.5 || s.PooledMedian != 5 || s.Min != 1 || s.Max != 13 {
+		t.Errorf("means %v pooled median %v min %v max %v", s.MpirunMeans, s.PooledMedian, s.Min, s.Max)
+	}
+	// The headline is the median of the 2 mpirun medians, with [min, max]
+	// of them as its (50 %) interval.
+	if s.Median != 7.25 || s.MedianOf != MedianOfMpiruns || s.MedianCI.Lo != 3 || s.MedianCI.Hi != 11.5 || s.MedianCI.Confidence != 0.5 {
+		t.Errorf("headline %v %s %+v", s.Median, s.MedianOf, s.MedianCI)
 	}
 	if m := ReproducibilityMetric(s); m[0] != 1 || m[1] != 11.5/3 {
 		t.Errorf("normalized means %v", m)

@@ -96,3 +96,82 @@ func ExampleHodgesLehmann() {
 	// Output:
 	// Hodges-Lehmann (normal approx.): shift 0.5600, 95% CI [-0.3700, 1.1830] (achieved 0.9500)
 }
+
+func ExampleFormatTime() {
+	fmt.Println(analysis.FormatTime(1.5e-6), analysis.FormatTime(2.5e-4), analysis.FormatTime(0.0123))
+	// A table shares the unit of a representative value:
+	unit, sc := analysis.TimeUnit(1.02e-6)
+	fmt.Println(analysis.FormatTimeScaledPair(1.0001e-6, 1.0002e-6, sc, unit))
+	fmt.Println(analysis.FormatRatio(0.8912), analysis.FormatRatio(12.34))
+	// Output:
+	// 1.50µs 250µs 12.3ms
+	// 1.0001µs, 1.0002µs
+	// 0.891 12.3
+}
+
+func ExampleKernelDensity() {
+	x := []float64{1.0, 1.1, 1.2, 1.2, 1.3, 1.9}
+	d := analysis.KernelDensity(x, 5)
+	fmt.Printf("bandwidth %.3f\n", d.Bandwidth)
+	for i := range d.X {
+		fmt.Printf("%.2f %.3f\n", d.X[i], d.Y[i])
+	}
+	// Output:
+	// bandwidth 0.070
+	// 1.00 1.328
+	// 1.23 2.505
+	// 1.45 0.100
+	// 1.67 0.006
+	// 1.90 0.944
+}
+
+func ExampleFiltered() {
+	// Two mpiruns; Tukey's fences (k = 1.5) remove 100 from mpirun 1 only.
+	g := &analysis.Group{
+		Runtimes: []float64{3, 1, 2, 4, 5, 10, 11, 12, 13, 100},
+		Mpirun:   []int32{0, 0, 0, 0, 0, 1, 1, 1, 1, 1},
+	}
+	fmt.Println(analysis.Filtered(g, 1.5))
+	// Output: [1 2 3 4 5 10 11 12 13]
+}
+
+func ExampleMpirunMedianCI() {
+	// Medians of 8 mpiruns of one benchmark, in µs: a rerun moves the
+	// result by up to 2×, and the interval says so.
+	medians := []float64{0.84, 0.51, 1.95, 0.92, 0.88, 0.61, 1.20, 0.79}
+	iv := analysis.MpirunMedianCI(medians, 0.95)
+	fmt.Printf("median %.3f, %.1f%% CI [%.2f, %.2f]\n", analysis.Median(medians), 100*iv.Confidence, iv.Lo, iv.Hi)
+	// With 5 mpiruns 95% is out of reach: [min, max] and its true confidence.
+	iv = analysis.MpirunMedianCI(medians[:5], 0.95)
+	fmt.Printf("%.2f%% CI [%.2f, %.2f]\n%s\n", 100*iv.Confidence, iv.Lo, iv.Hi, iv.Warning)
+	// Output:
+	// median 0.860, 99.2% CI [0.51, 1.95]
+	// 93.75% CI [0.51, 1.95]
+	// only 5 mpiruns: [min, max] of their medians is a 93.75% interval (6 mpiruns needed for 95%)
+}
+
+func ExampleSideLabels() {
+	// Two campaigns, each labelled with its library: lib names the sides.
+	read := func(lib string, f float64) *analysis.Dataset {
+		csv := "run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,lib\n"
+		for m := range 4 {
+			for r := range 5 {
+				csv += fmt.Sprintf("%s,%d,0,MPI_Bcast,8,1,byte,2,%d,%g,0,%s\n", lib, m, r, f*(1+0.01*float64(m+r)), lib)
+			}
+		}
+		d, err := analysis.ReadRaw(strings.NewReader(csv), lib)
+		if err != nil {
+			panic(err)
+		}
+		return d
+	}
+	a, b := read("openmpi", 1e-6), read("mpich", 1.2e-6)
+	fmt.Println(analysis.SideLabels(a, b))
+	rows, onlyA, onlyB := analysis.Compare(a, b, analysis.DefaultOptions) // ignores the side labels
+	r := rows[0]
+	fmt.Printf("%s: %s vs %s, ratio %s [%s, %s]; unmatched %d+%d\n", r.Key, r.NameA, r.NameB,
+		analysis.FormatRatio(r.Ratio), analysis.FormatRatio(r.RatioCI.Lo), analysis.FormatRatio(r.RatioCI.Hi), len(onlyA), len(onlyB))
+	// Output:
+	// [lib]
+	// MPI_Bcast/msize=8/np=2/byte: lib=openmpi vs lib=mpich, ratio 1.20 [1.17, 1.24]; unmatched 0+0
+}

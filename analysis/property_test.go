@@ -204,3 +204,55 @@ func normQuantile(p float64) float64 {
 	}
 	return (lo + hi) / 2
 }
+
+// TestHeadlineCoverageWithMpirunVariation checks the headline interval of
+// AnalyzeGroup by simulation with real mpirun-to-mpirun variation: each
+// mpirun has its own level 1 + 0.2·Z (a rerun moves the median by ±20 %,
+// as paper 000 §5.2 shows for real machines) and observations scatter by
+// 5 % around it. Both the distribution of the observations and that of
+// the per-mpirun medians are symmetric about 1, so the pooled median and
+// the median of mpirun medians estimate the same value, 1. The interval
+// on the per-mpirun medians must cover it at least as often as the
+// confidence it claims; the old headline, the interval of the pooled
+// median, treats the observations as independent and falls far below.
+func TestHeadlineCoverageWithMpirunVariation(t *testing.T) {
+	rng := newRNG(t, 9)
+	const nObs, reps = 101, 2000
+	for _, m := range []int{5, 6, 10, 20} {
+		hits, pooledHits := 0, 0
+		conf := math.NaN()
+		for r := 0; r < reps; r++ {
+			g := &Group{}
+			for k := range m {
+				level := 1 + 0.2*rng.NormFloat64()
+				for range nObs {
+					g.Runtimes = append(g.Runtimes, 1e-6*(level+0.05*rng.NormFloat64()))
+					g.Mpirun = append(g.Mpirun, int32(k))
+				}
+			}
+			s := AnalyzeGroup(g, DefaultOptions)
+			if s.MedianOf != MedianOfMpiruns || s.NMpiruns != m || !s.MedianCI.Valid() {
+				t.Fatalf("m=%d: %s %d mpiruns, interval %+v", m, s.MedianOf, s.NMpiruns, s.MedianCI)
+			}
+			conf = s.MedianCI.Confidence
+			if s.MedianCI.Lo <= 1e-6 && 1e-6 <= s.MedianCI.Hi {
+				hits++
+			}
+			if s.PooledMedianCI.Lo <= 1e-6 && 1e-6 <= s.PooledMedianCI.Hi {
+				pooledHits++
+			}
+		}
+		if m >= 6 && conf < 0.95 {
+			t.Errorf("m=%d: claimed confidence %.4f < 0.95", m, conf)
+		}
+		if m == 5 && conf != 1-2*math.Pow(0.5, 5) {
+			t.Errorf("m=5: claimed confidence %.4f, want 0.9375 ([min, max])", conf)
+		}
+		atLeast(t, "headline (mpirun medians) m="+itoa(m), hits, reps, conf)
+		pc := float64(pooledHits) / reps
+		t.Logf("pooled-median interval m=%d: coverage %.4f (claims 0.95)", m, pc)
+		if pc > 0.5 {
+			t.Errorf("m=%d: the pooled interval covers %.3f; this simulation should show it far below 0.95", m, pc)
+		}
+	}
+}

@@ -79,9 +79,13 @@ func (o *anOptions) options() (analysis.Options, error) {
 }
 
 func runAnalyze(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("analyze", "[--format text|csv|json|benchstat] [--tukey K] [--level L] FILES...", stderr)
+	fs := newFlagSet("analyze", "[--format text|csv|json|benchstat] [--tukey K] [--level L] [--wide | --columns C,...] FILES...\n\n"+
+		"Per group of observations with the same call, message size, np, datatype and labels (paper 000\nAlg. 6): outliers removed per mpirun, per-mpirun medians, the headline median with its interval.\n\n"+
+		anColumnHelp(), stderr)
 	var o anOptions
 	o.register(true, fs, "text, csv, json or benchstat (Go benchmark format, one line per mpirun median)")
+	wide := fs.Bool("wide", false, "text: every column (see above)")
+	columns := fs.String("columns", "", "text: these columns, comma-separated (see above)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -104,7 +108,11 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	}
 	switch o.format {
 	case "text":
-		return anWriteText(stdout, sums, pool, opt)
+		cols, err := anSelectColumns(*columns, *wide, sums)
+		if err != nil {
+			return err
+		}
+		return anWriteText(stdout, sums, pool, opt, cols)
 	case "csv":
 		return anWriteCSV(stdout, sums)
 	case "json":
@@ -115,58 +123,173 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	return fmt.Errorf("%w: unknown --format %q", errUsage, o.format)
 }
 
-// anUnit picks the unit for a row from a representative value in seconds,
-// as benchstat does: ns below 1µs, µs below 1ms, ms below 1s, else s.
-func anUnit(v float64) (string, float64) {
-	a := math.Abs(v)
+// anUnit is analysis.TimeUnit (plot_layout.go uses the short name).
+func anUnit(v float64) (string, float64) { return analysis.TimeUnit(v) }
+
+// anColumn is one column of analyze's text table.
+type anColumn struct {
+	name, help string
+	head       func(lv string) string
+	cell       func(s analysis.GroupSummary, f func(float64) string, ci func(analysis.Interval) string) string
+}
+
+// anColumns are the columns of the text table, in order; "group" is
+// always first. The help texts are those of "reprobench help analyze".
+var anColumns = []anColumn{
+	{"n", "observations after outlier removal, all mpiruns",
+		func(string) string { return "n" },
+		func(s analysis.GroupSummary, _ func(float64) string, _ func(analysis.Interval) string) string {
+			return strconv.Itoa(s.N)
+		}},
+	{"mpiruns", "mpiruns with observations (the independent samples)",
+		func(string) string { return "mpiruns" },
+		func(s analysis.GroupSummary, _ func(float64) string, _ func(analysis.Interval) string) string {
+			return strconv.Itoa(s.NMpiruns)
+		}},
+	{"median", "the headline: with ≥ 2 mpiruns the median of the per-mpirun medians; with 1 mpirun the median of its observations",
+		func(string) string { return "median" },
+		func(s analysis.GroupSummary, f func(float64) string, _ func(analysis.Interval) string) string {
+			return f(s.Median)
+		}},
+	{"ci", "confidence interval of that median; with ≥ 2 mpiruns from the per-mpirun medians, so it includes the mpirun-to-mpirun variation (exact order statistics; with < 6 mpiruns [min, max] of the medians, whose lower confidence follows: 93.8% for 5)",
+		func(lv string) string { return lv + " CI" },
+		func(s analysis.GroupSummary, _ func(float64) string, ci func(analysis.Interval) string) string {
+			return ci(s.MedianCI)
+		}},
+	{"mpirun_medians", "smallest..largest per-mpirun median: how far a rerun can move the result",
+		func(string) string { return "mpirun medians" },
+		func(s analysis.GroupSummary, f func(float64) string, _ func(analysis.Interval) string) string {
+			if len(s.MpirunMedians) == 0 {
+				return "-"
+			}
+			unit, _ := analysis.TimeUnit(s.Median)
+			return strings.TrimSuffix(f(slices.Min(s.MpirunMedians)), unit) + ".." + f(slices.Max(s.MpirunMedians))
+		}},
+	{"pooled_median", "(header pooled) median of the observations of all mpiruns pooled (secondary: it weighs mpiruns by their observations)",
+		func(string) string { return "pooled" },
+		func(s analysis.GroupSummary, f func(float64) string, _ func(analysis.Interval) string) string {
+			return f(s.PooledMedian)
+		}},
+	{"pooled_ci", "interval of the pooled median; it treats observations as independent and ignores mpirun-to-mpirun variation, so it is too narrow when mpiruns differ",
+		func(lv string) string { return "pooled " + lv + " CI" },
+		func(s analysis.GroupSummary, _ func(float64) string, ci func(analysis.Interval) string) string {
+			return ci(s.PooledMedianCI)
+		}},
+	{"mean", "mean of the pooled observations",
+		func(string) string { return "mean" },
+		func(s analysis.GroupSummary, f func(float64) string, _ func(analysis.Interval) string) string {
+			return f(s.Mean)
+		}},
+	{"mean_ci", "Student-t interval of the pooled mean (assumes independent, roughly normal observations)",
+		func(lv string) string { return "mean " + lv + " CI" },
+		func(s analysis.GroupSummary, _ func(float64) string, ci func(analysis.Interval) string) string {
+			return ci(s.MeanCI)
+		}},
+	{"min", "smallest observation after outlier removal",
+		func(string) string { return "min" },
+		func(s analysis.GroupSummary, f func(float64) string, _ func(analysis.Interval) string) string {
+			return f(s.Min)
+		}},
+	{"p99", "99th percentile of the pooled observations",
+		func(string) string { return "p99" },
+		func(s analysis.GroupSummary, f func(float64) string, _ func(analysis.Interval) string) string {
+			return f(s.P99)
+		}},
+	{"max", "largest observation after outlier removal",
+		func(string) string { return "max" },
+		func(s analysis.GroupSummary, f func(float64) string, _ func(analysis.Interval) string) string {
+			return f(s.Max)
+		}},
+	{"outliers", "observations removed by Tukey's fences (--tukey K), applied per mpirun",
+		func(string) string { return "outliers" },
+		func(s analysis.GroupSummary, _ func(float64) string, _ func(analysis.Interval) string) string {
+			return strconv.Itoa(s.OutliersRemoved)
+		}},
+	{"invalid", "rows with errorcode ≠ 0 (the measurement failed, e.g. a window missed; docs/data-format.md), not analyzed",
+		func(string) string { return "invalid" },
+		func(s analysis.GroupSummary, _ func(float64) string, _ func(analysis.Interval) string) string {
+			return strconv.Itoa(s.Invalid)
+		}},
+	{"bad", "rows with errorcode 0 but a runtime_s that is NaN, infinite or negative, skipped",
+		func(string) string { return "bad" },
+		func(s analysis.GroupSummary, _ func(float64) string, _ func(analysis.Interval) string) string {
+			return strconv.Itoa(s.Bad)
+		}},
+	{"normal", "(header normal(p)) Shapiro-Wilk p-value of the per-mpirun medians (≥ 3 mpiruns); small p: not normal, prefer the medians and rank tests to means and t",
+		func(string) string { return "normal(p)" },
+		func(s analysis.GroupSummary, _ func(float64) string, _ func(analysis.Interval) string) string {
+			if math.IsNaN(s.Normality.P) {
+				return "-"
+			}
+			return fmt.Sprintf("%.3f", s.Normality.P)
+		}},
+}
+
+// anDefaultColumns are the columns of the default text table (it fits 120
+// characters for group names up to 50 characters); the rows removed before
+// the medians (outliers, invalid, bad) are summed below it.
+var anDefaultColumns = []string{"n", "mpiruns", "median", "ci", "mpirun_medians", "pooled_median"}
+
+// anColumnHelp is the "Text columns" part of "reprobench help analyze".
+func anColumnHelp() string {
+	var b strings.Builder
+	b.WriteString("Text columns (default: " + strings.Join(anDefaultColumns, ",") + ", and a line with the total\nof outliers, invalid and bad rows; --columns NAME,... or --wide for all; CSV and JSON have all):\n")
+	b.WriteString("  group           call/msize (bytes)/np/datatype/labels; labels shared by every group are\n                  printed once above the table (\"every group:\")\n")
+	for _, c := range anColumns {
+		fmt.Fprintf(&b, "  %-15s %s\n", c.name, anWrap(c.help, 62, 18))
+	}
+	return b.String()
+}
+
+// anWrap wraps text at width, indenting continuation lines by indent.
+func anWrap(text string, width, indent int) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(text) {
+		if i > 0 && n+1+len([]rune(w)) > width {
+			b.WriteString("\n" + strings.Repeat(" ", indent))
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len([]rune(w))
+	}
+	return b.String()
+}
+
+// anSelectColumns resolves --columns / --wide into columns.
+func anSelectColumns(spec string, wide bool, sums []analysis.GroupSummary) ([]anColumn, error) {
+	var names []string
 	switch {
-	case math.IsNaN(v) || a < 1e-6:
-		return "ns", 1e9
-	case a < 1e-3:
-		return "µs", 1e6
-	case a < 1:
-		return "ms", 1e3
+	case wide:
+		for _, c := range anColumns {
+			names = append(names, c.name)
+		}
+	case spec != "":
+		names = strings.Split(spec, ",")
+	default:
+		names = slices.Clone(anDefaultColumns)
 	}
-	return "s", 1
+	var out []anColumn
+	for _, n := range names {
+		i := slices.IndexFunc(anColumns, func(c anColumn) bool { return c.name == strings.TrimSpace(n) })
+		if i < 0 {
+			var all []string
+			for _, c := range anColumns {
+				all = append(all, c.name)
+			}
+			return nil, fmt.Errorf("%w: --columns: unknown column %q (have %s)", errUsage, n, strings.Join(all, ","))
+		}
+		out = append(out, anColumns[i])
+	}
+	return out, nil
 }
 
-// anScaled formats v·scale with at least 3 significant digits.
-func anScaled(v, scale float64, unit string) string {
-	if math.IsNaN(v) {
-		return "-"
-	}
-	x := v * scale
-	dec := 0
-	switch a := math.Abs(x); {
-	case a == 0:
-		dec = 0
-	case a < 1:
-		dec = 3
-	case a < 10:
-		dec = 2
-	case a < 100:
-		dec = 1
-	}
-	return strconv.FormatFloat(x, 'f', dec, 64) + unit
-}
-
-// anScaledPair formats an interval so that distinct bounds print distinctly
-// (adding digits up to 6 decimals when the interval is narrow).
-func anScaledPair(lo, hi, scale float64, unit string) string {
-	a, b := anScaled(lo, scale, unit), anScaled(hi, scale, unit)
-	for dec := 1; a == b && lo != hi && dec <= 6; dec++ {
-		a = strconv.FormatFloat(lo*scale, 'f', dec, 64) + unit
-		b = strconv.FormatFloat(hi*scale, 'f', dec, 64) + unit
-	}
-	return a + ", " + b
-}
-
-func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.RankPooling, opt analysis.Options) error {
+func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.RankPooling, opt analysis.Options, cols []anColumn) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	lv := fmt.Sprintf("%g%%", 100*opt.Level)
-	if len(sums) > 0 {
-		fmt.Fprintf(tw, "group\tn\tmpiruns\tinvalid\tbad\toutliers\tmedian\t%s CI\tmean\t%s CI\tmin\tp99\tmax\tmpirun medians\tnormal(p)\n", lv, lv)
-	}
 	var warns []string
 	// Labels every group shares (the factor columns of one configuration,
 	// a library name) are said once above the table, not on every row.
@@ -174,37 +297,54 @@ func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 	if len(common) > 0 {
 		fmt.Fprintf(w, "every group: %s\n", strings.Join(common, " "))
 	}
+	// The achieved confidence of the headline intervals: in the header
+	// when all rows share it, else after each interval below the level.
+	headConf, mixed := opt.Level, false
+	for i, s := range sums {
+		c := s.MedianCI.Confidence
+		if math.IsNaN(c) {
+			continue
+		}
+		if i > 0 && c != headConf && headConf != opt.Level {
+			mixed = true
+		}
+		if c < opt.Level {
+			headConf = c
+		}
+	}
+	if !mixed && headConf < opt.Level {
+		lv = fmt.Sprintf("%.3g%%", 100*headConf)
+	}
+	if len(sums) > 0 {
+		if slices.ContainsFunc(cols, func(c anColumn) bool { return c.name == "median" }) {
+			fmt.Fprintln(w, "median: the median of the per-mpirun medians (1 mpirun: of its observations), CI from them;")
+			fmt.Fprintln(w, "pooled: the median of all observations pooled (secondary). Columns: reprobench help analyze")
+		}
+		fmt.Fprint(tw, "group")
+		for _, c := range cols {
+			fmt.Fprint(tw, "\t"+c.head(lv))
+		}
+		fmt.Fprintln(tw)
+	}
 	for _, s := range sums {
 		name := anShortKey(s.Key, common)
-		unit, sc := anUnit(s.Median)
-		f := func(v float64) string { return anScaled(v, sc, unit) }
+		unit, sc := analysis.TimeUnit(s.Median)
+		f := func(v float64) string { return analysis.FormatTimeScaled(v, sc, unit) }
 		ci := func(iv analysis.Interval) string {
 			if !iv.Valid() {
 				return "-"
 			}
-			return "[" + anScaledPair(iv.Lo, iv.Hi, sc, unit) + "]"
-		}
-		mm := "-"
-		if len(s.MpirunMedians) > 0 {
-			lo, hi := s.MpirunMedians[0], s.MpirunMedians[0]
-			for _, v := range s.MpirunMedians {
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			c := "[" + analysis.FormatTimeScaledPair(iv.Lo, iv.Hi, sc, unit) + "]"
+			if mixed && iv.Confidence < iv.Level-1e-12 {
+				c += fmt.Sprintf(" %.3g%%", 100*iv.Confidence)
 			}
-			mm = f(lo) + ".." + f(hi)
+			return c
 		}
-		norm := "-"
-		if !math.IsNaN(s.Normality.P) {
-			norm = fmt.Sprintf("%.3f", s.Normality.P)
+		fmt.Fprint(tw, name)
+		for _, c := range cols {
+			fmt.Fprint(tw, "\t"+c.cell(s, f, ci))
 		}
-		med := f(s.Median)
-		if s.MedianCI.Valid() && s.Median > 0 {
-			// benchstat style: the larger distance to a CI bound, in %.
-			pm := math.Max(s.Median-s.MedianCI.Lo, s.MedianCI.Hi-s.Median) / s.Median * 100
-			med += fmt.Sprintf(" ±%.2g%%", pm)
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			name, s.N, s.NMpiruns, s.Invalid, s.Bad, s.OutliersRemoved, med, ci(s.MedianCI),
-			f(s.Mean), ci(s.MeanCI), f(s.Min), f(s.P99), f(s.Max), mm, norm)
+		fmt.Fprintln(tw)
 		for _, wn := range s.Warnings {
 			warns = append(warns, name+": "+wn)
 		}
@@ -212,6 +352,7 @@ func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	anWriteRemoved(w, sums, cols)
 	if len(pool) > 0 {
 		if len(sums) > 0 {
 			fmt.Fprintln(w)
@@ -232,11 +373,62 @@ func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 	}
 	if len(warns) > 0 {
 		fmt.Fprintln(w)
-		for _, wn := range warns {
+		for _, wn := range anFoldWarnings(warns) {
 			fmt.Fprintln(w, "warning:", wn)
 		}
 	}
 	return nil
+}
+
+// anWriteRemoved sums, below the table, the rows removed before the
+// medians whose columns the table does not show.
+func anWriteRemoved(w io.Writer, sums []analysis.GroupSummary, cols []anColumn) {
+	shown := func(name string) bool {
+		return slices.ContainsFunc(cols, func(c anColumn) bool { return c.name == name })
+	}
+	var o, i, b int
+	for _, s := range sums {
+		o, i, b = o+s.OutliersRemoved, i+s.Invalid, b+s.Bad
+	}
+	var parts []string
+	if !shown("outliers") {
+		parts = append(parts, fmt.Sprintf("%d outliers", o))
+	}
+	if !shown("invalid") {
+		parts = append(parts, fmt.Sprintf("%d invalid", i))
+	}
+	if !shown("bad") {
+		parts = append(parts, fmt.Sprintf("%d bad", b))
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "removed before the medians: %s (per group: --wide; meaning: help analyze)\n", strings.Join(parts, ", "))
+	}
+}
+
+// anFoldWarnings says a warning that every group has once, with "every
+// group:", instead of once per group.
+func anFoldWarnings(warns []string) []string {
+	count := map[string]int{}
+	groups := map[string]bool{}
+	for _, w := range warns {
+		g, msg, _ := strings.Cut(w, ": ")
+		count[msg]++
+		groups[g] = true
+	}
+	var out []string
+	said := map[string]bool{}
+	for _, w := range warns {
+		_, msg, _ := strings.Cut(w, ": ")
+		if len(groups) > 1 && count[msg] == len(groups) {
+			if !said[msg] {
+				out = append(out, "every group: "+msg)
+				said[msg] = true
+			}
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 func anP(p float64) string {
@@ -254,7 +446,8 @@ func anF(v float64) string {
 }
 
 var anCSVHeader = []string{"call", "msize_bytes", "np", "datatype", "labels", "n", "n_mpiruns", "invalid", "bad", "outliers_removed",
-	"median_s", "median_ci_lo_s", "median_ci_hi_s", "median_ci_confidence", "mean_s", "mean_ci_lo_s", "mean_ci_hi_s",
+	"median_s", "median_ci_lo_s", "median_ci_hi_s", "median_ci_confidence", "median_of",
+	"pooled_median_s", "pooled_median_ci_lo_s", "pooled_median_ci_hi_s", "pooled_median_ci_confidence", "mean_s", "mean_ci_lo_s", "mean_ci_hi_s",
 	"min_s", "p99_s", "max_s", "mpirun_medians_s", "mpirun_means_normalized_max", "normality_w", "normality_p", "warnings"}
 
 func anWriteCSV(w io.Writer, sums []analysis.GroupSummary) error {
@@ -267,7 +460,8 @@ func anWriteCSV(w io.Writer, sums []analysis.GroupSummary) error {
 		}
 		cw.Write([]string{s.Key.Call, strconv.FormatInt(s.Key.MsizeBytes, 10), strconv.Itoa(s.Key.NP), s.Key.Datatype, s.Key.Labels,
 			strconv.Itoa(s.N), strconv.Itoa(s.NMpiruns), strconv.Itoa(s.Invalid), strconv.Itoa(s.Bad), strconv.Itoa(s.OutliersRemoved),
-			anF(s.Median), anF(s.MedianCI.Lo), anF(s.MedianCI.Hi), anF(s.MedianCI.Confidence), anF(s.Mean), anF(s.MeanCI.Lo), anF(s.MeanCI.Hi),
+			anF(s.Median), anF(s.MedianCI.Lo), anF(s.MedianCI.Hi), anF(s.MedianCI.Confidence), s.MedianOf,
+			anF(s.PooledMedian), anF(s.PooledMedianCI.Lo), anF(s.PooledMedianCI.Hi), anF(s.PooledMedianCI.Confidence), anF(s.Mean), anF(s.MeanCI.Lo), anF(s.MeanCI.Hi),
 			anF(s.Min), anF(s.P99), anF(s.Max), strings.Join(mm, ";"), anF(anNormMax(s)), anF(s.Normality.Statistic), anF(s.Normality.P),
 			strings.Join(s.Warnings, "; ")})
 	}
@@ -303,8 +497,10 @@ func anWriteJSON(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 			"call": s.Key.Call, "msize_bytes": s.Key.MsizeBytes, "np": s.Key.NP, "datatype": s.Key.Datatype, "labels": s.Key.Labels,
 			"n": s.N, "n_mpiruns": s.NMpiruns, "invalid": s.Invalid, "bad": s.Bad, "outliers_removed": s.OutliersRemoved,
 			"median_s": anJ(s.Median), "median_ci_s": anJS([]float64{s.MedianCI.Lo, s.MedianCI.Hi}),
-			"median_ci_confidence": anJ(s.MedianCI.Confidence),
-			"mean_s":               anJ(s.Mean), "mean_ci_s": anJS([]float64{s.MeanCI.Lo, s.MeanCI.Hi}),
+			"median_ci_confidence": anJ(s.MedianCI.Confidence), "median_of": s.MedianOf,
+			"pooled_median_s": anJ(s.PooledMedian), "pooled_median_ci_s": anJS([]float64{s.PooledMedianCI.Lo, s.PooledMedianCI.Hi}),
+			"pooled_median_ci_confidence": anJ(s.PooledMedianCI.Confidence),
+			"mean_s":                      anJ(s.Mean), "mean_ci_s": anJS([]float64{s.MeanCI.Lo, s.MeanCI.Hi}),
 			"min_s": anJ(s.Min), "p99_s": anJ(s.P99), "max_s": anJ(s.Max),
 			"mpirun_medians_s":            anJS(s.MpirunMedians),
 			"mpirun_means_normalized_max": anJ(anNormMax(s)),

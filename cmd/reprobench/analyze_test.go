@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 var updateAnalysis = flag.Bool("update-analysis", false, "rewrite testdata/analysis/*.golden")
@@ -120,24 +121,6 @@ func TestAnalyzeErrors(t *testing.T) {
 	}
 }
 
-func TestAnUnitScaling(t *testing.T) {
-	for _, c := range []struct {
-		v    float64
-		want string
-	}{
-		{5.5e-10, "0.550ns"}, {1.234e-8, "12.3ns"}, {9.994e-7, "999ns"}, {1.5e-6, "1.50µs"},
-		{2.5e-4, "250µs"}, {0.0123, "12.3ms"}, {3.21, "3.21s"},
-	} {
-		unit, sc := anUnit(c.v)
-		if got := anScaled(c.v, sc, unit); got != c.want {
-			t.Errorf("anScaled(%g) = %q, want %q", c.v, got, c.want)
-		}
-	}
-	if got := anScaledPair(1.0001e-6, 1.0002e-6, 1e6, "µs"); got != "1.0001µs, 1.0002µs" {
-		t.Errorf("narrow interval printed as %q", got)
-	}
-}
-
 // TestAnalyzeInvalidBadColumns checks that the text output reports rows with
 // a nonzero errorcode (invalid) and rows with errorcode 0 but an unusable
 // runtime_s (bad) in separate columns, as CSV and JSON do.
@@ -156,10 +139,13 @@ func TestAnalyzeInvalidBadColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	if err := run(&out, &errb, []string{"analyze", f}); err != nil {
+	if err := run(&out, &errb, []string{"analyze", "--columns", "n,invalid,bad,median", f}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(out.String(), "\n")
+	for len(lines) > 2 && !strings.HasPrefix(lines[0], "group") {
+		lines = lines[1:]
+	}
 	head, row := strings.Fields(lines[0]), strings.Fields(lines[1])
 	col := func(name string) string {
 		for i, h := range head {
@@ -332,5 +318,61 @@ func TestAnalyzeCommonLabels(t *testing.T) {
 	}
 	if strings.Contains(got, "/cache=warm") {
 		t.Errorf("a common label is repeated in the group names:\n%s", got)
+	}
+}
+
+// TestAnalyzeTextFits120: the default text table of the test data (group
+// names of 50 characters) fits 120 columns; --wide adds every column.
+func TestAnalyzeTextFits120(t *testing.T) {
+	for _, args := range [][]string{{"analyze", anA, anB}, {"compare", "--by", "mpi_lib", anA}} {
+		var out, errb bytes.Buffer
+		if err := run(&out, &errb, args); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(out.String(), "\n") {
+			if n := utf8.RuneCountInString(l); n > 120 {
+				t.Errorf("%v: line of %d characters:\n%s", args, n, l)
+			}
+		}
+	}
+	var out, errb bytes.Buffer
+	if err := run(&out, &errb, []string{"analyze", "--wide", anA}); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"pooled", "pooled 95% CI", "mean 95% CI", "outliers", "invalid", "bad", "normal(p)", "p99"} {
+		if !strings.Contains(out.String(), h) {
+			t.Errorf("--wide has no column %q", h)
+		}
+	}
+	if err := run(&out, &errb, []string{"analyze", "--columns", "n,nonsense", anA}); err == nil || !strings.Contains(err.Error(), "pooled_median") {
+		t.Errorf("unknown --columns: %v", err)
+	}
+}
+
+// TestHelpExplainsColumns: help analyze and help compare explain every
+// column of their text tables, the two medians among them.
+func TestHelpExplainsColumns(t *testing.T) {
+	var out, errb bytes.Buffer
+	run(&out, &errb, []string{"help", "analyze"})
+	help := errb.String() + out.String()
+	for _, c := range anColumns {
+		if !strings.Contains(help, "  "+c.name+" ") {
+			t.Errorf("help analyze does not explain column %s", c.name)
+		}
+	}
+	flat := strings.Join(strings.Fields(help), " ")
+	for _, w := range []string{"median of the per-mpirun medians", "pooled", "errorcode ≠ 0", "Tukey", "Shapiro-Wilk", "normal(p)"} {
+		if !strings.Contains(flat, w) {
+			t.Errorf("help analyze does not mention %q", w)
+		}
+	}
+	out.Reset()
+	errb.Reset()
+	run(&out, &errb, []string{"help", "compare"})
+	help = errb.String() + out.String()
+	for _, w := range []string{"median A/B", "B/A", "Hodges-Lehmann", "shift B−A", "sig", "name the two", "--paired=auto", "test"} {
+		if !strings.Contains(help, w) {
+			t.Errorf("help compare does not mention %q", w)
+		}
 	}
 }

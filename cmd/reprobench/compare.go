@@ -3,8 +3,10 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -23,14 +25,68 @@ func init() {
 	})
 }
 
+const compareSynopsis = `[--alternative two-sided|less|greater] [--alpha 0.05] [--format text|csv|json] [--ignore auto|none|LABEL,...] A-FILES... -- B-FILES...
+       reprobench compare --by LABEL [--paired[=auto]] FILES...
+
+A -- B: groups of A and B are matched on call, message size, np, datatype and
+labels, except the labels that name the two sides: a label with one value in
+all of A and another in all of B (lib=openmpi vs lib=mpich) is left out of
+the match and shown as the sides' names (--ignore auto, the default; the
+header says which). --ignore none matches on every label.
+
+Text columns (one row per matched group; times in the row's unit):
+  group          the group without the labels every row shares (those are
+                 printed once, as "every group:")
+  median A/B     median of the per-mpirun medians of each side (the values
+                 the test compares; with one mpirun on a side: the median
+                 of the Tukey-filtered observations)
+  B/A            median B / median A, and its confidence interval: exp of
+                 the Hodges-Lehmann interval of log B − log A ("-" when too
+                 few mpiruns for the level)
+  shift B−A      Hodges-Lehmann estimate of B − A with its interval
+  p  sig         p-value of the Wilcoxon test (see "test"), against
+                 --alternative stated for A relative to B, and its stars:
+                 * p≤0.05, ** p≤0.01, *** p≤0.001; ~ p > --alpha
+  n              values per side entering the test (mpiruns, or
+                 observations when a side has one mpirun); below the
+                 table when the same in every row
+  test           (below the table when the same in every row)
+                 medians: rank-sum on per-mpirun medians (paper 000 §6.2);
+                 paired: signed-rank on medians paired by mpirun (--paired);
+                 obs: rank-sum on single observations (a side had 1 mpirun)
+--paired needs every compared pair to have run in the same mpiruns; if one
+cannot be paired, compare says which and exits with status 1.
+--paired=auto pairs what it can and marks the rest "not paired".`
+
+// cmpPaired is the value of --paired: off, on (true) or auto.
+type cmpPaired string
+
+func (p *cmpPaired) String() string { return string(*p) }
+func (p *cmpPaired) Set(s string) error {
+	switch s {
+	case "true", "on", "1":
+		*p = "on"
+	case "false", "off", "0":
+		*p = "off"
+	case "auto":
+		*p = "auto"
+	default:
+		return fmt.Errorf("want true, false or auto")
+	}
+	return nil
+}
+func (p *cmpPaired) IsBoolFlag() bool { return true }
+
 func runCompare(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("compare", "[--alternative two-sided|less|greater] [--alpha 0.05] [--format text|csv|json] (A... -- B... | --by LABEL [--paired] FILES...)", stderr)
+	fs := newFlagSet("compare", compareSynopsis, stderr)
 	var o anOptions
 	o.register(true, fs, "text, csv or json")
 	alt := fs.String("alternative", "two-sided", "alternative hypothesis for A relative to B: two-sided, less (A faster) or greater")
 	alpha := fs.Float64("alpha", 0.05, "significance level; rows with p > alpha are marked ~ in text output")
 	by := fs.String("by", "", "compare groups that differ only in this label (smallest value is the baseline A)")
-	paired := fs.Bool("paired", false, "with --by: pair the per-mpirun medians of label values that ran in the same mpiruns and use the signed-rank test (removes mpirun-to-mpirun variation; needs ≥ 6 mpiruns to reach p < 0.05)")
+	ignore := fs.String("ignore", "auto", "A -- B: labels left out of the matching: auto (the labels that name the sides: one value in A, another in B), none, or a comma-separated list")
+	paired := cmpPaired("off")
+	fs.Var(&paired, "paired", "with --by: pair the per-mpirun medians of label values that ran in the same mpiruns and use the signed-rank test (removes mpirun-to-mpirun variation; needs ≥ 6 mpiruns to reach p < 0.05); fails if a pair cannot be paired; --paired=auto pairs what it can")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -45,12 +101,18 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("%w: --alpha must be in (0, 1)", errUsage)
 	}
 	opt.Alpha = *alpha
-	if *paired && *by == "" {
+	if paired != "off" && *by == "" {
 		return fmt.Errorf("%w: --paired needs --by: data sets given as A -- B come from different mpiruns", errUsage)
 	}
-	opt.PairByMpirun = *paired
+	opt.PairByMpirun = paired != "off"
 	rest := fs.Args()
 	var rows []analysis.Comparison
+	var header []string
+	ignoreSet := false
+	fs.Visit(func(f *flag.Flag) { ignoreSet = ignoreSet || f.Name == "ignore" })
+	if *by != "" && ignoreSet {
+		return fmt.Errorf("%w: --ignore is for A -- B; with --by LABEL the groups are matched without LABEL", errUsage)
+	}
 	if *by != "" {
 		if len(rest) == 0 || slices.Contains(rest, "--") {
 			return fmt.Errorf("%w: --by takes one data set: FILES... without --", errUsage)
@@ -80,7 +142,10 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 			return err
 		}
 		var onlyA, onlyB []analysis.GroupKey
-		rows, onlyA, onlyB = analysis.Compare(da, db, opt)
+		rows, onlyA, onlyB, header, err = cmpMatch(da, db, *ignore, opt)
+		if err != nil {
+			return err
+		}
 		for _, k := range onlyA {
 			fmt.Fprintf(stderr, "compare: group %s only in A\n", k)
 		}
@@ -88,29 +153,77 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 			fmt.Fprintf(stderr, "compare: group %s only in B\n", k)
 		}
 		if len(rows) == 0 {
-			return fmt.Errorf("no group in common between A and B (groups include every label; to compare label values within one data set use --by LABEL)")
+			return fmt.Errorf("no group in common between A and B (%s; to compare label values within one data set use --by LABEL)", strings.Join(header, "; "))
+		}
+	}
+	if paired == "on" {
+		var bad []string
+		for _, c := range rows {
+			if !c.Paired() {
+				bad = append(bad, fmt.Sprintf("%s (%s vs %s)", c.Key, c.NameA, c.NameB))
+			}
+		}
+		if len(bad) > 0 {
+			return fmt.Errorf("--paired: %d of %d comparisons cannot be paired, their label values did not run in the same mpiruns (at least 2): %s; use --paired=auto to compare those unpaired",
+				len(bad), len(rows), strings.Join(bad, ", "))
 		}
 	}
 	switch o.format {
 	case "text":
-		return cmpWriteText(stdout, rows, opt)
+		return cmpWriteText(stdout, rows, header, opt)
 	case "csv":
 		return cmpWriteCSV(stdout, rows, opt)
 	case "json":
-		return cmpWriteJSON(stdout, rows, opt)
+		return cmpWriteJSON(stdout, rows, header, opt)
 	}
 	return fmt.Errorf("%w: unknown --format %q", errUsage, o.format)
 }
 
-func cmpWriteText(w io.Writer, rows []analysis.Comparison, opt analysis.Options) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	withNames := rows[0].NameA != "" || rows[0].NameB != ""
-	if withNames {
-		fmt.Fprint(tw, "group\tA\tB\t")
-	} else {
-		fmt.Fprint(tw, "group\t")
+// cmpMatch compares a with b, leaving out of the matching the labels that
+// --ignore names (auto: analysis.SideLabels). header says what was left
+// out, for the output's first lines.
+func cmpMatch(a, b *analysis.Dataset, ignore string, opt analysis.Options) (rows []analysis.Comparison, onlyA, onlyB []analysis.GroupKey, header []string, err error) {
+	var names []string
+	switch ignore {
+	case "auto":
+		names = analysis.SideLabels(a, b)
+		if len(names) > 0 {
+			header = append(header, fmt.Sprintf("label %s names the sides (one value in A, another in B): not matched on (--ignore none)", strings.Join(names, ", ")))
+		}
+	case "none", "":
+	default:
+		names = strings.Split(ignore, ",")
+		for _, n := range names {
+			if n == "" || strings.ContainsAny(n, "=") {
+				return nil, nil, nil, nil, fmt.Errorf("%w: --ignore: bad label name %q", errUsage, n)
+			}
+		}
+		header = append(header, fmt.Sprintf("label %s left out of the matching (--ignore)", strings.Join(names, ", ")))
 	}
-	fmt.Fprintf(tw, "median A\tmedian B\tvs A\tp (%s)\t\tn\ttest\n", opt.Alternative)
+	if len(names) == 0 {
+		header = append(header, "groups matched on every label")
+	}
+	rows, onlyA, onlyB = analysis.CompareIgnoring(a, b, names, opt)
+	return rows, onlyA, onlyB, header, nil
+}
+
+// cmpShortTest names a Comparison.Test in the text table.
+func cmpShortTest(t string) string {
+	switch t {
+	case "wilcoxon-mpirun-medians":
+		return "medians"
+	case analysis.TestPairedMpirunMedians:
+		return "paired"
+	case "wilcoxon-observations":
+		return "obs"
+	}
+	return t
+}
+
+func cmpWriteText(w io.Writer, rows []analysis.Comparison, header []string, opt analysis.Options) error {
+	for _, h := range header {
+		fmt.Fprintln(w, h)
+	}
 	keys := make([]analysis.GroupKey, len(rows))
 	for i, c := range rows {
 		keys[i] = c.Key
@@ -119,21 +232,69 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, opt analysis.Options)
 	if len(common) > 0 {
 		fmt.Fprintf(w, "every group: %s\n", strings.Join(common, " "))
 	}
+	// Side names printed once when every row has the same; else per row.
+	same := true
+	for _, c := range rows {
+		same = same && c.NameA == rows[0].NameA && c.NameB == rows[0].NameB
+	}
+	withNames := !same
+	if same && (rows[0].NameA != "" || rows[0].NameB != "") {
+		fmt.Fprintf(w, "A: %s   B: %s\n", rows[0].NameA, rows[0].NameB)
+	}
+	tests := map[string]bool{}
+	for _, c := range rows {
+		tests[c.Test] = true
+	}
+	lv := fmt.Sprintf("%g%% CI", 100*opt.Level)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "group\t")
+	if withNames {
+		fmt.Fprint(tw, "A\tB\t")
+	}
+	// n goes below the table when every row has the same.
+	sameN := true
+	for _, c := range rows {
+		sameN = sameN && c.NA == rows[0].NA && c.NB == rows[0].NB
+	}
+	fmt.Fprintf(tw, "median A\tmedian B\tB/A [%s]\tshift B−A [%s]\tp  sig", lv, lv)
+	if !sameN {
+		fmt.Fprint(tw, "\tn")
+	}
+	if len(tests) > 1 {
+		fmt.Fprint(tw, "\ttest")
+	}
+	fmt.Fprintln(tw)
 	var warns []string
 	for _, c := range rows {
 		name := anShortKey(c.Key, common)
-		unit, sc := anUnit(c.MedianA)
-		delta := "~"
-		if c.Significant {
-			delta = fmt.Sprintf("%+.2f%%", 100*(c.Ratio-1))
-		}
+		unit, sc := analysis.TimeUnit(c.MedianA)
 		if withNames {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t", name, c.NameA, c.NameB)
 		} else {
 			fmt.Fprintf(tw, "%s\t", name)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\tp=%s\t%s\tn=%d+%d\t%s\n", anScaled(c.MedianA, sc, unit), anScaled(c.MedianB, sc, unit),
-			delta, cmpP(c.Result.P), analysis.Stars(c.Result.P), c.NA, c.NB, c.Test)
+		ratio := anRatio(c.Ratio) + " [-]"
+		if c.RatioCI.Valid() {
+			ratio = anRatio(c.Ratio) + " [" + anRatio(c.RatioCI.Lo) + ", " + anRatio(c.RatioCI.Hi) + "]"
+		}
+		shift := cmpSigned(c.Shift.Estimate, sc, unit) + " [-]"
+		if c.Shift.Valid() {
+			shift = cmpSigned(c.Shift.Estimate, sc, unit) + " [" + strings.ReplaceAll(analysis.FormatTimeScaledPair(c.Shift.Lo, c.Shift.Hi, sc, unit), unit, "") + "]"
+		}
+		sig := analysis.Stars(c.Result.P)
+		if !c.Significant || sig == "" {
+			sig = "~"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s %s",
+			analysis.FormatTimeScaled(c.MedianA, sc, unit), analysis.FormatTimeScaled(c.MedianB, sc, unit),
+			ratio, shift, cmpP(c.Result.P), sig)
+		if !sameN {
+			fmt.Fprintf(tw, "\t%d+%d", c.NA, c.NB)
+		}
+		if len(tests) > 1 {
+			fmt.Fprint(tw, "\t"+cmpShortTest(c.Test))
+		}
+		fmt.Fprintln(tw)
 		for _, wn := range c.Warnings {
 			warns = append(warns, name+": "+wn)
 		}
@@ -141,11 +302,41 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, opt analysis.Options)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n~: not significant at alpha=%g; * p≤0.05, ** p≤0.01, *** p≤0.001 (paper 000 §6.2)\n", opt.Alpha)
-	for _, wn := range warns {
+	fmt.Fprintln(w)
+	if sameN {
+		fmt.Fprintf(w, "n: %d+%d values per side in every row\n", rows[0].NA, rows[0].NB)
+	}
+	for _, t := range slices.Sorted(maps.Keys(tests)) {
+		fmt.Fprintf(w, "test %s: %s\n", cmpShortTest(t), cmpTestHelp(t))
+	}
+	fmt.Fprintf(w, "p: %s; sig: * p≤0.05, ** p≤0.01, *** p≤0.001, ~ not significant at alpha=%g (paper 000 §6.2)\n", opt.Alternative, opt.Alpha)
+	fmt.Fprintln(w, "columns: reprobench help compare")
+	for _, wn := range anFoldWarnings(warns) {
 		fmt.Fprintln(w, "warning:", wn)
 	}
 	return nil
+}
+
+// cmpTestHelp explains a Comparison.Test in one line.
+func cmpTestHelp(t string) string {
+	switch t {
+	case "wilcoxon-mpirun-medians":
+		return "Wilcoxon rank-sum on the per-mpirun medians; n = mpiruns per side"
+	case analysis.TestPairedMpirunMedians:
+		return "Wilcoxon signed-rank on per-mpirun medians paired by mpirun; n = pairs"
+	case "wilcoxon-observations":
+		return "Wilcoxon rank-sum on single observations (a side had 1 mpirun: not independent of that mpirun)"
+	}
+	return t
+}
+
+// cmpSigned formats a shift with its sign.
+func cmpSigned(v, sc float64, unit string) string {
+	s := analysis.FormatTimeScaled(v, sc, unit)
+	if v > 0 {
+		s = "+" + s
+	}
+	return s
 }
 
 func cmpP(p float64) string {
@@ -156,7 +347,7 @@ func cmpP(p float64) string {
 }
 
 var cmpCSVHeader = []string{"call", "msize_bytes", "np", "datatype", "labels", "a", "b", "median_a_s", "median_b_s", "ratio",
-	"p_value", "stars", "significant", "alternative", "test", "n_a", "n_b", "shift_s", "shift_ci_lo_s", "shift_ci_hi_s", "a12", "warnings"}
+	"p_value", "stars", "significant", "alternative", "test", "n_a", "n_b", "shift_s", "shift_ci_lo_s", "shift_ci_hi_s", "a12", "ratio_ci_lo", "ratio_ci_hi", "warnings"}
 
 func cmpWriteCSV(w io.Writer, rows []analysis.Comparison, opt analysis.Options) error {
 	cw := csv.NewWriter(w)
@@ -165,13 +356,13 @@ func cmpWriteCSV(w io.Writer, rows []analysis.Comparison, opt analysis.Options) 
 		cw.Write([]string{c.Key.Call, strconv.FormatInt(c.Key.MsizeBytes, 10), strconv.Itoa(c.Key.NP), c.Key.Datatype, c.Key.Labels,
 			c.NameA, c.NameB, anF(c.MedianA), anF(c.MedianB), anF(c.Ratio), anF(c.Result.P), analysis.Stars(c.Result.P),
 			strconv.FormatBool(c.Significant), opt.Alternative.String(), c.Test, strconv.Itoa(c.NA), strconv.Itoa(c.NB),
-			anF(c.Shift.Estimate), anF(c.Shift.Lo), anF(c.Shift.Hi), anF(c.A12), strings.Join(c.Warnings, "; ")})
+			anF(c.Shift.Estimate), anF(c.Shift.Lo), anF(c.Shift.Hi), anF(c.A12), anF(c.RatioCI.Lo), anF(c.RatioCI.Hi), strings.Join(c.Warnings, "; ")})
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
-func cmpWriteJSON(w io.Writer, rows []analysis.Comparison, opt analysis.Options) error {
+func cmpWriteJSON(w io.Writer, rows []analysis.Comparison, header []string, opt analysis.Options) error {
 	out := []map[string]any{}
 	for _, c := range rows {
 		warn := c.Warnings
@@ -184,9 +375,13 @@ func cmpWriteJSON(w io.Writer, rows []analysis.Comparison, opt analysis.Options)
 			"p_value": anJ(c.Result.P), "stars": analysis.Stars(c.Result.P), "significant": c.Significant,
 			"alternative": opt.Alternative.String(), "test": c.Test, "n_a": c.NA, "n_b": c.NB, "warnings": warn,
 			"shift_s": anJ(c.Shift.Estimate), "shift_ci_s": anJS([]float64{c.Shift.Lo, c.Shift.Hi}), "a12": anJ(c.A12),
+			"ratio_ci": anJS([]float64{c.RatioCI.Lo, c.RatioCI.Hi}),
 		})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{"alpha": opt.Alpha, "comparisons": out})
+	if header == nil {
+		header = []string{}
+	}
+	return enc.Encode(map[string]any{"alpha": opt.Alpha, "matching": header, "comparisons": out})
 }

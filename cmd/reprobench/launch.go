@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -78,14 +81,6 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	}
 
 	if *resume {
-		for _, n := range []string{"mpiruns", "np", "launcher", "seed", "design", "exe"} {
-			if set[n] {
-				return usage("--%s cannot be changed on --resume: the campaign's parameters come from its manifest", n)
-			}
-		}
-		if len(runArgs) > 0 {
-			return usage("run flags cannot be changed on --resume: they come from the manifest")
-		}
 		path := ""
 		if *runID != "" {
 			if err := design.CheckRunID(*runID); err != nil {
@@ -96,6 +91,13 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 			var err error
 			if path, err = design.FindManifest(*out); err != nil {
 				return err
+			}
+		}
+		// The original command with --resume added is accepted; only
+		// what really differs from the manifest is refused, by name.
+		if m, err := design.ReadManifest(path); err == nil {
+			if diff := launchResumeChanges(m, set, *mpiruns, *np, *launcher, *seedStr, *designFile, *exe, runArgs); len(diff) > 0 {
+				return usage("--resume: the campaign's parameters come from its manifest %s, but this command changes: %s", path, strings.Join(diff, "; "))
 			}
 		}
 		fmt.Fprintf(stderr, "launch: resuming %s\n", path)
@@ -215,6 +217,7 @@ func launchHadDashDash(args, rest []string) bool {
 func launchSummary(stderr io.Writer, m *design.Manifest, err error) error {
 	if m != nil {
 		done := m.Mpiruns - len(m.Incomplete())
+		launchNotes(stderr, m)
 		fmt.Fprintf(stderr, "launch: campaign %s: %d of %d mpiruns complete; manifest %s\n",
 			m.RunID, done, m.Mpiruns, design.ManifestPath(m.Dir, m.RunID))
 		for _, r := range m.Runs {
@@ -233,6 +236,75 @@ func launchSummary(stderr io.Writer, m *design.Manifest, err error) error {
 		}
 	}
 	return err
+}
+
+// launchResumeChanges lists the flags of a --resume command line that
+// differ from the campaign's manifest m (empty: the original command).
+func launchResumeChanges(m *design.Manifest, set map[string]bool, mpiruns, np int, launcher, seed, designFile, exe string, runArgs []string) []string {
+	var diff []string
+	if set["mpiruns"] && mpiruns != m.Mpiruns {
+		diff = append(diff, fmt.Sprintf("--mpiruns %d (campaign: %d)", mpiruns, m.Mpiruns))
+	}
+	if set["np"] && np != m.Np {
+		diff = append(diff, fmt.Sprintf("--np %d (campaign: %d)", np, m.Np))
+	}
+	if set["launcher"] {
+		if t, err := design.SplitCommand(launcher); err != nil || !slices.Equal(t, m.Launcher) {
+			diff = append(diff, fmt.Sprintf("--launcher %q (campaign: %q)", launcher, strings.Join(m.Launcher, " ")))
+		}
+	}
+	if set["seed"] && seed != strconv.FormatUint(m.Seed, 10) {
+		diff = append(diff, fmt.Sprintf("--seed %s (campaign: %d)", seed, m.Seed))
+	}
+	if set["design"] {
+		b, err := os.ReadFile(designFile)
+		if sum := sha256.Sum256(b); err != nil || hex.EncodeToString(sum[:]) != m.DesignSHA256 {
+			diff = append(diff, fmt.Sprintf("--design %s (not the campaign's design: content differs or unreadable)", designFile))
+		}
+	}
+	if set["exe"] {
+		if a, err := filepath.Abs(exe); err != nil || len(m.Program) == 0 || a != m.Program[0] {
+			diff = append(diff, fmt.Sprintf("--exe %s (campaign: %s)", exe, strings.Join(m.Program[:min(1, len(m.Program))], "")))
+		}
+	}
+	if len(runArgs) > 0 && !slices.Equal(runArgs, m.RunArgs) {
+		diff = append(diff, fmt.Sprintf("run flags %q (campaign: %q)", strings.Join(runArgs, " "), strings.Join(m.RunArgs, " ")))
+	}
+	return diff
+}
+
+// launchNotes prints, once per campaign, the distinct notes and warnings
+// that the runs of m wrote to their stderr logs ("reprobench run: note:
+// …"): advice that otherwise sits unseen in DIR/ID-logs/.
+func launchNotes(stderr io.Writer, m *design.Manifest) {
+	seen := map[string]bool{}
+	var notes []string
+	for _, r := range m.Runs {
+		for _, a := range r.Attempts {
+			b, err := os.ReadFile(a.StderrLog)
+			if err != nil {
+				continue
+			}
+			for _, l := range strings.Split(string(b), "\n") {
+				ll := strings.ToLower(l)
+				if (strings.Contains(ll, "note:") || strings.Contains(ll, "warning:")) && !seen[l] {
+					seen[l] = true
+					notes = append(notes, l)
+				}
+			}
+		}
+	}
+	if len(notes) == 0 {
+		return
+	}
+	const most = 10
+	fmt.Fprintf(stderr, "launch: the runs said (each once; all their output is in %s):\n", design.LogDir(m.Dir, m.RunID))
+	for _, l := range notes[:min(most, len(notes))] {
+		fmt.Fprintf(stderr, "    %s\n", l)
+	}
+	if len(notes) > most {
+		fmt.Fprintf(stderr, "    … and %d more\n", len(notes)-most)
+	}
 }
 
 // launchSalient picks up to n lines of a log tail to show: the first

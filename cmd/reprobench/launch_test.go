@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -101,8 +102,6 @@ func TestLaunchUsageErrors(t *testing.T) {
 		{"--mpiruns", "2", "--np", "2", "--", "--out", "x"},
 		{"--mpiruns", "2", "--np", "2", "--launcher", "mpirun 'unterminated"},
 		{"--mpiruns", "2", "--np", "2", "--run-id", "a/b"},
-		{"--resume", "--np", "2"},
-		{"--resume", "--", "--nrep", "5"},
 	} {
 		if _, _, err := runCmd(append([]string{"launch", "--out", dir}, args...)...); !errors.Is(err, errUsage) {
 			t.Errorf("launch %q: err %v, want a usage error", args, err)
@@ -159,5 +158,41 @@ func TestLaunchCommandFakeRun(t *testing.T) {
 	}
 	if _, errs, err := runCmd("launch", "--resume", "--out", out); err != nil || !strings.Contains(errs, "2 of 2 mpiruns complete") {
 		t.Errorf("resume: %v\n%s", err, errs)
+	}
+	// The original command with --resume added is accepted (issue #19) ...
+	orig := []string{"launch", "--design", dfile, "--launcher", "env NP={np}", "--exe", fake, "--out", out, "--run-id", "c1", "--", "--sleep", "10ms"}
+	if _, errs, err := runCmd(append([]string{orig[0], "--resume"}, orig[1:]...)...); err != nil || !strings.Contains(errs, "2 of 2 mpiruns complete") {
+		t.Errorf("resume with the original command: %v\n%s", err, errs)
+	}
+	// ... and a real change is refused, by name.
+	changed := slices.Clone(orig)
+	changed[len(changed)-1] = "20ms"
+	changed = append(changed[:1], append([]string{"--resume", "--np", "3"}, changed[1:]...)...)
+	if _, _, err := runCmd(changed...); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--np 3 (campaign: 2)") || !strings.Contains(err.Error(), "--sleep 20ms") || strings.Contains(err.Error(), "--design") {
+		t.Errorf("resume with changes: %v", err)
+	}
+}
+
+// TestLaunchNotes: the notes and warnings the runs wrote to their stderr
+// logs are shown on launch's console, each once per campaign.
+func TestLaunchNotes(t *testing.T) {
+	dir := t.TempDir()
+	m := &design.Manifest{RunID: "n", Dir: dir}
+	for i := range 3 {
+		log := filepath.Join(dir, "e"+strconv.Itoa(i))
+		text := "reprobench run: experiment 1/6 done\nreprobench run: note: Open MPI runs its event loop\n"
+		if i == 2 {
+			text += "reprobench run: warning: something else\n"
+		}
+		if err := os.WriteFile(log, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m.Runs = append(m.Runs, design.RunRecord{Mpirun: i, Attempts: []design.Attempt{{StderrLog: log}}})
+	}
+	var b bytes.Buffer
+	launchNotes(&b, m)
+	out := b.String()
+	if strings.Count(out, "event loop") != 1 || strings.Count(out, "something else") != 1 || strings.Contains(out, "experiment 1/6") {
+		t.Errorf("notes:\n%s", out)
 	}
 }

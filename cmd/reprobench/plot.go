@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -130,7 +129,7 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 		case "acf":
 			p, err = plotACF(g)
 		case "drift":
-			p, err = plotDrift(d, g, h)
+			p, err = plotDrift(d, g, h, opt.TukeyK)
 		}
 	case "qreg":
 		p, err = plotQReg(d, bFiles, *by, *group, opt, stderr)
@@ -142,7 +141,12 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 		case len(bFiles) > 0:
 			var db *analysis.Dataset
 			if db, err = anReadFiles(os.Stdin, bFiles); err == nil {
-				rows, _, _ = analysis.Compare(d, db, opt)
+				var onlyA, onlyB []analysis.GroupKey
+				rows, onlyA, onlyB = analysis.Compare(d, db, opt)
+				if len(rows) == 0 {
+					err = fmt.Errorf("nothing to compare: no group of A (%d) matches one of B (%d), even without the labels that name the sides (%s); to compare label values within one data set use --by LABEL",
+						len(onlyA), len(onlyB), strings.Join(analysis.SideLabels(d, db), ", "))
+				}
 			}
 		default:
 			return fmt.Errorf("%w: --kind compare needs A-FILES -- B-FILES or --by LABEL", errUsage)
@@ -171,7 +175,15 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 					fmt.Fprintf(stderr, "plot: warning: %s: %s\n", r.Key, wn)
 				}
 			}
-			p, err = plotCompare(keep, rowSpace(h, len(keep), 3))
+			p, err = plotCompare(keep, rowSpace(h, len(keep), 3), opt.Level)
+			if err == nil {
+				// The labels right of the bars need room: the data area is
+				// about the figure less the y labels (~2.5 in).
+				data := w - 2.5*vg.Inch
+				if frac := float64(compareLabelRoom / data); frac < 0.7 {
+					p.X.Max = p.X.Max / (1 - frac)
+				}
+			}
 		}
 	default:
 		return fmt.Errorf("%w: unknown --kind %q", errUsage, *kind)
@@ -185,27 +197,83 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 			ax.Tick.Marker = niceTicks{}
 		}
 	}
+	fitTitle(p, w)
+	if plotHook != nil {
+		plotHook(*kind, p, w, h)
+	}
 	return savePlot(p, w, h, *outFile)
 }
 
+// plotHook, when set (by tests), sees every plot before it is saved.
+var plotHook func(kind string, p *plot.Plot, w, h vg.Length)
+
+// fitTitle breaks every line of p's title that is wider than the figure
+// (width w less the margins) before a "/", ", " or " " (in that order of
+// preference), so that no title is cut at the edges.
+func fitTitle(p *plot.Plot, w vg.Length) {
+	avail := w - 2*plotMargin - 4
+	var out []string
+	for _, line := range strings.Split(p.Title.Text, "\n") {
+		for p.Title.TextStyle.Width(line) > avail {
+			cut := -1
+			for _, sep := range []string{"/", ", ", " "} {
+				// The last separator at which the head fits.
+				for i := len(line) - 1; i > 0; i-- {
+					if strings.HasPrefix(line[i:], sep) && p.Title.TextStyle.Width(line[:i+len(sep)]) <= avail {
+						cut = i + len(sep)
+						break
+					}
+				}
+				if cut > 0 {
+					break
+				}
+			}
+			if cut <= 0 {
+				break // one word wider than the figure: leave it
+			}
+			out = append(out, strings.TrimRight(line[:cut], " "))
+			line = line[cut:]
+		}
+		out = append(out, line)
+	}
+	p.Title.Text = strings.Join(out, "\n")
+}
+
 // plotDistributions draws one horizontal box (Tukey whiskers at 1.5 IQR, as
-// gonum/plot's BoxPlot) or violin (Gaussian kernel density, Silverman's
-// bandwidth) per group of filtered observations, with the median CI as a
-// red bar. Groups are rows, labelled on the y axis in full; the run-time
-// axis is logarithmic when lm says so (see useLog). row is the height of
-// one row in points.
+// gonum/plot's BoxPlot) or violin (analysis.KernelDensity) per group of
+// filtered observations, with the headline median (analysis.GroupSummary:
+// the median of the per-mpirun medians) as a white dot and its interval
+// as a black bar, visible on any fill. Rows are ordered by call, np,
+// message size and datatype, then labels, so that the groups of one size
+// that differ only in a label (two libraries) are next to each other;
+// each value of the labels that vary gets its own fill color, named in
+// the legend. The run-time axis is logarithmic when lm says so (see
+// useLog). row is the height of one row in points.
 func plotDistributions(d *analysis.Dataset, sel []analysis.GroupSummary, opt analysis.Options, violin bool, lm logMode, row vg.Length, stderr io.Writer) (*plot.Plot, error) {
-	groups := make([]*analysis.Group, len(sel))
+	sel = slices.Clone(sel)
+	slices.SortStableFunc(sel, func(a, b analysis.GroupSummary) int {
+		ka, kb := a.Key, b.Key
+		switch {
+		case ka.Call != kb.Call:
+			return strings.Compare(ka.Call, kb.Call)
+		case ka.NP != kb.NP:
+			return ka.NP - kb.NP
+		case ka.MsizeBytes != kb.MsizeBytes:
+			return cmpInt64(ka.MsizeBytes, kb.MsizeBytes)
+		case ka.Datatype != kb.Datatype:
+			return strings.Compare(ka.Datatype, kb.Datatype)
+		}
+		return strings.Compare(ka.Labels, kb.Labels)
+	})
 	vals := make([][]float64, len(sel))
 	var meds []float64
 	minV := math.Inf(1)
 	for i, s := range sel {
 		for _, g := range d.Groups {
 			if g.Key == s.Key {
-				groups[i] = g
+				vals[i] = analysis.Filtered(g, opt.TukeyK)
 			}
 		}
-		vals[i] = plotFiltered(groups[i], opt.TukeyK, 1)
 		for _, v := range vals[i] {
 			minV = math.Min(minV, v)
 		}
@@ -220,17 +288,27 @@ func plotDistributions(d *analysis.Dataset, sel []analysis.GroupSummary, opt ana
 	}
 	// Linear axes are scaled to one unit; log axes stay in seconds and
 	// every tick carries its own unit.
-	unit, sc := anUnit(analysis.Median(meds))
+	unit, sc := analysis.TimeUnit(analysis.Median(meds))
 	if logY {
 		unit, sc = "", 1
 	}
+	n := len(sel)
+	keys := make([]analysis.GroupKey, n)
+	for i, s := range sel {
+		keys[i] = s.Key
+	}
+	series, seriesNames := plotSeries(keys)
 	p := plot.New()
 	what := "distribution"
 	if violin {
 		what = "density"
 	}
-	p.Title.Text = "run-time " + what + " per group (Tukey-filtered per mpirun; red: median CI)"
-	n := len(sel)
+	ciWhat := fmt.Sprintf("its %g%% CI", 100*opt.Level)
+	if slices.ContainsFunc(sel, func(s analysis.GroupSummary) bool { return s.MedianCI.Confidence < opt.Level }) {
+		ciWhat = fmt.Sprintf("its CI (%g%%, or [min, max] when too few mpiruns)", 100*opt.Level)
+	}
+	p.Title.Text = fmt.Sprintf("run-time %s per group (Tukey-filtered per mpirun)\n○ median of mpirun medians, black bar: %s", what, ciWhat)
+	legendDone := map[int]bool{}
 	for i, s := range sel {
 		y := float64(n - 1 - i) // first group on top
 		v := slices.Clone(vals[i])
@@ -240,47 +318,117 @@ func plotDistributions(d *analysis.Dataset, sel []analysis.GroupSummary, opt ana
 		if len(v) == 0 {
 			continue
 		}
+		fill := plotutil.SoftColors[series[i]%len(plotutil.SoftColors)]
 		if violin {
 			poly, err := violinPolygon(v, y, 0.42, logY)
 			if err != nil {
 				return nil, err
 			}
-			poly.Color = plotutil.Color(0)
+			poly.Color = fill
+			poly.LineStyle.Color = color.Gray{Y: 60}
 			p.Add(poly)
+			if len(seriesNames) > 1 && !legendDone[series[i]] {
+				p.Legend.Add(seriesNames[series[i]], poly)
+				legendDone[series[i]] = true
+			}
 		} else {
 			b, err := plotter.NewBoxPlot(min(vg.Points(18), row*0.6), y, plotter.Values(v))
 			if err != nil {
 				return nil, err
 			}
 			b.Horizontal = true
+			b.FillColor = fill
 			p.Add(b)
+			if len(seriesNames) > 1 && !legendDone[series[i]] {
+				thumb, _ := plotter.NewPolygon(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}, {X: 1, Y: 1}})
+				thumb.Color = fill
+				p.Legend.Add(seriesNames[series[i]], thumb)
+				legendDone[series[i]] = true
+			}
 		}
 		if s.MedianCI.Valid() {
 			ci, _ := plotter.NewLine(plotter.XYs{{X: s.MedianCI.Lo * sc, Y: y}, {X: s.MedianCI.Hi * sc, Y: y}})
-			ci.Color = color.RGBA{R: 200, A: 255}
-			ci.Width = vg.Points(3)
+			ci.Color = color.Black
+			ci.Width = vg.Points(2.5)
 			p.Add(ci)
 		}
-	}
-	keys := make([]analysis.GroupKey, n)
-	for i, s := range sel {
-		keys[i] = s.Key
+		if !math.IsNaN(s.Median) {
+			dot, _ := plotter.NewScatter(plotter.XYs{{X: s.Median * sc, Y: y}})
+			dot.GlyphStyle = draw.GlyphStyle{Shape: draw.CircleGlyph{}, Color: color.White, Radius: vg.Points(3)}
+			ring, _ := plotter.NewScatter(plotter.XYs{{X: s.Median * sc, Y: y}})
+			ring.GlyphStyle = draw.GlyphStyle{Shape: draw.RingGlyph{}, Color: color.Black, Radius: vg.Points(3)}
+			p.Add(dot, ring)
+		}
 	}
 	names, common := groupLabels(keys, labelWrap)
 	if common != "" {
 		p.Title.Text += "\n" + common
 	}
+	p.Legend.Top = true
 	p.NominalY(reversed(names)...)
 	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
+	if len(seriesNames) > 1 {
+		// A spare row on top for the legend.
+		p.Y.Max += float64((vg.Length(len(seriesNames))*p.Legend.TextStyle.Height("M") + 8) / row)
+	}
 	if logY {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = timeLogTicks{}
-		p.X.Label.Text = "run time (log scale)"
+		p.X.Label.Text = "run time (log scale, units on the ticks)"
 	} else {
 		p.X.Label.Text = "run time [" + unit + "]"
 	}
 	p.Add(plotter.NewGrid())
 	return p, nil
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// plotSeries assigns each key a series: the values of the labels that
+// vary between keys (say lib=mpich), numbered in order of appearance, with
+// their names.
+func plotSeries(keys []analysis.GroupKey) (series []int, names []string) {
+	varying := map[string]bool{}
+	for _, k := range keys {
+		for _, kv := range strings.Split(k.Labels, ",") {
+			name, _, _ := strings.Cut(kv, "=")
+			if name == "" {
+				continue
+			}
+			for _, o := range keys {
+				if o.LabelValue(name) != k.LabelValue(name) {
+					varying[name] = true
+				}
+			}
+		}
+	}
+	idx := map[string]int{}
+	for _, k := range keys {
+		var parts []string
+		for _, kv := range strings.Split(k.Labels, ",") {
+			name, _, _ := strings.Cut(kv, "=")
+			if varying[name] {
+				parts = append(parts, kv)
+			}
+		}
+		v := strings.Join(parts, ", ")
+		i, ok := idx[v]
+		if !ok {
+			i = len(names)
+			idx[v] = i
+			names = append(names, v)
+		}
+		series = append(series, i)
+	}
+	return series, names
 }
 
 func reversed(s []string) []string {
@@ -289,25 +437,10 @@ func reversed(s []string) []string {
 	return r
 }
 
-func plotFiltered(g *analysis.Group, k, sc float64) []float64 {
-	byMp := map[int32][]float64{}
-	for i, v := range g.Runtimes {
-		byMp[g.Mpirun[i]] = append(byMp[g.Mpirun[i]], v)
-	}
-	var out []float64
-	for _, x := range byMp {
-		kept, _ := analysis.TukeyFilter(x, k)
-		for _, v := range kept {
-			out = append(out, v*sc)
-		}
-	}
-	return out
-}
-
 // violinPolygon returns the outline of a horizontal violin centred on row
-// y: the Gaussian kernel density of vals (Silverman's bandwidth), scaled to
-// halfWidth at its maximum. With logX the density is estimated on
-// log10(vals), which is what the eye sees on a log axis.
+// y: analysis.KernelDensity of vals, scaled to halfWidth at its maximum.
+// With logX the density is estimated on log10(vals), which is what the
+// eye sees on a log axis.
 func violinPolygon(vals []float64, y, halfWidth float64, logX bool) (*plotter.Polygon, error) {
 	s := slices.Clone(vals)
 	if logX {
@@ -315,44 +448,10 @@ func violinPolygon(vals []float64, y, halfWidth float64, logX bool) (*plotter.Po
 			s[i] = math.Log10(v)
 		}
 	}
-	slices.Sort(s)
-	n := float64(len(s))
-	sd := analysis.StdDev(s)
-	iqr := analysis.Quantile(0.75, s) - analysis.Quantile(0.25, s)
-	h := 0.9 * math.Min(sd, iqr/1.34) * math.Pow(n, -0.2) // Silverman
-	if !(h > 0) {
-		h = math.Max(math.Abs(s[0])*1e-3, 1e-12)
-	}
-	const steps = 80
-	lo, hi := s[0], s[len(s)-1]
-	xs := make([]float64, steps+1)
-	dens := make([]float64, steps+1)
-	var maxD float64
-	// Bin the data for an O(steps·bins) density evaluation.
-	const bins = 512
-	counts := make([]float64, bins)
-	bw := (hi - lo) / bins
-	for _, v := range s {
-		b := 0
-		if bw > 0 {
-			b = min(bins-1, int((v-lo)/bw))
-		}
-		counts[b]++
-	}
-	for i := range xs {
-		x := lo + (hi-lo)*float64(i)/steps
-		xs[i] = x
-		var dsum float64
-		for b, c := range counts {
-			if c == 0 {
-				continue
-			}
-			c0 := lo + (float64(b)+0.5)*bw
-			z := (x - c0) / h
-			dsum += c * math.Exp(-0.5*z*z)
-		}
-		dens[i] = dsum
-		maxD = math.Max(maxD, dsum)
+	d := analysis.KernelDensity(s, 81)
+	maxD := slices.Max(d.Y)
+	if !(maxD > 0) {
+		maxD = 1
 	}
 	at := func(x float64) float64 {
 		if logX {
@@ -361,38 +460,69 @@ func violinPolygon(vals []float64, y, halfWidth float64, logX bool) (*plotter.Po
 		return x
 	}
 	var pts plotter.XYs
-	for i := range xs {
-		pts = append(pts, plotter.XY{X: at(xs[i]), Y: y + halfWidth*dens[i]/maxD})
+	for i := range d.X {
+		pts = append(pts, plotter.XY{X: at(d.X[i]), Y: y + halfWidth*d.Y[i]/maxD})
 	}
-	for i := len(xs) - 1; i >= 0; i-- {
-		pts = append(pts, plotter.XY{X: at(xs[i]), Y: y - halfWidth*dens[i]/maxD})
+	for i := len(d.X) - 1; i >= 0; i-- {
+		pts = append(pts, plotter.XY{X: at(d.X[i]), Y: y - halfWidth*d.Y[i]/maxD})
 	}
 	return plotter.NewPolygon(pts)
 }
 
 // oneGroupTitle is the title of the plots that show one group: what is
-// plotted, then the full group key (the form --group matches).
+// plotted, then the full group key (the form --group matches), broken
+// into lines at its "/" (fitTitle wraps what is still too wide).
 func oneGroupTitle(what string, k analysis.GroupKey) string {
 	return what + "\n" + k.String()
 }
 
+// plotHist draws the histogram of the valid observations of one group
+// over the range that holds their bulk: up to the upper fence
+// Q3 + 3·IQR of all of them (plotClip). The observations above it are
+// counted in the title with the largest, instead of stretching the axis
+// so far that the bulk fills the first bin.
 func plotHist(g *analysis.Group, s analysis.GroupSummary) (*plot.Plot, error) {
-	unit, sc := anUnit(s.Median)
+	unit, sc := analysis.TimeUnit(s.Median)
 	p := plot.New()
-	p.Title.Text = oneGroupTitle("histogram of valid observations", g.Key)
-	p.X.Label.Text = "run time [" + unit + "]"
-	p.Y.Label.Text = "count"
-	vals := make(plotter.Values, len(g.Runtimes))
-	for i, v := range g.Runtimes {
-		vals[i] = v * sc
+	clip, all := plotClip(g.Runtimes, 3)
+	var vals plotter.Values
+	for _, v := range all {
+		if v <= clip {
+			vals = append(vals, v*sc)
+		}
 	}
+	what := fmt.Sprintf("histogram of %d valid observations", len(all))
+	if out := len(all) - len(vals); out > 0 {
+		what += fmt.Sprintf("; %d above %s not shown (up to %s)", out, analysis.FormatTime(clip), analysis.FormatTime(all[len(all)-1]))
+	}
+	p.Title.Text = oneGroupTitle(what, g.Key)
+	p.X.Label.Text = "run time [" + unit + "]"
+	p.Y.Label.Text = "count [observations]"
 	bins := int(math.Min(100, math.Max(10, math.Sqrt(float64(len(vals))))))
 	h, err := plotter.NewHist(vals, bins)
 	if err != nil {
 		return nil, err
 	}
+	h.FillColor = plotutil.SoftColors[2]
 	p.Add(h)
 	return p, nil
+}
+
+// plotClip returns the end of a run-time axis that shows the bulk of x:
+// the upper fence Q3 + k·IQR, or +Inf when no value lies above it; and x
+// sorted.
+func plotClip(x []float64, k float64) (float64, []float64) {
+	all := slices.Clone(x)
+	slices.Sort(all)
+	if len(all) == 0 {
+		return math.Inf(1), all
+	}
+	q1, q3 := analysis.Quantile(0.25, all), analysis.Quantile(0.75, all)
+	clip := q3 + k*(q3-q1)
+	if !(clip < all[len(all)-1]) {
+		clip = math.Inf(1)
+	}
+	return clip, all
 }
 
 // plotQQ plots the per-mpirun medians (or, with fewer than 3 mpiruns, the
@@ -401,7 +531,7 @@ func plotQQ(g *analysis.Group, s analysis.GroupSummary, tukeyK float64) (*plot.P
 	vals := slices.Clone(s.MpirunMedians)
 	what := "per-mpirun medians"
 	if len(vals) < 3 {
-		vals = plotFiltered(g, tukeyK, 1)
+		vals = analysis.Filtered(g, tukeyK)
 		what = "Tukey-filtered observations"
 	}
 	slices.Sort(vals)
@@ -414,7 +544,7 @@ func plotQQ(g *analysis.Group, s analysis.GroupSummary, tukeyK float64) (*plot.P
 	p := plot.New()
 	sw := analysis.ShapiroWilk(vals)
 	p.Title.Text = oneGroupTitle(fmt.Sprintf("normal Q-Q plot of %d %s (Shapiro-Wilk p=%s)", n, what, anP(sw.P)), g.Key)
-	p.X.Label.Text = "theoretical normal quantile"
+	p.X.Label.Text = "theoretical normal quantile [standard deviations]"
 	p.Y.Label.Text = "sample [" + unit + "]"
 	sct, err := plotter.NewScatter(pts)
 	if err != nil {
@@ -437,8 +567,8 @@ func plotACF(g *analysis.Group) (*plot.Plot, error) {
 	r, bound := analysis.ACF(g.Runtimes, maxLag, 0.05)
 	p := plot.New()
 	p.Title.Text = oneGroupTitle(fmt.Sprintf("autocorrelation of %d valid observations in file order (dashed: 95%% bounds)", len(g.Runtimes)), g.Key)
-	p.X.Label.Text = "lag"
-	p.Y.Label.Text = "ACF"
+	p.X.Label.Text = "lag [observations]"
+	p.Y.Label.Text = "autocorrelation (unitless)"
 	for h, v := range r {
 		l, _ := plotter.NewLine(plotter.XYs{{X: float64(h), Y: 0}, {X: float64(h), Y: v}})
 		l.Width = vg.Points(1.5)
@@ -455,27 +585,43 @@ func plotACF(g *analysis.Group) (*plot.Plot, error) {
 }
 
 // plotDrift draws run time against observation index, one color per mpirun,
-// to show drift within and between mpiruns. height is the figure height,
-// used to keep the legend clear of the points.
-func plotDrift(d *analysis.Dataset, g *analysis.Group, height vg.Length) (*plot.Plot, error) {
-	unit, sc := anUnit(analysis.Median(g.Runtimes))
+// to show drift within and between mpiruns. The y axis ends at the upper
+// Tukey fence (3 × IQR, or k × IQR when --tukey is larger) of all
+// observations, so that a few outliers do not squash the rest; the points
+// above it are drawn on the top edge as black triangles, counted in the
+// legend with the largest value. height is the figure height, used to
+// keep the legend clear of the points.
+func plotDrift(d *analysis.Dataset, g *analysis.Group, height vg.Length, tukeyK float64) (*plot.Plot, error) {
+	unit, sc := analysis.TimeUnit(analysis.Median(g.Runtimes))
 	p := plot.New()
 	p.Title.Text = oneGroupTitle("run time over observation index, one color per mpirun", g.Key)
-	p.X.Label.Text = "observation index (file order)"
+	p.X.Label.Text = "observation index [observations, file order]"
 	p.Y.Label.Text = "run time [" + unit + "]"
+	clip, all := plotClip(g.Runtimes, math.Max(3, tukeyK))
 	byMp := map[int32]plotter.XYs{}
+	count := map[int32]int{}
+	var above plotter.XYs
 	var order []int32
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, v := range g.Runtimes {
 		m := g.Mpirun[i]
 		if _, ok := byMp[m]; !ok {
 			order = append(order, m)
+			byMp[m] = nil
+		}
+		count[m]++
+		if v > clip {
+			above = append(above, plotter.XY{X: float64(i), Y: clip * sc})
+			continue
 		}
 		byMp[m] = append(byMp[m], plotter.XY{X: float64(i), Y: v * sc})
 		lo, hi = math.Min(lo, v*sc), math.Max(hi, v*sc)
 	}
 	entries := 0
 	for i, m := range order {
+		if len(byMp[m]) == 0 {
+			continue
+		}
 		s, err := plotter.NewScatter(byMp[m])
 		if err != nil {
 			return nil, err
@@ -486,13 +632,24 @@ func plotDrift(d *analysis.Dataset, g *analysis.Group, height vg.Length) (*plot.
 		p.Add(s)
 		if i < 8 {
 			id := d.Mpiruns[m]
-			p.Legend.Add(fmt.Sprintf("%s/%d (%d obs.)", id.RunID, id.Mpirun, len(byMp[m])), s)
+			p.Legend.Add(fmt.Sprintf("%s/%d (%d obs.)", id.RunID, id.Mpirun, count[m]), s)
 			entries++
 		}
 	}
 	if len(order) > 8 {
 		p.Legend.Add(fmt.Sprintf("… %d more mpiruns", len(order)-8))
 		entries++
+	}
+	if len(above) > 0 {
+		s, err := plotter.NewScatter(above)
+		if err != nil {
+			return nil, err
+		}
+		s.GlyphStyle = draw.GlyphStyle{Shape: draw.PyramidGlyph{}, Color: color.Black, Radius: vg.Points(2.5)}
+		p.Add(s)
+		p.Legend.Add(fmt.Sprintf("%d above the axis, up to %s", len(above), analysis.FormatTime(all[len(all)-1])), s)
+		entries++
+		hi = clip * sc
 	}
 	p.Legend.Top = true
 	// Keep the legend above the points: grow the y range by the legend's
@@ -507,35 +664,53 @@ func plotDrift(d *analysis.Dataset, g *analysis.Group, height vg.Length) (*plot.
 }
 
 // plotCompare draws, per group, the median of per-mpirun medians of A and B
-// relative to A as a pair of horizontal bars, and to the right of each pair
-// the ratio, the Wilcoxon significance (stars, or ~ when not significant),
-// the p-value and the sample sizes (paper 000 Fig. 26). Groups are rows
-// labelled on the y axis in full; row is the height of one row in points.
-func plotCompare(rows []analysis.Comparison, row vg.Length) (*plot.Plot, error) {
+// relative to A as a pair of horizontal bars, B's with the confidence
+// interval of the ratio (analysis.Comparison.RatioCI) as a black error
+// bar, and to the right of each pair the ratio with that interval, the
+// Wilcoxon significance (stars, or ~ when not significant), the p-value
+// and the sample sizes (paper 000 Fig. 26). Groups are rows labelled on
+// the y axis in full; row is the height of one row in points.
+func plotCompare(rows []analysis.Comparison, row vg.Length, level float64) (*plot.Plot, error) {
 	n := len(rows)
 	va, vb := make(plotter.Values, n), make(plotter.Values, n)
 	var lab plotter.XYLabels
 	keys := make([]analysis.GroupKey, n)
+	w := min(vg.Points(12), row*0.38)
+	off := float64(w / 2 / row) // B's bar centre below the row, in rows
 	maxR := 1.0
+	var bars []plot.Plotter
 	for i, r := range rows {
 		y := n - 1 - i // first group on top
 		va[y], vb[y] = 1, r.Ratio
 		keys[i] = r.Key
-		if !math.IsNaN(r.Ratio) && !math.IsInf(r.Ratio, 0) {
-			maxR = math.Max(maxR, r.Ratio)
+		right := 1.0
+		for _, v := range []float64{r.Ratio, r.RatioCI.Hi} {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				right = math.Max(right, v)
+			}
 		}
+		maxR = math.Max(maxR, right)
 		mark := analysis.Stars(r.Result.P)
 		if mark == "" || !r.Significant {
 			mark = "~"
 		}
-		at := 1.0
-		if r.Ratio > 1 && !math.IsInf(r.Ratio, 0) {
-			at = r.Ratio
+		ci := ""
+		if r.RatioCI.Valid() {
+			ci = " [" + anRatio(r.RatioCI.Lo) + ", " + anRatio(r.RatioCI.Hi) + "]"
+			e, _ := plotter.NewLine(plotter.XYs{{X: r.RatioCI.Lo, Y: float64(y) - off}, {X: r.RatioCI.Hi, Y: float64(y) - off}})
+			e.Width = vg.Points(1.5)
+			e.Color = color.Black
+			bars = append(bars, e)
+			for _, x := range []float64{r.RatioCI.Lo, r.RatioCI.Hi} {
+				t, _ := plotter.NewLine(plotter.XYs{{X: x, Y: float64(y) - 1.6*off}, {X: x, Y: float64(y) - 0.4*off}})
+				t.Width = vg.Points(1.5)
+				t.Color = color.Black
+				bars = append(bars, t)
+			}
 		}
-		lab.XYs = append(lab.XYs, plotter.XY{X: at, Y: float64(y)})
-		lab.Labels = append(lab.Labels, fmt.Sprintf("%s×  %s  p=%s n=%d+%d", anRatio(r.Ratio), mark, anP(r.Result.P), r.NA, r.NB))
+		lab.XYs = append(lab.XYs, plotter.XY{X: right, Y: float64(y)})
+		lab.Labels = append(lab.Labels, fmt.Sprintf("%s×%s  %s  p=%s n=%d+%d", anRatio(r.Ratio), ci, mark, anP(r.Result.P), r.NA, r.NB))
 	}
-	w := min(vg.Points(12), row*0.38)
 	ba, err := plotter.NewBarChart(va, w)
 	if err != nil {
 		return nil, err
@@ -545,7 +720,7 @@ func plotCompare(rows []analysis.Comparison, row vg.Length) (*plot.Plot, error) 
 		return nil, err
 	}
 	ba.Horizontal, bb.Horizontal = true, true
-	ba.Color, bb.Color = plotutil.Color(0), plotutil.Color(1)
+	ba.Color, bb.Color = plotutil.SoftColors[1], plotutil.SoftColors[0]
 	ba.Offset, bb.Offset = w/2, -w/2 // A above B
 	p := plot.New()
 	nameA, nameB := "A", "B"
@@ -553,22 +728,25 @@ func plotCompare(rows []analysis.Comparison, row vg.Length) (*plot.Plot, error) 
 		nameA, nameB = rows[0].NameA, rows[0].NameB
 	}
 	names, common := groupLabels(keys, labelWrap)
-	p.Title.Text = fmt.Sprintf("%s vs %s: median of per-mpirun medians, relative to %s\nWilcoxon rank-sum: * p≤0.05  ** p≤0.01  *** p≤0.001  ~ not significant", nameB, nameA, nameA)
+	p.Title.Text = fmt.Sprintf("%s vs %s: median of per-mpirun medians, relative to %s; black: %g%% CI of the ratio\nWilcoxon rank-sum: * p≤0.05  ** p≤0.01  *** p≤0.001  ~ not significant", nameB, nameA, nameA, 100*level)
 	if common != "" {
 		p.Title.Text += "\n" + common
 	}
-	p.X.Label.Text = "run time / run time of " + nameA
+	p.X.Label.Text = "run time / run time of " + nameA + " [ratio]"
 	one, _ := plotter.NewLine(plotter.XYs{{X: 1, Y: -0.5}, {X: 1, Y: float64(n) - 0.5}})
 	one.Color = color.Gray{Y: 110}
 	one.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
 	p.Add(ba, bb, one)
+	p.Add(bars...)
 	labels, err := plotter.NewLabels(lab)
 	if err != nil {
 		return nil, err
 	}
+	var labelW vg.Length
 	for i := range labels.TextStyle {
 		labels.TextStyle[i].YAlign = draw.YCenter
 		labels.TextStyle[i].Font.Size = vg.Points(10)
+		labelW = max(labelW, labels.TextStyle[i].Width(lab.Labels[i]))
 	}
 	labels.Offset = vg.Point{X: vg.Points(4)}
 	p.Add(labels)
@@ -580,19 +758,16 @@ func plotCompare(rows []analysis.Comparison, row vg.Length) (*plot.Plot, error) 
 	spare := float64((2*p.Legend.TextStyle.Height("M") + 8) / row)
 	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5+spare
 	p.X.Min, p.X.Max = 0, maxR*1.05
+	compareLabelRoom = labelW + vg.Points(8)
 	return p, nil
 }
 
-// anRatio formats a ratio with three significant digits.
-func anRatio(r float64) string {
-	switch {
-	case math.IsNaN(r) || math.IsInf(r, 0):
-		return "-"
-	case r == 0:
-		return "0"
-	}
-	return strconv.FormatFloat(r, 'f', max0(2-int(math.Floor(math.Log10(math.Abs(r))))), 64)
-}
+// compareLabelRoom is the width of plotCompare's widest label; runPlot
+// widens the x range so that the labels stay inside the data area.
+var compareLabelRoom vg.Length
+
+// anRatio is analysis.FormatRatio.
+func anRatio(r float64) string { return analysis.FormatRatio(r) }
 
 // plotQReg draws the quantile regression of paper 002 §3.2.3 (Fig. 4) for
 // the first matching pair of groups: the difference Q_B(τ) − Q_A(τ) of the
@@ -627,12 +802,20 @@ func plotQReg(d *analysis.Dataset, bFiles []string, by, group string, opt analys
 		if err != nil {
 			return nil, err
 		}
+		// Matched as compare matches: without the labels that name the sides.
+		side := analysis.SideLabels(d, db)
+		strip := func(k analysis.GroupKey) analysis.GroupKey {
+			for _, n := range side {
+				k = k.WithoutLabel(n)
+			}
+			return k
+		}
 		for _, g := range d.Groups {
 			if !match(g) {
 				continue
 			}
 			for _, h := range db.Groups {
-				if h.Key == g.Key && len(h.Runtimes) > 0 {
+				if strip(h.Key) == strip(g.Key) && len(h.Runtimes) > 0 {
 					ga, gb = g, h
 					break
 				}
@@ -649,8 +832,8 @@ func plotQReg(d *analysis.Dataset, bFiles []string, by, group string, opt analys
 		return nil, fmt.Errorf("no pair of groups to compare matches %q", group)
 	}
 	fmt.Fprintf(stderr, "plot: quantile regression of %s (%s) against %s (%s)\n", gb.Key, nameB, ga.Key, nameA)
-	a := plotFiltered(ga, opt.TukeyK, 1)
-	b := plotFiltered(gb, opt.TukeyK, 1)
+	a := analysis.Filtered(ga, opt.TukeyK)
+	b := analysis.Filtered(gb, opt.TukeyK)
 	slices.Sort(a)
 	slices.Sort(b)
 	qs := analysis.QuantileRegression(a, b, analysis.Taus(), opt.Level)
@@ -665,8 +848,8 @@ func plotQReg(d *analysis.Dataset, bFiles []string, by, group string, opt analys
 	}
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("quantile regression: %s − %s per quantile (%g%% CI dashed)\n%s", nameB, nameA, 100*opt.Level, ga.Key.WithoutLabel(by))
-	p.X.Label.Text = "quantile τ"
-	p.Y.Label.Text = "difference [" + unit + "]"
+	p.X.Label.Text = "quantile τ [probability]"
+	p.Y.Label.Text = "difference B − A [" + unit + "]"
 	line, sct, err := plotter.NewLinePoints(pts)
 	if err != nil {
 		return nil, err
