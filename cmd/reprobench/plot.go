@@ -50,10 +50,10 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !(*width > 0) || *height < 0 {
-		return fmt.Errorf("%w: --width must be > 0 and --height ≥ 0", errUsage)
-	}
 	ext := strings.ToLower(filepath.Ext(*outFile))
+	if err := checkFigureSize(*width, *height, ext); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
 	if *outFile != "" && ext != ".png" && ext != ".svg" && ext != ".pdf" {
 		return fmt.Errorf("%w: output must end in .png, .svg or .pdf", errUsage)
 	}
@@ -255,7 +255,10 @@ func plotDistributions(d *analysis.Dataset, sel []analysis.GroupSummary, opt ana
 			p.Add(b)
 		}
 		if s.MedianCI.Valid() {
-			ci, _ := plotter.NewLine(plotter.XYs{{X: s.MedianCI.Lo * sc, Y: y}, {X: s.MedianCI.Hi * sc, Y: y}})
+			ci, err := plotter.NewLine(plotter.XYs{{X: s.MedianCI.Lo * sc, Y: y}, {X: s.MedianCI.Hi * sc, Y: y}})
+			if err != nil {
+				return nil, fmt.Errorf("median CI of %s: %v", s.Key, err)
+			}
 			ci.Color = color.RGBA{R: 200, A: 255}
 			ci.Width = vg.Points(3)
 			p.Add(ci)
@@ -272,6 +275,9 @@ func plotDistributions(d *analysis.Dataset, sel []analysis.GroupSummary, opt ana
 	p.NominalY(reversed(names)...)
 	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
 	if logY {
+		if p.X.Min == p.X.Max { // one value: a log axis needs a range > 0
+			p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
+		}
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = timeLogTicks{}
 		p.X.Label.Text = "run time (log scale)"
@@ -353,6 +359,9 @@ func violinPolygon(vals []float64, y, halfWidth float64, logX bool) (*plotter.Po
 		dens[i] = dsum
 		maxD = math.Max(maxD, dsum)
 	}
+	if !(maxD > 0) { // bandwidth or values overflow (runtimes near MaxFloat64)
+		return nil, fmt.Errorf("no density estimate for run times from %s to %s", fmtShortest(vals[0]), fmtShortest(vals[len(vals)-1]))
+	}
 	at := func(x float64) float64 {
 		if logX {
 			return math.Pow(10, x)
@@ -420,10 +429,20 @@ func plotQQ(g *analysis.Group, s analysis.GroupSummary, tukeyK float64) (*plot.P
 		return nil, err
 	}
 	p.Add(sct)
+	// The normal reference line needs two points and a finite mean and
+	// standard deviation (values near MaxFloat64 overflow them).
 	m, sd := analysis.Mean(vals)*sc, analysis.StdDev(vals)*sc
-	ln, _ := plotter.NewLine(plotter.XYs{{X: pts[0].X, Y: m + sd*pts[0].X}, {X: pts[n-1].X, Y: m + sd*pts[n-1].X}})
-	ln.Color = color.RGBA{R: 200, A: 255}
-	p.Add(ln, plotter.NewGrid())
+	ln, err := plotter.NewLine(plotter.XYs{{X: pts[0].X, Y: m + sd*pts[0].X}, {X: pts[n-1].X, Y: m + sd*pts[n-1].X}})
+	switch {
+	case n < 2:
+		p.Title.Text += "\n(one value: no normal reference line)"
+	case err != nil:
+		p.Title.Text += "\n(mean or SD not finite: no normal reference line)"
+	default:
+		ln.Color = color.RGBA{R: 200, A: 255}
+		p.Add(ln)
+	}
+	p.Add(plotter.NewGrid())
 	return p, nil
 }
 
@@ -432,19 +451,43 @@ func normQ(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
 // plotACF draws the autocorrelation of the valid observations in file order
 // with ±1.96/√n bounds (paper 001 §4.4, Fig. 5).
 func plotACF(g *analysis.Group) (*plot.Plot, error) {
-	maxLag := min(100, len(g.Runtimes)-1)
-	r, bound := analysis.ACF(g.Runtimes, maxLag, 0.05)
+	if len(g.Runtimes) < 2 {
+		return nil, fmt.Errorf("%s: the autocorrelation needs at least 2 valid observations, the group has %d", g.Key, len(g.Runtimes))
+	}
+	// The ACF does not change with the scale; dividing by the largest
+	// magnitude keeps sums of squares of huge run times finite.
+	x := slices.Clone(g.Runtimes)
+	var big float64
+	for _, v := range x {
+		big = math.Max(big, math.Abs(v))
+	}
+	for i := range x {
+		if big > 0 {
+			x[i] /= big
+		}
+	}
+	maxLag := min(100, len(x)-1)
+	r, bound := analysis.ACF(x, maxLag, 0.05)
+	if len(r) == 0 || !finite(r[0]) {
+		return nil, fmt.Errorf("%s: all %d valid observations are equal (%s): the autocorrelation is undefined", g.Key, len(x), fmtShortest(g.Runtimes[0]))
+	}
 	p := plot.New()
 	p.Title.Text = oneGroupTitle(fmt.Sprintf("autocorrelation of %d valid observations in file order (dashed: 95%% bounds)", len(g.Runtimes)), g.Key)
 	p.X.Label.Text = "lag"
 	p.Y.Label.Text = "ACF"
 	for h, v := range r {
-		l, _ := plotter.NewLine(plotter.XYs{{X: float64(h), Y: 0}, {X: float64(h), Y: v}})
+		l, err := plotter.NewLine(plotter.XYs{{X: float64(h), Y: 0}, {X: float64(h), Y: v}})
+		if err != nil {
+			return nil, fmt.Errorf("%s: autocorrelation at lag %d: %v", g.Key, h, err)
+		}
 		l.Width = vg.Points(1.5)
 		p.Add(l)
 	}
 	for _, b := range []float64{bound, -bound} {
-		l, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: b}, {X: float64(maxLag), Y: b}})
+		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: b}, {X: float64(maxLag), Y: b}})
+		if err != nil {
+			return nil, err
+		}
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		l.Color = color.RGBA{B: 200, A: 255}
 		p.Add(l)
@@ -557,7 +600,10 @@ func plotCompare(rows []analysis.Comparison, row vg.Length) (*plot.Plot, error) 
 		p.Title.Text += "\n" + common
 	}
 	p.X.Label.Text = "run time / run time of " + nameA
-	one, _ := plotter.NewLine(plotter.XYs{{X: 1, Y: -0.5}, {X: 1, Y: float64(n) - 0.5}})
+	one, err := plotter.NewLine(plotter.XYs{{X: 1, Y: -0.5}, {X: 1, Y: float64(n) - 0.5}})
+	if err != nil {
+		return nil, err
+	}
 	one.Color = color.Gray{Y: 110}
 	one.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
 	p.Add(ba, bb, one)
@@ -683,7 +729,10 @@ func plotQReg(d *analysis.Dataset, bFiles []string, by, group string, opt analys
 		l.Color = color.RGBA{R: 200, A: 255}
 		p.Add(l)
 	}
-	zero, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}})
+	zero, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}})
+	if err != nil {
+		return nil, err
+	}
 	zero.Color = color.Gray{Y: 120}
 	p.Add(zero, plotter.NewGrid())
 	return p, nil
