@@ -39,7 +39,7 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 	width := fs.Float64("width", 8, "width in inches")
 	height := fs.Float64("height", 0, "height in inches (0: 5, or enough for one readable row per group with box, violin and compare)")
 	logFlag := fs.String("log", "auto", "log scale for the run-time axis of box and violin: auto (when the largest median exceeds the smallest by more than 10×), on or off")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
 	}
 	opt, err := o.options()
@@ -80,7 +80,7 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 	if i := slices.Index(files, "--"); i >= 0 {
 		files, bFiles = files[:i], files[i+1:]
 	}
-	d, err := anReadFiles(os.Stdin, files)
+	d, err := anReadFiles(os.Stdin, files, o.keepDup)
 	if err != nil {
 		return err
 	}
@@ -102,6 +102,17 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 		}
 		return nil
 	}
+	// Say what the figure leaves out: the plotted groups' invalid and bad
+	// observations (issue #21 row 9).
+	use := func(k analysis.GroupKey) bool { return strings.Contains(k.String(), *group) }
+	if len(sel) > 0 && (*kind == "hist" || *kind == "qq" || *kind == "acf" || *kind == "drift") {
+		use = func(k analysis.GroupKey) bool { return k == sel[0].Key }
+	}
+	setA := ""
+	if len(bFiles) > 0 {
+		setA = "A"
+	}
+	reportDropped(stderr, "plot", setA, d, use)
 	var p *plot.Plot
 	w, h := size(nil, 0)
 	switch *kind {
@@ -132,7 +143,7 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 			p, err = plotDrift(d, g, h)
 		}
 	case "qreg":
-		p, err = plotQReg(d, bFiles, *by, *group, opt, stderr)
+		p, err = plotQReg(d, bFiles, *by, *group, opt, o.keepDup, stderr)
 	case "compare":
 		var rows []analysis.Comparison
 		switch {
@@ -140,7 +151,8 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 			rows, err = analysis.CompareBy(d, *by, opt)
 		case len(bFiles) > 0:
 			var db *analysis.Dataset
-			if db, err = anReadFiles(os.Stdin, bFiles); err == nil {
+			if db, err = anReadFiles(os.Stdin, bFiles, o.keepDup); err == nil {
+				reportDropped(stderr, "plot", "B", db, use)
 				rows, _, _ = analysis.Compare(d, db, opt)
 			}
 		default:
@@ -642,7 +654,7 @@ func anRatio(r float64) string {
 // plotQReg draws the quantile regression of paper 002 §3.2.3 (Fig. 4) for
 // the first matching pair of groups: the difference Q_B(τ) − Q_A(τ) of the
 // Tukey-filtered observations for τ = 0.02…0.98 with its confidence band.
-func plotQReg(d *analysis.Dataset, bFiles []string, by, group string, opt analysis.Options, stderr io.Writer) (*plot.Plot, error) {
+func plotQReg(d *analysis.Dataset, bFiles []string, by, group string, opt analysis.Options, keepDup bool, stderr io.Writer) (*plot.Plot, error) {
 	var ga, gb *analysis.Group
 	var nameA, nameB string
 	match := func(g *analysis.Group) bool { return strings.Contains(g.Key.String(), group) && len(g.Runtimes) > 0 }
@@ -668,10 +680,11 @@ func plotQReg(d *analysis.Dataset, bFiles []string, by, group string, opt analys
 			nameA, nameB = ga.Key.LabelValue(by), gb.Key.LabelValue(by)
 		}
 	case len(bFiles) > 0:
-		db, err := anReadFiles(os.Stdin, bFiles)
+		db, err := anReadFiles(os.Stdin, bFiles, keepDup)
 		if err != nil {
 			return nil, err
 		}
+		reportDropped(stderr, "plot", "B", db, func(k analysis.GroupKey) bool { return strings.Contains(k.String(), group) })
 		for _, g := range d.Groups {
 			if !match(g) {
 				continue
