@@ -457,13 +457,11 @@ func ParseDecimal(s string) (float64, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		if errors.Is(err, strconv.ErrRange) && math.IsInf(v, 0) {
-			return 0, fmt.Errorf("%q is out of the range of a float64", s)
-		}
-		if !errors.Is(err, strconv.ErrRange) {
-			return 0, fmt.Errorf("%q is not a decimal number", s)
-		}
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("%q is out of the range of a float64", s)
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a decimal number", s)
 	}
 	return v, nil
 }

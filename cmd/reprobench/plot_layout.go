@@ -298,7 +298,9 @@ func (timeLogTicks) Ticks(min, max float64) []plot.Tick {
 	for e := e0; e <= e1; e += stride {
 		for m := 1; m <= mantissas; m++ {
 			v := float64(m) * math.Pow(10, e)
-			if v < min*(1-1e-9) || v > max*(1+1e-9) {
+			// Inside [min, max] up to the rounding of m·10^e; as ratios,
+			// since max·(1+ε) overflows near MaxFloat64.
+			if !finite(v) || v/min < 1-1e-15 || v/max > 1+1e-15 {
 				continue
 			}
 			t := plot.Tick{Value: v}
