@@ -218,14 +218,18 @@ func (niceTicks) Ticks(min, max float64) []plot.Tick {
 		return edgeTicks(min, max, fmtShortest)
 	}
 	format := tickFormat(math.Max(math.Abs(min), math.Abs(max)), step)
+	perStep := math.Round(step / minor) // 4 or 5 minor ticks per labelled one
 	var ticks []plot.Tick
 	for k := 0; k <= int(i1-i0); k++ {
-		v := (i0 + float64(k)) * minor
-		if math.Abs(v) < minor*1e-9 {
+		i := i0 + float64(k) // an exact integer (|i| ≤ 2^52)
+		v := i * minor
+		if i == 0 {
 			v = 0
 		}
 		t := plot.Tick{Value: v}
-		if r := math.Remainder(v, step); math.Abs(r) < minor*1e-6 {
+		// Whether i·minor is a multiple of step, in integers: far from
+		// 0, v itself carries rounding errors larger than any tolerance.
+		if math.Mod(i, perStep) == 0 {
 			t.Label = format(v)
 		}
 		ticks = append(ticks, t)
