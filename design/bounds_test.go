@@ -15,7 +15,7 @@ import (
 // wrote.
 func TestParseSizesQuotesTheField(t *testing.T) {
 	for _, c := range []struct{ spec, want, notWant string }{
-		{"1K..4K", `"1K..4K": a range needs its kind: pow2:1K..4K or logu:1K..4K:COUNT`, `"1K..4"`},
+		{"1K..4K", `message sizes "1K..4K": a range needs its kind: pow2:1K..4K or logu:1K..4K:COUNT`, `"1K..4"`},
 		{"8,2M..4M", `"2M..4M": a range needs its kind`, `"2M..4"`},
 		{"1.5K", `"1.5K" is not a positive number of bytes`, `"1.5"`},
 		{"99999G", `"99999G" is too large`, "99999×"},

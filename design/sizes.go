@@ -52,7 +52,11 @@ func parseSizes(spec string, seed uint64, countOnly bool) ([]int, int, error) {
 		}
 		for _, f := range fields {
 			if strings.Contains(f, "..") {
-				return nil, 0, bad("%q: a range needs its kind: pow2:%s or logu:%s:COUNT", f, f, f)
+				where := ""
+				if len(fields) > 1 {
+					where = strconv.Quote(f) + ": "
+				}
+				return nil, 0, bad("%sa range needs its kind: pow2:%s or logu:%s:COUNT", where, f, f)
 			}
 			n, err := ParseBytes(strings.TrimSpace(f))
 			if err != nil {
