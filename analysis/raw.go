@@ -489,7 +489,7 @@ func (e *DuplicateError) Error() string {
 	if e.File == e.FirstFile {
 		same = " (the same file)"
 	}
-	return fmt.Sprintf("%s: %s:%d: observation run_id=%s mpirun=%d exp=%d rep=%d%s was already read at %s:%d%s: the same data given twice (a file listed twice, an -aside or .partial copy?)",
+	return fmt.Sprintf("%s: %s:%d: observation run_id=%s mpirun=%d exp=%d rep=%d%s was already read at %s:%d%s: data given twice (a file listed twice, an .aside or .partial copy, or two campaigns with one --run-id?)",
 		ErrFormat, e.File, e.Line, e.RunID, e.Mpirun, e.Exp, e.Rep, rank, e.FirstFile, e.FirstLine, same)
 }
 
