@@ -55,3 +55,21 @@ test: check unit nompi
 
 clean:
 	rm -rf $(BIN) demo-out
+
+# fuzz: every fuzz target for FUZZTIME each, one after the other (issue #21:
+# size, duration and spec parsers, the raw-data and design readers, the plot
+# layout on adversarial data). Crashers land in the package's testdata/fuzz,
+# which plain "go test" then replays. FUZZPARALLEL workers (default: all CPUs).
+.PHONY: fuzz
+FUZZTIME     ?= 60s
+FUZZPARALLEL ?= $(shell nproc)
+FUZZ_TARGETS := ./internal/units:FuzzParseBytes ./design:FuzzParseSizes ./design:FuzzReadDesign \
+	./analysis:FuzzParseDecimal ./analysis:FuzzReadRaw ./clocksync:FuzzParseSpec \
+	./cmd/reprobench:FuzzParseAfter ./cmd/reprobench:FuzzNiceTicks ./cmd/reprobench:FuzzTimeLogTicks \
+	./cmd/reprobench:FuzzPlotLayout
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$name in $$pkg for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) $$pkg; \
+	done

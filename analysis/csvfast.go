@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"io"
 	"strings"
 	"unsafe"
@@ -22,6 +23,11 @@ type lineReader struct {
 	fields []string
 	buf    []byte
 }
+
+// ErrUnterminated is wrapped by the error for a file whose last line has no
+// line end: every tool that writes CSV ends each line, so the file was cut
+// off (a run still writing, a disk full, a truncated copy).
+var ErrUnterminated = errors.New("last line has no line end: the file is truncated (still being written, or cut off)")
 
 func newLineReader(r io.Reader) *lineReader {
 	return &lineReader{br: bufio.NewReaderSize(r, 1<<20)}
@@ -46,7 +52,11 @@ func (lr *lineReader) readLine() ([]byte, error) {
 			continue
 		}
 		if err == io.EOF && len(lr.buf) > 0 {
-			err = nil
+			// A last line without a line end is what a file cut off
+			// mid-write looks like ("none" truncated to "no" made a fake
+			// group, issue #21 row 10): refuse it rather than guess.
+			lr.line++
+			return nil, ErrUnterminated
 		}
 		if err != nil {
 			return nil, err

@@ -17,10 +17,10 @@ func matchData(t *testing.T, labelCols []string, groups [][]string, f float64) *
 		b.WriteString("," + c)
 	}
 	b.WriteString("\n")
-	for _, g := range groups {
+	for gi, g := range groups {
 		for m := range 3 {
 			for r := range 5 {
-				fmt.Fprintf(&b, "r,%d,0,%s,%s,1,byte,2,%d,%g,0", m, g[0], g[1], r, f*1e-6*(1+0.01*float64(r+m)))
+				fmt.Fprintf(&b, "r,%d,%d,%s,%s,1,byte,2,%d,%g,0", m, gi, g[0], g[1], r, f*1e-6*(1+0.01*float64(r+m)))
 				for _, v := range g[2:] {
 					b.WriteString("," + v)
 				}

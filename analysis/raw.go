@@ -119,6 +119,18 @@ type Dataset struct {
 	PerRank []*PerRankGroup
 	Rows    int // data rows read (all kinds)
 
+	// KeepDuplicates makes Read keep rows whose key (see DuplicateError)
+	// was read before, counting them in Duplicates, instead of failing.
+	KeepDuplicates bool
+	// Duplicates counts the rows kept under KeepDuplicates.
+	Duplicates int
+	// Files are the names passed to Read, in order.
+	Files []string
+
+	seen     map[obsKey]*repSet
+	lastSeen *repSet
+	lastObs  obsKey
+
 	index   map[string]int
 	mpIndex map[MpirunID]int32
 	prIndex map[string]int
@@ -150,13 +162,14 @@ var ErrFormat = errors.New("malformed raw data")
 // fields, unparsable numbers or an unknown file kind are errors, never
 // skipped silently.
 func (d *Dataset) Read(r io.Reader, name string) error {
+	d.Files = append(d.Files, name)
 	cr := newLineReader(r)
 	hdr, err := cr.Read()
 	if err == io.EOF {
 		return fmt.Errorf("%w: %s: empty file (no header)", ErrFormat, name)
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrFormat, name, err)
+		return readError(name, cr, err)
 	}
 	hdr = slices.Clone(hdr)
 	for i := range hdr {
@@ -207,7 +220,7 @@ func (d *Dataset) nextRecord(cr *lineReader, name string, hdr []string) ([]strin
 		}
 		line := cr.start
 		if err != nil {
-			return nil, 0, fmt.Errorf("%w: %s: %v", ErrFormat, name, err)
+			return nil, 0, readError(name, cr, err)
 		}
 		if len(rec) != len(hdr) {
 			return nil, 0, fmt.Errorf("%w: %s:%d: %d fields, header has %d", ErrFormat, name, line, len(rec), len(hdr))
@@ -218,6 +231,15 @@ func (d *Dataset) nextRecord(cr *lineReader, name string, hdr []string) ([]strin
 		d.Rows++
 		return rec, line, nil
 	}
+}
+
+// readError wraps an error of the line reader with the file name (and, for
+// a truncated last line, its number).
+func readError(name string, cr *lineReader, err error) error {
+	if errors.Is(err, ErrUnterminated) {
+		return fmt.Errorf("%w: %s:%d: %w", ErrFormat, name, cr.line, err)
+	}
+	return fmt.Errorf("%w: %s: %v", ErrFormat, name, err)
 }
 
 func isHeader(rec, hdr []string) bool {
@@ -252,6 +274,7 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 	}
 	slices.SortFunc(labels, func(a, b lab) int { return strings.Compare(a.name, b.name) })
 	cRun, cMp, cCall, cMsize, cDT, cNP, cRT, cErr := col["run_id"], col["mpirun"], col["call"], col["msize_bytes"], col["datatype"], col["np"], col["runtime_s"], col["errorcode"]
+	cExp, cRep := col["exp"], col["rep"]
 	for {
 		rec, line, err := d.nextRecord(cr, name, hdr)
 		if rec == nil || err != nil {
@@ -265,9 +288,12 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 		if err != nil {
 			return fmt.Errorf("%w: %s:%d: mpirun %q is not an integer", ErrFormat, name, line, rec[cMp])
 		}
-		rt, err := strconv.ParseFloat(rec[cRT], 64)
+		if err := d.noteKey(rec, cRun, mp, cExp, cRep, -1, name, line); err != nil {
+			return err
+		}
+		rt, err := ParseDecimal(rec[cRT])
 		if err != nil && ec == 0 {
-			return fmt.Errorf("%w: %s:%d: runtime_s %q is not a number", ErrFormat, name, line, rec[cRT])
+			return fmt.Errorf("%w: %s:%d: runtime_s: %v", ErrFormat, name, line, err)
 		}
 		if rec[cCall] == "" {
 			return fmt.Errorf("%w: %s:%d: empty call", ErrFormat, name, line)
@@ -365,6 +391,7 @@ func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map
 		return fmt.Errorf("%w: %s: per-rank file missing column(s) %s", ErrFormat, name, strings.Join(m, ", "))
 	}
 	cCall, cMsize, cNP, cRank, cLS, cLE, cErr := col["call"], col["msize_bytes"], col["np"], col["rank"], col["local_start_s"], col["local_end_s"], col["errorcode"]
+	cRun, cMp, cExp, cRep := col["run_id"], col["mpirun"], col["exp"], col["rep"]
 	for {
 		rec, line, err := d.nextRecord(cr, name, hdr)
 		if rec == nil || err != nil {
@@ -374,16 +401,23 @@ func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map
 		np, err2 := strconv.Atoi(rec[cNP])
 		rank, err3 := strconv.Atoi(rec[cRank])
 		ec, err4 := strconv.Atoi(rec[cErr])
-		ls, err5 := strconv.ParseFloat(rec[cLS], 64)
-		le, err6 := strconv.ParseFloat(rec[cLE], 64)
+		ls, err5 := ParseDecimal(rec[cLS])
+		le, err6 := ParseDecimal(rec[cLE])
 		if e := errors.Join(err1, err2, err3, err4); e != nil || msize < 0 || np < 1 || rank < 0 || rank >= np {
 			return fmt.Errorf("%w: %s:%d: bad msize_bytes/np/rank/errorcode", ErrFormat, name, line)
+		}
+		mp, err := strconv.Atoi(rec[cMp])
+		if err != nil {
+			return fmt.Errorf("%w: %s:%d: mpirun %q is not an integer", ErrFormat, name, line, rec[cMp])
+		}
+		if err := d.noteKey(rec, cRun, mp, cExp, cRep, rank, name, line); err != nil {
+			return err
 		}
 		if ec != 0 {
 			continue
 		}
-		if err5 != nil || err6 != nil {
-			return fmt.Errorf("%w: %s:%d: local_start_s/local_end_s not numbers", ErrFormat, name, line)
+		if e := errors.Join(err5, err6); e != nil {
+			return fmt.Errorf("%w: %s:%d: local_start_s/local_end_s: %v", ErrFormat, name, line, e)
 		}
 		rt := le - ls
 		if math.IsNaN(rt) || math.IsInf(rt, 0) || rt < 0 {
@@ -405,4 +439,175 @@ func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map
 		g := d.PerRank[gi]
 		g.ByRank[rank] = append(g.ByRank[rank], rt)
 	}
+}
+
+// ParseDecimal parses a number as the engine, R, Python and spreadsheets
+// write it: an optional sign, decimal digits with an optional point and an
+// optional exponent (1e-06, .5, 3.), or NaN, Inf or Infinity in any case.
+// Go's own extensions that strconv.ParseFloat also accepts — hexadecimal
+// floats (0x1p-20) and digit separators (1_0) — are refused: no tool writes
+// them into a CSV file, so such a field is corrupt data (issue #21 row 12).
+// Values beyond ±MaxFloat64 are errors, not infinities.
+func ParseDecimal(s string) (float64, error) {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9', c == '.', c == 'e', c == 'E', c == '+', c == '-':
+		default:
+			w := strings.TrimLeft(s, "+-")
+			if len(s)-len(w) <= 1 && (strings.EqualFold(w, "nan") || strings.EqualFold(w, "inf") || strings.EqualFold(w, "infinity")) {
+				return strconv.ParseFloat(s, 64)
+			}
+			return 0, fmt.Errorf("%q is not a decimal number", s)
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("%q is out of the range of a float64", s)
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a decimal number", s)
+	}
+	return v, nil
+}
+
+// DuplicateError reports an observation read twice: two rows with the same
+// run_id, mpirun, exp and rep (and rank, in per-rank files). Counting both
+// would double n and shift every p-value (issue #21 row 7: the same file
+// given twice, or a resumed campaign's aside copies picked up by a glob).
+type DuplicateError struct {
+	RunID          string
+	Mpirun         int
+	Exp, Rep, Rank int // Rank is −1 for observation files
+	File           string
+	Line           int // where the second copy is
+	FirstFile      string
+	FirstLine      int // where the key was first read
+}
+
+func (e *DuplicateError) Error() string {
+	rank := ""
+	if e.Rank >= 0 {
+		rank = fmt.Sprintf(" rank=%d", e.Rank)
+	}
+	same := ""
+	if e.File == e.FirstFile {
+		same = " (the same file)"
+	}
+	return fmt.Sprintf("%s: %s:%d: observation run_id=%s mpirun=%d exp=%d rep=%d%s was already read at %s:%d%s: data given twice (a file listed twice, an .aside or .partial copy, or two campaigns with one --run-id?)",
+		ErrFormat, e.File, e.Line, e.RunID, e.Mpirun, e.Exp, e.Rep, rank, e.FirstFile, e.FirstLine, same)
+}
+
+// Is makes errors.Is(err, ErrFormat) true for a *DuplicateError.
+func (e *DuplicateError) Is(target error) bool { return target == ErrFormat }
+
+// obsKey identifies an experiment of one mpirun in one kind of file (rank
+// −1: observation files; per-rank files: the rank).
+type obsKey struct {
+	run       string
+	mpirun    int
+	exp, rank int
+}
+
+// repSet holds the reps read for one obsKey: a bitset while they are dense
+// (as the engine writes them: 0, 1, 2, …), a map otherwise, and the runs
+// of consecutive reps on consecutive lines, to say where a rep was read.
+type repSet struct {
+	run    string // the obsKey's run, owned
+	bits   []uint64
+	sparse map[int]struct{}
+	n      int
+	segs   []repSeg
+}
+
+// repSeg says that reps rep0 … rep0+n−1 were read on lines line0 …
+// line0+n−1 of file Files[file].
+type repSeg struct {
+	file, line0, rep0, n int
+}
+
+func (s *repSet) has(rep int) bool {
+	if w := rep / 64; w < len(s.bits) {
+		return s.bits[w]&(1<<(rep%64)) != 0
+	}
+	_, ok := s.sparse[rep]
+	return ok
+}
+
+func (s *repSet) add(rep, file, line int) {
+	w := rep / 64
+	switch {
+	case w < len(s.bits):
+		s.bits[w] |= 1 << (rep % 64)
+	case rep < 4096+8*s.n: // dense enough for a bitset
+		s.bits = append(s.bits, make([]uint64, w+1-len(s.bits))...)
+		s.bits[w] |= 1 << (rep % 64)
+	default:
+		if s.sparse == nil {
+			s.sparse = map[int]struct{}{}
+		}
+		s.sparse[rep] = struct{}{}
+	}
+	s.n++
+	if k := len(s.segs) - 1; k >= 0 {
+		if g := &s.segs[k]; g.file == file && line == g.line0+g.n && rep == g.rep0+g.n {
+			g.n++
+			return
+		}
+	}
+	s.segs = append(s.segs, repSeg{file, line, rep, 1})
+}
+
+// where returns the file index and line where rep was read first.
+func (s *repSet) where(rep int) (file, line int) {
+	for _, g := range s.segs {
+		if rep >= g.rep0 && rep < g.rep0+g.n {
+			return g.file, g.line0 + rep - g.rep0
+		}
+	}
+	return -1, 0
+}
+
+// noteKey records the key of row rec (columns cRun, cExp, cRep; mpirun mp,
+// rank −1 for observation rows) read at name:line, and fails if it was read
+// before, unless d.KeepDuplicates.
+func (d *Dataset) noteKey(rec []string, cRun, mp, cExp, cRep, rank int, name string, line int) error {
+	exp, err := strconv.Atoi(rec[cExp])
+	if err != nil || exp < 0 {
+		return fmt.Errorf("%w: %s:%d: exp %q is not a non-negative integer", ErrFormat, name, line, rec[cExp])
+	}
+	rep, err := strconv.Atoi(rec[cRep])
+	if err != nil || rep < 0 {
+		return fmt.Errorf("%w: %s:%d: rep %q is not a non-negative integer", ErrFormat, name, line, rec[cRep])
+	}
+	run := rec[cRun]
+	s := d.lastSeen
+	if s == nil || d.lastObs.mpirun != mp || d.lastObs.exp != exp || d.lastObs.rank != rank || d.lastObs.run != run {
+		k := obsKey{run, mp, exp, rank}
+		if s = d.seen[k]; s == nil {
+			if d.seen == nil {
+				d.seen = map[obsKey]*repSet{}
+			}
+			k.run = strings.Clone(run) // rec aliases the reader's buffer
+			s = &repSet{run: k.run}
+			d.seen[k] = s
+		}
+		k.run = s.run
+		d.lastSeen, d.lastObs = s, k
+	}
+	file := len(d.Files) - 1
+	if !s.has(rep) {
+		s.add(rep, file, line)
+		return nil
+	}
+	if d.KeepDuplicates {
+		d.Duplicates++
+		return nil
+	}
+	f, l := s.where(rep)
+	first := "?"
+	if f >= 0 {
+		first = d.Files[f]
+	}
+	return &DuplicateError{RunID: strings.Clone(run), Mpirun: mp, Exp: exp, Rep: rep, Rank: rank,
+		File: name, Line: line, FirstFile: first, FirstLine: l}
 }

@@ -21,14 +21,17 @@ func TestReadRawSynthetic(t *testing.T) {
 	if err := synth.Write(&buf, c); err != nil {
 		t.Fatal(err)
 	}
-	// Concatenate a second copy with its header, as cat of two files would.
+	// Concatenate a second copy with its header, as cat of two files would;
+	// its rows repeat the keys of the first copy, which only KeepDuplicates
+	// accepts.
 	twice := buf.String() + buf.String()
-	d, err := ReadRaw(strings.NewReader(twice), "synthetic")
-	if err != nil {
+	d := NewDataset()
+	d.KeepDuplicates = true
+	if err := d.Read(strings.NewReader(twice), "synthetic"); err != nil {
 		t.Fatal(err)
 	}
-	if d.Rows != 2*c.Rows() {
-		t.Errorf("Rows = %d, want %d", d.Rows, 2*c.Rows())
+	if d.Rows != 2*c.Rows() || d.Duplicates != c.Rows() {
+		t.Errorf("Rows = %d, Duplicates = %d, want %d and %d", d.Rows, d.Duplicates, 2*c.Rows(), c.Rows())
 	}
 	if len(d.Groups) != 2*2*2 {
 		t.Errorf("%d groups, want 8", len(d.Groups))
@@ -65,7 +68,7 @@ func TestReadRawBadInput(t *testing.T) {
 		}},
 		{"missing columns", "run_id,mpirun,call\nx,0,MPI_Bcast\n", "missing column(s) exp, msize_bytes", nil},
 		{"too few fields", hdr + "\nr,0,0,MPI_Bcast,8,2,MPI_INT,2,0,1e-6\n", ":2: 10 fields, header has 11", nil},
-		{"bad runtime", hdr + "\nr,0,0,MPI_Bcast,8,2,MPI_INT,2,0,fast,0\n", "runtime_s \"fast\" is not a number", nil},
+		{"bad runtime", hdr + "\nr,0,0,MPI_Bcast,8,2,MPI_INT,2,0,fast,0\n", `runtime_s: "fast" is not a decimal number`, nil},
 		{"bad msize", hdr + "\nr,0,0,MPI_Bcast,-8,2,MPI_INT,2,0,1e-6,0\n", "msize_bytes", nil},
 		{"bad np", hdr + "\nr,0,0,MPI_Bcast,8,2,MPI_INT,0,0,1e-6,0\n", "np", nil},
 		{"bad errorcode", hdr + "\nr,0,0,MPI_Bcast,8,2,MPI_INT,2,0,1e-6,x\n", "errorcode", nil},

@@ -30,13 +30,46 @@ type Factors struct {
 	Labels       []Factor
 }
 
-// Points returns the number of factor combinations of the full factorial.
+// MaxRows bounds the rows of a generated design: Generate refuses larger
+// plans before allocating anything, and ParseSizes refuses specs with more
+// sizes. A generated row takes about 400 bytes while the design is built
+// and written, so MaxRows rows stay under half a GB; a campaign of that
+// many experiments would run for days.
+const MaxRows = 1_000_000
+
+// Points returns the number of factor combinations of the full factorial
+// (saturating at math.MaxInt).
 func (f Factors) Points() int {
 	n := 1
 	for _, l := range f.lens() {
-		n *= max(l, 1)
+		n = mulSat(n, max(l, 1))
 	}
 	return n
+}
+
+// pointsString renders Points, with "more than 9223372036854775807"
+// when it saturated.
+func (f Factors) pointsString() string {
+	if n := f.Points(); n < math.MaxInt {
+		return strconv.Itoa(n)
+	}
+	return "more than " + strconv.Itoa(math.MaxInt-1)
+}
+
+// mulSat returns a·b for a, b ≥ 0, or math.MaxInt if that overflows.
+func mulSat(a, b int) int {
+	if a != 0 && b > math.MaxInt/a {
+		return math.MaxInt
+	}
+	return a * b
+}
+
+// Rows returns the number of rows Generate makes of p (combinations ×
+// replicates × mpiruns) and whether it is within MaxRows; it never
+// overflows, so a plan of absurd size is refused, not wrapped around.
+func (p Plan) Rows() (int, bool) {
+	n := mulSat(mulSat(p.Factors.Points(), max(p.Replicates, 1)), max(p.Mpiruns, 1))
+	return n, n <= MaxRows
 }
 
 func (f Factors) lens() []int {
@@ -82,15 +115,16 @@ func Generate(p Plan) (*Design, error) {
 	if err := p.Factors.check(); err != nil {
 		return nil, err
 	}
-	points := p.Factors.Points()
-	if points*reps*p.Mpiruns > 10_000_000 {
-		return nil, fmt.Errorf("design: %d combinations × %d replicates × %d mpiruns is more than 10 million rows", points, reps, p.Mpiruns)
+	rows, ok := p.Rows()
+	if !ok {
+		return nil, fmt.Errorf("design: %s combinations × %d replicates × %d mpiruns is more than %d rows (MaxRows)", p.Factors.pointsString(), reps, p.Mpiruns, MaxRows)
 	}
+	points := p.Factors.Points()
 	base := make([]Experiment, points)
 	for i := range base {
 		base[i] = p.Factors.point(i)
 	}
-	d := &Design{Seed: p.Seed, HasSeed: true, Comments: p.Comments}
+	d := &Design{Seed: p.Seed, HasSeed: true, Comments: p.Comments, Experiments: make([]Experiment, 0, rows)}
 	for m := 0; m < p.Mpiruns; m++ {
 		d.Experiments = appendMpirun(d.Experiments, base, reps, p.Seed, m)
 	}
@@ -110,8 +144,10 @@ func MpirunOrder(p Plan, m int) ([]Experiment, error) {
 	}
 	reps := max(p.Replicates, 1)
 	points := p.Factors.Points()
-	if points*reps > 10_000_000 {
-		return nil, fmt.Errorf("design: %d combinations × %d replicates is more than 10 million experiments", points, reps)
+	one := p
+	one.Mpiruns = 1
+	if _, ok := one.Rows(); !ok {
+		return nil, fmt.Errorf("design: %s combinations × %d replicates is more than %d rows (MaxRows)", p.Factors.pointsString(), reps, MaxRows)
 	}
 	base := make([]Experiment, points)
 	for i := range base {

@@ -58,6 +58,11 @@ func ManifestPath(dir, runID string) string {
 // mpirun attempts are moved before a mpirun is run again.
 func AsideDir(dir, runID string) string { return filepath.Join(dir, runID+"-aside") }
 
+// AsideSuffix ends the name of every file moved into AsideDir, so that a
+// glob for the data (*.csv, find -name '*.csv') cannot pick up the
+// incomplete copies and count their observations (issue #21 row 7).
+const AsideSuffix = ".aside"
+
 // LogDir returns DIR/RUNID-logs, which holds the stdout and stderr of every
 // attempt.
 func LogDir(dir, runID string) string { return filepath.Join(dir, runID+"-logs") }
@@ -657,8 +662,8 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 
 // moveAside moves every file of mpirun i of runID (RUNID-mpirunNNN.*: the
 // .partial files and final files written before the sidecar) into
-// AsideDir/mpirunNNN-attemptK. It is only called for mpiruns without a
-// sidecar.
+// AsideDir/mpirunNNN-attemptK, each name ending in AsideSuffix. It is only
+// called for mpiruns without a sidecar.
 func moveAside(dir, runID string, i, k int) ([]string, error) {
 	base := OutputBase(dir, runID, i)
 	files, err := filepath.Glob(base + ".*")
@@ -671,7 +676,7 @@ func moveAside(dir, runID string, i, k int) ([]string, error) {
 	}
 	var moved []string
 	for _, f := range files {
-		to := filepath.Join(dest, filepath.Base(f))
+		to := filepath.Join(dest, filepath.Base(f)+AsideSuffix)
 		if exists(to) {
 			return moved, fmt.Errorf("%s already exists", to)
 		}

@@ -318,7 +318,7 @@ func TestLaunchKillLauncherThenResume(t *testing.T) {
 	if r.Status != StatusOK || len(r.Attempts) != 2 || r.Attempts[0].Status != StatusAbandoned {
 		t.Fatalf("mpirun 1 after resume: %+v", r)
 	}
-	aside := filepath.Join(AsideDir(dir, "t1"), "mpirun001-attempt2", filepath.Base(partial))
+	aside := filepath.Join(AsideDir(dir, "t1"), "mpirun001-attempt2", filepath.Base(partial)+AsideSuffix)
 	if len(r.Attempts[1].MovedAside) != 1 || r.Attempts[1].MovedAside[0] != aside || !exists(aside) {
 		t.Errorf("partial file not moved aside: %q", r.Attempts[1].MovedAside)
 	}

@@ -26,12 +26,14 @@ func init() {
 }
 
 // anReadFiles reads raw (and per-rank) files into one Dataset. "-" is stdin.
-func anReadFiles(stdin io.Reader, files []string) (*analysis.Dataset, error) {
+// An observation read twice is an error unless keepDup (--keep-duplicates).
+func anReadFiles(stdin io.Reader, files []string, keepDup bool) (*analysis.Dataset, error) {
 	d := analysis.NewDataset()
+	d.KeepDuplicates = keepDup
 	for _, f := range files {
 		if f == "-" {
 			if err := d.Read(stdin, "<stdin>"); err != nil {
-				return nil, err
+				return nil, anReadError(err)
 			}
 			continue
 		}
@@ -42,7 +44,7 @@ func anReadFiles(stdin io.Reader, files []string) (*analysis.Dataset, error) {
 		err = d.Read(fh, f)
 		fh.Close()
 		if err != nil {
-			return nil, err
+			return nil, anReadError(err)
 		}
 	}
 	return d, nil
@@ -50,15 +52,18 @@ func anReadFiles(stdin io.Reader, files []string) (*analysis.Dataset, error) {
 
 // anOptions registers the options shared by analyze, compare and plot.
 type anOptions struct {
-	format string
-	tukey  float64
-	level  float64
+	format  string
+	tukey   float64
+	level   float64
+	keepDup bool
 }
 
 func (o *anOptions) register(fsFormat bool, fs interface {
 	StringVar(*string, string, string, string)
 	Float64Var(*float64, string, float64, string)
+	BoolVar(*bool, string, bool, string)
 }, formats string) {
+	fs.BoolVar(&o.keepDup, "keep-duplicates", false, "count observations read twice (same run_id, mpirun, exp, rep) instead of refusing them")
 	if fsFormat {
 		fs.StringVar(&o.format, "format", "text", "output format: "+formats)
 	}
@@ -86,7 +91,7 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	o.register(true, fs, "text, csv, json or benchstat (Go benchmark format, one line per mpirun median)")
 	wide := fs.Bool("wide", false, "text: every column (see above)")
 	columns := fs.String("columns", "", "text: these columns, comma-separated (see above)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
 	}
 	opt, err := o.options()
@@ -97,10 +102,11 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: no input files", errUsage)
 	}
-	d, err := anReadFiles(os.Stdin, fs.Args())
+	d, err := anReadFiles(os.Stdin, fs.Args(), o.keepDup)
 	if err != nil {
 		return err
 	}
+	reportDuplicates(stderr, "analyze", "", d)
 	sums := analysis.Analyze(d, opt)
 	pool := analysis.PoolRanks(d, 1-opt.Level)
 	if len(sums) == 0 && len(pool) == 0 {

@@ -177,6 +177,9 @@ func parseAfter(s string) ([]time.Duration, error) {
 		}
 		var d time.Duration
 		if v, err := strconv.ParseFloat(f, 64); err == nil {
+			if math.IsNaN(v) || math.Abs(v) >= math.MaxInt64/1e9 { // beyond a time.Duration: it would wrap
+				return nil, fmt.Errorf("%q seconds is not a duration (at most %.0f s)", f, math.MaxInt64/1e9)
+			}
 			d = time.Duration(math.Round(v * 1e9))
 		} else if d, err = time.ParseDuration(f); err != nil {
 			return nil, fmt.Errorf("%q is not a duration", f)

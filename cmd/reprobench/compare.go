@@ -87,7 +87,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	ignore := fs.String("ignore", "auto", "A -- B: labels left out of the matching: auto (the labels that name the sides: one value in A, another in B), none, or a comma-separated list")
 	paired := cmpPaired("off")
 	fs.Var(&paired, "paired", "with --by: pair the per-mpirun medians of label values that ran in the same mpiruns and use the signed-rank test (removes mpirun-to-mpirun variation; needs ≥ 6 mpiruns to reach p < 0.05); fails if a pair cannot be paired; --paired=auto pairs what it can")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
 	}
 	opt, err := o.options()
@@ -117,10 +117,11 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		if len(rest) == 0 || slices.Contains(rest, "--") {
 			return fmt.Errorf("%w: --by takes one data set: FILES... without --", errUsage)
 		}
-		d, err := anReadFiles(os.Stdin, rest)
+		d, err := anReadFiles(os.Stdin, rest, o.keepDup)
 		if err != nil {
 			return err
 		}
+		reportDropped(stderr, "compare", "", d, nil)
 		if rows, err = analysis.CompareBy(d, *by, opt); err != nil {
 			return err
 		}
@@ -133,14 +134,16 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 			fs.Usage()
 			return fmt.Errorf("%w: want A-FILES... -- B-FILES... (two data sets separated by --)", errUsage)
 		}
-		da, err := anReadFiles(os.Stdin, rest[:i])
+		da, err := anReadFiles(os.Stdin, rest[:i], o.keepDup)
 		if err != nil {
 			return err
 		}
-		db, err := anReadFiles(os.Stdin, rest[i+1:])
+		db, err := anReadFiles(os.Stdin, rest[i+1:], o.keepDup)
 		if err != nil {
 			return err
 		}
+		reportDropped(stderr, "compare", "A", da, nil)
+		reportDropped(stderr, "compare", "B", db, nil)
 		var onlyA, onlyB []analysis.GroupKey
 		rows, onlyA, onlyB, header, err = cmpMatch(da, db, *ignore, opt)
 		if err != nil {

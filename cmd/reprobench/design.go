@@ -115,6 +115,10 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 		f.Calls = append(f.Calls, call.String())
 	}
 	if *msizes != "" {
+		// Refuse an oversized design before drawing its sizes (issue #21).
+		if n, err := design.CountSizes(*msizes); err == nil && n > design.MaxRows / *mpiruns / *replicates {
+			return usage("--msizes: %d sizes × %d mpiruns × %d replicates is more than %d rows", n, *mpiruns, *replicates, design.MaxRows)
+		}
 		if f.MsizesBytes, err = design.ParseSizes(*msizes, seed); err != nil {
 			return usage("--sizes: %v", err)
 		}

@@ -39,7 +39,7 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 	width := fs.Float64("width", 8, "width in inches")
 	height := fs.Float64("height", 0, "height in inches (0: 5, or enough for one readable row per group with box, violin and compare)")
 	logFlag := fs.String("log", "auto", "log scale for the run-time axis of box and violin: auto (when the largest median exceeds the smallest by more than 10×), on or off")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
 	}
 	opt, err := o.options()
@@ -50,10 +50,10 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !(*width > 0) || *height < 0 {
-		return fmt.Errorf("%w: --width must be > 0 and --height ≥ 0", errUsage)
-	}
 	ext := strings.ToLower(filepath.Ext(*outFile))
+	if err := checkFigureSize(*width, *height, ext); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
 	if *outFile != "" && ext != ".png" && ext != ".svg" && ext != ".pdf" {
 		return fmt.Errorf("%w: output must end in .png, .svg or .pdf", errUsage)
 	}
@@ -80,7 +80,7 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 	if i := slices.Index(files, "--"); i >= 0 {
 		files, bFiles = files[:i], files[i+1:]
 	}
-	d, err := anReadFiles(os.Stdin, files)
+	d, err := anReadFiles(os.Stdin, files, o.keepDup)
 	if err != nil {
 		return err
 	}
@@ -102,6 +102,17 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 		}
 		return nil
 	}
+	// Say what the figure leaves out: the plotted groups' invalid and bad
+	// observations (issue #21 row 9).
+	use := func(k analysis.GroupKey) bool { return strings.Contains(k.String(), *group) }
+	if len(sel) > 0 && (*kind == "hist" || *kind == "qq" || *kind == "acf" || *kind == "drift") {
+		use = func(k analysis.GroupKey) bool { return k == sel[0].Key }
+	}
+	setA := ""
+	if len(bFiles) > 0 {
+		setA = "A"
+	}
+	reportDropped(stderr, "plot", setA, d, use)
 	var p *plot.Plot
 	w, h := size(nil, 0)
 	switch *kind {
@@ -132,7 +143,7 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 			p, err = plotDrift(d, g, h, opt.TukeyK)
 		}
 	case "qreg":
-		p, err = plotQReg(d, bFiles, *by, *group, opt, stderr)
+		p, err = plotQReg(d, bFiles, *by, *group, opt, o.keepDup, stderr)
 	case "compare":
 		var rows []analysis.Comparison
 		switch {
@@ -140,7 +151,8 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 			rows, err = analysis.CompareBy(d, *by, opt)
 		case len(bFiles) > 0:
 			var db *analysis.Dataset
-			if db, err = anReadFiles(os.Stdin, bFiles); err == nil {
+			if db, err = anReadFiles(os.Stdin, bFiles, o.keepDup); err == nil {
+				reportDropped(stderr, "plot", "B", db, use)
 				var onlyA, onlyB []analysis.GroupKey
 				rows, onlyA, onlyB = analysis.Compare(d, db, opt)
 				if len(rows) == 0 {
@@ -347,7 +359,10 @@ func plotDistributions(d *analysis.Dataset, sel []analysis.GroupSummary, opt ana
 			}
 		}
 		if s.MedianCI.Valid() {
-			ci, _ := plotter.NewLine(plotter.XYs{{X: s.MedianCI.Lo * sc, Y: y}, {X: s.MedianCI.Hi * sc, Y: y}})
+			ci, err := plotter.NewLine(plotter.XYs{{X: s.MedianCI.Lo * sc, Y: y}, {X: s.MedianCI.Hi * sc, Y: y}})
+			if err != nil {
+				return nil, fmt.Errorf("median CI of %s: %v", s.Key, err)
+			}
 			ci.Color = color.Black
 			ci.Width = vg.Points(2.5)
 			p.Add(ci)
@@ -372,6 +387,9 @@ func plotDistributions(d *analysis.Dataset, sel []analysis.GroupSummary, opt ana
 		p.Y.Max += float64((vg.Length(len(seriesNames))*p.Legend.TextStyle.Height("M") + 8) / row)
 	}
 	if logY {
+		if p.X.Min == p.X.Max { // one value: a log axis needs a range > 0
+			p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
+		}
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = timeLogTicks{}
 		p.X.Label.Text = "run time (log scale, units on the ticks)"
@@ -452,6 +470,9 @@ func violinPolygon(vals []float64, y, halfWidth float64, logX bool) (*plotter.Po
 	maxD := slices.Max(d.Y)
 	if !(maxD > 0) {
 		maxD = 1
+	}
+	if !(maxD > 0) { // bandwidth or values overflow (runtimes near MaxFloat64)
+		return nil, fmt.Errorf("no density estimate for run times from %s to %s", fmtShortest(vals[0]), fmtShortest(vals[len(vals)-1]))
 	}
 	at := func(x float64) float64 {
 		if logX {
@@ -551,10 +572,20 @@ func plotQQ(g *analysis.Group, s analysis.GroupSummary, tukeyK float64) (*plot.P
 		return nil, err
 	}
 	p.Add(sct)
+	// The normal reference line needs two points and a finite mean and
+	// standard deviation (values near MaxFloat64 overflow them).
 	m, sd := analysis.Mean(vals)*sc, analysis.StdDev(vals)*sc
-	ln, _ := plotter.NewLine(plotter.XYs{{X: pts[0].X, Y: m + sd*pts[0].X}, {X: pts[n-1].X, Y: m + sd*pts[n-1].X}})
-	ln.Color = color.RGBA{R: 200, A: 255}
-	p.Add(ln, plotter.NewGrid())
+	ln, err := plotter.NewLine(plotter.XYs{{X: pts[0].X, Y: m + sd*pts[0].X}, {X: pts[n-1].X, Y: m + sd*pts[n-1].X}})
+	switch {
+	case n < 2:
+		p.Title.Text += "\n(one value: no normal reference line)"
+	case err != nil:
+		p.Title.Text += "\n(mean or SD not finite: no normal reference line)"
+	default:
+		ln.Color = color.RGBA{R: 200, A: 255}
+		p.Add(ln)
+	}
+	p.Add(plotter.NewGrid())
 	return p, nil
 }
 
@@ -563,19 +594,43 @@ func normQ(p float64) float64 { return distuv.UnitNormal.Quantile(p) }
 // plotACF draws the autocorrelation of the valid observations in file order
 // with ±1.96/√n bounds (paper 001 §4.4, Fig. 5).
 func plotACF(g *analysis.Group) (*plot.Plot, error) {
-	maxLag := min(100, len(g.Runtimes)-1)
-	r, bound := analysis.ACF(g.Runtimes, maxLag, 0.05)
+	if len(g.Runtimes) < 2 {
+		return nil, fmt.Errorf("%s: the autocorrelation needs at least 2 valid observations, the group has %d", g.Key, len(g.Runtimes))
+	}
+	// The ACF does not change with the scale; dividing by the largest
+	// magnitude keeps sums of squares of huge run times finite.
+	x := slices.Clone(g.Runtimes)
+	var big float64
+	for _, v := range x {
+		big = math.Max(big, math.Abs(v))
+	}
+	for i := range x {
+		if big > 0 {
+			x[i] /= big
+		}
+	}
+	maxLag := min(100, len(x)-1)
+	r, bound := analysis.ACF(x, maxLag, 0.05)
+	if len(r) == 0 || !finite(r[0]) {
+		return nil, fmt.Errorf("%s: all %d valid observations are equal (%s): the autocorrelation is undefined", g.Key, len(x), fmtShortest(g.Runtimes[0]))
+	}
 	p := plot.New()
 	p.Title.Text = oneGroupTitle(fmt.Sprintf("autocorrelation of %d valid observations in file order (dashed: 95%% bounds)", len(g.Runtimes)), g.Key)
 	p.X.Label.Text = "lag [observations]"
 	p.Y.Label.Text = "autocorrelation (unitless)"
 	for h, v := range r {
-		l, _ := plotter.NewLine(plotter.XYs{{X: float64(h), Y: 0}, {X: float64(h), Y: v}})
+		l, err := plotter.NewLine(plotter.XYs{{X: float64(h), Y: 0}, {X: float64(h), Y: v}})
+		if err != nil {
+			return nil, fmt.Errorf("%s: autocorrelation at lag %d: %v", g.Key, h, err)
+		}
 		l.Width = vg.Points(1.5)
 		p.Add(l)
 	}
 	for _, b := range []float64{bound, -bound} {
-		l, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: b}, {X: float64(maxLag), Y: b}})
+		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: b}, {X: float64(maxLag), Y: b}})
+		if err != nil {
+			return nil, err
+		}
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		l.Color = color.RGBA{B: 200, A: 255}
 		p.Add(l)
@@ -733,7 +788,10 @@ func plotCompare(rows []analysis.Comparison, row vg.Length, level float64) (*plo
 		p.Title.Text += "\n" + common
 	}
 	p.X.Label.Text = "run time / run time of " + nameA + " [ratio]"
-	one, _ := plotter.NewLine(plotter.XYs{{X: 1, Y: -0.5}, {X: 1, Y: float64(n) - 0.5}})
+	one, err := plotter.NewLine(plotter.XYs{{X: 1, Y: -0.5}, {X: 1, Y: float64(n) - 0.5}})
+	if err != nil {
+		return nil, err
+	}
 	one.Color = color.Gray{Y: 110}
 	one.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
 	p.Add(ba, bb, one)
@@ -772,7 +830,7 @@ func anRatio(r float64) string { return analysis.FormatRatio(r) }
 // plotQReg draws the quantile regression of paper 002 §3.2.3 (Fig. 4) for
 // the first matching pair of groups: the difference Q_B(τ) − Q_A(τ) of the
 // Tukey-filtered observations for τ = 0.02…0.98 with its confidence band.
-func plotQReg(d *analysis.Dataset, bFiles []string, by, group string, opt analysis.Options, stderr io.Writer) (*plot.Plot, error) {
+func plotQReg(d *analysis.Dataset, bFiles []string, by, group string, opt analysis.Options, keepDup bool, stderr io.Writer) (*plot.Plot, error) {
 	var ga, gb *analysis.Group
 	var nameA, nameB string
 	match := func(g *analysis.Group) bool { return strings.Contains(g.Key.String(), group) && len(g.Runtimes) > 0 }
@@ -798,10 +856,11 @@ func plotQReg(d *analysis.Dataset, bFiles []string, by, group string, opt analys
 			nameA, nameB = ga.Key.LabelValue(by), gb.Key.LabelValue(by)
 		}
 	case len(bFiles) > 0:
-		db, err := anReadFiles(os.Stdin, bFiles)
+		db, err := anReadFiles(os.Stdin, bFiles, keepDup)
 		if err != nil {
 			return nil, err
 		}
+		reportDropped(stderr, "plot", "B", db, func(k analysis.GroupKey) bool { return strings.Contains(k.String(), group) })
 		// Matched as compare matches: without the labels that name the sides.
 		side := analysis.SideLabels(d, db)
 		strip := func(k analysis.GroupKey) analysis.GroupKey {
@@ -867,7 +926,10 @@ func plotQReg(d *analysis.Dataset, bFiles []string, by, group string, opt analys
 		l.Color = color.RGBA{R: 200, A: 255}
 		p.Add(l)
 	}
-	zero, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}})
+	zero, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}})
+	if err != nil {
+		return nil, err
+	}
 	zero.Color = color.Gray{Y: 120}
 	p.Add(zero, plotter.NewGrid())
 	return p, nil

@@ -24,9 +24,49 @@ import (
 // nor the outermost tick labels touch the edge of the image.
 const plotMargin = vg.Length(8)
 
+// Figure size bounds: each side between minFigureInches and
+// maxFigureInches, and a PNG at most maxPNGPixels (the raster is held in
+// memory, 4 bytes per pixel), so that --width 1e6 is refused with a message
+// instead of exhausting memory (issue #21 row 4).
+const (
+	minFigureInches = 1
+	maxFigureInches = 100
+	maxPNGPixels    = 40 << 20
+)
+
+// pngDPI is the resolution gonum/plot renders PNGs at (vgimg.DefaultDPI).
+const pngDPI = 96
+
+// checkFigureSize checks a figure of w×h inches (h 0: chosen from the
+// number of groups) in the format of extension ext.
+func checkFigureSize(w, h float64, ext string) error {
+	side := func(name string, v float64) error {
+		if !(v >= minFigureInches && v <= maxFigureInches) {
+			return fmt.Errorf("--%s %g: must be between %d and %d inches", name, v, minFigureInches, maxFigureInches)
+		}
+		return nil
+	}
+	if err := side("width", w); err != nil {
+		return err
+	}
+	if h != 0 {
+		if err := side("height", h); err != nil {
+			return err
+		}
+	}
+	if px := w * max(h, 5) * pngDPI * pngDPI; strings.EqualFold(ext, ".png") && px > maxPNGPixels {
+		return fmt.Errorf("%g × %g in at %d dpi is %.0f Mpixel; a PNG may have at most %d (use .svg or .pdf, or a smaller size)",
+			w, max(h, 5), pngDPI, px/(1<<20), maxPNGPixels>>20)
+	}
+	return nil
+}
+
 // savePlot writes p to file (format from the extension) at w×h, keeping
 // plotMargin free on every side.
 func savePlot(p *plot.Plot, w, h vg.Length, file string) (err error) {
+	if err := checkFigureSize(float64(w/vg.Inch), float64(h/vg.Inch), filepath.Ext(file)); err != nil {
+		return err
+	}
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
 	c, err := draw.NewFormattedCanvas(w, h, format)
 	if err != nil {
@@ -140,16 +180,24 @@ func wrapParts(parts []string, width int) string {
 	return b.String()
 }
 
+// maxTicks bounds the number of ticks a marker returns for any range, so
+// that no data can make the layout loop or allocate without bound (issue
+// #21: a float64 counter above 2^53 stopped advancing and the tick list grew
+// by 80 MB/s).
+const maxTicks = 200
+
 // niceTicks labels three to eight ticks at 1, 2 or 5 × 10^k steps, with minor
 // ticks in between, and prints every label with the same number of decimals
-// (so 600, 900, 1200 rather than 600, 900, 1.2e+03).
+// (so 600, 900, 1200 rather than 600, 900, 1.2e+03). A range too narrow for
+// such steps to be distinct floats (values a few ulps apart) or not finite
+// gets edgeTicks.
 type niceTicks struct{}
 
 func (niceTicks) Ticks(min, max float64) []plot.Tick {
-	if !(max > min) || math.IsInf(max-min, 0) {
-		return plot.DefaultTicks{}.Ticks(min, max)
+	if !finite(min) || !finite(max) || !(max > min) {
+		return edgeTicks(min, max, fmtShortest)
 	}
-	raw := (max - min) / 8
+	raw := max/8 - min/8 // (max−min)/8 without overflow at ±MaxFloat64
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
 	step := 10 * mag
 	for _, m := range []float64{1, 2, 5} {
@@ -162,16 +210,27 @@ func (niceTicks) Ticks(min, max float64) []plot.Tick {
 	if math.Round(step/mag) == 2 {
 		minor = step / 4
 	}
-	dec := max0(-int(math.Floor(math.Log10(step) + 1e-9)))
+	// The ticks are i·minor for the integers i in [i0, i1]; beyond 2^52
+	// consecutive integers are no longer distinct float64s.
+	i0 := math.Ceil(min / minor)
+	i1 := math.Floor(max/minor + 1e-9)
+	if !(minor > 0) || !finite(step) || !(i1 >= i0) || math.Abs(i0) > 1<<52 || math.Abs(i1) > 1<<52 || i1-i0 > maxTicks {
+		return edgeTicks(min, max, fmtShortest)
+	}
+	format := tickFormat(math.Max(math.Abs(min), math.Abs(max)), step)
+	perStep := math.Round(step / minor) // 4 or 5 minor ticks per labelled one
 	var ticks []plot.Tick
-	for i := math.Ceil(min / minor); i*minor <= max+minor*1e-9; i++ {
+	for k := 0; k <= int(i1-i0); k++ {
+		i := i0 + float64(k) // an exact integer (|i| ≤ 2^52)
 		v := i * minor
-		if math.Abs(v) < minor*1e-9 {
+		if i == 0 {
 			v = 0
 		}
 		t := plot.Tick{Value: v}
-		if r := math.Remainder(v, step); math.Abs(r) < minor*1e-6 {
-			t.Label = strconv.FormatFloat(v, 'f', dec, 64)
+		// Whether i·minor is a multiple of step, in integers: far from
+		// 0, v itself carries rounding errors larger than any tolerance.
+		if math.Mod(i, perStep) == 0 {
+			t.Label = format(v)
 		}
 		ticks = append(ticks, t)
 	}
@@ -180,29 +239,72 @@ func (niceTicks) Ticks(min, max float64) []plot.Tick {
 
 func max0(n int) int { return max(n, 0) }
 
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// tickFormat returns the label format for ticks step apart on an axis
+// whose values reach maxAbs: a fixed number of decimals when that stays
+// short, else exponent notation with as many digits as the step needs.
+func tickFormat(maxAbs, step float64) func(float64) string {
+	dec := -int(math.Floor(math.Log10(step) + 1e-9))
+	if dec <= 9 && maxAbs < 1e15 {
+		return func(v float64) string { return strconv.FormatFloat(v, 'f', max0(dec), 64) }
+	}
+	digits := 1
+	if maxAbs > 0 {
+		digits = min(max(int(math.Floor(math.Log10(maxAbs)))+dec+1, 1), 17)
+	}
+	return func(v float64) string { return strconv.FormatFloat(v, 'g', digits, 64) }
+}
+
+// fmtShortest is the shortest decimal that reads back as v: distinct values
+// get distinct labels, however close.
+func fmtShortest(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// edgeTicks marks only the ends of a range that cannot carry regular ticks
+// (values a few ulps apart, a single value, or not finite), labelled with
+// format; non-finite ends get no tick.
+func edgeTicks(min, max float64, format func(float64) string) []plot.Tick {
+	var ticks []plot.Tick
+	for i, v := range []float64{min, max} {
+		if finite(v) && (i == 0 || v != min) {
+			ticks = append(ticks, plot.Tick{Value: v, Label: format(v)})
+		}
+	}
+	return ticks
+}
+
 // timeLogTicks marks a logarithmic axis whose values are seconds at
 // 1, 2 and 5 × 10^k, labelled in the time unit that suits each tick
 // (500 ns, 1 µs, 2 µs, …); with many decades only the powers of ten carry
-// labels, with less than a decade every integer mantissa does.
+// labels, with less than a decade every integer mantissa does. Over more
+// than 20 decades only powers of ten are marked, at most maxTicks of them.
 type timeLogTicks struct{}
 
 func (timeLogTicks) Ticks(min, max float64) []plot.Tick {
-	if !(min > 0) || !(max > min) {
-		return plot.DefaultTicks{}.Ticks(min, max)
+	if !(min > 0) || !finite(max) || !(max > min) {
+		return edgeTicks(min, max, fmtTime)
 	}
 	decades := math.Log10(max / min)
 	labelled := func(m int) bool { return m == 1 || m == 2 || m == 5 }
+	mantissas := 9
 	switch {
+	case decades > 20:
+		mantissas = 1
+		fallthrough
 	case decades > 4:
 		labelled = func(m int) bool { return m == 1 }
 	case decades < 0.7:
 		labelled = func(int) bool { return true }
 	}
+	e0, e1 := math.Floor(math.Log10(min)), math.Ceil(math.Log10(max))
+	stride := math.Max(1, math.Ceil((e1-e0+1)/maxTicks))
 	var ticks []plot.Tick
-	for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
-		for m := 1; m <= 9; m++ {
+	for e := e0; e <= e1; e += stride {
+		for m := 1; m <= mantissas; m++ {
 			v := float64(m) * math.Pow(10, e)
-			if v < min*(1-1e-9) || v > max*(1+1e-9) {
+			// Inside [min, max] up to the rounding of m·10^e; as ratios,
+			// since max·(1+ε) overflows near MaxFloat64.
+			if !finite(v) || v/min < 1-1e-15 || v/max > 1+1e-15 {
 				continue
 			}
 			t := plot.Tick{Value: v}
@@ -212,16 +314,20 @@ func (timeLogTicks) Ticks(min, max float64) []plot.Tick {
 			ticks = append(ticks, t)
 		}
 	}
+	if len(ticks) == 0 {
+		return edgeTicks(min, max, fmtTime)
+	}
 	return ticks
 }
 
 // fmtTime renders seconds in the unit anUnit picks, with up to three
-// significant digits and no trailing zeros: 500 ns, 1 µs, 2.5 ms.
+// significant digits and no trailing zeros: 500 ns, 1 µs, 2.5 ms; beyond
+// 10^6 of a unit in exponent notation (1e+300 s).
 func fmtTime(v float64) string {
 	unit, sc := anUnit(v)
 	x := v * sc
 	s := strconv.FormatFloat(x, 'g', 3, 64)
-	if strings.ContainsAny(s, "e") {
+	if strings.ContainsAny(s, "e") && math.Abs(x) < 1e6 && math.Abs(x) >= 1 {
 		s = strconv.FormatFloat(x, 'f', 0, 64)
 	}
 	return s + " " + unit

@@ -221,7 +221,7 @@ func TestPlotsReadable(t *testing.T) {
 	if err := os.WriteFile(data, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err := anReadFiles(nil, []string{data})
+	d, err := anReadFiles(nil, []string{data}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,16 +103,33 @@ func TestTutorialStep6(t *testing.T) {
 		if err := os.MkdirAll(sub, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for m := range 5 {
-			var b bytes.Buffer
-			if err := synth.Write(&b, synth.Config{RunID: "20261123T000000Z", Mpiruns: 1, Reps: 40,
-				Calls: []string{"MPI_Bcast", "MPI_Allreduce"}, Msizes: []int64{8, 1024, 32768}, NP: 2,
-				Label: "lib", LabelValues: []string{lib}, Factors: []float64{1 + 0.3*float64(i)},
-				MpirunSD: 0.05, NoiseSD: 0.1, Seed: uint64(10*i + m)}); err != nil {
-				t.Fatal(err)
+		var b bytes.Buffer
+		if err := synth.Write(&b, synth.Config{RunID: "20261123T000000Z", Mpiruns: 5, Reps: 40,
+			Calls: []string{"MPI_Bcast", "MPI_Allreduce"}, Msizes: []int64{8, 1024, 32768}, NP: 2,
+			Label: "lib", LabelValues: []string{lib}, Factors: []float64{1 + 0.3*float64(i)},
+			MpirunSD: 0.05, NoiseSD: 0.1, Seed: uint64(10 * i)}); err != nil {
+			t.Fatal(err)
+		}
+		// One file per mpirun, as launch writes them.
+		lines := strings.SplitAfter(b.String(), "\n")
+		files := map[string]*strings.Builder{}
+		for _, l := range lines[1:] {
+			if l == "" {
+				continue
 			}
-			f := filepath.Join(sub, "20261123T000000Z-mpirun00"+string(rune('0'+m))+".csv")
-			if err := os.WriteFile(f, b.Bytes(), 0o644); err != nil {
+			m := strings.Split(l, ",")[1]
+			if files[m] == nil {
+				files[m] = &strings.Builder{}
+				files[m].WriteString(lines[0])
+			}
+			files[m].WriteString(l)
+		}
+		if len(files) != 5 {
+			t.Fatalf("%d mpiruns in the synthetic data, want 5", len(files))
+		}
+		for m, fb := range files {
+			f := filepath.Join(sub, "20261123T000000Z-mpirun00"+m+".csv")
+			if err := os.WriteFile(f, []byte(fb.String()), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}

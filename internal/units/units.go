@@ -15,6 +15,7 @@ import (
 // the command line and of Linux sysfs. Results stay well inside an int and
 // MPI's int counts.
 func ParseBytes(s string) (int, error) {
+	orig := s
 	mult := 1
 	switch {
 	case strings.HasSuffix(s, "K"):
@@ -26,10 +27,10 @@ func ParseBytes(s string) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 {
-		return 0, fmt.Errorf("%q is not a positive number of bytes", s)
+		return 0, fmt.Errorf("%q is not a positive number of bytes", orig)
 	}
 	if n > math.MaxInt32/mult*2 {
-		return 0, fmt.Errorf("%d×%d bytes is too large", n, mult)
+		return 0, fmt.Errorf("%q is too large (at most %d bytes)", orig, math.MaxInt32/mult*2*mult)
 	}
 	return n * mult, nil
 }
