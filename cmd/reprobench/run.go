@@ -636,6 +636,9 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	if sink != nil {
 		s = sink
 	}
+	if err := launchTestHold(o.mpirun, me); err != nil { // kill tests only (launch_hold.go)
+		return err
+	}
 	sums, rerr := eng.Run(exps, s)
 	if me != 0 {
 		return rerr
