@@ -34,6 +34,24 @@ const (
 	StatusAbandoned   = "abandoned"   // the launcher died while it ran (found by a resume)
 )
 
+// MaxMpiruns bounds the mpiruns of one campaign, checked before any memory
+// is committed to them (issue #21: 10^8 mpiruns were once built up front
+// until the kernel killed the launcher at 24 GB). The manifest holds a
+// record of every mpirun (its argv and attempts: about 0.5 KB) and is
+// rewritten after each start and end, so a campaign costs memory and
+// manifest bytes proportional to its mpiruns on every save: 10000 mpiruns
+// keep the manifest at a few MB. Split larger campaigns into several run
+// ids.
+const MaxMpiruns = 10000
+
+// CheckMpiruns accepts 1 ≤ n ≤ MaxMpiruns.
+func CheckMpiruns(n int) error {
+	if n < 1 || n > MaxMpiruns {
+		return fmt.Errorf("launch: %d mpiruns: need 1 to %d per campaign (MaxMpiruns: the manifest, rewritten after every mpirun, grows with them); split the campaign into several run ids", n, MaxMpiruns)
+	}
+	return nil
+}
+
 // StderrTailLines is how many last lines of a failed attempt's stderr the
 // manifest keeps (the whole stderr is in the attempt's log file).
 const StderrTailLines = 50
@@ -157,7 +175,7 @@ type Attempt struct {
 type Campaign struct {
 	Dir      string   // output directory (created if missing)
 	RunID    string   // see CheckRunID
-	Mpiruns  int      // number of mpiruns (≥ 1)
+	Mpiruns  int      // number of mpiruns (1 to MaxMpiruns)
 	Np       int      // processes per mpirun (replaces "{np}")
 	Launcher []string // launcher template, e.g. ["mpirun", "-np", "{np}"]
 	Program  []string // e.g. [os.Executable(), "run"]
@@ -201,8 +219,11 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 	if err := CheckRunID(c.RunID); err != nil {
 		return nil, err
 	}
-	if c.Mpiruns < 1 || c.Np < 1 {
-		return nil, fmt.Errorf("launch: need at least 1 mpirun and 1 process (got %d, %d)", c.Mpiruns, c.Np)
+	if err := CheckMpiruns(c.Mpiruns); err != nil {
+		return nil, err
+	}
+	if c.Np < 1 {
+		return nil, fmt.Errorf("launch: need at least 1 process (got %d)", c.Np)
 	}
 	if len(c.Launcher) == 0 || len(c.Program) == 0 {
 		return nil, errors.New("launch: empty launcher or program")
@@ -325,6 +346,9 @@ func ReadManifest(path string) (*Manifest, error) {
 		return nil, fmt.Errorf("launch: %s: format %q, want %q", path, m.Format, ManifestFormat)
 	}
 	if err := CheckRunID(m.RunID); err != nil {
+		return nil, fmt.Errorf("launch: %s: %w", path, err)
+	}
+	if err := CheckMpiruns(m.Mpiruns); err != nil {
 		return nil, fmt.Errorf("launch: %s: %w", path, err)
 	}
 	if len(m.Runs) != m.Mpiruns {

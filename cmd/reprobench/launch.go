@@ -76,6 +76,12 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	if *timeout < 0 {
 		return usage("--timeout must not be negative")
 	}
+	// Bounded before anything is read or allocated for the mpiruns.
+	if *mpiruns != 0 {
+		if err := design.CheckMpiruns(*mpiruns); err != nil {
+			return usage("--mpiruns: %v", err)
+		}
+	}
 
 	if *resume {
 		for _, n := range []string{"mpiruns", "np", "launcher", "seed", "design", "exe"} {
@@ -146,6 +152,9 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		ms := d.Mpiruns()
 		if len(ms) == 0 {
 			return usage("design %s has no experiments", *designFile)
+		}
+		if err := design.CheckMpiruns(len(ms)); err != nil {
+			return usage("design %s: %v", *designFile, err)
 		}
 		for i, m := range ms {
 			if m != i {

@@ -103,6 +103,8 @@ func TestLaunchUsageErrors(t *testing.T) {
 		{"--mpiruns", "2", "--np", "2", "--run-id", "a/b"},
 		{"--resume", "--np", "2"},
 		{"--resume", "--", "--nrep", "5"},
+		{"--mpiruns", "100000000", "--np", "2"}, // issue #21 row 5: refused, not built
+		{"--mpiruns", "10001", "--np", "2"},
 	} {
 		if _, _, err := runCmd(append([]string{"launch", "--out", dir}, args...)...); !errors.Is(err, errUsage) {
 			t.Errorf("launch %q: err %v, want a usage error", args, err)
