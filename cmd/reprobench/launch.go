@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -203,6 +204,13 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		}
 		c.DesignFile = copyPath
 	}
+	if *exe == "" {
+		if err := launchCheckRunFlags(c); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stderr, "launch: note: the run flags are not checked before the first mpirun with --exe\n")
+	}
 	if !seedKnown {
 		c.Seed = randomSeed()
 	}
@@ -212,6 +220,26 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		c.RunID, c.Seed, c.Mpiruns, c.Np, design.ExpandLauncher(tmpl, c.Np), *out)
 	m, err := design.Start(ctx, c, opts)
 	return launchSummary(stderr, m, err)
+}
+
+// launchCheckRunFlags validates the run flags (and the design) of c for
+// c.Np processes as "reprobench run --check-np" does, in this process and
+// without MPI, before any mpirun starts: bad flags are one usage error now,
+// not the same failure in every mpirun of the campaign (issue #21 row 12).
+func launchCheckRunFlags(c design.Campaign) error {
+	args := []string{"--check-np", strconv.Itoa(c.Np), "--out", c.Dir, "--run-id", c.RunID, "--mpirun", "0", "--seed", "0"}
+	if c.DesignFile != "" {
+		args = append(args, "--design", c.DesignFile)
+	}
+	err := runRun(io.Discard, io.Discard, append(args, c.RunArgs...))
+	if errors.Is(err, flag.ErrHelp) {
+		err = errors.New("-h asks for help")
+	}
+	if err != nil {
+		return fmt.Errorf("%w: launch: the run flags fail for %d processes, so no mpirun was started: %v (see reprobench run -h)",
+			errUsage, c.Np, strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+	}
+	return nil
 }
 
 // launchHadDashDash reports whether the remaining arguments rest came after

@@ -168,6 +168,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	fs.StringVar(&o.designFile, "design", "", "design `file`: run its experiments of this --mpirun instead of the flags' factorial")
 	fs.Var(o.labels, "label", "`key=value` added as a column to every row (repeatable)")
 	fs.BoolVar(&o.perRank, "per-rank", false, "also write every rank's local and global start/end times")
+	checkNp := fs.Int("check-np", 0, "only check the flags (and --design) for this many processes, without MPI, and exit (launch does so before its first mpirun)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -184,6 +185,9 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	level, err := mpi.ParseThreadLevel(o.mpiThread)
 	if err != nil {
 		return fmt.Errorf("%w: --mpi-thread: %v", errUsage, err)
+	}
+	if *checkNp > 0 {
+		return runCheckFlags(&o, *checkNp) // launch_hooks.go
 	}
 	if _, err := mpi.InitThread(level); err != nil {
 		return err
@@ -358,7 +362,7 @@ func buildExperiments(o *runOptions, np int) ([]engine.Experiment, map[int]strin
 			return nil, nil, nil, err
 		}
 		for _, de := range d.Experiments {
-			if de.Mpirun != o.mpirun {
+			if de.Mpirun != o.mpirun && o.mpirun != checkAllMpiruns {
 				continue
 			}
 			where := fmt.Sprintf("%s:%d", de.File, de.Line)

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/reprobench/reprobench/clocksync"
 )
 
 // Test hook of the launcher's kill tests (design/launch_integration_test.go):
@@ -50,4 +53,51 @@ func launchTestHold(i, me int) error {
 	}
 	time.Sleep(testHoldMax)
 	return fmt.Errorf("test hold of mpirun %d expired after %v without a kill", i, testHoldMax)
+}
+
+// checkAllMpiruns as runOptions.mpirun makes buildExperiments take the
+// experiments of every mpirun of a design (run --check-np only; --mpirun
+// itself must be ≥ 0).
+const checkAllMpiruns = -1
+
+// runCheckFlags is "reprobench run --check-np NP": it validates the run's
+// flags and design for NP processes as every rank would, without MPI and
+// without measuring, so that launch can refuse bad run flags before it
+// starts any mpirun (issue #21 row 12: every mpirun failed with the same
+// usage error). With a design, the experiments of every mpirun are
+// checked. The clock is checked by name only: the launcher's host need not
+// be where the ranks run.
+func runCheckFlags(o *runOptions, np int) error {
+	oc := *o
+	if oc.tscHz == 0 {
+		oc.tscHz = 1e9 // no 1 s calibration for a check
+	}
+	if _, err := makeClock(&oc); errors.Is(err, errUsage) {
+		return err
+	}
+	if s := o.clockSync; s != "auto" && s != "none" {
+		if _, err := clocksync.Parse(s); err != nil {
+			return fmt.Errorf("%w: --clock-sync: %v", errUsage, err)
+		}
+	}
+	oc = *o
+	if oc.designFile != "" {
+		oc.mpirun = checkAllMpiruns
+	}
+	exps, clockSpecs, _, err := buildExperiments(&oc, np)
+	if err != nil {
+		return err
+	}
+	for _, s := range clockSpecs {
+		if s == "none" {
+			continue
+		}
+		if _, err := clocksync.Parse(s); err != nil {
+			return fmt.Errorf("%w: design clock_sync: %v", errUsage, err)
+		}
+	}
+	if len(exps) == 0 {
+		return fmt.Errorf("%w: no experiments", errUsage)
+	}
+	return nil
 }
