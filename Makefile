@@ -11,7 +11,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 MPIRUN      ?= $(shell command -v mpirun.openmpi || command -v mpirun)
 
-.PHONY: all setup build demo latency test check unit nompi clean
+.PHONY: all setup build demo latency test check unit nompi clean test-repeat
 
 all: build
 
@@ -53,5 +53,13 @@ nompi:
 
 test: check unit nompi
 
+# test-repeat: the launcher's kill/resume integration tests N times in a
+# row, counting passes (issue #23); BURN=2 adds two CPU burners beside them.
+# make test-repeat N=20; make test-repeat N=5 BURN=2
+N    ?= 20
+BURN ?= 0
+test-repeat: setup
+	bash scripts/test-repeat.sh $(N) $(BURN)
+
 clean:
-	rm -rf $(BIN) demo-out
+	rm -rf $(BIN) demo-out test-repeat-out
