@@ -165,10 +165,31 @@ type Attempt struct {
 	// MovedAside lists the leftover files of earlier attempts moved into
 	// AsideDir before this attempt started.
 	MovedAside []string `json:"moved_aside,omitempty"`
+	// Slurm describes the Slurm job of an attempt launched with srun
+	// outside an allocation (nil otherwise).
+	Slurm *SlurmJob `json:"slurm,omitempty"`
 	// KilledStale lists processes of this mpirun (from an earlier attempt
 	// whose launcher died, or ranks that outlived this attempt's launcher)
 	// that were found running by their command line and killed.
 	KilledStale []int `json:"killed_stale,omitempty"`
+}
+
+// SlurmJob is what the launcher knows of the Slurm job of one srun attempt:
+// it names the job (SLURM_JOB_NAME) so that it can find it, cancel it after
+// a timeout, and record it. The ranks' own view (SLURM_JOB_ID,
+// SLURM_STEP_ID, SLURM_JOB_NODELIST, SLURM_MPI_TYPE) is in the run's
+// sidecar (environment.mpi_env).
+type SlurmJob struct {
+	JobName string `json:"job_name"`
+	JobID   string `json:"job_id,omitempty"`
+	State   string `json:"state,omitempty"` // as squeue reported it at the end
+	Nodes   string `json:"nodes,omitempty"`
+	// MPI is the --mpi plugin on srun's command line ("" for Slurm's
+	// default, MpiDefault).
+	MPI string `json:"mpi,omitempty"`
+	// Cancelled is true when the launcher ran scancel because the job was
+	// still alive after srun was stopped.
+	Cancelled bool `json:"cancelled,omitempty"`
 }
 
 // Campaign describes a new campaign of Mpiruns mpiruns.
@@ -191,9 +212,14 @@ type Campaign struct {
 // Options control how a campaign is executed; they are not part of its
 // identity and may change on resume.
 type Options struct {
-	// Timeout per mpirun (0: none). A mpirun still running then has its
-	// whole process group killed with SIGKILL.
+	// Timeout per mpirun (0: none). A mpirun still running then gets
+	// SIGTERM (mpirun passes it to its ranks; srun cancels its job step),
+	// then, after Grace, SIGKILL to its process group and every process
+	// under it; a Slurm job still alive then is cancelled (scancel).
 	Timeout time.Duration
+	// Grace is how long a mpirun may take to end after SIGTERM, on a
+	// timeout or an interrupt, before SIGKILL (0: DefaultGrace).
+	Grace time.Duration
 	// FailFast stops the campaign at the first mpirun that does not
 	// succeed.
 	FailFast bool
@@ -207,6 +233,9 @@ type Options struct {
 	// attempt to die after SIGKILL (0: 10 s).
 	StaleWait time.Duration
 }
+
+// DefaultGrace is Options.Grace when 0.
+const DefaultGrace = 10 * time.Second
 
 // ErrIncomplete is returned (wrapped) when a campaign ends with mpiruns
 // that are not complete.
@@ -574,6 +603,14 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 
 	cmd := exec.Command(r.Argv[0], r.Argv[1:]...)
 	cmd.Env = append(os.Environ(), o.Env...)
+	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", ExpectNpEnv, m.Np))
+	if filepath.Base(r.Argv[0]) == "srun" && os.Getenv("SLURM_JOB_ID") == "" {
+		// A job of its own: name it, to find and cancel it.
+		// The name is unique (launcher pid, start time): the same run id
+		// may have run before in another directory.
+		a.Slurm = &SlurmJob{JobName: fmt.Sprintf("rb-%s-m%d-a%d-%d-%x", m.RunID, i, k, os.Getpid(), time.Now().UnixNano()&0xffffffff), MPI: srunMPI(r.Argv)}
+		cmd.Env = append(cmd.Env, "SLURM_JOB_NAME="+a.Slurm.JobName)
+	}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// Own process group so a timeout kills every process of the mpirun;
 	// SIGKILL to the launcher (mpirun) if this launcher dies.
@@ -618,22 +655,36 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 		defer t.Stop()
 		timeout = t.C
 	}
+	grace := o.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
 	var out result
+	var graceC <-chan time.Time
 	killedFor := ""
+	stop := func(why string) { // SIGTERM now, SIGKILL after the grace
+		if killedFor != "" {
+			return
+		}
+		killedFor = why
+		if pgid > 0 {
+			syscall.Kill(-pgid, syscall.SIGTERM)
+		}
+		graceC = time.After(grace)
+	}
 	for done := false; !done; {
 		select {
 		case out = <-res:
 			done = true
 		case <-timeout:
-			killedFor = StatusTimedOut
-			killTree(pgid)
+			stop(StatusTimedOut)
 			timeout = nil
 		case <-ctx.Done():
-			if killedFor == "" {
-				killedFor = StatusInterrupted
-			}
-			killTree(pgid)
+			stop(StatusInterrupted)
 			ctx = context.Background() // once
+		case <-graceC:
+			killTree(pgid)
+			graceC = nil
 		}
 	}
 	if pgid > 0 {
@@ -648,6 +699,9 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 			a.KilledStale = append(a.KilledStale, k...)
 		}
 	}
+	if a.Slurm != nil {
+		slurmFinish(a.Slurm, killedFor != "", grace)
+	}
 	end := time.Now()
 	a.Ended = end.UTC().Format(time.RFC3339Nano)
 	a.DurationS = end.Sub(start).Seconds()
@@ -657,7 +711,10 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 		a.Status, a.Error = StatusFailed, "could not start: "+out.err.Error()
 	case killedFor != "":
 		a.Status = killedFor
-		a.Error = fmt.Sprintf("killed (process group %d) after %.3g s", pgid, a.DurationS)
+		a.Error = fmt.Sprintf("stopped (SIGTERM to process group %d, SIGKILL after %v) after %.3g s", pgid, grace, a.DurationS)
+		if a.Slurm != nil && a.Slurm.Cancelled {
+			a.Error += fmt.Sprintf("; Slurm job %s cancelled", a.Slurm.JobID)
+		}
 	case out.err != nil:
 		a.Status, a.Error = StatusFailed, out.err.Error()
 	case !complete:
@@ -891,4 +948,61 @@ func tailLines(path string, n int) []string {
 		}
 	}
 	return lines
+}
+
+// ExpectNpEnv names the environment variable through which the launcher
+// tells every rank how many processes it launched (Campaign.Np):
+// "reprobench run" refuses to measure when its communicator differs, which
+// is what a launcher or PMI that does not connect the ranks produces (a run
+// of singletons, issue #20).
+const ExpectNpEnv = "RB_EXPECT_NP"
+
+// srunMPI returns the value of srun's --mpi option in argv ("" if absent).
+func srunMPI(argv []string) string {
+	for i, a := range argv {
+		if v, ok := strings.CutPrefix(a, "--mpi="); ok {
+			return v
+		}
+		if a == "--mpi" && i+1 < len(argv) {
+			return argv[i+1]
+		}
+	}
+	return ""
+}
+
+// slurmFinish records the job of an srun attempt (id, state, nodes, from
+// squeue, which remembers finished jobs for MinJobAge). When the attempt
+// was stopped, it cancels the job if it is still alive. Either way it waits
+// (at most grace) until Slurm no longer counts the job as alive (a job is
+// "COMPLETING" for a moment after srun returns), so that the next mpirun
+// does not queue behind it and the recorded state is final.
+func slurmFinish(j *SlurmJob, stopped bool, grace time.Duration) {
+	query := func() (id, state, nodes string) {
+		out, err := exec.Command("squeue", "-h", "-t", "all", "-n", j.JobName, "-o", "%i|%T|%N").Output()
+		if err != nil {
+			return "", "", ""
+		}
+		line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+		f := strings.Split(line, "|")
+		if len(f) != 3 {
+			return "", "", ""
+		}
+		return f[0], f[1], f[2]
+	}
+	alive := func(state string) bool {
+		switch state {
+		case "PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "RESIZING", "REQUEUED", "STOPPED", "SIGNALING":
+			return true
+		}
+		return false
+	}
+	j.JobID, j.State, j.Nodes = query()
+	if stopped && alive(j.State) && j.State != "COMPLETING" {
+		if exec.Command("scancel", "--name", j.JobName).Run() == nil {
+			j.Cancelled = true
+		}
+	}
+	for end := time.Now().Add(grace); time.Now().Before(end) && alive(j.State); time.Sleep(100 * time.Millisecond) {
+		_, j.State, _ = query()
+	}
 }

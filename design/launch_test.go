@@ -237,7 +237,7 @@ func TestLaunchTimeoutKillsProcessGroup(t *testing.T) {
 	a := m.Runs[0].Attempts[0]
 	// The run hangs for an hour: any duration well below that shows the
 	// timeout killed it; the upper bound leaves room for a loaded machine.
-	if m.Runs[0].Status != StatusTimedOut || a.Signal != "killed" || a.DurationS < 1.5 || a.DurationS > 120 {
+	if m.Runs[0].Status != StatusTimedOut || a.Signal != "terminated" || a.DurationS < 1.5 || a.DurationS > 120 {
 		t.Errorf("mpirun 0: %+v", m.Runs[0])
 	}
 	if alive(readPid(t, filepath.Join(dir, "pids", "mpirun000-rank0.pid"))) {
@@ -479,5 +479,24 @@ func TestStartRefusesTooManyMpiruns(t *testing.T) {
 	}
 	if _, err := ReadManifest(ManifestPath(dir, "max")); err == nil || !strings.Contains(err.Error(), "100000000 mpiruns") {
 		t.Errorf("manifest claiming 10^8 mpiruns: %v", err)
+	}
+}
+
+// A mpirun that ignores SIGTERM is killed with SIGKILL after the grace
+// (issue #20: SIGTERM first, so that srun can cancel its job step).
+func TestLaunchTimeoutGraceThenKill(t *testing.T) {
+	dir := t.TempDir()
+	m, err := Start(context.Background(), localCampaign(t, dir, 1),
+		Options{Timeout: time.Second, Grace: 1500 * time.Millisecond, Env: []string{"FAKERUN_HANG_MPIRUN=0", "FAKERUN_IGNORE_TERM=1"}})
+	if !errors.Is(err, ErrIncomplete) {
+		t.Fatal(err)
+	}
+	a := m.Runs[0].Attempts[0]
+	// It ignored SIGTERM at 1 s, so it lived through the grace: ≥ 2.5 s.
+	if m.Runs[0].Status != StatusTimedOut || a.Signal != "killed" || a.DurationS < 2.5 || a.DurationS > 120 || !strings.Contains(a.Error, "SIGKILL after 1.5s") {
+		t.Errorf("mpirun 0: %+v", a)
+	}
+	if alive(readPid(t, filepath.Join(dir, "pids", "mpirun000-rank0.pid"))) {
+		t.Error("the run is still alive")
 	}
 }

@@ -57,6 +57,7 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	seedStr := fs.String("seed", "", "campaign seed (uint64; default: the design's seed, else random); mpirun i gets a seed derived from it")
 	designFile := fs.String("design", "", "design file (reprobench design) passed to every run; copied to DIR/ID-design.csv first")
 	failFast := fs.Bool("fail-fast", false, "stop at the first mpirun that fails or times out")
+	grace := fs.Duration("grace", design.DefaultGrace, "after --timeout (or an interrupt), how long a mpirun may take to end after SIGTERM before SIGKILL; srun cancels its job step on SIGTERM, and a Slurm job still alive after that is cancelled with scancel")
 	exe := fs.String("exe", "", "benchmark binary to launch instead of this reprobench (it must accept \"run\" and the flags above)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -73,9 +74,9 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := design.Options{Timeout: *timeout, FailFast: *failFast, Progress: stderr, Bar: launchStderrIsTerminal(stderr)}
-	if *timeout < 0 {
-		return usage("--timeout must not be negative")
+	opts := design.Options{Timeout: *timeout, Grace: *grace, FailFast: *failFast, Progress: stderr, Bar: launchStderrIsTerminal(stderr)}
+	if *timeout < 0 || *grace <= 0 {
+		return usage("--timeout must not be negative, --grace must be positive")
 	}
 	// Bounded before anything is read or allocated for the mpiruns.
 	if *mpiruns != 0 {

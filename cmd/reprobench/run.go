@@ -471,6 +471,9 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	c := mpi.World()
 	me, np := c.Rank(), c.Size()
 	start := time.Now().UTC()
+	if err := launchCheckSize(np); err != nil { // launch_hooks.go
+		return err
+	}
 
 	// Rank 0 decides the run id and the seed; everyone uses them.
 	var prep error

@@ -11,7 +11,8 @@
 // FAKERUN_HANG_MPIRUN=N (sleep for an hour in mpirun N, before any output),
 // and FAKERUN_HOLD_MPIRUN=N (rank 0 of mpirun N sleeps for an hour with its
 // .csv.partial half written, after writing DIR/pids/mpirunNNN.held), which
-// a resume may change. Every process writes its pid to
+// a resume may change, and FAKERUN_IGNORE_TERM=1 (ignore SIGTERM, so that
+// only the launcher's SIGKILL after its grace ends it). Every process writes its pid to
 // DIR/pids/mpirunNNN-rankR.pid.
 package main
 
@@ -19,7 +20,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -55,6 +58,9 @@ func run(args []string) error {
 	}
 	if *out == "" || *runID == "" || *mpirun < 0 {
 		return fmt.Errorf("need --out, --run-id and --mpirun")
+	}
+	if os.Getenv("FAKERUN_IGNORE_TERM") == "1" {
+		signal.Ignore(syscall.SIGTERM)
 	}
 	r := rank()
 	pids := filepath.Join(*out, "pids")

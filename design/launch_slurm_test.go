@@ -1,0 +1,151 @@
+package design
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reprobench/reprobench/internal/mpirun"
+	"github.com/reprobench/reprobench/internal/slurmtest"
+)
+
+// The Slurm tests (issue #20) start a one-node Slurm (internal/slurmtest,
+// scripts/slurm-up.sh) and run reprobench launch through srun, for each MPI
+// library with the PMI plugin its Debian build needs.
+
+var slurmPMI = map[string]string{"openmpi": "pmix", "mpich": "pmi2"}
+
+func slurmEnv(c *slurmtest.Cluster, extra ...string) []string {
+	return append(append([]string{}, c.Env...), extra...)
+}
+
+// TestSlurmLaunch: a campaign through srun completes, and the manifest and
+// the sidecars record the job id, step id, node list and PMI.
+func TestSlurmLaunch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs mpirun and Slurm")
+	}
+	c := slurmtest.Start(t)
+	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
+		bin := reprobench(t, f)
+		dir := t.TempDir()
+		pmi := slurmPMI[f.Name]
+		cmd, out := launchCmd(t, f, bin, slurmEnv(c), "--mpiruns", "2", "--np", "2", "--launcher", "srun -n {np} --mpi="+pmi,
+			"--out", dir, "--run-id", "sl", "--timeout", "120s", "--seed", "3", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+		if code := waitCmd(t, cmd, out, 300*time.Second); code != 0 {
+			t.Fatalf("launch through srun: exit %d\n%s", code, out)
+		}
+		m, err := ReadManifest(ManifestPath(dir, "sl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range m.Runs {
+			a := r.Attempts[len(r.Attempts)-1]
+			if r.Status != StatusOK || a.Slurm == nil || a.Slurm.JobID == "" || a.Slurm.State != "COMPLETED" || a.Slurm.Nodes == "" || a.Slurm.MPI != pmi {
+				t.Fatalf("mpirun %d: status %s, slurm %+v", i, r.Status, a.Slurm)
+			}
+			var meta struct {
+				Np          int
+				Environment struct {
+					MPIEnv map[string]string `json:"mpi_env"`
+				}
+			}
+			b, err := os.ReadFile(SidecarPath(dir, "sl", i))
+			if err != nil || json.Unmarshal(b, &meta) != nil {
+				t.Fatalf("sidecar: %v", err)
+			}
+			e := meta.Environment.MPIEnv
+			if meta.Np != 2 || e["SLURM_JOB_ID"] != a.Slurm.JobID || e["SLURM_STEP_ID"] == "" || e["SLURM_JOB_NODELIST"] != a.Slurm.Nodes || e["SLURM_MPI_TYPE"] != pmi {
+				t.Errorf("mpirun %d: np %d, sidecar Slurm variables job %q step %q nodes %q mpi %q; manifest %+v", i, meta.Np,
+					e["SLURM_JOB_ID"], e["SLURM_STEP_ID"], e["SLURM_JOB_NODELIST"], e["SLURM_MPI_TYPE"], a.Slurm)
+			}
+			t.Logf("mpirun %d: job %s step %s on %s, --mpi=%s", i, a.Slurm.JobID, e["SLURM_STEP_ID"], a.Slurm.Nodes, pmi)
+		}
+		c.WaitNoJobs(t)
+	})
+}
+
+// TestSlurmWrongPMI: with a PMI plugin that does not connect the ranks
+// (--mpi=none), srun starts singletons; the run refuses to measure with a
+// clear error, and no result is recorded (issue #20).
+func TestSlurmWrongPMI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs mpirun and Slurm")
+	}
+	c := slurmtest.Start(t)
+	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
+		bin := reprobench(t, f)
+		dir := t.TempDir()
+		cmd, out := launchCmd(t, f, bin, slurmEnv(c), "--mpiruns", "1", "--np", "2", "--launcher", "srun -n {np} --mpi=none",
+			"--out", dir, "--run-id", "wp", "--timeout", "120s", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+		if code := waitCmd(t, cmd, out, 300*time.Second); code != 1 {
+			t.Fatalf("launch with --mpi=none: exit %d, want 1\n%s", code, out)
+		}
+		m, err := ReadManifest(ManifestPath(dir, "wp"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := m.Runs[0].Attempts[0]
+		if m.Runs[0].Status != StatusFailed || exists(SidecarPath(dir, "wp", 0)) || exists(OutputBase(dir, "wp", 0)+".csv") {
+			t.Fatalf("a run of singletons was recorded: %+v", m.Runs[0])
+		}
+		tail := strings.Join(append(a.StderrTail, a.StdoutTail...), "\n")
+		if f.Name == "mpich" {
+			// MPICH starts singletons: our size check must say why.
+			if !strings.Contains(tail, "did not join one MPI job") || !strings.Contains(tail, "--mpi=pmi2") {
+				t.Errorf("no clear error from the singletons:\n%s", tail)
+			}
+		}
+		t.Logf("%s with --mpi=none: %s", f.Name, launchLast(tail))
+		c.WaitNoJobs(t)
+	})
+}
+
+func launchLast(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "did not join") || strings.Contains(strings.ToLower(l), "error") {
+			return l
+		}
+	}
+	return s[max(0, len(s)-200):]
+}
+
+// TestSlurmTimeoutLeavesNoJob: a mpirun held until killed times out; the
+// launcher's SIGTERM makes srun cancel the step, the job ends, and no job
+// or rank is left (issue #20: SIGKILL to srun left the job running).
+func TestSlurmTimeoutLeavesNoJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs mpirun and Slurm")
+	}
+	c := slurmtest.Start(t)
+	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
+		bin := reprobench(t, f)
+		dir := t.TempDir()
+		hold := t.TempDir()
+		cmd, out := launchCmd(t, f, bin, slurmEnv(c, holdEnv(hold, 0)...), "--mpiruns", "1", "--np", "2", "--launcher", "srun -n {np} --mpi="+slurmPMI[f.Name],
+			"--out", dir, "--run-id", "to", "--timeout", "20s", "--grace", "10s", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+		// The ranks are held (they cannot finish), so the timeout must end them.
+		var ranks []int
+		waitFor(t, 120*time.Second, "both ranks to be held", func() bool { ranks = heldRanks(hold, 0, 2); return ranks != nil })
+		if code := waitCmd(t, cmd, out, 120*time.Second); code != 1 {
+			t.Fatalf("exit %d, want 1\n%s", code, out)
+		}
+		m, err := ReadManifest(ManifestPath(dir, "to"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := m.Runs[0].Attempts[0]
+		if m.Runs[0].Status != StatusTimedOut || a.Slurm == nil || a.Slurm.JobID == "" {
+			t.Fatalf("attempt: %+v", a)
+		}
+		c.WaitNoJobs(t)
+		for _, p := range ranks {
+			if alive(p) {
+				t.Errorf("rank %d is still alive", p)
+			}
+		}
+		t.Logf("timed out: %s; job %s %s, cancelled by scancel: %v", a.Error, a.Slurm.JobID, a.Slurm.State, a.Slurm.Cancelled)
+	})
+}
