@@ -117,7 +117,10 @@ type Manifest struct {
 	// binary and "run").
 	Program []string `json:"program"`
 	// RunArgs are the user's flags of the run, after the contract flags.
-	RunArgs      []string `json:"run_args"`
+	RunArgs []string `json:"run_args"`
+	// Batch is the batch-submission template of a campaign whose mpiruns
+	// are Slurm batch jobs (Campaign.Batch), "{np}" not yet replaced.
+	Batch        []string `json:"batch,omitempty"`
 	DesignFile   string   `json:"design_file,omitempty"`
 	DesignSHA256 string   `json:"design_sha256,omitempty"`
 	// Seed is the campaign seed; mpirun i gets RunSeed(Seed, i).
@@ -201,6 +204,16 @@ type Campaign struct {
 	Launcher []string // launcher template, e.g. ["mpirun", "-np", "{np}"]
 	Program  []string // e.g. [os.Executable(), "run"]
 	RunArgs  []string // the user's run flags (must not set ContractFlags)
+	// Batch, when set, makes every mpirun a batch job of its own: its
+	// argv is Batch ("{np}" replaced) followed by one argument, the
+	// launcher, program and flags quoted for /bin/sh, e.g. Batch =
+	// ["sbatch", "--wait", "--ntasks={np}", "--wrap"] with Launcher =
+	// ["srun", "-n", "{np}", "--mpi=pmix"]. The submission command must
+	// block until the job ends and exit with its status (sbatch --wait).
+	// Each allocation may get other nodes: the allocation becomes a factor
+	// like the mpirun (paper 000 §5.2, paper 004), and the manifest records
+	// each job's id and nodes.
+	Batch []string
 	// DesignFile, when set, is passed as --design to every mpirun; its
 	// SHA-256 is recorded and checked on resume.
 	DesignFile string
@@ -282,7 +295,7 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	m := &Manifest{Format: ManifestFormat, RunID: c.RunID, Dir: dir, Created: now, Updated: now,
 		Launcher: c.Launcher, Np: c.Np, Mpiruns: c.Mpiruns, Program: c.Program, RunArgs: c.RunArgs,
-		Seed: c.Seed, Environment: c.Environment}
+		Seed: c.Seed, Environment: c.Environment, Batch: c.Batch}
 	if m.RunArgs == nil {
 		m.RunArgs = []string{}
 	}
@@ -308,6 +321,14 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 			argv = append(argv, "--design", m.DesignFile)
 		}
 		argv = append(argv, c.RunArgs...)
+		if len(c.Batch) > 0 {
+			argv = append(ExpandLauncher(c.Batch, c.Np), ShellJoin(argv))
+			if p, err := exec.LookPath(argv[0]); err == nil {
+				if p, err = filepath.Abs(p); err == nil {
+					argv[0] = p
+				}
+			}
+		}
 		m.Runs = append(m.Runs, RunRecord{Mpirun: i, Seed: seed, Argv: argv, Status: StatusPending})
 	}
 	if err := m.save(); err != nil {
@@ -574,6 +595,20 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	// Processes of an earlier attempt still running (the launcher died, or
 	// a rank outlived its mpirun) would write the same files: kill them
 	// first. If one of them completed the mpirun meanwhile, we are done.
+	// A Slurm job of an attempt whose launcher died may still run (a
+	// batch job outlives its sbatch): ask Slurm, and let it finish (at most
+	// o.Timeout, then cancel it) rather than run the mpirun twice at once.
+	if n := len(r.Attempts); n > 0 && r.Attempts[n-1].Status == StatusAbandoned && r.Attempts[n-1].Slurm != nil {
+		prev := r.Attempts[n-1].Slurm
+		if o.Progress != nil {
+			fmt.Fprintf(o.Progress, "launch: mpirun %d: asking Slurm about job %s of the earlier attempt\n", i, prev.JobName)
+		}
+		slurmAwait(prev, o.Timeout)
+		r.Attempts[n-1].Error += fmt.Sprintf("; its Slurm job %s ended %s", prev.JobID, prev.State)
+		if prev.Cancelled {
+			r.Attempts[n-1].Error += " (cancelled by the resume after the timeout)"
+		}
+	}
 	killed, err := killStale(m.Dir, m.RunID, i, o.StaleWait)
 	a.KilledStale = killed
 	if err != nil {
@@ -604,12 +639,15 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	cmd := exec.Command(r.Argv[0], r.Argv[1:]...)
 	cmd.Env = append(os.Environ(), o.Env...)
 	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", ExpectNpEnv, m.Np))
-	if filepath.Base(r.Argv[0]) == "srun" && os.Getenv("SLURM_JOB_ID") == "" {
-		// A job of its own: name it, to find and cancel it.
-		// The name is unique (launcher pid, start time): the same run id
-		// may have run before in another directory.
+	if prog := filepath.Base(r.Argv[0]); prog == "sbatch" || (prog == "srun" && os.Getenv("SLURM_JOB_ID") == "") {
+		// A job of its own: name it, to find and cancel it. The name is
+		// unique (launcher pid, start time): the same run id may have run
+		// before in another directory.
 		a.Slurm = &SlurmJob{JobName: fmt.Sprintf("rb-%s-m%d-a%d-%d-%x", m.RunID, i, k, os.Getpid(), time.Now().UnixNano()&0xffffffff), MPI: srunMPI(r.Argv)}
-		cmd.Env = append(cmd.Env, "SLURM_JOB_NAME="+a.Slurm.JobName)
+		if prog == "sbatch" {
+			a.Slurm.MPI = srunMPI(strings.Fields(r.Argv[len(r.Argv)-1]))
+		}
+		cmd.Env = append(cmd.Env, "SLURM_JOB_NAME="+a.Slurm.JobName, "SBATCH_JOB_NAME="+a.Slurm.JobName)
 	}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// Own process group so a timeout kills every process of the mpirun;
@@ -970,6 +1008,66 @@ func srunMPI(argv []string) string {
 	return ""
 }
 
+// slurmAwait waits until the job of j is no longer alive in Slurm, at most
+// limit (0: no limit), then cancels it, and records its id, state and
+// nodes.
+func slurmAwait(j *SlurmJob, limit time.Duration) {
+	end := time.Now().Add(limit)
+	for {
+		id, state, nodes := slurmQuery(j.JobName)
+		if id != "" {
+			j.JobID, j.State, j.Nodes = id, state, nodes
+		}
+		if !slurmAlive(state) {
+			return
+		}
+		if limit > 0 && time.Now().After(end) {
+			slurmFinish(j, true, DefaultGrace)
+			return
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// ShellJoin quotes args for /bin/sh (each in single quotes) and joins them
+// with spaces: the one command string of sbatch --wrap.
+func ShellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+// slurmQuery returns the id, state and node list of the newest job named
+// name that Slurm remembers ("" when none).
+func slurmQuery(name string) (id, state, nodes string) {
+	out, err := exec.Command("squeue", "-h", "-t", "all", "-n", name, "-o", "%i|%T|%N").Output()
+	if err != nil {
+		return "", "", ""
+	}
+	best := -1
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, "|")
+		if len(f) != 3 {
+			continue
+		}
+		if n, err := strconv.Atoi(f[0]); err == nil && n > best {
+			best, id, state, nodes = n, f[0], f[1], f[2]
+		}
+	}
+	return id, state, nodes
+}
+
+// slurmAlive reports whether a job in this squeue state may still run.
+func slurmAlive(state string) bool {
+	switch state {
+	case "PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "RESIZING", "REQUEUED", "STOPPED", "SIGNALING":
+		return true
+	}
+	return false
+}
+
 // slurmFinish records the job of an srun attempt (id, state, nodes, from
 // squeue, which remembers finished jobs for MinJobAge). When the attempt
 // was stopped, it cancels the job if it is still alive. Either way it waits
@@ -977,25 +1075,8 @@ func srunMPI(argv []string) string {
 // "COMPLETING" for a moment after srun returns), so that the next mpirun
 // does not queue behind it and the recorded state is final.
 func slurmFinish(j *SlurmJob, stopped bool, grace time.Duration) {
-	query := func() (id, state, nodes string) {
-		out, err := exec.Command("squeue", "-h", "-t", "all", "-n", j.JobName, "-o", "%i|%T|%N").Output()
-		if err != nil {
-			return "", "", ""
-		}
-		line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-		f := strings.Split(line, "|")
-		if len(f) != 3 {
-			return "", "", ""
-		}
-		return f[0], f[1], f[2]
-	}
-	alive := func(state string) bool {
-		switch state {
-		case "PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "RESIZING", "REQUEUED", "STOPPED", "SIGNALING":
-			return true
-		}
-		return false
-	}
+	query := func() (string, string, string) { return slurmQuery(j.JobName) }
+	alive := slurmAlive
 	j.JobID, j.State, j.Nodes = query()
 	if stopped && alive(j.State) && j.State != "COMPLETING" {
 		if exec.Command("scancel", "--name", j.JobName).Run() == nil {

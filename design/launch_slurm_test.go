@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -147,5 +148,87 @@ func TestSlurmTimeoutLeavesNoJob(t *testing.T) {
 			}
 		}
 		t.Logf("timed out: %s; job %s %s, cancelled by scancel: %v", a.Error, a.Slurm.JobID, a.Slurm.State, a.Slurm.Cancelled)
+	})
+}
+
+// TestSlurmBatchCampaign: every mpirun is a batch job of its own (launch
+// --batch sbatch). A job cancelled mid-run is recorded as failed and the
+// campaign goes on; a resume whose launcher is killed mid-job leaves a job
+// running, and the next resume asks Slurm about it, cancels it at the
+// timeout and runs the mpirun again: no mpirun lost or run twice.
+func TestSlurmBatchCampaign(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs mpirun and Slurm")
+	}
+	c := slurmtest.Start(t)
+	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
+		bin := reprobench(t, f)
+		dir := t.TempDir()
+		mp := ManifestPath(dir, "bj")
+		hold := t.TempDir()
+		cmd, out := launchCmd(t, f, bin, slurmEnv(c, holdEnv(hold, 1)...), "--batch", "sbatch", "--launcher", "srun -n {np} --mpi="+slurmPMI[f.Name],
+			"--mpiruns", "3", "--np", "2", "--out", dir, "--run-id", "bj", "--seed", "5", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+		waitFor(t, 120*time.Second, "mpirun 1 to be held", func() bool { return heldRanks(hold, 1, 2) != nil })
+		m, err := ReadManifest(mp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := m.Runs[1].Attempts[0].Slurm.JobName
+		if b, err := c.Command("scancel", "--name", name).CombinedOutput(); err != nil {
+			t.Fatalf("scancel: %v %s", err, b)
+		}
+		if code := waitCmd(t, cmd, out, 180*time.Second); code != 1 {
+			t.Fatalf("exit %d, want 1 (mpirun 1 cancelled)\n%s", code, out)
+		}
+		if m, err = ReadManifest(mp); err != nil {
+			t.Fatal(err)
+		}
+		a := m.Runs[1].Attempts[0]
+		if m.Runs[0].Status != StatusOK || m.Runs[1].Status != StatusFailed || m.Runs[2].Status != StatusOK || a.Slurm.State != "CANCELLED" {
+			t.Fatalf("after the cancel: %s %s %s, mpirun 1's job %+v\n%s", m.Runs[0].Status, m.Runs[1].Status, m.Runs[2].Status, a.Slurm, out)
+		}
+		before := completedData(t, dir, "bj", 3)
+
+		// Resume, held again; kill that launcher: its job goes on.
+		hold2 := t.TempDir()
+		cmd, out = launchCmd(t, f, bin, slurmEnv(c, holdEnv(hold2, 1)...), "--resume", "--out", dir)
+		waitFor(t, 120*time.Second, "mpirun 1 to be held again", func() bool { return heldRanks(hold2, 1, 2) != nil })
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		waitCmd(t, cmd, out, 30*time.Second)
+		if jobs := c.Jobs(t, "running"); len(jobs) != 1 {
+			t.Fatalf("after killing the launcher, running jobs %v; want mpirun 1's", jobs)
+		}
+
+		// Resume without the hold: it finds the job alive, cancels it at
+		// the timeout, and runs mpirun 1 once more.
+		cmd, out = launchCmd(t, f, bin, slurmEnv(c), "--resume", "--out", dir, "--timeout", "30s")
+		if code := waitCmd(t, cmd, out, 300*time.Second); code != 0 {
+			t.Fatalf("resume: exit %d\n%s", code, out)
+		}
+		if m, err = ReadManifest(mp); err != nil {
+			t.Fatal(err)
+		}
+		r := m.Runs[1]
+		if len(r.Attempts) != 3 || r.Attempts[1].Status != StatusAbandoned || r.Attempts[1].Slurm == nil || !r.Attempts[1].Slurm.Cancelled || r.Status != StatusOK {
+			t.Fatalf("mpirun 1 attempts: %+v", r.Attempts)
+		}
+		if len(m.Runs[0].Attempts) != 1 || len(m.Runs[2].Attempts) != 1 {
+			t.Error("a complete mpirun was run again")
+		}
+		for i := range 3 {
+			if n := csvRows(t, OutputBase(dir, "bj", i)+".csv"); n != 200 {
+				t.Errorf("mpirun %d: %d rows, want 200", i, n)
+			}
+			last := m.Runs[i].Attempts[len(m.Runs[i].Attempts)-1].Slurm
+			t.Logf("mpirun %d: job %s on %s, %s", i, last.JobID, last.Nodes, last.State)
+		}
+		for name, h := range before {
+			if completedData(t, dir, "bj", 3)[name] != h {
+				t.Errorf("%s changed", name)
+			}
+		}
+		c.WaitNoJobs(t)
 	})
 }

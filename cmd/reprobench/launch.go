@@ -58,6 +58,7 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	designFile := fs.String("design", "", "design file (reprobench design) passed to every run; copied to DIR/ID-design.csv first")
 	failFast := fs.Bool("fail-fast", false, "stop at the first mpirun that fails or times out")
 	grace := fs.Duration("grace", design.DefaultGrace, "after --timeout (or an interrupt), how long a mpirun may take to end after SIGTERM before SIGKILL; srun cancels its job step on SIGTERM, and a Slurm job still alive after that is cancelled with scancel")
+	batch := fs.String("batch", "", "submit every mpirun as a Slurm batch job of its own with this command, e.g. 'sbatch -t 30 -p PART' (launch adds --wait --ntasks={np} --output=DIR/ID-logs/slurm-%j.out --wrap and the --launcher command, e.g. 'srun -n {np} --mpi=pmix'); each job's id and nodes are recorded, and --resume asks Slurm about the jobs of a launcher that died")
 	exe := fs.String("exe", "", "benchmark binary to launch instead of this reprobench (it must accept \"run\" and the flags above)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -86,7 +87,7 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	}
 
 	if *resume {
-		for _, n := range []string{"mpiruns", "np", "launcher", "seed", "design", "exe"} {
+		for _, n := range []string{"mpiruns", "np", "launcher", "seed", "design", "exe", "batch"} {
 			if set[n] {
 				return usage("--%s cannot be changed on --resume: the campaign's parameters come from its manifest", n)
 			}
@@ -139,6 +140,17 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 
 	c := design.Campaign{Dir: *out, RunID: *runID, Mpiruns: *mpiruns, Np: *np, Launcher: tmpl,
 		Program: []string{program, "run"}, RunArgs: runArgs}
+	if *batch != "" {
+		b, err := design.SplitCommand(*batch)
+		if err != nil {
+			return usage("--batch: %v", err)
+		}
+		abs, err := filepath.Abs(*out)
+		if err != nil {
+			return err
+		}
+		c.Batch = append(b, "--wait", "--ntasks={np}", "--output="+filepath.Join(design.LogDir(abs, *runID), "slurm-%j.out"), "--wrap")
+	}
 	seedKnown := false
 	if *seedStr != "" {
 		if c.Seed, err = strconv.ParseUint(*seedStr, 10, 64); err != nil {
