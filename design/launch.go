@@ -643,9 +643,9 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 		// A job of its own: name it, to find and cancel it. The name is
 		// unique (launcher pid, start time): the same run id may have run
 		// before in another directory.
-		a.Slurm = &SlurmJob{JobName: fmt.Sprintf("rb-%s-m%d-a%d-%d-%x", m.RunID, i, k, os.Getpid(), time.Now().UnixNano()&0xffffffff), MPI: srunMPI(r.Argv)}
+		a.Slurm = &SlurmJob{JobName: fmt.Sprintf("rb-%s-m%d-a%d-%d-%x", m.RunID, i, k, os.Getpid(), time.Now().UnixNano()&0xffffffff), MPI: SrunMPI(r.Argv)}
 		if prog == "sbatch" {
-			a.Slurm.MPI = srunMPI(strings.Fields(r.Argv[len(r.Argv)-1]))
+			a.Slurm.MPI = SrunMPI(strings.Fields(r.Argv[len(r.Argv)-1]))
 		}
 		cmd.Env = append(cmd.Env, "SLURM_JOB_NAME="+a.Slurm.JobName, "SBATCH_JOB_NAME="+a.Slurm.JobName)
 	}
@@ -995,8 +995,8 @@ func tailLines(path string, n int) []string {
 // of singletons, issue #20).
 const ExpectNpEnv = "RB_EXPECT_NP"
 
-// srunMPI returns the value of srun's --mpi option in argv ("" if absent).
-func srunMPI(argv []string) string {
+// SrunMPI returns the value of srun's --mpi option in argv ("" if absent).
+func SrunMPI(argv []string) string {
 	for i, a := range argv {
 		if v, ok := strings.CutPrefix(a, "--mpi="); ok {
 			return v

@@ -64,6 +64,29 @@ func TestSlurmLaunch(t *testing.T) {
 			}
 			t.Logf("mpirun %d: job %s step %s on %s, --mpi=%s", i, a.Slurm.JobID, e["SLURM_STEP_ID"], a.Slurm.Nodes, pmi)
 		}
+
+		// A bare "srun -n {np}": launch adds the plugin this build needs.
+		cmd, out = launchCmd(t, f, bin, slurmEnv(c), "--mpiruns", "1", "--np", "2", "--launcher", "srun -n {np}",
+			"--out", dir, "--run-id", "auto", "--timeout", "120s", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+		if code := waitCmd(t, cmd, out, 300*time.Second); code != 0 {
+			t.Fatalf("launch through a bare srun: exit %d\n%s", code, out)
+		}
+		if m, err = ReadManifest(ManifestPath(dir, "auto")); err != nil {
+			t.Fatal(err)
+		}
+		if a := m.Runs[0].Attempts[0]; a.Slurm == nil || a.Slurm.MPI != pmi || !strings.Contains(out.String(), "adding --mpi="+pmi) {
+			t.Errorf("bare srun: recorded %+v\n%s", a.Slurm, out)
+		}
+
+		// run under srun directly, without launch.
+		direct := c.Command("srun", "-n", "2", "--mpi="+pmi, bin, "run", "--out", dir, "--run-id", "direct", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+		direct.Env = append(direct.Env, f.Env...)
+		if b, err := direct.CombinedOutput(); err != nil {
+			t.Fatalf("srun ... run: %v\n%s", err, b)
+		}
+		if n := csvRows(t, OutputBase(dir, "direct", 0)+".csv"); n != 200 || !exists(SidecarPath(dir, "direct", 0)) {
+			t.Errorf("srun ... run: %d rows, sidecar %v", n, exists(SidecarPath(dir, "direct", 0)))
+		}
 		c.WaitNoJobs(t)
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/mpi"
 )
 
 func init() {
@@ -126,6 +127,9 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return usage("--launcher: %v", err)
 	}
+	if *exe == "" {
+		tmpl = launchSrunPMI(stderr, tmpl)
+	}
 	if !strings.Contains(*launcher, "{np}") {
 		fmt.Fprintf(stderr, "launch: warning: --launcher %q has no {np}; --np is not passed to it\n", *launcher)
 	}
@@ -233,6 +237,25 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		c.RunID, c.Seed, c.Mpiruns, c.Np, design.ExpandLauncher(tmpl, c.Np), *out)
 	m, err := design.Start(ctx, c, opts)
 	return launchSummary(stderr, m, err)
+}
+
+// launchSrunPMI makes an srun launcher use the PMI plugin that this
+// binary's MPI library needs (srunPMI): without --mpi it adds it (Slurm's
+// default, MpiDefault, is often none, which starts singletons), and with
+// another one it warns (sites name plugins differently, e.g. pmix_v4; run
+// refuses singletons anyway).
+func launchSrunPMI(stderr io.Writer, tmpl []string) []string {
+	want, ok := srunPMI[mpi.BuildFlavor]
+	if len(tmpl) == 0 || filepath.Base(tmpl[0]) != "srun" || !ok {
+		return tmpl
+	}
+	if got := design.SrunMPI(tmpl); got == "" {
+		fmt.Fprintf(stderr, "launch: this binary is built with %s: adding --mpi=%s to srun\n", mpi.BuildFlavor, want)
+		return append([]string{tmpl[0], "--mpi=" + want}, tmpl[1:]...)
+	} else if got != want && !strings.HasPrefix(got, want) {
+		fmt.Fprintf(stderr, "launch: warning: srun --mpi=%s, but this binary is built with %s, which needs --mpi=%s (a wrong plugin starts singletons, which run refuses)\n", got, mpi.BuildFlavor, want)
+	}
+	return tmpl
 }
 
 // launchCheckRunFlags validates the run flags (and the design) of c for
