@@ -23,7 +23,7 @@ done
 steps=()
 for p in /proc/[0-9]*; do
 	pid=${p#/proc/}
-	case "$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" in
+	case "$(tr '\0' ' ' 2>/dev/null <"$p/cmdline")" in
 	slurmstepd*)
 		if ls -l "$p/fd" 2>/dev/null | grep -q -- "$dir/spool"; then steps+=("$pid"); fi
 		;;

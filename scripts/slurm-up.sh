@@ -43,8 +43,16 @@ fi
 mkdir -p "$dir"/{munge,state,spool,log,pids}
 chmod 700 "$dir/munge"
 
+# A port nothing listens on (bash's /dev/tcp: no python or ss needed).
 freeport() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 40000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return
+		fi
+	done
 }
 ctldport=${SLURMCTLD_PORT:-$(freeport)}
 slurmdport=${SLURMD_PORT:-$(freeport)}
