@@ -11,7 +11,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 MPIRUN      ?= $(shell command -v mpirun.openmpi || command -v mpirun)
 
-.PHONY: all setup build demo latency test check unit nompi clean
+.PHONY: all setup build demo latency test check unit nompi clean test-repeat slurm
 
 all: build
 
@@ -44,8 +44,10 @@ check: setup
 # package (busy-polling ranks) otherwise starve the real-MPI tests of
 # another, which then time out or measure a starved machine (seen: a
 # 60 s launcher timeout, a clock fit off by 311 ppm).
+# RB_REQUIRE_SLURM=1 does the same for Slurm (the one-node cluster of
+# scripts/slurm-up.sh that the Slurm tests start).
 unit: setup
-	RB_REQUIRE_MPI=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
+	RB_REQUIRE_MPI=1 RB_REQUIRE_SLURM=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
 
 # nompi: everything still builds and tests without MPI (no cgo at all).
 nompi:
@@ -53,8 +55,20 @@ nompi:
 
 test: check unit nompi
 
+# test-repeat: the launcher's kill/resume integration tests N times in a
+# row, counting passes (issue #23); BURN=2 adds two CPU burners beside them.
+# make test-repeat N=20; make test-repeat N=5 BURN=2
+N    ?= 20
+BURN ?= 0
+test-repeat: setup
+	bash scripts/test-repeat.sh $(N) $(BURN)
+
+# slurm: only the tests that start a one-node Slurm (issue #20).
+slurm: setup
+	RB_REQUIRE_MPI=1 RB_REQUIRE_SLURM=1 $(GO) test -p 1 -count=1 -timeout 20m -run 'Slurm' ./internal/slurmtest/ ./design/ ./cmd/reprobench/
+
 clean:
-	rm -rf $(BIN) demo-out
+	rm -rf $(BIN) demo-out test-repeat-out
 
 # fuzz: every fuzz target for FUZZTIME each, one after the other (issue #21:
 # size, duration and spec parsers, the raw-data and design readers, the plot

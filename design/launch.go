@@ -35,6 +35,24 @@ const (
 	StatusAbandoned   = "abandoned"   // the launcher died while it ran (found by a resume)
 )
 
+// MaxMpiruns bounds the mpiruns of one campaign, checked before any memory
+// is committed to them (issue #21: 10^8 mpiruns were once built up front
+// until the kernel killed the launcher at 24 GB). The manifest holds a
+// record of every mpirun (its argv and attempts: about 0.5 KB) and is
+// rewritten after each start and end, so a campaign costs memory and
+// manifest bytes proportional to its mpiruns on every save: 10000 mpiruns
+// keep the manifest at a few MB. Split larger campaigns into several run
+// ids.
+const MaxMpiruns = 10000
+
+// CheckMpiruns accepts 1 ≤ n ≤ MaxMpiruns.
+func CheckMpiruns(n int) error {
+	if n < 1 || n > MaxMpiruns {
+		return fmt.Errorf("launch: %d mpiruns: need 1 to %d per campaign (MaxMpiruns: the manifest, rewritten after every mpirun, grows with them); split the campaign into several run ids", n, MaxMpiruns)
+	}
+	return nil
+}
+
 // StderrTailLines is how many last lines of a failed attempt's stderr the
 // manifest keeps (the whole stderr is in the attempt's log file).
 const StderrTailLines = 50
@@ -91,7 +109,10 @@ type Manifest struct {
 	// binary and "run").
 	Program []string `json:"program"`
 	// RunArgs are the user's flags of the run, after the contract flags.
-	RunArgs      []string `json:"run_args"`
+	RunArgs []string `json:"run_args"`
+	// Batch is the batch-submission template of a campaign whose mpiruns
+	// are Slurm batch jobs (Campaign.Batch), "{np}" not yet replaced.
+	Batch        []string `json:"batch,omitempty"`
 	DesignFile   string   `json:"design_file,omitempty"`
 	DesignSHA256 string   `json:"design_sha256,omitempty"`
 	// Seed is the campaign seed; mpirun i gets RunSeed(Seed, i).
@@ -139,21 +160,52 @@ type Attempt struct {
 	// MovedAside lists the leftover files of earlier attempts moved into
 	// AsideDir before this attempt started.
 	MovedAside []string `json:"moved_aside,omitempty"`
+	// Slurm describes the Slurm job of an attempt launched with srun
+	// outside an allocation (nil otherwise).
+	Slurm *SlurmJob `json:"slurm,omitempty"`
 	// KilledStale lists processes of this mpirun (from an earlier attempt
 	// whose launcher died, or ranks that outlived this attempt's launcher)
 	// that were found running by their command line and killed.
 	KilledStale []int `json:"killed_stale,omitempty"`
 }
 
+// SlurmJob is what the launcher knows of the Slurm job of one srun attempt:
+// it names the job (SLURM_JOB_NAME) so that it can find it, cancel it after
+// a timeout, and record it. The ranks' own view (SLURM_JOB_ID,
+// SLURM_STEP_ID, SLURM_JOB_NODELIST, SLURM_MPI_TYPE) is in the run's
+// sidecar (environment.mpi_env).
+type SlurmJob struct {
+	JobName string `json:"job_name"`
+	JobID   string `json:"job_id,omitempty"`
+	State   string `json:"state,omitempty"` // as squeue reported it at the end
+	Nodes   string `json:"nodes,omitempty"`
+	// MPI is the --mpi plugin on srun's command line ("" for Slurm's
+	// default, MpiDefault).
+	MPI string `json:"mpi,omitempty"`
+	// Cancelled is true when the launcher ran scancel because the job was
+	// still alive after srun was stopped.
+	Cancelled bool `json:"cancelled,omitempty"`
+}
+
 // Campaign describes a new campaign of Mpiruns mpiruns.
 type Campaign struct {
 	Dir      string   // output directory (created if missing)
 	RunID    string   // see CheckRunID
-	Mpiruns  int      // number of mpiruns (≥ 1)
+	Mpiruns  int      // number of mpiruns (1 to MaxMpiruns)
 	Np       int      // processes per mpirun (replaces "{np}")
 	Launcher []string // launcher template, e.g. ["mpirun", "-np", "{np}"]
 	Program  []string // e.g. [os.Executable(), "run"]
 	RunArgs  []string // the user's run flags (must not set ContractFlags)
+	// Batch, when set, makes every mpirun a batch job of its own: its
+	// argv is Batch ("{np}" replaced) followed by one argument, the
+	// launcher, program and flags quoted for /bin/sh, e.g. Batch =
+	// ["sbatch", "--wait", "--ntasks={np}", "--wrap"] with Launcher =
+	// ["srun", "-n", "{np}", "--mpi=pmix"]. The submission command must
+	// block until the job ends and exit with its status (sbatch --wait).
+	// Each allocation may get other nodes: the allocation becomes a factor
+	// like the mpirun (paper 000 §5.2, paper 004), and the manifest records
+	// each job's id and nodes.
+	Batch []string
 	// DesignFile, when set, is passed as --design to every mpirun; its
 	// SHA-256 is recorded and checked on resume.
 	DesignFile string
@@ -165,9 +217,14 @@ type Campaign struct {
 // Options control how a campaign is executed; they are not part of its
 // identity and may change on resume.
 type Options struct {
-	// Timeout per mpirun (0: none). A mpirun still running then has its
-	// whole process group killed with SIGKILL.
+	// Timeout per mpirun (0: none). A mpirun still running then gets
+	// SIGTERM (mpirun passes it to its ranks; srun cancels its job step),
+	// then, after Grace, SIGKILL to its process group and every process
+	// under it; a Slurm job still alive then is cancelled (scancel).
 	Timeout time.Duration
+	// Grace is how long a mpirun may take to end after SIGTERM, on a
+	// timeout or an interrupt, before SIGKILL (0: DefaultGrace).
+	Grace time.Duration
 	// FailFast stops the campaign at the first mpirun that does not
 	// succeed.
 	FailFast bool
@@ -182,6 +239,9 @@ type Options struct {
 	StaleWait time.Duration
 }
 
+// DefaultGrace is Options.Grace when 0.
+const DefaultGrace = 10 * time.Second
+
 // ErrIncomplete is returned (wrapped) when a campaign ends with mpiruns
 // that are not complete.
 var ErrIncomplete = errors.New("campaign incomplete")
@@ -193,8 +253,11 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 	if err := CheckRunID(c.RunID); err != nil {
 		return nil, err
 	}
-	if c.Mpiruns < 1 || c.Np < 1 {
-		return nil, fmt.Errorf("launch: need at least 1 mpirun and 1 process (got %d, %d)", c.Mpiruns, c.Np)
+	if err := CheckMpiruns(c.Mpiruns); err != nil {
+		return nil, err
+	}
+	if c.Np < 1 {
+		return nil, fmt.Errorf("launch: need at least 1 process (got %d)", c.Np)
 	}
 	if len(c.Launcher) == 0 || len(c.Program) == 0 {
 		return nil, errors.New("launch: empty launcher or program")
@@ -224,7 +287,7 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	m := &Manifest{Format: ManifestFormat, RunID: c.RunID, Dir: dir, Created: now, Updated: now,
 		Launcher: c.Launcher, Np: c.Np, Mpiruns: c.Mpiruns, Program: c.Program, RunArgs: c.RunArgs,
-		Seed: c.Seed, Environment: c.Environment}
+		Seed: c.Seed, Environment: c.Environment, Batch: c.Batch}
 	if m.RunArgs == nil {
 		m.RunArgs = []string{}
 	}
@@ -250,6 +313,14 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 			argv = append(argv, "--design", m.DesignFile)
 		}
 		argv = append(argv, c.RunArgs...)
+		if len(c.Batch) > 0 {
+			argv = append(ExpandLauncher(c.Batch, c.Np), ShellJoin(argv))
+			if p, err := exec.LookPath(argv[0]); err == nil {
+				if p, err = filepath.Abs(p); err == nil {
+					argv[0] = p
+				}
+			}
+		}
 		m.Runs = append(m.Runs, RunRecord{Mpirun: i, Seed: seed, Argv: argv, Status: StatusPending})
 	}
 	if err := m.save(); err != nil {
@@ -317,6 +388,9 @@ func ReadManifest(path string) (*Manifest, error) {
 		return nil, fmt.Errorf("launch: %s: format %q, want %q", path, m.Format, ManifestFormat)
 	}
 	if err := CheckRunID(m.RunID); err != nil {
+		return nil, fmt.Errorf("launch: %s: %w", path, err)
+	}
+	if err := CheckMpiruns(m.Mpiruns); err != nil {
 		return nil, fmt.Errorf("launch: %s: %w", path, err)
 	}
 	if len(m.Runs) != m.Mpiruns {
@@ -513,6 +587,20 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	// Processes of an earlier attempt still running (the launcher died, or
 	// a rank outlived its mpirun) would write the same files: kill them
 	// first. If one of them completed the mpirun meanwhile, we are done.
+	// A Slurm job of an attempt whose launcher died may still run (a
+	// batch job outlives its sbatch): ask Slurm, and let it finish (at most
+	// o.Timeout, then cancel it) rather than run the mpirun twice at once.
+	if n := len(r.Attempts); n > 0 && r.Attempts[n-1].Status == StatusAbandoned && r.Attempts[n-1].Slurm != nil {
+		prev := r.Attempts[n-1].Slurm
+		if o.Progress != nil {
+			fmt.Fprintf(o.Progress, "launch: mpirun %d: asking Slurm about job %s of the earlier attempt\n", i, prev.JobName)
+		}
+		slurmAwait(prev, o.Timeout)
+		r.Attempts[n-1].Error += fmt.Sprintf("; its Slurm job %s ended %s", prev.JobID, prev.State)
+		if prev.Cancelled {
+			r.Attempts[n-1].Error += " (cancelled by the resume after the timeout)"
+		}
+	}
 	killed, err := killStale(m.Dir, m.RunID, i, o.StaleWait)
 	a.KilledStale = killed
 	if err != nil {
@@ -542,6 +630,17 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 
 	cmd := exec.Command(r.Argv[0], r.Argv[1:]...)
 	cmd.Env = append(os.Environ(), o.Env...)
+	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", ExpectNpEnv, m.Np))
+	if prog := filepath.Base(r.Argv[0]); prog == "sbatch" || (prog == "srun" && os.Getenv("SLURM_JOB_ID") == "") {
+		// A job of its own: name it, to find and cancel it. The name is
+		// unique (launcher pid, start time): the same run id may have run
+		// before in another directory.
+		a.Slurm = &SlurmJob{JobName: fmt.Sprintf("rb-%s-m%d-a%d-%d-%x", m.RunID, i, k, os.Getpid(), time.Now().UnixNano()&0xffffffff), MPI: SrunMPI(r.Argv)}
+		if prog == "sbatch" {
+			a.Slurm.MPI = SrunMPI(strings.Fields(r.Argv[len(r.Argv)-1]))
+		}
+		cmd.Env = append(cmd.Env, "SLURM_JOB_NAME="+a.Slurm.JobName, "SBATCH_JOB_NAME="+a.Slurm.JobName)
+	}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// Own process group so a timeout kills every process of the mpirun;
 	// SIGKILL to the launcher (mpirun) if this launcher dies.
@@ -586,22 +685,36 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 		defer t.Stop()
 		timeout = t.C
 	}
+	grace := o.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
 	var out result
+	var graceC <-chan time.Time
 	killedFor := ""
+	stop := func(why string) { // SIGTERM now, SIGKILL after the grace
+		if killedFor != "" {
+			return
+		}
+		killedFor = why
+		if pgid > 0 {
+			syscall.Kill(-pgid, syscall.SIGTERM)
+		}
+		graceC = time.After(grace)
+	}
 	for done := false; !done; {
 		select {
 		case out = <-res:
 			done = true
 		case <-timeout:
-			killedFor = StatusTimedOut
-			killTree(pgid)
+			stop(StatusTimedOut)
 			timeout = nil
 		case <-ctx.Done():
-			if killedFor == "" {
-				killedFor = StatusInterrupted
-			}
-			killTree(pgid)
+			stop(StatusInterrupted)
 			ctx = context.Background() // once
+		case <-graceC:
+			killTree(pgid)
+			graceC = nil
 		}
 	}
 	if pgid > 0 {
@@ -616,6 +729,9 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 			a.KilledStale = append(a.KilledStale, k...)
 		}
 	}
+	if a.Slurm != nil {
+		slurmFinish(a.Slurm, killedFor != "", grace)
+	}
 	end := time.Now()
 	a.Ended = end.UTC().Format(time.RFC3339Nano)
 	a.DurationS = end.Sub(start).Seconds()
@@ -625,7 +741,10 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 		a.Status, a.Error = StatusFailed, "could not start: "+out.err.Error()
 	case killedFor != "":
 		a.Status = killedFor
-		a.Error = fmt.Sprintf("killed (process group %d) after %.3g s", pgid, a.DurationS)
+		a.Error = fmt.Sprintf("stopped (SIGTERM to process group %d, SIGKILL after %v) after %.3g s", pgid, grace, a.DurationS)
+		if a.Slurm != nil && a.Slurm.Cancelled {
+			a.Error += fmt.Sprintf("; Slurm job %s cancelled", a.Slurm.JobID)
+		}
 	case out.err != nil:
 		a.Status, a.Error = StatusFailed, out.err.Error()
 	case !complete:
@@ -859,4 +978,104 @@ func tailLines(path string, n int) []string {
 		}
 	}
 	return lines
+}
+
+// ExpectNpEnv names the environment variable through which the launcher
+// tells every rank how many processes it launched (Campaign.Np):
+// "reprobench run" refuses to measure when its communicator differs, which
+// is what a launcher or PMI that does not connect the ranks produces (a run
+// of singletons, issue #20).
+const ExpectNpEnv = "RB_EXPECT_NP"
+
+// SrunMPI returns the value of srun's --mpi option in argv ("" if absent).
+func SrunMPI(argv []string) string {
+	for i, a := range argv {
+		if v, ok := strings.CutPrefix(a, "--mpi="); ok {
+			return v
+		}
+		if a == "--mpi" && i+1 < len(argv) {
+			return argv[i+1]
+		}
+	}
+	return ""
+}
+
+// slurmAwait waits until the job of j is no longer alive in Slurm, at most
+// limit (0: no limit), then cancels it, and records its id, state and
+// nodes.
+func slurmAwait(j *SlurmJob, limit time.Duration) {
+	end := time.Now().Add(limit)
+	for {
+		id, state, nodes := slurmQuery(j.JobName)
+		if id != "" {
+			j.JobID, j.State, j.Nodes = id, state, nodes
+		}
+		if !slurmAlive(state) {
+			return
+		}
+		if limit > 0 && time.Now().After(end) {
+			slurmFinish(j, true, DefaultGrace)
+			return
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// ShellJoin quotes args for /bin/sh (each in single quotes) and joins them
+// with spaces: the one command string of sbatch --wrap.
+func ShellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+// slurmQuery returns the id, state and node list of the newest job named
+// name that Slurm remembers ("" when none).
+func slurmQuery(name string) (id, state, nodes string) {
+	out, err := exec.Command("squeue", "-h", "-t", "all", "-n", name, "-o", "%i|%T|%N").Output()
+	if err != nil {
+		return "", "", ""
+	}
+	best := -1
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, "|")
+		if len(f) != 3 {
+			continue
+		}
+		if n, err := strconv.Atoi(f[0]); err == nil && n > best {
+			best, id, state, nodes = n, f[0], f[1], f[2]
+		}
+	}
+	return id, state, nodes
+}
+
+// slurmAlive reports whether a job in this squeue state may still run.
+func slurmAlive(state string) bool {
+	switch state {
+	case "PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "RESIZING", "REQUEUED", "STOPPED", "SIGNALING":
+		return true
+	}
+	return false
+}
+
+// slurmFinish records the job of an srun attempt (id, state, nodes, from
+// squeue, which remembers finished jobs for MinJobAge). When the attempt
+// was stopped, it cancels the job if it is still alive. Either way it waits
+// (at most grace) until Slurm no longer counts the job as alive (a job is
+// "COMPLETING" for a moment after srun returns), so that the next mpirun
+// does not queue behind it and the recorded state is final.
+func slurmFinish(j *SlurmJob, stopped bool, grace time.Duration) {
+	query := func() (string, string, string) { return slurmQuery(j.JobName) }
+	alive := slurmAlive
+	j.JobID, j.State, j.Nodes = query()
+	if stopped && alive(j.State) && j.State != "COMPLETING" {
+		if exec.Command("scancel", "--name", j.JobName).Run() == nil {
+			j.Cancelled = true
+		}
+	}
+	for end := time.Now().Add(grace); time.Now().Before(end) && alive(j.State); time.Sleep(100 * time.Millisecond) {
+		_, j.State, _ = query()
+	}
 }

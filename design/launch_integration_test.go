@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,11 +18,44 @@ import (
 
 // The integration tests run the real "reprobench launch" and "reprobench
 // run" under each installed MPI library's launcher with 2 ranks: a
-// campaign of 3 mpiruns of an 8-byte MPI_Allreduce with 300000
-// observations each (about 3 s per mpirun here), killed in the middle of
-// mpirun 1.
+// campaign of 3 mpiruns of an 8-byte MPI_Allreduce with itNrep
+// observations each, killed in the middle of mpirun 1.
+//
+// The victim must certainly still be running when it is killed, on a
+// quiet machine as on a loaded one (issue #23: a quiet machine finished a
+// 300000-observation mpirun in 0.34 s, before a 300 ms sleep was over). So
+// no sleep decides it: the first launch holds mpirun 1 through reprobench
+// run's test hook (cmd/reprobench/launch_hold.go): each of its ranks, with
+// its .partial output created, writes its pid to a file and waits to be
+// killed. The resume runs without the hook.
 
-const itRunFlags = "--calls MPI_Allreduce --sizes 8 --nrep 300000 --warmup 10"
+const itNrep = 20000
+
+var itRunFlags = fmt.Sprintf("--calls MPI_Allreduce --sizes 8 --nrep %d --warmup 10", itNrep)
+
+// holdEnv is the environment that holds mpirun i of a launch until it is
+// killed; the ranks write their pids into dir.
+func holdEnv(dir string, i int) []string {
+	return []string{fmt.Sprintf("RB_TEST_HOLD_MPIRUN=%d", i), "RB_TEST_HOLD_DIR=" + dir}
+}
+
+// heldRanks returns the pids of the np held ranks of mpirun i, or nil while
+// not all of them are held yet.
+func heldRanks(dir string, i, np int) []int {
+	var pids []int
+	for r := 0; r < np; r++ {
+		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("mpirun%03d-rank%d.pid", i, r)))
+		if err != nil {
+			return nil
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			return nil
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
 
 // eachFlavor runs test once per installed MPI library.
 func eachFlavor(t *testing.T, test func(t *testing.T, f mpirun.Flavor)) {
@@ -40,11 +74,12 @@ func reprobench(t *testing.T, f mpirun.Flavor) string {
 	return mpirun.Build(t, f, "..", "./cmd/reprobench")
 }
 
-// launchCmd starts "reprobench launch ARGS" in its own process group.
-func launchCmd(t *testing.T, f mpirun.Flavor, bin string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+// launchCmd starts "reprobench launch ARGS" in its own process group, with
+// env added to its environment.
+func launchCmd(t *testing.T, f mpirun.Flavor, bin string, env []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"launch"}, args...)...)
-	cmd.Env = append(os.Environ(), f.Env...)
+	cmd.Env = append(append(os.Environ(), f.Env...), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -130,11 +165,30 @@ func checkComplete(t *testing.T, m *Manifest) {
 		t.Fatalf("incomplete mpiruns %v", in)
 	}
 	for i := 0; i < m.Mpiruns; i++ {
-		if n := csvRows(t, OutputBase(m.Dir, m.RunID, i)+".csv"); n != 300000 {
-			t.Errorf("mpirun %d: %d rows, want 300000", i, n)
+		if n := csvRows(t, OutputBase(m.Dir, m.RunID, i)+".csv"); n != itNrep {
+			t.Errorf("mpirun %d: %d rows, want %d", i, n, itNrep)
 		}
 		if m.Runs[i].Status != StatusOK {
 			t.Errorf("mpirun %d: status %s", i, m.Runs[i].Status)
+		}
+	}
+}
+
+// checkHeld checks that mpirun 1 is what the held ranks say: recorded as
+// running, its .partial output created, and ranks the processes of its
+// "reprobench run".
+func checkHeld(t *testing.T, bin, dir, runID, manifest string, held []int) {
+	t.Helper()
+	if st := manifestStatus(manifest, 1); st != StatusRunning {
+		t.Fatalf("mpirun 1 is held but recorded as %q", st)
+	}
+	if !exists(OutputBase(dir, runID, 1) + ".csv.partial") {
+		t.Fatal("mpirun 1 is held but has no .csv.partial")
+	}
+	ranks := rankPids(bin, dir, runID, 1)
+	for _, p := range held {
+		if !containsInt(ranks, p) {
+			t.Fatalf("held pid %d is not a rank of mpirun 1 (ranks %v)", p, ranks)
 		}
 	}
 }
@@ -146,15 +200,16 @@ func killRankThenResume(t *testing.T, f mpirun.Flavor) {
 	dir := t.TempDir()
 	launcher := f.Launcher[0] + " -np {np}"
 	args := append([]string{"--mpiruns", "3", "--np", "2", "--launcher", launcher, "--out", dir, "--run-id", "kr", "--timeout", "60s", "--seed", "1", "--"}, strings.Fields(itRunFlags)...)
-	cmd, out := launchCmd(t, f, bin, args...)
+	hold := t.TempDir()
+	cmd, out := launchCmd(t, f, bin, holdEnv(hold, 1), args...)
 	mp := ManifestPath(dir, "kr")
 	var ranks []int
-	waitFor(t, 60*time.Second, "mpirun 1 to be measuring", func() bool {
-		ranks = rankPids(bin, dir, "kr", 1)
-		return manifestStatus(mp, 1) == StatusRunning && len(ranks) == 2 && exists(OutputBase(dir, "kr", 1)+".csv.partial")
+	waitFor(t, 120*time.Second, "both ranks of mpirun 1 to be held", func() bool {
+		ranks = heldRanks(hold, 1, 2)
+		return ranks != nil
 	})
-	time.Sleep(300 * time.Millisecond)
-	victim := ranks[len(ranks)-1]
+	checkHeld(t, bin, dir, "kr", mp, ranks)
+	victim := ranks[1]
 	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +239,7 @@ func killRankThenResume(t *testing.T, f mpirun.Flavor) {
 		t.Fatalf("completed files %v, want the .csv and .json of mpiruns 0 and 2", before)
 	}
 
-	cmd, out = launchCmd(t, f, bin, "--resume", "--out", dir, "--run-id", "kr", "--timeout", "60s")
+	cmd, out = launchCmd(t, f, bin, nil, "--resume", "--out", dir, "--run-id", "kr", "--timeout", "60s")
 	if code := waitCmd(t, cmd, out, 90*time.Second); code != 0 {
 		t.Fatalf("resume exit code %d\n%s", code, out)
 	}
@@ -215,12 +270,15 @@ func killLauncherThenResume(t *testing.T, f mpirun.Flavor) {
 	dir := t.TempDir()
 	launcher := f.Launcher[0] + " -np {np}"
 	args := append([]string{"--mpiruns", "3", "--np", "2", "--launcher", launcher, "--out", dir, "--run-id", "kl", "--timeout", "60s", "--seed", "2", "--"}, strings.Fields(itRunFlags)...)
-	cmd, out := launchCmd(t, f, bin, args...)
+	hold := t.TempDir()
+	cmd, out := launchCmd(t, f, bin, holdEnv(hold, 1), args...)
 	mp := ManifestPath(dir, "kl")
-	waitFor(t, 60*time.Second, "mpirun 1 to be measuring", func() bool {
-		return manifestStatus(mp, 1) == StatusRunning && len(rankPids(bin, dir, "kl", 1)) == 2 && exists(OutputBase(dir, "kl", 1)+".csv.partial")
+	var ranks []int
+	waitFor(t, 120*time.Second, "both ranks of mpirun 1 to be held", func() bool {
+		ranks = heldRanks(hold, 1, 2)
+		return ranks != nil
 	})
-	time.Sleep(300 * time.Millisecond)
+	checkHeld(t, bin, dir, "kl", mp, ranks)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +297,7 @@ func killLauncherThenResume(t *testing.T, f mpirun.Flavor) {
 	}
 
 	// Resume at once, while orphaned ranks may still be alive.
-	cmd, out = launchCmd(t, f, bin, "--resume", "--out", dir, "--timeout", "60s")
+	cmd, out = launchCmd(t, f, bin, nil, "--resume", "--out", dir, "--timeout", "60s")
 	if code := waitCmd(t, cmd, out, 90*time.Second); code != 0 {
 		t.Fatalf("resume exit code %d\n%s", code, out)
 	}

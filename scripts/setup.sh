@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what reprobench needs on Debian or Ubuntu: a C compiler and
-# pkg-config for cgo, Open MPI and MPICH (side by side), and staticcheck.
+# pkg-config for cgo, Open MPI and MPICH (side by side), Slurm (slurmctld,
+# slurmd, slurm-client, munge: the Slurm tests start a one-node cluster;
+# WITHOUT_SLURM=1 skips them), and staticcheck.
 # As root it installs missing Debian packages itself (apt-get update once);
 # otherwise it prints exactly what to install. R (r-base-core) is needed only
 # to regenerate the statistics fixtures and for bench/analysis: WITH_R=1.
@@ -25,6 +27,23 @@ if [ ${#missing[@]} -gt 0 ]; then
 	else
 		echo "setup: missing packages: ${missing[*]}" >&2
 		echo "setup: install them with: sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+		exit 1
+	fi
+fi
+
+# Slurm for the Slurm tests (issue #20: a one-node cluster under a temporary
+# directory, scripts/slurm-up.sh): without recommends, 6 small packages.
+slurm_missing=()
+for b in slurmctld slurmd munged; do PATH=$PATH:/usr/sbin have "$b" || slurm_missing=(slurmctld slurmd munge); done
+have srun || slurm_missing+=(slurm-client)
+if [ ${#slurm_missing[@]} -gt 0 ] && [ "${WITHOUT_SLURM:-0}" != 1 ]; then
+	if [ "$(id -u)" = 0 ] && have apt-get; then
+		echo "setup: installing ${slurm_missing[*]} (--no-install-recommends)"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		apt-get install -y -qq --no-install-recommends "${slurm_missing[@]}" >/dev/null
+	else
+		echo "setup: for the Slurm tests: sudo apt-get install -y --no-install-recommends ${slurm_missing[*]} (or WITHOUT_SLURM=1, and unset RB_REQUIRE_SLURM)" >&2
 		exit 1
 	fi
 fi

@@ -254,15 +254,20 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, header []string, opt 
 	if withNames {
 		fmt.Fprint(tw, "A\tB\t")
 	}
-	// n goes below the table when every row has the same.
-	sameN := true
+	// n goes below the table: the most common n, and the rows that differ.
+	type nn struct{ a, b int }
+	counts := map[nn]int{}
 	for _, c := range rows {
-		sameN = sameN && c.NA == rows[0].NA && c.NB == rows[0].NB
+		counts[nn{c.NA, c.NB}]++
 	}
+	modeN := nn{rows[0].NA, rows[0].NB}
+	for k, v := range counts {
+		if v > counts[modeN] || v == counts[modeN] && (k.a > modeN.a || k.a == modeN.a && k.b > modeN.b) {
+			modeN = k
+		}
+	}
+	var otherN []string
 	fmt.Fprintf(tw, "median A\tmedian B\tB/A [%s]\tshift B−A [%s]\tp  sig", lv, lv)
-	if !sameN {
-		fmt.Fprint(tw, "\tn")
-	}
 	if len(tests) > 1 {
 		fmt.Fprint(tw, "\ttest")
 	}
@@ -291,8 +296,8 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, header []string, opt 
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s %s",
 			analysis.FormatTimeScaled(c.MedianA, sc, unit), analysis.FormatTimeScaled(c.MedianB, sc, unit),
 			ratio, shift, cmpP(c.Result.P), sig)
-		if !sameN {
-			fmt.Fprintf(tw, "\t%d+%d", c.NA, c.NB)
+		if (nn{c.NA, c.NB}) != modeN {
+			otherN = append(otherN, fmt.Sprintf("%s %d+%d", name, c.NA, c.NB))
 		}
 		if len(tests) > 1 {
 			fmt.Fprint(tw, "\t"+cmpShortTest(c.Test))
@@ -306,8 +311,10 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, header []string, opt 
 		return err
 	}
 	fmt.Fprintln(w)
-	if sameN {
-		fmt.Fprintf(w, "n: %d+%d values per side in every row\n", rows[0].NA, rows[0].NB)
+	if len(otherN) == 0 {
+		fmt.Fprintf(w, "n: %d+%d values per side in every row\n", modeN.a, modeN.b)
+	} else {
+		fmt.Fprintf(w, "n: %d+%d values per side, except %s\n", modeN.a, modeN.b, strings.Join(otherN, "; "))
 	}
 	for _, t := range slices.Sorted(maps.Keys(tests)) {
 		fmt.Fprintf(w, "test %s: %s\n", cmpShortTest(t), cmpTestHelp(t))

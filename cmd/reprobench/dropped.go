@@ -63,7 +63,7 @@ func reportDropped(w io.Writer, cmd, set string, d *analysis.Dataset, use func(a
 	case all == 1:
 		fmt.Fprintf(w, "%s: %s%s: left out %s of %d observations\n", cmd, setPrefix(set), one, droppedWhat(invalid, bad), n)
 	default:
-		fmt.Fprintf(w, "%s: %sleft out %s of %d observations, in %d of %d groups (per group: the invalid and bad columns of reprobench analyze)\n",
+		fmt.Fprintf(w, "%s: %sleft out %s of %d observations, in %d of %d groups (per group: reprobench analyze)\n",
 			cmd, setPrefix(set), droppedWhat(invalid, bad), n, groups, all)
 	}
 	return invalid + bad
@@ -78,7 +78,7 @@ func droppedWhat(invalid, bad int) string {
 		if s != "" {
 			s += " and "
 		}
-		s += fmt.Sprintf("%d bad (runtime_s NaN, infinite or negative)", bad)
+		s += fmt.Sprintf("%d bad (runtime NaN, ±Inf or < 0)", bad)
 	}
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/mpi"
 )
 
 func init() {
@@ -59,6 +61,8 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	seedStr := fs.String("seed", "", "campaign seed (uint64; default: the design's seed, else random); mpirun i gets a seed derived from it")
 	designFile := fs.String("design", "", "design file (reprobench design) passed to every run; copied to DIR/ID-design.csv first")
 	failFast := fs.Bool("fail-fast", false, "stop at the first mpirun that fails or times out")
+	grace := fs.Duration("grace", design.DefaultGrace, "after --timeout (or an interrupt), how long a mpirun may take to end after SIGTERM before SIGKILL; srun cancels its job step on SIGTERM, and a Slurm job still alive after that is cancelled with scancel")
+	batch := fs.String("batch", "", "submit every mpirun as a Slurm batch job of its own with this command, e.g. 'sbatch -t 30 -p PART' (launch adds --wait --ntasks={np} --output=DIR/ID-logs/slurm-%j.out --wrap and the --launcher command, e.g. 'srun -n {np} --mpi=pmix'); each job's id and nodes are recorded, and --resume asks Slurm about the jobs of a launcher that died")
 	exe := fs.String("exe", "", "benchmark binary to launch instead of this reprobench (it must accept \"run\" and the flags above)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -75,9 +79,15 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := design.Options{Timeout: *timeout, FailFast: *failFast, Progress: stderr, Bar: launchStderrIsTerminal(stderr)}
-	if *timeout < 0 {
-		return usage("--timeout must not be negative")
+	opts := design.Options{Timeout: *timeout, Grace: *grace, FailFast: *failFast, Progress: stderr, Bar: launchStderrIsTerminal(stderr)}
+	if *timeout < 0 || *grace <= 0 {
+		return usage("--timeout must not be negative, --grace must be positive")
+	}
+	// Bounded before anything is read or allocated for the mpiruns.
+	if *mpiruns != 0 {
+		if err := design.CheckMpiruns(*mpiruns); err != nil {
+			return usage("--mpiruns: %v", err)
+		}
 	}
 
 	if *resume {
@@ -96,7 +106,7 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		// The original command with --resume added is accepted; only
 		// what really differs from the manifest is refused, by name.
 		if m, err := design.ReadManifest(path); err == nil {
-			if diff := launchResumeChanges(m, set, *mpiruns, *np, *launcher, *seedStr, *designFile, *exe, runArgs); len(diff) > 0 {
+			if diff := launchResumeChanges(m, set, *mpiruns, *np, *launcher, *batch, *seedStr, *designFile, *exe, runArgs); len(diff) > 0 {
 				return usage("--resume: the campaign's parameters come from its manifest %s, but this command changes: %s", path, strings.Join(diff, "; "))
 			}
 		}
@@ -119,6 +129,9 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return usage("--launcher: %v", err)
 	}
+	if *exe == "" {
+		tmpl = launchSrunPMI(stderr, tmpl)
+	}
 	if !strings.Contains(*launcher, "{np}") {
 		fmt.Fprintf(stderr, "launch: warning: --launcher %q has no {np}; --np is not passed to it\n", *launcher)
 	}
@@ -133,6 +146,17 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 
 	c := design.Campaign{Dir: *out, RunID: *runID, Mpiruns: *mpiruns, Np: *np, Launcher: tmpl,
 		Program: []string{program, "run"}, RunArgs: runArgs}
+	if *batch != "" {
+		b, err := design.SplitCommand(*batch)
+		if err != nil {
+			return usage("--batch: %v", err)
+		}
+		abs, err := filepath.Abs(*out)
+		if err != nil {
+			return err
+		}
+		c.Batch = append(b, "--wait", "--ntasks={np}", "--output="+filepath.Join(design.LogDir(abs, *runID), "slurm-%j.out"), "--wrap")
+	}
 	seedKnown := false
 	if *seedStr != "" {
 		if c.Seed, err = strconv.ParseUint(*seedStr, 10, 64); err != nil {
@@ -148,6 +172,9 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		ms := d.Mpiruns()
 		if len(ms) == 0 {
 			return usage("design %s has no experiments", *designFile)
+		}
+		if err := design.CheckMpiruns(len(ms)); err != nil {
+			return usage("design %s: %v", *designFile, err)
 		}
 		for i, m := range ms {
 			if m != i {
@@ -196,6 +223,13 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		}
 		c.DesignFile = copyPath
 	}
+	if *exe == "" {
+		if err := launchCheckRunFlags(c); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stderr, "launch: note: the run flags are not checked before the first mpirun with --exe\n")
+	}
 	if !seedKnown {
 		c.Seed = randomSeed()
 	}
@@ -205,6 +239,45 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		c.RunID, c.Seed, c.Mpiruns, c.Np, design.ExpandLauncher(tmpl, c.Np), *out)
 	m, err := design.Start(ctx, c, opts)
 	return launchSummary(stderr, m, err)
+}
+
+// launchSrunPMI makes an srun launcher use the PMI plugin that this
+// binary's MPI library needs (srunPMI): without --mpi it adds it (Slurm's
+// default, MpiDefault, is often none, which starts singletons), and with
+// another one it warns (sites name plugins differently, e.g. pmix_v4; run
+// refuses singletons anyway).
+func launchSrunPMI(stderr io.Writer, tmpl []string) []string {
+	want, ok := srunPMI[mpi.BuildFlavor]
+	if len(tmpl) == 0 || filepath.Base(tmpl[0]) != "srun" || !ok {
+		return tmpl
+	}
+	if got := design.SrunMPI(tmpl); got == "" {
+		fmt.Fprintf(stderr, "launch: this binary is built with %s: adding --mpi=%s to srun\n", mpi.BuildFlavor, want)
+		return append([]string{tmpl[0], "--mpi=" + want}, tmpl[1:]...)
+	} else if got != want && !strings.HasPrefix(got, want) {
+		fmt.Fprintf(stderr, "launch: warning: srun --mpi=%s, but this binary is built with %s, which needs --mpi=%s (a wrong plugin starts singletons, which run refuses)\n", got, mpi.BuildFlavor, want)
+	}
+	return tmpl
+}
+
+// launchCheckRunFlags validates the run flags (and the design) of c for
+// c.Np processes as "reprobench run --check-np" does, in this process and
+// without MPI, before any mpirun starts: bad flags are one usage error now,
+// not the same failure in every mpirun of the campaign (issue #21 row 12).
+func launchCheckRunFlags(c design.Campaign) error {
+	args := []string{"--check-np", strconv.Itoa(c.Np), "--out", c.Dir, "--run-id", c.RunID, "--mpirun", "0", "--seed", "0"}
+	if c.DesignFile != "" {
+		args = append(args, "--design", c.DesignFile)
+	}
+	err := runRun(io.Discard, io.Discard, append(args, c.RunArgs...))
+	if errors.Is(err, flag.ErrHelp) {
+		err = errors.New("-h asks for help")
+	}
+	if err != nil {
+		return fmt.Errorf("%w: launch: the run flags fail for %d processes, so no mpirun was started: %v (see reprobench run -h)",
+			errUsage, c.Np, strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+	}
+	return nil
 }
 
 // launchHadDashDash reports whether the remaining arguments rest came after
@@ -240,7 +313,7 @@ func launchSummary(stderr io.Writer, m *design.Manifest, err error) error {
 
 // launchResumeChanges lists the flags of a --resume command line that
 // differ from the campaign's manifest m (empty: the original command).
-func launchResumeChanges(m *design.Manifest, set map[string]bool, mpiruns, np int, launcher, seed, designFile, exe string, runArgs []string) []string {
+func launchResumeChanges(m *design.Manifest, set map[string]bool, mpiruns, np int, launcher, batch, seed, designFile, exe string, runArgs []string) []string {
 	var diff []string
 	if set["mpiruns"] && mpiruns != m.Mpiruns {
 		diff = append(diff, fmt.Sprintf("--mpiruns %d (campaign: %d)", mpiruns, m.Mpiruns))
@@ -251,6 +324,11 @@ func launchResumeChanges(m *design.Manifest, set map[string]bool, mpiruns, np in
 	if set["launcher"] {
 		if t, err := design.SplitCommand(launcher); err != nil || !slices.Equal(t, m.Launcher) {
 			diff = append(diff, fmt.Sprintf("--launcher %q (campaign: %q)", launcher, strings.Join(m.Launcher, " ")))
+		}
+	}
+	if set["batch"] {
+		if t, err := design.SplitCommand(batch); err != nil || !slices.Equal(t, m.Batch) {
+			diff = append(diff, fmt.Sprintf("--batch %q (campaign: %q)", batch, strings.Join(m.Batch, " ")))
 		}
 	}
 	if set["seed"] && seed != strconv.FormatUint(m.Seed, 10) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -102,6 +103,8 @@ func TestLaunchUsageErrors(t *testing.T) {
 		{"--mpiruns", "2", "--np", "2", "--", "--out", "x"},
 		{"--mpiruns", "2", "--np", "2", "--launcher", "mpirun 'unterminated"},
 		{"--mpiruns", "2", "--np", "2", "--run-id", "a/b"},
+		{"--mpiruns", "100000000", "--np", "2"}, // issue #21 row 5: refused, not built
+		{"--mpiruns", "10001", "--np", "2"},
 	} {
 		if _, _, err := runCmd(append([]string{"launch", "--out", dir}, args...)...); !errors.Is(err, errUsage) {
 			t.Errorf("launch %q: err %v, want a usage error", args, err)
@@ -194,5 +197,55 @@ func TestLaunchNotes(t *testing.T) {
 	out := b.String()
 	if strings.Count(out, "event loop") != 1 || strings.Count(out, "something else") != 1 || strings.Contains(out, "experiment 1/6") {
 		t.Errorf("notes:\n%s", out)
+	}
+}
+
+// Issue #21 row 12: launch checks the run flags (and the design) for --np
+// processes before it starts any mpirun; bad ones are one usage error, and
+// no mpirun, manifest or output is made. Good ones start the campaign.
+func TestLaunchChecksRunFlagsFirst(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "launcher-ran")
+	launcher := "sh -c 'touch " + marker + "; exit 1'"
+	dfile := filepath.Join(dir, "d.csv")
+	if _, e, err := runCmd("design", "-o", dfile, "--seed", "8", "--mpiruns", "2", "--calls", "MPI_Bcast", "--np", "2"); err != nil {
+		t.Fatal(err, e)
+	}
+	for i, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--", "--bogus-flag"}, "bogus-flag"},
+		{[]string{"--", "--nrep", "0"}, "--nrep"},
+		{[]string{"--", "--calls", "MPI_Bogus"}, "MPI_Bogus"},
+		{[]string{"--", "--clock-sync", "bogus:x=1"}, "--clock-sync"},
+		{[]string{"--", "--clock", "sundial"}, "sundial"},
+		{[]string{"--", "--calls", "MPI_Bcast", "--root", "5"}, "root"}, // root 5 of 2 processes
+		{[]string{"--", "-h"}, "help"},
+		{[]string{"--design", dfile, "--", "--root", "3"}, "root"},
+	} {
+		runID := fmt.Sprintf("bad%d", i)
+		args := append([]string{"launch", "--np", "2", "--launcher", launcher, "--out", dir, "--run-id", runID}, tc.args...)
+		if tc.args[0] != "--design" {
+			args = append(args[:1], append([]string{"--mpiruns", "3"}, args[1:]...)...)
+		}
+		_, errs, err := runCmd(args...)
+		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "no mpirun was started") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err %v, want a usage error naming %q\n%s", tc.args, err, tc.want, errs)
+		}
+		if _, err := os.Stat(design.ManifestPath(dir, runID)); err == nil {
+			t.Errorf("%q: a manifest was written", tc.args)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("%q: the launcher was started", tc.args)
+		}
+	}
+	// Good flags pass the check and the launcher runs (and fails: sh exit 1).
+	_, errs, err := runCmd("launch", "--mpiruns", "1", "--np", "2", "--launcher", launcher, "--out", dir, "--run-id", "good", "--", "--calls", "MPI_Bcast", "--nrep", "5")
+	if !errors.Is(err, design.ErrIncomplete) {
+		t.Fatalf("good flags: %v\n%s", err, errs)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("good flags: the launcher did not run: %v", err)
 	}
 }

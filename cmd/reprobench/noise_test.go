@@ -28,11 +28,15 @@ func TestNoiseJSONAndRawDetours(t *testing.T) {
 	if r.DurationS != 0.05 || r.ThresholdS != 5e-7 || r.ToleranceS != 1e-6 || r.DetoursCSV != path {
 		t.Errorf("report does not echo its settings: %+v", r)
 	}
-	// On a loaded machine the CPUs may never spin at the same time: then
-	// there is no expected share, and the covered span is 0.
-	if len(r.CPUs) == 0 || r.CoveredS < 0 || r.CoveredS > 0.05 || r.ExpectedLate == nil && r.CoveredS != 0 ||
-		r.ExpectedLate != nil && (*r.ExpectedLate < 0 || *r.ExpectedLate > 1) {
+	// On a loaded machine a probe thread may start after another ended
+	// (seen: load 11 on 2 vCPUs): then no span was covered by every CPU and
+	// the report says so with no expected-late share (issue #23 audit).
+	if len(r.CPUs) == 0 || r.CoveredS < 0 || r.CoveredS > 0.05 || (r.ExpectedLate == nil) != (r.CoveredS == 0) ||
+		(r.ExpectedLate != nil && (*r.ExpectedLate < 0 || *r.ExpectedLate > 1)) {
 		t.Fatalf("report %+v", r)
+	}
+	if r.ExpectedLate == nil {
+		t.Logf("the probe threads never spun at once (a busy machine): %+v", r.CPUs)
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -70,7 +70,7 @@ func (l labelFlag) Set(s string) error {
 type runOptions struct {
 	calls, sizes, datatype, procSync, clockSync, runtimeType, clock, cache, out, runID, designFile string
 	mpiThread, adaptOn                                                                             string
-	nrep, warmup, root, mpirun, batch, loopReps, cacheSlots, cacheBytes, maxRepeats                int
+	nrep, warmup, root, mpirun, batch, loopReps, cacheSlots, cacheBytes, maxRepeats, checkNp       int
 	seed                                                                                           uint64
 	seedSet, perRank                                                                               bool
 	window, maxWindow, sleepGuard, lateTol, budget, resyncEvery                                    time.Duration
@@ -128,6 +128,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.designFile, "design", "", "design `file`: run its experiments of this --mpirun instead of the flags' factorial")
 	fs.Var(o.labels, "label", "`key=value` added as a column to every row (repeatable)")
 	fs.BoolVar(&o.perRank, "per-rank", false, "also write every rank's local and global start/end times")
+	fs.IntVar(&o.checkNp, "check-np", 0, "only check the flags (and --design) for this many processes, without MPI, and exit (launch does so before its first mpirun)")
 	for old, now := range renamedRunFlags {
 		removedFlag(fs, old, now)
 	}
@@ -148,6 +149,9 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	level, err := mpi.ParseThreadLevel(o.mpiThread)
 	if err != nil {
 		return fmt.Errorf("%w: --mpi-thread: %v", errUsage, err)
+	}
+	if o.checkNp > 0 {
+		return runCheckFlags(o, o.checkNp) // launch_hooks.go
 	}
 	if _, err := mpi.InitThread(level); err != nil {
 		return err
@@ -270,6 +274,17 @@ func buildExperiments(o *runOptions, np int) ([]engine.Experiment, error) {
 		if err != nil {
 			return nil, err
 		}
+		if o.mpirun == checkAllMpiruns { // run --check-np: every mpirun of the design
+			var all []engine.Experiment
+			for _, m := range d.Mpiruns() {
+				exps, err := pipeline.FromDesignFile(d, m, base, o.seed, np)
+				if err != nil {
+					return nil, err
+				}
+				all = append(all, exps...)
+			}
+			return all, nil
+		}
 		return pipeline.FromDesignFile(d, o.mpirun, base, o.seed, np)
 	}
 	var f pipeline.Factorial
@@ -296,6 +311,9 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	c := mpi.World()
 	me, np := c.Rank(), c.Size()
 	start := time.Now().UTC()
+	if err := launchCheckSize(np); err != nil { // launch_hooks.go
+		return err
+	}
 
 	// Rank 0 decides the run id and the seed; everyone uses them.
 	var prep error
@@ -405,6 +423,9 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	var s engine.Sink
 	if w != nil {
 		s = w
+	}
+	if err := launchTestHold(o.mpirun, me); err != nil { // kill tests only (launch_hold.go)
+		return err
 	}
 	sums, rerr := eng.Run(exps, s)
 	if me != 0 {

@@ -66,14 +66,24 @@ func TestMonotonicMatchesC(t *testing.T) {
 	}
 	m := timing.NewMonotonic()
 	bracket(t, m, ctsc.MonotonicNs)
-	// And the two agree with time.Now's monotonic reading over a sleep.
-	start := time.Now()
-	c0 := ctsc.MonotonicNs()
-	time.Sleep(10 * time.Millisecond)
-	c1 := ctsc.MonotonicNs()
-	goNs := time.Since(start).Nanoseconds()
-	if d := goNs - (c1 - c0); d < 0 || d > 1e6 {
-		t.Errorf("time.Since = %d ns, C difference %d ns", goNs, c1-c0)
+	// And the two agree with time.Now's monotonic reading over a sleep:
+	// the Go interval holds the C one, never shorter, and in one of five
+	// tries (a loaded machine may preempt between two reads) within 1 ms.
+	near := false
+	for try := 0; try < 5 && !near; try++ {
+		start := time.Now()
+		c0 := ctsc.MonotonicNs()
+		time.Sleep(10 * time.Millisecond)
+		c1 := ctsc.MonotonicNs()
+		goNs := time.Since(start).Nanoseconds()
+		d := goNs - (c1 - c0)
+		if d < 0 {
+			t.Fatalf("time.Since = %d ns is shorter than the C difference %d ns inside it", goNs, c1-c0)
+		}
+		near = d <= 1e6
+	}
+	if !near {
+		t.Error("time.Since and the C difference never agreed within 1 ms in 5 tries")
 	}
 }
 

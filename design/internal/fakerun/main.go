@@ -8,15 +8,21 @@
 //
 // Test controls: the flag --sleep D, and the environment variables
 // FAKERUN_FAIL_MPIRUN=N (exit 3 after 80 lines on stderr in mpirun N) and
-// FAKERUN_HANG_MPIRUN=N (sleep for an hour in mpirun N), which a resume may
-// change. Every process writes its pid to DIR/pids/mpirunNNN-rankR.pid.
+// FAKERUN_HANG_MPIRUN=N (sleep for an hour in mpirun N, before any output),
+// and FAKERUN_HOLD_MPIRUN=N (rank 0 of mpirun N sleeps for an hour with its
+// .csv.partial half written, after writing DIR/pids/mpirunNNN.held), which
+// a resume may change, and FAKERUN_IGNORE_TERM=1 (ignore SIGTERM, so that
+// only the launcher's SIGKILL after its grace ends it). Every process writes its pid to
+// DIR/pids/mpirunNNN-rankR.pid.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -53,6 +59,9 @@ func run(args []string) error {
 	if *out == "" || *runID == "" || *mpirun < 0 {
 		return fmt.Errorf("need --out, --run-id and --mpirun")
 	}
+	if os.Getenv("FAKERUN_IGNORE_TERM") == "1" {
+		signal.Ignore(syscall.SIGTERM)
+	}
 	r := rank()
 	pids := filepath.Join(*out, "pids")
 	os.MkdirAll(pids, 0o755)
@@ -84,6 +93,11 @@ func run(args []string) error {
 		return err
 	}
 	fmt.Fprintf(f, "run_id,mpirun,exp,runtime_s\n%s,%d,0,1e-6\n", *runID, *mpirun)
+	if os.Getenv("FAKERUN_HOLD_MPIRUN") == fmt.Sprint(*mpirun) {
+		held := filepath.Join(pids, fmt.Sprintf("mpirun%03d.held", *mpirun))
+		os.WriteFile(held, nil, 0o644)
+		time.Sleep(time.Hour)
+	}
 	time.Sleep(*sleep)
 	fmt.Fprintf(f, "%s,%d,1,2e-6\n", *runID, *mpirun)
 	if err := f.Sync(); err != nil {

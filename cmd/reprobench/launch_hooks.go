@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/mpi"
+)
+
+// Test hook of the launcher's kill tests (design/launch_integration_test.go):
+// they must kill a run that is certainly still running, however fast the
+// machine, so no sleep may decide whether the run is over (issue #23).
+//
+// When the environment variable RB_TEST_HOLD_MPIRUN equals the run's
+// --mpirun, every rank, once its output .partial files exist and just before
+// it measures, writes its pid to RB_TEST_HOLD_DIR/mpirunNNN-rankR.pid and
+// then waits until it is killed. The variables come from the launcher's
+// environment, so a resume without them runs the mpirun normally.
+const (
+	testHoldMpirunEnv = "RB_TEST_HOLD_MPIRUN"
+	testHoldDirEnv    = "RB_TEST_HOLD_DIR"
+)
+
+// testHoldMax bounds the wait, so that a test that dies before it kills a
+// held run does not leave ranks behind for ever. It is far beyond any
+// test's own timeout: the tests kill the run long before.
+const testHoldMax = 10 * time.Minute
+
+// launchTestHold holds rank me of mpirun i if RB_TEST_HOLD_MPIRUN asks for
+// it; it returns an error when the hold expires unkilled (a test bug).
+func launchTestHold(i, me int) error {
+	v := os.Getenv(testHoldMpirunEnv)
+	if v == "" {
+		return nil
+	}
+	if n, err := strconv.Atoi(v); err != nil || n != i {
+		return nil
+	}
+	dir := os.Getenv(testHoldDirEnv)
+	if dir == "" {
+		return fmt.Errorf("%s=%s set without %s", testHoldMpirunEnv, v, testHoldDirEnv)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("mpirun%03d-rank%d.pid", i, me))
+	if err := os.WriteFile(path+".tmp", fmt.Appendf(nil, "%d\n", os.Getpid()), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		return err
+	}
+	time.Sleep(testHoldMax)
+	return fmt.Errorf("test hold of mpirun %d expired after %v without a kill", i, testHoldMax)
+}
+
+// checkAllMpiruns as runOptions.mpirun makes buildExperiments take the
+// experiments of every mpirun of a design (run --check-np only; --mpirun
+// itself must be ≥ 0).
+const checkAllMpiruns = -1
+
+// runCheckFlags is "reprobench run --check-np NP": it validates the run's
+// flags and design for NP processes as every rank would, without MPI and
+// without measuring, so that launch can refuse bad run flags before it
+// starts any mpirun (issue #21 row 12: every mpirun failed with the same
+// usage error). With a design, the experiments of every mpirun are
+// checked. The clock is checked by name only: the launcher's host need not
+// be where the ranks run.
+func runCheckFlags(o *runOptions, np int) error {
+	// runOptions.check, which ran before, has checked the clock's name.
+	if s := o.clockSync; s != "auto" && s != "none" {
+		if _, err := clocksync.Parse(s); err != nil {
+			return fmt.Errorf("%w: --clock-sync: %v", errUsage, err)
+		}
+	}
+	oc := *o
+	if oc.designFile != "" {
+		oc.mpirun = checkAllMpiruns
+	}
+	// buildExperiments checks every experiment, its clock-sync spec included.
+	exps, err := buildExperiments(&oc, np)
+	if err != nil {
+		return err
+	}
+	if len(exps) == 0 {
+		return fmt.Errorf("%w: no experiments", errUsage)
+	}
+	return nil
+}
+
+// srunPMI is the srun --mpi plugin each MPI library's Debian build needs
+// (measured on Slurm 22.05.8: the other plugins fail or start singletons).
+var srunPMI = map[string]string{"openmpi": "pmix", "mpich": "pmi2"}
+
+// launchCheckSize refuses a run whose communicator has not the size that
+// launch started it with (design.ExpectNpEnv): a launcher or PMI that does
+// not connect the ranks starts singletons, each of which would otherwise
+// measure alone and write a result (issue #20: srun --mpi=none of the MPICH
+// build exited 0 with two "np": 1 result sets).
+func launchCheckSize(np int) error {
+	v := os.Getenv(design.ExpectNpEnv)
+	if v == "" {
+		return nil
+	}
+	want, err := strconv.Atoi(v)
+	if err != nil || want < 1 {
+		return fmt.Errorf("%s=%q: want a process count", design.ExpectNpEnv, v)
+	}
+	if np == want {
+		return nil
+	}
+	hint := "under mpirun, use the mpirun of the MPI library this binary was built with (" + mpi.BuildFlavor + ")"
+	if os.Getenv("SLURM_JOB_ID") != "" {
+		hint = fmt.Sprintf("under srun the PMI plugin is likely wrong (SLURM_MPI_TYPE=%q): this binary is built with %s, which needs srun --mpi=%s",
+			os.Getenv("SLURM_MPI_TYPE"), mpi.BuildFlavor, srunPMI[mpi.BuildFlavor])
+	}
+	return fmt.Errorf("this run's communicator has %d process(es) but launch started %d (%s): the processes did not join one MPI job, so nothing is measured; %s",
+		np, want, design.ExpectNpEnv, hint)
+}
