@@ -51,7 +51,7 @@ func parseSizes(spec string, seed uint64, countOnly bool) ([]int, int, error) {
 		for _, term := range strings.Split(spec, ",") {
 			ts, n, err := parseSizes(strings.TrimSpace(term), seed, countOnly)
 			if err != nil {
-				return nil, 0, bad("%v", err)
+				return nil, 0, err // names the term
 			}
 			if total += n; total > MaxRows {
 				return nil, 0, bad("%d sizes or more; a design holds at most %d rows", total, MaxRows)

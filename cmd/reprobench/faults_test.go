@@ -196,7 +196,7 @@ func TestPlotSizeBounded(t *testing.T) {
 }
 
 // TestDesignBoundedBeforeDrawing is issue #21 row 5 (design): "design
-// --msizes logu:8..1G:1000000" spent > 10 s and 1.3 GB before its row cap
+// --sizes logu:8..1G:1000000" spent > 10 s and 1.3 GB before its row cap
 // applied; the cap is now checked before the sizes are drawn.
 func TestDesignBoundedBeforeDrawing(t *testing.T) {
 	if testing.Short() {
@@ -204,9 +204,9 @@ func TestDesignBoundedBeforeDrawing(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "d.csv")
 	for _, c := range [][]string{
-		{"--msizes", "logu:8..1G:1000000"},
-		{"--msizes", "logu:8..1G:200000", "--mpiruns", "10"},
-		{"--msizes", "8,16", "--mpiruns", "9223372036854775807", "--replicates", "9223372036854775807"},
+		{"--sizes", "logu:8..1G:1000000"},
+		{"--sizes", "logu:8..1G:200000", "--mpiruns", "10"},
+		{"--sizes", "8,16", "--mpiruns", "9223372036854775807", "--replicates", "9223372036854775807"},
 		{"--mpiruns", "100000000"},
 	} {
 		start := time.Now()
