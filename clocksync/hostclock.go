@@ -3,6 +3,7 @@ package clocksync
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -46,7 +47,7 @@ func TimeNamespaceOffset() (time.Duration, error) {
 
 // parseTimensOffsets reads the monotonic line of a timens_offsets file
 // ("monotonic <seconds> <nanoseconds>").
-func parseTimensOffsets(f *os.File) (time.Duration, error) {
+func parseTimensOffsets(f io.Reader) (time.Duration, error) {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())

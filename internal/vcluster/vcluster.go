@@ -25,6 +25,7 @@ package vcluster
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -297,12 +298,41 @@ func (c *Cluster) LauncherArgs(flavor string, nodes, perNode int) ([]string, err
 	return nil, fmt.Errorf("vcluster: unknown MPI flavor %q", flavor)
 }
 
+// Launchers maps a flavor to its launcher command.
+var Launchers = map[string]string{"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich"}
+
+// MPIRun returns a command that runs the flavor's launcher on node 0 with
+// LauncherArgs and prog: nodes×perNode ranks, perNode on each of the first
+// nodes nodes. Cancelling ctx kills the launcher's process group (Close
+// kills whatever else is left in the cluster).
+func (c *Cluster) MPIRun(ctx context.Context, flavor string, nodes, perNode int, prog string, args ...string) (*exec.Cmd, error) {
+	la, err := c.LauncherArgs(flavor, nodes, perNode)
+	if err != nil {
+		return nil, err
+	}
+	argv := append(append(append([]string{Launchers[flavor]}, la...), prog), args...)
+	cmd := c.CommandContext(ctx, 0, argv...)
+	if flavor == "openmpi" {
+		cmd.Env = append(cmd.Env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+			"OMPI_MCA_btl_vader_single_copy_mechanism=none")
+	}
+	return cmd, nil
+}
+
 // Command returns a command that runs argv inside node i's namespaces with
 // the node's skew in the environment, in a process group of its own.
 func (c *Cluster) Command(i int, argv ...string) *exec.Cmd {
+	return c.CommandContext(context.Background(), i, argv...)
+}
+
+// CommandContext is Command whose cancellation (ctx) kills the command's
+// whole process group.
+func (c *Cluster) CommandContext(ctx context.Context, i int, argv ...string) *exec.Cmd {
 	n := c.Nodes[i]
 	args := append([]string{"--net=" + n.netns, "--uts=" + n.uts, "--time=" + n.tns, "--"}, argv...)
-	cmd := exec.Command("nsenter", args...)
+	cmd := exec.CommandContext(ctx, "nsenter", args...)
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
 	// Only a skewed node gets the variable: hydra passes mpiexec's
 	// environment on to every rank, over the one the agent set on a node.
 	for _, kv := range os.Environ() {

@@ -18,6 +18,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -102,15 +103,8 @@ func runCmd(mode string, args []string) error {
 	}
 	var cmd *exec.Cmd
 	if mode == "mpirun" {
-		la, err := c.LauncherArgs(*flavor, *nodes, *perNode)
-		if err != nil {
+		if cmd, err = c.MPIRun(context.Background(), *flavor, *nodes, *perNode, argv[0], argv[1:]...); err != nil {
 			return err
-		}
-		launcher := map[string]string{"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich"}[*flavor]
-		cmd = c.Command(0, append(append([]string{launcher}, la...), argv...)...)
-		if *flavor == "openmpi" {
-			cmd.Env = append(cmd.Env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-				"OMPI_MCA_btl_vader_single_copy_mechanism=none")
 		}
 	} else {
 		cmd = c.Command(0, argv...)
