@@ -147,7 +147,7 @@ func Clean(all bool) ([]string, error) {
 	for _, id := range Leftovers() {
 		m := idPattern.FindStringSubmatch(id)
 		pid, _ := strconv.Atoi(m[1])
-		if !all && pid != os.Getpid() && alive(pid) {
+		if !all && alive(pid) {
 			continue
 		}
 		if err := removeCluster(id); err != nil {

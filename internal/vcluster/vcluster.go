@@ -35,6 +35,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -92,6 +93,8 @@ type Cluster struct {
 	Seed  uint64
 	sw    string // switch netns name
 	done  bool
+	mu    sync.Mutex
+	cmds  []*exec.Cmd // started through Command, killed by Close
 }
 
 // Available reports why clusters cannot be made here, nil if they can.
@@ -333,6 +336,9 @@ func (c *Cluster) CommandContext(ctx context.Context, i int, argv ...string) *ex
 	cmd := exec.CommandContext(ctx, "nsenter", args...)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
+	c.mu.Lock()
+	c.cmds = append(c.cmds, cmd)
+	c.mu.Unlock()
 	// Only a skewed node gets the variable: hydra passes mpiexec's
 	// environment on to every rank, over the one the agent set on a node.
 	for _, kv := range os.Environ() {
@@ -354,6 +360,15 @@ func (c *Cluster) Close() error {
 		return nil
 	}
 	c.done = true
+	// The process groups of our commands first: one that is still entering
+	// the node's namespaces is not found in them yet.
+	c.mu.Lock()
+	for _, cmd := range c.cmds {
+		if cmd.Process != nil && cmd.ProcessState == nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+	}
+	c.mu.Unlock()
 	return removeCluster(c.ID)
 }
 
