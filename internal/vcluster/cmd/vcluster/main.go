@@ -6,6 +6,8 @@
 //	vcluster run -nodes 4 -- cmd args…     (cmd runs on node 0)
 //	vcluster clean [-all]                  (remove what crashed runs left)
 //	vcluster check                         (can clusters be made here?)
+//	vcluster bench -bin-openmpi B -bin-mpich B [-runs 10] [-after 0,10s]
+//	                                       (clock-sync accuracy across nodes)
 //
 // mpirun starts the flavor's own launcher on node 0 with a hostfile of the
 // first nodes, the namespace-entering agent instead of ssh, shared memory
@@ -49,6 +51,8 @@ func main() {
 		for _, id := range ids {
 			fmt.Fprintln(os.Stderr, "vcluster: removed", id)
 		}
+	case "bench":
+		err = bench(os.Args[2:])
 	case "check":
 		err = vcluster.Available()
 		if err == nil {
@@ -68,7 +72,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: vcluster mpirun|run|clean|check [flags] [-- command args…] (see go doc)")
+	fmt.Fprintln(os.Stderr, "usage: vcluster mpirun|run|clean|check|bench [flags] [-- command args…] (see go doc)")
 	os.Exit(2)
 }
 
