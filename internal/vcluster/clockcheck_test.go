@@ -34,6 +34,9 @@ func buildReprobench(t *testing.T, flavor string) string {
 // the load and is measured by vcluster bench (make vcluster RUNS=10). RB_VCLUSTER_AFTER sets the checks (default
 // 0,2s); the README's numbers come from scripts/vcluster-bench.sh.
 func TestClockcheckAcrossNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no MPI launches")
+	}
 	requireVCluster(t)
 	fs := flavors(t)
 	after := os.Getenv("RB_VCLUSTER_AFTER")

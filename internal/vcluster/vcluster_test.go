@@ -187,6 +187,9 @@ func TestInterrupt(t *testing.T) {
 // TestLaunchers: both libraries' launchers start k ranks on each node, in
 // the node's namespaces, through the agent.
 func TestLaunchers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no MPI launches")
+	}
 	requireVCluster(t)
 	c := newCluster(t, Config{Nodes: 2, Seed: 3})
 	for _, f := range flavors(t) {
