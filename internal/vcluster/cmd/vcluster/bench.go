@@ -6,8 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/reprobench/reprobench/internal/vcluster"
@@ -54,11 +57,42 @@ func bench(args []string) error {
 	defer f.Close()
 	enc := json.NewEncoder(f)
 	var rows []benchRow
+	// Ctrl-C or SIGTERM: remove the current cluster before exiting.
+	var mu sync.Mutex
+	var cur *vcluster.Cluster
+	stopping := false
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		s := <-sigs
+		mu.Lock()
+		stopping = true
+		c := cur
+		mu.Unlock()
+		if c != nil {
+			_ = c.Close()
+		}
+		fmt.Fprintf(os.Stderr, "vcluster bench: %v: stopped, cluster removed\n", s)
+		os.Exit(130)
+	}()
+	// halt parks the main goroutine once a signal arrived: the handler
+	// removes the cluster and exits.
+	halt := func() {
+		mu.Lock()
+		s := stopping
+		mu.Unlock()
+		if s {
+			select {}
+		}
+	}
 	for run := 1; run <= *runs; run++ {
 		c, err := vcluster.New(vcluster.Config{Nodes: 4, Seed: uint64(run), MaxOffset: *maxOff, MaxSkewPPM: *skew})
 		if err != nil {
 			return err
 		}
+		mu.Lock()
+		cur = c
+		mu.Unlock()
 		for _, fl := range strings.Split(*flavors, ",") {
 			if bins[fl] == "" {
 				c.Close()
@@ -77,6 +111,7 @@ func bench(args []string) error {
 					t0 := time.Now()
 					row.Report, err = c.Clockcheck(ctx, fl, n, k, bins[fl], alg, *after)
 					cancel()
+					halt()
 					row.WallTime = time.Since(t0).Seconds()
 					if err != nil {
 						row.Error = err.Error()
@@ -90,6 +125,7 @@ func bench(args []string) error {
 				}
 			}
 		}
+		halt()
 		if err := c.Close(); err != nil {
 			return err
 		}
