@@ -87,3 +87,12 @@ fuzz:
 		echo "== $$name in $$pkg for $(FUZZTIME)"; \
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) $$pkg; \
 	done
+# vcluster: a virtual cluster of namespaced nodes with their own clocks (root),
+# real Open MPI and MPICH across them, clock sync judged by the exact truth
+# (scripts/vcluster.sh; RUNS=10 also measures the README's accuracy table).
+.PHONY: vcluster
+vcluster: setup
+	timeout 14400 bash scripts/vcluster.sh
+# make test: where namespaces are not permitted the virtual-cluster tests fail
+# rather than skip.
+unit: export RB_REQUIRE_VCLUSTER=1

@@ -335,30 +335,22 @@ func clockcheckMPI(o clockcheckOptions) (rep *clockcheckReport, err error) {
 	}
 	name := clk.Name()
 	h := &clocksync.Harness{}
-	// On one host every rank reads one CLOCK_MONOTONIC: the true errors
-	// are exact, no message timed.
-	host, err := mpi.ProcessorName()
-	if err != nil {
-		return nil, err
-	}
-	oneHost, err := mpi.AllEqual(c, host)
-	if err != nil {
-		return nil, err
-	}
 	mono, isMono := clk.(*timing.Monotonic)
+	// A node's drift (virtual cluster, clocksync.NodeSkewEnv), then a rank's.
+	clk, nodeSkew, err := clocksync.NodeSkew(clk)
+	if err != nil {
+		return nil, err
+	}
 	var skewed *timing.Skewed
 	if c.Rank() == o.skewRank {
 		skewed = timing.NewSkewed(clk, o.skewOffset, o.skewPPM)
 		clk = skewed
 	}
-	if oneHost && isMono {
-		epoch := mono.Source().Epoch
-		h.SharedNow = func() int64 { return mono.Now() + epoch }
-		h.LocalAtShared = func(ns int64) int64 {
-			if skewed != nil {
-				return skewed.Skew(ns - epoch)
-			}
-			return ns - epoch
+	// On one kernel (one host, or namespaced nodes of one host) every rank
+	// reads one CLOCK_MONOTONIC: the true errors are exact, no message timed.
+	if isMono {
+		if _, err := h.ShareHostClock(c, mono, nodeSkew, skewed); err != nil {
+			return nil, err
 		}
 	}
 	r := &clockcheckReport{}

@@ -1,0 +1,61 @@
+package vcluster
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// ClockcheckReport is the part of "reprobench clockcheck --json --per-rank"
+// that the virtual cluster reads.
+type ClockcheckReport struct {
+	Algorithm    string  `json:"algorithm"`
+	Ranks        int     `json:"ranks"`
+	SyncDuration float64 `json:"sync_duration_s"`
+	Truth        string  `json:"truth"`
+	Checks       []struct {
+		After      float64   `json:"after_s"`
+		MaxAbs     float64   `json:"max_abs_offset_s"`
+		TrueMaxAbs *float64  `json:"true_max_abs_error_s"`
+		Offsets    []float64 `json:"offsets_s"`
+		TrueErrors []float64 `json:"true_errors_s"`
+	} `json:"checks"`
+	PerRank []struct {
+		Rank      int `json:"rank"`
+		FitPoints int `json:"fit_points"`
+	} `json:"per_rank"`
+}
+
+// Clockcheck runs "bin clockcheck --alg alg --after after --json
+// --per-rank" (bin: reprobench built for flavor) on nodes×perNode ranks of
+// the cluster and returns its report. Rank r runs on node r/perNode.
+func (c *Cluster) Clockcheck(ctx context.Context, flavor string, nodes, perNode int, bin, alg, after string) (*ClockcheckReport, error) {
+	cmd, err := c.MPIRun(ctx, flavor, nodes, perNode, bin, "clockcheck", "--alg", alg, "--after", after, "--json", "--per-rank")
+	if err != nil {
+		return nil, err
+	}
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("vcluster: %s %dx%d clockcheck %s: %v (ctx: %v)\n%s", flavor, nodes, perNode, alg, err, ctx.Err(), tail(se.String()))
+	}
+	var r ClockcheckReport
+	if err := json.Unmarshal(so.Bytes(), &r); err != nil {
+		return nil, fmt.Errorf("vcluster: clockcheck output: %v\n%s", err, tail(so.String()))
+	}
+	if r.Ranks != nodes*perNode {
+		return nil, fmt.Errorf("vcluster: clockcheck ran %d ranks, want %d", r.Ranks, nodes*perNode)
+	}
+	return &r, nil
+}
+
+func tail(s string) string {
+	const n = 3000
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}

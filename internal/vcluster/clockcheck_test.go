@@ -1,0 +1,147 @@
+package vcluster
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// buildReprobench builds cmd/reprobench for a flavor.
+func buildReprobench(t *testing.T, flavor string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "reprobench-"+flavor)
+	args := []string{"build", "-o", bin}
+	if flavor == "mpich" {
+		args = append(args, "-tags", "mpich")
+	}
+	if out, err := exec.Command("go", append(args, "../../cmd/reprobench")...).CombinedOutput(); err != nil {
+		t.Fatalf("go build reprobench for %s: %v\n%s", flavor, err, out)
+	}
+	return bin
+}
+
+// TestClockcheckAcrossNodes synchronizes real ranks on namespaced nodes
+// whose CLOCK_MONOTONIC differ by up to ±1000 s and drift by up to ±100 ppm,
+// and checks the exact truth: it is there, it agrees with the ping-pong
+// measurement, and it sees SKaMPI's error grow with exactly the injected
+// skew. Two-level must find the nodes itself (MPI_Comm_split_type SHARED).
+// The drift-aware algorithms' errors are logged; their accuracy depends on
+// the load and is measured by vcluster bench (make vcluster RUNS=10). RB_VCLUSTER_AFTER sets the checks (default
+// 0,2s); the README's numbers come from scripts/vcluster-bench.sh.
+func TestClockcheckAcrossNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no MPI launches")
+	}
+	requireVCluster(t)
+	fs := flavors(t)
+	after := os.Getenv("RB_VCLUSTER_AFTER")
+	if after == "" {
+		after = "0,2s"
+	}
+	c := newCluster(t, Config{Nodes: 4, Seed: 1, MaxOffset: 1000 * time.Second, MaxSkewPPM: 100})
+	for _, n := range c.Nodes {
+		t.Logf("node %s: offset %v, skew %+g ppm", n.Name, n.Offset, n.SkewPPM)
+	}
+	// Fewer fit points than the defaults (1000 × 100 exchanges): CI time
+	// stays modest on a loaded 2-core machine, where 4 ranks of a
+	// busy-polling MPICH share 2 cores.
+	const light = ":fitpts=100,exchanges=20"
+	cases := []struct {
+		alg, params    string
+		nodes, perNode int
+	}{
+		{"hca3", light, 2, 1}, {"jk", light, 2, 2}, {"twolevel", light, 2, 2}, {"skampi", "", 4, 1},
+	}
+	for _, f := range fs {
+		bin := buildReprobench(t, f)
+		for _, tc := range cases {
+			if f == "mpich" && os.Getenv("RB_VCLUSTER_MPICH") != "1" {
+				// MPICH 4.0.2 (ch4:ucx, UCX_TLS=tcp) with Go ranks across
+				// namespaces here often finishes the work and then hangs
+				// in MPI_Finalize (a C program with the same launch does
+				// not), so it runs only where asked (make vcluster): see
+				// the README's virtual-cluster section.
+				t.Logf("mpich %s: set RB_VCLUSTER_MPICH=1 to run it (make vcluster does)", tc.alg)
+				continue
+			}
+			if f == "mpich" && tc.nodes*tc.perNode > 2 {
+				tc.nodes, tc.perNode = 2, 1 // 4 ranks hang in MPI_Finalize nearly always
+			}
+			t.Run(fmt.Sprintf("%s/%s/%dx%d", f, tc.alg, tc.nodes, tc.perNode), func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+				defer cancel()
+				r, err := c.Clockcheck(ctx, f, tc.nodes, tc.perNode, bin, tc.alg+tc.params, after)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkTruth(t, c, r, tc.alg, tc.perNode)
+			})
+		}
+	}
+}
+
+func checkTruth(t *testing.T, c *Cluster, r *ClockcheckReport, alg string, perNode int) {
+	t.Helper()
+	if r.Truth != "shared clock" || len(r.Checks) < 2 {
+		t.Fatalf("truth %q, %d checks: want the shared clock and at least 2 checks", r.Truth, len(r.Checks))
+	}
+	first, last := r.Checks[0], r.Checks[len(r.Checks)-1]
+	for _, ck := range r.Checks {
+		if ck.TrueMaxAbs == nil || len(ck.TrueErrors) != r.Ranks || len(ck.Offsets) != r.Ranks {
+			t.Fatalf("after %gs: no true errors per rank", ck.After)
+		}
+		t.Logf("after %5gs: true max |error| %9.3f µs, measured max |offset| %9.3f µs (sync %.2fs)", ck.After, *ck.TrueMaxAbs*1e6, ck.MaxAbs*1e6, r.SyncDuration)
+		// The ping-pong estimate and the truth describe the same error; a
+		// wrong truth (a node offset missed) is off by 1000 s. The bound
+		// is loose: on a loaded machine a ping-pong can wait for a core.
+		for i := range ck.Offsets {
+			if d := math.Abs(ck.Offsets[i] - ck.TrueErrors[i]); d > 5e-3 {
+				t.Errorf("after %gs rank %d: measured %g s, true %g s: apart by %g s", ck.After, i, ck.Offsets[i], ck.TrueErrors[i], d)
+			}
+		}
+	}
+	// The growth of each rank's true error between the first and the last
+	// check, against the drift injected between its node and rank 0's. The
+	// truth is read at one instant for all ranks, so with offsets only
+	// (SKaMPI) every rank's growth is its drift times the same elapsed
+	// time E: at most the checks' distance dt, less by the time the first
+	// check's ping-pongs took.
+	dt := last.After - first.After
+	var ratios []float64
+	for i := 1; i < r.Ranks; i++ {
+		grow := last.TrueErrors[i] - first.TrueErrors[i]
+		inj := (c.Nodes[i/perNode].SkewPPM - c.Nodes[0].SkewPPM) * 1e-6 * dt
+		if alg == "skampi" {
+			if inj == 0 || grow/inj < 0.5 || grow/inj > 1.02 {
+				t.Errorf("skampi rank %d: error grew by %g s in %gs, the injected skew %g s", i, grow, dt, inj)
+			}
+			ratios = append(ratios, grow/inj)
+			continue
+		}
+		// How well a drift-aware algorithm learned the drift depends on the
+		// machine's load (a fit over ping-pongs that waited for a core);
+		// the accuracy is measured by vcluster bench, not asserted here.
+		t.Logf("%s rank %d: true error grew by %.3f µs in %gs; injected skew %.3f µs", alg, i, grow*1e6, dt, inj*1e6)
+	}
+	for _, q := range ratios {
+		if math.Abs(q-ratios[0]) > 0.02 {
+			t.Errorf("skampi: error growth / injected skew differs between ranks: %v (one elapsed time for all)", ratios)
+			break
+		}
+	}
+	if alg == "twolevel" {
+		// Node leaders learn a fitted model from the leader of node 0;
+		// the others get their leader's clock through an offset only.
+		for _, pr := range r.PerRank {
+			leader := pr.Rank%perNode == 0
+			if pr.Rank > 0 && leader != (pr.FitPoints > 1) {
+				t.Errorf("twolevel rank %d (node %d, leader %v): %d fit points: the node structure was not found", pr.Rank, pr.Rank/perNode, leader, pr.FitPoints)
+			}
+		}
+	}
+}
