@@ -149,10 +149,10 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	fs.DurationVar(&o.budget, "roundtime-budget", 10*time.Second, "round-time: time budget per experiment")
 	fs.StringVar(&o.clockSync, "clock-sync", "auto", "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto (hca3 when a windowed method or global runtime needs it, else none)")
 	fs.DurationVar(&o.resyncEvery, "resync-every", 0, "re-synchronize the clocks before an experiment when this much time has passed (0: before every experiment)")
-	fs.StringVar(&o.runtimeType, "runtime", "local", "completion time: local (max over ranks of end−start), global (max end − min start, global clock), loop (IMB/OSU loop average)")
-	fs.IntVar(&o.loopReps, "loop-reps", 100, "calls per observation for --runtime loop")
+	fs.StringVar(&o.runtimeType, "runtime", "local", "completion time per observation: local (max over ranks of end−start), global (max end − min start, global clock), loop (n calls back to back, max over ranks of (end−start)/n: IMB's t_max), osu (what OSU prints: collectives time each call t0;call;t1 with a barrier after it, average over calls then over ranks; ping-pong: root's elapsed/(2n)), imb (what IMB prints: n calls back to back after the barrier, (t2−t1)/n averaged over ranks = t_avg; ping-pong: root's (t2−t1)/(2n)); see docs/data-format.md")
+	fs.IntVar(&o.loopReps, "loop-reps", 100, "calls per observation n for --runtime loop, osu and imb (OSU's iterations: 1000, 100 above 8 KiB; osu_latency 10000)")
 	fs.StringVar(&o.clock, "clock", "monotonic", "clock: monotonic, tsc, tsc_lfence or mpi_wtime")
-	fs.StringVar(&o.mpiThread, "mpi-thread", "funneled", "thread level requested from MPI: funneled (truthful for a Go program) or single (what plain MPI_Init C benchmarks get; it changes timings, see docs/data-format.md)")
+	fs.StringVar(&o.mpiThread, "mpi-thread", "single", "thread level requested from MPI: single (what a C benchmark's MPI_Init gets; only the locked main thread calls MPI, see package mpi) or funneled (Open MPI then locks internally: slower, see docs/data-format.md)")
 	fs.Float64Var(&o.tscHz, "tsc-hz", 0, "fix the TSC frequency in Hz (0: calibrate for 1 s)")
 	fs.StringVar(&o.cache, "cache", "warm", "cache mode: warm, cold (overwrite an LLC-sized buffer before each observation), cycle or random (buffer offsets)")
 	fs.IntVar(&o.cacheBytes, "cache-bytes", 0, "bytes overwritten by --cache cold (0: last-level cache size from sysfs)")
@@ -265,6 +265,8 @@ type runMeta struct {
 	ClockSyncs     []syncMeta          `json:"clock_syncs,omitempty"`
 	MPILibrary     string              `json:"mpi_library_version"`
 	MPIThread      string              `json:"mpi_thread_level"`
+	MPIThreadReq   string              `json:"mpi_thread_requested"`
+	MPIThreadProv  string              `json:"mpi_thread_provided"`
 	ProcessorNames []string            `json:"processor_names"`
 	ErrorCodes     map[string]string   `json:"errorcodes"`
 	Files          map[string]string   `json:"files"`
@@ -604,6 +606,7 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 		}
 		meta.MPILibrary, _ = mpi.LibraryVersion()
 		meta.MPIThread = mpi.Thread().String()
+		meta.MPIThreadReq, meta.MPIThreadProv = mpi.ThreadRequested().MPIName(), mpi.ThreadProvided()
 	}
 	pn, _ := mpi.ProcessorName()
 	var pbuf [256]byte
