@@ -6,7 +6,7 @@
 #
 # Part 1, per-observation timing: fidelity.c (plain MPI_Init, MPI_Barrier;
 # t0; call; t1, local completion time, CLOCK_MONOTONIC, MPI_DOUBLE) next to
-# `reprobench run` with its DEFAULT flags for that (thread level included)
+# `reprobench run` with its DEFAULT flags (only --calls, --sizes, --nrep)
 # over MPI_Allreduce 8 B, 1 KiB, 32 KiB; MPI_Bcast 8 B, 32 KiB;
 # MPI_Alltoall 1 KiB; ping-pong 8 B, 64 KiB. Each run makes N
 # observations after 100 warm-up ones. Per cell: the median over pairs of
@@ -67,7 +67,10 @@ run_one() {
 	timeout 300 "$RUN" -np 2 "$@" >"$OUT/last.log" 2>&1 || { cat "$OUT/last.log" >&2; exit 1; }
 }
 
-rbflags_local="--datatype float64 --warmup $W --proc-sync barrier --runtime local --clock monotonic --clock-sync none --seed 1"
+# The Go side runs with reprobench's DEFAULT flags: float64, 100 warm-up
+# observations, barrier sync, local completion time, CLOCK_MONOTONIC, no
+# clock sync, thread level SINGLE; W above matches the warm-up.
+rbflags_local=""
 # cell: name call bytes gocall [go extra flags] [c extra arg]
 cells=(
 	"allreduce-8 allreduce 8 MPI_Allreduce"
