@@ -43,7 +43,7 @@ func Init() error {
 // InitThread is Init with a chosen thread level; it returns the level the
 // library granted and fails if that is below the one requested.
 func InitThread(level ThreadLevel) (ThreadLevel, error) {
-	if level != ThreadSingle && level != ThreadFunneled {
+	if level < ThreadSingle || level > ThreadMultiple {
 		return 0, &Error{Func: "MPI_Init_thread", Code: -1, Msg: fmt.Sprintf("unsupported thread level %v", level)}
 	}
 	if ok, _ := Initialized(); ok {
@@ -54,13 +54,15 @@ func InitThread(level ThreadLevel) (ThreadLevel, error) {
 	if err := check("MPI_Init_thread", C.rb_init(C.int(level), &provided)); err != nil {
 		return 0, err
 	}
-	got := ThreadFunneled
-	if provided < C.rb_thread_level(C.int(ThreadFunneled)) {
-		got = ThreadSingle
+	got := ThreadSingle
+	for l := ThreadFunneled; l <= ThreadMultiple; l++ {
+		if provided >= C.rb_thread_level(C.int(l)) {
+			got = l
+		}
 	}
 	if provided < C.rb_thread_level(C.int(level)) {
 		return got, &Error{Func: "MPI_Init_thread", Code: -1,
-			Msg: fmt.Sprintf("the library granted thread level %d, below the requested %v", int(provided), level)}
+			Msg: fmt.Sprintf("the library granted %s, below the requested %s", C.GoString(C.rb_thread_name(provided)), level.MPIName())}
 	}
 	c, err := newComm(C.rb_comm_world(), true)
 	if err != nil {

@@ -61,8 +61,16 @@ static MPI_Op rb_op(int op) {
 	}
 }
 
-// rb_thread_level maps mpi.ThreadLevel (0 single, 1 funneled) to MPI's.
-static int rb_thread_level(int level) { return level == 0 ? MPI_THREAD_SINGLE : MPI_THREAD_FUNNELED; }
+// rb_thread_level maps mpi.ThreadLevel (0 single, 1 funneled, 2 serialized,
+// 3 multiple) to MPI's.
+static int rb_thread_level(int level) {
+	switch (level) {
+	case 1: return MPI_THREAD_FUNNELED;
+	case 2: return MPI_THREAD_SERIALIZED;
+	case 3: return MPI_THREAD_MULTIPLE;
+	default: return MPI_THREAD_SINGLE;
+	}
+}
 
 static const char *rb_thread_name(int provided) {
 	if (provided == MPI_THREAD_SINGLE) return "MPI_THREAD_SINGLE";
