@@ -35,6 +35,8 @@ def quantile(v, p):
 def column(path, names):
     with open(path) as f:
         rows = list(csv.DictReader(f))
+    if not rows:
+        raise FileNotFoundError(path)  # killed while writing: left out
     for n in names:
         if rows and n in rows[0]:
             return [float(r[n]) for r in rows]
@@ -51,7 +53,10 @@ def main(out):
     cells = {}
     for r in runs:
         key = (r["flavor"], r["part"], r["cell"])
-        vals = column(r["file"], ["runtime_s", "value_s"])
+        try:
+            vals = column(r["file"], ["runtime_s", "value_s"])
+        except FileNotFoundError:
+            continue  # a run in progress (or killed): its pair is left out
         d = cells.setdefault(key, {})
         p = d.setdefault(int(r["pair"]), {})
         p[r["side"]] = vals
@@ -72,8 +77,10 @@ def main(out):
             print("|---|---|---|---|---|---|---|---|---|")
         for key in keys:
             fl, _, cell = key
-            pairs = cells[key]
+            pairs = {i: p for i, p in cells[key].items() if "C" in p and "G" in p}
             ids = sorted(pairs)
+            if not ids:
+                continue
             cmed = {i: quantile(pairs[i]["C"], 0.5) for i in ids}
             strad = set()
             for j, i in enumerate(ids):
