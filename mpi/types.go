@@ -342,7 +342,8 @@ func (e *Error) Error() string {
 // (the binding still calls MPI from one thread). The level is a factor
 // of the measurement: Open MPI 4.1.4 switches its internal locking on for
 // every level above SINGLE (opal_uses_threads), which on the project's VMs
-// made an 8-byte MPI_Allreduce 100-140 ns slower; MPICH 4.0.2 runs the
+// made an 8-byte MPI_Allreduce 100-140 ns slower on a quiet VM (faster
+// under a load of 30); MPICH 4.0.2 runs the
 // same code at SINGLE and FUNNELED. Record it with the results.
 type ThreadLevel int
 
