@@ -27,13 +27,15 @@
 #
 # Duration: about 8 minutes with the defaults on the 2-core VM (about 400
 # mpirun launches; most of the time is launching). Needs python3.
-# Environment: FLAVORS="openmpi mpich" (default both), PARTS="1 2".
+# Environment: FLAVORS="openmpi mpich" (default both), PARTS="1 2", CELLS=regex
+# (e.g. CELLS='^pingpong' for the ping-pong cells only).
 set -euo pipefail
 PAIRS=${1:-7}
 N=${2:-10000}
 OUT=${3:-/tmp/rb-fidelity}
 FLAVORS=${FLAVORS:-openmpi mpich}
 PARTS=${PARTS:-1 2}
+CELLS=${CELLS:-.} # an extended regex: only the cells whose name matches
 W=100
 R=10
 here=$(cd "$(dirname "$0")" && pwd)
@@ -86,6 +88,7 @@ if [[ " $PARTS " == *" 1 "* ]]; then
 	for fl in $FLAVORS; do
 		for spec in "${cells[@]}" "allreduce-8-gofunneled allreduce 8 MPI_Allreduce" "allreduce-8-cfunneled allreduce 8 MPI_Allreduce"; do
 			read -r cell call bytes gocall <<<"$spec"
+			[[ $cell =~ $CELLS ]] || continue
 			for p in $(seq 1 "$PAIRS"); do
 				c="$OUT/$fl-$cell-c-$p.csv"
 				run_one "$fl" 1 "$cell" "$p" C "$c" "$OUT/fidelity-$fl" "$call" "$N" "$W" "$bytes" "$c"
@@ -118,6 +121,7 @@ if [[ " $PARTS " == *" 2 "* ]]; then
 	for fl in $FLAVORS; do
 		for spec in "${tcells[@]}"; do
 			read -r cell tool call bytes iter skip gocall dt <<<"$spec"
+			[[ $cell =~ $CELLS ]] || continue
 			for p in $(seq 1 "$PAIRS"); do
 				c="$OUT/$fl-$cell-c-$p.csv"
 				run_one "$fl" 2 "$cell" "$p" C "$c" "$OUT/tools-$fl" "$tool" "$call" "$bytes" "$iter" "$skip" "$R" "$c"
