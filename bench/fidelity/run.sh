@@ -25,9 +25,9 @@
 # mpi_wtime`; each run makes R=10 measurements (one measurement = one line
 # the tool prints); per pair the ratio of the medians; target within 5 %.
 #
-# Duration: 42 minutes with the defaults at a load average of 13-33 on the
-# 2-core VM; estimated 6-8 minutes on a quiet one (about 450 mpirun
-# launches, most of the time is launching). Needs python3.
+# Duration on the 2-core VM: 42 minutes with the defaults at a load average
+# of 13-33; part 1 took 81 s and part 2 46 s at a load of 3-7 (about 450
+# mpirun launches in all, most of the time is launching). Needs python3.
 # Environment: FLAVORS="openmpi mpich" (default both), PARTS="1 2", CELLS=regex
 # (e.g. CELLS='^pingpong' for the ping-pong cells only).
 set -euo pipefail
