@@ -235,14 +235,14 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (*Summary, error) {
 	}
 	bufs := window.NewBuffers(ex.Cache, sendB, recvB, slots, flush, ex.Seed)
 	reps := 1
-	if ex.Runtime == window.RuntimeLoop {
+	if ex.Runtime.Loops() {
 		reps = ex.LoopReps
 		if reps <= 0 {
 			reps = 100
 		}
 	}
 	o := &mpi.Observation{Call: ex.Call, Send: bufs.Send, Recv: bufs.Recv, Count: count, Type: ex.Type,
-		Op: ex.Op, Root: ex.Root, Peer: (ex.Root + 1) % p, Reps: reps}
+		Op: ex.Op, Root: ex.Root, Peer: (ex.Root + 1) % p, Reps: reps, TimeEach: ex.Runtime.TimesEach(ex.Call)}
 	if ex.Cache != window.CacheWarm {
 		sy.Buffers = bufs
 	}
@@ -307,8 +307,8 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (*Summary, error) {
 		switch ex.Runtime {
 		case window.RuntimeGlobal:
 			row.RuntimeS = window.GlobalCompletion(gs, ge)
-		case window.RuntimeLoop:
-			row.RuntimeS = slices.Max(dur) / float64(reps)
+		case window.RuntimeLoop, window.RuntimeOSU, window.RuntimeIMB:
+			row.RuntimeS = window.LoopCompletion(ex.Runtime, dur, reps, ex.Call == mpi.CallPingPong, ex.Root)
 		default:
 			row.RuntimeS = slices.Max(dur) // window.LocalCompletion, exact in ticks
 

@@ -26,23 +26,24 @@ var world *comm
 // Available reports whether this build links an MPI library.
 const Available = true
 
-// Init initializes MPI with MPI_Init_thread(MPI_THREAD_FUNNELED) and installs
-// MPI_ERRORS_RETURN on MPI_COMM_WORLD and MPI_COMM_SELF. It is
-// InitThread(ThreadFunneled).
+// Init initializes MPI with MPI_Init_thread(MPI_THREAD_SINGLE), as a C
+// program's MPI_Init does, and installs MPI_ERRORS_RETURN on
+// MPI_COMM_WORLD and MPI_COMM_SELF. It is InitThread(ThreadSingle).
 //
 // Init locks the calling goroutine to its OS thread for the rest of the
 // program: call it from the main goroutine (ideally from main itself), and
-// make every later MPI call from that same goroutine — FUNNELED means only
-// the thread that initialized MPI may call it.
+// make every later MPI call from that same goroutine. The package
+// documentation ("Thread level") explains why SINGLE is then correct for a
+// Go program; use InitThread(ThreadFunneled) to declare more.
 func Init() error {
-	_, err := InitThread(ThreadFunneled)
+	_, err := InitThread(ThreadSingle)
 	return err
 }
 
 // InitThread is Init with a chosen thread level; it returns the level the
 // library granted and fails if that is below the one requested.
 func InitThread(level ThreadLevel) (ThreadLevel, error) {
-	if level != ThreadSingle && level != ThreadFunneled {
+	if level < ThreadSingle || level > ThreadMultiple {
 		return 0, &Error{Func: "MPI_Init_thread", Code: -1, Msg: fmt.Sprintf("unsupported thread level %v", level)}
 	}
 	if ok, _ := Initialized(); ok {
@@ -53,26 +54,42 @@ func InitThread(level ThreadLevel) (ThreadLevel, error) {
 	if err := check("MPI_Init_thread", C.rb_init(C.int(level), &provided)); err != nil {
 		return 0, err
 	}
-	got := ThreadFunneled
-	if provided < C.rb_thread_level(C.int(ThreadFunneled)) {
-		got = ThreadSingle
+	got := ThreadSingle
+	for l := ThreadFunneled; l <= ThreadMultiple; l++ {
+		if provided >= C.rb_thread_level(C.int(l)) {
+			got = l
+		}
 	}
 	if provided < C.rb_thread_level(C.int(level)) {
 		return got, &Error{Func: "MPI_Init_thread", Code: -1,
-			Msg: fmt.Sprintf("the library granted thread level %d, below the requested %v", int(provided), level)}
+			Msg: fmt.Sprintf("the library granted %s, below the requested %s", C.GoString(C.rb_thread_name(provided)), level.MPIName())}
 	}
 	c, err := newComm(C.rb_comm_world(), true)
 	if err != nil {
 		return got, err
 	}
-	world, grantedLevel = c, got
+	world, grantedLevel, requestedLevel = c, got, level
+	providedName = C.GoString(C.rb_thread_name(provided))
 	return got, nil
 }
 
 // Thread returns the thread level granted at initialization.
 func Thread() ThreadLevel { return grantedLevel }
 
-var grantedLevel ThreadLevel
+// ThreadRequested returns the thread level requested at initialization.
+func ThreadRequested() ThreadLevel { return requestedLevel }
+
+// ThreadProvided returns the level MPI_Init_thread reported as provided,
+// under MPI's name (MPI_THREAD_SINGLE … MPI_THREAD_MULTIPLE), or "" before
+// Init. A library may provide more than was requested; Thread returns the
+// part of it the binding uses.
+func ThreadProvided() string { return providedName }
+
+var (
+	grantedLevel   ThreadLevel
+	requestedLevel ThreadLevel
+	providedName   string
+)
 
 // Finalize shuts MPI down (MPI_Finalize). No MPI call may follow.
 func Finalize() error {
@@ -199,6 +216,10 @@ func check(fn string, code C.int) error {
 	if code == 0 {
 		return nil
 	}
+	if code == C.RB_ERR_THREAD {
+		return &Error{Func: fn, Code: -1, Msg: "called from an OS thread other than the one that called Init " +
+			"(make every MPI call from the goroutine that called Init)"}
+	}
 	buf := make([]byte, int(C.rb_max_error_string())+1)
 	var n C.int
 	C.rb_error_string(code, (*C.char)(unsafe.Pointer(&buf[0])), &n)
@@ -207,6 +228,13 @@ func check(fn string, code C.int) error {
 
 func errf(fn, format string, args ...any) error {
 	return &Error{Func: fn, Code: -1, Msg: fmt.Sprintf(format, args...)}
+}
+
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // ptr returns the address of b's first byte, or nil for an empty slice.
@@ -544,7 +572,7 @@ func (c *comm) Observe(o *Observation, clk timing.Clock) error {
 	bytes := o.Count * o.Type.Size()
 	err := check(o.Call.String(), C.rb_observe(c.h, C.int(c.rank), C.int(c.size), C.int(o.Call),
 		ptr(o.Send), ptr(o.Recv), C.int(o.Count), C.int(o.Type), C.int(o.Op), C.int(o.Root), C.int(o.Peer),
-		C.int(o.Reps), C.int(o.Sync), C.int64_t(o.Deadline), C.int(src.Kind), C.int64_t(src.Epoch),
+		C.int(o.Reps), cbool(o.TimeEach), C.int(o.Sync), C.int64_t(o.Deadline), C.int(src.Kind), C.int64_t(src.Epoch),
 		C.int(bytes), (*C.int64_t)(unsafe.Pointer(&c.scratch[0])), (*C.int64_t)(unsafe.Pointer(&c.scratch[1]))))
 	o.Start, o.End = c.scratch[0], c.scratch[1]
 	return err
@@ -581,7 +609,7 @@ func (c *comm) ObserveBatch(o *Observation, clk timing.Clock, deadlines, starts,
 	done := c.count()
 	err := check(o.Call.String(), C.rb_observe_batch(c.h, C.int(c.rank), C.int(c.size), C.int(o.Call),
 		ptr(o.Send), ptr(o.Recv), C.int(o.Count), C.int(o.Type), C.int(o.Op), C.int(o.Root), C.int(o.Peer),
-		C.int(o.Reps), C.int(o.Sync), dl, C.int(len(starts)), C.int(src.Kind), C.int64_t(src.Epoch),
+		C.int(o.Reps), cbool(o.TimeEach), C.int(o.Sync), dl, C.int(len(starts)), C.int(src.Kind), C.int64_t(src.Epoch),
 		C.int(o.Count*o.Type.Size()), (*C.int64_t)(unsafe.Pointer(&starts[0])),
 		(*C.int64_t)(unsafe.Pointer(&ends[0])), offs, flush, C.int64_t(len(o.Flush)), done))
 	if n := int(*done); n > 0 {

@@ -1,6 +1,9 @@
 package mpi
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 type myFloat float64
 type myInt int32
@@ -120,7 +123,15 @@ func TestParseThreadLevel(t *testing.T) {
 			t.Errorf("%v does not round-trip", want)
 		}
 	}
-	if _, err := ParseThreadLevel("multiple"); err == nil {
-		t.Error("multiple is not supported and must be refused")
+	for in, want := range map[string]ThreadLevel{"serialized": ThreadSerialized, "MPI_THREAD_MULTIPLE": ThreadMultiple} {
+		if got, err := ParseThreadLevel(in); err != nil || got != want || got.MPIName() != "MPI_THREAD_"+strings.ToUpper(got.String()) {
+			t.Errorf("ParseThreadLevel(%q) = %v (%s), %v; want %v", in, got, got.MPIName(), err, want)
+		}
+	}
+	if _, err := ParseThreadLevel("threaded"); err == nil {
+		t.Error("an unknown level must be refused")
+	}
+	if s := ThreadLevel(7).MPIName(); s != "ThreadLevel(7)" {
+		t.Errorf("invalid level named %q", s)
 	}
 }

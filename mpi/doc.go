@@ -9,10 +9,54 @@
 // nompi, the package still compiles and Init returns ErrNoMPI, so that every
 // other package can be built and tested on a machine without MPI.
 //
-// Init calls MPI_Init_thread(MPI_THREAD_FUNNELED) on a locked OS thread and
+// Init calls MPI_Init_thread(MPI_THREAD_SINGLE) on a locked OS thread and
 // installs MPI_ERRORS_RETURN, so every failure becomes an *Error carrying
 // the MPI function's name and MPI's error string instead of aborting the job.
 // All MPI calls must come from the goroutine that called Init.
+//
+// # Thread level
+//
+// The MPI standard (MPI-3.1 §12.4.3, MPI-4.0 §11.6) defines the levels by
+// who calls MPI: MPI_THREAD_SINGLE "only one thread will execute";
+// MPI_THREAD_FUNNELED "the process may be multi-threaded, but the
+// application must ensure that only the main thread makes MPI calls" (the
+// main thread being the one that called MPI_Init_thread). What an
+// implementation does with the difference is to decide whether MPI calls
+// can overlap: Open MPI 4.1.4 turns its internal locking on
+// (opal_uses_threads) for every level above SINGLE, which on the project's
+// VMs added eight pthread mutex lock/unlock pairs to every blocking call
+// (three of them in the multi-threaded request wait, ompi_sync_wait_mt) and
+// 100–140 ns to an 8-byte MPI_Allreduce on a quiet VM (under a load of 30
+// FUNNELED was faster instead: the level changes timings either way); MPICH 4.0.2 enables its critical
+// sections only at MPI_THREAD_MULTIPLE and runs the same code at SINGLE and
+// FUNNELED (651 mutex locks per process for 21 000 barrier+allreduce pairs
+// at either level, 37 million at MULTIPLE). A C benchmark's MPI_Init asks
+// for SINGLE, although its process is not single-threaded either: Open MPI
+// runs two helper threads of its own (PMIx/ORTE progress), MPICH one.
+//
+// Init requests SINGLE, so that a Go rank measures what the C benchmark it
+// is compared with measures. What the binding relies on is the property
+// the implementations exploit: no two threads are ever inside MPI, because
+// exactly one thread ever enters it.
+//   - Init calls runtime.LockOSThread and never unlocks: the goroutine that
+//     called Init owns that OS thread, and no other goroutine runs on it.
+//   - The binding calls MPI only from the calling goroutine, synchronously:
+//     no goroutine, finalizer, cgo callback or signal handler of the binding
+//     calls MPI, and nothing in the Go runtime does (its other threads —
+//     sysmon, the garbage collector's workers, idle Ps — run Go code only).
+//   - A signal (the runtime's preemption signal SIGURG, a profiler's
+//     SIGPROF) may interrupt the locked thread while it is inside MPI; Go's
+//     handler runs on that thread, does not call MPI and returns (the
+//     runtime installs its handlers with SA_RESTART). A goroutine in a cgo
+//     call is never asynchronously preempted.
+//   - Observe and ObserveBatch check in C that they run on the thread that
+//     called Init and return an *Error otherwise, without entering MPI.
+//
+// A program that calls MPI itself from another thread (a C library linked
+// into the same binary, say) must use InitThread(ThreadFunneled) or higher
+// and declare it. The level requested and the level provided are recorded
+// by reprobench run in the metadata (mpi_thread_requested,
+// mpi_thread_provided).
 //
 // # Comm
 //

@@ -20,6 +20,12 @@ func InitThread(level ThreadLevel) (ThreadLevel, error) { return 0, ErrNoMPI }
 // Thread returns ThreadSingle: this build has no MPI library.
 func Thread() ThreadLevel { return ThreadSingle }
 
+// ThreadRequested returns ThreadSingle: this build has no MPI library.
+func ThreadRequested() ThreadLevel { return ThreadSingle }
+
+// ThreadProvided returns "": this build has no MPI library.
+func ThreadProvided() string { return "" }
+
 // Finalize returns ErrNoMPI.
 func Finalize() error { return ErrNoMPI }
 

@@ -15,6 +15,23 @@ func ObserveGo(c Comm, o *Observation, clk timing.Clock) error {
 		return err
 	}
 	reps := max(o.Reps, 1)
+	if o.TimeEach {
+		var sum int64
+		for range reps {
+			t0 := clk.Now()
+			err := callGo(c, o)
+			sum += clk.Now() - t0
+			if err == nil {
+				err = c.Barrier()
+			}
+			if err != nil {
+				o.End = o.Start + sum
+				return err
+			}
+		}
+		o.End = o.Start + sum
+		return nil
+	}
 	for range reps {
 		if err := callGo(c, o); err != nil {
 			o.End = clk.Now()

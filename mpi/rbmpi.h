@@ -10,6 +10,7 @@
 #define RBMPI_H
 
 #include <mpi.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,10 @@ enum { RB_CLK_NONE, RB_CLK_MONOTONIC, RB_CLK_TSC, RB_CLK_TSC_FENCED, RB_CLK_WTIM
 #define RB_TAG_PINGPONG (RB_TAG_INTERNAL + 1)
 #define RB_TAG_DISSEM (RB_TAG_INTERNAL + 2)
 
+// RB_ERR_THREAD is returned, without entering MPI, by the observation
+// paths when called from a thread other than the one that initialized MPI.
+#define RB_ERR_THREAD (-7)
+
 static MPI_Comm rb_comm_world(void) { return MPI_COMM_WORLD; }
 static MPI_Comm rb_comm_null(void) { return MPI_COMM_NULL; }
 static int rb_is_null(MPI_Comm c) { return c == MPI_COMM_NULL; }
@@ -56,10 +61,36 @@ static MPI_Op rb_op(int op) {
 	}
 }
 
-// rb_thread_level maps mpi.ThreadLevel (0 single, 1 funneled) to MPI's.
-static int rb_thread_level(int level) { return level == 0 ? MPI_THREAD_SINGLE : MPI_THREAD_FUNNELED; }
+// rb_thread_level maps mpi.ThreadLevel (0 single, 1 funneled, 2 serialized,
+// 3 multiple) to MPI's.
+static int rb_thread_level(int level) {
+	switch (level) {
+	case 1: return MPI_THREAD_FUNNELED;
+	case 2: return MPI_THREAD_SERIALIZED;
+	case 3: return MPI_THREAD_MULTIPLE;
+	default: return MPI_THREAD_SINGLE;
+	}
+}
+
+static const char *rb_thread_name(int provided) {
+	if (provided == MPI_THREAD_SINGLE) return "MPI_THREAD_SINGLE";
+	if (provided == MPI_THREAD_FUNNELED) return "MPI_THREAD_FUNNELED";
+	if (provided == MPI_THREAD_SERIALIZED) return "MPI_THREAD_SERIALIZED";
+	if (provided == MPI_THREAD_MULTIPLE) return "MPI_THREAD_MULTIPLE";
+	return "unknown";
+}
+
+// rb_main is the thread that initialized MPI: the only one allowed to call
+// it (the binding's contract at every thread level it requests).
+static pthread_t rb_main;
+
+// rb_on_main reports whether the calling thread is the one that called
+// rb_init: cheap (pthread_self reads a register), so the observation paths
+// check it before entering MPI.
+static int rb_on_main(void) { return pthread_equal(pthread_self(), rb_main); }
 
 static int rb_init(int level, int *provided) {
+	rb_main = pthread_self();
 	int err = MPI_Init_thread(NULL, NULL, rb_thread_level(level), provided);
 	if (err != MPI_SUCCESS) return err;
 	err = MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -230,13 +261,16 @@ static int rb_call(int call, void *s, void *r, int n, int dt, int op, int root, 
 
 // rb_observe is the critical path of one observation (DESIGN.md): wait
 // (barrier or deadline), start timestamp, reps calls, end timestamp, all in
-// one C call so that the Go scheduler cannot intervene. *start and *end are
+// one C call so that the Go scheduler cannot intervene. With each set, the
+// calls are timed one by one with a barrier after each (OSU's collective
+// loop) and *end is *start plus the sum of their durations. *start and *end are
 // in ticks of the clock (kind, epoch). With the deadline wait, start is the
 // first clock reading at or after the deadline: if it exceeds the deadline by
 // more than one loop iteration, the observation started late.
 static int rb_observe(MPI_Comm c, int rank, int p, int call, void *s, void *r, int n, int dt, int op, int root,
-                      int peer, int reps, int sync, int64_t deadline, int clk, int64_t epoch, int bytes,
+                      int peer, int reps, int each, int sync, int64_t deadline, int clk, int64_t epoch, int bytes,
                       int64_t *start, int64_t *end) {
+	if (!rb_on_main()) return RB_ERR_THREAD;
 	int err = MPI_SUCCESS;
 	int64_t t;
 	switch (sync) {
@@ -261,6 +295,21 @@ static int rb_observe(MPI_Comm c, int rank, int p, int call, void *s, void *r, i
 	}
 	*start = t;
 	if (reps < 1) reps = 1;
+	if (each) {
+		// OSU's collective loop: each call timed alone, a barrier after it.
+		int64_t sum = 0;
+		for (int i = 0; i < reps; i++) {
+			int64_t t0 = rb_now(clk, epoch);
+			err = rb_call(call, s, r, n, dt, op, root, peer, rank, bytes, c);
+			int64_t t1 = rb_now(clk, epoch);
+			if (err != MPI_SUCCESS) return err;
+			sum += t1 - t0;
+			err = MPI_Barrier(c);
+			if (err != MPI_SUCCESS) return err;
+		}
+		*end = t + sum;
+		return MPI_SUCCESS;
+	}
 	for (int i = 0; i < reps; i++) {
 		err = rb_call(call, s, r, n, dt, op, root, peer, rank, bytes, c);
 		if (err != MPI_SUCCESS) return err;
@@ -282,10 +331,11 @@ static int rb_observe(MPI_Comm c, int rank, int p, int call, void *s, void *r, i
 // every 64th of its flush_len bytes written before each observation's
 // wait (Observation.Offsets and Flush).
 static int rb_observe_batch(MPI_Comm c, int rank, int p, int call, void *s, void *r, int n, int dt, int op,
-                            int root, int peer, int reps, int sync, const int64_t *deadlines, int nobs, int clk,
+                            int root, int peer, int reps, int each, int sync, const int64_t *deadlines, int nobs, int clk,
                             int64_t epoch, int bytes, int64_t *starts, int64_t *ends, const int64_t *offs,
                             unsigned char *flush, int64_t flush_len, int *done) {
 	*done = 0;
+	if (!rb_on_main()) return RB_ERR_THREAD;
 	for (int i = 0; i < nobs; i++) {
 		char *si = (char *)s, *ri = (char *)r;
 		if (offs) {
@@ -296,7 +346,7 @@ static int rb_observe_batch(MPI_Comm c, int rank, int p, int call, void *s, void
 			unsigned char v = (unsigned char)(flush[flush_len / 2] + 1);
 			for (int64_t j = 0; j < flush_len; j += 64) flush[j] = v;
 		}
-		int err = rb_observe(c, rank, p, call, si, ri, n, dt, op, root, peer, reps, sync,
+		int err = rb_observe(c, rank, p, call, si, ri, n, dt, op, root, peer, reps, each, sync,
 		                     deadlines ? deadlines[i] : 0, clk, epoch, bytes, &starts[i], &ends[i]);
 		if (err != MPI_SUCCESS) return err;
 		*done = i + 1;

@@ -22,15 +22,20 @@ type Metadata struct {
 	// Clock is the clock's timing.Measurement on rank 0.
 	Clock json.RawMessage `json:"clock,omitempty"`
 	// TSC holds, for TSC clocks, the frequency and CPU facts.
-	TSC            json.RawMessage   `json:"tsc,omitempty"`
-	ClockSyncSpec  string            `json:"clock_sync"`
-	ClockSyncs     []ClockSync       `json:"clock_syncs,omitempty"`
-	MPILibrary     string            `json:"mpi_library_version"`
-	MPIThread      string            `json:"mpi_thread_level"`
-	ProcessorNames []string          `json:"processor_names"`
-	ErrorCodes     map[string]string `json:"errorcodes"` // ErrorCodes
-	Files          map[string]string `json:"files"`      // set by Writer.Close: raw, per_rank, metadata
-	Experiments    []Summary         `json:"experiments"`
+	TSC           json.RawMessage `json:"tsc,omitempty"`
+	ClockSyncSpec string          `json:"clock_sync"`
+	ClockSyncs    []ClockSync     `json:"clock_syncs,omitempty"`
+	MPILibrary    string          `json:"mpi_library_version"`
+	MPIThread     string          `json:"mpi_thread_level"`
+	// MPIThreadRequested and MPIThreadProvided are the thread levels
+	// requested from MPI_Init_thread and granted by it, by their MPI names
+	// (MPI_THREAD_SINGLE, …).
+	MPIThreadRequested string            `json:"mpi_thread_requested"`
+	MPIThreadProvided  string            `json:"mpi_thread_provided"`
+	ProcessorNames     []string          `json:"processor_names"`
+	ErrorCodes         map[string]string `json:"errorcodes"` // ErrorCodes
+	Files              map[string]string `json:"files"`      // set by Writer.Close: raw, per_rank, metadata
+	Experiments        []Summary         `json:"experiments"`
 	// Environment is design.Environment of rank 0's host.
 	Environment json.RawMessage `json:"environment,omitempty"`
 	// Error is the error that ended an aborted mpirun (set by Writer.Abort).

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/reprobench/reprobench/mpi"
 )
 
 // RuntimeType selects how one observation's completion time is computed
@@ -19,12 +21,66 @@ const (
 	RuntimeGlobal
 	// RuntimeLoop is the loop-averaged scheme of IMB and OSU: each
 	// observation runs the call n times back to back and the time is the
-	// maximum over ranks of (end − start)/n.
+	// maximum over ranks of (end − start)/n (IMB's t_max).
 	RuntimeLoop
+	// RuntimeOSU is what the OSU micro-benchmarks print, one observation
+	// being one run of their timing loop with n = iterations.
+	// Collectives (osu_allreduce, osu_bcast, osu_alltoall, …): each rank
+	// times every call on its own — t0 = now; call; t1 = now;
+	// sum += t1 − t0; MPI_Barrier — and averages, sum/n; the value is the
+	// average of that over ranks (OSU's "Avg Latency"). Ping-pong
+	// (osu_latency): the first rank times n × (send; recv) while its peer
+	// does (recv; send), and the value is elapsed/(2n). OSU's skip
+	// iterations are the experiment's warm-up observations.
+	RuntimeOSU
+	// RuntimeIMB is what the Intel MPI Benchmarks (IMB-MPI1) print: after
+	// the observation's barrier each rank runs n calls back to back and
+	// takes t = (t2 − t1)/n; the value is t_avg, the average of t over
+	// ranks (t_max is RuntimeLoop; the per-rank file has each rank's t).
+	// Ping-pong (IMB PingPong): the first rank's (t2 − t1)/(2n).
+	RuntimeIMB
 	numRuntimes
 )
 
-var runtimeNames = [...]string{"local", "global", "loop"}
+var runtimeNames = [...]string{"local", "global", "loop", "osu", "imb"}
+
+// Loops reports whether the runtime type runs n calls per observation
+// (loop, osu, imb).
+func (t RuntimeType) Loops() bool { return t == RuntimeLoop || t == RuntimeOSU || t == RuntimeIMB }
+
+// TimesEach reports whether the runtime type times each call of an
+// observation of call on its own, with a barrier after it
+// (mpi.Observation.TimeEach): OSU's collectives.
+func (t RuntimeType) TimesEach(call mpi.Call) bool {
+	return t == RuntimeOSU && call != mpi.CallPingPong
+}
+
+// LoopCompletion returns the value of one observation of a loop-averaged
+// runtime type (Loops) from each rank's duration dur[r] = end − start over
+// n calls (seconds; with TimesEach the sum of the calls' durations).
+// pingpong selects the ping-pong definitions, whose value is the first
+// rank's (root's). It panics for a runtime type that does not loop, for
+// n < 1 or for a root outside dur.
+func LoopCompletion(t RuntimeType, dur []float64, n int, pingpong bool, root int) float64 {
+	if !t.Loops() || n < 1 || root < 0 || root >= len(dur) {
+		panic(fmt.Sprintf("window: LoopCompletion(%v, %d ranks, n=%d, root %d)", t, len(dur), n, root))
+	}
+	switch {
+	case t == RuntimeLoop:
+		m := math.Inf(-1)
+		for _, d := range dur {
+			m = math.Max(m, d)
+		}
+		return m / float64(n)
+	case pingpong:
+		return dur[root] / (2 * float64(n))
+	}
+	var sum float64
+	for _, d := range dur {
+		sum += d / float64(n)
+	}
+	return sum / float64(len(dur))
+}
 
 // RuntimeTypeNames returns the names of the runtime types, for vocabularies.
 func RuntimeTypeNames() []string { return append([]string(nil), runtimeNames[:]...) }
@@ -37,7 +93,8 @@ func (t RuntimeType) String() string {
 	return runtimeNames[t]
 }
 
-// ParseRuntimeType accepts "local", "global" or "loop" (also "loop_avg").
+// ParseRuntimeType accepts "local", "global", "loop" (also "loop_avg"),
+// "osu" or "imb".
 func ParseRuntimeType(s string) (RuntimeType, error) {
 	n := strings.ToLower(strings.TrimSpace(s))
 	if n == "loop_avg" || n == "loop-averaged" {
@@ -48,7 +105,7 @@ func ParseRuntimeType(s string) (RuntimeType, error) {
 			return RuntimeType(i), nil
 		}
 	}
-	return 0, fmt.Errorf("window: unknown runtime type %q (want local, global or loop)", s)
+	return 0, fmt.Errorf("window: unknown runtime type %q (want local, global, loop, osu or imb)", s)
 }
 
 // LocalCompletion returns max over ranks of end[r] − start[r] (seconds,

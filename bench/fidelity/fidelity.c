@@ -1,27 +1,33 @@
 /*
- * fidelity: the pure-C reference for reprobench's measurement engine.
+ * fidelity: the field's baseline for reprobench's measurement engine, a
+ * plain C loop as ReproMPI or a hand-written benchmark has it.
  *
- * It does exactly what `reprobench run --proc-sync barrier --runtime local
- * --clock monotonic` does for one experiment: W unrecorded warm-up
- * observations, then N observations of
+ * It calls MPI_Init (thread level SINGLE, what every C benchmark gets),
+ * then does what `reprobench run --proc-sync barrier --runtime local
+ * --clock monotonic --datatype float64` does for one experiment: W
+ * unrecorded warm-up observations, then N observations of
  *
  *     MPI_Barrier; t0 = CLOCK_MONOTONIC; call; t1 = CLOCK_MONOTONIC
  *
  * on every rank, the timestamps kept in preallocated arrays; after the
  * last observation the durations are gathered at rank 0, which writes the
- * local completion time max over ranks of (t1 - t0) of each observation,
- * in seconds, one per line.
+ * local completion time, max over ranks of (t1 - t0), of each observation
+ * in seconds, one per line under the header runtime_s.
  *
- * Calls: "allreduce" (MPI_Allreduce of count MPI_DOUBLE, MPI_SUM) and
- * "pingpong" (rank 0 sends count doubles to rank 1 and receives them back;
- * other ranks only take the timestamps).
+ * Calls, on BYTES bytes of MPI_DOUBLE per rank (BYTES/8 elements):
+ *   allreduce  MPI_Allreduce, MPI_SUM
+ *   bcast      MPI_Bcast from rank 0
+ *   alltoall   MPI_Alltoall, BYTES/8 elements to each rank
+ *   pingpong   rank 0 sends to rank 1, which receives into its receive
+ *              buffer and answers from its send buffer (as osu_latency, IMB
+ *              PingPong and reprobench do; with MPICH 4.0.2 answering from
+ *              the buffer just received made a 64 KiB round trip 2.3x
+ *              slower here); other ranks only take the timestamps
  *
- * The thread level is requested as the engine does (MPI_Init_thread with
- * FUNNELED by default, SINGLE with THREAD=single): it is part of "the same",
- * because with Open MPI 4.1.4 FUNNELED alone costs 50-70 ns per 8-byte
- * allreduce and 170-210 ns per 8-byte ping-pong on the project's VMs.
+ * An optional last argument "funneled" requests MPI_THREAD_FUNNELED with
+ * MPI_Init_thread instead, to show what the thread level alone changes.
  *
- * usage: mpirun -np 2 ./fidelity allreduce|pingpong N W BYTES OUTFILE [single|funneled]
+ * usage: mpirun -np 2 ./fidelity CALL N W BYTES OUTFILE [funneled]
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -35,42 +41,71 @@ static inline long long now_ns(void) {
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+enum { ALLREDUCE, BCAST, ALLTOALL, PINGPONG };
+
 int main(int argc, char **argv) {
-	int want = MPI_THREAD_FUNNELED, provided;
-	if (argc == 7 && strcmp(argv[6], "single") == 0) want = MPI_THREAD_SINGLE;
-	MPI_Init_thread(&argc, &argv, want, &provided);
+	int provided;
+	if (argc == 7 && strcmp(argv[6], "funneled") == 0)
+		MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+	else
+		MPI_Init(&argc, &argv);
 	int rank, size;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (argc != 6 && argc != 7) {
 		if (rank == 0)
-			fprintf(stderr, "usage: %s allreduce|pingpong N WARMUP BYTES OUTFILE [single|funneled]\n", argv[0]);
+			fprintf(stderr, "usage: %s allreduce|bcast|alltoall|pingpong N WARMUP BYTES OUTFILE [funneled]\n",
+			        argv[0]);
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
-	int pingpong = strcmp(argv[1], "pingpong") == 0;
-	if (!pingpong && strcmp(argv[1], "allreduce") != 0) {
+	int call;
+	if (strcmp(argv[1], "allreduce") == 0)
+		call = ALLREDUCE;
+	else if (strcmp(argv[1], "bcast") == 0)
+		call = BCAST;
+	else if (strcmp(argv[1], "alltoall") == 0)
+		call = ALLTOALL;
+	else if (strcmp(argv[1], "pingpong") == 0)
+		call = PINGPONG;
+	else {
 		if (rank == 0)
 			fprintf(stderr, "unknown call %s\n", argv[1]);
 		MPI_Abort(MPI_COMM_WORLD, 2);
+		return 2;
 	}
 	int n = atoi(argv[2]), warmup = atoi(argv[3]), bytes = atoi(argv[4]);
+	if (n < 1 || warmup < 0 || bytes < 8 || bytes % 8 != 0) {
+		if (rank == 0)
+			fprintf(stderr, "need N >= 1, WARMUP >= 0 and BYTES a positive multiple of 8\n");
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
 	int count = bytes / 8;
-	double *sbuf = calloc(count > 0 ? count : 1, 8), *rbuf = calloc(count > 0 ? count : 1, 8);
+	size_t elems = (size_t)count * (call == ALLTOALL ? size : 1);
+	double *sbuf = calloc(elems, 8), *rbuf = calloc(elems, 8);
 	double *dur = malloc(sizeof(double) * n);
 	double *all = rank == 0 ? malloc(sizeof(double) * n * size) : NULL;
 	for (int i = -warmup; i < n; i++) {
 		MPI_Barrier(MPI_COMM_WORLD);
 		long long t0 = now_ns();
-		if (pingpong) {
+		switch (call) {
+		case ALLREDUCE:
+			MPI_Allreduce(sbuf, rbuf, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+			break;
+		case BCAST:
+			MPI_Bcast(rank == 0 ? sbuf : rbuf, count, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+			break;
+		case ALLTOALL:
+			MPI_Alltoall(sbuf, count, MPI_DOUBLE, rbuf, count, MPI_DOUBLE, MPI_COMM_WORLD);
+			break;
+		case PINGPONG:
 			if (rank == 0) {
 				MPI_Send(sbuf, count, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD);
 				MPI_Recv(rbuf, count, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 			} else if (rank == 1) {
 				MPI_Recv(rbuf, count, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-				MPI_Send(rbuf, count, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
+				MPI_Send(sbuf, count, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
 			}
-		} else {
-			MPI_Allreduce(sbuf, rbuf, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+			break;
 		}
 		long long t1 = now_ns();
 		if (i >= 0)

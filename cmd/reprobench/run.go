@@ -95,7 +95,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.sizes, "sizes", "8", "message `sizes` in bytes, as in design: a list 8,64,1K, pow2:A..B, logu:A..B:COUNT[:STEP], or several of these comma-separated; K/M/G = 1024^1/2/3")
 	fs.StringVar(&o.datatype, "datatype", "float64", "element `type`: byte, int32, int64, float32, float64")
 	fs.IntVar(&o.nrep, "nrep", 1000, "recorded observations per experiment")
-	fs.IntVar(&o.warmup, "warmup", 10, "unrecorded observations before each experiment (same sync method)")
+	fs.IntVar(&o.warmup, "warmup", 100, "unrecorded observations before each experiment (same sync method; at 32 KiB the observations 10–99 after MPI_Init were 13–16 % slower than later ones, bench/fidelity/candidates)")
 	fs.IntVar(&o.root, "root", 0, "root of rooted calls and first rank of pingpong")
 	fs.StringVar(&o.procSync, "proc-sync", "barrier", "comma-separated process synchronization `methods`: "+strings.Join(window.MethodNames(), ", "))
 	fs.DurationVar(&o.window, "window", 100*time.Microsecond, "initial window of the windowed methods")
@@ -109,10 +109,10 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.DurationVar(&o.budget, "roundtime-budget", 10*time.Second, "round-time: time budget per experiment")
 	fs.StringVar(&o.clockSync, "clock-sync", "auto", "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto (hca3 when a windowed method or global runtime needs it, else none)")
 	fs.DurationVar(&o.resyncEvery, "resync-every", 0, "re-synchronize the clocks before an experiment when this much time has passed (0: before every experiment)")
-	fs.StringVar(&o.runtimeType, "runtime", "local", "completion time: local (max over ranks of end−start), global (max end − min start, global clock), loop (IMB/OSU loop average)")
-	fs.IntVar(&o.loopReps, "loop-reps", 100, "calls per observation for --runtime loop")
+	fs.StringVar(&o.runtimeType, "runtime", "local", "completion time per observation: local (max over ranks of end−start), global (max end − min start, global clock), loop (n calls back to back, max over ranks of (end−start)/n: IMB's t_max), osu (what OSU prints: collectives time each call t0;call;t1 with a barrier after it, average over calls then over ranks; ping-pong: root's elapsed/(2n)), imb (what IMB prints: n calls back to back after the barrier, (t2−t1)/n averaged over ranks = t_avg; ping-pong: root's (t2−t1)/(2n)); see docs/data-format.md")
+	fs.IntVar(&o.loopReps, "loop-reps", 100, "calls per observation n for --runtime loop, osu and imb (OSU's iterations: 1000, 100 above 8 KiB; osu_latency 10000)")
 	fs.StringVar(&o.clock, "clock", "monotonic", "clock: monotonic, tsc, tsc_lfence or mpi_wtime")
-	fs.StringVar(&o.mpiThread, "mpi-thread", "funneled", "thread level requested from MPI: funneled (truthful for a Go program) or single (what plain MPI_Init C benchmarks get; it changes timings, see docs/data-format.md)")
+	fs.StringVar(&o.mpiThread, "mpi-thread", "single", "thread level requested from MPI: single (what a C benchmark's MPI_Init gets; only the locked main thread calls MPI, see package mpi) or funneled, serialized, multiple (Open MPI then locks internally, which changes timings, see docs/data-format.md)")
 	fs.Float64Var(&o.tscHz, "tsc-hz", 0, "fix the TSC frequency in Hz (0: calibrate for 1 s)")
 	fs.StringVar(&o.cache, "cache", "warm", "cache mode: warm, cold (overwrite an LLC-sized buffer before each observation), cycle or random (buffer offsets)")
 	fs.IntVar(&o.cacheBytes, "cache-bytes", 0, "bytes overwritten by --cache cold (0: last-level cache size from sysfs)")
@@ -403,6 +403,7 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 		}
 		meta.MPILibrary, _ = mpi.LibraryVersion()
 		meta.MPIThread = mpi.Thread().String()
+		meta.MPIThreadRequested, meta.MPIThreadProvided = mpi.ThreadRequested().MPIName(), mpi.ThreadProvided()
 	}
 	if meta.ProcessorNames, err = pipeline.ProcessorNames(c); err != nil {
 		return fail(err)

@@ -10,7 +10,9 @@ import (
 
 // Observe executes one timed observation in virtual time: the wait selected
 // by o.Sync, o.Start = clk.Now(), max(o.Reps, 1) executions of o.Call, and
-// o.End = clk.Now(). clk should be the rank's clock or a clock derived from
+// o.End = clk.Now(); with o.TimeEach, each execution is timed on its own
+// and followed by a barrier, and o.End = o.Start + the sum of the
+// executions' durations (OSU's collective loop). clk should be the rank's clock or a clock derived from
 // it (such as a synchronized global clock); a clock unrelated to the rank's
 // virtual time makes SyncDeadline wait in real time.
 //
@@ -55,6 +57,23 @@ func (c *comm) Observe(o *mpi.Observation, clk timing.Clock) error {
 	}
 	o.Start = clk.Now()
 	reps := max(o.Reps, 1)
+	if o.TimeEach {
+		var sum int64
+		for range reps {
+			t0 := clk.Now()
+			err := c.execute(o)
+			sum += clk.Now() - t0
+			if err == nil {
+				err = c.dissemination(tagBarrier, "MPI_Barrier")
+			}
+			if err != nil {
+				o.End = o.Start + sum
+				return err
+			}
+		}
+		o.End = o.Start + sum
+		return nil
+	}
 	for range reps {
 		if err := c.execute(o); err != nil {
 			return err

@@ -1,0 +1,114 @@
+package window_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/window"
+)
+
+func TestLoopCompletion(t *testing.T) {
+	// Two ranks, 4 calls: rank 0 took 8 µs, rank 1 12 µs in total.
+	dur := []float64{8e-6, 12e-6}
+	for _, c := range []struct {
+		rt       window.RuntimeType
+		pingpong bool
+		want     float64
+	}{
+		{window.RuntimeLoop, false, 3e-6}, // IMB's t_max: max over ranks of dur/n
+		{window.RuntimeLoop, true, 3e-6},
+		{window.RuntimeIMB, false, 2.5e-6}, // t_avg: mean over ranks of dur/n
+		{window.RuntimeOSU, false, 2.5e-6}, // mean over ranks of (sum of call times)/n
+		{window.RuntimeIMB, true, 1e-6},    // root's dur/(2n)
+		{window.RuntimeOSU, true, 1e-6},
+	} {
+		if got := window.LoopCompletion(c.rt, dur, 4, c.pingpong, 0); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("LoopCompletion(%v, pingpong %v) = %g, want %g", c.rt, c.pingpong, got, c.want)
+		}
+	}
+	if got := window.LoopCompletion(window.RuntimeOSU, dur, 4, true, 1); math.Abs(got-1.5e-6) > 1e-15 {
+		t.Errorf("ping-pong rooted at rank 1: %g, want the root's 1.5e-6", got)
+	}
+	for i, bad := range []func(){
+		func() { window.LoopCompletion(window.RuntimeLocal, dur, 4, false, 0) },
+		func() { window.LoopCompletion(window.RuntimeOSU, dur, 0, false, 0) },
+		func() { window.LoopCompletion(window.RuntimeIMB, dur, 4, true, 2) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("case %d: no panic for invalid arguments", i)
+				}
+			}()
+			bad()
+		}()
+	}
+}
+
+func TestRuntimeTypeModes(t *testing.T) {
+	for name, want := range map[string]window.RuntimeType{"osu": window.RuntimeOSU, "IMB": window.RuntimeIMB, "loop_avg": window.RuntimeLoop} {
+		if got, err := window.ParseRuntimeType(name); err != nil || got != want {
+			t.Errorf("ParseRuntimeType(%q) = %v, %v", name, got, err)
+		}
+	}
+	if !window.RuntimeOSU.TimesEach(mpi.CallAllreduce) || window.RuntimeOSU.TimesEach(mpi.CallPingPong) ||
+		window.RuntimeIMB.TimesEach(mpi.CallAllreduce) {
+		t.Error("only OSU's collectives time each call")
+	}
+	for rt, want := range map[window.RuntimeType]bool{window.RuntimeLocal: false, window.RuntimeGlobal: false,
+		window.RuntimeLoop: true, window.RuntimeOSU: true, window.RuntimeIMB: true} {
+		if rt.Loops() != want {
+			t.Errorf("%v.Loops() = %v", rt, !want)
+		}
+	}
+	if got := window.RuntimeTypeNames(); len(got) != 5 || got[3] != "osu" || got[4] != "imb" {
+		t.Errorf("names %v", got)
+	}
+}
+
+// TestOSUTimeEachGroundTruth checks OSU's per-call timing in virtual time
+// (exact network, 1 µs per message): one TimeEach observation of n calls —
+// barrier, then n × (t0; call; t1; barrier) — reports the sum of the calls'
+// durations: at least n × 1 µs (each allreduce waits for a message), less
+// than the wall time of the observation (the barriers are not counted), and
+// different from the back-to-back loop of the same n calls, whose wall time
+// has no barriers at all.
+func TestOSUTimeEachGroundTruth(t *testing.T) {
+	net := mpitest.Latency{Base: time.Microsecond, Jitter: mpitest.Off, SpikeProb: mpitest.Off, BytesPerSecond: mpitest.Off}
+	w, err := mpitest.New(mpitest.Config{Ranks: 4, Latency: net, Clock: mpitest.ClockDist{OffsetS: mpitest.Off, DriftPPM: mpitest.Off}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 5
+	err = w.Run(func(r *mpitest.Rank) error {
+		c, clk := r.Comm(), r.Clock()
+		o := &mpi.Observation{Call: mpi.CallAllreduce, Count: 1, Type: mpi.Float64, Op: mpi.Sum,
+			Send: make([]byte, 8), Recv: make([]byte, 8), Sync: mpi.SyncBarrier, Reps: n}
+		t0 := clk.Now()
+		if err := c.Observe(o, clk); err != nil {
+			return err
+		}
+		loopWall := clk.Now() - t0
+		o.TimeEach = true
+		t0 = clk.Now()
+		if err := c.Observe(o, clk); err != nil {
+			return err
+		}
+		eachWall := clk.Now() - t0
+		sum := o.End - o.Start
+		if sum < n*1000 || sum >= eachWall {
+			return fmt.Errorf("rank %d: TimeEach sum %d ticks, want in [%d, wall %d)", r.ID(), sum, n*1000, eachWall)
+		}
+		if eachWall <= loopWall {
+			return fmt.Errorf("rank %d: TimeEach wall %d not above the back-to-back wall %d: barriers missing", r.ID(), eachWall, loopWall)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
