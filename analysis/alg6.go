@@ -83,15 +83,10 @@ const (
 	MedianOfObservations = "observations"
 )
 
-// AnalyzeGroup applies paper 000 Alg. 6 to one group: it splits the
-// observations by mpirun, removes outliers per mpirun with Tukey's fences,
-// and computes per-mpirun medians and means, plus the pooled summary and
-// confidence intervals of the filtered observations.
-func AnalyzeGroup(g *Group, opt Options) GroupSummary {
-	s := GroupSummary{Key: g.Key, Invalid: g.Invalid, Bad: g.Bad}
-	// Split by mpirun, keeping mpirun order stable (by index).
-	byMp := map[int32][]float64{}
-	var order []int32
+// byMpirun splits the runtimes of g by mpirun: the mpirun indices in
+// increasing order, and each one's runtimes in file order.
+func byMpirun(g *Group) (order []int32, byMp map[int32][]float64) {
+	byMp = map[int32][]float64{}
 	for i, v := range g.Runtimes {
 		m := g.Mpirun[i]
 		if _, ok := byMp[m]; !ok {
@@ -100,6 +95,16 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 		byMp[m] = append(byMp[m], v)
 	}
 	slices.Sort(order)
+	return order, byMp
+}
+
+// AnalyzeGroup applies paper 000 Alg. 6 to one group: it splits the
+// observations by mpirun, removes outliers per mpirun with Tukey's fences,
+// and computes per-mpirun medians and means, plus the pooled summary and
+// confidence intervals of the filtered observations.
+func AnalyzeGroup(g *Group, opt Options) GroupSummary {
+	s := GroupSummary{Key: g.Key, Invalid: g.Invalid, Bad: g.Bad}
+	order, byMp := byMpirun(g)
 	runs := make([][]float64, 0, len(order))
 	for _, m := range order {
 		x := byMp[m]

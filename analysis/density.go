@@ -75,16 +75,7 @@ func KernelDensity(x []float64, points int) Density {
 // pooled in mpirun order, each mpirun's values sorted. The box, violin and
 // quantile-regression plots show these.
 func Filtered(g *Group, k float64) []float64 {
-	byMp := map[int32][]float64{}
-	var order []int32
-	for i, v := range g.Runtimes {
-		m := g.Mpirun[i]
-		if _, ok := byMp[m]; !ok {
-			order = append(order, m)
-		}
-		byMp[m] = append(byMp[m], v)
-	}
-	slices.Sort(order)
+	order, byMp := byMpirun(g)
 	var out []float64
 	for _, m := range order {
 		x := byMp[m]
