@@ -153,14 +153,15 @@ func checkRunOutput(t *testing.T, dir string, np, nrep int) {
 				t.Errorf("experiment %d (%s, %s): %d rows, want %d", s.Exp, s.Call, s.Method, rows[s.Exp], nrep)
 			}
 		}
-		// The count is process-wide over only nrep observations: one
-		// allocation by the Go runtime itself (a new OS thread when a rank is
-		// descheduled in a long cgo call under oversubscription) shows as
-		// 1/nrep. An allocation in the observation loop shows as >= 1. The
-		// exact zero is asserted where it can be measured cleanly:
-		// testing.AllocsPerRun on Observe and ObserveBatch in
+		// The count is process-wide over only nrep observations: each
+		// allocation by the Go runtime itself shows as 1/nrep, and a new OS
+		// thread (when a rank is descheduled in a long cgo call) costs
+		// several (seen: 7 of 12, 0.58, MPICH np 2, issue #23's audit). An
+		// allocation in the observation loop shows as >= 1 per row, so that
+		// is the bound. The exact zero is asserted where it can be measured
+		// cleanly: testing.AllocsPerRun on Observe and ObserveBatch in
 		// mpi/internal/mpicheck, and the engine's test on mpitest.
-		if s.AllocsPerObs >= 0.5 {
+		if s.AllocsPerObs >= 1 {
 			t.Errorf("experiment %d (%s, %s): %.2f heap allocations per observation", s.Exp, s.Call, s.Method, s.AllocsPerObs)
 		}
 		maxAllocs = max(maxAllocs, s.AllocsPerObs)
