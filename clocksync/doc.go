@@ -53,8 +53,8 @@
 // of µs per second at ±50 ppm); the drift-aware ones (JK, HCA, HCA2, HCA3) stay
 // within a microsecond for seconds — the central finding of Sec. 4 of paper 000.
 //
-// Point-to-point messages of this package use the tags 0x7c50–0x7c55
-// (31824–31829), inside the range [0, mpi.TagInternal) left to users; code that
+// Point-to-point messages of this package use the tags 0x7c50–0x7c56
+// (31824–31830), inside the range [0, mpi.TagInternal) left to users; code that
 // communicates concurrently with a synchronization must avoid them.
 //
 // clocksync knows only the mpi.Comm interface and timing.Clock; it runs

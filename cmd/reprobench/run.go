@@ -126,6 +126,7 @@ type runOptions struct {
 	roundK, tscHz                                                                                  float64
 	labels                                                                                         labelFlag
 	adaptTrigger                                                                                   window.AdaptTrigger
+	clockAccuracy                                                                                  string // issue 22 (h22)
 }
 
 func runRun(stdout, stderr io.Writer, args []string) error {
@@ -148,6 +149,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	fs.Float64Var(&o.roundK, "roundtime-k", 4, "round-time: start = now + k·(MPI_Bcast time)")
 	fs.DurationVar(&o.budget, "roundtime-budget", 10*time.Second, "round-time: time budget per experiment")
 	fs.StringVar(&o.clockSync, "clock-sync", "auto", "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto (hca3 when a windowed method or global runtime needs it, else none)")
+	fs.StringVar(&o.clockAccuracy, "clock-accuracy", "", "clock accuracy target ERROR@HORIZON, e.g. 1us@10s (hca3, twolevel): learn until the predicted bound meets it, and re-synchronize before an experiment whose end it would otherwise exceed; empty: fixed fit points and --resync-every")
 	fs.DurationVar(&o.resyncEvery, "resync-every", 0, "re-synchronize the clocks before an experiment when this much time has passed (0: before every experiment)")
 	fs.StringVar(&o.runtimeType, "runtime", "local", "completion time: local (max over ranks of end−start), global (max end − min start, global clock), loop (IMB/OSU loop average)")
 	fs.IntVar(&o.loopReps, "loop-reps", 100, "calls per observation for --runtime loop")
@@ -280,6 +282,7 @@ type tscMeta struct {
 type syncMeta struct {
 	BeforeExp int               `json:"before_exp"`
 	Result    *clocksync.Result `json:"result"`
+	Reason    string            `json:"reason,omitempty"` // why --clock-accuracy re-synchronized
 }
 
 var errorCodeDocs = map[string]string{
@@ -544,7 +547,7 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 		if a, ok := algs[s]; ok {
 			return a, nil
 		}
-		a, err := clocksync.Parse(s)
+		a, err := clocksync.ParseWithAccuracy(s, o.clockAccuracy)
 		if err != nil {
 			return nil, fmt.Errorf("%w: --clock-sync: %v", errUsage, err)
 		}
@@ -552,6 +555,14 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 		return a, nil
 	}
 	var g *clocksync.GlobalClock
+	var resyncer *clocksync.Resyncer
+	if o.clockAccuracy != "" {
+		acc, err := clocksync.ParseAccuracy(o.clockAccuracy)
+		if err != nil {
+			return fmt.Errorf("%w: --clock-accuracy: %v", errUsage, err)
+		}
+		resyncer = &clocksync.Resyncer{Target: acc}
+	}
 	eng := &engine.Engine{Comm: c, Clock: clk, PerRank: o.perRank, ResyncEvery: o.resyncEvery}
 	needSync := spec != "none" || len(clockSpecs) > 0
 	if spec != "none" {
@@ -578,12 +589,23 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 			if err != nil {
 				return err
 			}
+			why := ""
+			if resyncer != nil { // --clock-accuracy: re-sync when the bound says so
+				due, reason, err := resyncer.Due(c)
+				if err != nil || !due {
+					return err
+				}
+				why = reason
+			}
 			res, err := a.Sync(c, g)
 			if err != nil {
 				return err
 			}
+			if resyncer != nil {
+				resyncer.Synced(res)
+			}
 			if me == 0 {
-				meta.ClockSyncs = append(meta.ClockSyncs, syncMeta{BeforeExp: exp, Result: res})
+				meta.ClockSyncs = append(meta.ClockSyncs, syncMeta{BeforeExp: exp, Result: res, Reason: why})
 			}
 			return nil
 		}
