@@ -166,7 +166,20 @@ func LearnModel(l *Link, L Learner) (Model, FitStats, error) {
 		return Model{}, FitStats{}, nil
 	}
 	lm, st := L.Fit(pts)
+	st.addAsymmetry(l.RTT)
 	return lm, st, nil
+}
+
+// addAsymmetry widens a fitted bound by asymmetryShare of the link's RTT
+// estimate: JK's RTT/2 correction uses the mean RTT, not the kept
+// exchange's, and no fit sees a constant asymmetry of the two directions.
+func (st *FitStats) addAsymmetry(rtt float64) {
+	if rtt > 0 && !st.Bound.Unknown {
+		st.Bound.AtSync += asymmetryShare * rtt
+		if st.MinRTT == 0 {
+			st.MinRTT = rtt
+		}
+	}
 }
 
 // ComputeAndSetIntercept re-measures the intercept of the client's model lm

@@ -70,6 +70,9 @@ import (
 //	budget        with accuracy: the time the synchronization may take (1s)
 //	burst         with accuracy: exchanges per fit point, the one with the
 //	              smallest RTT kept (10)
+//	robust        with accuracy: rtt+trim (default: fit points far from the
+//	              smallest RTT dropped, then a trimmed refit), rtt, trim or
+//	              none; see Spread and the package doc for the measurement
 //	intra         twolevel: offset (one SKaMPI offset to the leader; ranks of a
 //	              node share the clock) or fit (a regression, for nodes whose
 //	              ranks have separate clocks)
@@ -89,18 +92,19 @@ type Spec struct {
 	Accuracy     Accuracy
 	Budget       float64 // seconds
 	Burst        int
+	Robust       string
 }
 
 // The parameter keys, in the order String prints them.
 var specKeys = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "intercept", "intra",
-	"pingpongs", "minpingpongs", "stop", "maxpingpongs", "accuracy", "budget", "burst"}
+	"pingpongs", "minpingpongs", "stop", "maxpingpongs", "accuracy", "budget", "burst", "robust"}
 
 var (
 	keysSKaMPI   = []string{"pingpongs", "minpingpongs", "stop", "rttpingpongs", "warmup"}
 	keysNetgauge = []string{"pingpongs", "maxpingpongs"}
 	keysJK       = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup"}
 	keysHCA      = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "pingpongs", "minpingpongs", "stop"}
-	keysHCA3     = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "intercept", "pingpongs", "minpingpongs", "stop", "accuracy", "budget", "burst"}
+	keysHCA3     = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "intercept", "pingpongs", "minpingpongs", "stop", "accuracy", "budget", "burst", "robust"}
 	keysTwoLevel = append(append([]string(nil), keysHCA3...), "intra")
 )
 
@@ -149,6 +153,7 @@ func DefaultSpec(name string) (Spec, error) {
 		MaxPingPongs: 10000,
 		Budget:       1,
 		Burst:        10,
+		Robust:       "rtt+trim",
 	}
 	s.clearUnused()
 	return s, nil
@@ -205,8 +210,8 @@ func ParseSpec(text string) (Spec, error) {
 			return Spec{}, err
 		}
 	}
-	if s.Accuracy.IsZero() && (seen["budget"] || seen["burst"]) {
-		return Spec{}, fmt.Errorf("clocksync: %s: budget and burst apply only with accuracy=ERROR@HORIZON", s.Name)
+	if s.Accuracy.IsZero() && (seen["budget"] || seen["burst"] || seen["robust"]) {
+		return Spec{}, fmt.Errorf("clocksync: %s: budget, burst and robust apply only with accuracy=ERROR@HORIZON", s.Name)
 	}
 	if err := s.Validate(); err != nil {
 		return Spec{}, err
@@ -288,6 +293,8 @@ func (s *Spec) set(k, v string) error {
 		s.Budget = b
 	case "burst":
 		return atoi(&s.Burst)
+	case "robust":
+		s.Robust = strings.ToLower(v)
 	case "intercept":
 		s.Intercept = strings.ToLower(v)
 	case "intra":
@@ -332,6 +339,8 @@ func (s *Spec) get(k string) string {
 		return fmtDur(s.Budget)
 	case "burst":
 		return strconv.Itoa(s.Burst)
+	case "robust":
+		return s.Robust
 	}
 	return ""
 }
@@ -394,6 +403,10 @@ func (s Spec) Validate() error {
 			if !(s.Budget > 0) || s.Budget > 3600 {
 				err = fmt.Errorf("budget=%v s must be a duration in (0, 1h]", s.Budget)
 			}
+		case "robust":
+			if s.Robust != "rtt+trim" && s.Robust != "rtt" && s.Robust != "trim" && s.Robust != "none" {
+				err = fmt.Errorf("robust=%q: want rtt+trim, rtt, trim or none", s.Robust)
+			}
 		case "burst":
 			if s.Burst < 1 {
 				err = fmt.Errorf("burst=%d: need at least 1 exchange per fit point", s.Burst)
@@ -414,7 +427,7 @@ func (s Spec) String() string {
 	b.WriteString(s.Name)
 	sep := ":"
 	for _, k := range specKeys {
-		if !s.takes(k) || (s.Accuracy.IsZero() && (k == "accuracy" || k == "budget" || k == "burst")) {
+		if !s.takes(k) || (s.Accuracy.IsZero() && (k == "accuracy" || k == "budget" || k == "burst" || k == "robust")) {
 			continue
 		}
 		b.WriteString(sep)
@@ -440,9 +453,13 @@ func (s Spec) New() (*Algorithm, error) {
 	}
 	var sp *Spread
 	if !s.Accuracy.IsZero() {
-		sp = &Spread{Target: s.Accuracy, Budget: s.Budget, Burst: s.Burst, Trim: s.Trim}
+		sp = &Spread{Target: s.Accuracy, Budget: s.Budget, Burst: s.Burst, Trim: s.Trim,
+			NoRTTFilter: s.Robust == "trim" || s.Robust == "none"}
 		if s.Trim == 0 {
 			sp.Trim = 3
+		}
+		if s.Robust == "rtt" || s.Robust == "none" {
+			sp.Trim = -1
 		}
 	}
 	a := &Algorithm{Name: s.String()}
@@ -506,6 +523,9 @@ func (s Spec) WithAccuracy(a Accuracy) (Spec, error) {
 	}
 	if s.Burst == 0 {
 		s.Burst = 10
+	}
+	if s.Robust == "" {
+		s.Robust = "rtt+trim"
 	}
 	return s, s.Validate()
 }

@@ -19,10 +19,13 @@ import (
 //     exchange's own RTT, not the mean RTT of Alg. 17, so no RTT/2 bias).
 //     An exchange during which either rank was descheduled has a long RTT
 //     and is not kept.
-//   - Fit points are spread in time: the client sleeps Interval between
-//     bursts, so the line's span grows with the time spent, not with the
-//     message count. The slope's error falls as span^(−3/2) for a given
-//     interval.
+//   - Fit points are spread in time, one per Interval, so the line's span
+//     grows with the time spent, not with the message count (the slope's
+//     error falls as span^(−3/2) for a given interval). On real ranks
+//     (Link.Sleep nil) the client keeps exchanging through the interval and
+//     keeps the fastest exchange of it — no wake-up from the scheduler is
+//     needed, and a loaded machine leaves it every chance of an undisturbed
+//     exchange; in simulation it sleeps between bursts of Burst exchanges.
 //   - A burst whose best RTT exceeds twice the smallest so far (+100 ns) is
 //     repeated at once (up to 20 times). Fit points whose RTT is far from
 //     the smallest (more than twice the median's distance from the minimum
@@ -38,7 +41,7 @@ import (
 // In a tree of P ranks (TopDownTree, TwoLevel's leaders) a rank's error is
 // the sum of ⌈log2 P⌉ links' errors at most; each link gets Target.Error /
 // sqrt(⌈log2 P⌉) (the links' errors are independent; Bound.combine adds them
-// as root sum of squares) and Budget / ⌈log2 P⌉ of the time.
+// as root sum of squares) and 85 % of Budget / ⌈log2 P⌉ of the time.
 //
 // Both ranks call it through LearnModel; the reference answers until the
 // client says stop.
@@ -60,6 +63,9 @@ type Spread struct {
 	Trim float64
 	// MaxPoints caps the fit points (default 4000).
 	MaxPoints int
+	// NoRTTFilter keeps every fit point whatever its RTT and never repeats
+	// a burst (for measuring what the filter is worth).
+	NoRTTFilter bool
 }
 
 // Points returns 0: the count is decided while learning.
@@ -75,7 +81,9 @@ func (s *Spread) params(p int) (rounds int, budget, interval, share float64, bur
 	if budget <= 0 {
 		budget = 1
 	}
-	budget /= float64(rounds)
+	// 85 % of the share: the sync also barriers, gathers and stops the
+	// links, and a descheduled rank overshoots its deadline.
+	budget *= 0.85 / float64(rounds)
 	interval = s.Interval
 	if interval <= 0 {
 		interval = max(budget/400, 100e-6)
@@ -104,7 +112,7 @@ func (s *Spread) params(p int) (rounds int, budget, interval, share float64, bur
 // documentation.
 func (s *Spread) Fit(points []Sample) (Model, FitStats) {
 	_, _, _, _, _, _, _, trim := s.params(2)
-	f, st := spreadFit(points, trim)
+	f, st := spreadFit(points, trim, !s.NoRTTFilter)
 	return Model{Slope: f.Slope, Intercept: f.Intercept}, st
 }
 
@@ -125,7 +133,7 @@ func rttLimit(lo, med float64) float64 {
 }
 
 // spreadFit filters by RTT and fits; st.Bound refers to the last point.
-func spreadFit(points []Sample, trim float64) (lineFit, FitStats) {
+func spreadFit(points []Sample, trim float64, filter bool) (lineFit, FitStats) {
 	rtts := make([]float64, len(points))
 	for i, p := range points {
 		rtts[i] = p.RTT
@@ -133,6 +141,9 @@ func spreadFit(points []Sample, trim float64) (lineFit, FitStats) {
 	slices.Sort(rtts)
 	lo, med := rtts[0], rtts[(len(rtts)-1)/2]
 	limit := rttLimit(lo, med)
+	if !filter {
+		limit = math.Inf(1)
+	}
 	x := make([]float64, 0, len(points))
 	y := make([]float64, 0, len(points))
 	all := make([]float64, len(points))
@@ -167,10 +178,12 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 		}
 	}
 	rounds, budget, interval, share, burst, minPts, maxPts, trim := s.params(c.Size())
-	sleep := l.Sleep
-	if sleep == nil {
-		sleep = time.Sleep
-	}
+	// With a Sleep (simulation) the client sleeps between bursts; without
+	// one (real ranks) it keeps exchanging until the interval is over and
+	// keeps the fastest exchange of the whole interval: a rank that waits
+	// by exchanging needs no wake-up from the scheduler, and on a loaded
+	// machine each fit point gets every chance of an undisturbed exchange.
+	sleep, spin := l.Sleep, l.Sleep == nil
 	horizon := s.Target.Horizon + budget*float64(rounds-1)
 	goal := s.Target.Error * share
 	// The clock starts with the first reply: until then the reference
@@ -183,7 +196,8 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 	met := s.Target.IsZero()
 	for len(pts) < maxPts {
 		best := Sample{RTT: math.Inf(1)}
-		for range burst {
+		t0 := l.Now()
+		for k := 0; k < burst || (spin && l.Now()-t0 < interval); k++ {
 			c1 := l.Now()
 			if err := c.SendFloat64(1, l.Ref, tagExchange); err != nil {
 				return Model{}, FitStats{}, err
@@ -199,7 +213,7 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 			}
 		}
 		elapsed := l.Now() - start
-		if best.RTT > 2*minRTT+100e-9 && retries < 20 && elapsed < budget {
+		if !s.NoRTTFilter && best.RTT > 2*minRTT+100e-9 && retries < 20 && elapsed < budget {
 			// Disturbed (a rank was descheduled during every exchange
 			// of the burst): measure again at once.
 			retries++
@@ -212,7 +226,7 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 		elapsed = l.Now() - start
 		n := len(pts)
 		if n >= minPts && (n%16 == 0 || elapsed >= budget) {
-			f, st = spreadFit(pts, trim)
+			f, st = spreadFit(pts, trim, !s.NoRTTFilter)
 			if !met && st.Bound.At(horizon) <= goal {
 				met = true
 			}
@@ -223,12 +237,14 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 		if elapsed >= budget {
 			break
 		}
-		sleep(time.Duration(interval * 1e9))
+		if !spin {
+			sleep(time.Duration(interval * 1e9))
+		}
 	}
 	if err := c.SendFloat64(0, l.Ref, tagExchange); err != nil {
 		return Model{}, FitStats{}, err
 	}
-	f, st = spreadFit(pts, trim)
+	f, st = spreadFit(pts, trim, !s.NoRTTFilter)
 	st.BudgetExceeded = !met && !s.Target.IsZero()
 	return Model{Slope: f.Slope, Intercept: f.Intercept}, st, nil
 }

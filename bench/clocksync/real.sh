@@ -23,6 +23,11 @@ RUNS=${1:-20}
 ACC=${2:-${ACCURACY:-1us@10s}}
 ALG=${3:-hca3}
 LIBS=${LIBS:-"openmpi mpich"}
+CASES=${CASES:-"plain skewed"}
+# VARIANTS: extra spec parameters to alternate within each round, e.g.
+# VARIANTS="robust=rtt+trim robust=none" (each appended to ALG with a comma;
+# "-" for none). The JSON files then carry the variant in their names.
+VARIANTS=${VARIANTS:--}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$root/bench/clocksync/out/real-$(date -u +%Y%m%dT%H%M%S)}
 mkdir -p "$OUT"
@@ -42,17 +47,25 @@ echo "load average before: $(cat /proc/loadavg); $ALG; accuracy $ACC; $RUNS runs
 for i in $(seq 1 "$RUNS"); do
 	for lib in $LIBS; do
 		if [ "$lib" = mpich ]; then RUN=(mpiexec.mpich -np 2); else RUN=(mpirun.openmpi -np 2); fi
-		for case in plain skewed; do
+		for case in $CASES; do
+		for variant in $VARIANTS; do
 			extra=()
 			[ $case = skewed ] && extra=(--skew-rank 1 --skew-offset 1s --skew-ppm 100)
-			f="$OUT/$lib-$case-$i.json"
-			if ! timeout 120 "${RUN[@]}" "$tmp/rb-$lib" clockcheck --alg "$ALG" "${accflag[@]}" --after 0,10s --json "${extra[@]}" > "$f" 2> "$f.err"; then
+			alg=$ALG
+			name=$case
+			if [ "$variant" != - ]; then
+				alg="$ALG,$variant"
+				[ "${ALG#*:}" = "$ALG" ] && alg="$ALG:$variant"
+				name="$case+${variant//[^a-z0-9]/_}"
+			fi
+			f="$OUT/$lib-$name-$i.json"
+			if ! timeout 120 "${RUN[@]}" "$tmp/rb-$lib" clockcheck --alg "$alg" "${accflag[@]}" --after 0,10s --json --per-rank "${extra[@]}" > "$f" 2> "$f.err"; then
 				echo "$lib $case run $i: clockcheck failed: $(tail -1 "$f.err")" | tee -a "$OUT/log.txt"
 				rm -f "$f"
 				continue
 			fi
 			echo "$(cut -d' ' -f1-3 /proc/loadavg)" > "$f.load"
-			python3 - "$f" "$lib" "$case" "$i" <<'PY' | tee -a "$OUT/log.txt"
+			python3 - "$f" "$lib" "$name" "$i" <<'PY' | tee -a "$OUT/log.txt"
 import json, sys
 d = json.load(open(sys.argv[1]))
 if d.get("truth") != "shared clock":
@@ -66,6 +79,7 @@ print(f"{sys.argv[2]:7} {sys.argv[3]:6} run {sys.argv[4]:>2}: true max |error| {
       f"bound {fmt(b0)} / {fmt(b10)} ns ({'covered' if cov else 'NOT covered'}); sync {d['sync_duration_s']:.3f} s"
       + ("" if d.get("target_met", True) or not d.get("target") else "; TARGET NOT MET"))
 PY
+		done
 		done
 	done
 done

@@ -606,6 +606,9 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 			}
 			if me == 0 {
 				meta.ClockSyncs = append(meta.ClockSyncs, syncMeta{BeforeExp: exp, Result: res, Reason: why})
+				if res.Target != "" && !res.TargetMet {
+					fmt.Fprintf(stderr, "reprobench run: WARNING: clock accuracy target %s not met before experiment %d (bound %v; %d rank(s) out of time)\n", res.Target, exp, res.Bound, res.BudgetExceeded)
+				}
 			}
 			return nil
 		}
