@@ -197,7 +197,7 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 	for len(pts) < maxPts {
 		best := Sample{RTT: math.Inf(1)}
 		t0 := l.Now()
-		for k := 0; k < burst || (spin && l.Now()-t0 < interval); k++ {
+		for k := 1; ; k++ {
 			c1 := l.Now()
 			if err := c.SendFloat64(1, l.Ref, tagExchange); err != nil {
 				return Model{}, FitStats{}, err
@@ -211,6 +211,10 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 				mid := (c1 + c2) / 2
 				best = Sample{Local: mid, Offset: mid - tr, Bound: rtt / 2, RTT: rtt}
 			}
+			start = min(start, c2)
+			if c2-start >= budget || (k >= burst && (!spin || c2-t0 >= interval)) {
+				break
+			}
 		}
 		elapsed := l.Now() - start
 		if !s.NoRTTFilter && best.RTT > 2*minRTT+100e-9 && retries < 20 && elapsed < budget {
@@ -222,7 +226,6 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 		retries = 0
 		minRTT = min(minRTT, best.RTT)
 		pts = append(pts, best)
-		start = min(start, best.Local)
 		elapsed = l.Now() - start
 		n := len(pts)
 		if n >= minPts && (n%16 == 0 || elapsed >= budget) {

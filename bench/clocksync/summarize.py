@@ -10,6 +10,8 @@ out = sys.argv[1]
 rows = collections.defaultdict(list)
 for f in sorted(glob.glob(os.path.join(out, "*.json"))):
     lib, case, _ = os.path.basename(f)[:-5].split("-", 2)
+    if not os.path.exists(f + ".load"):
+        continue  # still running (real.sh writes .load when a run is done)
     d = json.load(open(f))
     c0, c10 = d["checks"][0], d["checks"][1]
     load = open(f + ".load").read().split()[0] if os.path.exists(f + ".load") else "?"
