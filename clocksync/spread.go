@@ -154,6 +154,17 @@ func spreadFit(points []Sample, trim float64, filter bool) (lineFit, FitStats) {
 		}
 	}
 	f, dropped := trimmedFit(x, y, max(trim, 0))
+	if len(x) < 3 {
+		// Two points a few µs apart can give any slope: with fewer than
+		// three undisturbed points (a machine too loaded to exchange
+		// within the budget) learn the offset only; the bound is unknown.
+		// (The point with the smallest RTT is always kept: y is not empty.)
+		var sum float64
+		for _, v := range y {
+			sum += v
+		}
+		f = lineFit{Intercept: sum / float64(len(y)), N: len(y)}
+	}
 	st := f.stats(all, dropped+len(points)-len(x))
 	st.MinRTT = lo
 	st.Bound.AtSync += asymmetryShare * lo

@@ -75,3 +75,17 @@ func TestFitLineCorrelatedErrors(t *testing.T) {
 		t.Errorf("3 standard errors covered the slope error in %d of 50 seeds", covered)
 	}
 }
+
+// With fewer than three undisturbed fit points the slope is not learned (two
+// points microseconds apart could give any slope) and the bound is unknown.
+func TestSpreadFitTooFewPoints(t *testing.T) {
+	pts := []Sample{
+		{Local: 1, Offset: 0.5, RTT: 0.7e-6},
+		{Local: 1 + 5e-6, Offset: 0.5 + 0.4e-6, RTT: 0.8e-6},
+		{Local: 1.2, Offset: 0.7, RTT: 500e-6}, // disturbed
+	}
+	f, st := spreadFit(pts, 3, true)
+	if f.Slope != 0 || math.Abs(f.Intercept-(0.5+0.2e-6)) > 1e-12 || !st.Bound.Unknown || st.Rejected != 1 {
+		t.Errorf("fit %+v, stats %+v", f, st)
+	}
+}
