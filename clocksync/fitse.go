@@ -58,13 +58,22 @@ func fitLine(x, y []float64) lineFit {
 	if sxx == 0 {
 		f.SlopeSE = math.Inf(1)
 	}
-	if n < 4*jackknifeBlocks {
+	g := min(jackknifeBlocks, n/4)
+	if g < 4 {
+		// Too few points for blocks: least squares, widened by Student's
+		// t for n − 2 degrees of freedom against the normal BoundZ.
+		w := tQuantile(n-2) / BoundZ
+		f.SlopeSE *= w
+		f.CentreSE *= w
 		return f
 	}
 	// Delete-a-block jackknife: G fits without one block each; the
 	// variance of the slope is (G−1)/G · Σ (s_g − mean)². The value at the
-	// centroid is evaluated at the full fit's XMean.
-	g := jackknifeBlocks
+	// centroid is evaluated at the full fit's XMean. With fewer than 10
+	// blocks (fewer than 40 points) it is widened by Student's t for G − 1
+	// degrees of freedom against that for 9, at which the bound's coverage
+	// was measured.
+	widen := tQuantile(g-1) / tQuantile(jackknifeBlocks-1)
 	ss := make([]float64, g)
 	cs := make([]float64, g)
 	kx := make([]float64, 0, n)
@@ -88,9 +97,26 @@ func fitLine(x, y []float64) lineFit {
 		}
 		return math.Sqrt(q * float64(len(v)-1) / float64(len(v)))
 	}
-	f.SlopeSE = max(f.SlopeSE, jk(ss))
-	f.CentreSE = max(f.CentreSE, jk(cs))
+	f.SlopeSE = max(f.SlopeSE, jk(ss)) * widen
+	f.CentreSE = max(f.CentreSE, jk(cs)) * widen
 	return f
+}
+
+// tQuantile returns Student's t quantile at 0.99865 (the one-sided level
+// of 3 normal standard deviations) for df degrees of freedom, from a table
+// (df ≥ 30: the normal 3).
+func tQuantile(df int) float64 {
+	table := []float64{math.Inf(1), 235.8, 19.21, 9.219, 6.620, 5.507, 4.904, 4.530, 4.277, 4.094,
+		3.957, 3.850, 3.764, 3.694, 3.636, 3.586, 3.544, 3.507, 3.475, 3.447, 3.422}
+	switch {
+	case df < 1:
+		return math.Inf(1)
+	case df < len(table):
+		return table[df]
+	case df < 30:
+		return 3.3
+	}
+	return BoundZ
 }
 
 // at returns the standard error of the line's value at x:
