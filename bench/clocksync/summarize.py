@@ -18,6 +18,7 @@ for f in sorted(glob.glob(os.path.join(out, "*.json"))):
     rows[(lib, case)].append(dict(
         t0=c0["true_max_abs_error_s"], t10=c10["true_max_abs_error_s"], sync=d["sync_duration_s"],
         b10=c10.get("predicted_bound_s"), cov=all(c.get("within_bound", False) for c in (c0, c10)),
+        unknown=d.get("bound", {}).get("bound_unknown", False),
         met=d.get("target_met", False) if d.get("target") else None, load=float(load) if load != "?" else None))
 
 def rng(v, scale, unit):
@@ -35,8 +36,11 @@ for (lib, case), rs in sorted(rows.items()):
     print(f"  true max |error| after sync {rng(t0, 1e9, 'ns')}, {sum(v <= 0.1e-6 for v in t0)} of {n} <= 0.1 us")
     print(f"  true max |error| after 10 s {rng(t10, 1e9, 'ns')}, {sum(v <= 1e-6 for v in t10)} of {n} <= 1 us")
     print(f"  sync time {rng(s, 1, 's')}, {sum(v <= 1 for v in s)} of {n} <= 1 s; all three targets in {both} of {n}")
+    unk = sum(r["unknown"] for r in rs)
     if b10:
-        print(f"  predicted bound after 10 s {rng(b10, 1e9, 'ns')}; bound covered the truth (both checks) in {sum(r['cov'] for r in rs)} of {n}")
+        print(f"  predicted bound after 10 s {rng(b10, 1e9, 'ns')}; bound covered the truth (both checks) in {sum(r['cov'] for r in rs)} of {n - unk} runs with a bound")
+    if unk:
+        print(f"  bound unknown (fewer than 3 undisturbed fit points in the budget) in {unk} of {n}")
     met = [r["met"] for r in rs if r["met"] is not None]
     if met:
         print(f"  accuracy target met (predicted) in {sum(met)} of {len(met)}")
