@@ -87,7 +87,7 @@
 //
 // Robustness was chosen by measurement (bench/clocksync/real.sh with
 // VARIANTS="robust=rtt+trim robust=rtt robust=trim robust=none", np 2, one
-// host, loaded machine; see bench/clocksync/README.md for the numbers):
+// host, loaded machine, 3 runs per library and variant):
 // without filtering by RTT (robust=none, robust=trim: every fit point kept,
 // or only residual outliers trimmed) 9 of 12 runs erred by 0.3–100 ms after
 // 10 s: a fit point whose every exchange waited for a descheduled rank is off
