@@ -25,6 +25,12 @@ type Harness struct {
 	// Offset measures each rank's offset. nil means SKaMPI ping-pongs with
 	// 10 ping-pongs (the paper's nrounds = 10).
 	Offset OffsetMeasurer
+	// Implausible is the uncertainty above which a measured offset is
+	// flagged and left out of MaxAbs and MedianAbs: a check whose
+	// ping-pongs bound the offset only to ±Implausible or worse (a rank
+	// descheduled during every ping-pong), or whose bounds contradict each
+	// other, says nothing about the clocks. 0 means 5 µs.
+	Implausible float64
 
 	// Simulation only, used on rank 0 when both are set: TrueNow returns
 	// the true (simulated) time in seconds, and LocalAt the tick a rank's
@@ -52,14 +58,29 @@ type Harness struct {
 // client − global rank 0; the true errors are the same quantity from ground
 // truth, for each rank at the true time its measurement started. Fields
 // other than After are valid on rank 0 only.
+//
+// Each measured offset comes with the uncertainty that follows from its own
+// ping-pongs (Sample.Bound: with SKaMPI ping-pongs the half-width of the
+// intersected causality bounds, which holds whatever the load) and the
+// smallest round-trip time among them. MaxAbs and MedianAbs cover only the
+// plausible offsets (see Harness.Implausible); Implausible counts the others.
 type Check struct {
-	After       float64   `json:"after_s"`
-	MaxAbs      float64   `json:"max_abs_offset_s"`
-	MedianAbs   float64   `json:"median_abs_offset_s"`
-	Offsets     []float64 `json:"offsets_s,omitempty"` // per rank, rank 0's is 0
-	TrueMaxAbs  *float64  `json:"true_max_abs_error_s,omitempty"`
-	TrueMedian  *float64  `json:"true_median_abs_error_s,omitempty"`
-	TrueOffsets []float64 `json:"true_errors_s,omitempty"` // per rank
+	After     float64 `json:"after_s"`
+	MaxAbs    float64 `json:"max_abs_offset_s"`
+	MedianAbs float64 `json:"median_abs_offset_s"`
+	// MaxUncertainty is the largest ± of the plausible offsets, MaxRTT the
+	// largest of the ranks' smallest round-trip times.
+	MaxUncertainty float64   `json:"max_offset_uncertainty_s"`
+	MaxRTT         float64   `json:"max_rtt_s"`
+	Implausible    int       `json:"implausible_offsets"`
+	Offsets        []float64 `json:"offsets_s,omitempty"` // per rank, rank 0's is 0
+	// Uncertainties and RTTs per rank (rank 0's are 0); a negative
+	// uncertainty marks contradictory ping-pongs.
+	Uncertainties []float64 `json:"offset_uncertainties_s,omitempty"`
+	RTTs          []float64 `json:"rtts_s,omitempty"`
+	TrueMaxAbs    *float64  `json:"true_max_abs_error_s,omitempty"`
+	TrueMedian    *float64  `json:"true_median_abs_error_s,omitempty"`
+	TrueOffsets   []float64 `json:"true_errors_s,omitempty"` // per rank
 }
 
 // Run performs the checks collectively on c; every rank reads its global
@@ -168,6 +189,7 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 			ck.TrueOffsets = make([]float64, p)
 		}
 		ck.Offsets = make([]float64, p)
+		ck.Uncertainties, ck.RTTs = make([]float64, p), make([]float64, p)
 		for r := 1; r < p; r++ {
 			if truth {
 				// The truth at the moment rank r is measured: rank 0
@@ -179,9 +201,24 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 			if err != nil {
 				return nil, err
 			}
-			ck.Offsets[r] = s.Offset
+			ck.Offsets[r], ck.Uncertainties[r], ck.RTTs[r] = s.Offset, s.Bound, s.RTT
 		}
-		ck.MaxAbs, ck.MedianAbs = absStats(ck.Offsets[1:])
+		limit := h.Implausible
+		if limit <= 0 {
+			limit = 5e-6
+		}
+		var plausible []float64
+		for r := 1; r < p; r++ {
+			u := ck.Uncertainties[r]
+			if u < 0 || u > limit {
+				ck.Implausible++
+				continue
+			}
+			plausible = append(plausible, ck.Offsets[r])
+			ck.MaxUncertainty = max(ck.MaxUncertainty, u)
+			ck.MaxRTT = max(ck.MaxRTT, ck.RTTs[r])
+		}
+		ck.MaxAbs, ck.MedianAbs = absStats(plausible)
 		if shared {
 			ck.TrueOffsets = make([]float64, p)
 			if err := sharedTruth(ck.TrueOffsets); err != nil {

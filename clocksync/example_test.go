@@ -153,3 +153,48 @@ func ExampleGlobalClock() {
 	// the ranks start within 1µs of each other: true
 	// raw clocks more than 1ms apart: true
 }
+
+// Synchronize to an accuracy target instead of a fixed number of fit points:
+// the Spread learner measures until every rank's predicted bound at 10 s
+// meets 1 µs, and the bound is checked against ground truth.
+func ExampleSpread() {
+	alg, err := clocksync.ParseWithAccuracy("hca3", "1us@10s")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	w, _ := mpitest.New(mpitest.Config{Ranks: 8, Seed: 1})
+	err = w.Run(func(r *mpitest.Rank) error {
+		g := clocksync.NewGlobalClock(r.Clock())
+		// In simulation the learner sleeps in virtual time between its
+		// fit points.
+		res, err := alg.SyncWith(r.Comm(), g, clocksync.SyncOptions{Sleep: r.Sleep})
+		if err != nil {
+			return err
+		}
+		h := &clocksync.Harness{After: []time.Duration{10 * time.Second}, Sleep: r.Sleep,
+			TrueNow: r.TrueNow, LocalAt: w.ClockAt, Models: res.Models()}
+		checks, err := h.Run(r.Comm(), g)
+		if err != nil || r.ID() != 0 {
+			return err
+		}
+		b := res.Bound.At(10)
+		fmt.Printf("target %s met: %v, sync within 1 s: %v\n", res.Target, res.TargetMet, res.Duration <= 1)
+		fmt.Printf("after 10s: predicted bound ≤ 1µs: %v, true max |error| within it: %v\n",
+			b <= 1e-6, *checks[0].TrueMaxAbs <= b)
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// target 1µs@10s met: true, sync within 1 s: true
+	// after 10s: predicted bound ≤ 1µs: true, true max |error| within it: true
+}
+
+// An accuracy target in its text form.
+func ExampleParseAccuracy() {
+	a, err := clocksync.ParseAccuracy("500ns@2s")
+	fmt.Println(a.Error, a.Horizon, a, err)
+	// Output: 5e-07 2 500ns@2s <nil>
+}

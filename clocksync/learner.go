@@ -3,7 +3,6 @@ package clocksync
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // Learner turns offset measurements into a clock model: it says how many fit
@@ -28,6 +27,25 @@ type FitStats struct {
 	// InterceptShift is how much re-measuring the intercept at a sync point
 	// (Fig. 5 of paper 000) moved it: new − fitted, seconds; 0 if not re-measured.
 	InterceptShift float64 `json:"intercept_shift_s"`
+	// SlopeSE is the standard error of the learned slope (the larger of
+	// the least-squares one and a block jackknife's; see Regression).
+	SlopeSE float64 `json:"slope_se"`
+	// Span is the time the fit points cover, seconds on the client's clock.
+	Span float64 `json:"fit_span_s"`
+	// Rejected counts the fit points left out of the fit (RTT filter,
+	// trimming).
+	Rejected int `json:"fit_points_rejected"`
+	// MinRTT is the smallest round-trip time of the exchanges kept, seconds
+	// (0 when the measurer does not time its exchanges).
+	MinRTT float64 `json:"min_rtt_s"`
+	// Bound is the predicted error bound of this link alone, at client
+	// (raw local) time BoundAt; the topology shifts it to the end of the
+	// synchronization and adds the reference's bound.
+	Bound   Bound   `json:"-"`
+	BoundAt float64 `json:"-"`
+	// BudgetExceeded is set when an accuracy target was not met within the
+	// time budget (Spread).
+	BudgetExceeded bool `json:"budget_exceeded,omitempty"`
 }
 
 // Regression learns the clock drift: FitPoints offset measurements, then an
@@ -39,6 +57,13 @@ type FitStats struct {
 // exceeds Trim robust standard deviations (1.4826·MAD of the residuals): a
 // burst of disturbed fit points (a rank descheduled on a loaded machine)
 // then cannot tilt the line. At most half the points are dropped.
+//
+// Its FitStats carry the slope's standard error and the link's predicted
+// bound at the last fit point: BoundZ standard errors of the line there and
+// of the slope (see fitLine for how the errors are estimated). The bound
+// assumes the fit points are unbiased offsets; JK's RTT/2 correction is not
+// (paper 000's intercept re-measurement, ComputeAndSetIntercept, replaces
+// the intercept and its bound).
 type Regression struct {
 	FitPoints int
 	Offset    OffsetMeasurer
@@ -58,28 +83,25 @@ func (r *Regression) Fit(points []Sample) (Model, FitStats) {
 	for i, p := range points {
 		x[i], y[i] = p.Local, p.Offset
 	}
-	s, i, rms := LinearFit(x, y)
-	n := len(points)
-	if r.Trim > 0 && n >= 4 {
-		res := make([]float64, n)
-		for k := range x {
-			res[k] = math.Abs(y[k] - (s*x[k] + i))
-		}
-		sorted := slices.Clone(res)
-		slices.Sort(sorted)
-		limit := max(r.Trim*1.4826*sorted[(n-1)/2], sorted[(n-1)/2])
-		kx, ky := x[:0], y[:0]
-		for k := range res {
-			if res[k] <= limit {
-				kx, ky = append(kx, x[k]), append(ky, y[k])
-			}
-		}
-		if len(kx) >= 2 && len(kx) < n {
-			s, i, rms = LinearFit(kx, ky)
-			n = len(kx)
-		}
+	f, dropped := trimmedFit(x, y, r.Trim)
+	return Model{Slope: f.Slope, Intercept: f.Intercept}, f.stats(x, dropped)
+}
+
+// stats returns the FitStats of fit f over the points at local times x
+// (all of them, kept or not), dropped of which were left out; the bound
+// refers to the last point.
+func (f lineFit) stats(x []float64, dropped int) FitStats {
+	end := x[len(x)-1]
+	for _, v := range x {
+		end = max(end, v)
 	}
-	return Model{Slope: s, Intercept: i}, FitStats{Points: n, ResidualRMS: rms}
+	st := FitStats{Points: f.N, ResidualRMS: f.RMS, SlopeSE: f.SlopeSE, Span: f.Span, Rejected: dropped,
+		Bound: Bound{AtSync: BoundZ * f.at(end), Slope: BoundZ * f.SlopeSE}, BoundAt: end}
+	if f.N < 3 || math.IsInf(f.SlopeSE, 0) || math.IsNaN(f.SlopeSE) || math.IsInf(st.Bound.AtSync, 0) || math.IsNaN(st.Bound.AtSync) {
+		// Too few points for an error estimate.
+		st.SlopeSE, st.Bound = 0, Bound{Unknown: true}
+	}
+	return st
 }
 
 // OffsetOnly learns no drift: one offset measurement gives a model with slope
@@ -94,13 +116,18 @@ func (o *OffsetOnly) Points() int { return 1 }
 // Measurer returns Offset.
 func (o *OffsetOnly) Measurer() OffsetMeasurer { return o.Offset }
 
-// Fit returns the model of the mean offset, slope 0.
+// Fit returns the model of the mean offset, slope 0. Its bound is unknown
+// (no drift is learned); AtSync holds the largest bound of the samples
+// (SKaMPI's interval), which holds for a clock shared with the reference.
 func (o *OffsetOnly) Fit(points []Sample) (Model, FitStats) {
-	var sum float64
+	var sum, b, at float64
 	for _, p := range points {
 		sum += p.Offset
+		b = max(b, p.Bound)
+		at = max(at, p.Local)
 	}
-	return Model{Intercept: sum / float64(len(points))}, FitStats{Points: len(points)}
+	return Model{Intercept: sum / float64(len(points))}, FitStats{Points: len(points),
+		Bound: Bound{AtSync: b, Unknown: true}, BoundAt: at}
 }
 
 // LearnModel learns the client's model relative to the reference of l
@@ -110,6 +137,9 @@ func (o *OffsetOnly) Fit(points []Sample) (Model, FitStats) {
 func LearnModel(l *Link, L Learner) (Model, FitStats, error) {
 	if err := l.check(); err != nil {
 		return Model{}, FitStats{}, err
+	}
+	if sp, ok := L.(*Spread); ok {
+		return sp.learn(l)
 	}
 	n := L.Points()
 	if n < 1 {
@@ -136,7 +166,20 @@ func LearnModel(l *Link, L Learner) (Model, FitStats, error) {
 		return Model{}, FitStats{}, nil
 	}
 	lm, st := L.Fit(pts)
+	st.addAsymmetry(l.RTT)
 	return lm, st, nil
+}
+
+// addAsymmetry widens a fitted bound by asymmetryShare of the link's RTT
+// estimate: JK's RTT/2 correction uses the mean RTT, not the kept
+// exchange's, and no fit sees a constant asymmetry of the two directions.
+func (st *FitStats) addAsymmetry(rtt float64) {
+	if rtt > 0 && !st.Bound.Unknown {
+		st.Bound.AtSync += asymmetryShare * rtt
+		if st.MinRTT == 0 {
+			st.MinRTT = rtt
+		}
+	}
 }
 
 // ComputeAndSetIntercept re-measures the intercept of the client's model lm
@@ -171,6 +214,13 @@ func ComputeAndSetIntercept(l *Link, lm Model, m OffsetMeasurer, st *FitStats) (
 	}
 	if st != nil {
 		st.InterceptShift = s.Offset - lm.Intercept
+		// The re-measured intercept's error is SKaMPI's interval (a
+		// bound from causality); the slope's uncertainty stays.
+		if s.Bound > 0 {
+			st.Bound.AtSync, st.BoundAt = s.Bound, l.Now()
+		} else {
+			st.Bound.Unknown = true
+		}
 	}
 	lm.Intercept = s.Offset
 	return lm, nil

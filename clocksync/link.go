@@ -2,6 +2,7 @@ package clocksync
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/reprobench/reprobench/mpi"
 )
@@ -16,6 +17,7 @@ const (
 	tagReply                              // reference → client: JK / RTT reply (reference timestamp)
 	tagRTT                                // client → reference: the estimated RTT
 	tagModels                             // client → reference: a subtree's models (bottom-up tree)
+	tagBound                              // parent → child: the parent's predicted bound (top-down tree)
 )
 
 // Link is one measuring edge between a reference rank and a client rank, as
@@ -35,6 +37,9 @@ type Link struct {
 	// zero until then; measurers that need it estimate it first (the
 	// reference implementations used it before measuring it).
 	RTT float64
+	// Sleep pauses the calling rank (Spread spaces its fit points with it);
+	// nil means time.Sleep. In simulation it is the rank's virtual sleep.
+	Sleep func(time.Duration)
 
 	scratchLocal, scratchDiff []float64 // JKPingPong's buffers
 	scratchIdx                []int
@@ -66,6 +71,16 @@ func (l *Link) check() error {
 type Sample struct {
 	Local  float64
 	Offset float64
+	// Bound, when positive, bounds |Offset − true offset| by causality
+	// alone: the half-width of the interval of offsets consistent with the
+	// exchanges' timestamps (SKaMPI's intersected bounds; half the RTT of
+	// a single exchange). 0: unknown (JK's median exchange). A negative
+	// Bound flags contradictory timestamps (SKaMPI's bounds do not
+	// intersect): the offset is not trustworthy.
+	Bound float64
+	// RTT is the smallest round-trip time of the exchanges the sample
+	// comes from, seconds; 0 when not timed.
+	RTT float64
 }
 
 // counter wraps a Comm and counts the point-to-point messages and collective

@@ -34,7 +34,9 @@ type OffsetMeasurer interface {
 // ping-pongs, as SKaMPI does (100).
 //
 // Both ranks get the offset (the reference sends it to the client in the last
-// message). Sample.Local is the midpoint of the client's timestamps on the
+// message), with Sample.Bound = (upper − lower)/2, the half-width of the
+// intersected bounds (negative if they do not intersect: contradictory
+// timestamps), and Sample.RTT the smallest round trip. Sample.Local is the midpoint of the client's timestamps on the
 // client, and of the reference's on the reference. A measurement costs 2n+1
 // messages for n ping-pongs.
 type SKaMPIPingPong struct {
@@ -60,16 +62,17 @@ func (m *SKaMPIPingPong) MeasureOffset(l *Link) (Sample, error) {
 	maxpp := max(m.MaxPingPongs, 1)
 	minpp := min(max(m.MinPingPongs, 1), maxpp)
 	c := l.Comm
-	var cmd [2]float64
+	var cmd [4]float64
 	if l.IsRef() {
 		tdMin, tdMax := math.Inf(-1), math.Inf(1)
+		minRTT := math.Inf(1)
 		var first, last float64
 		for i := 0; i < maxpp; i++ {
 			sLast := l.Now()
 			if i == 0 {
 				first = sLast
 			}
-			cmd = [2]float64{1, 0}
+			cmd = [4]float64{1, 0}
 			if err := mpi.Send(c, cmd[:], l.Client, tagPing); err != nil {
 				return Sample{}, err
 			}
@@ -79,6 +82,7 @@ func (m *SKaMPIPingPong) MeasureOffset(l *Link) (Sample, error) {
 			}
 			sNow := l.Now()
 			last = sNow
+			minRTT = min(minRTT, sNow-sLast)
 			tdMin = max(tdMin, tLast-sNow)
 			tdMax = min(tdMax, tLast-sLast)
 			if m.Stop > 0 && i+1 >= minpp && tdMax-tdMin <= m.Stop*l.RTT {
@@ -86,11 +90,11 @@ func (m *SKaMPIPingPong) MeasureOffset(l *Link) (Sample, error) {
 			}
 		}
 		diff := (tdMin + tdMax) / 2
-		cmd = [2]float64{0, diff}
+		cmd = [4]float64{0, diff, (tdMax - tdMin) / 2, minRTT}
 		if err := mpi.Send(c, cmd[:], l.Client, tagPing); err != nil {
 			return Sample{}, err
 		}
-		return Sample{Local: (first + last) / 2, Offset: diff}, nil
+		return Sample{Local: (first + last) / 2, Offset: diff, Bound: cmd[2], RTT: minRTT}, nil
 	}
 	var first, last float64
 	for n := 0; ; n++ {
@@ -98,7 +102,7 @@ func (m *SKaMPIPingPong) MeasureOffset(l *Link) (Sample, error) {
 			return Sample{}, err
 		}
 		if cmd[0] == 0 {
-			return Sample{Local: (first + last) / 2, Offset: cmd[1]}, nil
+			return Sample{Local: (first + last) / 2, Offset: cmd[1], Bound: cmd[2], RTT: cmd[3]}, nil
 		}
 		t := l.Now()
 		if n == 0 {

@@ -35,6 +35,9 @@ import (
 //	          intercepts re-measured on every edge (Fig. 5).
 //	          fitpts=1000 exchanges=100 rttpingpongs=100 warmup=10 intercept=skampi
 //	          pingpongs=100 minpingpongs=10 stop=0
+//	          With accuracy=ERROR@HORIZON (e.g. 1us@10s) every edge learns with
+//	          the Spread learner instead, to that target: budget=1s burst=10
+//	          (fitpts, exchanges and intercept are then not used).
 //	hca3o     HCA3's tree with one SKaMPI offset per edge (offset only).
 //	          pingpongs=100 minpingpongs=10 stop=0 rttpingpongs=100 warmup=10
 //	twolevel  HCA3 among node leaders, each leader's clock propagated to its
@@ -62,6 +65,14 @@ import (
 //	              ranks (mpitest defaults) the max |error| right after sync is
 //	              7 ns with skampi and 152 ns with fit, 143 ns and 243 ns 10 s
 //	              later.
+//	accuracy      hca3, twolevel: the target ERROR@HORIZON of the Spread learner
+//	              (none: the fixed-count regression of the paper)
+//	budget        with accuracy: the time the synchronization may take (1s)
+//	burst         with accuracy: exchanges per fit point, the one with the
+//	              smallest RTT kept (10)
+//	robust        with accuracy: rtt+trim (default: fit points far from the
+//	              smallest RTT dropped, then a trimmed refit), rtt, trim or
+//	              none; see Spread and the package doc for the measurement
 //	intra         twolevel: offset (one SKaMPI offset to the leader; ranks of a
 //	              node share the clock) or fit (a regression, for nodes whose
 //	              ranks have separate clocks)
@@ -78,18 +89,22 @@ type Spec struct {
 	Intercept    string
 	Intra        string
 	Trim         float64
+	Accuracy     Accuracy
+	Budget       float64 // seconds
+	Burst        int
+	Robust       string
 }
 
 // The parameter keys, in the order String prints them.
 var specKeys = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "intercept", "intra",
-	"pingpongs", "minpingpongs", "stop", "maxpingpongs"}
+	"pingpongs", "minpingpongs", "stop", "maxpingpongs", "accuracy", "budget", "burst", "robust"}
 
 var (
 	keysSKaMPI   = []string{"pingpongs", "minpingpongs", "stop", "rttpingpongs", "warmup"}
 	keysNetgauge = []string{"pingpongs", "maxpingpongs"}
 	keysJK       = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup"}
 	keysHCA      = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "pingpongs", "minpingpongs", "stop"}
-	keysHCA3     = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "intercept", "pingpongs", "minpingpongs", "stop"}
+	keysHCA3     = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "intercept", "pingpongs", "minpingpongs", "stop", "accuracy", "budget", "burst", "robust"}
 	keysTwoLevel = append(append([]string(nil), keysHCA3...), "intra")
 )
 
@@ -136,6 +151,9 @@ func DefaultSpec(name string) (Spec, error) {
 		Intercept:    "skampi",
 		Intra:        "offset",
 		MaxPingPongs: 10000,
+		Budget:       1,
+		Burst:        10,
+		Robust:       "rtt+trim",
 	}
 	s.clearUnused()
 	return s, nil
@@ -191,6 +209,9 @@ func ParseSpec(text string) (Spec, error) {
 		if err := s.set(k, v); err != nil {
 			return Spec{}, err
 		}
+	}
+	if s.Accuracy.IsZero() && (seen["budget"] || seen["burst"] || seen["robust"]) {
+		return Spec{}, fmt.Errorf("clocksync: %s: budget, burst and robust apply only with accuracy=ERROR@HORIZON", s.Name)
 	}
 	if err := s.Validate(); err != nil {
 		return Spec{}, err
@@ -250,6 +271,30 @@ func (s *Spec) set(k, v string) error {
 			return fmt.Errorf("clocksync: %s: %s=%q is not a number", s.Name, k, v)
 		}
 		*p = f
+	case "accuracy":
+		if v == "" || strings.EqualFold(v, "none") {
+			s.Accuracy = Accuracy{}
+			return nil
+		}
+		a, err := ParseAccuracy(v)
+		if err != nil {
+			return fmt.Errorf("clocksync: %s: %w", s.Name, err)
+		}
+		s.Accuracy = a
+	case "budget":
+		if v == "" {
+			s.Budget = 0
+			return nil
+		}
+		b, err := parseSeconds(v)
+		if err != nil {
+			return fmt.Errorf("clocksync: %s: budget=%q is not a duration", s.Name, v)
+		}
+		s.Budget = b
+	case "burst":
+		return atoi(&s.Burst)
+	case "robust":
+		s.Robust = strings.ToLower(v)
 	case "intercept":
 		s.Intercept = strings.ToLower(v)
 	case "intra":
@@ -285,6 +330,17 @@ func (s *Spec) get(k string) string {
 		return s.Intercept
 	case "intra":
 		return s.Intra
+	case "accuracy":
+		if s.Accuracy.IsZero() {
+			return "none"
+		}
+		return s.Accuracy.String()
+	case "budget":
+		return fmtDur(s.Budget)
+	case "burst":
+		return strconv.Itoa(s.Burst)
+	case "robust":
+		return s.Robust
 	}
 	return ""
 }
@@ -343,6 +399,18 @@ func (s Spec) Validate() error {
 			if s.Intra != "offset" && s.Intra != "fit" {
 				err = fmt.Errorf("intra=%q: want offset or fit", s.Intra)
 			}
+		case "budget":
+			if !(s.Budget > 0) || s.Budget > 3600 {
+				err = fmt.Errorf("budget=%v s must be a duration in (0, 1h]", s.Budget)
+			}
+		case "robust":
+			if s.Robust != "rtt+trim" && s.Robust != "rtt" && s.Robust != "trim" && s.Robust != "none" {
+				err = fmt.Errorf("robust=%q: want rtt+trim, rtt, trim or none", s.Robust)
+			}
+		case "burst":
+			if s.Burst < 1 {
+				err = fmt.Errorf("burst=%d: need at least 1 exchange per fit point", s.Burst)
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("clocksync: %s: %w", s.Name, err)
@@ -351,14 +419,15 @@ func (s Spec) Validate() error {
 	return nil
 }
 
-// String returns the text form with every parameter the algorithm takes;
+// String returns the text form with every parameter the algorithm takes
+// (accuracy, budget and burst only when an accuracy target is set);
 // ParseSpec(s.String()) returns s.
 func (s Spec) String() string {
 	var b strings.Builder
 	b.WriteString(s.Name)
 	sep := ":"
 	for _, k := range specKeys {
-		if !s.takes(k) {
+		if !s.takes(k) || (s.Accuracy.IsZero() && (k == "accuracy" || k == "budget" || k == "burst" || k == "robust")) {
 			continue
 		}
 		b.WriteString(sep)
@@ -382,6 +451,17 @@ func (s Spec) New() (*Algorithm, error) {
 	if s.Intercept == "skampi" {
 		intercept = skampi
 	}
+	var sp *Spread
+	if !s.Accuracy.IsZero() {
+		sp = &Spread{Target: s.Accuracy, Budget: s.Budget, Burst: s.Burst, Trim: s.Trim,
+			NoRTTFilter: s.Robust == "trim" || s.Robust == "none"}
+		if s.Trim == 0 {
+			sp.Trim = 3
+		}
+		if s.Robust == "rtt" || s.Robust == "none" {
+			sp.Trim = -1
+		}
+	}
 	a := &Algorithm{Name: s.String()}
 	switch s.Name {
 	case "skampi":
@@ -397,6 +477,9 @@ func (s Spec) New() (*Algorithm, error) {
 		a.Topology, a.Learner = &BottomUpTree{Intercepts: HierarchicalIntercepts, InterceptOffset: skampi}, regression
 	case "hca3":
 		a.Topology, a.Learner = &TopDownTree{Intercept: intercept}, regression
+		if sp != nil {
+			a.Topology, a.Learner = &TopDownTree{}, sp
+		}
 	case "hca3o":
 		a.Topology, a.Learner = &TopDownTree{}, &OffsetOnly{Offset: skampi}
 	case "twolevel":
@@ -406,6 +489,9 @@ func (s Spec) New() (*Algorithm, error) {
 		}
 		a.Topology = &TwoLevel{Inter: &TopDownTree{Intercept: intercept}, Intra: intra}
 		a.Learner = regression
+		if sp != nil {
+			a.Topology, a.Learner = &TwoLevel{Inter: &TopDownTree{}, Intra: intra}, sp
+		}
 	default:
 		return nil, fmt.Errorf("clocksync: unknown algorithm %q", s.Name)
 	}
@@ -417,6 +503,49 @@ func Parse(text string) (*Algorithm, error) {
 	s, err := ParseSpec(text)
 	if err != nil {
 		return nil, err
+	}
+	return s.New()
+}
+
+// WithAccuracy returns the spec with the accuracy target a (the Spread
+// learner); an error for algorithms that do not take one (only hca3 and
+// twolevel do). A zero a returns s unchanged.
+func (s Spec) WithAccuracy(a Accuracy) (Spec, error) {
+	if a.IsZero() {
+		return s, nil
+	}
+	if !s.takes("accuracy") {
+		return Spec{}, fmt.Errorf("clocksync: %s takes no accuracy target (hca3 and twolevel do)", s.Name)
+	}
+	s.Accuracy = a
+	if s.Budget == 0 {
+		s.Budget = 1
+	}
+	if s.Burst == 0 {
+		s.Burst = 10
+	}
+	if s.Robust == "" {
+		s.Robust = "rtt+trim"
+	}
+	return s, s.Validate()
+}
+
+// ParseWithAccuracy parses an algorithm spec and, when accuracy is not
+// empty, sets that target (ParseAccuracy syntax, e.g. "1us@10s"), as the
+// --clock-accuracy flags of the command line do.
+func ParseWithAccuracy(spec, accuracy string) (*Algorithm, error) {
+	s, err := ParseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(accuracy) != "" {
+		a, err := ParseAccuracy(accuracy)
+		if err != nil {
+			return nil, err
+		}
+		if s, err = s.WithAccuracy(a); err != nil {
+			return nil, err
+		}
 	}
 	return s.New()
 }

@@ -2,6 +2,7 @@ package clocksync
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/reprobench/reprobench/mpi"
 )
@@ -37,6 +38,18 @@ type Result struct {
 	// (the chain merged), Fit how it was learned.
 	Model Model    `json:"model"`
 	Fit   FitStats `json:"fit"`
+	// Bound is the calling rank's predicted error bound, from the end of
+	// the synchronization (Bound.At(h) h seconds later); on rank 0 the
+	// largest over all ranks (the parts' maxima, which bound every
+	// rank's).
+	Bound Bound `json:"bound"`
+	// Target is the accuracy the synchronization aimed at (zero: none);
+	// TargetMet whether every rank's bound meets it (rank 0 only).
+	Target    string `json:"target,omitempty"`
+	TargetMet bool   `json:"target_met"`
+	// BudgetExceeded counts the ranks whose learner ran out of time before
+	// its target was met (rank 0 only).
+	BudgetExceeded int `json:"budget_exceeded_ranks,omitempty"`
 	// PerRank has one record per rank, on rank 0 only.
 	PerRank []RankRecord `json:"per_rank,omitempty"`
 }
@@ -46,6 +59,7 @@ type RankRecord struct {
 	Rank int `json:"rank"`
 	Model
 	FitStats
+	Bound           Bound   `json:"bound"`
 	Duration        float64 `json:"sync_duration_s"`
 	MessagesSent    int64   `json:"messages_sent"`
 	CollectiveCalls int64   `json:"collective_calls"`
@@ -64,9 +78,22 @@ func (r *Result) Models() []Model {
 	return ms
 }
 
-const recordLen = 9
+const recordLen = 17
 
-// Sync synchronizes g's clock with rank 0's: it runs the algorithm
+// SyncOptions are per-call settings of Algorithm.SyncWith, which may differ
+// between ranks (an Algorithm itself is shared).
+type SyncOptions struct {
+	// Sleep pauses the calling rank between the fit points of a Spread
+	// learner; nil means time.Sleep. In simulation pass the rank's Sleep.
+	Sleep func(time.Duration)
+}
+
+// Sync synchronizes g's clock with rank 0's; SyncWith with zero options.
+func (a *Algorithm) Sync(c mpi.Comm, g *GlobalClock) (*Result, error) {
+	return a.SyncWith(c, g, SyncOptions{})
+}
+
+// SyncWith synchronizes g's clock with rank 0's: it runs the algorithm
 // collectively on c, reading g.Base(), and then atomically replaces g's
 // models. Calling it again re-synchronizes (the old models stay in use until
 // the new ones are complete). Rank 0's clock is the global time; its model is
@@ -74,7 +101,7 @@ const recordLen = 9
 //
 // Each rank's record is gathered at rank 0 afterwards (one Gather, not
 // counted in the cost).
-func (a *Algorithm) Sync(c mpi.Comm, g *GlobalClock) (*Result, error) {
+func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result, error) {
 	if a.Topology == nil || a.Learner == nil {
 		return nil, fmt.Errorf("clocksync: algorithm %q needs a Topology and a Learner", a.Name)
 	}
@@ -85,7 +112,7 @@ func (a *Algorithm) Sync(c mpi.Comm, g *GlobalClock) (*Result, error) {
 		return nil, err
 	}
 	t0 := base.Now()
-	out, err := a.Topology.Sync(&Env{Comm: cc, Now: now, Learner: a.Learner})
+	out, err := a.Topology.Sync(&Env{Comm: cc, Now: now, Learner: a.Learner, Sleep: o.Sleep})
 	t1 := base.Now()
 	if err != nil {
 		return nil, fmt.Errorf("clocksync: %s: %w", a.Name, err)
@@ -105,9 +132,21 @@ func (a *Algorithm) Sync(c mpi.Comm, g *GlobalClock) (*Result, error) {
 		CollectiveCalls: cc.n.collectives,
 		Model:           merged,
 		Fit:             out.Fit,
+		Bound:           out.Bound.shift(base.Seconds(t1) - out.BoundAt),
+	}
+	if sp, ok := a.Learner.(*Spread); ok {
+		res.Target = sp.Target.String()
+	}
+	if c.Rank() == 0 {
+		res.Bound = Bound{}
+	}
+	if res.Bound.Unknown {
+		res.Bound.AtSync, res.Bound.Slope = 0, 0
 	}
 	rec := []float64{merged.Slope, merged.Intercept, float64(out.Fit.Points), out.Fit.ResidualRMS,
-		out.Fit.InterceptShift, res.Duration, float64(res.MessagesSent), float64(res.CollectiveCalls), 0}
+		out.Fit.InterceptShift, res.Duration, float64(res.MessagesSent), float64(res.CollectiveCalls),
+		res.Bound.AtSync, res.Bound.Slope, b2f(res.Bound.Unknown), out.Fit.SlopeSE, out.Fit.Span,
+		float64(out.Fit.Rejected), out.Fit.MinRTT, b2f(out.Fit.BudgetExceeded), 0}
 	var all []float64
 	if c.Rank() == 0 {
 		all = make([]float64, recordLen*c.Size())
@@ -120,17 +159,36 @@ func (a *Algorithm) Sync(c mpi.Comm, g *GlobalClock) (*Result, error) {
 		res.PerRank = make([]RankRecord, c.Size())
 		for r := range res.PerRank {
 			v := all[recordLen*r : recordLen*(r+1)]
+			rb := Bound{AtSync: v[8], Slope: v[9], Unknown: v[10] != 0}
 			res.PerRank[r] = RankRecord{
-				Rank:            r,
-				Model:           Model{Slope: v[0], Intercept: v[1]},
-				FitStats:        FitStats{Points: int(v[2]), ResidualRMS: v[3], InterceptShift: v[4]},
+				Rank:  r,
+				Model: Model{Slope: v[0], Intercept: v[1]},
+				FitStats: FitStats{Points: int(v[2]), ResidualRMS: v[3], InterceptShift: v[4],
+					SlopeSE: v[11], Span: v[12], Rejected: int(v[13]), MinRTT: v[14], BudgetExceeded: v[15] != 0},
+				Bound:           rb,
 				Duration:        v[5],
 				MessagesSent:    int64(v[6]),
 				CollectiveCalls: int64(v[7]),
 			}
 			res.Duration = max(res.Duration, v[5])
 			res.Messages += int64(v[6])
+			res.Bound.AtSync = max(res.Bound.AtSync, rb.AtSync)
+			res.Bound.Slope = max(res.Bound.Slope, rb.Slope)
+			res.Bound.Unknown = res.Bound.Unknown || rb.Unknown
+			if v[15] != 0 {
+				res.BudgetExceeded++
+			}
+		}
+		if sp, ok := a.Learner.(*Spread); ok {
+			res.TargetMet = sp.Target.Met(res.Bound)
 		}
 	}
 	return res, nil
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

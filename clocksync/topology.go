@@ -3,6 +3,7 @@ package clocksync
 import (
 	"fmt"
 	"math/bits"
+	"time"
 
 	"github.com/reprobench/reprobench/mpi"
 )
@@ -12,6 +13,9 @@ type Env struct {
 	Comm    mpi.Comm
 	Now     func() float64 // the raw local clock, seconds since the process's epoch
 	Learner Learner        // how one link learns a model
+	// Sleep pauses the calling rank (nil: time.Sleep); topologies hand it
+	// to their links.
+	Sleep func(time.Duration)
 }
 
 // Outcome is what a Topology found on the calling rank.
@@ -22,6 +26,10 @@ type Outcome struct {
 	Models []Model
 	// Fit describes the model this rank learned itself (zero on rank 0).
 	Fit FitStats
+	// Bound is the predicted bound of this rank's error against rank 0's
+	// clock (its whole chain), valid at raw local time BoundAt.
+	Bound   Bound
+	BoundAt float64
 }
 
 // Topology decides which ranks measure against which and how the pairwise
@@ -54,6 +62,9 @@ func (t *Linear) Sync(e *Env) (Outcome, error) {
 		return Outcome{Models: []Model{Identity}}, nil
 	}
 	L := e.Learner
+	if _, ok := L.(*Spread); ok {
+		return Outcome{}, fmt.Errorf("clocksync: the Spread learner needs a tree topology (TopDownTree, TwoLevel)")
+	}
 	m := L.Measurer()
 	n := L.Points()
 	if n < 1 {
@@ -96,13 +107,14 @@ func (t *Linear) Sync(e *Env) (Outcome, error) {
 		pts = append(pts, s)
 	}
 	lm, st := L.Fit(pts)
+	st.addAsymmetry(l.RTT)
 	if t.Intercept != nil {
 		var err error
 		if lm, err = ComputeAndSetIntercept(&l, lm, t.Intercept, &st); err != nil {
 			return Outcome{}, err
 		}
 	}
-	return Outcome{Models: []Model{lm}, Fit: st}, nil
+	return Outcome{Models: []Model{lm}, Fit: st, Bound: st.Bound, BoundAt: st.BoundAt}, nil
 }
 
 // InterceptMode says where a bottom-up tree takes its intercepts from.
@@ -261,7 +273,8 @@ func (t *BottomUpTree) Sync(e *Env) (Outcome, error) {
 			}
 		}
 	}
-	return Outcome{Models: []Model{model}, Fit: st}, nil
+	// Bounds are not propagated through merged models.
+	return Outcome{Models: []Model{model}, Fit: st, Bound: Bound{Unknown: true}}, nil
 }
 
 // TopDownTree is the HCA3 scheme (the authors' later work; DESIGN.md): over
@@ -277,12 +290,16 @@ type TopDownTree struct {
 	Intercept OffsetMeasurer
 }
 
-// Sync runs the top-down tree.
+// Sync runs the top-down tree. Each child also receives its parent's
+// predicted bound and adds its own link's (Bound.combine): a rank's bound
+// covers its whole path to rank 0.
 func (t *TopDownTree) Sync(e *Env) (Outcome, error) {
 	c := e.Comm
 	p, me := c.Size(), c.Rank()
 	model := Identity
 	var st FitStats
+	var bnd Bound
+	var bndAt float64
 	if p == 1 {
 		return Outcome{Models: []Model{model}}, nil
 	}
@@ -290,9 +307,9 @@ func (t *TopDownTree) Sync(e *Env) (Outcome, error) {
 	edge := func(parent, child int) error {
 		var l Link
 		if me == parent {
-			l = Link{Comm: c, Ref: parent, Client: child, Now: global}
+			l = Link{Comm: c, Ref: parent, Client: child, Now: global, Sleep: e.Sleep}
 		} else {
-			l = Link{Comm: c, Ref: parent, Client: child, Now: e.Now}
+			l = Link{Comm: c, Ref: parent, Client: child, Now: e.Now, Sleep: e.Sleep}
 		}
 		lm, fs, err := LearnModel(&l, e.Learner)
 		if err != nil {
@@ -303,9 +320,25 @@ func (t *TopDownTree) Sync(e *Env) (Outcome, error) {
 				return err
 			}
 		}
-		if me == child {
-			model, st = lm, fs
+		// The parent's bound, at global time buf[3].
+		buf := make([]float64, 4)
+		if me == parent {
+			if me == 0 {
+				bndAt = e.Now()
+			}
+			u := 0.0
+			if bnd.Unknown {
+				u = 1
+			}
+			buf = []float64{bnd.AtSync, bnd.Slope, u, model.Global(bndAt)}
+			return mpi.Send(c, buf, child, tagBound)
 		}
+		if err := mpi.Recv(c, buf, parent, tagBound); err != nil {
+			return err
+		}
+		pb := Bound{AtSync: buf[0], Slope: buf[1], Unknown: buf[2] != 0}
+		model, st = lm, fs
+		bnd, bndAt = pb.shift(lm.Global(fs.BoundAt)-buf[3]).combine(fs.Bound), fs.BoundAt
 		return nil
 	}
 	k := bits.Len(uint(p)) - 1
@@ -335,7 +368,10 @@ func (t *TopDownTree) Sync(e *Env) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	return Outcome{Models: []Model{model}, Fit: st}, nil
+	if me == 0 {
+		bndAt = e.Now()
+	}
+	return Outcome{Models: []Model{model}, Fit: st, Bound: bnd, BoundAt: bndAt}, nil
 }
 
 // TwoLevel synchronizes node leaders with Inter and propagates each leader's
@@ -391,15 +427,21 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 	if intra == nil {
 		intra = &OffsetOnly{Offset: &SKaMPIPingPong{MinPingPongs: 100, MaxPingPongs: 100}}
 	}
-	in, err := (&Linear{}).Sync(&Env{Comm: node, Now: e.Now, Learner: intra})
+	in, err := (&Linear{}).Sync(&Env{Comm: node, Now: e.Now, Learner: intra, Sleep: e.Sleep})
 	if err != nil {
 		return Outcome{}, err
 	}
 	toLeader := Chain(in.Models...)
+	if _, off := intra.(*OffsetOnly); off {
+		// The ranks of a node share the clock: no drift to the leader.
+		in.Bound.Unknown, in.Bound.Slope = false, 0
+	}
 
 	// Among leaders.
-	lead := [2]float64{}
+	lead := [6]float64{}
 	var interFit FitStats
+	var interBound Bound
+	var interAt float64
 	if leader {
 		inter := t.Inter
 		if inter == nil {
@@ -409,20 +451,27 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 		if L == nil {
 			L = e.Learner
 		}
-		o, err := inter.Sync(&Env{Comm: leaders, Now: e.Now, Learner: L})
+		o, err := inter.Sync(&Env{Comm: leaders, Now: e.Now, Learner: L, Sleep: e.Sleep})
 		if err != nil {
 			return Outcome{}, err
 		}
 		m := Chain(o.Models...)
-		lead = [2]float64{m.Slope, m.Intercept}
-		interFit = o.Fit
+		u := 0.0
+		if o.Bound.Unknown {
+			u = 1
+		}
+		lead = [6]float64{m.Slope, m.Intercept, o.Bound.AtSync, o.Bound.Slope, u, m.Global(o.BoundAt)}
+		interFit, interBound, interAt = o.Fit, o.Bound, o.BoundAt
 	}
 	if err := mpi.Bcast(node, lead[:], 0); err != nil {
 		return Outcome{}, err
 	}
 	leaderModel := Model{Slope: lead[0], Intercept: lead[1]}
 	if leader {
-		return Outcome{Models: []Model{leaderModel}, Fit: interFit}, nil
+		return Outcome{Models: []Model{leaderModel}, Fit: interFit, Bound: interBound, BoundAt: interAt}, nil
 	}
-	return Outcome{Models: []Model{toLeader, leaderModel}, Fit: in.Fit}, nil
+	lb := Bound{AtSync: lead[2], Slope: lead[3], Unknown: lead[4] != 0}
+	mine := Chain(toLeader, leaderModel)
+	b := lb.shift(mine.Global(in.BoundAt) - lead[5]).combine(in.Bound)
+	return Outcome{Models: []Model{toLeader, leaderModel}, Fit: in.Fit, Bound: b, BoundAt: in.BoundAt}, nil
 }

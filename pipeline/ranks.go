@@ -94,10 +94,31 @@ func ProcessorNames(c mpi.Comm) ([]string, error) {
 	return names, nil
 }
 
+// ResyncOptions configure NewResync.
+type ResyncOptions struct {
+	// Accuracy, when not empty, is a clock accuracy target ERROR@HORIZON
+	// (clocksync.ParseAccuracy, e.g. "1us@10s"; issue 22): every spec is
+	// parsed with it (clocksync.ParseWithAccuracy: learn until the predicted
+	// bound meets it), and a clocksync.Resyncer re-synchronizes only when
+	// the bound at the experiment's expected end would exceed the target.
+	Accuracy string
+	// Record, when not nil, receives every result on every rank, with the
+	// reason of a re-synchronization under Accuracy ("" without).
+	Record func(ex *engine.Experiment, res *clocksync.Result, reason string)
+}
+
 // NewResync returns an engine.Engine.Resync that synchronizes g's clocks
 // with each experiment's ClockSync spec (nothing for "none"), parsing each
-// spec once; record, when not nil, receives every result on every rank.
-func NewResync(c mpi.Comm, g *clocksync.GlobalClock, record func(ex *engine.Experiment, res *clocksync.Result)) func(ex *engine.Experiment) error {
+// spec once; see ResyncOptions. It fails on a malformed opt.Accuracy.
+func NewResync(c mpi.Comm, g *clocksync.GlobalClock, opt ResyncOptions) (func(ex *engine.Experiment) error, error) {
+	var resyncer *clocksync.Resyncer
+	if opt.Accuracy != "" {
+		acc, err := clocksync.ParseAccuracy(opt.Accuracy)
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: %w", err)
+		}
+		resyncer = &clocksync.Resyncer{Target: acc}
+	}
 	algs := map[string]*clocksync.Algorithm{}
 	return func(ex *engine.Experiment) error {
 		if ex.ClockSync == "none" || ex.ClockSync == "" {
@@ -106,20 +127,31 @@ func NewResync(c mpi.Comm, g *clocksync.GlobalClock, record func(ex *engine.Expe
 		a, ok := algs[ex.ClockSync]
 		if !ok {
 			var err error
-			if a, err = clocksync.Parse(ex.ClockSync); err != nil {
+			if a, err = clocksync.ParseWithAccuracy(ex.ClockSync, opt.Accuracy); err != nil {
 				return fmt.Errorf("pipeline: %w", err)
 			}
 			algs[ex.ClockSync] = a
+		}
+		reason := ""
+		if resyncer != nil { // re-sync when the bound says so
+			due, why, err := resyncer.Due(c)
+			if err != nil || !due {
+				return err
+			}
+			reason = why
 		}
 		res, err := a.Sync(c, g)
 		if err != nil {
 			return err
 		}
-		if record != nil {
-			record(ex, res)
+		if resyncer != nil {
+			resyncer.Synced(res)
+		}
+		if opt.Record != nil {
+			opt.Record(ex, res, reason)
 		}
 		return nil
-	}
+	}, nil
 }
 
 // EventTickNote explains, for windowed methods under Open MPI with its

@@ -47,6 +47,10 @@ type Metadata struct {
 type ClockSync struct {
 	BeforeExp int             `json:"before_exp"`
 	Result    json.RawMessage `json:"result"`
+	// Reason says why a clock accuracy target (run --clock-accuracy)
+	// re-synchronized: "first synchronization", or the predicted bound at
+	// the experiment's expected end against the target.
+	Reason string `json:"reason,omitempty"`
 }
 
 // MarshalRecord encodes v for a json.RawMessage field of Metadata (nil for

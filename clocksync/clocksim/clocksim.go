@@ -39,7 +39,7 @@ func Run(cfg mpitest.Config, spec string, after []time.Duration) (*Outcome, erro
 	err = w.Run(func(r *mpitest.Rank) error {
 		c := r.Comm()
 		g := clocksync.NewGlobalClock(r.Clock())
-		res, err := alg.Sync(c, g)
+		res, err := alg.SyncWith(c, g, clocksync.SyncOptions{Sleep: r.Sleep})
 		if err != nil {
 			return err
 		}

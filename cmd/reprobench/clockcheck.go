@@ -38,8 +38,18 @@ type clockcheckReport struct {
 	// Truth names where the true errors come from: "simulation", or
 	// "shared clock" when every real rank runs on one host and reads one
 	// CLOCK_MONOTONIC (clocksync.Harness.SharedNow); empty without them.
-	Truth  string            `json:"truth,omitempty"`
-	Checks []clockcheckCheck `json:"checks"`
+	Truth string `json:"truth,omitempty"`
+	// Bound is the predicted error bound of the synchronization (the
+	// largest over the ranks): |error| ≤ bound_at_sync_s + bound_slope·h,
+	// h seconds after the sync; unknown for offset-only algorithms.
+	Bound clocksync.Bound `json:"bound"`
+	// Target is the accuracy target (--clock-accuracy or the spec's
+	// accuracy=), TargetMet whether the bound meets it, BudgetExceeded how
+	// many ranks ran out of time before meeting it.
+	Target         string            `json:"target,omitempty"`
+	TargetMet      bool              `json:"target_met"`
+	BudgetExceeded int               `json:"budget_exceeded_ranks,omitempty"`
+	Checks         []clockcheckCheck `json:"checks"`
 	// PerRank is printed with --per-rank: each rank's model and fit.
 	PerRank []clocksync.RankRecord `json:"per_rank,omitempty"`
 }
@@ -56,10 +66,24 @@ type clockcheckCheck struct {
 	MedianAbs float64 `json:"median_abs_offset_s"`
 	// The exact error: in simulation, and on real ranks of one host with
 	// --clock monotonic.
-	TrueMaxAbs    *float64  `json:"true_max_abs_error_s,omitempty"`
-	TrueMedianAbs *float64  `json:"true_median_abs_error_s,omitempty"`
-	Offsets       []float64 `json:"offsets_s,omitempty"`     // with --per-rank
-	TrueErrors    []float64 `json:"true_errors_s,omitempty"` // with --per-rank, where true errors exist
+	TrueMaxAbs    *float64 `json:"true_max_abs_error_s,omitempty"`
+	TrueMedianAbs *float64 `json:"true_median_abs_error_s,omitempty"`
+	// The ping-pong check's own uncertainty: the largest ± of the
+	// plausible offsets (SKaMPI's causality bounds), the largest RTT
+	// behind them, and how many offsets were implausible (left out).
+	MaxUncertainty float64 `json:"max_offset_uncertainty_s"`
+	MaxRTT         float64 `json:"max_rtt_s"`
+	Implausible    int     `json:"implausible_offsets"`
+	// Bound is the predicted bound at this check (the largest over the
+	// ranks, null when unknown); Covered whether the true max |error| is
+	// within it, RanksCovered how many ranks' true errors are within their
+	// own bounds (where both are known).
+	Bound        *float64  `json:"predicted_bound_s,omitempty"`
+	Covered      *bool     `json:"within_bound,omitempty"`
+	RanksCovered *int      `json:"ranks_within_own_bound,omitempty"`
+	RanksJudged  *int      `json:"ranks_judged,omitempty"`
+	Offsets      []float64 `json:"offsets_s,omitempty"`     // with --per-rank
+	TrueErrors   []float64 `json:"true_errors_s,omitempty"` // with --per-rank, where true errors exist
 }
 
 type clockcheckOptions struct {
@@ -94,6 +118,7 @@ func runClockcheck(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("clockcheck", "[--alg SPEC] [--after 0,1,5,10s] [--json] [--sim [--ranks N] [--drift-ppm X] …]", stderr)
 	var o clockcheckOptions
 	algSpec := fs.String("alg", "hca3", "clock synchronization algorithm and parameters, name[:key=value,…]; names: "+strings.Join(clocksync.Algorithms(), ", ")+" (see the clocksync package doc for the keys and defaults)")
+	accText := fs.String("clock-accuracy", "", "accuracy target ERROR@HORIZON, e.g. 1us@10s: hca3 and twolevel then learn until every rank's predicted error bound at HORIZON meets ERROR, within the spec's budget (1s); empty: the fixed fit points of --alg")
 	afterText := fs.String("after", "0,10s", "when to measure the offsets, after the synchronization: comma-separated durations (a bare number is seconds)")
 	fs.IntVar(&o.pingpongs, "pingpongs", 10, "SKaMPI ping-pongs per rank and check (the paper's nrounds)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
@@ -121,8 +146,8 @@ func runClockcheck(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("%w: clockcheck takes no arguments (give the algorithm with --alg)", errUsage)
 	}
 	var err error
-	if o.alg, err = clocksync.Parse(*algSpec); err != nil {
-		return fmt.Errorf("%w: --alg: %v", errUsage, err)
+	if o.alg, err = clocksync.ParseWithAccuracy(*algSpec, *accText); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if o.after, err = parseAfter(*afterText); err != nil {
 		return fmt.Errorf("%w: --after: %v", errUsage, err)
@@ -153,6 +178,10 @@ func runClockcheck(stdout, stderr io.Writer, args []string) error {
 	}
 	if err != nil || rep == nil { // rep is nil on ranks other than 0
 		return err
+	}
+	if rep.Target != "" && !rep.TargetMet {
+		fmt.Fprintf(stderr, "reprobench clockcheck: WARNING: accuracy target %s not met: %d rank(s) ran out of the time budget (predicted bound %v)\n",
+			rep.Target, rep.BudgetExceeded, rep.Bound)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -209,7 +238,11 @@ func (o *clockcheckOptions) skew() *clockcheckSkew {
 // rep.
 func (o *clockcheckOptions) check(c mpi.Comm, clk timing.Clock, sleep func(time.Duration), h *clocksync.Harness, rep *clockcheckReport) error {
 	g := clocksync.NewGlobalClock(clk)
-	res, err := o.alg.Sync(c, g)
+	var so clocksync.SyncOptions
+	if o.sim {
+		so.Sleep = sleep // virtual time; real ranks keep exchanging between fit points
+	}
+	res, err := o.alg.SyncWith(c, g, so)
 	if err != nil {
 		return err
 	}
@@ -229,9 +262,20 @@ func (o *clockcheckOptions) check(c mpi.Comm, clk timing.Clock, sleep func(time.
 	if o.perRank {
 		rep.PerRank = res.PerRank
 	}
+	rep.Bound, rep.Target, rep.TargetMet, rep.BudgetExceeded = res.Bound, res.Target, res.TargetMet, res.BudgetExceeded
 	for _, ck := range checks {
 		cc := clockcheckCheck{After: ck.After, MaxAbs: ck.MaxAbs, MedianAbs: ck.MedianAbs,
-			TrueMaxAbs: ck.TrueMaxAbs, TrueMedianAbs: ck.TrueMedian}
+			TrueMaxAbs: ck.TrueMaxAbs, TrueMedianAbs: ck.TrueMedian,
+			MaxUncertainty: ck.MaxUncertainty, MaxRTT: ck.MaxRTT, Implausible: ck.Implausible}
+		if !res.Bound.Unknown {
+			b := res.Bound.At(ck.After)
+			cc.Bound = &b
+			if ck.TrueMaxAbs != nil {
+				cov := *ck.TrueMaxAbs <= b
+				n, m := clocksync.CoveredRanks(res.PerRank, ck.TrueOffsets, ck.After)
+				cc.Covered, cc.RanksCovered, cc.RanksJudged = &cov, &n, &m
+			}
+		}
 		if o.perRank {
 			cc.Offsets, cc.TrueErrors = ck.Offsets, ck.TrueOffsets
 		}
@@ -413,22 +457,52 @@ func writeClockcheckText(w io.Writer, r *clockcheckReport) error {
 	}
 	fmt.Fprintf(w, "algorithm  %s\n", r.Algorithm)
 	fmt.Fprintf(w, "ranks      %d %s, clock %s\n", r.Ranks, where, r.Clock)
-	fmt.Fprintf(w, "sync       %s, %d messages\n\n", fmtSeconds(r.SyncDuration), r.Messages)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	if r.Truth != "" {
-		fmt.Fprintln(tw, "after\tmax |offset|\tmedian |offset|\ttrue max |error|\ttrue median |error|\t")
+	fmt.Fprintf(w, "sync       %s, %d messages\n", fmtSeconds(r.SyncDuration), r.Messages)
+	if r.Bound.Unknown {
+		fmt.Fprintf(w, "bound      unknown (the algorithm learns no drift)\n")
 	} else {
-		fmt.Fprintln(tw, "after\tmax |offset|\tmedian |offset|\t")
+		fmt.Fprintf(w, "bound      predicted |error| ≤ %s + %.3g ppm × time since sync (%d standard errors)\n",
+			fmtSeconds(r.Bound.AtSync), r.Bound.Slope*1e6, clocksync.BoundZ)
 	}
+	if r.Target != "" {
+		if r.TargetMet {
+			fmt.Fprintf(w, "target     %s: met\n", r.Target)
+		} else {
+			fmt.Fprintf(w, "target     %s: NOT MET — %d rank(s) ran out of the time budget; the bound above is what was reached\n", r.Target, r.BudgetExceeded)
+		}
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "after\tmax |offset|\t± (RTT)\tmedian |offset|\t"
+	if r.Truth != "" {
+		head += "true max |error|\ttrue median |error|\t"
+	}
+	if !r.Bound.Unknown {
+		head += "predicted bound\t"
+	}
+	fmt.Fprintln(tw, head)
+	implausible := 0
 	for _, ck := range r.Checks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t", fmtSeconds(ck.After), fmtSeconds(ck.MaxAbs), fmtSeconds(ck.MedianAbs))
+		fmt.Fprintf(tw, "%s\t%s\t±%s (%s)\t%s\t", fmtSeconds(ck.After), fmtSeconds(ck.MaxAbs),
+			fmtSeconds(ck.MaxUncertainty), fmtSeconds(ck.MaxRTT), fmtSeconds(ck.MedianAbs))
 		if ck.TrueMaxAbs != nil {
 			fmt.Fprintf(tw, "%s\t%s\t", fmtSeconds(*ck.TrueMaxAbs), fmtSeconds(*ck.TrueMedianAbs))
 		}
+		if ck.Bound != nil {
+			mark := ""
+			if ck.Covered != nil && !*ck.Covered {
+				mark = " EXCEEDED"
+			}
+			fmt.Fprintf(tw, "%s%s\t", fmtSeconds(*ck.Bound), mark)
+		}
 		fmt.Fprintln(tw)
+		implausible += ck.Implausible
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if implausible > 0 {
+		fmt.Fprintf(w, "\n%d measured offset(s) were implausible (contradictory ping-pongs, or uncertain by more than 5µs) and are left out of the offsets above\n", implausible)
 	}
 	if r.Truth == "shared clock" {
 		_, err := fmt.Fprintln(w, "\ntrue errors: exact, from the one CLOCK_MONOTONIC every rank of this host reads (no message timed)")

@@ -104,11 +104,77 @@ func TestClockcheckUsage(t *testing.T) {
 		{"--sim", "--ranks", "2", "--skew-rank", "2"},
 		{"--sim", "--pingpongs", "0"},
 		{"--sim", "extra"},
+		{"--sim", "--clock-accuracy", "1us"},
+		{"--sim", "--alg", "skampi", "--clock-accuracy", "1us@1s"},
 	} {
 		var out, errb bytes.Buffer
 		err := run(&out, &errb, append([]string{"clockcheck"}, args...))
 		if !errors.Is(err, errUsage) {
 			t.Errorf("clockcheck %v: %v, want a usage error", args, err)
 		}
+	}
+}
+
+// --clock-accuracy learns to the target (the Spread learner) and reports the
+// predicted bound, which covers the true error (simulation), and every
+// check's own uncertainty; text and JSON.
+func TestClockcheckAccuracyTarget(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := run(&out, &errb, []string{"clockcheck", "--sim", "--ranks", "4", "--clock-accuracy", "1us@10s",
+		"--after", "0,10s", "--json", "--skew-rank", "1", "--skew-ppm", "100"})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	var rep struct {
+		Algorithm string `json:"algorithm"`
+		Target    string `json:"target"`
+		TargetMet bool   `json:"target_met"`
+		Bound     struct {
+			AtSync float64 `json:"bound_at_sync_s"`
+			Slope  float64 `json:"bound_slope"`
+		} `json:"bound"`
+		Checks []struct {
+			After       float64  `json:"after_s"`
+			TrueMaxAbs  *float64 `json:"true_max_abs_error_s"`
+			Bound       *float64 `json:"predicted_bound_s"`
+			Covered     *bool    `json:"within_bound"`
+			Uncertainty float64  `json:"max_offset_uncertainty_s"`
+			RTT         float64  `json:"max_rtt_s"`
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if !strings.Contains(rep.Algorithm, "accuracy=1µs@10s") || rep.Target != "1µs@10s" || !rep.TargetMet ||
+		!(rep.Bound.AtSync > 0) || !(rep.Bound.Slope > 0) || len(rep.Checks) != 2 {
+		t.Fatalf("report %s", out.String())
+	}
+	for _, ck := range rep.Checks {
+		if ck.Bound == nil || ck.Covered == nil || !*ck.Covered || *ck.TrueMaxAbs > *ck.Bound || *ck.TrueMaxAbs > 1e-6 ||
+			!(ck.Uncertainty > 0) || !(ck.RTT > 0) {
+			t.Errorf("check %+v", ck)
+		}
+	}
+	out.Reset()
+	err = run(&out, &errb, []string{"clockcheck", "--sim", "--ranks", "2", "--clock-accuracy", "1us@10s", "--after", "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"bound      predicted |error| ≤", "target     1µs@10s: met", "predicted bound", "± (RTT)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, out.String())
+		}
+	}
+	// An unreachable target within a tiny budget says so loudly.
+	out.Reset()
+	err = run(&out, &errb, []string{"clockcheck", "--sim", "--ranks", "2", "--alg", "hca3:accuracy=1ns@100s,budget=20ms", "--after", "0"})
+	if err != nil || !strings.Contains(out.String(), "NOT MET") {
+		t.Errorf("unmet target: %v\n%s", err, out.String())
+	}
+	// Offset-only algorithms state no bound.
+	out.Reset()
+	if err := run(&out, &errb, []string{"clockcheck", "--sim", "--ranks", "2", "--alg", "skampi:pingpongs=20", "--after", "0"}); err != nil ||
+		!strings.Contains(out.String(), "bound      unknown") {
+		t.Errorf("skampi: %v\n%s", err, out.String())
 	}
 }

@@ -77,6 +77,7 @@ type runOptions struct {
 	roundK, tscHz                                                                                  float64
 	labels                                                                                         labelFlag
 	adaptTrigger                                                                                   window.AdaptTrigger
+	clockAccuracy                                                                                  string // ERROR@HORIZON, clocksync.ParseAccuracy
 }
 
 // removedFlag makes an old spelling of a flag an error naming the new one.
@@ -108,6 +109,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.Float64Var(&o.roundK, "roundtime-k", 4, "round-time: start = now + k·(MPI_Bcast time)")
 	fs.DurationVar(&o.budget, "roundtime-budget", 10*time.Second, "round-time: time budget per experiment")
 	fs.StringVar(&o.clockSync, "clock-sync", "auto", "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto (hca3 when a windowed method or global runtime needs it, else none)")
+	fs.StringVar(&o.clockAccuracy, "clock-accuracy", "", "clock accuracy target ERROR@HORIZON, e.g. 1us@10s (hca3, twolevel): learn until the predicted bound meets it, and re-synchronize before an experiment whose end it would otherwise exceed; empty: fixed fit points and --resync-every")
 	fs.DurationVar(&o.resyncEvery, "resync-every", 0, "re-synchronize the clocks before an experiment when this much time has passed (0: before every experiment)")
 	fs.StringVar(&o.runtimeType, "runtime", "local", "completion time per observation: local (max over ranks of end−start), global (max end − min start, global clock), loop (n calls back to back, max over ranks of (end−start)/n: IMB's t_max), osu (what OSU prints: collectives time each call t0;call;t1 with a barrier after it, average over calls then over ranks; ping-pong: root's elapsed/(2n)), imb (what IMB prints: n calls back to back after the barrier, (t2−t1)/n averaged over ranks = t_avg; ping-pong: root's (t2−t1)/(2n)); see docs/data-format.md")
 	fs.IntVar(&o.loopReps, "loop-reps", 100, "calls per observation n for --runtime loop, osu and imb (OSU's iterations: 1000, 100 above 8 KiB; osu_latency 10000)")
@@ -204,6 +206,11 @@ func (o *runOptions) check() error {
 	}
 	if !(o.roundK > 0) || o.roundK > 1e6 {
 		return fmt.Errorf("--roundtime-k %v: must be in (0, 1e6]", o.roundK)
+	}
+	if o.clockAccuracy != "" {
+		if _, err := clocksync.ParseAccuracy(o.clockAccuracy); err != nil {
+			return fmt.Errorf("--clock-accuracy: %v", err)
+		}
 	}
 	if o.runID != "" {
 		if err := rawdata.CheckRunID(o.runID); err != nil {
@@ -356,6 +363,13 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 			perr = fmt.Errorf("%w: --clock-sync: %v", errUsage, perr)
 		}
 	}
+	for i := 0; perr == nil && o.clockAccuracy != "" && i < len(exps); i++ {
+		if cs := exps[i].ClockSync; cs != "" && cs != "none" {
+			if _, err := clocksync.ParseWithAccuracy(cs, o.clockAccuracy); err != nil {
+				perr = fmt.Errorf("%w: --clock-accuracy %s with clock sync %s: %v", errUsage, o.clockAccuracy, cs, err)
+			}
+		}
+	}
 	clk, cerr := pipeline.Clock(o.clock, o.tscHz)
 	if err := pipeline.Agree(c, errors.Join(perr, cerr)); err != nil {
 		return err
@@ -383,11 +397,20 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	if pipeline.NeedsSync(exps) {
 		g := clocksync.NewGlobalClock(clk)
 		eng.Global = g
-		eng.Resync = pipeline.NewResync(c, g, func(ex *engine.Experiment, res *clocksync.Result) {
-			if me == 0 {
-				meta.ClockSyncs = append(meta.ClockSyncs, rawdata.ClockSync{BeforeExp: ex.Exp, Result: rawdata.MarshalRecord(res)})
-			}
-		})
+		resync, err := pipeline.NewResync(c, g, pipeline.ResyncOptions{Accuracy: o.clockAccuracy,
+			Record: func(ex *engine.Experiment, res *clocksync.Result, reason string) {
+				if me != 0 {
+					return
+				}
+				meta.ClockSyncs = append(meta.ClockSyncs, rawdata.ClockSync{BeforeExp: ex.Exp, Result: rawdata.MarshalRecord(res), Reason: reason})
+				if res.Target != "" && !res.TargetMet {
+					fmt.Fprintf(stderr, "reprobench run: WARNING: clock accuracy target %s not met before experiment %d (bound %v; %d rank(s) out of time)\n", res.Target, ex.Exp, res.Bound, res.BudgetExceeded)
+				}
+			}})
+		if err != nil {
+			return fail(err)
+		}
+		eng.Resync = resync
 	}
 
 	// Facts for the metadata: clock, MPI library, processor names.

@@ -82,7 +82,11 @@ func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
 			if err != nil {
 				return nil, err
 			}
-			res, err := alg.Sync(c, g)
+			var so clocksync.SyncOptions
+			if o.TrueNow != nil {
+				so.Sleep = o.Sleep // simulation: the Spread learner sleeps in virtual time
+			}
+			res, err := alg.SyncWith(c, g, so)
 			if err != nil {
 				return nil, err
 			}

@@ -1,0 +1,260 @@
+package clocksync_test
+
+import (
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/mpi/mpitest"
+)
+
+func TestParseAccuracy(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		e, h float64
+	}{{"1us@10s", 1e-6, 10}, {" 500ns @ 2s ", 500e-9, 2}, {"1e-6@10", 1e-6, 10}, {"1µs@0s", 1e-6, 0}} {
+		a, err := clocksync.ParseAccuracy(c.in)
+		if err != nil || math.Abs(a.Error-c.e) > 1e-15 || a.Horizon != c.h {
+			t.Errorf("ParseAccuracy(%q) = %+v, %v", c.in, a, err)
+		}
+		if b, err := clocksync.ParseAccuracy(a.String()); err != nil || b != a {
+			t.Errorf("round trip of %q: %+v, %v", a.String(), b, err)
+		}
+	}
+	for _, bad := range []string{"", "1us", "@10s", "0us@10s", "-1us@1s", "1us@-1s", "x@1s", "1us@y"} {
+		if _, err := clocksync.ParseAccuracy(bad); err == nil {
+			t.Errorf("ParseAccuracy(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestSpecAccuracy(t *testing.T) {
+	s, err := clocksync.ParseSpec("hca3:accuracy=1us@10s,budget=2s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "hca3:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,intercept=skampi,pingpongs=100,minpingpongs=10,stop=0,accuracy=1µs@10s,budget=2s,burst=10,robust=rtt+trim"; s.String() != want {
+		t.Errorf("String() = %s, want %s", s, want)
+	}
+	if back, err := clocksync.ParseSpec(s.String()); err != nil || back != s {
+		t.Errorf("round trip: %+v, %v", back, err)
+	}
+	a, err := s.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp, ok := a.Learner.(*clocksync.Spread); !ok || sp.Target.Error != 1e-6 || sp.Budget != 2 {
+		t.Errorf("learner %#v", a.Learner)
+	}
+	for _, c := range []struct{ in, msg string }{
+		{"hca3:budget=2s", "apply only with accuracy"},
+		{"skampi:accuracy=1us@1s", `unknown parameter "accuracy"`},
+		{"hca3:accuracy=1us", "want ERROR@HORIZON"},
+		{"hca3:accuracy=1us@1s,budget=0s", "budget=0 s must be"},
+		{"twolevel:accuracy=1us@1s,burst=0", "burst=0"},
+	} {
+		if _, err := clocksync.ParseSpec(c.in); err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("ParseSpec(%q): %v, want %q", c.in, err, c.msg)
+		}
+	}
+	if _, err := clocksync.ParseWithAccuracy("jk", "1us@10s"); err == nil {
+		t.Error("jk took an accuracy target")
+	}
+	if a, err := clocksync.ParseWithAccuracy("twolevel", "2us@5s"); err != nil || !strings.Contains(a.Name, "accuracy=2µs@5s") {
+		t.Errorf("ParseWithAccuracy(twolevel): %v, %v", a, err)
+	}
+}
+
+// coverage runs spec on seeds 1…n and counts the seeds whose true max |error|
+// is within the predicted bound at both checks, and those within 1 µs after
+// 10 s.
+func coverage(t *testing.T, ranks, n int, spec string) (covered, within1us int, worst float64) {
+	t.Helper()
+	after := []time.Duration{0, 10 * time.Second}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		o := runSim(t, mpitest.Config{Ranks: ranks, Seed: seed}, spec, after)
+		b := o.Result.Bound
+		ok := !b.Unknown
+		for _, ck := range o.Checks {
+			ok = ok && *ck.TrueMaxAbs <= b.At(ck.After)
+		}
+		if ok {
+			covered++
+		}
+		last := *o.Checks[1].TrueMaxAbs
+		if last <= 1e-6 {
+			within1us++
+		}
+		worst = max(worst, last)
+		if o.Result.BudgetExceeded > 0 || !o.Result.TargetMet {
+			t.Logf("seed %d: target not met (%d ranks out of budget), bound %v", seed, o.Result.BudgetExceeded, b)
+		}
+	}
+	return covered, within1us, worst
+}
+
+// The accuracy target against ground truth (issue 22): on 16 simulated ranks
+// (mpitest defaults: drifts ±50 ppm, latency 1 µs + exp(0.1 µs) + 1 % spikes
+// of 20 µs), HCA3 with the Spread learner and the target 1 µs@10 s keeps
+// every rank within 1 µs of rank 0 10 s after the sync, and its predicted
+// bound covers the true max error in at least 9 of 10 seeds. (The 100-seed
+// runs on 64 and 1024 ranks are TestBoundCoverage100Seeds and
+// go run ./bench/clocksync -only bound.)
+func TestSpreadMeetsTargetInSimulation(t *testing.T) {
+	cov, in, worst := coverage(t, 16, 10, "hca3:accuracy=1us@10s,budget=4s")
+	if in != 10 {
+		t.Errorf("true max |error| after 10 s within 1 µs in %d of 10 seeds (worst %.3g µs)", in, worst*1e6)
+	}
+	if cov < 9 {
+		t.Errorf("predicted bound covered the true error in %d of 10 seeds", cov)
+	}
+}
+
+// TestBoundCoverage100Seeds is the acceptance check of issue 22 on 64
+// ranks: 100 seeds, bound coverage ≥ 95 %, true error ≤ 1 µs after 10 s in
+// every seed. About a minute of CPU.
+func TestBoundCoverage100Seeds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100 simulated synchronizations of 64 ranks")
+	}
+	n := 100
+	if os.Getenv("CLOCKSYNC_FULL") == "" {
+		n = 20
+	}
+	cov, in, worst := coverage(t, 64, n, "hca3:accuracy=1us@10s,budget=5s")
+	t.Logf("64 ranks, %d seeds: bound covered %d, within 1 µs after 10 s %d (worst %.3g µs)", n, cov, in, worst*1e6)
+	if in != n || float64(cov) < 0.95*float64(n) {
+		t.Errorf("64 ranks, %d seeds: bound covered %d, within 1 µs %d (worst %.3g µs)", n, cov, in, worst*1e6)
+	}
+}
+
+// The published fixed-count algorithms report a bound too: JK and HCA3
+// (with SKaMPI's re-measured intercepts, whose causality interval is the
+// intercept's bound) cover the truth; offset-only algorithms learn no drift
+// and say that their bound is unknown.
+func TestBoundFixedCountAlgorithms(t *testing.T) {
+	after := []time.Duration{0, 5 * time.Second}
+	for _, spec := range []string{"hca3:fitpts=100,exchanges=20", "jk:fitpts=100,exchanges=20", "twolevel:fitpts=100,exchanges=20"} {
+		cfg := mpitest.Config{Ranks: 8, Seed: 4}
+		if strings.HasPrefix(spec, "twolevel") {
+			cfg.RanksPerNode, cfg.NodeClocks = 2, true
+		}
+		o := runSim(t, cfg, spec, after)
+		b := o.Result.Bound
+		if b.Unknown || !(b.AtSync > 0) || !(b.Slope > 0) {
+			t.Errorf("%s: bound %v", spec, b)
+			continue
+		}
+		for _, ck := range o.Checks {
+			n, m := clocksync.CoveredRanks(o.Result.PerRank, ck.TrueOffsets, ck.After)
+			if m != 8 || n != m {
+				t.Errorf("%s after %gs: %d of %d ranks within their bounds (bound %v, true max %.3g µs)", spec, ck.After, n, m, b, *ck.TrueMaxAbs*1e6)
+			}
+		}
+	}
+	o := runSim(t, mpitest.Config{Ranks: 4, Seed: 4}, "skampi:pingpongs=20", nil)
+	if !o.Result.Bound.Unknown || !math.IsNaN(o.Result.Bound.At(1)) {
+		t.Errorf("skampi: bound %v, want unknown", o.Result.Bound)
+	}
+}
+
+// Every check's offset comes with its own uncertainty, which contains the
+// truth (SKaMPI's causality bounds); a threshold below the uncertainty flags
+// every offset as implausible and keeps it out of the statistics.
+func TestCheckUncertainty(t *testing.T) {
+	for _, limit := range []float64{0, 1e-9} {
+		w, err := mpitest.New(mpitest.Config{Ranks: 5, Seed: 9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		alg, err := clocksync.Parse("hca3:fitpts=50,exchanges=10")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ck clocksync.Check
+		err = w.Run(func(r *mpitest.Rank) error {
+			g := clocksync.NewGlobalClock(r.Clock())
+			res, err := alg.Sync(r.Comm(), g)
+			if err != nil {
+				return err
+			}
+			h := &clocksync.Harness{Sleep: r.Sleep, TrueNow: r.TrueNow, LocalAt: w.ClockAt, Implausible: limit}
+			if r.ID() == 0 {
+				h.Models = res.Models()
+			}
+			cks, err := h.Run(r.Comm(), g)
+			if r.ID() == 0 && err == nil {
+				ck = cks[0]
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := 1; r < 5; r++ {
+			u := ck.Uncertainties[r]
+			if !(u > 0) || ck.RTTs[r] < 2e-6 || math.Abs(ck.Offsets[r]-ck.TrueOffsets[r]) > u+50e-9 {
+				t.Errorf("limit %g rank %d: offset %.3g ± %.3g µs (RTT %.3g µs), true %.3g µs", limit, r,
+					ck.Offsets[r]*1e6, u*1e6, ck.RTTs[r]*1e6, ck.TrueOffsets[r]*1e6)
+			}
+		}
+		switch limit {
+		case 0:
+			if ck.Implausible != 0 || !(ck.MaxUncertainty > 0) || !(ck.MaxRTT > 0) {
+				t.Errorf("default limit: %+v", ck)
+			}
+		default:
+			if ck.Implausible != 4 || ck.MaxAbs != 0 {
+				t.Errorf("limit 1 ns: %d implausible, max |offset| %v", ck.Implausible, ck.MaxAbs)
+			}
+		}
+	}
+}
+
+// The Resyncer renews a synchronization when the bound at the expected end
+// of the next experiment exceeds the target, and not before.
+func TestResyncer(t *testing.T) {
+	w, err := mpitest.New(mpitest.Config{Ranks: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type step struct {
+		due    bool
+		reason string
+	}
+	var got [4]step
+	err = w.Run(func(r *mpitest.Rank) error {
+		rs := &clocksync.Resyncer{Target: clocksync.Accuracy{Error: 1e-6, Horizon: 10}}
+		record := func(i int) error {
+			due, why, err := rs.Due(r.Comm())
+			if r.ID() == 0 {
+				got[i] = step{due, why}
+			}
+			return err
+		}
+		if err := record(0); err != nil { // nothing synchronized yet
+			return err
+		}
+		// A bound that grows 1 ppm from 0: 1 µs after a second.
+		rs.Synced(&clocksync.Result{Bound: clocksync.Bound{Slope: 1e-6}})
+		if err := record(1); err != nil { // milliseconds later: far within
+			return err
+		}
+		rs.Synced(&clocksync.Result{Bound: clocksync.Bound{AtSync: 2e-6}})
+		if err := record(2); err != nil { // above the target at once
+			return err
+		}
+		rs.Synced(&clocksync.Result{Bound: clocksync.Bound{Unknown: true}})
+		return record(3)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got[0].due || got[1].due || !got[2].due || !strings.Contains(got[2].reason, "exceeds the target 1µs") ||
+		!got[3].due || !strings.Contains(got[3].reason, "no bound") {
+		t.Errorf("decisions %+v", got)
+	}
+}

@@ -1,0 +1,70 @@
+package clocksync
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/reprobench/reprobench/mpi"
+)
+
+// Resyncer decides when to re-synchronize by the predicted bound (issue
+// 22): before an experiment it asks whether the last synchronization's
+// bound, at the moment the experiment is expected to end, would exceed the
+// target. The expected duration is the time since the previous call (the
+// previous experiment's duration), at least MinExpected. Rank 0 decides and
+// broadcasts, so every rank agrees.
+//
+// A synchronization whose bound is unknown (offset-only algorithms) is
+// always renewed.
+type Resyncer struct {
+	Target Accuracy
+	// MinExpected is the shortest duration assumed for an experiment
+	// (default 0).
+	MinExpected time.Duration
+
+	last     *Result
+	lastEnd  time.Time
+	prevCall time.Time
+}
+
+// Due reports collectively on c whether a re-synchronization is due now,
+// and why (for the metadata). Call it before every experiment; call Synced
+// after each synchronization.
+func (r *Resyncer) Due(c mpi.Comm) (bool, string, error) {
+	now := time.Now()
+	due, reason := true, "first synchronization"
+	if c.Rank() == 0 {
+		expected := r.MinExpected
+		if !r.prevCall.IsZero() {
+			expected = max(expected, now.Sub(r.prevCall))
+		}
+		if r.last != nil {
+			h := now.Sub(r.lastEnd) + expected
+			b := r.last.Bound.At(h.Seconds())
+			switch {
+			case r.last.Bound.Unknown:
+				reason = "the last synchronization has no bound (no drift learned)"
+			case b > r.Target.Error:
+				reason = fmt.Sprintf("predicted bound %s at the expected end of the experiment (%s after the last sync) exceeds the target %s",
+					fmtDur(b), h.Round(time.Millisecond), fmtDur(r.Target.Error))
+			default:
+				due, reason = false, ""
+			}
+		}
+	}
+	r.prevCall = now
+	v := []float64{0}
+	if due {
+		v[0] = 1
+	}
+	if err := mpi.Bcast(c, v, 0); err != nil {
+		return false, "", err
+	}
+	return v[0] != 0, reason, nil
+}
+
+// Synced records a synchronization that just ended (its Result on rank 0;
+// other ranks may pass theirs).
+func (r *Resyncer) Synced(res *Result) {
+	r.last, r.lastEnd = res, time.Now()
+}

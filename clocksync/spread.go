@@ -1,0 +1,269 @@
+package clocksync
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"time"
+)
+
+// Spread learns a link's model to an accuracy target instead of a fixed
+// number of fit points (issue 22). It replaces the inner loop of
+// Learn_Model_HCA (Algorithm 4 of paper 000) and JK's median exchange
+// (Algorithm 15):
+//
+//   - A fit point is a burst of Burst exchanges; the client keeps the one
+//     with the smallest round-trip time and takes the midpoint of its own
+//     send and receive times against the reference's reply (Cristian; the
+//     exchange's own RTT, not the mean RTT of Alg. 17, so no RTT/2 bias).
+//     An exchange during which either rank was descheduled has a long RTT
+//     and is not kept.
+//   - Fit points are spread in time, one per Interval, so the line's span
+//     grows with the time spent, not with the message count (the slope's
+//     error falls as span^(−3/2) for a given interval). On real ranks
+//     (Link.Sleep nil) the client keeps exchanging through the interval and
+//     keeps the fastest exchange of it — no wake-up from the scheduler is
+//     needed, and a loaded machine leaves it every chance of an undisturbed
+//     exchange; in simulation it sleeps between bursts of Burst exchanges.
+//   - A burst whose best RTT exceeds twice the smallest so far (+100 ns) is
+//     repeated at once (up to 20 times). Fit points whose RTT is far from
+//     the smallest (more than twice the median's distance from the minimum
+//     plus 50 ns, or more than twice the minimum plus 100 ns) are dropped; the line
+//     is then fitted by least squares, refitted once without points beyond
+//     Trim robust standard deviations (default 3).
+//   - Every 16 fit points (after MinPoints) the client predicts the link's
+//     error bound at the target horizon (fitLine: BoundZ standard errors,
+//     the larger of least squares' and a block jackknife's) and stops when
+//     it meets the link's share of Target, or when the link's share of
+//     Budget is used up (then FitStats.BudgetExceeded is set).
+//
+// In a tree of P ranks (TopDownTree, TwoLevel's leaders) a rank's error is
+// the sum of ⌈log2 P⌉ links' errors at most; each link gets Target.Error /
+// sqrt(⌈log2 P⌉) (the links' errors are independent; Bound.combine adds them
+// as root sum of squares) and 85 % of Budget / ⌈log2 P⌉ of the time.
+//
+// Both ranks call it through LearnModel; the reference answers until the
+// client says stop.
+type Spread struct {
+	Target Accuracy
+	// Budget is the time the whole synchronization may take, seconds
+	// (default 1).
+	Budget float64
+	// Burst is the number of exchanges per fit point (default 10).
+	Burst int
+	// Interval is the pause between bursts, seconds (default: the link's
+	// budget / 400, at least 100 µs).
+	Interval float64
+	// MinPoints is the fewest fit points before the target may stop the
+	// learning (default 48).
+	MinPoints int
+	// Trim is the robust refit threshold in standard deviations (0 means 3;
+	// negative disables it).
+	Trim float64
+	// MaxPoints caps the fit points (default 4000).
+	MaxPoints int
+	// NoRTTFilter keeps every fit point whatever its RTT and never repeats
+	// a burst (for measuring what the filter is worth).
+	NoRTTFilter bool
+}
+
+// Points returns 0: the count is decided while learning.
+func (s *Spread) Points() int { return 0 }
+
+// Measurer returns nil: Spread measures its own fit points (LearnModel
+// calls it directly).
+func (s *Spread) Measurer() OffsetMeasurer { return nil }
+
+func (s *Spread) params(p int) (rounds int, budget, interval, share float64, burst, minPts, maxPts int, trim float64) {
+	rounds = max(bits.Len(uint(p-1)), 1)
+	budget = s.Budget
+	if budget <= 0 {
+		budget = 1
+	}
+	// 85 % of the share: the sync also barriers, gathers and stops the
+	// links, and a descheduled rank overshoots its deadline.
+	budget *= 0.85 / float64(rounds)
+	interval = s.Interval
+	if interval <= 0 {
+		interval = max(budget/400, 100e-6)
+	}
+	share = 1 / math.Sqrt(float64(rounds))
+	burst = s.Burst
+	if burst <= 0 {
+		burst = 10
+	}
+	minPts = s.MinPoints
+	if minPts <= 0 {
+		minPts = 48
+	}
+	maxPts = s.MaxPoints
+	if maxPts <= 0 {
+		maxPts = 4000
+	}
+	trim = s.Trim
+	if trim == 0 {
+		trim = 3
+	}
+	return
+}
+
+// Fit fits the points (with Sample.RTT set) as described in the type's
+// documentation.
+func (s *Spread) Fit(points []Sample) (Model, FitStats) {
+	_, _, _, _, _, _, _, trim := s.params(2)
+	f, st := spreadFit(points, trim, !s.NoRTTFilter)
+	return Model{Slope: f.Slope, Intercept: f.Intercept}, st
+}
+
+// asymmetryShare is the part of the smallest RTT that a link's bound adds
+// for what no ping-pong can see: a constant difference between the two
+// one-way delays (code paths of send and receive, clock reads) biases every
+// fit point alike. Measured on this project's VM (issue 22), the true error
+// right after the sync stayed below 3 % of the smallest RTT (np 2, shared
+// memory, Open MPI and MPICH).
+const asymmetryShare = 0.05
+
+// rttLimit returns the largest RTT a fit point may have to be kept, given
+// the smallest seen, lo, and the median, med: near the minimum (within twice
+// the median's distance from it plus 50 ns), and never above 2·lo + 100 ns —
+// a point whose best exchange took twice the fastest one was disturbed.
+func rttLimit(lo, med float64) float64 {
+	return min(med+(med-lo)+50e-9, 2*lo+100e-9)
+}
+
+// spreadFit filters by RTT and fits; st.Bound refers to the last point.
+func spreadFit(points []Sample, trim float64, filter bool) (lineFit, FitStats) {
+	rtts := make([]float64, len(points))
+	for i, p := range points {
+		rtts[i] = p.RTT
+	}
+	slices.Sort(rtts)
+	lo, med := rtts[0], rtts[(len(rtts)-1)/2]
+	limit := rttLimit(lo, med)
+	if !filter {
+		limit = math.Inf(1)
+	}
+	x := make([]float64, 0, len(points))
+	y := make([]float64, 0, len(points))
+	all := make([]float64, len(points))
+	for i, p := range points {
+		all[i] = p.Local
+		if p.RTT <= limit {
+			x, y = append(x, p.Local), append(y, p.Offset)
+		}
+	}
+	f, dropped := trimmedFit(x, y, max(trim, 0))
+	if len(x) < 3 {
+		// Two points a few µs apart can give any slope: with fewer than
+		// three undisturbed points (a machine too loaded to exchange
+		// within the budget) learn the offset only; the bound is unknown.
+		// (The point with the smallest RTT is always kept: y is not empty.)
+		var sum float64
+		for _, v := range y {
+			sum += v
+		}
+		f = lineFit{Intercept: sum / float64(len(y)), N: len(y)}
+	}
+	st := f.stats(all, dropped+len(points)-len(x))
+	st.MinRTT = lo
+	st.Bound.AtSync += asymmetryShare * lo
+	return f, st
+}
+
+// learn runs the link on both ranks.
+func (s *Spread) learn(l *Link) (Model, FitStats, error) {
+	c := l.Comm
+	if l.IsRef() {
+		for {
+			v, err := c.RecvFloat64(l.Client, tagExchange)
+			if err != nil {
+				return Model{}, FitStats{}, err
+			}
+			if v == 0 {
+				return Model{}, FitStats{}, nil
+			}
+			if err := c.SendFloat64(l.Now(), l.Client, tagReply); err != nil {
+				return Model{}, FitStats{}, err
+			}
+		}
+	}
+	rounds, budget, interval, share, burst, minPts, maxPts, trim := s.params(c.Size())
+	// With a Sleep (simulation) the client sleeps between bursts; without
+	// one (real ranks) it keeps exchanging until the interval is over and
+	// keeps the fastest exchange of the whole interval: a rank that waits
+	// by exchanging needs no wake-up from the scheduler, and on a loaded
+	// machine each fit point gets every chance of an undisturbed exchange.
+	sleep, spin := l.Sleep, l.Sleep == nil
+	horizon := s.Target.Horizon + budget*float64(rounds-1)
+	goal := s.Target.Error * share
+	// The clock starts with the first reply: until then the reference
+	// may still be busy with its own links.
+	start := math.Inf(1)
+	var pts []Sample
+	minRTT, retries := math.Inf(1), 0
+	var f lineFit
+	var st FitStats
+	met := s.Target.IsZero()
+	for len(pts) < maxPts {
+		best := Sample{RTT: math.Inf(1)}
+		t0 := l.Now()
+		for k := 1; ; k++ {
+			c1 := l.Now()
+			if err := c.SendFloat64(1, l.Ref, tagExchange); err != nil {
+				return Model{}, FitStats{}, err
+			}
+			tr, err := c.RecvFloat64(l.Ref, tagReply)
+			if err != nil {
+				return Model{}, FitStats{}, err
+			}
+			c2 := l.Now()
+			if rtt := c2 - c1; rtt < best.RTT {
+				mid := (c1 + c2) / 2
+				best = Sample{Local: mid, Offset: mid - tr, Bound: rtt / 2, RTT: rtt}
+			}
+			start = min(start, c2)
+			if c2-start >= budget || (k >= burst && (!spin || c2-t0 >= interval)) {
+				break
+			}
+		}
+		elapsed := l.Now() - start
+		if !s.NoRTTFilter && best.RTT > 2*minRTT+100e-9 && retries < 20 && elapsed < budget {
+			// Disturbed (a rank was descheduled during every exchange
+			// of the burst): measure again at once.
+			retries++
+			continue
+		}
+		retries = 0
+		minRTT = min(minRTT, best.RTT)
+		pts = append(pts, best)
+		elapsed = l.Now() - start
+		n := len(pts)
+		if n >= minPts && (n%16 == 0 || elapsed >= budget) {
+			f, st = spreadFit(pts, trim, !s.NoRTTFilter)
+			if !met && st.Bound.At(horizon) <= goal {
+				met = true
+			}
+			if met && !s.Target.IsZero() {
+				break
+			}
+		}
+		if elapsed >= budget {
+			break
+		}
+		if !spin {
+			sleep(time.Duration(interval * 1e9))
+		}
+	}
+	if err := c.SendFloat64(0, l.Ref, tagExchange); err != nil {
+		return Model{}, FitStats{}, err
+	}
+	f, st = spreadFit(pts, trim, !s.NoRTTFilter)
+	st.BudgetExceeded = !met && !s.Target.IsZero()
+	return Model{Slope: f.Slope, Intercept: f.Intercept}, st, nil
+}
+
+// String describes the learner's parameters.
+func (s *Spread) String() string {
+	return fmt.Sprintf("spread(target %v, budget %gs, burst %d)", s.Target, s.Budget, s.Burst)
+}
