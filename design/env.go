@@ -215,24 +215,14 @@ func cpuinfo(e *Environment, miss func(string, error)) {
 	e.ConstantTSC, e.NonstopTSC, e.RDTSCP, e.TSCKnownFreq = c.Has("constant_tsc"), c.Has("nonstop_tsc"), c.Has("rdtscp"), c.Has("tsc_known_freq")
 }
 
-// countCPUList counts the CPUs of a sysfs list such as "0-3,8,10-11".
+// countCPUList counts the CPUs of a sysfs list such as "0-3,8,10-11"
+// (timing.ParseCPUList), or returns 0 when it is malformed.
 func countCPUList(s string) int {
-	n := 0
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil {
-			return 0
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return 0
-			}
-		}
-		n += b - a + 1
+	cpus, err := timing.ParseCPUList(s)
+	if err != nil {
+		return 0
 	}
-	return n
+	return len(cpus)
 }
 
 func cpufreq(e *Environment) {

@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -45,7 +44,7 @@ func runNoise(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("noise", "[--duration 1s] [--threshold 1us] [--cpus 0,1] [--late-tolerance 1us] [--out detours.csv] [--json]", stderr)
 	dur := fs.Duration("duration", time.Second, "how long every CPU spins")
 	thr := fs.Duration("threshold", time.Microsecond, "shortest gap between two clock readings that counts as a detour")
-	cpuList := fs.String("cpus", "", "comma-separated CPUs to spin on at once, one thread pinned to each (default: every CPU this process may use)")
+	cpuList := fs.String("cpus", "", "CPUs to spin on at once, one thread pinned to each, as a kernel CPU list (0,1 or 0-1; default: every CPU this process may use)")
 	tol := fs.Duration("late-tolerance", time.Microsecond, "how late a windowed observation may start and still be valid (run's default), for the expected share of late starts")
 	out := fs.String("out", "", "write every detour to this CSV file (cpu,start_s,length_s), raw")
 	maxDetours := fs.Int("max-detours", 100_000, "detours kept per CPU (16 bytes each, allocated up front); more are counted, not kept")
@@ -169,23 +168,12 @@ func printNoise(stdout io.Writer, r *noiseReport, dur, thr, tol time.Duration) e
 	return nil
 }
 
-// parseCPUList parses "0,2,3"; empty means every allowed CPU.
+// parseCPUList parses --cpus, a kernel CPU list ("0,2", "0-1";
+// timing.ParseCPUList); empty means every allowed CPU.
 func parseCPUList(s string) ([]int, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	var cpus []int
-	seen := map[int]bool{}
-	for _, f := range strings.Split(s, ",") {
-		c, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || c < 0 {
-			return nil, fmt.Errorf("%w: --cpus %q: %q is not a CPU number", errUsage, s, f)
-		}
-		if seen[c] {
-			return nil, fmt.Errorf("%w: --cpus %q: CPU %d twice", errUsage, s, c)
-		}
-		seen[c] = true
-		cpus = append(cpus, c)
+	cpus, err := timing.ParseCPUList(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --cpus: %v", errUsage, err)
 	}
 	return cpus, nil
 }
