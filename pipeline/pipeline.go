@@ -256,28 +256,21 @@ func NeedsSync(exps []engine.Experiment) bool {
 }
 
 // ParseCalls parses a comma-separated list of calls.
-func ParseCalls(s string) ([]mpi.Call, error) {
-	var out []mpi.Call
-	for _, f := range strings.Split(s, ",") {
-		c, err := mpi.ParseCall(strings.TrimSpace(f))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
-}
+func ParseCalls(s string) ([]mpi.Call, error) { return parseList(s, mpi.ParseCall) }
 
 // ParseMethods parses a comma-separated list of process synchronization
 // methods.
-func ParseMethods(s string) ([]window.Method, error) {
-	var out []window.Method
+func ParseMethods(s string) ([]window.Method, error) { return parseList(s, window.ParseMethod) }
+
+// parseList parses each comma-separated field of s, trimmed, with parse.
+func parseList[T any](s string, parse func(string) (T, error)) ([]T, error) {
+	var out []T
 	for _, f := range strings.Split(s, ",") {
-		m, err := window.ParseMethod(strings.TrimSpace(f))
+		v, err := parse(strings.TrimSpace(f))
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, m)
+		out = append(out, v)
 	}
 	return out, nil
 }
