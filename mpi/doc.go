@@ -25,9 +25,12 @@
 // can overlap: Open MPI 4.1.4 turns its internal locking on
 // (opal_uses_threads) for every level above SINGLE, which on the project's
 // VMs added eight pthread mutex lock/unlock pairs to every blocking call
-// (three of them in the multi-threaded request wait, ompi_sync_wait_mt) and
-// 100–140 ns to an 8-byte MPI_Allreduce on a quiet VM (under a load of 30
-// FUNNELED was faster instead: the level changes timings either way); MPICH 4.0.2 enables its critical
+// (three of them in the multi-threaded request wait, ompi_sync_wait_mt). What
+// that does to an 8-byte MPI_Allreduce depends on the machine's state: two
+// runs in a fast state were 100–140 ns slower, while over 10 alternating
+// pairs in a slow state FUNNELED took 0.60 [0.58–0.79] of MPI_Init's time
+// (bench/fidelity/run.sh 10 10000); the level changes timings either way.
+// MPICH 4.0.2 enables its critical
 // sections only at MPI_THREAD_MULTIPLE and runs the same code at SINGLE and
 // FUNNELED (651 mutex locks per process for 21 000 barrier+allreduce pairs
 // at either level, 37 million at MULTIPLE). A C benchmark's MPI_Init asks
