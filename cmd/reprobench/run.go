@@ -163,6 +163,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if errors.As(err, &abort) {
 		// The other ranks may be inside a collective: end the job.
 		fmt.Fprintf(stderr, "reprobench run: rank %d: %v; aborting the job (MPI_Abort, exit status %d)\n", abort.Rank, abort.Err, exitAborted)
+		drainStderr(time.Second) // the message must reach the launcher before the job is torn down
 		_ = mpi.Abort(exitAborted)
 		os.Exit(exitAborted)
 	}
