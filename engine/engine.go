@@ -200,7 +200,7 @@ func (ex *Experiment) check(p int) error {
 	return nil
 }
 
-func (e *Engine) runOne(ex *Experiment, sink Sink) (*Summary, error) {
+func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	c := e.Comm
 	p, me := c.Size(), c.Rank()
 	if err := ex.check(p); err != nil {
@@ -246,6 +246,15 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (*Summary, error) {
 	if ex.Cache != window.CacheWarm {
 		sy.Buffers = bufs
 	}
+	release, err := mpi.Prepare(c, o)
+	if err != nil {
+		return nil, fmt.Errorf("engine: preparing %v: %w", ex.Call, err)
+	}
+	defer func() {
+		if rerr := release(); rerr != nil && err == nil {
+			err = fmt.Errorf("engine: releasing %v: %w", ex.Call, rerr)
+		}
+	}()
 	cfg := sy.Config()
 	rec := window.NewRecord(cfg.Capacity(max(ex.Nrep, ex.Warmup)))
 	if ex.Warmup > 0 {

@@ -186,7 +186,10 @@ type comm struct {
 	// scratch is C memory for the scalar helpers and Observe's timestamps,
 	// so that they neither allocate nor pass Go pointers that must escape.
 	scratch *[4]int64
-	freed   bool
+	// args is C memory for the operation of Observe and ObserveBatch
+	// (rb_args in rbmpi.h), filled from the Observation by setArgs.
+	args  *C.rb_args
+	freed bool
 }
 
 var _ Comm = (*comm)(nil)
@@ -198,7 +201,8 @@ func newComm(h C.MPI_Comm, isWorld bool) (*comm, error) {
 		return nil, err
 	}
 	scratch := (*[4]int64)(C.calloc(4, 8))
-	return &comm{h: h, rank: int(r), size: int(s), isWorld: isWorld, scratch: scratch}, nil
+	args := (*C.rb_args)(C.calloc(1, C.sizeof_rb_args))
+	return &comm{h: h, rank: int(r), size: int(s), isWorld: isWorld, scratch: scratch, args: args}, nil
 }
 
 func (c *comm) release() {
@@ -206,6 +210,26 @@ func (c *comm) release() {
 		C.free(unsafe.Pointer(c.scratch))
 		c.scratch = nil
 	}
+	if c.args != nil {
+		C.free(unsafe.Pointer(c.args))
+		c.args = nil
+	}
+}
+
+// setArgs fills c.args from a validated observation, and returns it.
+func (c *comm) setArgs(o *Observation) *C.rb_args {
+	a := c.args
+	a.call = C.int(o.Call)
+	a.n = C.int(o.Count)
+	a.dt = C.int(o.Type)
+	a.op = C.int(o.Op)
+	a.root = C.int(o.Root)
+	a.peer = C.int(o.Peer)
+	a.bytes = C.int(o.Count * o.Type.Size())
+	a.reps = C.int(max(o.Reps, 1))
+	a.each = cbool(o.TimeEach)
+	a.sync = C.int(o.Sync)
+	return a
 }
 
 func (c *comm) Rank() int { return c.rank }
@@ -569,11 +593,9 @@ func (c *comm) Observe(o *Observation, clk timing.Clock) error {
 	if src.Kind == timing.SourceNone {
 		return observeGo(c, o, clk)
 	}
-	bytes := o.Count * o.Type.Size()
-	err := check(o.Call.String(), C.rb_observe(c.h, C.int(c.rank), C.int(c.size), C.int(o.Call),
-		ptr(o.Send), ptr(o.Recv), C.int(o.Count), C.int(o.Type), C.int(o.Op), C.int(o.Root), C.int(o.Peer),
-		C.int(o.Reps), cbool(o.TimeEach), C.int(o.Sync), C.int64_t(o.Deadline), C.int(src.Kind), C.int64_t(src.Epoch),
-		C.int(bytes), (*C.int64_t)(unsafe.Pointer(&c.scratch[0])), (*C.int64_t)(unsafe.Pointer(&c.scratch[1]))))
+	err := check(o.Call.String(), C.rb_observe(c.h, C.int(c.rank), C.int(c.size), c.setArgs(o),
+		ptr(o.Send), ptr(o.Recv), C.int64_t(o.Deadline), C.int(src.Kind), C.int64_t(src.Epoch),
+		(*C.int64_t)(unsafe.Pointer(&c.scratch[0])), (*C.int64_t)(unsafe.Pointer(&c.scratch[1]))))
 	o.Start, o.End = c.scratch[0], c.scratch[1]
 	return err
 }
@@ -607,11 +629,10 @@ func (c *comm) ObserveBatch(o *Observation, clk timing.Clock, deadlines, starts,
 		flush = (*C.uchar)(unsafe.Pointer(&o.Flush[0]))
 	}
 	done := c.count()
-	err := check(o.Call.String(), C.rb_observe_batch(c.h, C.int(c.rank), C.int(c.size), C.int(o.Call),
-		ptr(o.Send), ptr(o.Recv), C.int(o.Count), C.int(o.Type), C.int(o.Op), C.int(o.Root), C.int(o.Peer),
-		C.int(o.Reps), cbool(o.TimeEach), C.int(o.Sync), dl, C.int(len(starts)), C.int(src.Kind), C.int64_t(src.Epoch),
-		C.int(o.Count*o.Type.Size()), (*C.int64_t)(unsafe.Pointer(&starts[0])),
-		(*C.int64_t)(unsafe.Pointer(&ends[0])), offs, flush, C.int64_t(len(o.Flush)), done))
+	err := check(o.Call.String(), C.rb_observe_batch(c.h, C.int(c.rank), C.int(c.size), c.setArgs(o),
+		ptr(o.Send), ptr(o.Recv), dl, C.int(len(starts)), C.int(src.Kind), C.int64_t(src.Epoch),
+		(*C.int64_t)(unsafe.Pointer(&starts[0])), (*C.int64_t)(unsafe.Pointer(&ends[0])), offs, flush,
+		C.int64_t(len(o.Flush)), done))
 	if n := int(*done); n > 0 {
 		o.Start, o.End = starts[n-1], ends[n-1]
 		if o.Sync == SyncDeadline {

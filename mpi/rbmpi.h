@@ -230,9 +230,30 @@ static int rb_dissemination_barrier(MPI_Comm c, int rank, int p) {
 	return MPI_SUCCESS;
 }
 
-static int rb_call(int call, void *s, void *r, int n, int dt, int op, int root, int peer, int rank, int bytes,
-                   MPI_Comm c) {
-	switch (call) {
+// rb_args is what one observation executes, as mpi.Observation describes it,
+// except the buffers, which are Go memory and therefore passed as arguments:
+// an rb_args lives in C memory (one per communicator, comm.args in
+// binding.go) and must never hold a Go pointer. An operation family that
+// needs more (a count vector, an RMA window, a request array) appends its
+// fields at the end, and C-allocated resources may be pointers here.
+typedef struct rb_args {
+	int call;
+	int n;     // elements per rank
+	int dt;    // RB_BYTE ...
+	int op;    // RB_SUM ...
+	int root;  // root of rooted collectives; first rank of a ping-pong
+	int peer;  // second rank of a ping-pong
+	int bytes; // n times the element size
+	int reps;  // calls between the timestamps, at least 1
+	int each;  // time each call on its own (Observation.TimeEach)
+	int sync;  // RB_SYNC_NONE ...
+} rb_args;
+
+// rb_call executes one call of the operation a describes, with the send
+// buffer s and the receive buffer r.
+static int rb_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
+	const int n = a->n, dt = a->dt, op = a->op, root = a->root, peer = a->peer, bytes = a->bytes;
+	switch (a->call) {
 	case RB_BARRIER: return MPI_Barrier(c);
 	case RB_BCAST: return MPI_Bcast(rank == root ? s : r, n, rb_dt(dt), root, c);
 	case RB_REDUCE: return MPI_Reduce(s, r, n, rb_dt(dt), rb_op(op), root, c);
@@ -267,12 +288,13 @@ static int rb_call(int call, void *s, void *r, int n, int dt, int op, int root, 
 // in ticks of the clock (kind, epoch). With the deadline wait, start is the
 // first clock reading at or after the deadline: if it exceeds the deadline by
 // more than one loop iteration, the observation started late.
-static int rb_observe(MPI_Comm c, int rank, int p, int call, void *s, void *r, int n, int dt, int op, int root,
-                      int peer, int reps, int each, int sync, int64_t deadline, int clk, int64_t epoch, int bytes,
-                      int64_t *start, int64_t *end) {
+static int rb_observe(MPI_Comm c, int rank, int p, const rb_args *a, void *s, void *r, int64_t deadline, int clk,
+                      int64_t epoch, int64_t *start, int64_t *end) {
 	if (!rb_on_main()) return RB_ERR_THREAD;
 	int err = MPI_SUCCESS;
 	int64_t t;
+	const int sync = a->sync;
+	int reps = a->reps;
 	switch (sync) {
 	case RB_SYNC_BARRIER:
 		err = MPI_Barrier(c);
@@ -295,12 +317,12 @@ static int rb_observe(MPI_Comm c, int rank, int p, int call, void *s, void *r, i
 	}
 	*start = t;
 	if (reps < 1) reps = 1;
-	if (each) {
+	if (a->each) {
 		// OSU's collective loop: each call timed alone, a barrier after it.
 		int64_t sum = 0;
 		for (int i = 0; i < reps; i++) {
 			int64_t t0 = rb_now(clk, epoch);
-			err = rb_call(call, s, r, n, dt, op, root, peer, rank, bytes, c);
+			err = rb_call(a, s, r, rank, c);
 			int64_t t1 = rb_now(clk, epoch);
 			if (err != MPI_SUCCESS) return err;
 			sum += t1 - t0;
@@ -311,7 +333,7 @@ static int rb_observe(MPI_Comm c, int rank, int p, int call, void *s, void *r, i
 		return MPI_SUCCESS;
 	}
 	for (int i = 0; i < reps; i++) {
-		err = rb_call(call, s, r, n, dt, op, root, peer, rank, bytes, c);
+		err = rb_call(a, s, r, rank, c);
 		if (err != MPI_SUCCESS) return err;
 	}
 	*end = rb_now(clk, epoch);
@@ -330,10 +352,9 @@ static int rb_observe(MPI_Comm c, int rank, int p, int call, void *s, void *r, i
 // buffers of observation i by offs[i] bytes, and flush, when not NULL, has
 // every 64th of its flush_len bytes written before each observation's
 // wait (Observation.Offsets and Flush).
-static int rb_observe_batch(MPI_Comm c, int rank, int p, int call, void *s, void *r, int n, int dt, int op,
-                            int root, int peer, int reps, int each, int sync, const int64_t *deadlines, int nobs, int clk,
-                            int64_t epoch, int bytes, int64_t *starts, int64_t *ends, const int64_t *offs,
-                            unsigned char *flush, int64_t flush_len, int *done) {
+static int rb_observe_batch(MPI_Comm c, int rank, int p, const rb_args *a, void *s, void *r,
+                            const int64_t *deadlines, int nobs, int clk, int64_t epoch, int64_t *starts, int64_t *ends,
+                            const int64_t *offs, unsigned char *flush, int64_t flush_len, int *done) {
 	*done = 0;
 	if (!rb_on_main()) return RB_ERR_THREAD;
 	for (int i = 0; i < nobs; i++) {
@@ -346,8 +367,7 @@ static int rb_observe_batch(MPI_Comm c, int rank, int p, int call, void *s, void
 			unsigned char v = (unsigned char)(flush[flush_len / 2] + 1);
 			for (int64_t j = 0; j < flush_len; j += 64) flush[j] = v;
 		}
-		int err = rb_observe(c, rank, p, call, si, ri, n, dt, op, root, peer, reps, each, sync,
-		                     deadlines ? deadlines[i] : 0, clk, epoch, bytes, &starts[i], &ends[i]);
+		int err = rb_observe(c, rank, p, a, si, ri, deadlines ? deadlines[i] : 0, clk, epoch, &starts[i], &ends[i]);
 		if (err != MPI_SUCCESS) return err;
 		*done = i + 1;
 	}
