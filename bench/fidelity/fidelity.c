@@ -35,6 +35,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
+
 static inline long long now_ns(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -81,7 +83,11 @@ int main(int argc, char **argv) {
 	}
 	int count = bytes / 8;
 	size_t elems = (size_t)count * (call == ALLTOALL ? size : 1);
-	double *sbuf = calloc(elems, 8), *rbuf = calloc(elems, 8);
+	double *sbuf = rb_alloc(elems * 8), *rbuf = rb_alloc(elems * 8);
+	if (!sbuf || !rbuf)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	memset(sbuf, 0, elems * 8);
+	memset(rbuf, 0, elems * 8);
 	double *dur = malloc(sizeof(double) * n);
 	double *all = rank == 0 ? malloc(sizeof(double) * n * size) : NULL;
 	for (int i = -warmup; i < n; i++) {
