@@ -38,6 +38,10 @@ type FitStats struct {
 	// MinRTT is the smallest round-trip time of the exchanges kept, seconds
 	// (0 when the measurer does not time its exchanges).
 	MinRTT float64 `json:"min_rtt_s"`
+	// ClockRead is what the bound adds for where inside their read calls
+	// the link's clock readings were taken: half the sum of both ranks'
+	// read steps, seconds (Spread; see readStep). 0 when not measured.
+	ClockRead float64 `json:"clock_read_s,omitempty"`
 	// Bound is the predicted error bound of this link alone, at client
 	// (raw local) time BoundAt; the topology shifts it to the end of the
 	// synchronization and adds the reference's bound.

@@ -146,7 +146,7 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 	rec := []float64{merged.Slope, merged.Intercept, float64(out.Fit.Points), out.Fit.ResidualRMS,
 		out.Fit.InterceptShift, res.Duration, float64(res.MessagesSent), float64(res.CollectiveCalls),
 		res.Bound.AtSync, res.Bound.Slope, b2f(res.Bound.Unknown), out.Fit.SlopeSE, out.Fit.Span,
-		float64(out.Fit.Rejected), out.Fit.MinRTT, b2f(out.Fit.BudgetExceeded), 0}
+		float64(out.Fit.Rejected), out.Fit.MinRTT, b2f(out.Fit.BudgetExceeded), out.Fit.ClockRead}
 	var all []float64
 	if c.Rank() == 0 {
 		all = make([]float64, recordLen*c.Size())
@@ -164,7 +164,7 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 				Rank:  r,
 				Model: Model{Slope: v[0], Intercept: v[1]},
 				FitStats: FitStats{Points: int(v[2]), ResidualRMS: v[3], InterceptShift: v[4],
-					SlopeSE: v[11], Span: v[12], Rejected: int(v[13]), MinRTT: v[14], BudgetExceeded: v[15] != 0},
+					SlopeSE: v[11], Span: v[12], Rejected: int(v[13]), MinRTT: v[14], BudgetExceeded: v[15] != 0, ClockRead: v[16]},
 				Bound:           rb,
 				Duration:        v[5],
 				MessagesSent:    int64(v[6]),
