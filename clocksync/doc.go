@@ -71,9 +71,16 @@
 // quiet real runs, with it in 40 of 40 (bench/clocksync/reeval.py, median
 // bound/true ratio 4.9 right after sync and 5.1 after 10 s). Bounds propagate down HCA3's tree and
 // two-level's levels as root sums of squares (Bound.combine; the links'
-// errors are independent); JK's links end at rank 0. Offset-only algorithms
-// learn no drift and report an unknown bound; so do the bottom-up trees
-// (HCA, HCA2, Netgauge), whose merged models do not carry bounds.
+// errors are independent); JK's links end at rank 0. In the bottom-up trees
+// (HCA, HCA2: Algorithms 2–4 of paper 000) a merged model's error is the sum
+// of its path's link errors (Eq. 1), so rank 0 combines the link bounds
+// along each rank's path the same way; HCA's root re-measurement
+// (Compute_And_Set_All_Intercepts) then replaces the intercept's part by
+// its causality interval. Against ground truth (TestBoundBottomUpTrees, 6
+// ranks, 40 seeds) both covered every rank in 40 of 40 runs, at a median of
+// 3.1 times the true error 5 s after sync. Offset-only algorithms (SKaMPI,
+// Netgauge, HCA3O) learn no drift and report an unknown bound with the
+// reason (Bound.Why).
 //
 // The standard errors are the larger of least squares' and a delete-a-block
 // jackknife's over 10 contiguous blocks of fit points: offsets measured on

@@ -103,7 +103,7 @@ func (f lineFit) stats(x []float64, dropped int) FitStats {
 		Bound: Bound{AtSync: BoundZ * f.at(end), Slope: BoundZ * f.SlopeSE}, BoundAt: end}
 	if f.N < 3 || math.IsInf(f.SlopeSE, 0) || math.IsNaN(f.SlopeSE) || math.IsInf(st.Bound.AtSync, 0) || math.IsNaN(st.Bound.AtSync) {
 		// Too few points for an error estimate.
-		st.SlopeSE, st.Bound = 0, Bound{Unknown: true}
+		st.SlopeSE, st.Bound = 0, unknown(WhyTooFewPoints)
 	}
 	return st
 }
@@ -131,7 +131,7 @@ func (o *OffsetOnly) Fit(points []Sample) (Model, FitStats) {
 		at = max(at, p.Local)
 	}
 	return Model{Intercept: sum / float64(len(points))}, FitStats{Points: len(points),
-		Bound: Bound{AtSync: b, Unknown: true}, BoundAt: at}
+		Bound: Bound{AtSync: b, Unknown: true, Why: WhyOffsetOnly}, BoundAt: at}
 }
 
 // LearnModel learns the client's model relative to the reference of l
@@ -223,7 +223,7 @@ func ComputeAndSetIntercept(l *Link, lm Model, m OffsetMeasurer, st *FitStats) (
 		if s.Bound > 0 {
 			st.Bound.AtSync, st.BoundAt = s.Bound, l.Now()
 		} else {
-			st.Bound.Unknown = true
+			st.Bound = unknown(WhyContradictory)
 		}
 	}
 	lm.Intercept = s.Offset

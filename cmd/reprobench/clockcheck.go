@@ -459,7 +459,11 @@ func writeClockcheckText(w io.Writer, r *clockcheckReport) error {
 	fmt.Fprintf(w, "ranks      %d %s, clock %s\n", r.Ranks, where, r.Clock)
 	fmt.Fprintf(w, "sync       %s, %d messages\n", fmtSeconds(r.SyncDuration), r.Messages)
 	if r.Bound.Unknown {
-		fmt.Fprintf(w, "bound      unknown (the algorithm learns no drift)\n")
+		why := r.Bound.Why
+		if why == "" {
+			why = "the algorithm states none"
+		}
+		fmt.Fprintf(w, "bound      unknown: %s\n", why)
 	} else {
 		fmt.Fprintf(w, "bound      predicted |error| ≤ %s + %.3g ppm × time since sync (%d standard errors)\n",
 			fmtSeconds(r.Bound.AtSync), r.Bound.Slope*1e6, clocksync.BoundZ)
