@@ -61,8 +61,8 @@ func TestSpecAccuracy(t *testing.T) {
 			t.Errorf("ParseSpec(%q): %v, want %q", c.in, err, c.msg)
 		}
 	}
-	if _, err := clocksync.ParseWithAccuracy("jk", "1us@10s"); err == nil {
-		t.Error("jk took an accuracy target")
+	if _, err := clocksync.ParseWithAccuracy("skampi", "1us@10s"); err == nil {
+		t.Error("skampi took an accuracy target")
 	}
 	if a, err := clocksync.ParseWithAccuracy("twolevel", "2us@5s"); err != nil || !strings.Contains(a.Name, "accuracy=2µs@5s") {
 		t.Errorf("ParseWithAccuracy(twolevel): %v, %v", a, err)
@@ -361,5 +361,29 @@ func TestBoundBottomUpTrees(t *testing.T) {
 		if !rr.Bound.Unknown || rr.Bound.Why != clocksync.WhyOffsetOnly {
 			t.Errorf("netgauge rank %d: bound %v", rr.Rank, rr.Bound)
 		}
+	}
+}
+
+// JK's linear scheme with an accuracy target (issue 22): every rank learns
+// against rank 0 with the Spread learner, one after the other. On 4
+// simulated ranks (mpitest defaults) with the target 1 µs@10 s and a 4 s
+// budget, every seed keeps every rank within 1 µs 10 s after the sync, and
+// the bound covers the truth in at least 95 % of 20 seeds.
+func TestSpreadLinearJK(t *testing.T) {
+	const n = 20
+	cov, in, worst := coverage(t, 4, n, "jk:accuracy=1us@10s,budget=4s")
+	t.Logf("jk with target, 4 ranks: covered %d of %d, within 1 µs after 10 s %d (worst %.3g µs)", cov, n, in, worst*1e6)
+	if in != n || float64(cov) < 0.95*n {
+		t.Errorf("jk with target, 4 ranks: covered %d of %d, within 1 µs after 10 s %d (worst %.3g µs)", cov, n, in, worst*1e6)
+	}
+	// Every link stops when its bound meets the target; an unreachable
+	// target uses up the budget and says so.
+	o := runSim(t, mpitest.Config{Ranks: 4, Seed: 1}, "jk:accuracy=1us@10s,budget=4s", nil)
+	if r := o.Result; !r.TargetMet || r.Duration > 4 || r.Bound.At(10) > 1e-6 {
+		t.Errorf("target met %v, sync %.3g s, bound %v", r.TargetMet, r.Duration, r.Bound)
+	}
+	o = runSim(t, mpitest.Config{Ranks: 4, Seed: 1}, "jk:accuracy=5ns@10s,budget=0.3s", nil)
+	if r := o.Result; r.TargetMet || r.BudgetExceeded != 3 || r.Duration > 0.3 {
+		t.Errorf("unreachable target: met %v, %d ranks out of budget, sync %.3g s", r.TargetMet, r.BudgetExceeded, r.Duration)
 	}
 }

@@ -41,7 +41,10 @@ import (
 // In a tree of P ranks (TopDownTree, TwoLevel's leaders) a rank's error is
 // the sum of ⌈log2 P⌉ links' errors at most; each link gets Target.Error /
 // sqrt(⌈log2 P⌉) (the links' errors are independent; Bound.combine adds them
-// as root sum of squares) and 85 % of Budget / ⌈log2 P⌉ of the time.
+// as root sum of squares) and 85 % of Budget / ⌈log2 P⌉ of the time. In
+// JK's linear scheme (Linear) every rank learns against rank 0 directly,
+// one after the other: each link gets the whole Target.Error and 85 % of
+// Budget / (P − 1).
 //
 // Both ranks call it through LearnModel; the reference answers until the
 // client says stop.
@@ -75,8 +78,18 @@ func (s *Spread) Points() int { return 0 }
 // calls it directly).
 func (s *Spread) Measurer() OffsetMeasurer { return nil }
 
-func (s *Spread) params(p int) (rounds int, budget, interval, share float64, burst, minPts, maxPts int, trim float64) {
+// params returns the learner's settings for a link of a synchronization
+// of p ranks that runs serial links one after the other, path of which
+// add up to a rank's error (0: a tree's ⌈log2 p⌉ each).
+func (s *Spread) params(p, serial, path int) (rounds int, budget, interval, share float64, burst, minPts, maxPts int, trim float64) {
 	rounds = max(bits.Len(uint(p-1)), 1)
+	if serial <= 0 {
+		serial = rounds
+	}
+	if path <= 0 {
+		path = rounds
+	}
+	rounds = serial
 	budget = s.Budget
 	if budget <= 0 {
 		budget = 1
@@ -88,7 +101,7 @@ func (s *Spread) params(p int) (rounds int, budget, interval, share float64, bur
 	if interval <= 0 {
 		interval = max(budget/400, 100e-6)
 	}
-	share = 1 / math.Sqrt(float64(rounds))
+	share = 1 / math.Sqrt(float64(path))
 	burst = s.Burst
 	if burst <= 0 {
 		burst = 10
@@ -111,7 +124,7 @@ func (s *Spread) params(p int) (rounds int, budget, interval, share float64, bur
 // Fit fits the points (with Sample.RTT set) as described in the type's
 // documentation.
 func (s *Spread) Fit(points []Sample) (Model, FitStats) {
-	_, _, _, _, _, _, _, trim := s.params(2)
+	_, _, _, _, _, _, _, trim := s.params(2, 0, 0)
 	f, st := spreadFit(points, trim, !s.NoRTTFilter)
 	return Model{Slope: f.Slope, Intercept: f.Intercept}, st
 }
@@ -227,7 +240,7 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 			}
 		}
 	}
-	rounds, budget, interval, share, burst, minPts, maxPts, trim := s.params(c.Size())
+	rounds, budget, interval, share, burst, minPts, maxPts, trim := s.params(c.Size(), l.serial, l.path)
 	// With a Sleep (simulation) the client sleeps between bursts; without
 	// one (real ranks) it keeps exchanging until the interval is over and
 	// keeps the fastest exchange of the whole interval: a rank that waits

@@ -62,8 +62,8 @@ func (t *Linear) Sync(e *Env) (Outcome, error) {
 		return Outcome{Models: []Model{Identity}}, nil
 	}
 	L := e.Learner
-	if _, ok := L.(*Spread); ok {
-		return Outcome{}, fmt.Errorf("clocksync: the Spread learner needs a tree topology (TopDownTree, TwoLevel)")
+	if sp, ok := L.(*Spread); ok {
+		return t.spread(e, sp)
 	}
 	m := L.Measurer()
 	n := L.Points()
@@ -113,6 +113,37 @@ func (t *Linear) Sync(e *Env) (Outcome, error) {
 		if lm, err = ComputeAndSetIntercept(&l, lm, t.Intercept, &st); err != nil {
 			return Outcome{}, err
 		}
+	}
+	return Outcome{Models: []Model{lm}, Fit: st, Bound: st.Bound, BoundAt: st.BoundAt}, nil
+}
+
+// spread runs the linear scheme with an accuracy target (JK with
+// --clock-accuracy): rank 0 serves the ranks' Spread links one after the
+// other (Sync_Clocks of Algorithm 15 without interleaving: a Spread link
+// decides its own number of fit points, and spreads them over its share of
+// the budget). Each rank's bound is its one link's, against rank 0.
+func (t *Linear) spread(e *Env, sp *Spread) (Outcome, error) {
+	c := e.Comm
+	p, me := c.Size(), c.Rank()
+	if t.Intercept != nil {
+		return Outcome{}, fmt.Errorf("clocksync: linear scheme: an accuracy target does not combine with re-measured intercepts")
+	}
+	link := func(r int) Link {
+		return Link{Comm: c, Ref: 0, Client: r, Now: e.Now, Sleep: e.Sleep, serial: p - 1, path: 1}
+	}
+	if me == 0 {
+		for r := 1; r < p; r++ {
+			l := link(r)
+			if _, _, err := LearnModel(&l, sp); err != nil {
+				return Outcome{}, err
+			}
+		}
+		return Outcome{Models: []Model{Identity}}, nil
+	}
+	l := link(me)
+	lm, st, err := LearnModel(&l, sp)
+	if err != nil {
+		return Outcome{}, err
 	}
 	return Outcome{Models: []Model{lm}, Fit: st, Bound: st.Bound, BoundAt: st.BoundAt}, nil
 }
