@@ -387,3 +387,16 @@ func TestSpreadLinearJK(t *testing.T) {
 		t.Errorf("unreachable target: met %v, %d ranks out of budget, sync %.3g s", r.TargetMet, r.BudgetExceeded, r.Duration)
 	}
 }
+
+// A check records when its truth was read (Check.Elapsed, on rank 0's clock,
+// whose drift the simulated sleep does not follow): after its delay
+// and, on real ranks, after its ping-pongs, which a loaded machine stretches;
+// clockcheck judges the bound there (a smoke run at load 16 missed by 1.3 µs
+// at "0 s" with a 75 ppm slope bound, read milliseconds after the sync).
+func TestCheckElapsed(t *testing.T) {
+	o := runSim(t, mpitest.Config{Ranks: 3, Seed: 2}, "hca3:fitpts=20,exchanges=5", []time.Duration{0, time.Second})
+	c0, c1 := o.Checks[0], o.Checks[1]
+	if !(c0.Elapsed >= 0 && c0.Elapsed < 1e-3) || !(c1.Elapsed >= 1-100e-6 && c1.Elapsed < 1.001) {
+		t.Errorf("elapsed %.6g s and %.6g s for checks after 0 s and 1 s", c0.Elapsed, c1.Elapsed)
+	}
+}
