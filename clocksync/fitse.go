@@ -85,8 +85,20 @@ func fitLine(x, y []float64) lineFit {
 		sj, bj, _ := LinearFit(kx, ky)
 		ss[j], cs[j] = sj, sj*mx+bj
 	}
-	f.SlopeSE = max(f.SlopeSE, jackknifeSD(ss)) * widen
-	f.CentreSE = max(f.CentreSE, jackknifeSD(cs)) * widen
+	jk := func(v []float64) float64 {
+		var m float64
+		for _, e := range v {
+			m += e
+		}
+		m /= float64(len(v))
+		var q float64
+		for _, e := range v {
+			q += (e - m) * (e - m)
+		}
+		return math.Sqrt(q * float64(len(v)-1) / float64(len(v)))
+	}
+	f.SlopeSE = max(f.SlopeSE, jk(ss)) * widen
+	f.CentreSE = max(f.CentreSE, jk(cs)) * widen
 	return f
 }
 
@@ -141,106 +153,4 @@ func trimmedFit(x, y []float64, trim float64) (lineFit, int) {
 		return fitLine(kx, ky), n - len(kx)
 	}
 	return f, 0
-}
-
-// theilSenMaxPoints caps the points whose pairwise slopes theilSenFit takes
-// (n² / 2 pairs): beyond it every k-th point is used for the slope.
-const theilSenMaxPoints = 400
-
-// theilSenSlope returns the median of the slopes between all pairs of
-// points with distinct x (Theil–Sen), on at most theilSenMaxPoints points
-// taken evenly.
-func theilSenSlope(x, y []float64) float64 {
-	n := len(x)
-	step := max(1, (n+theilSenMaxPoints-1)/theilSenMaxPoints)
-	slopes := make([]float64, 0, (n/step)*(n/step)/2)
-	for i := 0; i < n; i += step {
-		for j := i + step; j < n; j += step {
-			if dx := x[j] - x[i]; dx != 0 {
-				slopes = append(slopes, (y[j]-y[i])/dx)
-			}
-		}
-	}
-	if len(slopes) == 0 {
-		return 0
-	}
-	slices.Sort(slopes)
-	return slopes[len(slopes)/2]
-}
-
-// theilSenFit fits y = a·x + b robustly (issue 22, tried as an alternative
-// to the trimmed refit): a is the Theil–Sen slope, the median of pairwise
-// slopes, which ignores up to 29 % of arbitrary outliers; b the median of
-// y − a·x. The standard errors are the larger of a delete-a-block
-// jackknife of both (as fitLine's, with the same widening for few blocks)
-// and the least-squares formula with the residuals' robust scale
-// (1.4826·MAD) in place of their RMS.
-func theilSenFit(x, y []float64) lineFit {
-	n := len(x)
-	fit := func(x, y []float64) (a, b float64) {
-		a = theilSenSlope(x, y)
-		r := make([]float64, len(x))
-		for i := range x {
-			r[i] = y[i] - a*x[i]
-		}
-		slices.Sort(r)
-		return a, r[len(r)/2]
-	}
-	ls := fitLine(x, y) // for XMean, Span, N and the shape of the errors
-	f := lineFit{N: n, XMean: ls.XMean, Span: ls.Span, SlopeSE: math.Inf(1), CentreSE: math.Inf(1)}
-	if n == 0 {
-		return f
-	}
-	f.Slope, f.Intercept = fit(x, y)
-	res := make([]float64, n)
-	var ss float64
-	for i := range x {
-		res[i] = math.Abs(y[i] - (f.Slope*x[i] + f.Intercept))
-		ss += res[i] * res[i]
-	}
-	f.RMS = math.Sqrt(ss / float64(n))
-	g := min(jackknifeBlocks, n/4)
-	if n < 3 || g < 4 {
-		return f
-	}
-	slices.Sort(res)
-	scale := 1.4826 * res[n/2]
-	var sxx float64
-	for _, v := range x {
-		sxx += (v - f.XMean) * (v - f.XMean)
-	}
-	if sxx == 0 {
-		return f
-	}
-	slopeSE, centreSE := scale/math.Sqrt(sxx), scale/math.Sqrt(float64(n))
-	ss2 := make([]float64, g)
-	cs := make([]float64, g)
-	kx := make([]float64, 0, n)
-	ky := make([]float64, 0, n)
-	for j := range g {
-		lo, hi := j*n/g, (j+1)*n/g
-		kx = append(append(kx[:0], x[:lo]...), x[hi:]...)
-		ky = append(append(ky[:0], y[:lo]...), y[hi:]...)
-		a, b := fit(kx, ky)
-		ss2[j], cs[j] = a, a*f.XMean+b
-	}
-	widen := tQuantile(g-1) / tQuantile(jackknifeBlocks-1)
-	f.SlopeSE = max(slopeSE, jackknifeSD(ss2)) * widen
-	f.CentreSE = max(centreSE, jackknifeSD(cs)) * widen
-	return f
-}
-
-// jackknifeSD returns the delete-a-group jackknife's standard deviation of
-// the estimates v: sqrt((G−1)/G · Σ (v_g − mean)²).
-func jackknifeSD(v []float64) float64 {
-	var m float64
-	for _, e := range v {
-		m += e
-	}
-	m /= float64(len(v))
-	var q float64
-	for _, e := range v {
-		q += (e - m) * (e - m)
-	}
-	return math.Sqrt(q * float64(len(v)-1) / float64(len(v)))
 }

@@ -74,10 +74,8 @@ import (
 //	burst         with accuracy: exchanges per fit point, the one with the
 //	              smallest RTT kept (10)
 //	robust        with accuracy: rtt+trim (default: fit points far from the
-//	              smallest RTT dropped, then a trimmed refit), rtt, trim,
-//	              none, rtt+theilsen or theilsen (a Theil–Sen line instead of
-//	              least squares); see Spread and the package doc for the
-//	              measurements
+//	              smallest RTT dropped, then a trimmed refit), rtt, trim or
+//	              none; see Spread and the package doc for the measurement
 //	intra         twolevel: offset (one SKaMPI offset to the leader; ranks of a
 //	              node share the clock) or fit (a regression, for nodes whose
 //	              ranks have separate clocks)
@@ -409,10 +407,8 @@ func (s Spec) Validate() error {
 				err = fmt.Errorf("budget=%v s must be a duration in (0, 1h]", s.Budget)
 			}
 		case "robust":
-			switch s.Robust {
-			case "rtt+trim", "rtt", "trim", "none", "rtt+theilsen", "theilsen":
-			default:
-				err = fmt.Errorf("robust=%q: want rtt+trim, rtt, trim, none, rtt+theilsen or theilsen", s.Robust)
+			if s.Robust != "rtt+trim" && s.Robust != "rtt" && s.Robust != "trim" && s.Robust != "none" {
+				err = fmt.Errorf("robust=%q: want rtt+trim, rtt, trim or none", s.Robust)
 			}
 		case "burst":
 			if s.Burst < 1 {
@@ -461,8 +457,7 @@ func (s Spec) New() (*Algorithm, error) {
 	var sp *Spread
 	if !s.Accuracy.IsZero() {
 		sp = &Spread{Target: s.Accuracy, Budget: s.Budget, Burst: s.Burst, Trim: s.Trim,
-			NoRTTFilter: s.Robust == "trim" || s.Robust == "none" || s.Robust == "theilsen",
-			TheilSen:    s.Robust == "rtt+theilsen" || s.Robust == "theilsen"}
+			NoRTTFilter: s.Robust == "trim" || s.Robust == "none"}
 		if s.Trim == 0 {
 			sp.Trim = 3
 		}

@@ -69,11 +69,6 @@ type Spread struct {
 	// NoRTTFilter keeps every fit point whatever its RTT and never repeats
 	// a burst (for measuring what the filter is worth).
 	NoRTTFilter bool
-	// TheilSen fits the line by Theil–Sen (theilSenFit) instead of least
-	// squares with a trimmed refit; Trim is then not used. Tried for
-	// outlier-heavy links (spec robust=theilsen, rtt+theilsen); see the
-	// package documentation for what it measured.
-	TheilSen bool
 }
 
 // Points returns 0: the count is decided while learning.
@@ -130,7 +125,7 @@ func (s *Spread) params(p, serial, path int) (rounds int, budget, interval, shar
 // documentation.
 func (s *Spread) Fit(points []Sample) (Model, FitStats) {
 	_, _, _, _, _, _, _, trim := s.params(2, 0, 0)
-	f, st := s.fit(points, trim)
+	f, st := spreadFit(points, trim, !s.NoRTTFilter)
 	return Model{Slope: f.Slope, Intercept: f.Intercept}, st
 }
 
@@ -187,16 +182,7 @@ func rttLimit(lo, med float64) float64 {
 	return min(med+(med-lo)+50e-9, 2*lo+100e-9)
 }
 
-// fit runs spreadFit with the learner's settings.
-func (s *Spread) fit(points []Sample, trim float64) (lineFit, FitStats) {
-	if s.TheilSen {
-		trim = -2
-	}
-	return spreadFit(points, trim, !s.NoRTTFilter)
-}
-
 // spreadFit filters by RTT and fits; st.Bound refers to the last point.
-// trim is the trimmed refit's threshold (≤ 0: none), or −2 for Theil–Sen.
 func spreadFit(points []Sample, trim float64, filter bool) (lineFit, FitStats) {
 	rtts := make([]float64, len(points))
 	for i, p := range points {
@@ -217,13 +203,7 @@ func spreadFit(points []Sample, trim float64, filter bool) (lineFit, FitStats) {
 			x, y = append(x, p.Local), append(y, p.Offset)
 		}
 	}
-	var f lineFit
-	var dropped int
-	if trim == -2 && len(x) >= 3 {
-		f = theilSenFit(x, y)
-	} else {
-		f, dropped = trimmedFit(x, y, max(trim, 0))
-	}
+	f, dropped := trimmedFit(x, y, max(trim, 0))
 	if len(x) < 3 {
 		// Two points a few µs apart can give any slope: with fewer than
 		// three undisturbed points (a machine too loaded to exchange
@@ -315,7 +295,7 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 		elapsed = l.Now() - start
 		n := len(pts)
 		if n >= minPts && (n%16 == 0 || elapsed >= budget) {
-			f, st = s.fit(pts, trim)
+			f, st = spreadFit(pts, trim, !s.NoRTTFilter)
 			if !met && st.Bound.At(horizon)+myStep <= goal {
 				met = true
 			}
@@ -337,7 +317,7 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 	if err != nil {
 		return Model{}, FitStats{}, err
 	}
-	f, st = s.fit(pts, trim)
+	f, st = spreadFit(pts, trim, !s.NoRTTFilter)
 	st.ClockRead = (refStep + myStep) / 2
 	if !st.Bound.Unknown {
 		st.Bound.AtSync += st.ClockRead
