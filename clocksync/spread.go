@@ -225,15 +225,18 @@ func spreadFit(points []Sample, trim float64, filter bool) (lineFit, FitStats) {
 func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 	c := l.Comm
 	if l.IsRef() {
-		step := readStep(l.Now)
+		// The client's bound needs this rank's read step; it comes first,
+		// before any exchange (same tag, so it cannot be overtaken).
+		if err := c.SendFloat64(readStep(l.Now), l.Client, tagReply); err != nil {
+			return Model{}, FitStats{}, err
+		}
 		for {
 			v, err := c.RecvFloat64(l.Client, tagExchange)
 			if err != nil {
 				return Model{}, FitStats{}, err
 			}
 			if v == 0 {
-				// The client's bound needs this rank's read step.
-				return Model{}, FitStats{}, c.SendFloat64(step, l.Client, tagReply)
+				return Model{}, FitStats{}, nil
 			}
 			if err := c.SendFloat64(l.Now(), l.Client, tagReply); err != nil {
 				return Model{}, FitStats{}, err
@@ -247,9 +250,11 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 	// by exchanging needs no wake-up from the scheduler, and on a loaded
 	// machine each fit point gets every chance of an undisturbed exchange.
 	sleep, spin := l.Sleep, l.Sleep == nil
-	// Until the reference's step arrives (at the end) the stopping test
-	// assumes it equals the client's.
-	myStep := readStep(l.Now)
+	refStep, err := c.RecvFloat64(l.Ref, tagReply)
+	if err != nil {
+		return Model{}, FitStats{}, err
+	}
+	clockRead := (refStep + readStep(l.Now)) / 2
 	horizon := s.Target.Horizon + budget*float64(rounds-1)
 	goal := s.Target.Error * share
 	// The clock starts with the first reply: until then the reference
@@ -296,7 +301,7 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 		n := len(pts)
 		if n >= minPts && (n%16 == 0 || elapsed >= budget) {
 			f, st = spreadFit(pts, trim, !s.NoRTTFilter)
-			if !met && st.Bound.At(horizon)+myStep <= goal {
+			if !met && st.Bound.At(horizon)+clockRead <= goal {
 				met = true
 			}
 			if met && !s.Target.IsZero() {
@@ -313,12 +318,8 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 	if err := c.SendFloat64(0, l.Ref, tagExchange); err != nil {
 		return Model{}, FitStats{}, err
 	}
-	refStep, err := c.RecvFloat64(l.Ref, tagReply)
-	if err != nil {
-		return Model{}, FitStats{}, err
-	}
 	f, st = spreadFit(pts, trim, !s.NoRTTFilter)
-	st.ClockRead = (refStep + myStep) / 2
+	st.ClockRead = clockRead
 	if !st.Bound.Unknown {
 		st.Bound.AtSync += st.ClockRead
 	}
