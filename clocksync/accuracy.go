@@ -65,7 +65,13 @@ type Harness struct {
 // smallest round-trip time among them. MaxAbs and MedianAbs cover only the
 // plausible offsets (see Harness.Implausible); Implausible counts the others.
 type Check struct {
-	After     float64 `json:"after_s"`
+	After float64 `json:"after_s"`
+	// Elapsed is when the truth of this check was read (its first rank's,
+	// in simulation), seconds on rank 0's clock since Run was called: After
+	// plus the time the check's ping-pongs took, which a loaded machine can
+	// stretch to milliseconds. A predicted bound is judged at Elapsed (plus
+	// the time from the synchronization's end to Run), not at After.
+	Elapsed   float64 `json:"elapsed_s"`
 	MaxAbs    float64 `json:"max_abs_offset_s"`
 	MedianAbs float64 `json:"median_abs_offset_s"`
 	// MaxUncertainty is the largest ± of the plausible offsets, MaxRTT the
@@ -121,6 +127,7 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 	if agree[0] != -agree[1] {
 		return nil, fmt.Errorf("clocksync: harness: SharedNow and LocalAtShared are set on some ranks only")
 	}
+	entry := g.Base().Now()
 	var sharedT, sharedG []float64
 	if shared {
 		sharedT, sharedG = make([]float64, 1), make([]float64, p)
@@ -190,6 +197,7 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 		}
 		ck.Offsets = make([]float64, p)
 		ck.Uncertainties, ck.RTTs = make([]float64, p), make([]float64, p)
+		ck.Elapsed = base.Seconds(base.Now() - entry)
 		for r := 1; r < p; r++ {
 			if truth {
 				// The truth at the moment rank r is measured: rank 0
@@ -221,6 +229,7 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 		ck.MaxAbs, ck.MedianAbs = absStats(plausible)
 		if shared {
 			ck.TrueOffsets = make([]float64, p)
+			ck.Elapsed = base.Seconds(base.Now() - entry)
 			if err := sharedTruth(ck.TrueOffsets); err != nil {
 				return nil, err
 			}

@@ -20,10 +20,56 @@ import (
 type Bound struct {
 	AtSync float64 `json:"bound_at_sync_s"`
 	Slope  float64 `json:"bound_slope"`
-	// Unknown is set when the algorithm cannot state a bound (it learns no
-	// drift, or a topology that does not propagate bounds).
-	Unknown bool `json:"bound_unknown,omitempty"`
+	// Unknown is set when the algorithm cannot state a bound; Why says
+	// why (one of the Why… constants).
+	Unknown bool   `json:"bound_unknown,omitempty"`
+	Why     string `json:"bound_unknown_why,omitempty"`
 }
+
+// The reasons a Bound is unknown (Bound.Why).
+const (
+	// WhyOffsetOnly: SKaMPI, Netgauge and HCA3O learn one offset per link
+	// and no drift; their error grows with the clocks' relative drift,
+	// which nothing measured.
+	WhyOffsetOnly = "offset-only algorithm: no drift is learned, so the error grows with the clocks' unmeasured relative drift"
+	// WhyTooFewPoints: fewer than three (undisturbed) fit points, too few
+	// for a standard error.
+	WhyTooFewPoints = "too few (undisturbed) fit points for an error estimate"
+	// WhyContradictory: the ping-pongs that re-measured an intercept gave
+	// contradictory causality bounds.
+	WhyContradictory = "the intercept's ping-pongs gave contradictory bounds"
+)
+
+var whyCodes = []string{"", WhyOffsetOnly, WhyTooFewPoints, WhyContradictory}
+
+// unknownCode encodes b's Unknown and Why as one number for the records
+// the ranks exchange (0: known).
+func (b Bound) unknownCode() float64 {
+	if !b.Unknown {
+		return 0
+	}
+	for i, w := range whyCodes {
+		if i > 0 && w == b.Why {
+			return float64(i)
+		}
+	}
+	return float64(len(whyCodes)) // unknown for a reason not listed
+}
+
+// boundFrom decodes a Bound sent as AtSync, Slope, unknownCode.
+func boundFrom(at, slope, code float64) Bound {
+	b := Bound{AtSync: at, Slope: slope}
+	if code != 0 {
+		b.Unknown = true
+		if i := int(code); i > 0 && i < len(whyCodes) {
+			b.Why = whyCodes[i]
+		}
+	}
+	return b
+}
+
+// unknown returns an unknown Bound for the reason why.
+func unknown(why string) Bound { return Bound{Unknown: true, Why: why} }
 
 // BoundZ is the number of standard errors in the statistical parts of a
 // predicted bound. With normal errors 3 covers 99.7 %; the coverage measured
@@ -42,6 +88,9 @@ func (b Bound) At(h float64) float64 {
 // String formats the bound at 0 and its growth per second.
 func (b Bound) String() string {
 	if b.Unknown {
+		if b.Why != "" {
+			return "unknown (" + b.Why + ")"
+		}
 		return "unknown"
 	}
 	return fmt.Sprintf("±%s at sync + %.4g ppm", fmtDur(b.AtSync), b.Slope*1e6)
@@ -51,7 +100,11 @@ func (b Bound) String() string {
 // of squares of each part; by Minkowski's inequality the result is at least
 // the root sum of squares of the two bounds at every h.
 func (b Bound) combine(o Bound) Bound {
-	return Bound{AtSync: math.Hypot(b.AtSync, o.AtSync), Slope: math.Hypot(b.Slope, o.Slope), Unknown: b.Unknown || o.Unknown}
+	why := b.Why
+	if !b.Unknown {
+		why = o.Why
+	}
+	return Bound{AtSync: math.Hypot(b.AtSync, o.AtSync), Slope: math.Hypot(b.Slope, o.Slope), Unknown: b.Unknown || o.Unknown, Why: why}
 }
 
 // shift moves the bound's reference time by dt seconds: the error at the new

@@ -3,6 +3,7 @@ package clocksync_test
 import (
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,8 +61,8 @@ func TestSpecAccuracy(t *testing.T) {
 			t.Errorf("ParseSpec(%q): %v, want %q", c.in, err, c.msg)
 		}
 	}
-	if _, err := clocksync.ParseWithAccuracy("jk", "1us@10s"); err == nil {
-		t.Error("jk took an accuracy target")
+	if _, err := clocksync.ParseWithAccuracy("skampi", "1us@10s"); err == nil {
+		t.Error("skampi took an accuracy target")
 	}
 	if a, err := clocksync.ParseWithAccuracy("twolevel", "2us@5s"); err != nil || !strings.Contains(a.Name, "accuracy=2µs@5s") {
 		t.Errorf("ParseWithAccuracy(twolevel): %v, %v", a, err)
@@ -256,5 +257,146 @@ func TestResyncer(t *testing.T) {
 	if !got[0].due || got[1].due || !got[2].due || !strings.Contains(got[2].reason, "exceeds the target 1µs") ||
 		!got[3].due || !strings.Contains(got[3].reason, "no bound") {
 		t.Errorf("decisions %+v", got)
+	}
+}
+
+// A reading is taken somewhere inside its read call, and where is invisible
+// to the fit (issue 22: on real ranks the bound right after sync missed by
+// 1–21 ns in 3 of 40 runs). In mpitest a reading is taken when the call
+// starts and the call lasts the clock's overhead, so a reference whose reads
+// take 400 ns and a client whose reads take 1 ns bias every fit point by
+// (400 − 1)/2 ns; the link's bound must add half the two read steps
+// (FitStats.ClockRead) to cover it. Without that term the bound is about
+// 130 ns here, below the truth of 200 ns (checked by hand).
+func TestBoundCoversClockReadCost(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		cfg := mpitest.Config{Ranks: 2, Seed: seed, Clocks: []mpitest.ClockParams{
+			{OffsetS: 0.3, DriftPPM: 20, Overhead: 400 * time.Nanosecond, Resolution: time.Nanosecond},
+			{OffsetS: -0.2, DriftPPM: -30, Overhead: time.Nanosecond, Resolution: time.Nanosecond},
+		}}
+		o := runSim(t, cfg, "hca3:accuracy=1us@10s,budget=2s", []time.Duration{0})
+		rr := o.Result.PerRank[1]
+		truth := math.Abs(o.Checks[0].TrueOffsets[1])
+		if truth < 150e-9 {
+			t.Errorf("seed %d: true error %.3g ns; the test expects the read cost to bias it by about 200 ns", seed, truth*1e9)
+		}
+		if math.Abs(rr.ClockRead-200.5e-9) > 5e-9 {
+			t.Errorf("seed %d: clock read term %.4g ns, want (400+1)/2", seed, rr.ClockRead*1e9)
+		}
+		if b := rr.Bound.At(0); !(truth <= b) || b > truth+200e-9 {
+			t.Errorf("seed %d: bound at sync %.4g ns, true error %.4g ns", seed, b*1e9, truth*1e9)
+		}
+	}
+}
+
+// simBattery runs spec on seeds 1…n (cfg's Seed replaced) with checks right
+// after the sync and after 5 s, and counts the runs in which every rank's
+// true error was within its own predicted bound at both checks.
+//
+// ratio holds the median over runs of bound / true max |error| at each check.
+func simBattery(t *testing.T, cfg mpitest.Config, spec string, n int) (covered int, ratio []float64) {
+	t.Helper()
+	after := []time.Duration{0, 5 * time.Second}
+	ratios := make([][]float64, len(after))
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		cfg.Seed = seed
+		o := runSim(t, cfg, spec, after)
+		if o.Result.Bound.Unknown {
+			t.Errorf("%s seed %d: bound %v", spec, seed, o.Result.Bound)
+			continue
+		}
+		ok := true
+		for k, ck := range o.Checks {
+			c, m := clocksync.CoveredRanks(o.Result.PerRank, ck.TrueOffsets, ck.After)
+			ok = ok && m == cfg.Ranks && c == m
+			ratios[k] = append(ratios[k], o.Result.Bound.At(ck.After)/max(*ck.TrueMaxAbs, 1e-12))
+		}
+		if ok {
+			covered++
+		} else {
+			t.Logf("%s seed %d: not covered (bound %v)", spec, seed, o.Result.Bound)
+		}
+	}
+	for _, r := range ratios {
+		slices.Sort(r)
+		ratio = append(ratio, r[len(r)/2])
+	}
+	return covered, ratio
+}
+
+// The bottom-up trees state a bound too (issue 22): HCA (Algorithms 2–4 of
+// paper 000: JK models merged up the tree, Eq. 1, intercepts re-measured
+// from rank 0 by Compute_And_Set_All_Intercepts) and HCA2 (intercepts
+// re-measured on every edge) propagate each link's bound along the rank's
+// path to rank 0; HCA's intercept bound is the root re-measurement's
+// causality interval. Checked against ground truth on 6 ranks (a power of
+// two plus the remaining ranks of Sync_Clocks_Remaining) over a seeded
+// battery: every rank within its own bound in at least 95 % of the runs.
+// Netgauge (Algorithms 11–12) learns offsets only: its bound is unknown,
+// and says why.
+func TestBoundBottomUpTrees(t *testing.T) {
+	n := 40
+	if testing.Short() {
+		n = 20
+	}
+	for _, spec := range []string{"hca:fitpts=100,exchanges=20", "hca2:fitpts=100,exchanges=20"} {
+		cov, ratio := simBattery(t, mpitest.Config{Ranks: 6}, spec, n)
+		// Right after sync the bound is SKaMPI's causality interval (±RTT/2
+		// or so), while the simulator's symmetric latencies make the
+		// midpoint nearly exact: the ratio there is large by design.
+		t.Logf("%s: covered in %d of %d runs; median bound/true max error %.3g right after sync, %.3g after 5 s",
+			spec, cov, n, ratio[0], ratio[1])
+		if float64(cov) < 0.95*float64(n) {
+			t.Errorf("%s: bound covered every rank in %d of %d runs", spec, cov, n)
+		}
+		if ratio[1] > 10 {
+			t.Errorf("%s: median bound/true %.3g after 5 s: the bound says little", spec, ratio[1])
+		}
+	}
+	o := runSim(t, mpitest.Config{Ranks: 6, Seed: 1}, "netgauge:pingpongs=20", nil)
+	if b := o.Result.Bound; !b.Unknown || b.Why != clocksync.WhyOffsetOnly || !strings.Contains(b.String(), "no drift") {
+		t.Errorf("netgauge: bound %v, want unknown because offset-only", b)
+	}
+	for _, rr := range o.Result.PerRank[1:] {
+		if !rr.Bound.Unknown || rr.Bound.Why != clocksync.WhyOffsetOnly {
+			t.Errorf("netgauge rank %d: bound %v", rr.Rank, rr.Bound)
+		}
+	}
+}
+
+// JK's linear scheme with an accuracy target (issue 22): every rank learns
+// against rank 0 with the Spread learner, one after the other. On 4
+// simulated ranks (mpitest defaults) with the target 1 µs@10 s and a 4 s
+// budget, every seed keeps every rank within 1 µs 10 s after the sync, and
+// the bound covers the truth in at least 95 % of 20 seeds.
+func TestSpreadLinearJK(t *testing.T) {
+	const n = 20
+	cov, in, worst := coverage(t, 4, n, "jk:accuracy=1us@10s,budget=4s")
+	t.Logf("jk with target, 4 ranks: covered %d of %d, within 1 µs after 10 s %d (worst %.3g µs)", cov, n, in, worst*1e6)
+	if in != n || float64(cov) < 0.95*n {
+		t.Errorf("jk with target, 4 ranks: covered %d of %d, within 1 µs after 10 s %d (worst %.3g µs)", cov, n, in, worst*1e6)
+	}
+	// Every link stops when its bound meets the target; an unreachable
+	// target uses up the budget and says so.
+	o := runSim(t, mpitest.Config{Ranks: 4, Seed: 1}, "jk:accuracy=1us@10s,budget=4s", nil)
+	if r := o.Result; !r.TargetMet || r.Duration > 4 || r.Bound.At(10) > 1e-6 {
+		t.Errorf("target met %v, sync %.3g s, bound %v", r.TargetMet, r.Duration, r.Bound)
+	}
+	o = runSim(t, mpitest.Config{Ranks: 4, Seed: 1}, "jk:accuracy=5ns@10s,budget=0.3s", nil)
+	if r := o.Result; r.TargetMet || r.BudgetExceeded != 3 || r.Duration > 0.3 {
+		t.Errorf("unreachable target: met %v, %d ranks out of budget, sync %.3g s", r.TargetMet, r.BudgetExceeded, r.Duration)
+	}
+}
+
+// A check records when its truth was read (Check.Elapsed, on rank 0's clock,
+// whose drift the simulated sleep does not follow): after its delay
+// and, on real ranks, after its ping-pongs, which a loaded machine stretches;
+// clockcheck judges the bound there (a smoke run at load 16 missed by 1.3 µs
+// at "0 s" with a 75 ppm slope bound, read milliseconds after the sync).
+func TestCheckElapsed(t *testing.T) {
+	o := runSim(t, mpitest.Config{Ranks: 3, Seed: 2}, "hca3:fitpts=20,exchanges=5", []time.Duration{0, time.Second})
+	c0, c1 := o.Checks[0], o.Checks[1]
+	if !(c0.Elapsed >= 0 && c0.Elapsed < 1e-3) || !(c1.Elapsed >= 1-100e-6 && c1.Elapsed < 1.001) {
+		t.Errorf("elapsed %.6g s and %.6g s for checks after 0 s and 1 s", c0.Elapsed, c1.Elapsed)
 	}
 }

@@ -38,6 +38,10 @@ type FitStats struct {
 	// MinRTT is the smallest round-trip time of the exchanges kept, seconds
 	// (0 when the measurer does not time its exchanges).
 	MinRTT float64 `json:"min_rtt_s"`
+	// ClockRead is what the bound adds for where inside their read calls
+	// the link's clock readings were taken: half the sum of both ranks'
+	// read steps, seconds (Spread; see readStep). 0 when not measured.
+	ClockRead float64 `json:"clock_read_s,omitempty"`
 	// Bound is the predicted error bound of this link alone, at client
 	// (raw local) time BoundAt; the topology shifts it to the end of the
 	// synchronization and adds the reference's bound.
@@ -99,7 +103,7 @@ func (f lineFit) stats(x []float64, dropped int) FitStats {
 		Bound: Bound{AtSync: BoundZ * f.at(end), Slope: BoundZ * f.SlopeSE}, BoundAt: end}
 	if f.N < 3 || math.IsInf(f.SlopeSE, 0) || math.IsNaN(f.SlopeSE) || math.IsInf(st.Bound.AtSync, 0) || math.IsNaN(st.Bound.AtSync) {
 		// Too few points for an error estimate.
-		st.SlopeSE, st.Bound = 0, Bound{Unknown: true}
+		st.SlopeSE, st.Bound = 0, unknown(WhyTooFewPoints)
 	}
 	return st
 }
@@ -127,7 +131,7 @@ func (o *OffsetOnly) Fit(points []Sample) (Model, FitStats) {
 		at = max(at, p.Local)
 	}
 	return Model{Intercept: sum / float64(len(points))}, FitStats{Points: len(points),
-		Bound: Bound{AtSync: b, Unknown: true}, BoundAt: at}
+		Bound: Bound{AtSync: b, Unknown: true, Why: WhyOffsetOnly}, BoundAt: at}
 }
 
 // LearnModel learns the client's model relative to the reference of l
@@ -219,7 +223,7 @@ func ComputeAndSetIntercept(l *Link, lm Model, m OffsetMeasurer, st *FitStats) (
 		if s.Bound > 0 {
 			st.Bound.AtSync, st.BoundAt = s.Bound, l.Now()
 		} else {
-			st.Bound.Unknown = true
+			st.Bound = unknown(WhyContradictory)
 		}
 	}
 	lm.Intercept = s.Offset

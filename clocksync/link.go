@@ -43,6 +43,12 @@ type Link struct {
 
 	scratchLocal, scratchDiff []float64 // JKPingPong's buffers
 	scratchIdx                []int
+
+	// serial, when set, is how a Spread learner shares the budget and the
+	// target: the synchronization runs serial links one after the other
+	// and a rank's error is the sum of path links' errors. Zero means a
+	// tree's ⌈log2 P⌉ for both.
+	serial, path int
 }
 
 // IsRef reports whether the calling rank is the link's reference.

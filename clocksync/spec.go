@@ -26,6 +26,9 @@ import (
 //	jk        Alg. 15–17: Jones and Koenig, linear regression of every rank
 //	          against rank 0, fit points interleaved over ranks.
 //	          fitpts=1000 exchanges=100 rttpingpongs=100 warmup=10
+//	          With accuracy=ERROR@HORIZON every rank learns with the Spread
+//	          learner against rank 0, one rank after the other, each with
+//	          1/(P−1) of the budget: budget=1s burst=10.
 //	hca       Alg. 2–4: JK models learned in a bottom-up tree and merged (Eq. 1),
 //	          intercepts re-measured from rank 0 with SKaMPI ping-pongs (O(P)).
 //	          fitpts=1000 exchanges=100 rttpingpongs=100 warmup=10
@@ -65,7 +68,7 @@ import (
 //	              ranks (mpitest defaults) the max |error| right after sync is
 //	              7 ns with skampi and 152 ns with fit, 143 ns and 243 ns 10 s
 //	              later.
-//	accuracy      hca3, twolevel: the target ERROR@HORIZON of the Spread learner
+//	accuracy      jk, hca3, twolevel: the target ERROR@HORIZON of the Spread learner
 //	              (none: the fixed-count regression of the paper)
 //	budget        with accuracy: the time the synchronization may take (1s)
 //	burst         with accuracy: exchanges per fit point, the one with the
@@ -102,7 +105,7 @@ var specKeys = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup",
 var (
 	keysSKaMPI   = []string{"pingpongs", "minpingpongs", "stop", "rttpingpongs", "warmup"}
 	keysNetgauge = []string{"pingpongs", "maxpingpongs"}
-	keysJK       = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup"}
+	keysJK       = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "accuracy", "budget", "burst", "robust"}
 	keysHCA      = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "pingpongs", "minpingpongs", "stop"}
 	keysHCA3     = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "intercept", "pingpongs", "minpingpongs", "stop", "accuracy", "budget", "burst", "robust"}
 	keysTwoLevel = append(append([]string(nil), keysHCA3...), "intra")
@@ -471,6 +474,9 @@ func (s Spec) New() (*Algorithm, error) {
 		a.Learner = &OffsetOnly{Offset: &NetgaugePingPong{Patience: s.PingPongs, MaxPingPongs: s.MaxPingPongs}}
 	case "jk":
 		a.Topology, a.Learner = &Linear{}, regression
+		if sp != nil {
+			a.Learner = sp
+		}
 	case "hca":
 		a.Topology, a.Learner = &BottomUpTree{Intercepts: RootIntercepts, InterceptOffset: skampi}, regression
 	case "hca2":
@@ -508,14 +514,14 @@ func Parse(text string) (*Algorithm, error) {
 }
 
 // WithAccuracy returns the spec with the accuracy target a (the Spread
-// learner); an error for algorithms that do not take one (only hca3 and
-// twolevel do). A zero a returns s unchanged.
+// learner); an error for algorithms that do not take one (only jk, hca3
+// and twolevel do). A zero a returns s unchanged.
 func (s Spec) WithAccuracy(a Accuracy) (Spec, error) {
 	if a.IsZero() {
 		return s, nil
 	}
 	if !s.takes("accuracy") {
-		return Spec{}, fmt.Errorf("clocksync: %s takes no accuracy target (hca3 and twolevel do)", s.Name)
+		return Spec{}, fmt.Errorf("clocksync: %s takes no accuracy target (jk, hca3 and twolevel do)", s.Name)
 	}
 	s.Accuracy = a
 	if s.Budget == 0 {

@@ -145,8 +145,8 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 	}
 	rec := []float64{merged.Slope, merged.Intercept, float64(out.Fit.Points), out.Fit.ResidualRMS,
 		out.Fit.InterceptShift, res.Duration, float64(res.MessagesSent), float64(res.CollectiveCalls),
-		res.Bound.AtSync, res.Bound.Slope, b2f(res.Bound.Unknown), out.Fit.SlopeSE, out.Fit.Span,
-		float64(out.Fit.Rejected), out.Fit.MinRTT, b2f(out.Fit.BudgetExceeded), 0}
+		res.Bound.AtSync, res.Bound.Slope, res.Bound.unknownCode(), out.Fit.SlopeSE, out.Fit.Span,
+		float64(out.Fit.Rejected), out.Fit.MinRTT, b2f(out.Fit.BudgetExceeded), out.Fit.ClockRead}
 	var all []float64
 	if c.Rank() == 0 {
 		all = make([]float64, recordLen*c.Size())
@@ -159,12 +159,12 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 		res.PerRank = make([]RankRecord, c.Size())
 		for r := range res.PerRank {
 			v := all[recordLen*r : recordLen*(r+1)]
-			rb := Bound{AtSync: v[8], Slope: v[9], Unknown: v[10] != 0}
+			rb := boundFrom(v[8], v[9], v[10])
 			res.PerRank[r] = RankRecord{
 				Rank:  r,
 				Model: Model{Slope: v[0], Intercept: v[1]},
 				FitStats: FitStats{Points: int(v[2]), ResidualRMS: v[3], InterceptShift: v[4],
-					SlopeSE: v[11], Span: v[12], Rejected: int(v[13]), MinRTT: v[14], BudgetExceeded: v[15] != 0},
+					SlopeSE: v[11], Span: v[12], Rejected: int(v[13]), MinRTT: v[14], BudgetExceeded: v[15] != 0, ClockRead: v[16]},
 				Bound:           rb,
 				Duration:        v[5],
 				MessagesSent:    int64(v[6]),
@@ -174,7 +174,9 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 			res.Messages += int64(v[6])
 			res.Bound.AtSync = max(res.Bound.AtSync, rb.AtSync)
 			res.Bound.Slope = max(res.Bound.Slope, rb.Slope)
-			res.Bound.Unknown = res.Bound.Unknown || rb.Unknown
+			if rb.Unknown && !res.Bound.Unknown {
+				res.Bound.Unknown, res.Bound.Why = true, rb.Why
+			}
 			if v[15] != 0 {
 				res.BudgetExceeded++
 			}

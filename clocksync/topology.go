@@ -62,8 +62,8 @@ func (t *Linear) Sync(e *Env) (Outcome, error) {
 		return Outcome{Models: []Model{Identity}}, nil
 	}
 	L := e.Learner
-	if _, ok := L.(*Spread); ok {
-		return Outcome{}, fmt.Errorf("clocksync: the Spread learner needs a tree topology (TopDownTree, TwoLevel)")
+	if sp, ok := L.(*Spread); ok {
+		return t.spread(e, sp)
 	}
 	m := L.Measurer()
 	n := L.Points()
@@ -113,6 +113,37 @@ func (t *Linear) Sync(e *Env) (Outcome, error) {
 		if lm, err = ComputeAndSetIntercept(&l, lm, t.Intercept, &st); err != nil {
 			return Outcome{}, err
 		}
+	}
+	return Outcome{Models: []Model{lm}, Fit: st, Bound: st.Bound, BoundAt: st.BoundAt}, nil
+}
+
+// spread runs the linear scheme with an accuracy target (JK with
+// --clock-accuracy): rank 0 serves the ranks' Spread links one after the
+// other (Sync_Clocks of Algorithm 15 without interleaving: a Spread link
+// decides its own number of fit points, and spreads them over its share of
+// the budget). Each rank's bound is its one link's, against rank 0.
+func (t *Linear) spread(e *Env, sp *Spread) (Outcome, error) {
+	c := e.Comm
+	p, me := c.Size(), c.Rank()
+	if t.Intercept != nil {
+		return Outcome{}, fmt.Errorf("clocksync: linear scheme: an accuracy target does not combine with re-measured intercepts")
+	}
+	link := func(r int) Link {
+		return Link{Comm: c, Ref: 0, Client: r, Now: e.Now, Sleep: e.Sleep, serial: p - 1, path: 1}
+	}
+	if me == 0 {
+		for r := 1; r < p; r++ {
+			l := link(r)
+			if _, _, err := LearnModel(&l, sp); err != nil {
+				return Outcome{}, err
+			}
+		}
+		return Outcome{Models: []Model{Identity}}, nil
+	}
+	l := link(me)
+	lm, st, err := LearnModel(&l, sp)
+	if err != nil {
+		return Outcome{}, err
 	}
 	return Outcome{Models: []Model{lm}, Fit: st, Bound: st.Bound, BoundAt: st.BoundAt}, nil
 }
@@ -241,6 +272,14 @@ func (t *BottomUpTree) Sync(e *Env) (Outcome, error) {
 			return Outcome{}, err
 		}
 	}
+	// Every rank's own link bound (it is the client of exactly one link),
+	// for rank 0 to propagate along the paths.
+	links := make([]float64, 4*p)
+	if err := mpi.Gather(c, []float64{st.Bound.AtSync, st.Bound.Slope, st.Bound.unknownCode(), st.BoundAt}, links, 0); err != nil {
+		return Outcome{}, err
+	}
+	// all: p final models, then p path bounds at global time all[5p].
+	all = append(all, make([]float64, 3*p+1)...)
 	if me == 0 {
 		for q := 0; q < maxpower; q++ {
 			all[2*q], all[2*q+1] = sub[q].Slope, sub[q].Intercept
@@ -249,12 +288,29 @@ func (t *BottomUpTree) Sync(e *Env) (Outcome, error) {
 			m := MergeLMs(sub[q-maxpower], Model{Slope: all[2*q], Intercept: all[2*q+1]})
 			all[2*q], all[2*q+1] = m.Slope, m.Intercept
 		}
+		t0 := e.Now()
+		final := func(q int) Model { return Model{Slope: all[2*q], Intercept: all[2*q+1]} }
+		for q := 1; q < p; q++ {
+			b := bottomUpPathBound(q, maxpower, func(r int) Bound {
+				l := links[4*r : 4*r+4]
+				return boundFrom(l[0], l[1], l[2]).shift(t0 - final(r).Global(l[3]))
+			})
+			all[2*p+3*q], all[2*p+3*q+1], all[2*p+3*q+2] = b.AtSync, b.Slope, b.unknownCode()
+		}
+		all[5*p] = t0
 	}
-	// Send the final models from rank 0 to every rank.
+	// Send the final models and bounds from rank 0 to every rank.
 	if err := mpi.Bcast(c, all, 0); err != nil {
 		return Outcome{}, err
 	}
 	model := Model{Slope: all[2*me], Intercept: all[2*me+1]}
+	var bnd Bound
+	var bndAt float64
+	if me == 0 {
+		bndAt = all[5*p]
+	} else {
+		bnd, bndAt = boundFrom(all[2*p+3*me], all[2*p+3*me+1], all[2*p+3*me+2]), model.Local(all[5*p])
+	}
 
 	if t.Intercepts == RootIntercepts {
 		// Compute_And_Set_All_Intercepts.
@@ -267,14 +323,40 @@ func (t *BottomUpTree) Sync(e *Env) (Outcome, error) {
 			}
 		} else {
 			l := Link{Comm: c, Ref: 0, Client: me, Now: e.Now}
+			// The path's slope bound stays; the intercept's becomes the
+			// re-measurement's causality interval (ComputeAndSetIntercept).
+			ist := FitStats{Bound: bnd, BoundAt: bndAt}
 			var err error
-			if model, err = ComputeAndSetIntercept(&l, model, t.InterceptOffset, &st); err != nil {
+			if model, err = ComputeAndSetIntercept(&l, model, t.InterceptOffset, &ist); err != nil {
 				return Outcome{}, err
 			}
+			st.InterceptShift, bnd, bndAt = ist.InterceptShift, ist.Bound, ist.BoundAt
 		}
 	}
-	// Bounds are not propagated through merged models.
-	return Outcome{Models: []Model{model}, Fit: st, Bound: Bound{Unknown: true}}, nil
+	return Outcome{Models: []Model{model}, Fit: st, Bound: bnd, BoundAt: bndAt}, nil
+}
+
+// bottomUpPathBound returns the predicted bound of rank q's merged model in
+// the bottom-up tree of BottomUpTree (maxpower the largest power of two ≤
+// P): the root sum of squares (Bound.combine; the links' errors are
+// independent) of the bounds of the links on its path to rank 0, each
+// already shifted to one reference time by link(r) for the link whose
+// client is r. A merged model's offset is the sum of its links' offsets
+// (MergeLMs, Eq. 1 of paper 000, up to products of drifts, below 1e-8 of
+// an offset), and so is its error. The path: q ≥ maxpower learned against
+// q − maxpower; below maxpower, q learned against q with its lowest set bit
+// cleared in round log2(lowbit(q)) of Sync_Clocks_Pow2 (Algorithm 3).
+func bottomUpPathBound(q, maxpower int, link func(r int) Bound) Bound {
+	var b Bound
+	for q != 0 {
+		b = b.combine(link(q))
+		if q >= maxpower {
+			q -= maxpower
+		} else {
+			q &= q - 1
+		}
+	}
+	return b
 }
 
 // TopDownTree is the HCA3 scheme (the authors' later work; DESIGN.md): over
@@ -326,17 +408,13 @@ func (t *TopDownTree) Sync(e *Env) (Outcome, error) {
 			if me == 0 {
 				bndAt = e.Now()
 			}
-			u := 0.0
-			if bnd.Unknown {
-				u = 1
-			}
-			buf = []float64{bnd.AtSync, bnd.Slope, u, model.Global(bndAt)}
+			buf = []float64{bnd.AtSync, bnd.Slope, bnd.unknownCode(), model.Global(bndAt)}
 			return mpi.Send(c, buf, child, tagBound)
 		}
 		if err := mpi.Recv(c, buf, parent, tagBound); err != nil {
 			return err
 		}
-		pb := Bound{AtSync: buf[0], Slope: buf[1], Unknown: buf[2] != 0}
+		pb := boundFrom(buf[0], buf[1], buf[2])
 		model, st = lm, fs
 		bnd, bndAt = pb.shift(lm.Global(fs.BoundAt)-buf[3]).combine(fs.Bound), fs.BoundAt
 		return nil
@@ -456,11 +534,7 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 			return Outcome{}, err
 		}
 		m := Chain(o.Models...)
-		u := 0.0
-		if o.Bound.Unknown {
-			u = 1
-		}
-		lead = [6]float64{m.Slope, m.Intercept, o.Bound.AtSync, o.Bound.Slope, u, m.Global(o.BoundAt)}
+		lead = [6]float64{m.Slope, m.Intercept, o.Bound.AtSync, o.Bound.Slope, o.Bound.unknownCode(), m.Global(o.BoundAt)}
 		interFit, interBound, interAt = o.Fit, o.Bound, o.BoundAt
 	}
 	if err := mpi.Bcast(node, lead[:], 0); err != nil {
@@ -470,7 +544,7 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 	if leader {
 		return Outcome{Models: []Model{leaderModel}, Fit: interFit, Bound: interBound, BoundAt: interAt}, nil
 	}
-	lb := Bound{AtSync: lead[2], Slope: lead[3], Unknown: lead[4] != 0}
+	lb := boundFrom(lead[2], lead[3], lead[4])
 	mine := Chain(toLeader, leaderModel)
 	b := lb.shift(mine.Global(in.BoundAt) - lead[5]).combine(in.Bound)
 	return Outcome{Models: []Model{toLeader, leaderModel}, Fit: in.Fit, Bound: b, BoundAt: in.BoundAt}, nil

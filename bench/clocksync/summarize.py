@@ -24,6 +24,21 @@ for f in sorted(glob.glob(os.path.join(out, "*.json"))):
 def rng(v, scale, unit):
     return f"{min(v)*scale:.3g}–{max(v)*scale:.3g} {unit}"
 
+def verdict(lib, case, rs):
+    n = len(rs)
+    both = sum(1 for r in rs if r["t0"] <= 0.1e-6 and r["t10"] <= 1e-6 and r["sync"] <= 1)
+    judged = [r for r in rs if not r["unknown"]]
+    cov = sum(r["cov"] for r in judged)
+    met = [r["met"] for r in rs if r["met"] is not None]
+    loads = [r["load"] for r in rs if r["load"] is not None]
+    return (f"{lib:7} {case:18} {n:3} runs: all three targets in {both:2} of {n}; bound covered the truth in {cov:2} of {len(judged)}"
+            + (f"; target met (predicted) in {sum(met)} of {len(met)}" if met else "")
+            + (f"; load {min(loads):.2f}-{max(loads):.2f}" if loads else ""))
+
+print("summary (targets: true max |error| <= 0.1 us after sync and <= 1 us after 10 s, sync <= 1 s; bound: every rank within its predicted bound at both checks)")
+for (lib, case), rs in sorted(rows.items()):
+    print(verdict(lib, case, rs))
+print()
 for (lib, case), rs in sorted(rows.items()):
     n = len(rs)
     t0 = [r["t0"] for r in rs]
