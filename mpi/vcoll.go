@@ -134,21 +134,25 @@ func vcollBufferSizes(call Call, count int, d Datatype, p, k int) (send, recv in
 	return n, n // CallSendrecv
 }
 
-// validateVColl checks Skew: never negative, above 1 only for the
-// skewable calls, and small enough that every count fits MPI's int.
-func (o *Observation) validateVColl(p int) error {
-	if o.Skew < 0 {
-		return fmt.Errorf("mpi: negative skew %d (1 means uniform counts)", o.Skew)
+// validateVColl checks o's skew (CheckSkew).
+func (o *Observation) validateVColl(p int) error { return CheckSkew(o.Call, o.Count, p, o.Skew) }
+
+// CheckSkew checks a skew for count elements per block of call on p
+// ranks: never negative, above 1 only for the skewable calls, and small
+// enough that every count and displacement fits MPI's int.
+func CheckSkew(call Call, count, p, skew int) error {
+	if skew < 0 {
+		return fmt.Errorf("mpi: negative skew %d (1 means uniform counts)", skew)
 	}
-	if o.Skew > 1 && !o.Call.Skewable() {
-		return fmt.Errorf("mpi: %v takes no skew (skew %d): only MPI_Allgatherv, MPI_Alltoallv, MPI_Gatherv, MPI_Scatterv and MPI_Reduce_scatter have count vectors", o.Call, o.Skew)
+	if skew > 1 && !call.Skewable() {
+		return fmt.Errorf("mpi: %v takes no skew (skew %d): only MPI_Allgatherv, MPI_Alltoallv, MPI_Gatherv, MPI_Scatterv and MPI_Reduce_scatter have count vectors", call, skew)
 	}
-	if o.Call.IsVColl() {
-		k := max(o.Skew, 1)
+	if call.IsVColl() {
+		k := max(skew, 1)
 		// The largest count or displacement MPI sees is below
 		// count·(p−1+k)·p elements (Alltoallv's send buffer at most).
-		if f := float64(o.Count) * float64(p-1+k) * float64(max(p, 4)); f > math.MaxInt32 {
-			return fmt.Errorf("mpi: %v with count %d, skew %d on %d ranks needs counts beyond MPI's int", o.Call, o.Count, k, p)
+		if f := float64(count) * float64(p-1+k) * float64(max(p, 4)); f > math.MaxInt32 {
+			return fmt.Errorf("mpi: %v with count %d, skew %d on %d ranks needs counts beyond MPI's int", call, count, k, p)
 		}
 	}
 	return nil

@@ -44,11 +44,13 @@ type Factors struct {
 	RuntimeType string        // runtime_type
 	Cache       string        // cache
 	ClockSync   string        // clocksync spec, or "none"
+	Skew        int           // vcoll: skew (the v-collectives' heavy-rank factor); 0 is written as 1
 }
 
 // Values returns the FactorColumns' values of f, formatted as written.
 func (f Factors) Values() []string {
-	return []string{f.ProcSync, FormatSeconds(f.Window), f.RuntimeType, f.Cache, strings.ReplaceAll(f.ClockSync, ",", ";")}
+	return []string{f.ProcSync, FormatSeconds(f.Window), f.RuntimeType, f.Cache, strings.ReplaceAll(f.ClockSync, ",", ";"),
+		strconv.Itoa(max(f.Skew, 1))} // vcoll
 }
 
 // FormatSeconds formats d in seconds, the shortest decimal that parses
@@ -90,6 +92,7 @@ type Summary struct {
 	Method        string       `json:"proc_sync"`
 	RuntimeType   string       `json:"runtime_type"`
 	Cache         string       `json:"cache"`
+	Skew          int          `json:"skew"` // vcoll: the heavy rank's count factor (1: uniform counts)
 	WarmupCount   int          `json:"warmup_count"`
 	Rows          int          `json:"rows"`
 	Invalid       int          `json:"invalid"`
