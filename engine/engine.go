@@ -56,7 +56,7 @@ type Experiment struct {
 // factor levels and labels, to declare it to a rawdata.Writer.
 func (e *Experiment) Raw() rawdata.Experiment {
 	f := rawdata.Factors{ProcSync: e.Sync.Method.String(), RuntimeType: e.Runtime.String(), Cache: e.Cache.String(), ClockSync: e.ClockSync}
-	f.Skew = max(e.Skew, 1) // vcoll
+	f.Skew = skewLevel(e) // vcoll
 	if e.Sync.Method.Windowed() {
 		f.Window = e.Sync.Window
 	}
@@ -305,7 +305,7 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		RuntimeType: ex.Runtime.String(), Cache: ex.Cache.String(), WarmupCount: ex.Warmup, Rows: n,
 		Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: began.UTC(),
 		AllocsPerObs: float64(ms1.Mallocs-ms0.Mallocs) / float64(max(n, 1))}
-	sum.Skew = max(ex.Skew, 1) // vcoll
+	sum.Skew = skewLevel(ex) // vcoll
 	if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
 		sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), sy.WindowS()
 	}

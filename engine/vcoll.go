@@ -7,3 +7,12 @@ import "github.com/reprobench/reprobench/mpi"
 func checkSkew(ex *Experiment, p int) error {
 	return mpi.CheckSkew(ex.Call, ex.Count(), p, ex.Skew)
 }
+
+// skewLevel is the skew the raw data records: at least 1 for the calls
+// with count vectors, 0 (an empty cell) for the others.
+func skewLevel(ex *Experiment) int {
+	if !ex.Call.Skewable() {
+		return 0
+	}
+	return max(ex.Skew, 1)
+}
