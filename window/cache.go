@@ -116,6 +116,17 @@ func NewBuffers(mode CacheMode, sendBytes, recvBytes, slots, flushBytes int, see
 	}
 	b.sendAll = make([]byte, b.stride*b.slots+sendBytes)
 	b.recvAll = make([]byte, b.stride*b.slots+recvBytes)
+	// Write every page, as OSU and IMB do (they memset their buffers).
+	// Fresh memory from the OS is never written by make: until it is,
+	// every page of it maps the kernel's one shared zero page, and a send
+	// from it reads one physical page over and over. Measured with
+	// MPICH 4.0.2 on these VMs, an 8 KiB–64 KiB message sent from such a
+	// buffer took 0.8× the time it takes from written memory
+	// (bench/fidelity, README "Why reprobench's numbers differ").
+	// 0x01 in every byte is a normal number as float32 and float64, so
+	// reductions never meet denormals.
+	fillPattern(b.sendAll)
+	fillPattern(b.recvAll)
 	if mode == CacheCold {
 		b.flush = make([]byte, max(flushBytes, 1))
 	}
@@ -178,5 +189,12 @@ func (b *Buffers) Before(i int) {
 		b.set(b.next)
 	case CacheRandom:
 		b.set(b.rng.IntN(b.slots))
+	}
+}
+
+// fillPattern writes 0x01 to every byte of p.
+func fillPattern(p []byte) {
+	for i := range p {
+		p[i] = 1
 	}
 }

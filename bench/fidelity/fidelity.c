@@ -38,6 +38,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
+
 static inline long long now_ns(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -91,7 +93,11 @@ int main(int argc, char **argv) {
 		counts[r] = count;
 		displs[r] = r * count;
 	}
-	double *sbuf = calloc(elems, 8), *rbuf = calloc(elems, 8);
+	double *sbuf = rb_alloc(elems * 8), *rbuf = rb_alloc(elems * 8);
+	if (!sbuf || !rbuf)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	memset(sbuf, 0, elems * 8);
+	memset(rbuf, 0, elems * 8);
 	double *dur = malloc(sizeof(double) * n);
 	double *all = rank == 0 ? malloc(sizeof(double) * n * size) : NULL;
 	for (int i = -warmup; i < n; i++) {

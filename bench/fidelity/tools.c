@@ -35,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
 enum { ALLREDUCE, BCAST, ALLTOALL, PINGPONG };
 
 static int rank, size;
@@ -148,7 +150,9 @@ int main(int argc, char **argv) {
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	size_t len = (size_t)bytes * (call == ALLTOALL ? size : 1);
-	if (posix_memalign((void **)&sbuf, 4096, len) || posix_memalign((void **)&rbuf, 4096, len))
+	sbuf = rb_alloc(len);
+	rbuf = rb_alloc(len);
+	if (!sbuf || !rbuf)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	memset(sbuf, 1, len);
 	memset(rbuf, 0, len);
