@@ -45,6 +45,9 @@ type Experiment struct {
 	// Labels are the user factors (column "label:KEY"); an empty value is
 	// the same as an absent key.
 	Labels map[string]string
+	// Skew is the v-collectives' skew: the last rank's blocks have Skew
+	// times the count (column "skew"; 0: the run's default). vcoll.
+	Skew int
 
 	// File and Line say where the row was read from (empty and 0 for
 	// generated designs), for error messages of the engine.
@@ -62,8 +65,8 @@ func (e Experiment) config() string {
 		}
 	}
 	sort.Strings(keys)
-	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%d procsync=%s window_s=%g clocksync=%s runtime_type=%s cache=%s labels=%v",
-		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.Nrep, e.ProcSync, e.WindowS, e.ClockSync, e.RuntimeType, e.Cache, keys)
+	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%d procsync=%s window_s=%g clocksync=%s runtime_type=%s cache=%s labels=%v skew=%d",
+		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.Nrep, e.ProcSync, e.WindowS, e.ClockSync, e.RuntimeType, e.Cache, keys, e.Skew)
 }
 
 // Design is a list of experiments over several mpiruns, with the seed that

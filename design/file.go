@@ -19,6 +19,7 @@ import (
 var Columns = []string{
 	"mpirun", "exp", "np", "call", "msize_bytes", "datatype", "nrep",
 	"procsync", "window_s", "clocksync", "runtime_type", "cache",
+	"skew", // vcoll
 }
 
 // LabelPrefix starts the name of a column holding a user factor.
@@ -278,7 +279,7 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 			return uint(&e.Mpirun)
 		}
 		return uint(&e.Exp)
-	case "np", "nrep", "msize_bytes":
+	case "np", "nrep", "msize_bytes", "skew": // vcoll: skew
 		// 0 would silently mean "the run's default", which an empty cell says.
 		if v != "" {
 			if n, err := strconv.ParseInt(v, 10, 0); err == nil && n == 0 {
@@ -290,6 +291,8 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 			return uint(&e.Np)
 		case "nrep":
 			return uint(&e.Nrep)
+		case "skew": // vcoll
+			return uint(&e.Skew)
 		}
 		return uint(&e.MsizeBytes)
 	case "call":
@@ -337,7 +340,8 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 
 // Write writes d to w in the format that Read reads: the format line, the
 // seed line (when d.HasSeed), d.Comments, the header with the columns of
-// [Columns] followed by one "label:KEY" column per label key (sorted), and
+// [Columns] (skew only when a row sets it) followed by one "label:KEY"
+// column per label key (sorted), and
 // one row per experiment, grouped by mpirun in increasing order and in
 // execution order within each mpirun. Zero values are written as empty
 // cells.
@@ -356,6 +360,10 @@ func Write(w io.Writer, d *Design) error {
 	cw := csv.NewWriter(bw)
 	keys := d.LabelKeys()
 	header := append([]string{}, Columns...)
+	skew := usesSkew(d) // vcoll: the skew column only when a row sets it
+	if !skew {
+		header = header[:len(header)-1]
+	}
 	for _, k := range keys {
 		header = append(header, LabelPrefix+k)
 	}
@@ -376,6 +384,9 @@ func Write(w io.Writer, d *Design) error {
 			}
 			rec := []string{strconv.Itoa(e.Mpirun), strconv.Itoa(e.Exp), itoa(e.Np), e.Call, itoa(e.MsizeBytes),
 				e.Datatype, itoa(e.Nrep), e.ProcSync, win, e.ClockSync, e.RuntimeType, e.Cache}
+			if skew { // vcoll
+				rec = append(rec, itoa(e.Skew))
+			}
 			for _, k := range keys {
 				rec = append(rec, e.Labels[k])
 			}
@@ -406,7 +417,7 @@ func validateForWrite(d *Design) error {
 		bad := func(format string, args ...any) error {
 			return fmt.Errorf("design: experiment %d (mpirun %d exp %d): %s", i, e.Mpirun, e.Exp, fmt.Sprintf(format, args...))
 		}
-		if e.Mpirun < 0 || e.Exp < 0 || e.Np < 0 || e.MsizeBytes < 0 || e.Nrep < 0 {
+		if e.Mpirun < 0 || e.Exp < 0 || e.Np < 0 || e.MsizeBytes < 0 || e.Nrep < 0 || e.Skew < 0 { // vcoll: Skew
 			return bad("negative integer")
 		}
 		if math.IsNaN(e.WindowS) || math.IsInf(e.WindowS, 0) || e.WindowS < 0 {
@@ -495,4 +506,16 @@ func syncDir(dir string) error {
 		return err
 	}
 	return nil
+}
+
+// usesSkew reports whether a row of d sets a skew: only then does Write
+// add the skew column (the last of [Columns]), so that designs without
+// v-collective skew keep their format. vcoll.
+func usesSkew(d *Design) bool {
+	for _, e := range d.Experiments {
+		if e.Skew != 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -28,6 +28,7 @@ type Factors struct {
 	RuntimeTypes []string
 	Caches       []string
 	Labels       []Factor
+	Skews        []int // vcoll: the v-collectives' skew levels (column skew)
 }
 
 // MaxRows bounds the rows of a generated design: Generate refuses larger
@@ -75,6 +76,7 @@ func (p Plan) Rows() (int, bool) {
 func (f Factors) lens() []int {
 	ls := []int{len(f.Nps), len(f.Calls), len(f.MsizesBytes), len(f.Datatypes), len(f.Nreps),
 		len(f.ProcSyncs), len(f.WindowsS), len(f.ClockSyncs), len(f.RuntimeTypes), len(f.Caches)}
+	ls = append(ls, len(f.Skews)) // vcoll: digit 10, before the labels
 	for _, u := range f.Labels {
 		ls = append(ls, len(u.Levels))
 	}
@@ -221,12 +223,15 @@ func (f Factors) point(i int) Experiment {
 	if len(f.Caches) > 0 {
 		e.Cache = f.Caches[digits[9]]
 	}
+	if len(f.Skews) > 0 { // vcoll
+		e.Skew = f.Skews[digits[10]]
+	}
 	for k, u := range f.Labels {
 		if len(u.Levels) > 0 {
 			if e.Labels == nil {
 				e.Labels = map[string]string{}
 			}
-			e.Labels[u.Name] = u.Levels[digits[10+k]]
+			e.Labels[u.Name] = u.Levels[digits[11+k]] // vcoll: was 10+k before Skews
 		}
 	}
 	return e
@@ -269,6 +274,7 @@ func (f Factors) check() error {
 		ints("np", f.Nps), strs("call", f.Calls), ints("msize_bytes", f.MsizesBytes),
 		strs("datatype", f.Datatypes), ints("nrep", f.Nreps), strs("procsync", f.ProcSyncs),
 		strs("clocksync", f.ClockSyncs), strs("runtime_type", f.RuntimeTypes), strs("cache", f.Caches),
+		ints("skew", f.Skews), // vcoll
 	}
 	seenW := map[float64]bool{}
 	for _, w := range f.WindowsS {

@@ -46,12 +46,17 @@ type Experiment struct {
 	ClockSync string
 	// Labels are user factors recorded as columns of its rows (rawdata).
 	Labels map[string]string
+	// vcoll: Skew is the v-collectives' skew (mpi.Observation.Skew: the
+	// last rank's blocks have Skew times the count); 0 and 1 are uniform
+	// counts, and other calls refuse more.
+	Skew int
 }
 
 // Raw returns what the raw data records of ex besides its rows: its
 // factor levels and labels, to declare it to a rawdata.Writer.
 func (e *Experiment) Raw() rawdata.Experiment {
 	f := rawdata.Factors{ProcSync: e.Sync.Method.String(), RuntimeType: e.Runtime.String(), Cache: e.Cache.String(), ClockSync: e.ClockSync}
+	f.Skew = skewLevel(e) // vcoll
 	if e.Sync.Method.Windowed() {
 		f.Window = e.Sync.Window
 	}
@@ -197,6 +202,9 @@ func (ex *Experiment) check(p int) error {
 			return err
 		}
 	}
+	if err := checkSkew(ex, p); err != nil { // vcoll
+		return err
+	}
 	return nil
 }
 
@@ -219,7 +227,7 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		return nil, err
 	}
 	count := ex.Count()
-	sendB, recvB := mpi.BufferSizes(ex.Call, count, ex.Type, p)
+	sendB, recvB := mpi.SkewedBufferSizes(ex.Call, count, ex.Type, p, ex.Skew) // vcoll: BufferSizes unless skewed
 	if ex.Call == mpi.CallBcast {
 		recvB = max(recvB, sendB)
 	}
@@ -243,6 +251,7 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	}
 	o := &mpi.Observation{Call: ex.Call, Send: bufs.Send, Recv: bufs.Recv, Count: count, Type: ex.Type,
 		Op: ex.Op, Root: ex.Root, Peer: (ex.Root + 1) % p, Reps: reps, TimeEach: ex.Runtime.TimesEach(ex.Call)}
+	o.Skew = ex.Skew // vcoll
 	if ex.Cache != window.CacheWarm {
 		sy.Buffers = bufs
 	}
@@ -296,6 +305,7 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		RuntimeType: ex.Runtime.String(), Cache: ex.Cache.String(), WarmupCount: ex.Warmup, Rows: n,
 		Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: began.UTC(),
 		AllocsPerObs: float64(ms1.Mallocs-ms0.Mallocs) / float64(max(n, 1))}
+	sum.Skew = skewLevel(ex) // vcoll
 	if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
 		sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), sy.WindowS()
 	}

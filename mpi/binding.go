@@ -206,6 +206,9 @@ func newComm(h C.MPI_Comm, isWorld bool) (*comm, error) {
 }
 
 func (c *comm) release() {
+	if c.args != nil {
+		_ = c.releaseVColl() // vcoll: vectors and Cartesian communicator
+	}
 	if c.scratch != nil {
 		C.free(unsafe.Pointer(c.scratch))
 		c.scratch = nil
@@ -589,6 +592,9 @@ func (c *comm) Observe(o *Observation, clk timing.Clock) error {
 	if err := o.Validate(c.size); err != nil {
 		return errf(fn, "%v", err)
 	}
+	if err := c.ensureVColl(o); err != nil { // vcoll: count vectors, outside the timed part
+		return err
+	}
 	src := clk.Source()
 	if src.Kind == timing.SourceNone {
 		return observeGo(c, o, clk)
@@ -610,6 +616,9 @@ func (c *comm) ObserveBatch(o *Observation, clk timing.Clock, deadlines, starts,
 		return errf(fn, "%v", err)
 	}
 	if err := checkBatch(o, deadlines, starts, ends); err != nil {
+		return err
+	}
+	if err := c.ensureVColl(o); err != nil { // vcoll: count vectors, outside the timed part
 		return err
 	}
 	src := clk.Source()

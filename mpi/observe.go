@@ -232,6 +232,9 @@ func callGo(c Comm, o *Observation) error {
 			return c.Send(o.Send[:b], o.Root, TagPingPong)
 		}
 		return nil
+	case CallAllgatherv, CallAlltoallv, CallGatherv, CallScatterv, CallReduceScatter, CallSendrecv,
+		CallNeighborAlltoall: // vcoll
+		return callVColl(c, o)
 	}
 	return &Error{Func: "Observe", Code: -1, Msg: "invalid call " + o.Call.String()}
 }

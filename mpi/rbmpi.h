@@ -25,7 +25,9 @@ enum { RB_BYTE, RB_INT32, RB_INT64, RB_FLOAT32, RB_FLOAT64 };
 enum { RB_SUM, RB_MIN, RB_MAX };
 enum {
 	RB_BARRIER, RB_BCAST, RB_REDUCE, RB_ALLREDUCE, RB_SCAN, RB_EXSCAN, RB_GATHER,
-	RB_SCATTER, RB_ALLGATHER, RB_ALLTOALL, RB_REDUCE_SCATTER_BLOCK, RB_PINGPONG
+	RB_SCATTER, RB_ALLGATHER, RB_ALLTOALL, RB_REDUCE_SCATTER_BLOCK, RB_PINGPONG,
+	// vcoll (rbmpi_vcoll.h)
+	RB_ALLGATHERV, RB_ALLTOALLV, RB_GATHERV, RB_SCATTERV, RB_REDUCE_SCATTER, RB_SENDRECV, RB_NEIGHBOR_ALLTOALL
 };
 enum { RB_SYNC_NONE, RB_SYNC_BARRIER, RB_SYNC_DOUBLE_BARRIER, RB_SYNC_DISSEMINATION, RB_SYNC_DEADLINE };
 enum { RB_CLK_NONE, RB_CLK_MONOTONIC, RB_CLK_TSC, RB_CLK_TSC_FENCED, RB_CLK_WTIME };
@@ -247,7 +249,18 @@ typedef struct rb_args {
 	int reps;  // calls between the timestamps, at least 1
 	int each;  // time each call on its own (Observation.TimeEach)
 	int sync;  // RB_SYNC_NONE ...
+	// vcoll: the count and displacement vectors and the Cartesian
+	// communicator of rbmpi_vcoll.h, built outside the timed part
+	// (prepareVColl in vcoll_binding.go). vc_ready says they match
+	// (vc_call, vc_n, vc_skew).
+	int vc_ready, vc_call, vc_n, vc_skew;
+	int vc_scount, vc_rcount, vc_next, vc_prev;
+	int *vc_sc, *vc_sd, *vc_rc, *vc_rd; // C arrays of p ints, or NULL
+	MPI_Comm vc_cart;                    // Neighbor_alltoall's, when vc_has_cart
+	int vc_has_cart;
 } rb_args;
+
+#include "rbmpi_vcoll.h"
 
 // rb_call executes one call of the operation a describes, with the send
 // buffer s and the receive buffer r.
@@ -276,6 +289,9 @@ static int rb_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
 			return MPI_Send(s, bytes, MPI_BYTE, root, RB_TAG_PINGPONG, c);
 		}
 		return MPI_SUCCESS;
+	case RB_ALLGATHERV: case RB_ALLTOALLV: case RB_GATHERV: case RB_SCATTERV: case RB_REDUCE_SCATTER:
+	case RB_SENDRECV: case RB_NEIGHBOR_ALLTOALL: // vcoll
+		return rb_vcoll_call(a, s, r, root, c);
 	}
 	return MPI_ERR_OTHER;
 }

@@ -116,12 +116,24 @@ const (
 	CallAlltoall
 	CallReduceScatterBlock
 	CallPingPong
+	// vcoll: v-collectives, Reduce_scatter, the Sendrecv ring and
+	// Neighbor_alltoall (mpi/vcoll.go).
+	CallAllgatherv
+	CallAlltoallv
+	CallGatherv
+	CallScatterv
+	CallReduceScatter
+	CallSendrecv
+	CallNeighborAlltoall
 	numCalls
 )
 
 var callNames = [...]string{"MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
 	"MPI_Exscan", "MPI_Gather", "MPI_Scatter", "MPI_Allgather", "MPI_Alltoall",
-	"MPI_Reduce_scatter_block", "pingpong"}
+	"MPI_Reduce_scatter_block", "pingpong",
+	// vcoll
+	"MPI_Allgatherv", "MPI_Alltoallv", "MPI_Gatherv", "MPI_Scatterv", "MPI_Reduce_scatter", "MPI_Sendrecv",
+	"MPI_Neighbor_alltoall"}
 
 // Calls returns every benchmarkable call in a fixed order.
 func Calls() []Call {
@@ -147,6 +159,8 @@ func (c Call) String() string {
 func (c Call) Reduces() bool {
 	switch c {
 	case CallReduce, CallAllreduce, CallScan, CallExscan, CallReduceScatterBlock:
+		return true
+	case CallReduceScatter: // vcoll
 		return true
 	}
 	return false
@@ -179,6 +193,9 @@ func BufferSizes(call Call, count int, d Datatype, p int) (send, recv int) {
 		return n * p, n * p
 	case CallReduceScatterBlock:
 		return n * p, n
+	case CallAllgatherv, CallAlltoallv, CallGatherv, CallScatterv, CallReduceScatter, CallSendrecv,
+		CallNeighborAlltoall: // vcoll
+		return vcollBufferSizes(call, count, d, p, 1)
 	default:
 		return n, n
 	}
@@ -249,6 +266,12 @@ type Observation struct {
 	Offsets []int64
 	Flush   []byte
 
+	// vcoll: Skew makes the counts of a v-collective uneven: the heavy
+	// rank (SkewRank, the last one) contributes Skew times Count
+	// elements, every other rank Count (see SkewedBufferSizes for each
+	// call). 0 and 1 mean uniform counts; other calls refuse Skew > 1.
+	Skew int
+
 	// Results, in ticks of the clock given to Observe.
 	Start int64 // first timestamp after the wait
 	End   int64 // timestamp after the last call returned
@@ -284,7 +307,10 @@ func (o *Observation) Validate(p int) error {
 	if o.Sync < SyncNone || o.Sync > SyncDeadline {
 		return fmt.Errorf("mpi: invalid sync kind %v", o.Sync)
 	}
-	s, r := BufferSizes(o.Call, o.Count, o.Type, p)
+	if err := o.validateVColl(p); err != nil { // vcoll
+		return err
+	}
+	s, r := SkewedBufferSizes(o.Call, o.Count, o.Type, p, o.Skew) // vcoll: BufferSizes when Skew ≤ 1
 	if len(o.Send) < s {
 		return fmt.Errorf("mpi: %v needs a %d-byte send buffer, have %d", o.Call, s, len(o.Send))
 	}

@@ -127,6 +127,14 @@ func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np in
 			return fail(err)
 		}
 	}
+	// vcoll: a skew cell applies as written (the engine refuses it for
+	// calls without count vectors); the run's --skew only to the calls
+	// that take one.
+	if de.Skew != 0 {
+		ex.Skew = de.Skew
+	} else if !ex.Call.Skewable() {
+		ex.Skew = 0
+	}
 	if de.ClockSync != "" {
 		if err := CheckClockSync(de.ClockSync); err != nil {
 			return fail(err)

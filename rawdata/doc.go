@@ -58,6 +58,9 @@
 //	runtime_type  local, global or loop
 //	cache         warm, cold, cycle or random
 //	clocksync     clock synchronization spec, its commas written as ';', or none
+//	skew          the v-collectives' skew k: the last rank's blocks have k times
+//	              count elements (1: uniform counts); empty for calls without
+//	              count vectors
 //	LABEL…        one column per label key (run-wide or per experiment)
 //
 // Label keys are letters, digits and '_', starting with a letter, and

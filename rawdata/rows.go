@@ -44,11 +44,13 @@ type Factors struct {
 	RuntimeType string        // runtime_type
 	Cache       string        // cache
 	ClockSync   string        // clocksync spec, or "none"
+	Skew        int           // vcoll: skew (the v-collectives' heavy-rank factor, ≥ 1); 0, for the other calls, is an empty cell
 }
 
 // Values returns the FactorColumns' values of f, formatted as written.
 func (f Factors) Values() []string {
-	return []string{f.ProcSync, FormatSeconds(f.Window), f.RuntimeType, f.Cache, strings.ReplaceAll(f.ClockSync, ",", ";")}
+	return []string{f.ProcSync, FormatSeconds(f.Window), f.RuntimeType, f.Cache, strings.ReplaceAll(f.ClockSync, ",", ";"),
+		skewCell(f.Skew)} // vcoll
 }
 
 // FormatSeconds formats d in seconds, the shortest decimal that parses
@@ -90,6 +92,7 @@ type Summary struct {
 	Method        string       `json:"proc_sync"`
 	RuntimeType   string       `json:"runtime_type"`
 	Cache         string       `json:"cache"`
+	Skew          int          `json:"skew,omitempty"` // vcoll: the v-collectives' heavy-rank count factor (1: uniform counts); absent for other calls
 	WarmupCount   int          `json:"warmup_count"`
 	Rows          int          `json:"rows"`
 	Invalid       int          `json:"invalid"`
@@ -103,4 +106,14 @@ type Summary struct {
 	// observation loop is meant not to allocate, so this should be 0.
 	AllocsPerObs float64   `json:"heap_allocs_per_observation"`
 	StartedAt    time.Time `json:"started_at"`
+}
+
+// skewCell formats the skew column: empty for 0 (a call without count
+// vectors), so that analysis groups those calls as before the column
+// existed. vcoll.
+func skewCell(k int) string {
+	if k <= 0 {
+		return ""
+	}
+	return strconv.Itoa(k)
 }

@@ -18,6 +18,9 @@
  *   allreduce  MPI_Allreduce, MPI_SUM
  *   bcast      MPI_Bcast from rank 0
  *   alltoall   MPI_Alltoall, BYTES/8 elements to each rank
+ *   alltoallv  MPI_Alltoallv, BYTES/8 elements to and from each rank (uniform
+ *              counts, contiguous displacements, both vectors built before
+ *              the loop, as `reprobench run --calls MPI_Alltoallv` does)
  *   pingpong   rank 0 sends to rank 1, which receives into its receive
  *              buffer and answers from its send buffer (as osu_latency, IMB
  *              PingPong and reprobench do; with MPICH 4.0.2 answering from
@@ -43,7 +46,7 @@ static inline long long now_ns(void) {
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-enum { ALLREDUCE, BCAST, ALLTOALL, PINGPONG };
+enum { ALLREDUCE, BCAST, ALLTOALL, PINGPONG, ALLTOALLV /* vcoll */ };
 
 int main(int argc, char **argv) {
 	int provided;
@@ -56,7 +59,7 @@ int main(int argc, char **argv) {
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (argc != 6 && argc != 7) {
 		if (rank == 0)
-			fprintf(stderr, "usage: %s allreduce|bcast|alltoall|pingpong N WARMUP BYTES OUTFILE [funneled]\n",
+			fprintf(stderr, "usage: %s allreduce|bcast|alltoall|alltoallv|pingpong N WARMUP BYTES OUTFILE [funneled]\n",
 			        argv[0]);
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
@@ -69,6 +72,8 @@ int main(int argc, char **argv) {
 		call = ALLTOALL;
 	else if (strcmp(argv[1], "pingpong") == 0)
 		call = PINGPONG;
+	else if (strcmp(argv[1], "alltoallv") == 0) // vcoll
+		call = ALLTOALLV;
 	else {
 		if (rank == 0)
 			fprintf(stderr, "unknown call %s\n", argv[1]);
@@ -82,7 +87,12 @@ int main(int argc, char **argv) {
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	int count = bytes / 8;
-	size_t elems = (size_t)count * (call == ALLTOALL ? size : 1);
+	size_t elems = (size_t)count * (call == ALLTOALL || call == ALLTOALLV ? size : 1);
+	int *counts = malloc(sizeof(int) * size), *displs = malloc(sizeof(int) * size); // vcoll: alltoallv
+	for (int r = 0; r < size; r++) {
+		counts[r] = count;
+		displs[r] = r * count;
+	}
 	double *sbuf = rb_alloc(elems * 8), *rbuf = rb_alloc(elems * 8);
 	if (!sbuf || !rbuf)
 		MPI_Abort(MPI_COMM_WORLD, 1);
@@ -102,6 +112,9 @@ int main(int argc, char **argv) {
 			break;
 		case ALLTOALL:
 			MPI_Alltoall(sbuf, count, MPI_DOUBLE, rbuf, count, MPI_DOUBLE, MPI_COMM_WORLD);
+			break;
+		case ALLTOALLV: // vcoll
+			MPI_Alltoallv(sbuf, counts, displs, MPI_DOUBLE, rbuf, counts, displs, MPI_DOUBLE, MPI_COMM_WORLD);
 			break;
 		case PINGPONG:
 			if (rank == 0) {

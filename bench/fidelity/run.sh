@@ -8,7 +8,7 @@
 # t0; call; t1, local completion time, CLOCK_MONOTONIC, MPI_DOUBLE) next to
 # `reprobench run` with its DEFAULT flags (only --calls, --sizes, --nrep)
 # over MPI_Allreduce 8 B, 1 KiB, 32 KiB; MPI_Bcast 8 B, 32 KiB;
-# MPI_Alltoall 1 KiB; ping-pong 8 B, 64 KiB. Each run makes N
+# MPI_Alltoall 1 KiB; MPI_Alltoallv 1 KiB (uniform counts); ping-pong 8 B, 64 KiB. Each run makes N
 # observations after 100 warm-up ones. Per cell: the median over pairs of
 # the per-pair ratio Go/C of the medians (target <= 1.03) and of the p99s
 # (target <= 1.3), with the range. A pair straddles a machine-state change
@@ -82,6 +82,7 @@ cells=(
 	"bcast-8 bcast 8 MPI_Bcast"
 	"bcast-32768 bcast 32768 MPI_Bcast"
 	"alltoall-1024 alltoall 1024 MPI_Alltoall"
+	"alltoallv-1024 alltoallv 1024 MPI_Alltoallv" # vcoll (issue 17 target: median ratio <= 1.05)
 	"pingpong-8 pingpong 8 pingpong"
 	"pingpong-65536 pingpong 65536 pingpong"
 )

@@ -81,6 +81,8 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	}
 	fs.Var(&caches, "cache", "cache `modes`, comma-separated (warm, cold, cycle, random)")
 	fs.Var(&factors, "factor", "user factor `key=v1,v2,…` (repeatable); becomes column label:key")
+	var skews designListFlag // vcoll
+	fs.Var(&skews, "skew", "v-collectives' skew `levels`, comma-separated positive integers (k: the last rank's blocks have k times the count; 1: uniform); levels above 1 need every --calls to be MPI_Allgatherv, Alltoallv, Gatherv, Scatterv or Reduce_scatter")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -203,6 +205,9 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 			return usage("--cache: %v", err)
 		}
 		f.Caches = append(f.Caches, c.String())
+	}
+	if err := designSkews(f, skews, calls); err != nil { // vcoll
+		return usage("%v", err)
 	}
 	for _, s := range factors {
 		k, v, ok := strings.Cut(s, "=")

@@ -71,6 +71,7 @@ type runOptions struct {
 	calls, sizes, datatype, procSync, clockSync, runtimeType, clock, cache, out, runID, designFile string
 	mpiThread, adaptOn                                                                             string
 	nrep, warmup, root, mpirun, batch, loopReps, cacheSlots, cacheBytes, maxRepeats, checkNp       int
+	skew                                                                                           int // vcoll
 	seed                                                                                           uint64
 	seedSet, perRank                                                                               bool
 	window, maxWindow, sleepGuard, lateTol, budget, resyncEvery                                    time.Duration
@@ -119,6 +120,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.cache, "cache", "warm", "cache mode: warm, cold (overwrite an LLC-sized buffer before each observation), cycle or random (buffer offsets)")
 	fs.IntVar(&o.cacheBytes, "cache-bytes", 0, "bytes overwritten by --cache cold (0: last-level cache size from sysfs)")
 	fs.IntVar(&o.cacheSlots, "cache-slots", 16, "buffer copies for --cache cycle and random")
+	fs.IntVar(&o.skew, "skew", 1, "v-collectives' skew k: the last rank's blocks have k times the count of the others (MPI_Allgatherv, Alltoallv, Gatherv, Scatterv, Reduce_scatter; other calls ignore it and record 1); 1: uniform counts") // vcoll
 	fs.StringVar(&o.out, "out", ".", "output `directory`")
 	fs.StringVar(&o.runID, "run-id", "", "run identifier (default: generated from the time and random bits)")
 	fs.IntVar(&o.mpirun, "mpirun", 0, "index of this mpirun in a campaign")
@@ -228,7 +230,7 @@ func (o *runOptions) check() error {
 	}
 	return errors.Join(nonneg("mpirun", o.mpirun), pos("nrep", o.nrep), nonneg("warmup", o.warmup), nonneg("root", o.root),
 		pos("window-batch", o.batch), pos("loop-reps", o.loopReps), pos("cache-slots", o.cacheSlots), nonneg("cache-bytes", o.cacheBytes),
-		pos("nbcbench-max-repeats", o.maxRepeats),
+		pos("nbcbench-max-repeats", o.maxRepeats), pos("skew", o.skew), // vcoll: skew
 		dur("window", o.window, time.Nanosecond, window.MaxWindowLimit), dur("window-max", o.maxWindow, 0, window.MaxWindowLimit),
 		dur("window-sleep-guard", o.sleepGuard, 0, window.MaxWindowLimit), dur("late-tolerance", o.lateTol, 0, window.MaxWindowLimit),
 		dur("roundtime-budget", o.budget, time.Millisecond, 24*time.Hour), dur("resync-every", o.resyncEvery, 0, 1000*time.Hour))
@@ -262,7 +264,7 @@ func baseExperiment(o *runOptions) (engine.Experiment, error) {
 		return engine.Experiment{}, err
 	}
 	return engine.Experiment{Type: dt, Root: o.root, Nrep: o.nrep, Warmup: o.warmup, Runtime: rt, LoopReps: o.loopReps,
-		Cache: cm, CacheSlots: o.cacheSlots, FlushBytes: o.cacheBytes, Labels: o.labels,
+		Cache: cm, CacheSlots: o.cacheSlots, FlushBytes: o.cacheBytes, Labels: o.labels, Skew: o.skew, // vcoll: Skew
 		Sync: window.Config{Method: methods[0], Window: o.window, Batch: o.batch, LateTolerance: o.lateTol, RoundFactor: o.roundK,
 			Budget: o.budget, MaxRepeats: o.maxRepeats, MaxWindow: o.maxWindow, SleepGuard: o.sleepGuard, AdaptOn: o.adaptTrigger}}, nil
 }

@@ -124,6 +124,9 @@ func (c *comm) execute(o *mpi.Observation) error {
 			return c.csend(o.Root, tagPingPong, o.Recv[:n])
 		}
 		return nil
+	case mpi.CallAllgatherv, mpi.CallAlltoallv, mpi.CallGatherv, mpi.CallScatterv, mpi.CallReduceScatter,
+		mpi.CallSendrecv, mpi.CallNeighborAlltoall: // vcoll (vcoll.go)
+		return c.executeVColl(o)
 	}
 	return &mpi.Error{Func: "Observe", Code: -1, Msg: "unsupported call " + o.Call.String()}
 }

@@ -1,0 +1,45 @@
+package pipeline_test
+
+import (
+	"testing"
+
+	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/pipeline"
+)
+
+// run --skew is the default of the calls with count vectors only; a
+// design's skew cell applies as written, and the engine refuses it where
+// there are no count vectors.
+func TestSkewFromDesign(t *testing.T) {
+	base := engine.Experiment{Type: mpi.Float64, Nrep: 1, Skew: 4}
+	for _, tc := range []struct {
+		call    string
+		cell    int
+		want    int
+		refused bool
+	}{
+		{"MPI_Alltoallv", 0, 4, false},
+		{"MPI_Alltoallv", 2, 2, false},
+		{"MPI_Reduce_scatter", 0, 4, false},
+		{"MPI_Sendrecv", 0, 0, false},
+		{"MPI_Allreduce", 0, 0, false},
+		{"MPI_Sendrecv", 2, 0, true},
+	} {
+		ex, err := pipeline.FromDesign(design.Experiment{Call: tc.call, MsizeBytes: 64, Skew: tc.cell}, base, 1, 4)
+		if tc.refused {
+			if err == nil {
+				t.Errorf("%s with skew cell %d accepted", tc.call, tc.cell)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s skew cell %d: %v", tc.call, tc.cell, err)
+			continue
+		}
+		if ex.Skew != tc.want {
+			t.Errorf("%s skew cell %d: skew %d, want %d", tc.call, tc.cell, ex.Skew, tc.want)
+		}
+	}
+}
