@@ -116,12 +116,25 @@ const (
 	CallAlltoall
 	CallReduceScatterBlock
 	CallPingPong
+	// guide (#18): the right-hand sides of the performance guidelines,
+	// each one observation (mpi/guide.go).
+	CallReduceBcast
+	CallReduceScatterBlockAllgather
+	CallScatterAllgather
+	CallGatherBcast
+	CallExscanReduceLocal
+	CallReduceScatter
+	// end guide
 	numCalls
 )
 
 var callNames = [...]string{"MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
 	"MPI_Exscan", "MPI_Gather", "MPI_Scatter", "MPI_Allgather", "MPI_Alltoall",
-	"MPI_Reduce_scatter_block", "pingpong"}
+	"MPI_Reduce_scatter_block", "pingpong",
+	// guide (#18)
+	"Reduce+Bcast", "Reduce_scatter_block+Allgather", "Scatter+Allgather", "Gather+Bcast",
+	"Exscan+Reduce_local", "Reduce+Scatter",
+}
 
 // Calls returns every benchmarkable call in a fixed order.
 func Calls() []Call {
@@ -147,6 +160,8 @@ func (c Call) String() string {
 func (c Call) Reduces() bool {
 	switch c {
 	case CallReduce, CallAllreduce, CallScan, CallExscan, CallReduceScatterBlock:
+		return true
+	case CallReduceBcast, CallReduceScatterBlockAllgather, CallExscanReduceLocal, CallReduceScatter: // guide
 		return true
 	}
 	return false
@@ -179,6 +194,9 @@ func BufferSizes(call Call, count int, d Datatype, p int) (send, recv int) {
 		return n * p, n * p
 	case CallReduceScatterBlock:
 		return n * p, n
+	case CallReduceBcast, CallReduceScatterBlockAllgather, CallScatterAllgather, CallGatherBcast,
+		CallExscanReduceLocal, CallReduceScatter: // guide
+		return guideBufferSizes(call, count, d, p)
 	default:
 		return n, n
 	}
