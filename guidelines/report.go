@@ -107,7 +107,7 @@ func (r Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "alpha %g (family-wise, per context); intervals at %g%%\n", r.Alpha, 100*r.Level)
 	for _, c := range r.Contexts {
 		fmt.Fprintf(&b, "\n%s: %d tests, %d violated; deciding needs ≥ %d paired mpiruns\n", c.Name, c.Tests, c.Violations, c.MinMpiruns)
-		fmt.Fprintf(&b, "%-26s %9s %4s %10s %10s %7s %22s %8s %10s %s\n",
+		fmt.Fprintf(&b, "%-26s %7s %4s %9s %9s %7s %28s %8s %10s %s\n",
 			"guideline", "size", "mpir", "lhs", "rhs", "lhs/rhs", "shift lhs-rhs [CI]", "p", "p_holm", "verdict")
 		for _, d := range c.Decisions {
 			size := "any"
@@ -125,7 +125,7 @@ func (r Report) WriteText(w io.Writer) error {
 			if !math.IsNaN(d.ShiftS) {
 				shift = fmt.Sprintf("%s [%s, %s]", fmtSigned(d.ShiftS), fmtSigned(d.ShiftLoS), fmtSigned(d.ShiftHiS))
 			}
-			fmt.Fprintf(&b, "%-26s %9s %4d %10s %10s %7s %22s %8s %7s%-3s %s\n", d.Guideline, size, d.Mpiruns,
+			fmt.Fprintf(&b, "%-26s %7s %4d %9s %9s %7s %28s %8s %7s%-3s %s\n", d.Guideline, size, d.Mpiruns,
 				fmtTime(d.LhsMedianS), fmtTime(d.RhsMedianS), fmtRatio(d.Ratio), shift, fmtP(d.P), fmtP(d.PHolm), d.Stars, verdict)
 		}
 		for _, wn := range c.Warnings {
