@@ -232,7 +232,7 @@ func Decide(gs []Guideline, ctx Context, data Data, opt Options) ContextReport {
 }
 
 // sizesFor returns the sizes n at which to decide g: opt's, or those the
-// data has a side for.
+// data has both sides for.
 func sizesFor(g Guideline, data Data, p, elem int, want []int) []int {
 	if len(want) > 0 {
 		return want
@@ -266,6 +266,22 @@ func sizesFor(g Guideline, data Data, p, elem int, want []int) []int {
 		ns = []int{elem} // neither side depends on n: one decision
 	}
 	slices.Sort(ns)
+	// Keep the sizes with both sides measured (MPI_Bcast at 2 KiB is
+	// bcast-scatter-allgather's n = 2 KiB and scatter-bcast's n = 1 KiB on
+	// 2 ranks: only one of them was designed); if none has both, keep all,
+	// so that the report says what is missing.
+	var both []int
+	for _, n := range ns {
+		l, r := g.At(n, p, elem)
+		if _, ok := data[l]; ok {
+			if _, ok := data[r]; ok {
+				both = append(both, n)
+			}
+		}
+	}
+	if len(both) > 0 {
+		return both
+	}
 	return ns
 }
 

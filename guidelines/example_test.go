@@ -38,14 +38,18 @@ func ExampleDecide() {
 	// Output:
 	// reduce-allreduce at 8 B: ratio 1.48, p = 0.0039, violated true
 	//
-	// test: one-sided Wilcoxon signed-rank test of H0: lhs <= rhs against H1: lhs > rhs, on per-mpirun medians paired by mpirun
-	// correction: Holm (step-down Bonferroni) over every (guideline, size) of a context: family-wise error rate <= alpha under any dependence
-	// shift: Hodges-Lehmann estimate of lhs - rhs (pseudo-median of the paired differences) with its signed-rank confidence interval
+	// test: one-sided Wilcoxon signed-rank test of H0: lhs <= rhs against H1: lhs > rhs, on per-mpirun medians
+	//     paired by mpirun
+	// correction: Holm (step-down Bonferroni) over every (guideline, size) of a context: family-wise error rate <=
+	//     alpha under any dependence
+	// shift: Hodges-Lehmann estimate of lhs - rhs (pseudo-median of the paired differences) with its signed-rank
+	//     confidence interval
 	// alpha 0.05 (family-wise, per context); intervals at 95%
 	//
-	// np=2/float64: 1 tests, 1 violated; deciding needs ≥ 5 paired mpiruns
-	// guideline                       size mpir        lhs        rhs lhs/rhs     shift lhs-rhs [CI]        p     p_holm verdict
-	// reduce-allreduce                 8 B    8     3.08µs     2.08µs   1.478 +1.08µs [+855ns, +1.12µs]   0.0039  0.0039**  VIOLATED
+	// np=2/float64
+	// 1 tests, 1 violated; deciding needs ≥ 5 paired mpiruns
+	// guideline                   size mpir      lhs      rhs lhs/rhs        shift lhs-rhs [CI]       p     p_holm verdict
+	// reduce-allreduce             8 B    8   3.08µs   2.08µs   1.478 +1.08µs [+855ns, +1.12µs]  0.0039  0.0039**  VIOLATED
 	//
 	// 1 violation(s) in total
 }

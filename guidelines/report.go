@@ -103,11 +103,13 @@ func (r Report) WriteJSON(w io.Writer) error {
 // Holm's p with stars, and the verdict.
 func (r Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "test: %s\ncorrection: %s\nshift: %s\n", r.Test, r.Correction, r.Shift)
+	for _, l := range [][2]string{{"test", r.Test}, {"correction", r.Correction}, {"shift", r.Shift}} {
+		b.WriteString(wrap(l[0]+": "+l[1], 110, "    "))
+	}
 	fmt.Fprintf(&b, "alpha %g (family-wise, per context); intervals at %g%%\n", r.Alpha, 100*r.Level)
 	for _, c := range r.Contexts {
-		fmt.Fprintf(&b, "\n%s: %d tests, %d violated; deciding needs ≥ %d paired mpiruns\n", c.Name, c.Tests, c.Violations, c.MinMpiruns)
-		fmt.Fprintf(&b, "%-26s %7s %4s %9s %9s %7s %28s %8s %10s %s\n",
+		fmt.Fprintf(&b, "\n%s%d tests, %d violated; deciding needs ≥ %d paired mpiruns\n", wrap(c.Name, 110, "    "), c.Tests, c.Violations, c.MinMpiruns)
+		fmt.Fprintf(&b, "%-24s %7s %4s %8s %8s %7s %25s %7s %10s %s\n",
 			"guideline", "size", "mpir", "lhs", "rhs", "lhs/rhs", "shift lhs-rhs [CI]", "p", "p_holm", "verdict")
 		for _, d := range c.Decisions {
 			size := "any"
@@ -125,21 +127,57 @@ func (r Report) WriteText(w io.Writer) error {
 			if !math.IsNaN(d.ShiftS) {
 				shift = fmt.Sprintf("%s [%s, %s]", fmtSigned(d.ShiftS), fmtSigned(d.ShiftLoS), fmtSigned(d.ShiftHiS))
 			}
-			fmt.Fprintf(&b, "%-26s %7s %4d %9s %9s %7s %28s %8s %7s%-3s %s\n", d.Guideline, size, d.Mpiruns,
+			fmt.Fprintf(&b, "%-24s %7s %4d %8s %8s %7s %25s %7s %7s%-3s %s\n", d.Guideline, size, d.Mpiruns,
 				fmtTime(d.LhsMedianS), fmtTime(d.RhsMedianS), fmtRatio(d.Ratio), shift, fmtP(d.P), fmtP(d.PHolm), d.Stars, verdict)
 		}
 		for _, wn := range c.Warnings {
-			fmt.Fprintf(&b, "warning: %s\n", wn)
+			b.WriteString(wrap("warning: "+wn, 110, "    "))
 		}
 		for _, d := range c.Decisions {
 			for _, wn := range d.Warnings {
-				fmt.Fprintf(&b, "warning: %s at %s: %s\n", d.Guideline, humanBytes(max(d.SizeBytes, 0)), wn)
+				b.WriteString(wrap(fmt.Sprintf("warning: %s at %s: %s", d.Guideline, humanBytes(max(d.SizeBytes, 0)), wn), 110, "    "))
 			}
 		}
 	}
 	fmt.Fprintf(&b, "\n%d violation(s) in total\n", r.Violations)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// wrap breaks s at spaces, commas or slashes into lines of at most width
+// characters (longer words stay whole), indenting the continuation lines;
+// the result ends in a newline.
+func wrap(s string, width int, indent string) string {
+	var b strings.Builder
+	line := 0
+	for len(s) > 0 {
+		cut := len(s)
+		if line+len(s) > width {
+			cut = 0
+			for i, r := range s {
+				if i > width-line {
+					break
+				}
+				if r == ' ' || r == ',' || r == '/' {
+					cut = i + 1
+				}
+			}
+			if cut == 0 {
+				cut = strings.IndexAny(s, " ,/") + 1
+				if cut == 0 {
+					cut = len(s)
+				}
+			}
+		}
+		b.WriteString(strings.TrimRight(s[:cut], " "))
+		s = s[cut:]
+		if len(s) > 0 {
+			b.WriteString("\n" + indent)
+			line = len(indent)
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
 }
 
 func fmtTime(v float64) string {

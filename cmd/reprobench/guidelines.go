@@ -198,7 +198,7 @@ func runGuidelines(stdout, stderr io.Writer, args []string) error {
 			if err := savePlot(p, 10*vg.Inch, vg.Length(1.4+0.3*float64(rows))*vg.Inch, name); err != nil {
 				return err
 			}
-			fmt.Fprintf(stderr, "guidelines: plot of %s in %s\n", rep.Contexts[i].Name, name)
+			fmt.Fprintf(stderr, "guidelines: plot of context %d in %s\n", i+1, name)
 		}
 	}
 	if *failOn && rep.Violations > 0 {
@@ -235,7 +235,7 @@ func guidelinesRun(stderr io.Writer, plan guidelines.Plan, launcher string, time
 	if err := os.WriteFile(filepath.Join(out, runID+"-guidelines.txt"), []byte(tb.String()), 0o644); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(stderr, "guidelines: %d guidelines × %d sizes: %d experiments per mpirun, %d mpiruns, seed %d; design %s\n",
+	fmt.Fprintf(stderr, "guidelines: %d guidelines × %d sizes: %d experiments per mpirun, %d mpiruns, seed %d\nguidelines: design in %s\n",
 		len(plan.Guidelines), len(plan.SizesBytes), len(plan.Points()), plan.Mpiruns, plan.Seed, path)
 	largs := []string{"--design", path, "--out", out, "--run-id", runID, "--np", strconv.Itoa(plan.Np),
 		"--launcher", launcher, "--timeout", timeout.String(), "--seed", strconv.FormatUint(plan.Seed, 10), "--"}

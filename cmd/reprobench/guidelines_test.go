@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/reprobench/reprobench/internal/mpirun"
 )
@@ -64,6 +65,11 @@ func TestGuidelinesUnderMPI(t *testing.T) {
 			timer.Stop()
 			if err != nil {
 				t.Fatalf("%v\n%s", err, out)
+			}
+			for _, line := range strings.Split(string(out), "\n") {
+				if n := utf8.RuneCountInString(line); n > 120 && !strings.HasPrefix(line, "launch:") {
+					t.Errorf("line of %d > 120 characters: %q", n, line)
+				}
 			}
 			for _, want := range []string{"scan-exscan-reduce_local", "barrier-allreduce", "violation(s) in total", "deciding needs ≥"} {
 				if !strings.Contains(string(out), want) {
