@@ -95,7 +95,8 @@ func without(gs []guidelines.Guideline, name string) []guidelines.Guideline {
 // (mpitest.Config.CallDelay: +30 µs on every rank, more than any of these
 // calls or mock-ups costs in the model at these sizes, so every guideline
 // with that call on its left-hand side at that size is violated, by
-// construction); the decision must find exactly those violations (the
+// construction), at each of three sizes (the barrier once): 25 campaigns.
+// The decision must find exactly those violations (the
 // shift between 30 µs minus the right-hand side's time and 30 µs plus
 // 1 µs) and nothing else.
 //
@@ -123,51 +124,56 @@ func TestFindsInjectedViolation(t *testing.T) {
 		{mpi.CallBarrier, []string{"barrier-allreduce"}},
 	}
 	opt := guidelines.Options{Alpha: 0.01}
-	falsePos := 0
+	falsePos, campaigns := 0, 0
 	for i, tg := range targets {
-		seed := uint64(100 + i)
-		slow := sizes[i%len(sizes)]
-		if tg.call == mpi.CallBarrier {
-			slow = -1 // the barrier has no size
+		for j, slow := range sizes {
+			seed := uint64(100 + len(sizes)*i + j)
+			if tg.call == mpi.CallBarrier {
+				if j > 0 {
+					break
+				}
+				slow = -1 // the barrier has no size
+			}
+			campaigns++
+			t.Run(fmt.Sprintf("%v@%d", tg.call, slow), func(t *testing.T) {
+				plan := guidelines.Plan{Guidelines: gs, SizesBytes: sizes, Np: 2, Datatype: "float64", ElemBytes: 8,
+					Nrep: 5, Mpiruns: 16, Seed: seed}
+				hook := func(c mpi.Call, count int, dt mpi.Datatype) time.Duration {
+					if c == tg.call && (slow < 0 || count*dt.Size() == slow) {
+						return delay
+					}
+					return 0
+				}
+				rep := guidelines.Decide(gs, guidelines.Context{Np: 2, Datatype: "float64"}, simCampaign(t, plan, seed, hook), opt)
+				if rep.Tests != len(gs)*len(sizes)-2 { // the barrier is one test, not three
+					t.Errorf("%d tests, want %d", rep.Tests, len(gs)*len(sizes)-2)
+				}
+				found := 0
+				for _, d := range rep.Decisions {
+					want := slices.Contains(tg.want, d.Guideline) && d.SizeBytes == slow
+					if d.Violated && !want {
+						falsePos++
+						t.Errorf("false violation: %s at %d B (p_holm %.3g, ratio %.3f)", d.Guideline, d.SizeBytes, d.PHolm, d.Ratio)
+					}
+					if !want {
+						continue
+					}
+					found++
+					if !d.Violated {
+						t.Errorf("missed %s at %d B: p %.3g, p_holm %.3g, ratio %.3f", d.Guideline, slow, d.P, d.PHolm, d.Ratio)
+					}
+					lo, hi := delay.Seconds()-d.RhsMedianS, delay.Seconds()+1e-6
+					if !(d.ShiftS >= lo && d.ShiftS <= hi && d.ShiftLoS <= d.ShiftS && d.ShiftS <= d.ShiftHiS) {
+						t.Errorf("%s: shift %.3g [%.3g, %.3g] s, want within [%.3g, %.3g]", d.Guideline, d.ShiftS, d.ShiftLoS, d.ShiftHiS, lo, hi)
+					}
+				}
+				if found != len(tg.want) {
+					t.Errorf("the injected point was decided %d times, want %d", found, len(tg.want))
+				}
+			})
 		}
-		t.Run(fmt.Sprintf("%v@%d", tg.call, slow), func(t *testing.T) {
-			plan := guidelines.Plan{Guidelines: gs, SizesBytes: sizes, Np: 2, Datatype: "float64", ElemBytes: 8,
-				Nrep: 5, Mpiruns: 16, Seed: seed}
-			hook := func(c mpi.Call, count int, dt mpi.Datatype) time.Duration {
-				if c == tg.call && (slow < 0 || count*dt.Size() == slow) {
-					return delay
-				}
-				return 0
-			}
-			rep := guidelines.Decide(gs, guidelines.Context{Np: 2, Datatype: "float64"}, simCampaign(t, plan, seed, hook), opt)
-			if rep.Tests != len(gs)*len(sizes)-2 { // the barrier is one test, not three
-				t.Errorf("%d tests, want %d", rep.Tests, len(gs)*len(sizes)-2)
-			}
-			found := 0
-			for _, d := range rep.Decisions {
-				want := slices.Contains(tg.want, d.Guideline) && d.SizeBytes == slow
-				if d.Violated && !want {
-					falsePos++
-					t.Errorf("false violation: %s at %d B (p_holm %.3g, ratio %.3f)", d.Guideline, d.SizeBytes, d.PHolm, d.Ratio)
-				}
-				if !want {
-					continue
-				}
-				found++
-				if !d.Violated {
-					t.Errorf("missed %s at %d B: p %.3g, p_holm %.3g, ratio %.3f", d.Guideline, slow, d.P, d.PHolm, d.Ratio)
-				}
-				lo, hi := delay.Seconds()-d.RhsMedianS, delay.Seconds()+1e-6
-				if !(d.ShiftS >= lo && d.ShiftS <= hi && d.ShiftLoS <= d.ShiftS && d.ShiftS <= d.ShiftHiS) {
-					t.Errorf("%s: shift %.3g [%.3g, %.3g] s, want within [%.3g, %.3g]", d.Guideline, d.ShiftS, d.ShiftLoS, d.ShiftHiS, lo, hi)
-				}
-			}
-			if found != len(tg.want) {
-				t.Errorf("the injected point was decided %d times, want %d", found, len(tg.want))
-			}
-		})
 	}
-	t.Logf("false violations over %d campaigns: %d", len(targets), falsePos)
+	t.Logf("false violations over %d campaigns: %d", campaigns, falsePos)
 }
 
 // TestFindsSimulatorsOwnViolation: with no hook, the simulator's Allgather
