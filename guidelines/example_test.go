@@ -53,3 +53,19 @@ func ExampleDecide() {
 	//
 	// 1 violation(s) in total
 }
+
+// A campaign measures every distinct side once per mpirun, in a shuffled
+// order recorded by its seed.
+func ExamplePlan_Design() {
+	p := guidelines.Plan{Guidelines: guidelines.Default(), SizesBytes: []int{8, 1024, 65536}, Np: 2,
+		Datatype: "float64", ElemBytes: 8, Nrep: 200, Mpiruns: 10, Seed: 1}
+	d, err := p.Design()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(p.Points()), "experiments per mpirun,", len(d.Experiments), "in all, seed", d.Seed)
+	fmt.Println(guidelines.MinMpiruns(31, 0.05), "mpiruns can decide 31 tests at alpha 0.05")
+	// Output:
+	// 49 experiments per mpirun, 490 in all, seed 1
+	// 10 mpiruns can decide 31 tests at alpha 0.05
+}

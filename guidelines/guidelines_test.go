@@ -119,3 +119,32 @@ func TestPlanPoints(t *testing.T) {
 		t.Error("a size that is not a multiple of the element is accepted")
 	}
 }
+
+func TestDecideMissingAndPairing(t *testing.T) {
+	gs := []Guideline{
+		{Name: "a", Lhs: Side{"MPI_Reduce", SizeN}, Rhs: Side{"MPI_Allreduce", SizeN}},
+		{Name: "b", Lhs: Side{"MPI_Gather", SizeN}, Rhs: Side{"MPI_Allgather", SizeN}},
+	}
+	// Reduce ran in mpiruns 0..7, Allreduce in 2..9: 6 pairs; Gather has no data.
+	data := Data{
+		{"MPI_Reduce", 8}:    {Mpiruns: []int32{0, 1, 2, 3, 4, 5, 6, 7}, Medians: []float64{9, 9, 3, 4, 5, 6, 7, 8}},
+		{"MPI_Allreduce", 8}: {Mpiruns: []int32{2, 3, 4, 5, 6, 7, 8, 9}, Medians: []float64{1.1, 2.2, 3.3, 4.4, 5.5, 6.6, 0, 0}},
+		{"MPI_Allgather", 8}: {Mpiruns: []int32{0, 1}, Medians: []float64{1, 1}},
+	}
+	rep := Decide(gs, Context{Np: 2, Datatype: "float64"}, data, Options{Sizes: []int{8}})
+	if len(rep.Decisions) != 2 || rep.Tests != 1 {
+		t.Fatalf("%d decisions, %d tests: %+v", len(rep.Decisions), rep.Tests, rep.Decisions)
+	}
+	a, b := rep.Decisions[0], rep.Decisions[1]
+	// Pairs (3,1.1) (4,2.2) (5,3.3) (6,4.4) (7,5.5) (8,6.6): every difference
+	// 1.9 … 1.4 is positive and distinct: exact p = 2^-6.
+	if a.Mpiruns != 6 || math.Abs(a.P-1.0/64) > 1e-15 || a.PHolm != a.P || !a.Violated || a.Stars != "*" {
+		t.Errorf("a: %+v", a)
+	}
+	if !math.IsNaN(b.P) || b.Violated || len(b.Warnings) == 0 || !strings.Contains(b.Warnings[0], "MPI_Gather at 8 bytes") {
+		t.Errorf("b: %+v", b)
+	}
+	if rep.MinMpiruns != 5 || len(rep.Warnings) != 0 {
+		t.Errorf("min mpiruns %d, warnings %v", rep.MinMpiruns, rep.Warnings)
+	}
+}

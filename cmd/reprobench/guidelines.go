@@ -41,7 +41,8 @@ Without --data, guidelines designs a campaign (every side of every guideline at 
 size, once per mpirun, shuffled per mpirun with --seed), writes it to
 DIR/ID-guidelines-design.csv, runs it with "reprobench launch" (the RUN FLAGS after --
 go to every "reprobench run"), then decides. With --data it decides on existing raw
-data (e.g. DIR/ID-mpirun*.csv of such a campaign).
+data (e.g. DIR/ID-mpirun*.csv of such a campaign). An interrupted campaign continues
+with "reprobench launch --resume --out DIR --run-id ID", then --data DIR/ID-mpirun*.csv.
 
 Decision, per guideline and size, in each context (np, datatype, labels): one-sided
 Wilcoxon signed-rank test of lhs <= rhs on the per-mpirun medians (Tukey-filtered)
