@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -29,13 +30,23 @@ func (r Report) Plot(ctx int) (*plot.Plot, int, error) {
 		return nil, 0, fmt.Errorf("guidelines: context %s has no decision", c.Name)
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: is the left-hand side slower? (%d of %d violated)\n"+
-		"dot: median lhs/rhs; bar: %g%% Hodges-Lehmann interval; red: violated (Holm, alpha %g)", c.Name, c.Violations, c.Tests, 100*r.Level, r.Alpha)
+	p.Title.Text = strings.TrimSuffix(wrap(fmt.Sprintf("%s: is the left-hand side slower? %d of %d violated", c.Name, c.Violations, c.Tests), 90, ""), "\n") +
+		fmt.Sprintf("\ndot: median lhs/rhs (red: violated, Holm at alpha %g); bar: %g%% Hodges-Lehmann interval (dashed: it goes on beyond the axis)", r.Alpha, 100*r.Level)
 	p.X.Label.Text = "lhs run time / rhs run time [ratio]"
 	names := make([]string, n)
 	var ok, bad plotter.XYs
 	var lab plotter.XYLabels
+	// The axis spans the dots (and 1), not the intervals: one mpirun
+	// descheduled for milliseconds makes an interval thousands of times
+	// wider than the ratios, and would hide them.
 	lo, hi := 1.0, 1.0
+	for _, d := range c.Decisions {
+		if !math.IsNaN(d.Ratio) && !math.IsInf(d.Ratio, 0) {
+			lo, hi = math.Min(lo, d.Ratio), math.Max(hi, d.Ratio)
+		}
+	}
+	span := hi - lo
+	xmin, xmax := math.Max(0, lo-0.25*span-0.05), hi+0.25*span+0.05
 	for i, d := range c.Decisions {
 		y := float64(n - 1 - i)
 		size := "any size"
@@ -53,19 +64,24 @@ func (r Report) Plot(ctx int) (*plot.Plot, int, error) {
 			ok = append(ok, pt)
 		}
 		right := d.Ratio
-		lo, hi = math.Min(lo, d.Ratio), math.Max(hi, d.Ratio)
 		if d.RhsMedianS > 0 && !math.IsNaN(d.ShiftLoS) && !math.IsNaN(d.ShiftHiS) {
 			a, b := (d.RhsMedianS+d.ShiftLoS)/d.RhsMedianS, (d.RhsMedianS+d.ShiftHiS)/d.RhsMedianS
-			l, err := plotter.NewLine(plotter.XYs{{X: a, Y: y}, {X: b, Y: y}})
-			if err != nil {
-				return nil, 0, err
+			ca, cb := math.Max(a, xmin), math.Min(b, xmax)
+			if ca < cb {
+				l, err := plotter.NewLine(plotter.XYs{{X: ca, Y: y}, {X: cb, Y: y}})
+				if err != nil {
+					return nil, 0, err
+				}
+				l.Width = vg.Points(1.5)
+				if ca != a || cb != b {
+					l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+				}
+				p.Add(l)
+				right = math.Max(right, cb)
 			}
-			l.Width = vg.Points(1.5)
-			p.Add(l)
-			lo, hi, right = math.Min(lo, a), math.Max(hi, b), math.Max(right, b)
 		}
-		lab.XYs = append(lab.XYs, plotter.XY{X: right, Y: y})
-		lab.Labels = append(lab.Labels, fmt.Sprintf("p=%s %s", fmtP(d.PHolm), d.Stars))
+		lab.XYs = append(lab.XYs, plotter.XY{X: math.Min(right, xmax), Y: y})
+		lab.Labels = append(lab.Labels, fmt.Sprintf("%.2f  p=%s %s", d.Ratio, fmtP(d.PHolm), d.Stars))
 	}
 	one, err := plotter.NewLine(plotter.XYs{{X: 1, Y: -0.5}, {X: 1, Y: float64(n) - 0.5}})
 	if err != nil {
@@ -102,7 +118,6 @@ func (r Report) Plot(ctx int) (*plot.Plot, int, error) {
 	}
 	p.NominalY(names...)
 	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
-	span := hi - lo
-	p.X.Min, p.X.Max = math.Max(0, lo-0.05*span), hi+0.35*span+0.05 // room for the labels
+	p.X.Min, p.X.Max = xmin, xmax+0.3*(xmax-xmin) // room for the labels
 	return p, n, nil
 }
