@@ -46,7 +46,7 @@ for lib in openmpi mpich; do
 		rc=1
 		continue
 	fi
-	grep -E "^np=|VIOLATED|violation\(s\) in total|^warning: only" "$dir/$stamp-report.txt" || true
+	grep -E "^np=|tests, [0-9]+ violated|VIOLATED|violation\(s\) in total|^warning: only" "$dir/$stamp-report.txt" || true
 done
 echo "guidelines: reports in $OUT/*/$stamp-report.{txt,json,png}"
 exit $rc
