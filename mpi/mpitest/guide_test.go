@@ -1,6 +1,7 @@
 package mpitest_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -54,6 +55,52 @@ func TestCallDelay(t *testing.T) {
 		}
 		if diff := slow[k] - want; diff > 2e-9 || diff < -2e-9 {
 			t.Errorf("%v count %d: %.9f s, want %.9f s", mpi.Call(k[0]), k[1], slow[k], want)
+		}
+	}
+}
+
+// TestMockupsVirtualTime: without jitter and spikes every message costs
+// Base + bytes/bandwidth, and the simulator composes its Allreduce,
+// Allgather, Reduce_scatter_block and Scan exactly as the mock-ups compose
+// them (coll.go), so each mock-up, started at true time 0 on every rank of
+// a fresh world, ends at exactly the time its left-hand side ends, on every
+// rank; the split mock-ups (two collectives of two steps each against one
+// of two) end later.
+func TestMockupsVirtualTime(t *testing.T) {
+	end := func(p int, call mpi.Call) []float64 {
+		w, err := mpitest.New(mpitest.Config{Ranks: p, Seed: 3,
+			Latency: mpitest.Latency{Jitter: mpitest.Off, SpikeProb: mpitest.Off}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ends := make([]float64, p)
+		err = w.Run(func(r *mpitest.Rank) error {
+			s, rb := mpi.BufferSizes(call, 64, mpi.Float64, p)
+			o := &mpi.Observation{Call: call, Send: make([]byte, max(s, rb)), Recv: make([]byte, max(s, rb)), Count: 64, Type: mpi.Float64}
+			err := r.Comm().Observe(o, r.Clock())
+			ends[r.ID()] = r.TrueNow()
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ends
+	}
+	for _, p := range []int{2, 4} {
+		for _, pair := range [][2]mpi.Call{{mpi.CallAllreduce, mpi.CallReduceBcast}, {mpi.CallAllgather, mpi.CallGatherBcast},
+			{mpi.CallReduceScatterBlock, mpi.CallReduceScatter}, {mpi.CallScan, mpi.CallExscanReduceLocal}} {
+			a, b := end(p, pair[0]), end(p, pair[1])
+			for r := range p {
+				if d := a[r] - b[r]; d > 1e-12 || d < -1e-12 {
+					t.Errorf("np %d rank %d: %v ends at %.9f s, %v at %.9f s", p, r, pair[0], a[r], pair[1], b[r])
+				}
+			}
+		}
+		for _, pair := range [][2]mpi.Call{{mpi.CallAllreduce, mpi.CallReduceScatterBlockAllgather}, {mpi.CallBcast, mpi.CallScatterAllgather}} {
+			a, b := end(p, pair[0]), end(p, pair[1])
+			if !(slices.Max(b) > slices.Max(a)) {
+				t.Errorf("np %d: %v ends at %v, %v at %v: want the split mock-up later", p, pair[0], a, pair[1], b)
+			}
 		}
 	}
 }
