@@ -138,6 +138,7 @@ func runGuidelines(stdout, stderr io.Writer, args []string) error {
 		return dt.Size()
 	}}
 	files := fs.Args()
+	var launchErr error
 	if !*data {
 		if len(files) > 0 {
 			return usage("unexpected argument %q: raw files need --data; run flags go after --", files[0])
@@ -152,8 +153,10 @@ func runGuidelines(stdout, stderr io.Writer, args []string) error {
 		plan := guidelines.Plan{Guidelines: gs, SizesBytes: ns, Np: *np, Datatype: dt.ShortName(), ElemBytes: dt.Size(),
 			Nrep: *nrep, Mpiruns: *mpiruns, Seed: seed,
 			Comments: []string{"reprobench guidelines " + strings.Join(args, " ")}}
-		if files, err = guidelinesRun(stderr, plan, *launcher, *timeout, *out, *runID, runArgs); err != nil {
-			return err
+		if files, launchErr = guidelinesRun(stderr, plan, *launcher, *timeout, *out, *runID, runArgs); len(files) == 0 {
+			return launchErr
+		} else if launchErr != nil {
+			fmt.Fprintf(stderr, "guidelines: the campaign did not complete (%v); deciding on the %d mpiruns that did\n", launchErr, len(files))
 		}
 	} else if len(files) == 0 || len(runArgs) > 0 {
 		return usage("--data needs raw data files, and no run flags")
@@ -203,14 +206,15 @@ func runGuidelines(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	if *failOn && rep.Violations > 0 {
-		return fmt.Errorf("guidelines: %d guideline violation(s)", rep.Violations)
+		return errors.Join(launchErr, fmt.Errorf("guidelines: %d guideline violation(s)", rep.Violations))
 	}
-	return nil
+	return launchErr
 }
 
 // guidelinesRun writes the campaign's design and runs it through
 // "reprobench launch" (its code, so the campaign gets the launcher's
-// manifest, timeouts, logs and --resume), and returns its raw files.
+// manifest, timeouts, logs and --resume), and returns the raw files of the
+// mpiruns that completed, with the launcher's error if some did not.
 func guidelinesRun(stderr io.Writer, plan guidelines.Plan, launcher string, timeout time.Duration, out, runID string, runArgs []string) ([]string, error) {
 	d, err := plan.Design()
 	if err != nil {
@@ -240,12 +244,20 @@ func guidelinesRun(stderr io.Writer, plan guidelines.Plan, launcher string, time
 		len(plan.Guidelines), len(plan.SizesBytes), len(plan.Points()), plan.Mpiruns, plan.Seed, path)
 	largs := []string{"--design", path, "--out", out, "--run-id", runID, "--np", strconv.Itoa(plan.Np),
 		"--launcher", launcher, "--timeout", timeout.String(), "--seed", strconv.FormatUint(plan.Seed, 10), "--"}
-	if err := runLaunch(stderr, stderr, append(largs, runArgs...)); err != nil {
-		return nil, err
+	lerr := runLaunch(stderr, stderr, append(largs, runArgs...))
+	if errors.Is(lerr, errUsage) {
+		return nil, lerr
 	}
-	files, err := filepath.Glob(filepath.Join(out, runID+"-mpirun*.csv"))
+	// Only completed mpiruns: those with their JSON sidecar (launch's rule).
+	all, err := filepath.Glob(filepath.Join(out, runID+"-mpirun*[0-9].csv"))
+	var files []string
+	for _, f := range all {
+		if _, e := os.Stat(strings.TrimSuffix(f, ".csv") + ".json"); e == nil {
+			files = append(files, f)
+		}
+	}
 	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("guidelines: campaign %s left no raw data in %s", runID, out)
+		return nil, errors.Join(lerr, fmt.Errorf("guidelines: campaign %s left no raw data in %s", runID, out))
 	}
-	return files, nil
+	return files, lerr
 }
