@@ -34,7 +34,7 @@ for lib in openmpi mpich; do
 	start=$(date +%s)
 	set +e
 	"$rb" guidelines --np 2 --mpiruns "$MPIRUNS" --nrep "$NREP" --sizes "$SIZES" --seed "$SEED" \
-		--launcher "$launcher" --timeout 10m --out "$dir" --run-id "$stamp" \
+		--launcher "$launcher" --timeout 10m --out "$dir" --run-id "$stamp-$lib" \
 		--json "$dir/$stamp-report.json" --plot "$dir/$stamp-report.png" --fail-on-violation \
 		-- --label mpi_lib=$lib >"$dir/$stamp-report.txt" 2>"$dir/$stamp-stderr.txt"
 	status=$?
