@@ -148,3 +148,25 @@ func TestDecideMissingAndPairing(t *testing.T) {
 		t.Errorf("min mpiruns %d, warnings %v", rep.MinMpiruns, rep.Warnings)
 	}
 }
+
+func TestPlot(t *testing.T) {
+	runs := []int32{0, 1, 2, 3, 4, 5}
+	data := Data{
+		{"MPI_Reduce", 8}:    {Mpiruns: runs, Medians: []float64{3, 3.1, 3.2, 3.3, 3.4, 3.5}},
+		{"MPI_Allreduce", 8}: {Mpiruns: runs, Medians: []float64{1, 1.2, 1.1, 1.3, 1.5, 1.4}},
+	}
+	gs := []Guideline{{Name: "a", Lhs: Side{"MPI_Reduce", SizeN}, Rhs: Side{"MPI_Allreduce", SizeN}},
+		{Name: "b", Lhs: Side{"MPI_Gather", SizeN}, Rhs: Side{"MPI_Allgather", SizeN}}}
+	r := NewReport(gs, map[Context]Data{{Np: 2}: data}, Options{Sizes: []int{8}})
+	p, rows, err := r.Plot(0)
+	if err != nil || rows != 2 || p == nil {
+		t.Fatalf("Plot: %v rows %d", err, rows)
+	}
+	// The axis spans the ratios (about 2.5) and 1, whatever the intervals.
+	if !(p.X.Min < 1 && p.X.Max > 2.5 && p.X.Max < 10) {
+		t.Errorf("x axis [%v, %v]", p.X.Min, p.X.Max)
+	}
+	if _, _, err := r.Plot(1); err == nil {
+		t.Error("Plot of a missing context succeeded")
+	}
+}

@@ -16,14 +16,16 @@ const SchemaVersion = "reprobench-guidelines/1"
 // Report is the result of a guidelines run: one ContextReport per context
 // (np, datatype, labels such as the MPI library), each its own Holm family.
 type Report struct {
-	Schema     string          `json:"schema"`
-	Alpha      float64         `json:"alpha"`
-	Level      float64         `json:"level"`
-	Test       string          `json:"test"`
-	Correction string          `json:"correction"`
-	Shift      string          `json:"shift"`
-	Violations int             `json:"violations"` // over every context
-	Contexts   []ContextReport `json:"contexts"`
+	Schema     string  `json:"schema"`
+	Alpha      float64 `json:"alpha"`
+	Level      float64 `json:"level"`
+	Test       string  `json:"test"`
+	Correction string  `json:"correction"`
+	Shift      string  `json:"shift"`
+	Violations int     `json:"violations"` // over every context
+	// Sources are the raw data files decided on (set by the caller).
+	Sources  []string        `json:"sources,omitempty"`
+	Contexts []ContextReport `json:"contexts"`
 }
 
 // NewReport decides gs in every context of data (FromSummaries), in the

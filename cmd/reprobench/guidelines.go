@@ -168,6 +168,7 @@ func runGuidelines(stdout, stderr io.Writer, args []string) error {
 	aopt := analysis.DefaultOptions
 	aopt.TukeyK, aopt.Level = *tukey, *level
 	rep := guidelines.NewReport(gs, guidelines.FromSummaries(analysis.Analyze(ds, aopt)), opt)
+	rep.Sources = files
 	if len(rep.Contexts) == 0 {
 		return fmt.Errorf("guidelines: no data in %d files", len(files))
 	}
