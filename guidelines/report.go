@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/reprobench/reprobench/analysis"
@@ -37,21 +38,13 @@ func NewReport(gs []Guideline, data map[Context]Data, opt Options) Report {
 	for c := range data {
 		ctxs = append(ctxs, c)
 	}
-	sortContexts(ctxs)
+	slices.SortFunc(ctxs, func(a, b Context) int { return strings.Compare(a.String(), b.String()) })
 	for _, c := range ctxs {
 		cr := Decide(gs, c, data[c], opt)
 		r.Violations += cr.Violations
 		r.Contexts = append(r.Contexts, cr)
 	}
 	return r
-}
-
-func sortContexts(cs []Context) {
-	for i := 1; i < len(cs); i++ {
-		for j := i; j > 0 && cs[j].String() < cs[j-1].String(); j-- {
-			cs[j], cs[j-1] = cs[j-1], cs[j]
-		}
-	}
 }
 
 // jnum is a float64 in JSON: NaN and ±Inf become null.
