@@ -96,3 +96,11 @@ vcluster: setup
 # make test: where namespaces are not permitted the virtual-cluster tests fail
 # rather than skip.
 unit: export RB_REQUIRE_VCLUSTER=1
+
+# guidelines (issue #18): every performance guideline at three sizes with Open
+# MPI and MPICH on 2 ranks, decided per size (signed-rank on per-mpirun
+# medians, Holm); prints the violations found (scripts/guidelines.sh).
+# make guidelines GUIDE_MPIRUNS=20 GUIDE_NREP=200 GUIDE_SIZES=8,1K,64K
+.PHONY: guidelines
+guidelines: setup
+	timeout 3600 bash scripts/guidelines.sh

@@ -232,6 +232,7 @@ func (c *comm) setArgs(o *Observation) *C.rb_args {
 	a.reps = C.int(max(o.Reps, 1))
 	a.each = cbool(o.TimeEach)
 	a.sync = C.int(o.Sync)
+	a.size = C.int(c.size) // guide
 	return a
 }
 

@@ -217,6 +217,9 @@ func callGo(c Comm, o *Observation) error {
 		return c.Alltoall(o.Send, o.Recv, n, dt)
 	case CallReduceScatterBlock:
 		return c.ReduceScatterBlock(o.Send, o.Recv, n, dt, o.Op)
+	case CallReduceBcast, CallReduceScatterBlockAllgather, CallScatterAllgather, CallGatherBcast,
+		CallExscanReduceLocal, CallReducePlusScatter: // guide
+		return guideGo(c, o)
 	case CallPingPong:
 		b := n * dt.Size()
 		switch c.Rank() {

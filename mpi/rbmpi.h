@@ -27,7 +27,10 @@ enum {
 	RB_BARRIER, RB_BCAST, RB_REDUCE, RB_ALLREDUCE, RB_SCAN, RB_EXSCAN, RB_GATHER,
 	RB_SCATTER, RB_ALLGATHER, RB_ALLTOALL, RB_REDUCE_SCATTER_BLOCK, RB_PINGPONG,
 	// vcoll (rbmpi_vcoll.h)
-	RB_ALLGATHERV, RB_ALLTOALLV, RB_GATHERV, RB_SCATTERV, RB_REDUCE_SCATTER, RB_SENDRECV, RB_NEIGHBOR_ALLTOALL
+	RB_ALLGATHERV, RB_ALLTOALLV, RB_GATHERV, RB_SCATTERV, RB_REDUCE_SCATTER, RB_SENDRECV, RB_NEIGHBOR_ALLTOALL,
+	// guide (#18): the performance guidelines' mock-ups (rbmpi_guide.h)
+	RB_REDUCE_BCAST, RB_REDUCE_SCATTER_BLOCK_ALLGATHER, RB_SCATTER_ALLGATHER, RB_GATHER_BCAST,
+	RB_EXSCAN_REDUCE_LOCAL, RB_REDUCE_PLUS_SCATTER
 };
 enum { RB_SYNC_NONE, RB_SYNC_BARRIER, RB_SYNC_DOUBLE_BARRIER, RB_SYNC_DISSEMINATION, RB_SYNC_DEADLINE };
 enum { RB_CLK_NONE, RB_CLK_MONOTONIC, RB_CLK_TSC, RB_CLK_TSC_FENCED, RB_CLK_WTIME };
@@ -258,9 +261,11 @@ typedef struct rb_args {
 	int *vc_sc, *vc_sd, *vc_rc, *vc_rd; // C arrays of p ints, or NULL
 	MPI_Comm vc_cart;                    // Neighbor_alltoall's, when vc_has_cart
 	int vc_has_cart;
+	int size; // guide: the communicator's size (the mock-ups split and gather by it)
 } rb_args;
 
 #include "rbmpi_vcoll.h"
+#include "rbmpi_guide.h"
 
 // rb_call executes one call of the operation a describes, with the send
 // buffer s and the receive buffer r.
@@ -278,6 +283,9 @@ static int rb_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
 	case RB_ALLGATHER: return MPI_Allgather(s, n, rb_dt(dt), r, n, rb_dt(dt), c);
 	case RB_ALLTOALL: return MPI_Alltoall(s, n, rb_dt(dt), r, n, rb_dt(dt), c);
 	case RB_REDUCE_SCATTER_BLOCK: return MPI_Reduce_scatter_block(s, r, n, rb_dt(dt), rb_op(op), c);
+	case RB_REDUCE_BCAST: case RB_REDUCE_SCATTER_BLOCK_ALLGATHER: case RB_SCATTER_ALLGATHER: // guide
+	case RB_GATHER_BCAST: case RB_EXSCAN_REDUCE_LOCAL: case RB_REDUCE_PLUS_SCATTER:
+		return rb_guide_call(a, s, r, rank, c);
 	case RB_PINGPONG:
 		if (rank == root) {
 			int err = MPI_Send(s, bytes, MPI_BYTE, peer, RB_TAG_PINGPONG, c);

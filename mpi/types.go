@@ -125,6 +125,15 @@ const (
 	CallReduceScatter
 	CallSendrecv
 	CallNeighborAlltoall
+	// guide (#18): the right-hand sides of the performance guidelines,
+	// each one observation (mpi/guide.go).
+	CallReduceBcast
+	CallReduceScatterBlockAllgather
+	CallScatterAllgather
+	CallGatherBcast
+	CallExscanReduceLocal
+	CallReducePlusScatter
+	// end guide
 	numCalls
 )
 
@@ -133,7 +142,11 @@ var callNames = [...]string{"MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allre
 	"MPI_Reduce_scatter_block", "pingpong",
 	// vcoll
 	"MPI_Allgatherv", "MPI_Alltoallv", "MPI_Gatherv", "MPI_Scatterv", "MPI_Reduce_scatter", "MPI_Sendrecv",
-	"MPI_Neighbor_alltoall"}
+	"MPI_Neighbor_alltoall",
+	// guide (#18)
+	"Reduce+Bcast", "Reduce_scatter_block+Allgather", "Scatter+Allgather", "Gather+Bcast",
+	"Exscan+Reduce_local", "Reduce+Scatter",
+}
 
 // Calls returns every benchmarkable call in a fixed order.
 func Calls() []Call {
@@ -161,6 +174,8 @@ func (c Call) Reduces() bool {
 	case CallReduce, CallAllreduce, CallScan, CallExscan, CallReduceScatterBlock:
 		return true
 	case CallReduceScatter: // vcoll
+		return true
+	case CallReduceBcast, CallReduceScatterBlockAllgather, CallExscanReduceLocal, CallReducePlusScatter: // guide
 		return true
 	}
 	return false
@@ -196,6 +211,9 @@ func BufferSizes(call Call, count int, d Datatype, p int) (send, recv int) {
 	case CallAllgatherv, CallAlltoallv, CallGatherv, CallScatterv, CallReduceScatter, CallSendrecv,
 		CallNeighborAlltoall: // vcoll
 		return vcollBufferSizes(call, count, d, p, 1)
+	case CallReduceBcast, CallReduceScatterBlockAllgather, CallScatterAllgather, CallGatherBcast,
+		CallExscanReduceLocal, CallReducePlusScatter: // guide
+		return guideBufferSizes(call, count, d, p)
 	default:
 		return n, n
 	}

@@ -50,6 +50,11 @@
 // Reductions combine in a fixed order, so floating-point results are
 // identical on every rank and in every run.
 //
+// The mock-ups of the performance guidelines (mpi/guide.go, such as
+// Reduce+Bcast) compose these collectives as the C binding composes MPI's;
+// Config.CallDelay adds a per-call overhead, to make one call slow at one
+// size (guide.go).
+//
 // Comm.Observe runs an mpi.Observation in virtual time: the wait (a
 // dissemination barrier for SyncBarrier, SyncDoubleBarrier and
 // SyncDissemination; for SyncDeadline the busy-wait loop

@@ -86,6 +86,7 @@ func (c *comm) Observe(o *mpi.Observation, clk timing.Clock) error {
 // execute runs o.Call once.
 func (c *comm) execute(o *mpi.Observation) error {
 	n := o.Count * o.Type.Size()
+	c.callDelay(o) // guide: Config.CallDelay
 	switch o.Call {
 	case mpi.CallBarrier:
 		return c.Barrier()
@@ -109,6 +110,9 @@ func (c *comm) execute(o *mpi.Observation) error {
 		return c.Alltoall(o.Send, o.Recv, o.Count, o.Type)
 	case mpi.CallReduceScatterBlock:
 		return c.ReduceScatterBlock(o.Send, o.Recv, o.Count, o.Type, o.Op)
+	case mpi.CallReduceBcast, mpi.CallReduceScatterBlockAllgather, mpi.CallScatterAllgather, mpi.CallGatherBcast,
+		mpi.CallExscanReduceLocal, mpi.CallReducePlusScatter: // guide
+		return c.executeGuide(o)
 	case mpi.CallPingPong:
 		const fn = "pingpong"
 		switch c.rank {

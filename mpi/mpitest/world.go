@@ -54,6 +54,13 @@ type Config struct {
 	// Zero (the default) buffers every send. Sendrecv, Isend and the
 	// collectives stay buffered: MPI guarantees they cannot deadlock so.
 	EagerLimit int
+
+	// guide (#18): CallDelay, when not nil, is the latency-model hook per
+	// call: every rank spends CallDelay(call, count, type) of virtual time
+	// at the start of each execution of call by Observe (a software
+	// overhead of the library, e.g. a bad algorithm choice at one size).
+	// It must be a pure function. See guide.go.
+	CallDelay func(call mpi.Call, count int, dt mpi.Datatype) time.Duration
 }
 
 // World is a simulated MPI world: Config.Ranks ranks, each with its own
