@@ -25,7 +25,11 @@ enum { RB_BYTE, RB_INT32, RB_INT64, RB_FLOAT32, RB_FLOAT64 };
 enum { RB_SUM, RB_MIN, RB_MAX };
 enum {
 	RB_BARRIER, RB_BCAST, RB_REDUCE, RB_ALLREDUCE, RB_SCAN, RB_EXSCAN, RB_GATHER,
-	RB_SCATTER, RB_ALLGATHER, RB_ALLTOALL, RB_REDUCE_SCATTER_BLOCK, RB_PINGPONG
+	RB_SCATTER, RB_ALLGATHER, RB_ALLTOALL, RB_REDUCE_SCATTER_BLOCK, RB_PINGPONG,
+	// nbc
+	RB_IBARRIER, RB_IBCAST, RB_IREDUCE, RB_IALLREDUCE, RB_IGATHER, RB_ISCATTER, RB_IALLGATHER, RB_IALLTOALL,
+	RB_IREDUCE_SCATTER_BLOCK, RB_ISCAN,
+	// end nbc
 };
 enum { RB_SYNC_NONE, RB_SYNC_BARRIER, RB_SYNC_DOUBLE_BARRIER, RB_SYNC_DISSEMINATION, RB_SYNC_DEADLINE };
 enum { RB_CLK_NONE, RB_CLK_MONOTONIC, RB_CLK_TSC, RB_CLK_TSC_FENCED, RB_CLK_WTIME };
@@ -247,7 +251,17 @@ typedef struct rb_args {
 	int reps;  // calls between the timestamps, at least 1
 	int each;  // time each call on its own (Observation.TimeEach)
 	int sync;  // RB_SYNC_NONE ...
+	// nbc: the overlap measurement (mpi.Observation.Overlap …); pure and
+	// compute are outputs, in ticks.
+	int overlap;
+	int64_t kernel_iters;
+	int64_t test_every;
+	int64_t pure;
+	int64_t compute;
+	// end nbc
 } rb_args;
+
+#include "rbmpi_nbc.h" // nbc
 
 // rb_call executes one call of the operation a describes, with the send
 // buffer s and the receive buffer r.
@@ -265,6 +279,9 @@ static int rb_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
 	case RB_ALLGATHER: return MPI_Allgather(s, n, rb_dt(dt), r, n, rb_dt(dt), c);
 	case RB_ALLTOALL: return MPI_Alltoall(s, n, rb_dt(dt), r, n, rb_dt(dt), c);
 	case RB_REDUCE_SCATTER_BLOCK: return MPI_Reduce_scatter_block(s, r, n, rb_dt(dt), rb_op(op), c);
+	case RB_IBARRIER: case RB_IBCAST: case RB_IREDUCE: case RB_IALLREDUCE: case RB_IGATHER: case RB_ISCATTER:
+	case RB_IALLGATHER: case RB_IALLTOALL: case RB_IREDUCE_SCATTER_BLOCK: case RB_ISCAN: // nbc
+		return rb_nbc_call(a, s, r, rank, c);
 	case RB_PINGPONG:
 		if (rank == root) {
 			int err = MPI_Send(s, bytes, MPI_BYTE, peer, RB_TAG_PINGPONG, c);
@@ -291,6 +308,7 @@ static int rb_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
 static int rb_observe(MPI_Comm c, int rank, int p, const rb_args *a, void *s, void *r, int64_t deadline, int clk,
                       int64_t epoch, int64_t *start, int64_t *end) {
 	if (!rb_on_main()) return RB_ERR_THREAD;
+	if (a->overlap) return rb_nbc_overlap(c, rank, p, (rb_args *)a, s, r, clk, epoch, start, end); // nbc
 	int err = MPI_SUCCESS;
 	int64_t t;
 	const int sync = a->sync;

@@ -116,12 +116,29 @@ const (
 	CallAlltoall
 	CallReduceScatterBlock
 	CallPingPong
+	// nbc (#17 part 1): the non-blocking collectives, post then wait
+	// (see nbc.go).
+	CallIbarrier
+	CallIbcast
+	CallIreduce
+	CallIallreduce
+	CallIgather
+	CallIscatter
+	CallIallgather
+	CallIalltoall
+	CallIreduceScatterBlock
+	CallIscan
+	// end nbc
 	numCalls
 )
 
 var callNames = [...]string{"MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
 	"MPI_Exscan", "MPI_Gather", "MPI_Scatter", "MPI_Allgather", "MPI_Alltoall",
-	"MPI_Reduce_scatter_block", "pingpong"}
+	"MPI_Reduce_scatter_block", "pingpong",
+	// nbc
+	"MPI_Ibarrier", "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce", "MPI_Igather", "MPI_Iscatter",
+	"MPI_Iallgather", "MPI_Ialltoall", "MPI_Ireduce_scatter_block", "MPI_Iscan",
+}
 
 // Calls returns every benchmarkable call in a fixed order.
 func Calls() []Call {
@@ -148,6 +165,8 @@ func (c Call) Reduces() bool {
 	switch c {
 	case CallReduce, CallAllreduce, CallScan, CallExscan, CallReduceScatterBlock:
 		return true
+	case CallIreduce, CallIallreduce, CallIreduceScatterBlock, CallIscan: // nbc
+		return true
 	}
 	return false
 }
@@ -168,6 +187,9 @@ func ParseCall(s string) (Call, error) {
 // Reduce_scatter_block the larger buffer holds p·count elements.
 func BufferSizes(call Call, count int, d Datatype, p int) (send, recv int) {
 	n := count * d.Size()
+	if b, ok := call.Blocking(); ok { // nbc: a non-blocking call's buffers are its blocking twin's
+		call = b
+	}
 	switch call {
 	case CallBarrier:
 		return 0, 0
@@ -249,6 +271,21 @@ type Observation struct {
 	Offsets []int64
 	Flush   []byte
 
+	// nbc (#17 part 1): the overlap measurement of a non-blocking
+	// collective (see nbc.go and docs/data-format.md). With Overlap set, an
+	// observation runs a pure phase (Reps × post, wait) and, after the
+	// same synchronization again, the overlapped phase (Reps × post,
+	// KernelIters iterations of the compute kernel, wait) between Start
+	// and End; with TestEvery > 0 the kernel calls MPI_Test every
+	// TestEvery iterations. Pure and Compute receive the pure phase's
+	// time and the kernel's time without the MPI_Test calls, in ticks
+	// (with TimeEach, sums of the per-call times as for End − Start).
+	Overlap     bool
+	KernelIters int64
+	TestEvery   int64
+	Pure        int64
+	Compute     int64
+
 	// Results, in ticks of the clock given to Observe.
 	Start int64 // first timestamp after the wait
 	End   int64 // timestamp after the last call returned
@@ -283,6 +320,9 @@ func (o *Observation) Validate(p int) error {
 	}
 	if o.Sync < SyncNone || o.Sync > SyncDeadline {
 		return fmt.Errorf("mpi: invalid sync kind %v", o.Sync)
+	}
+	if err := o.validateNBC(); err != nil { // nbc
+		return err
 	}
 	s, r := BufferSizes(o.Call, o.Count, o.Type, p)
 	if len(o.Send) < s {

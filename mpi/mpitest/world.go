@@ -54,6 +54,9 @@ type Config struct {
 	// Zero (the default) buffers every send. Sendrecv, Isend and the
 	// collectives stay buffered: MPI guarantees they cannot deadlock so.
 	EagerLimit int
+	// nbc: Progress is the progress model of the non-blocking
+	// collectives (see Progress); the zero value is ProgressInWait.
+	Progress Progress
 }
 
 // World is a simulated MPI world: Config.Ranks ranks, each with its own
