@@ -78,7 +78,8 @@ type runOptions struct {
 	labels                                                                                         labelFlag
 	adaptTrigger                                                                                   window.AdaptTrigger
 	clockAccuracy                                                                                  string // ERROR@HORIZON, clocksync.ParseAccuracy
-	nbc                                                                                            nbcOptions // nbc.go
+
+	nbc nbcOptions // the overlap measurement's flags (nbc.go)
 }
 
 // removedFlag makes an old spelling of a flag an error naming the new one.
