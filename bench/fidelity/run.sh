@@ -84,6 +84,7 @@ cells=(
 	"alltoall-1024 alltoall 1024 MPI_Alltoall"
 	"pingpong-8 pingpong 8 pingpong"
 	"pingpong-65536 pingpong 65536 pingpong"
+	"iallreduce-8 iallreduce 8 MPI_Iallreduce" # nbc (#17): post, then wait
 )
 if [[ " $PARTS " == *" 1 "* ]]; then
 	for fl in $FLAVORS; do
