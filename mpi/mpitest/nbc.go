@@ -44,6 +44,7 @@ const (
 // kernel of the overlap measurement (mpi.Observation.KernelIters).
 const KernelIterTime = time.Nanosecond
 
+// String returns "in_wait" or "async".
 func (p Progress) String() string {
 	switch p {
 	case ProgressInWait:
