@@ -461,6 +461,9 @@ func observe(k *checker, w mpi.Comm) {
 	}
 	for _, clk := range clocks {
 		for _, call := range mpi.Calls() {
+			if call.NonBlocking() && p > 2 {
+				continue // nbc: nbccheck checks them oversubscribed; here they would add ~40 % to MPICH's np 8 run
+			}
 			for sync := mpi.SyncNone; sync <= mpi.SyncDeadline; sync++ {
 				count := 4
 				s, rc := mpi.BufferSizes(call, count, mpi.Float64, p)
