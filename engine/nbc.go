@@ -26,8 +26,11 @@ import (
 // Before the warm-up, the engine sizes the kernel (calibrateKernel) unless
 // KernelIters gives its iteration count: each rank scales the count by the
 // ratio of its median pure time per call to its median kernel time per
-// call, three rounds of overlapRounds observations each, so that the
+// call, overlapRounds rounds of overlapObs observations each, so that the
 // kernel lasts about as long as the communication, as OSU and NBCBench do.
+// An observation of the probe is one call per phase after a barrier, or,
+// for runtime osu, OSU's loop of min(n, 100) calls, whose mean per call is
+// what osu_iallreduce aims its kernel at.
 // The calibration goes to the sidecar (rawdata.OverlapCalibration).
 //
 // Process synchronization: barrier, double_barrier and dissemination wait
@@ -39,6 +42,7 @@ const (
 	overlapRounds    = 3
 	overlapObs       = 11
 	overlapStartIter = 1000
+	osuProbeReps     = 100
 	// KernelDescription says what one iteration of the compute kernel does.
 	KernelDescription = "x = x*0.999999999 + 1e-9 on a double (one dependent multiply-add), C loop in rbmpi_nbc.h"
 )
@@ -113,6 +117,13 @@ func calibrateKernel(c mpi.Comm, clk timing.Clock, o *mpi.Observation, ex *Exper
 		probe := *o
 		probe.Offsets, probe.Flush = nil, nil
 		probe.Overlap, probe.Reps, probe.TimeEach, probe.Sync = true, 1, false, mpi.SyncBarrier
+		if o.TimeEach {
+			// OSU's loop (runtime osu): OSU aims its kernel at the mean
+			// pure time per call of its timed loop, so the probe runs
+			// that loop, up to osuProbeReps calls.
+			probe.TimeEach, probe.Reps = true, min(max(o.Reps, 1), osuProbeReps)
+		}
+		cal.ProbeReps = probe.Reps
 		pure, comp := make([]float64, overlapObs), make([]float64, overlapObs)
 		for range overlapRounds {
 			probe.KernelIters = k
@@ -120,7 +131,8 @@ func calibrateKernel(c mpi.Comm, clk timing.Clock, o *mpi.Observation, ex *Exper
 				if err := c.Observe(&probe, clk); err != nil {
 					return nil, fmt.Errorf("calibrating the compute kernel: %w", err)
 				}
-				pure[i], comp[i] = clk.Seconds(probe.Pure), clk.Seconds(probe.Compute)
+				n := float64(probe.Reps)
+				pure[i], comp[i] = clk.Seconds(probe.Pure)/n, clk.Seconds(probe.Compute)/n
 			}
 			target, kernel = median(pure), median(comp)
 			if kernel > 0 && target > 0 {

@@ -125,7 +125,8 @@ type OverlapCalibration struct {
 	Given        bool      `json:"kernel_iters_given"` // the iteration count was given, not calibrated
 	Rounds       int       `json:"rounds"`             // calibration rounds
 	Observations int       `json:"observations_per_round"`
-	KernelIters  []int64   `json:"kernel_iters"`  // per rank, the count used
-	TargetPureS  []float64 `json:"target_pure_s"` // per rank, the median pure time per call aimed at
-	KernelS      []float64 `json:"kernel_s"`      // per rank, the median kernel time per call at that count (last round)
+	ProbeReps    int       `json:"probe_calls_per_observation"` // 1, or OSU's loop of that many calls (runtime osu), per phase
+	KernelIters  []int64   `json:"kernel_iters"`                // per rank, the count used
+	TargetPureS  []float64 `json:"target_pure_s"`               // per rank, the median pure time per call aimed at
+	KernelS      []float64 `json:"kernel_s"`                    // per rank, the median kernel time per call at that count (last round)
 }
