@@ -262,6 +262,9 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 	for _, c := range RawColumns {
 		known[c] = true
 	}
+	for _, c := range rawdata.OverlapValueColumns { // nbc: values, not labels
+		known[c] = true
+	}
 	type lab struct {
 		name string
 		idx  int

@@ -50,6 +50,14 @@ type Experiment struct {
 	// last rank's blocks have Skew times the count); 0 and 1 are uniform
 	// counts, and other calls refuse more.
 	Skew int
+
+	// nbc: Overlap selects the overlap measurement of a non-blocking
+	// collective (nbc.go): TestEvery > 0 calls MPI_Test every TestEvery
+	// kernel iterations; KernelIters > 0 fixes the kernel's iteration
+	// count instead of calibrating it.
+	Overlap     bool
+	TestEvery   int64
+	KernelIters int64
 }
 
 // Raw returns what the raw data records of ex besides its rows: its
@@ -63,7 +71,7 @@ func (e *Experiment) Raw() rawdata.Experiment {
 	if f.ClockSync == "" {
 		f.ClockSync = "none"
 	}
-	return rawdata.Experiment{Exp: e.Exp, Factors: f, Labels: e.Labels}
+	return rawdata.Experiment{Exp: e.Exp, Factors: f, Labels: e.Labels, NBCMode: e.NBCMode()}
 }
 
 // Declare returns the rawdata declarations of exps (Experiment.Raw).
@@ -205,7 +213,7 @@ func (ex *Experiment) check(p int) error {
 	if err := checkSkew(ex, p); err != nil { // vcoll
 		return err
 	}
-	return nil
+	return ex.checkOverlap() // nbc
 }
 
 func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
@@ -264,14 +272,36 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 			err = fmt.Errorf("engine: releasing %v: %w", ex.Call, rerr)
 		}
 	}()
+	// nbc: the overlap measurement sizes its kernel, and records each
+	// observation's pure and compute times through an overlapRecorder.
+	var ovr *overlapRecorder
+	var ovCal *rawdata.OverlapCalibration
+	if ex.Overlap {
+		o.Overlap, o.TestEvery = true, ex.TestEvery
+		if ovCal, err = calibrateKernel(c, e.Clock, o, ex); err != nil {
+			return nil, err
+		}
+		ovr = newOverlapRecorder(c, sy.Config().Capacity(max(ex.Nrep, ex.Warmup)))
+		buffers := sy.Buffers
+		if sy, err = window.New(ovr, e.Clock, e.Global, ex.Sync); err != nil {
+			return nil, err
+		}
+		sy.Buffers = buffers
+	}
 	cfg := sy.Config()
 	rec := window.NewRecord(cfg.Capacity(max(ex.Nrep, ex.Warmup)))
 	if ex.Warmup > 0 {
+		if ovr != nil {
+			ovr.next = 0 // nbc
+		}
 		if err := sy.Run(o, ex.Warmup, rec, true); err != nil {
 			return nil, fmt.Errorf("warm-up: %w", err)
 		}
 	}
 	var ms0, ms1 runtime.MemStats
+	if ovr != nil {
+		ovr.next = 0 // nbc
+	}
 	runtime.ReadMemStats(&ms0)
 	if err := sy.Run(o, ex.Nrep, rec, false); err != nil {
 		return nil, err
@@ -281,9 +311,15 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	// Gather [local start, local end, global start, global end, late,
 	// duration] per observation at rank 0. The duration is computed from the
 	// tick difference on the rank (exact, and in the rank's own frequency).
-	const k = 6
+	k := 6
+	if ovr != nil {
+		k = 8 // nbc: pure and compute seconds
+	}
 	mine := make([]float64, k*n)
 	for i := range n {
+		if ovr != nil {
+			mine[k*i+6], mine[k*i+7] = e.Clock.Seconds(ovr.pure[i]), e.Clock.Seconds(ovr.compute[i])
+		}
 		mine[k*i] = e.Clock.Seconds(rec.Start[i])
 		mine[k*i+1] = e.Clock.Seconds(rec.End[i])
 		mine[k*i+2] = g.ToGlobal(rec.Start[i])
@@ -304,7 +340,7 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	sum := &Summary{Exp: ex.Exp, Call: ex.Call.String(), MsizeBytes: ex.MsizeBytes, Method: cfg.Method.String(),
 		RuntimeType: ex.Runtime.String(), Cache: ex.Cache.String(), WarmupCount: ex.Warmup, Rows: n,
 		Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: began.UTC(),
-		AllocsPerObs: float64(ms1.Mallocs-ms0.Mallocs) / float64(max(n, 1))}
+		AllocsPerObs: float64(ms1.Mallocs-ms0.Mallocs) / float64(max(n, 1)), Overlap: ovCal}
 	sum.Skew = skewLevel(ex) // vcoll
 	if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
 		sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), sy.WindowS()
@@ -312,12 +348,19 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	ls, le := make([]float64, p), make([]float64, p)
 	gs, ge := make([]float64, p), make([]float64, p)
 	dur := make([]float64, p)
+	var ovPure, ovComp []float64 // nbc
+	if ovr != nil {
+		ovPure, ovComp = make([]float64, p), make([]float64, p)
+	}
 	row := Row{Exp: ex.Exp, Call: ex.Call.String(), MsizeBytes: ex.MsizeBytes, Count: count, Datatype: ex.Type.ShortName(), Np: p}
 	rr := RankRow{Exp: ex.Exp, Call: ex.Call.String(), MsizeBytes: ex.MsizeBytes, Np: p}
 	for i := range n {
 		for r := range p {
 			v := all[r*k*n+k*i:]
 			ls[r], le[r], gs[r], ge[r], dur[r] = v[0], v[1], v[2], v[3], v[5]
+			if ovr != nil {
+				ovPure[r], ovComp[r] = v[6], v[7] // nbc
+			}
 			if cfg.Method.Windowed() {
 				sum.MaxLateS = max(sum.MaxLateS, v[4])
 			}
@@ -331,6 +374,9 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		default:
 			row.RuntimeS = slices.Max(dur) // window.LocalCompletion, exact in ticks
 
+		}
+		if ovr != nil {
+			overlapRow(&row, ovPure, ovComp, dur, reps) // nbc
 		}
 		if row.ErrorCode != 0 {
 			sum.Invalid++

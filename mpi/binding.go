@@ -233,6 +233,10 @@ func (c *comm) setArgs(o *Observation) *C.rb_args {
 	a.each = cbool(o.TimeEach)
 	a.sync = C.int(o.Sync)
 	a.size = C.int(c.size) // guide
+	// nbc
+	a.overlap = cbool(o.Overlap)
+	a.kernel_iters = C.int64_t(o.KernelIters)
+	a.test_every = C.int64_t(o.TestEvery)
 	return a
 }
 
@@ -604,6 +608,7 @@ func (c *comm) Observe(o *Observation, clk timing.Clock) error {
 		ptr(o.Send), ptr(o.Recv), C.int64_t(o.Deadline), C.int(src.Kind), C.int64_t(src.Epoch),
 		(*C.int64_t)(unsafe.Pointer(&c.scratch[0])), (*C.int64_t)(unsafe.Pointer(&c.scratch[1]))))
 	o.Start, o.End = c.scratch[0], c.scratch[1]
+	o.Pure, o.Compute = int64(c.args.pure), int64(c.args.compute) // nbc
 	return err
 }
 
@@ -625,6 +630,9 @@ func (c *comm) ObserveBatch(o *Observation, clk timing.Clock, deadlines, starts,
 	src := clk.Source()
 	if src.Kind == timing.SourceNone || len(starts) == 0 {
 		return observeBatchGo(c, o, clk, deadlines, starts, ends)
+	}
+	if o.Overlap { // nbc: one cgo call per observation, so that Pure and Compute can be read after each
+		return observeEach(c, o, clk, deadlines, starts, ends, c.Observe)
 	}
 	var dl *C.int64_t
 	if o.Sync == SyncDeadline {

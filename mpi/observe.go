@@ -11,6 +11,9 @@ import (
 // the wait and the call: prefer a clock with a C-readable Source for
 // measurements. o must already be validated.
 func ObserveGo(c Comm, o *Observation, clk timing.Clock) error {
+	if o.Call.NonBlocking() { // nbc: no Go path
+		return errNoGoPath(o)
+	}
 	if err := syncGo(c, o, clk); err != nil {
 		return err
 	}
@@ -238,6 +241,9 @@ func callGo(c Comm, o *Observation) error {
 	case CallAllgatherv, CallAlltoallv, CallGatherv, CallScatterv, CallReduceScatter, CallSendrecv,
 		CallNeighborAlltoall: // vcoll
 		return callVColl(c, o)
+	case CallIbarrier, CallIbcast, CallIreduce, CallIallreduce, CallIgather, CallIscatter, CallIallgather,
+		CallIalltoall, CallIreduceScatterBlock, CallIscan: // nbc
+		return errNoGoPath(o)
 	}
 	return &Error{Func: "Observe", Code: -1, Msg: "invalid call " + o.Call.String()}
 }

@@ -30,7 +30,11 @@ enum {
 	RB_ALLGATHERV, RB_ALLTOALLV, RB_GATHERV, RB_SCATTERV, RB_REDUCE_SCATTER, RB_SENDRECV, RB_NEIGHBOR_ALLTOALL,
 	// guide (#18): the performance guidelines' mock-ups (rbmpi_guide.h)
 	RB_REDUCE_BCAST, RB_REDUCE_SCATTER_BLOCK_ALLGATHER, RB_SCATTER_ALLGATHER, RB_GATHER_BCAST,
-	RB_EXSCAN_REDUCE_LOCAL, RB_REDUCE_PLUS_SCATTER
+	RB_EXSCAN_REDUCE_LOCAL, RB_REDUCE_PLUS_SCATTER,
+	// nbc
+	RB_IBARRIER, RB_IBCAST, RB_IREDUCE, RB_IALLREDUCE, RB_IGATHER, RB_ISCATTER, RB_IALLGATHER, RB_IALLTOALL,
+	RB_IREDUCE_SCATTER_BLOCK, RB_ISCAN,
+	// end nbc
 };
 enum { RB_SYNC_NONE, RB_SYNC_BARRIER, RB_SYNC_DOUBLE_BARRIER, RB_SYNC_DISSEMINATION, RB_SYNC_DEADLINE };
 enum { RB_CLK_NONE, RB_CLK_MONOTONIC, RB_CLK_TSC, RB_CLK_TSC_FENCED, RB_CLK_WTIME };
@@ -262,10 +266,19 @@ typedef struct rb_args {
 	MPI_Comm vc_cart;                    // Neighbor_alltoall's, when vc_has_cart
 	int vc_has_cart;
 	int size; // guide: the communicator's size (the mock-ups split and gather by it)
+	// nbc: the overlap measurement (mpi.Observation.Overlap …); pure and
+	// compute are outputs, in ticks.
+	int overlap;
+	int64_t kernel_iters;
+	int64_t test_every;
+	int64_t pure;
+	int64_t compute;
+	// end nbc
 } rb_args;
 
 #include "rbmpi_vcoll.h"
 #include "rbmpi_guide.h"
+#include "rbmpi_nbc.h" // nbc
 
 // rb_call executes one call of the operation a describes, with the send
 // buffer s and the receive buffer r.
@@ -286,6 +299,9 @@ static int rb_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
 	case RB_REDUCE_BCAST: case RB_REDUCE_SCATTER_BLOCK_ALLGATHER: case RB_SCATTER_ALLGATHER: // guide
 	case RB_GATHER_BCAST: case RB_EXSCAN_REDUCE_LOCAL: case RB_REDUCE_PLUS_SCATTER:
 		return rb_guide_call(a, s, r, rank, c);
+	case RB_IBARRIER: case RB_IBCAST: case RB_IREDUCE: case RB_IALLREDUCE: case RB_IGATHER: case RB_ISCATTER:
+	case RB_IALLGATHER: case RB_IALLTOALL: case RB_IREDUCE_SCATTER_BLOCK: case RB_ISCAN: // nbc
+		return rb_nbc_call(a, s, r, rank, c);
 	case RB_PINGPONG:
 		if (rank == root) {
 			int err = MPI_Send(s, bytes, MPI_BYTE, peer, RB_TAG_PINGPONG, c);
@@ -315,6 +331,7 @@ static int rb_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
 static int rb_observe(MPI_Comm c, int rank, int p, const rb_args *a, void *s, void *r, int64_t deadline, int clk,
                       int64_t epoch, int64_t *start, int64_t *end) {
 	if (!rb_on_main()) return RB_ERR_THREAD;
+	if (a->overlap) return rb_nbc_overlap(c, rank, p, (rb_args *)a, s, r, clk, epoch, start, end); // nbc
 	int err = MPI_SUCCESS;
 	int64_t t;
 	const int sync = a->sync;

@@ -134,6 +134,19 @@ const (
 	CallExscanReduceLocal
 	CallReducePlusScatter
 	// end guide
+	// nbc (#17 part 1): the non-blocking collectives, post then wait
+	// (see nbc.go).
+	CallIbarrier
+	CallIbcast
+	CallIreduce
+	CallIallreduce
+	CallIgather
+	CallIscatter
+	CallIallgather
+	CallIalltoall
+	CallIreduceScatterBlock
+	CallIscan
+	// end nbc
 	numCalls
 )
 
@@ -146,6 +159,9 @@ var callNames = [...]string{"MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allre
 	// guide (#18)
 	"Reduce+Bcast", "Reduce_scatter_block+Allgather", "Scatter+Allgather", "Gather+Bcast",
 	"Exscan+Reduce_local", "Reduce+Scatter",
+	// nbc
+	"MPI_Ibarrier", "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce", "MPI_Igather", "MPI_Iscatter",
+	"MPI_Iallgather", "MPI_Ialltoall", "MPI_Ireduce_scatter_block", "MPI_Iscan",
 }
 
 // Calls returns every benchmarkable call in a fixed order.
@@ -175,7 +191,8 @@ func (c Call) Reduces() bool {
 		return true
 	case CallReduceScatter: // vcoll
 		return true
-	case CallReduceBcast, CallReduceScatterBlockAllgather, CallExscanReduceLocal, CallReducePlusScatter: // guide
+	case CallReduceBcast, CallReduceScatterBlockAllgather, CallExscanReduceLocal, CallReducePlusScatter, // guide
+		CallIreduce, CallIallreduce, CallIreduceScatterBlock, CallIscan: // nbc
 		return true
 	}
 	return false
@@ -197,6 +214,9 @@ func ParseCall(s string) (Call, error) {
 // Reduce_scatter_block the larger buffer holds p·count elements.
 func BufferSizes(call Call, count int, d Datatype, p int) (send, recv int) {
 	n := count * d.Size()
+	if b, ok := call.Blocking(); ok { // nbc: a non-blocking call's buffers are its blocking twin's
+		call = b
+	}
 	switch call {
 	case CallBarrier:
 		return 0, 0
@@ -289,6 +309,20 @@ type Observation struct {
 	// elements, every other rank Count (see SkewedBufferSizes for each
 	// call). 0 and 1 mean uniform counts; other calls refuse Skew > 1.
 	Skew int
+	// nbc (#17 part 1): the overlap measurement of a non-blocking
+	// collective (see nbc.go and docs/data-format.md). With Overlap set, an
+	// observation runs a pure phase (Reps × post, wait) and, after the
+	// same synchronization again, the overlapped phase (Reps × post,
+	// KernelIters iterations of the compute kernel, wait) between Start
+	// and End; with TestEvery > 0 the kernel calls MPI_Test every
+	// TestEvery iterations. Pure and Compute receive the pure phase's
+	// time and the kernel's time without the MPI_Test calls, in ticks
+	// (with TimeEach, sums of the per-call times as for End − Start).
+	Overlap     bool
+	KernelIters int64
+	TestEvery   int64
+	Pure        int64
+	Compute     int64
 
 	// Results, in ticks of the clock given to Observe.
 	Start int64 // first timestamp after the wait
@@ -326,6 +360,9 @@ func (o *Observation) Validate(p int) error {
 		return fmt.Errorf("mpi: invalid sync kind %v", o.Sync)
 	}
 	if err := o.validateVColl(p); err != nil { // vcoll
+		return err
+	}
+	if err := o.validateNBC(); err != nil { // nbc
 		return err
 	}
 	s, r := SkewedBufferSizes(o.Call, o.Count, o.Type, p, o.Skew) // vcoll: BufferSizes when Skew ≤ 1

@@ -18,6 +18,18 @@ var FactorColumns = []string{"procsync", "window_s", "runtime_type", "cache", "c
 	"skew", // vcoll
 }
 
+// nbc: OverlapColumns end the raw file when a run has experiments of the
+// overlap measurement of a non-blocking collective (Experiment.NBCMode);
+// rows of other experiments leave them empty. nbc_mode ("overlap", or
+// "overlap_test<k>" with MPI_Test every k kernel iterations) is a label
+// (it enters the group key); OverlapValueColumns are values, per call,
+// averaged over ranks, as OSU prints them (docs/data-format.md).
+var OverlapColumns = []string{"nbc_mode", "pure_s", "compute_s", "total_s", "overlap_frac"}
+
+// OverlapValueColumns are the numeric columns of OverlapColumns, which
+// readers must not take for labels.
+var OverlapValueColumns = OverlapColumns[1:]
+
 // RankColumns are the columns of a per-rank file, in order.
 var RankColumns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "np", "rep", "rank",
 	"local_start_s", "local_end_s", "global_start_s", "global_end_s", "errorcode"}
@@ -43,7 +55,8 @@ var labelKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 // IsColumn reports whether name is a column of the raw or per-rank format,
 // which a label key must not shadow.
 func IsColumn(name string) bool {
-	return slices.Contains(Columns, name) || slices.Contains(FactorColumns, name) || slices.Contains(RankColumns, name)
+	return slices.Contains(Columns, name) || slices.Contains(FactorColumns, name) || slices.Contains(RankColumns, name) ||
+		slices.Contains(OverlapColumns, name) // nbc
 }
 
 // CheckLabelKey accepts label keys of letters, digits and '_', starting

@@ -18,6 +18,9 @@ type Row struct {
 	Rep        int
 	RuntimeS   float64
 	ErrorCode  int
+	// nbc: the overlap measurement (OverlapColumns), written only for an
+	// experiment declared with an NBCMode: per call, averaged over ranks.
+	PureS, ComputeS, TotalS, OverlapFrac float64
 }
 
 // RankRow is one rank's timestamps of one observation, seconds: local on
@@ -67,6 +70,9 @@ type Experiment struct {
 	// Labels of this experiment (e.g. a design file's label columns); they
 	// override the Writer's run-wide labels of the same key.
 	Labels map[string]string
+	// NBCMode, when not empty, marks an experiment of the overlap
+	// measurement: its rows carry OverlapColumns (nbc).
+	NBCMode string
 }
 
 // Adaptation is one change of the window by an adaptive process
@@ -106,6 +112,26 @@ type Summary struct {
 	// observation loop is meant not to allocate, so this should be 0.
 	AllocsPerObs float64   `json:"heap_allocs_per_observation"`
 	StartedAt    time.Time `json:"started_at"`
+	// nbc: the compute kernel's calibration of an experiment of the
+	// overlap measurement.
+	Overlap *OverlapCalibration `json:"overlap_calibration,omitempty"`
+}
+
+// OverlapCalibration records how the compute kernel of the overlap
+// measurement was sized for one experiment (nbc, engine): each rank
+// measured its pure time per call (post, then wait, after a barrier) and
+// the kernel's time per call, and scaled the iteration count by their
+// ratio, Rounds times; per-rank values are indexed by rank.
+type OverlapCalibration struct {
+	Kernel       string    `json:"kernel"`             // what one iteration does
+	TestEvery    int64     `json:"test_every"`         // MPI_Test every k iterations, 0: never
+	Given        bool      `json:"kernel_iters_given"` // the iteration count was given, not calibrated
+	Rounds       int       `json:"rounds"`             // calibration rounds
+	Observations int       `json:"observations_per_round"`
+	ProbeReps    int       `json:"probe_calls_per_observation"` // 1, or OSU's loop of that many calls (runtime osu), per phase
+	KernelIters  []int64   `json:"kernel_iters"`                // per rank, the count used
+	TargetPureS  []float64 `json:"target_pure_s"`               // per rank, the median pure time per call aimed at
+	KernelS      []float64 `json:"kernel_s"`                    // per rank, the median kernel time per call at that count (last round)
 }
 
 // skewCell formats the skew column: empty for 0 (a call without count

@@ -36,6 +36,8 @@ type Writer struct {
 	buf       []byte
 	rows      int
 	done      bool
+	overlap   bool         // nbc: OverlapColumns end each row
+	nbcRows   map[int]bool // nbc: experiments whose rows fill them
 }
 
 // Check validates o and returns the file names, without creating anything:
@@ -88,7 +90,16 @@ func Create(o Options) (*Writer, error) {
 		return nil, fmt.Errorf("rawdata: %w", err)
 	}
 	keys := labelKeys(&o)
-	s := &Writer{names: n, expSuffix: map[int][]byte{}}
+	s := &Writer{names: n, expSuffix: map[int][]byte{}, nbcRows: map[int]bool{}}
+	for _, e := range o.Experiments { // nbc
+		if e.NBCMode != "" {
+			s.overlap = true
+			s.nbcRows[e.Exp] = true
+			if strings.ContainsAny(e.NBCMode, ",\"\n\r") {
+				return nil, fmt.Errorf("rawdata: experiment %d: nbc_mode %q must not contain commas, quotes or line breaks", e.Exp, e.NBCMode)
+			}
+		}
+	}
 	for _, e := range o.Experiments {
 		b := []byte("," + strings.Join(e.Factors.Values(), ","))
 		for _, k := range keys {
@@ -99,13 +110,21 @@ func Create(o Options) (*Writer, error) {
 				b = append(b, o.Labels[k]...)
 			}
 		}
+		if s.overlap { // nbc: the row's values follow (Row)
+			s.expSuffix[e.Exp] = append(append(b, ','), e.NBCMode...)
+			continue
+		}
 		s.expSuffix[e.Exp] = append(b, '\n')
 	}
 	if s.f, err = createExclusive(n.CSV + PartialSuffix); err != nil {
 		return nil, err
 	}
 	s.w = bufio.NewWriterSize(s.f, 1<<16)
-	s.w.WriteString(strings.Join(slices.Concat(Columns, FactorColumns, keys), ",") + "\n")
+	hdr := slices.Concat(Columns, FactorColumns, keys)
+	if s.overlap { // nbc
+		hdr = append(hdr, OverlapColumns...)
+	}
+	s.w.WriteString(strings.Join(hdr, ",") + "\n")
 	if n.Ranks != "" {
 		if s.rf, err = createExclusive(n.Ranks + PartialSuffix); err != nil {
 			s.f.Close()
@@ -184,6 +203,17 @@ func (s *Writer) Row(r *Row) error {
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(r.ErrorCode), 10)
 	b = append(b, suf...)
+	if s.overlap { // nbc
+		if s.nbcRows[r.Exp] {
+			for _, v := range [...]float64{r.PureS, r.ComputeS, r.TotalS, r.OverlapFrac} {
+				b = append(b, ',')
+				b = appendFloat(b, v)
+			}
+		} else {
+			b = append(b, ",,,,"...)
+		}
+		b = append(b, '\n')
+	}
 	s.buf = b
 	s.rows++
 	if _, err := s.w.Write(b); err != nil {

@@ -21,6 +21,7 @@
  *   alltoallv  MPI_Alltoallv, BYTES/8 elements to and from each rank (uniform
  *              counts, contiguous displacements, both vectors built before
  *              the loop, as `reprobench run --calls MPI_Alltoallv` does)
+ *   iallreduce MPI_Iallreduce, MPI_SUM, then MPI_Wait at once (nbc, #17)
  *   pingpong   rank 0 sends to rank 1, which receives into its receive
  *              buffer and answers from its send buffer (as osu_latency, IMB
  *              PingPong and reprobench do; with MPICH 4.0.2 answering from
@@ -46,7 +47,7 @@ static inline long long now_ns(void) {
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-enum { ALLREDUCE, BCAST, ALLTOALL, PINGPONG, ALLTOALLV /* vcoll */ };
+enum { ALLREDUCE, BCAST, ALLTOALL, PINGPONG, ALLTOALLV /* vcoll */, IALLREDUCE /* nbc */ };
 
 int main(int argc, char **argv) {
 	int provided;
@@ -59,7 +60,8 @@ int main(int argc, char **argv) {
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (argc != 6 && argc != 7) {
 		if (rank == 0)
-			fprintf(stderr, "usage: %s allreduce|bcast|alltoall|alltoallv|pingpong N WARMUP BYTES OUTFILE [funneled]\n",
+			fprintf(stderr,
+			        "usage: %s allreduce|bcast|alltoall|alltoallv|pingpong|iallreduce N WARMUP BYTES OUTFILE [funneled]\n",
 			        argv[0]);
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
@@ -74,6 +76,8 @@ int main(int argc, char **argv) {
 		call = PINGPONG;
 	else if (strcmp(argv[1], "alltoallv") == 0) // vcoll
 		call = ALLTOALLV;
+	else if (strcmp(argv[1], "iallreduce") == 0) // nbc
+		call = IALLREDUCE;
 	else {
 		if (rank == 0)
 			fprintf(stderr, "unknown call %s\n", argv[1]);
@@ -116,6 +120,12 @@ int main(int argc, char **argv) {
 		case ALLTOALLV: // vcoll
 			MPI_Alltoallv(sbuf, counts, displs, MPI_DOUBLE, rbuf, counts, displs, MPI_DOUBLE, MPI_COMM_WORLD);
 			break;
+		case IALLREDUCE: { // nbc
+			MPI_Request rq;
+			MPI_Iallreduce(sbuf, rbuf, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &rq);
+			MPI_Wait(&rq, MPI_STATUS_IGNORE);
+			break;
+		}
 		case PINGPONG:
 			if (rank == 0) {
 				MPI_Send(sbuf, count, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD);

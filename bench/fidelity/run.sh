@@ -85,6 +85,7 @@ cells=(
 	"alltoallv-1024 alltoallv 1024 MPI_Alltoallv" # vcoll (issue 17 target: median ratio <= 1.05)
 	"pingpong-8 pingpong 8 pingpong"
 	"pingpong-65536 pingpong 65536 pingpong"
+	"iallreduce-8 iallreduce 8 MPI_Iallreduce" # nbc (#17): post, then wait
 )
 if [[ " $PARTS " == *" 1 "* ]]; then
 	for fl in $FLAVORS; do

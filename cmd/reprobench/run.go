@@ -79,6 +79,8 @@ type runOptions struct {
 	labels                                                                                         labelFlag
 	adaptTrigger                                                                                   window.AdaptTrigger
 	clockAccuracy                                                                                  string // ERROR@HORIZON, clocksync.ParseAccuracy
+
+	nbc nbcOptions // the overlap measurement's flags (nbc.go)
 }
 
 // removedFlag makes an old spelling of a flag an error naming the new one.
@@ -133,6 +135,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.Var(o.labels, "label", "`key=value` added as a column to every row (repeatable)")
 	fs.BoolVar(&o.perRank, "per-rank", false, "also write every rank's local and global start/end times")
 	fs.IntVar(&o.checkNp, "check-np", 0, "only check the flags (and --design) for this many processes, without MPI, and exit (launch does so before its first mpirun)")
+	nbcFlags(fs, &o.nbc) // nbc.go
 	for old, now := range renamedRunFlags {
 		removedFlag(fs, old, now)
 	}
@@ -271,7 +274,12 @@ func baseExperiment(o *runOptions) (engine.Experiment, error) {
 
 // buildExperiments returns the experiments of this mpirun: the design
 // file's, or the flags' factorial in design's order for --seed.
-func buildExperiments(o *runOptions, np int) ([]engine.Experiment, error) {
+func buildExperiments(o *runOptions, np int) (out []engine.Experiment, err error) {
+	defer func() {
+		if err == nil {
+			err = o.nbc.apply(out, np) // nbc.go
+		}
+	}()
 	base, err := baseExperiment(o)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)

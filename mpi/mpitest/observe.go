@@ -36,6 +36,9 @@ func (c *comm) Observe(o *mpi.Observation, clk timing.Clock) error {
 	if err := o.Validate(c.size); err != nil {
 		return &mpi.Error{Func: fn, Code: -1, Msg: err.Error()}
 	}
+	if o.Overlap { // nbc
+		return c.observeOverlap(o, clk)
+	}
 	var err error
 	switch o.Sync {
 	case mpi.SyncBarrier:
@@ -131,6 +134,9 @@ func (c *comm) execute(o *mpi.Observation) error {
 	case mpi.CallAllgatherv, mpi.CallAlltoallv, mpi.CallGatherv, mpi.CallScatterv, mpi.CallReduceScatter,
 		mpi.CallSendrecv, mpi.CallNeighborAlltoall: // vcoll (vcoll.go)
 		return c.executeVColl(o)
+	case mpi.CallIbarrier, mpi.CallIbcast, mpi.CallIreduce, mpi.CallIallreduce, mpi.CallIgather, mpi.CallIscatter,
+		mpi.CallIallgather, mpi.CallIalltoall, mpi.CallIreduceScatterBlock, mpi.CallIscan: // nbc
+		return c.executeNBC(o)
 	}
 	return &mpi.Error{Func: "Observe", Code: -1, Msg: "unsupported call " + o.Call.String()}
 }

@@ -61,6 +61,9 @@ type Config struct {
 	// overhead of the library, e.g. a bad algorithm choice at one size).
 	// It must be a pure function. See guide.go.
 	CallDelay func(call mpi.Call, count int, dt mpi.Datatype) time.Duration
+	// nbc: Progress is the progress model of the non-blocking
+	// collectives (see Progress); the zero value is ProgressInWait.
+	Progress Progress
 }
 
 // World is a simulated MPI world: Config.Ranks ranks, each with its own

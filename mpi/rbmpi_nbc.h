@@ -1,0 +1,147 @@
+// rbmpi_nbc.h: the non-blocking collectives (issue #17, part 1), included
+// by rbmpi.h after struct rb_args. See mpi/nbc.go for the definitions.
+#ifndef RBMPI_NBC_H
+#define RBMPI_NBC_H
+
+// rb_nbc_post posts the non-blocking collective a describes (the
+// arguments of its blocking twin, as rb_call passes them).
+static int rb_nbc_post(const rb_args *a, void *s, void *r, int rank, MPI_Comm c, MPI_Request *rq) {
+	const int n = a->n, root = a->root;
+	const MPI_Datatype dt = rb_dt(a->dt);
+	const MPI_Op op = rb_op(a->op);
+	switch (a->call) {
+	case RB_IBARRIER: return MPI_Ibarrier(c, rq);
+	case RB_IBCAST: return MPI_Ibcast(rank == root ? s : r, n, dt, root, c, rq);
+	case RB_IREDUCE: return MPI_Ireduce(s, r, n, dt, op, root, c, rq);
+	case RB_IALLREDUCE: return MPI_Iallreduce(s, r, n, dt, op, c, rq);
+	case RB_IGATHER: return MPI_Igather(s, n, dt, r, n, dt, root, c, rq);
+	case RB_ISCATTER: return MPI_Iscatter(s, n, dt, r, n, dt, root, c, rq);
+	case RB_IALLGATHER: return MPI_Iallgather(s, n, dt, r, n, dt, c, rq);
+	case RB_IALLTOALL: return MPI_Ialltoall(s, n, dt, r, n, dt, c, rq);
+	case RB_IREDUCE_SCATTER_BLOCK: return MPI_Ireduce_scatter_block(s, r, n, dt, op, c, rq);
+	case RB_ISCAN: return MPI_Iscan(s, r, n, dt, op, c, rq);
+	}
+	return MPI_ERR_OTHER;
+}
+
+// rb_nbc_call is one execution of the latency measurement: post, then wait.
+static inline int rb_nbc_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
+	MPI_Request rq;
+	int err = rb_nbc_post(a, s, r, rank, c, &rq);
+	if (err != MPI_SUCCESS) return err;
+	return MPI_Wait(&rq, MPI_STATUS_IGNORE);
+}
+
+// rb_kernel_sink keeps the kernel's result alive, so that the compiler
+// cannot drop the loop.
+static volatile double rb_kernel_sink = 1.0;
+
+// rb_kernel runs iters iterations of the compute kernel: a dependent chain
+// of multiply-adds (one per iteration, so its time is proportional to iters
+// and independent of the caches). With every > 0 it calls MPI_Test on *rq
+// after every `every` iterations and adds the time of those calls to
+// *test_ticks. It returns the MPI error of a failed MPI_Test.
+static int rb_kernel(int64_t iters, int64_t every, MPI_Request *rq, int clk, int64_t epoch, int64_t *test_ticks) {
+	double x = rb_kernel_sink;
+	int64_t left = every;
+	for (int64_t i = 0; i < iters; i++) {
+		x = x * 0.999999999 + 1e-9;
+		if (every > 0 && --left == 0) {
+			left = every;
+			int flag;
+			int64_t t0 = rb_now(clk, epoch);
+			int err = MPI_Test(rq, &flag, MPI_STATUS_IGNORE);
+			*test_ticks += rb_now(clk, epoch) - t0;
+			if (err != MPI_SUCCESS) return err;
+		}
+	}
+	rb_kernel_sink = x;
+	return MPI_SUCCESS;
+}
+
+// rb_nbc_sync is the wait before each phase of the overlap measurement
+// (a barrier-type rb_args.sync; mpi.Validate refuses the deadline).
+static int rb_nbc_sync(const rb_args *a, MPI_Comm c, int rank, int p) {
+	switch (a->sync) {
+	case RB_SYNC_BARRIER: return MPI_Barrier(c);
+	case RB_SYNC_DOUBLE_BARRIER: {
+		int err = MPI_Barrier(c);
+		return err == MPI_SUCCESS ? MPI_Barrier(c) : err;
+	}
+	case RB_SYNC_DISSEMINATION: return rb_dissemination_barrier(c, rank, p);
+	}
+	return MPI_SUCCESS;
+}
+
+// rb_nbc_overlapped is one execution of the overlapped phase: post,
+// kernel, wait; the kernel's time without MPI_Test is added to *compute.
+static inline int rb_nbc_overlapped(const rb_args *a, void *s, void *r, int rank, MPI_Comm c, int clk, int64_t epoch,
+                                    int64_t *compute) {
+	MPI_Request rq;
+	int64_t test = 0;
+	int err = rb_nbc_post(a, s, r, rank, c, &rq);
+	if (err != MPI_SUCCESS) return err;
+	int64_t k0 = rb_now(clk, epoch);
+	err = rb_kernel(a->kernel_iters, a->test_every, &rq, clk, epoch, &test);
+	int64_t k1 = rb_now(clk, epoch);
+	*compute += k1 - k0 - test;
+	if (err != MPI_SUCCESS) return err;
+	return MPI_Wait(&rq, MPI_STATUS_IGNORE);
+}
+
+// rb_nbc_overlap is the critical path of one observation of the overlap
+// measurement (mpi/nbc.go): wait, pure phase (reps × post; wait), wait,
+// start, overlapped phase (reps × post; kernel; wait), end, in one C call.
+// With a->each every execution of both phases is timed on its own and
+// followed by MPI_Barrier (OSU's loop, as osu_iallreduce), and *end is
+// *start plus the sum of the overlapped executions' times.
+static int rb_nbc_overlap(MPI_Comm c, int rank, int p, rb_args *a, void *s, void *r, int clk, int64_t epoch,
+                          int64_t *start, int64_t *end) {
+	const int reps = a->reps < 1 ? 1 : a->reps;
+	int64_t pure = 0, compute = 0;
+	a->pure = 0;
+	a->compute = 0;
+	int err = rb_nbc_sync(a, c, rank, p);
+	if (err != MPI_SUCCESS) return err;
+	if (a->each) {
+		for (int i = 0; i < reps; i++) {
+			int64_t t0 = rb_now(clk, epoch);
+			err = rb_nbc_call(a, s, r, rank, c);
+			int64_t t1 = rb_now(clk, epoch);
+			if (err != MPI_SUCCESS) return err;
+			pure += t1 - t0;
+			if ((err = MPI_Barrier(c)) != MPI_SUCCESS) return err;
+		}
+	} else {
+		int64_t t0 = rb_now(clk, epoch);
+		for (int i = 0; i < reps; i++) {
+			if ((err = rb_nbc_call(a, s, r, rank, c)) != MPI_SUCCESS) return err;
+		}
+		pure = rb_now(clk, epoch) - t0;
+	}
+	a->pure = pure;
+	if ((err = rb_nbc_sync(a, c, rank, p)) != MPI_SUCCESS) return err;
+	int64_t t = rb_now(clk, epoch);
+	*start = t;
+	if (a->each) {
+		int64_t sum = 0;
+		for (int i = 0; i < reps; i++) {
+			int64_t t0 = rb_now(clk, epoch);
+			err = rb_nbc_overlapped(a, s, r, rank, c, clk, epoch, &compute);
+			int64_t t1 = rb_now(clk, epoch);
+			if (err != MPI_SUCCESS) return err;
+			sum += t1 - t0;
+			if ((err = MPI_Barrier(c)) != MPI_SUCCESS) return err;
+		}
+		*end = t + sum;
+	} else {
+		for (int i = 0; i < reps; i++) {
+			if ((err = rb_nbc_overlapped(a, s, r, rank, c, clk, epoch, &compute)) != MPI_SUCCESS) return err;
+		}
+		*end = rb_now(clk, epoch);
+	}
+	a->compute = compute;
+	return MPI_SUCCESS;
+}
+
+#endif
