@@ -14,7 +14,9 @@ var Columns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "count"
 // FactorColumns follow Columns in a raw file: the levels of the
 // experiment's method factors (named as in design files). Without them,
 // observations taken under different methods would fall into one group.
-var FactorColumns = []string{"procsync", "window_s", "runtime_type", "cache", "clocksync"}
+// noise_guard (issue 15) is "on" when the noise guard placed the window
+// starts away from predicted periodic noise, else "off".
+var FactorColumns = []string{"procsync", "window_s", "runtime_type", "cache", "clocksync", "noise_guard"}
 
 // RankColumns are the columns of a per-rank file, in order.
 var RankColumns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "np", "rep", "rank",
