@@ -373,7 +373,7 @@ type Sync struct {
 	// makes one with every rank on one node when it is nil. Give the Syncs
 	// of a run one Guard per rank (NewNoiseGuard, with the ranks' nodes)
 	// so that what was learned carries over.
-	Guard *NoiseGuard
+	Guard  *NoiseGuard
 	starts []float64 // the batch's start times (noise guard)
 	busyS  float64   // mean duration of the last batch (noise guard)
 	// Buffers, when set, varies o's buffers from one observation to the
