@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -19,6 +20,7 @@ import (
 var Columns = []string{
 	"mpirun", "exp", "np", "call", "msize_bytes", "datatype", "nrep",
 	"procsync", "window_s", "clocksync", "runtime_type", "cache",
+	"noise_guard", // on or off (issue 15); Write omits it when every row leaves it empty
 }
 
 // LabelPrefix starts the name of a column holding a user factor.
@@ -324,6 +326,8 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 		return str(&e.RuntimeType, vocab.RuntimeTypes)
 	case "cache":
 		return str(&e.Cache, vocab.CacheModes)
+	case "noise_guard": // (noise, issue 15)
+		return str(&e.NoiseGuard, []string{"on", "off"})
 	}
 	key := strings.TrimPrefix(column, LabelPrefix)
 	if v != "" {
@@ -356,6 +360,15 @@ func Write(w io.Writer, d *Design) error {
 	cw := csv.NewWriter(bw)
 	keys := d.LabelKeys()
 	header := append([]string{}, Columns...)
+	guard := false // the noise_guard column only when a row sets it (noise, issue 15)
+	for _, m := range d.Mpiruns() {
+		for _, e := range d.Mpirun(m) {
+			guard = guard || e.NoiseGuard != ""
+		}
+	}
+	if !guard {
+		header = slices.DeleteFunc(header, func(c string) bool { return c == "noise_guard" })
+	}
 	for _, k := range keys {
 		header = append(header, LabelPrefix+k)
 	}
@@ -376,6 +389,9 @@ func Write(w io.Writer, d *Design) error {
 			}
 			rec := []string{strconv.Itoa(e.Mpirun), strconv.Itoa(e.Exp), itoa(e.Np), e.Call, itoa(e.MsizeBytes),
 				e.Datatype, itoa(e.Nrep), e.ProcSync, win, e.ClockSync, e.RuntimeType, e.Cache}
+			if guard {
+				rec = append(rec, e.NoiseGuard)
+			}
 			for _, k := range keys {
 				rec = append(rec, e.Labels[k])
 			}
@@ -417,7 +433,7 @@ func validateForWrite(d *Design) error {
 			return bad("duplicate (mpirun, exp)")
 		}
 		seen[k] = true
-		for _, s := range []string{e.Call, e.Datatype, e.ProcSync, e.ClockSync, e.RuntimeType, e.Cache} {
+		for _, s := range []string{e.Call, e.Datatype, e.ProcSync, e.ClockSync, e.RuntimeType, e.Cache, e.NoiseGuard} {
 			if strings.ContainsAny(s, "\r\n") {
 				return bad("value %q contains a line break", s)
 			}

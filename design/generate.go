@@ -28,6 +28,7 @@ type Factors struct {
 	RuntimeTypes []string
 	Caches       []string
 	Labels       []Factor
+	NoiseGuards  []string // "on", "off" (issue 15); last in the mixed radix, after the labels
 }
 
 // MaxRows bounds the rows of a generated design: Generate refuses larger
@@ -78,6 +79,7 @@ func (f Factors) lens() []int {
 	for _, u := range f.Labels {
 		ls = append(ls, len(u.Levels))
 	}
+	ls = append(ls, len(f.NoiseGuards)) // (noise, issue 15)
 	return ls
 }
 
@@ -229,6 +231,9 @@ func (f Factors) point(i int) Experiment {
 			e.Labels[u.Name] = u.Levels[digits[10+k]]
 		}
 	}
+	if len(f.NoiseGuards) > 0 { // (noise, issue 15)
+		e.NoiseGuard = f.NoiseGuards[digits[10+len(f.Labels)]]
+	}
 	return e
 }
 
@@ -269,6 +274,12 @@ func (f Factors) check() error {
 		ints("np", f.Nps), strs("call", f.Calls), ints("msize_bytes", f.MsizesBytes),
 		strs("datatype", f.Datatypes), ints("nrep", f.Nreps), strs("procsync", f.ProcSyncs),
 		strs("clocksync", f.ClockSyncs), strs("runtime_type", f.RuntimeTypes), strs("cache", f.Caches),
+		strs("noise_guard", f.NoiseGuards),
+	}
+	for _, v := range f.NoiseGuards {
+		if v != "on" && v != "off" {
+			errs = append(errs, fmt.Errorf("design: noise_guard level %q: want on or off", v))
+		}
 	}
 	seenW := map[float64]bool{}
 	for _, w := range f.WindowsS {

@@ -127,6 +127,9 @@ func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np in
 			return fail(err)
 		}
 	}
+	if de.NoiseGuard != "" { // (noise, issue 15)
+		ex.Sync.NoiseGuard = de.NoiseGuard == "on"
+	}
 	if de.ClockSync != "" {
 		if err := CheckClockSync(de.ClockSync); err != nil {
 			return fail(err)

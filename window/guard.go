@@ -8,6 +8,7 @@ import (
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/noiseguard"
 	"github.com/reprobench/reprobench/rawdata"
+	"github.com/reprobench/reprobench/timing"
 )
 
 // NoiseGuard is the state of the noise guard (Config.NoiseGuard; issue
@@ -31,6 +32,7 @@ type NoiseGuard struct {
 	slots    int64
 	skipped  int64
 	fits     int
+	mono     []noiseguard.Source // SeedMonotonic's sources, until the first guarded Run
 }
 
 // NewNoiseGuard returns a guard for a communicator whose rank r runs on
@@ -73,6 +75,14 @@ func (g *NoiseGuard) Seed(node int, src []noiseguard.Source) error {
 	return nil
 }
 
+// SeedMonotonic installs sources whose times are CLOCK_MONOTONIC seconds
+// (timing.MonotonicNs), as "reprobench noise --json" exports them, for
+// every node: noise locked to the kernel's tick keeps its phase against
+// each node's own CLOCK_MONOTONIC. The first guarded Run converts them to
+// global time on each node (one Allreduce) and seeds rank 0's learners.
+// Every rank calls it with the same sources.
+func (g *NoiseGuard) SeedMonotonic(src []noiseguard.Source) { g.mono = slices.Clone(src) }
+
 // Sources returns what rank 0 has learned, per node.
 func (g *NoiseGuard) Sources() [][]noiseguard.Source {
 	out := make([][]noiseguard.Source, g.nNodes)
@@ -89,7 +99,7 @@ func (g *NoiseGuard) Slots() (slots, skipped int64) { return g.slots, g.skipped 
 // sources per node, and the slots considered and skipped since the counts
 // slots0 and skipped0 (Slots before an experiment).
 func (g *NoiseGuard) Record(slots0, skipped0 int64) *rawdata.NoiseGuard {
-	r := &rawdata.NoiseGuard{Slots: g.slots - slots0, SkippedSlots: g.skipped - skipped0, Fits: g.fits}
+	r := &rawdata.NoiseGuard{Sources: []rawdata.NoiseSource{}, Slots: g.slots - slots0, SkippedSlots: g.skipped - skipped0, Fits: g.fits}
 	if r.Slots > 0 {
 		r.SkippedShare = float64(r.SkippedSlots) / float64(r.Slots)
 	}
@@ -166,10 +176,33 @@ func (s *Sync) initGuard() error {
 	return nil
 }
 
-// prepareGuard sizes the buffers of a guarded Run for s.Guard's nodes.
-func (s *Sync) prepareGuard() {
+// prepareGuard sizes the buffers of a guarded Run for s.Guard's nodes and
+// converts SeedMonotonic's sources (collective).
+func (s *Sync) prepareGuard() error {
 	if s.Guard == nil {
-		_ = s.initGuard()
+		if err := s.initGuard(); err != nil {
+			return err
+		}
+	}
+	if g := s.Guard; g.mono != nil {
+		// Global time minus CLOCK_MONOTONIC, per node (MAX over its ranks,
+		// which agree to the clock synchronization's error).
+		in, out := make([]float64, g.nNodes), make([]float64, g.nNodes)
+		for i := range in {
+			in[i] = -math.MaxFloat64
+		}
+		in[g.node(s.comm.Rank())] = s.g.ToGlobal(s.clk.Now()) - float64(timing.MonotonicNs())/1e9
+		if err := mpi.Allreduce(s.comm, in, out, mpi.Max); err != nil {
+			return err
+		}
+		for n, l := range g.learners {
+			src := make([]noiseguard.Source, len(g.mono))
+			for i, x := range g.mono {
+				src[i] = x.Shift(out[n])
+			}
+			l.Seed(src)
+		}
+		g.mono = nil
 	}
 	if need := (3 + s.Guard.nNodes) * s.cfg.Batch; len(s.red) < need {
 		s.red, s.redOut = make([]float64, need), make([]float64, need)
@@ -177,6 +210,7 @@ func (s *Sync) prepareGuard() {
 	if len(s.starts) < s.cfg.Batch {
 		s.starts = make([]float64, s.cfg.Batch)
 	}
+	return nil
 }
 
 // slot returns the start of observation i of a batch in global time: on

@@ -453,7 +453,9 @@ func (s *Sync) Run(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 	}
 	rec.N = 0
 	if s.guarded() {
-		s.prepareGuard()
+		if err := s.prepareGuard(); err != nil {
+			return err
+		}
 	}
 	switch s.cfg.Method {
 	case Barrier, DoubleBarrier, Dissemination:

@@ -81,6 +81,8 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	}
 	fs.Var(&caches, "cache", "cache `modes`, comma-separated (warm, cold, cycle, random)")
 	fs.Var(&factors, "factor", "user factor `key=v1,v2,…` (repeatable); becomes column label:key")
+	var noiseGuards designListFlag // (noise, issue 15)
+	fs.Var(&noiseGuards, "noise-guard", "noise guard `levels` of the windowed methods, comma-separated (on, off; see run --noise-guard)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -203,6 +205,12 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 			return usage("--cache: %v", err)
 		}
 		f.Caches = append(f.Caches, c.String())
+	}
+	for _, s := range noiseGuards { // (noise, issue 15)
+		if _, err := parseNoiseGuard(s); err != nil {
+			return usage("%v", err)
+		}
+		f.NoiseGuards = append(f.NoiseGuards, s)
 	}
 	for _, s := range factors {
 		k, v, ok := strings.Cut(s, "=")
