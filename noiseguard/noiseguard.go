@@ -25,7 +25,9 @@
 //     as seen on the learner's clock, so a phase that drifts at a constant
 //     rate is followed, and a drift that changes is followed by the weights;
 //  4. the duration is the largest lateness of the source's events, scaled
-//     by (m+1)/m for m events (the maximum of m uniform draws);
+//     by (m+1)/m for m events (the maximum of m uniform draws), leaving out
+//     latenesses after a jump to more than twice the one before (a CPU
+//     descheduled for milliseconds whose end fell at the source's phase);
 //  5. its events are removed and the search repeats for the next source.
 //
 // A source that Fit does not find again (the guard keeps observations out
@@ -124,6 +126,9 @@ type Source struct {
 	// Events is the number of events the source was fitted to (0 for a
 	// seeded source that no fit has found yet).
 	Events int `json:"events"`
+	// SpanS is the time from the first to the last of those events: with
+	// SpreadS it bounds how far the period may be off.
+	SpanS float64 `json:"span_s"`
 }
 
 // Shift moves the source's time axis: the same detours with dt added to
@@ -218,13 +223,57 @@ func (l *Learner) Fit() []Source {
 		found = append(found, s)
 		ev = rest
 	}
+	w := l.cfg.Width.Seconds()
 	for _, old := range l.src {
-		if !slices.ContainsFunc(found, func(n Source) bool { return same(old, n, l.cfg.Width.Seconds()) }) {
+		matched := false
+		for i, n := range found {
+			if m, ok := merge(old, n, w); ok {
+				found[i], matched = m, true
+				break
+			}
+			if same(old, n, w) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
 			found = append(found, old)
 		}
 	}
 	l.src = found
 	return slices.Clone(l.src)
+}
+
+// merge joins an earlier fit o of a source with a later fit n whose events
+// are recent only (the guard kept the others away): when o's period
+// predicts n's anchor to within three times its uncertainty plus the
+// width, the number of periods between the anchors is known, and their
+// distance gives the period over the whole time (much better than either
+// fit alone); the duration is the larger (n may have seen only a detour's
+// edge).
+func merge(o, n Source, w float64) (Source, bool) {
+	if o.Events == 0 || math.Abs(o.PeriodS-n.PeriodS) > 0.005*o.PeriodS || n.EndS <= o.EndS {
+		return n, false
+	}
+	k := math.Round((n.EndS - o.EndS) / o.PeriodS)
+	if k < 1 {
+		return n, false
+	}
+	// The period's uncertainty: the spread (plus a microsecond of
+	// quantization) over the cycles the old fit spanned.
+	cycles := max(o.SpanS/o.PeriodS, 1)
+	sigmaP := (o.SpreadS + 1e-6) / cycles
+	e := n.EndS - (o.EndS + k*o.PeriodS)
+	if math.Abs(e) > 3*k*sigmaP+w || math.Abs(e) > o.PeriodS/4 {
+		return n, false
+	}
+	m := n
+	m.PeriodS = (n.EndS - o.EndS) / k
+	m.DurationS = max(o.DurationS, n.DurationS)
+	m.Events = o.Events + n.Events
+	m.SpanS = n.EndS - o.EndS + o.SpanS
+	m.PhaseS = mod(m.EndS-m.DurationS, m.PeriodS)
+	return m, true
 }
 
 // same reports whether a and b describe the same source: periods within
@@ -370,17 +419,26 @@ func (l *Learner) fitOne(ev []Event) (Source, []Event, bool) {
 	if m < l.cfg.MinEvents || float64(m) < 3*float64(len(ev))*2*w/p+3 {
 		return Source{}, ev, false
 	}
-	d := 0.0
-	for _, e := range members {
-		d = max(d, e.EndS-e.DeadlineS)
+	// Latenesses of one source lie densely in (0, duration]. One that
+	// jumps beyond twice the largest before it and 3·Width (a CPU
+	// descheduled for milliseconds whose end happened to fall at the
+	// phase) is not this source's: it and the rest are left out.
+	lat := make([]float64, m)
+	for i, e := range members {
+		lat[i] = e.EndS - e.DeadlineS
 	}
-	d *= float64(m+1) / float64(m)
+	slices.Sort(lat)
+	kept := 1
+	for kept < m && !(lat[kept] > 2*lat[kept-1] && lat[kept]-lat[kept-1] > 3*w) {
+		kept++
+	}
+	d := lat[kept-1] * float64(kept+1) / float64(kept)
 	if d >= p/2 || d <= 0 {
 		return Source{}, ev, false
 	}
 	last := members[m-1].EndS
 	end := a + math.Round((last-a)/p)*p
-	s := Source{PeriodS: p, DurationS: d, EndS: end, SpreadS: math.Sqrt(ss / ws), Events: m}
+	s := Source{PeriodS: p, DurationS: d, EndS: end, SpreadS: math.Sqrt(ss / ws), Events: m, SpanS: last - members[0].EndS}
 	s.PhaseS = mod(end-d, p)
 	return s, rest, true
 }

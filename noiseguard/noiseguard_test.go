@@ -124,6 +124,23 @@ func TestFitDriftingPhase(t *testing.T) {
 	match(t, got, tr, 2.5, 3e-6)
 }
 
+// A few long detours (a descheduled CPU) among the tick's events do not
+// inflate its duration.
+func TestFitIgnoresLongOutliers(t *testing.T) {
+	tr := truth{period: 1e-3, phase: 0.97e-3, dur: 35e-6}
+	ev := events(6, 100, 1, tr)
+	for i := 0; i < len(ev); i += 20 {
+		ev[i].DeadlineS = ev[i].EndS - 3e-3 // held 3 ms, ending at the tick's end
+	}
+	got := learn(ev)
+	match(t, got, tr, 101, 2e-6)
+	for _, s := range got {
+		if s.DurationS > 40e-6 {
+			t.Errorf("duration %v: the 3 ms outliers were counted", s.DurationS)
+		}
+	}
+}
+
 func TestFitNothingFromRandomNoise(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 15))
 	l := NewLearner(Config{})

@@ -61,8 +61,11 @@ func lateAfter(rec *window.Record, from int) float64 {
 
 // checkLearned compares rank 0's sources of node with the true detours of
 // the last 10 ms of the run: each true detour must lie inside a predicted
-// one widened by 5 µs (the guard before a start: a prediction that errs by
-// less still keeps every start out of the true detour).
+// one widened by 10 µs. (A prediction off by less than the guard before a
+// start, 5 µs, keeps every start out of the true detour; one off by more
+// lets a few starts in at its edge, whose late events then correct it. A
+// period fitted to 0.2 s of events may be off by a few ns, which adds up to
+// several µs over the seconds in which the guard leaves no late events.)
 func checkLearned(t *testing.T, w *mpitest.World, g *window.NoiseGuard, node int, at float64) {
 	t.Helper()
 	src := g.Sources()[node]
@@ -71,7 +74,7 @@ func checkLearned(t *testing.T, w *mpitest.World, g *window.NoiseGuard, node int
 		for _, s := range src {
 			k := math.Round((d[1] - s.EndS) / s.PeriodS)
 			end := s.EndS + k*s.PeriodS
-			if d[1] <= end+5e-6 && d[0] >= end-s.DurationS-5e-6 {
+			if d[1] <= end+10e-6 && d[0] >= end-s.DurationS-10e-6 {
 				ok = true
 			}
 		}
