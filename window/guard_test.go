@@ -1,6 +1,7 @@
 package window_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -176,5 +177,47 @@ func TestNoiseGuardEveryWindowedMethod(t *testing.T) {
 				t.Error("no slot skipped")
 			}
 		})
+	}
+}
+
+// Seeded with the tick (as from "reprobench noise --json"), the guard
+// avoids it from the first batch on.
+func TestNoiseGuardSeeded(t *testing.T) {
+	w := noisyWorld(t, 2, 0, 7, func(int) []mpitest.PeriodicNoise { return []mpitest.PeriodicNoise{tick} })
+	cfg := window.Config{Method: window.Fixed, Window: 100 * time.Microsecond, NoiseGuard: true}
+	const n = 5000
+	var rec0 *window.Record
+	err := w.Run(func(r *mpitest.Rank) error {
+		c := r.Comm()
+		s, err := window.New(c, r.Clock(), truth{w, c.Rank()}, cfg)
+		if err != nil {
+			return err
+		}
+		// The tick in true (= global) time: detours end at 1005 µs past
+		// each millisecond.
+		if err := s.Guard.Seed(0, []noiseguard.Source{{PeriodS: 1e-3, DurationS: 36.5e-6, EndS: 1.005e-3}}); err != nil {
+			return err
+		}
+		if err := s.Guard.Seed(1, nil); err == nil {
+			return fmt.Errorf("node 1 of a one-node guard accepted")
+		}
+		o := &mpi.Observation{Call: mpi.CallAllreduce, Send: make([]byte, 8), Recv: make([]byte, 8), Count: 1, Type: mpi.Float64}
+		rec := window.NewRecord(n)
+		if err := s.Run(o, n, rec, false); err != nil {
+			return err
+		}
+		if c.Rank() == 0 {
+			rec0 = rec
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := lateAfter(&window.Record{N: 500, Code: rec0.Code}, 0); first > 0 {
+		t.Errorf("late share of the first 500 observations %.4f, want 0 with the seeded tick", first)
+	}
+	if all := lateAfter(rec0, 0); all > 0.001 {
+		t.Errorf("late share %.4f", all)
 	}
 }

@@ -198,7 +198,10 @@ func periodicSources(p *timing.NoiseProbe) []noiseguard.Source {
 			lengths = append(lengths, float64(d.LengthNs)/1e9)
 		}
 	}
-	return noiseguard.FromDetours(noiseguard.Config{}, starts, lengths)
+	if src := noiseguard.FromDetours(noiseguard.Config{}, starts, lengths); src != nil {
+		return src
+	}
+	return []noiseguard.Source{} // "none found", not null
 }
 
 // noiseGuardFlags adds run's --noise-guard flags.
