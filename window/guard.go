@@ -25,6 +25,13 @@ import (
 // start + the operation's mean duration] a predicted detour of some node
 // overlaps. The batch's start times are broadcast, so every rank agrees. A
 // skipped slot costs a window of time, not an observation.
+//
+// Its cost: the batch's reduction carries one more block of Batch values
+// per node (so it grows with the number of nodes), rank 0 refits a node's
+// learner after a batch that brought it 4 or more new late observations
+// (milliseconds for thousands of events), and the batch's b start times are
+// broadcast instead of one. Expired observations are not learned from:
+// they say that a detour fell somewhere within the operation, not where.
 type NoiseGuard struct {
 	nodes    []int // node of each rank
 	nNodes   int
