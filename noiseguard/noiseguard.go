@@ -433,7 +433,7 @@ func (l *Learner) fitOne(ev []Event) (Source, []Event, bool) {
 		kept++
 	}
 	d := lat[kept-1] * float64(kept+1) / float64(kept)
-	if d >= p/2 || d <= 0 {
+	if d >= p/4 || d <= 0 { // a detour a quarter of its period long is no tick: the guard would skip half the slots
 		return Source{}, ev, false
 	}
 	last := members[m-1].EndS
@@ -573,14 +573,35 @@ func (l *Learner) Blocked(a, b float64) (until float64, blocked bool) {
 
 // MaxSkipped is how many slots in a row Schedule skips at most before it
 // takes the next one anyway: a model that predicts noise everywhere must
-// not stop a run.
+// not stop a run. Schedule also stops skipping after two of the longest
+// period (nothing is free then that a longer wait would free).
 const MaxSkipped = 1000
+
+// maxRun returns the number of slots of length step in two of the longest
+// period of the learners' sources, at most MaxSkipped.
+func maxRun(step float64, learners []*Learner) int {
+	p := 0.0
+	for _, l := range learners {
+		if l != nil {
+			for _, s := range l.src {
+				p = max(p, s.PeriodS)
+			}
+		}
+	}
+	if step <= 0 {
+		return MaxSkipped
+	}
+	return int(min(math.Ceil(2*p/step)+1, MaxSkipped))
+}
 
 // Schedule writes into starts the first len(starts) slots of the grid
 // first + j·step (j = 0, 1, …) whose span [t − guard, t + busy] no
 // predicted detour of any learner overlaps (Learner.Blocked), and returns
-// the number of slots it skipped. Nil learners predict nothing.
+// the number of slots it skipped. Nil learners predict nothing. After two
+// of the longest period's worth of skipped slots in a row (at most
+// MaxSkipped) it takes the next slot anyway.
 func Schedule(starts []float64, first, step, guard, busy float64, learners []*Learner) (skipped int) {
+	limit := maxRun(step, learners)
 	j := 0
 	for i := range starts {
 		run := 0
@@ -588,7 +609,7 @@ func Schedule(starts []float64, first, step, guard, busy float64, learners []*Le
 			t := first + float64(j)*step
 			j++
 			blocked := false
-			if run < MaxSkipped {
+			if run < limit {
 				for _, l := range learners {
 					if _, b := l.Blocked(t-guard, t+busy); b {
 						blocked = true

@@ -182,3 +182,15 @@ func BenchmarkFit(b *testing.B) {
 		learn(ev)
 	}
 }
+
+// A model that blocks every slot (an operation as long as the period)
+// costs at most two periods of slots per start, not a stalled run.
+func TestScheduleGivesUpAfterTwoPeriods(t *testing.T) {
+	l := NewLearner(Config{})
+	l.Seed([]Source{{PeriodS: 1e-3, DurationS: 400e-6, EndS: 0.5e-3}})
+	starts := make([]float64, 10)
+	skipped := Schedule(starts, 0, 100e-6, 5e-6, 1e-3, []*Learner{l})
+	if skipped != 10*21 {
+		t.Errorf("skipped %d slots for 10 starts, want 21 each (two 1 ms periods of 100 µs slots, plus one)", skipped)
+	}
+}

@@ -141,8 +141,9 @@ func (g *NoiseGuard) learn(starts, lat []float64, b int, tol float64) {
 // schedule fills starts with the first len(starts) slots of the grid
 // first + j·w that no predicted detour overlaps (noiseguard.Schedule).
 func (g *NoiseGuard) schedule(starts []float64, first, w, before, busy float64) {
-	g.skipped += int64(noiseguard.Schedule(starts, first, w, before, busy, g.learners))
-	g.slots += int64(len(starts))
+	k := int64(noiseguard.Schedule(starts, first, w, before, busy, g.learners))
+	g.skipped += k
+	g.slots += int64(len(starts)) + k
 }
 
 // place returns the first time at or after t whose span [t − before,
@@ -256,4 +257,18 @@ func (s *Sync) guardLateness(rec *Record, first, b int) int {
 		}
 	}
 	return (3 + nodes) * b
+}
+
+// typicalDuration returns the median of a batch's durations, at most w: the
+// span after a start the guard keeps free of predicted detours. (The
+// median, not the mean: on a loaded machine a few observations take
+// milliseconds, and a span that long would leave no slot free.)
+func (s *Sync) typicalDuration(d []float64, w float64) float64 {
+	if cap(s.durs) < len(d) {
+		s.durs = make([]float64, len(d))
+	}
+	x := s.durs[:len(d)]
+	copy(x, d)
+	slices.Sort(x)
+	return min(x[len(x)/2], w)
 }

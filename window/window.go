@@ -375,7 +375,8 @@ type Sync struct {
 	// so that what was learned carries over.
 	Guard  *NoiseGuard
 	starts []float64 // the batch's start times (noise guard)
-	busyS  float64   // mean duration of the last batch (noise guard)
+	busyS  float64   // the operation's typical duration, at most a window (noise guard)
+	durs   []float64 // scratch for the median duration (noise guard)
 	// Buffers, when set, varies o's buffers from one observation to the
 	// next as its Mode says (cycled or random offsets, cold caches), within
 	// the batches (mpi.Observation.Offsets and Flush). Run records each
@@ -601,7 +602,7 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 		}
 		mean := sum / float64(b)
 		if s.guarded() {
-			s.busyS = mean
+			s.busyS = s.typicalDuration(red[2*b:3*b], w)
 			if s.comm.Rank() == 0 {
 				s.Guard.learn(s.starts, red[3*b:], b, s.cfg.LateTolerance.Seconds())
 			}
@@ -754,7 +755,7 @@ func (s *Sync) runRoundTime(o *mpi.Observation, n int, rec *Record, warmUp bool)
 			return err
 		}
 		if s.guarded() {
-			s.busyS = s.clk.Seconds(o.End - o.Start)
+			s.busyS = min(s.clk.Seconds(o.End-o.Start), s.windowS)
 			if s.comm.Rank() == 0 {
 				s.one[0] = t0
 				s.Guard.learn(s.one[:1], s.redOut[2:nred], 1, s.cfg.LateTolerance.Seconds())
