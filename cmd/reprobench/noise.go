@@ -228,7 +228,7 @@ func parseNoiseGuard(s string) (bool, error) {
 // --noise-guard-seed.
 func noiseGuardHook(c mpi.Comm, names []string, exps []engine.Experiment, o *runOptions) (*window.NoiseGuard, error) {
 	if !pipeline.GuardsNoise(exps) {
-		if o.noiseGuardSeed != "" && c.Rank() == 0 {
+		if o.noiseGuardSeed != "" { // every rank knows: all fail together
 			return nil, fmt.Errorf("--noise-guard-seed without an experiment that uses the noise guard (--noise-guard on and a windowed method)")
 		}
 		return nil, nil
