@@ -380,11 +380,14 @@ func (l *Learner) fitOne(ev []Event) (Source, []Event, bool) {
 	// A sampling grid can hide a period behind a multiple of it (deadlines
 	// every 100 µs meet a 250 µs source at one phase every 500 µs, another
 	// 250 µs later): the fundamental is the submultiple that holds clearly
-	// more ends, with ends at each of its k phases within the multiple
-	// (two sources 170 µs apart do not make a 1000/6 µs one).
+	// more ends beyond chance (random ends fill a shorter period's window
+	// more), with ends beyond chance at each of its k phases within the
+	// multiple (two sources 170 µs apart do not make a 1000/6 µs one).
+	excess := func(score int, p float64) float64 { return float64(score) - float64(len(bestSub))*2*w/p }
 	for k := 2; best > 0 && best/float64(k) >= minP; k++ {
-		score, phase := densest(bestSub, best/float64(k), w, cnt)
-		if float64(score) > 1.2*float64(bestScore) && everyPhase(bestSub, best, k, phase, w, score) {
+		q := best / float64(k)
+		score, phase := densest(bestSub, q, w, cnt)
+		if excess(score, q) > 1.2*excess(bestScore, best) && everyPhase(bestSub, best, k, phase, w, excess(score, q)) {
 			best, bestScore, bestPhase = best/float64(k), score, phase
 			k = 1 // and again from the new period
 		}
@@ -415,8 +418,13 @@ func (l *Learner) fitOne(ev []Event) (Source, []Event, bool) {
 		}
 	}
 	m := len(members)
-	// Not more than chance: the window holds 2w/p of random ends.
-	if m < l.cfg.MinEvents || float64(m) < 3*float64(len(ev))*2*w/p+3 {
+	// Not more than chance: the window holds λ = n·2w/p of n random ends,
+	// and the search tried hundreds of thousands of windows, so a source
+	// needs well beyond λ + 6√λ; and a tenth of the events (on a loaded
+	// machine thousands of random late starts make chance clusters of a
+	// few percent, which would only cost slots).
+	lambda := float64(len(ev)) * 2 * w / p
+	if m < l.cfg.MinEvents || float64(m) < max(3*lambda+3, lambda+6*math.Sqrt(lambda)+6) || 10*m < len(ev) {
 		return Source{}, ev, false
 	}
 	// Latenesses of one source lie densely in (0, duration]. One that
@@ -477,9 +485,9 @@ func densest(off []float64, p, w float64, cnt []int) (int, float64) {
 }
 
 // everyPhase reports whether the offsets within w of phase modulo p/k
-// fall at each of the k phases phase + j·p/k modulo p, at least a tenth of
-// score/k at each.
-func everyPhase(off []float64, p float64, k int, phase, w float64, score int) bool {
+// fall at each of the k phases phase + j·p/k modulo p, beyond the chance
+// count of random offsets by at least a tenth of excess/k at each.
+func everyPhase(off []float64, p float64, k int, phase, w, excess float64) bool {
 	q := p / float64(k)
 	per := make([]int, k)
 	for _, x := range off {
@@ -487,7 +495,8 @@ func everyPhase(off []float64, p float64, k int, phase, w float64, score int) bo
 			per[int(fmod(x-phase+q/2, p)/q)%k]++
 		}
 	}
-	return slices.Min(per) >= max(1, score/k/10)
+	chance := float64(len(off)) * 2 * w / p
+	return float64(slices.Min(per))-chance >= max(1, excess/float64(k)/10)
 }
 
 // fmod is x mod p in [0, p), faster than math.Mod.

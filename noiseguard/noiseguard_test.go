@@ -194,3 +194,27 @@ func TestScheduleGivesUpAfterTwoPeriods(t *testing.T) {
 		t.Errorf("skipped %d slots for 10 starts, want 21 each (two 1 ms periods of 100 µs slots, plus one)", skipped)
 	}
 }
+
+// A loaded machine: thousands of late starts at random, held for up to
+// 2 ms. No source comes out of chance clusters; a tick among them does.
+func TestFitLoadedMachine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 15))
+	random := func(l *Learner, n int) {
+		for range n {
+			d := 20 + 2*rng.Float64()
+			l.Add(d, d+2e-3*rng.Float64())
+		}
+	}
+	l := NewLearner(Config{})
+	random(l, 3000)
+	if got := l.Fit(); len(got) != 0 {
+		t.Errorf("learned %+v from 3000 random late starts", got)
+	}
+	tr := truth{period: 1e-3, phase: 0.97e-3, dur: 35e-6, jit: 1.5e-6}
+	l = NewLearner(Config{})
+	for _, e := range events(9, 20, 2, tr) {
+		l.Add(e.DeadlineS, e.EndS)
+	}
+	random(l, 1000)
+	match(t, l.Fit(), tr, 22, 2e-6)
+}
