@@ -28,7 +28,9 @@
 //     by (m+1)/m for m events (the maximum of m uniform draws), leaving out
 //     latenesses after a jump to more than twice the one before (a CPU
 //     descheduled for milliseconds whose end fell at the source's phase);
-//  5. its events are removed and the search repeats for the next source.
+//  5. its events are removed and the search repeats for the next source;
+//  6. the sources with the most events are kept as long as together they
+//     cover at most MaxBlocked of the time (15 %).
 //
 // A source that Fit does not find again (the guard keeps observations out
 // of its detours, so it produces no new events) is kept: sources are only
@@ -74,6 +76,13 @@ type Config struct {
 	// Memory is the time constant of the weights by which recent events
 	// count more in the fit; default 1 s.
 	Memory time.Duration
+	// MaxBlocked bounds the share of time the sources of a node may
+	// cover (the sum of duration/period): Fit keeps the sources with the
+	// most events within it; default 0.15. On a loaded machine the
+	// scheduler's preemptions can look periodic (at the tick, hundreds of
+	// µs long), and guarding against them would cost more slots than it
+	// saves observations.
+	MaxBlocked float64
 }
 
 func (c Config) withDefaults() Config {
@@ -97,6 +106,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Memory <= 0 {
 		c.Memory = time.Second
+	}
+	if c.MaxBlocked <= 0 {
+		c.MaxBlocked = 0.15
 	}
 	return c
 }
@@ -240,7 +252,16 @@ func (l *Learner) Fit() []Source {
 			found = append(found, old)
 		}
 	}
-	l.src = found
+	// Within MaxBlocked, the best supported first.
+	slices.SortStableFunc(found, func(a, b Source) int { return b.Events - a.Events })
+	l.src = l.src[:0]
+	covered := 0.0
+	for _, s := range found {
+		if f := s.DurationS / s.PeriodS; covered+f <= l.cfg.MaxBlocked {
+			l.src = append(l.src, s)
+			covered += f
+		}
+	}
 	return slices.Clone(l.src)
 }
 

@@ -218,3 +218,19 @@ func TestFitLoadedMachine(t *testing.T) {
 	random(l, 1000)
 	match(t, l.Fit(), tr, 22, 2e-6)
 }
+
+// Sources covering more than MaxBlocked of the time: the best supported
+// are kept within it.
+func TestFitKeepsWithinMaxBlocked(t *testing.T) {
+	a := truth{period: 1e-3, phase: 0.97e-3, dur: 35e-6}
+	b := truth{period: 1e-3, phase: 0.4e-3, dur: 200e-6, prob: 0.5}
+	got := learn(events(10, 5, 2, a, b))
+	total := 0.0
+	for _, s := range got {
+		total += s.DurationS / s.PeriodS
+	}
+	if total > 0.15 {
+		t.Errorf("sources cover %.2f of the time, want at most 0.15: %+v", total, got)
+	}
+	match(t, got, a, 7, 2e-6)
+}
