@@ -39,6 +39,8 @@ type NoiseGuard struct {
 	slots    int64
 	skipped  int64
 	fits     int
+	fitS     float64             // time rank 0 spent fitting, seconds
+	firstS   float64             // when rank 0 first learned (local seconds), for fitS's budget
 	mono     []noiseguard.Source // SeedMonotonic's sources, until the first guarded Run
 }
 
@@ -119,20 +121,32 @@ func (g *NoiseGuard) Record(slots0, skipped0 int64) *rawdata.NoiseGuard {
 	return r
 }
 
+// fitBudget is the share of rank 0's time the learners' fits may take: a
+// fit of thousands of events takes milliseconds, and on a noisy machine
+// every batch brings new late observations.
+const fitBudget = 0.02
+
 // learn adds rank 0's view of a batch: lat holds, per node, the largest
 // lateness (seconds) of each observation on that node's ranks; starts the
 // observations' deadlines (global seconds). Lateness above tol is an event.
-// Then it refits the learners with enough new events (at most one fit per
-// node and batch).
-func (g *NoiseGuard) learn(starts, lat []float64, b int, tol float64) {
+// Then it refits the learners with 4 or more new events, as long as the
+// fits so far took at most fitBudget of the time since the first batch
+// (clk: rank 0's clock).
+func (g *NoiseGuard) learn(starts, lat []float64, b int, tol float64, clk timing.Clock) {
+	now := clk.Seconds(clk.Now())
+	if g.fits == 0 && g.firstS == 0 {
+		g.firstS = now
+	}
 	for n, l := range g.learners {
 		for i := range b {
 			if v := lat[n*b+i]; v > tol {
 				l.Add(starts[i], starts[i]+v)
 			}
 		}
-		if l.Pending() >= 4 {
+		if l.Pending() >= 4 && (len(l.Sources()) == 0 || g.fitS <= fitBudget*(now-g.firstS)) {
+			t0 := clk.Now()
 			l.Fit()
+			g.fitS += clk.Seconds(clk.Now() - t0)
 			g.fits++
 		}
 	}

@@ -604,7 +604,7 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 		if s.guarded() {
 			s.busyS = s.typicalDuration(red[2*b:3*b], w)
 			if s.comm.Rank() == 0 {
-				s.Guard.learn(s.starts, red[3*b:], b, s.cfg.LateTolerance.Seconds())
+				s.Guard.learn(s.starts, red[3*b:], b, s.cfg.LateTolerance.Seconds(), s.clk)
 			}
 		}
 		counted := invalid
@@ -758,7 +758,7 @@ func (s *Sync) runRoundTime(o *mpi.Observation, n int, rec *Record, warmUp bool)
 			s.busyS = min(s.clk.Seconds(o.End-o.Start), s.windowS)
 			if s.comm.Rank() == 0 {
 				s.one[0] = t0
-				s.Guard.learn(s.one[:1], s.redOut[2:nred], 1, s.cfg.LateTolerance.Seconds())
+				s.Guard.learn(s.one[:1], s.redOut[2:nred], 1, s.cfg.LateTolerance.Seconds(), s.clk)
 			}
 		}
 		rec.Code[k] = 0
