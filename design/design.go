@@ -42,6 +42,10 @@ type Experiment struct {
 	RuntimeType string
 	// Cache is the cache mode ("warm", "cold", …).
 	Cache string
+	// NoiseGuard is "on", "off" or empty (the run's --noise-guard): the
+	// noise guard of the windowed methods (window.Config.NoiseGuard).
+	// (noise, issue 15)
+	NoiseGuard string
 	// Labels are the user factors (column "label:KEY"); an empty value is
 	// the same as an absent key.
 	Labels map[string]string
@@ -65,8 +69,8 @@ func (e Experiment) config() string {
 		}
 	}
 	sort.Strings(keys)
-	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%d procsync=%s window_s=%g clocksync=%s runtime_type=%s cache=%s labels=%v skew=%d",
-		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.Nrep, e.ProcSync, e.WindowS, e.ClockSync, e.RuntimeType, e.Cache, keys, e.Skew)
+	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%d procsync=%s window_s=%g clocksync=%s runtime_type=%s cache=%s noise_guard=%s labels=%v skew=%d",
+		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.Nrep, e.ProcSync, e.WindowS, e.ClockSync, e.RuntimeType, e.Cache, e.NoiseGuard, keys, e.Skew)
 }
 
 // Design is a list of experiments over several mpiruns, with the seed that

@@ -463,3 +463,56 @@ func TestCollectEnvironment(t *testing.T) {
 	}
 	t.Logf("%+v", e)
 }
+
+// The noise_guard column (issue 15): generated as a factor, written only
+// when some row sets it, read back, and refused with another value.
+func TestNoiseGuardColumn(t *testing.T) {
+	f := testFactors()
+	f.NoiseGuards = []string{"on", "off"}
+	d, err := Generate(Plan{Factors: f, Mpiruns: 2, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := 0
+	for _, e := range d.Experiments {
+		if e.NoiseGuard == "on" {
+			on++
+		}
+	}
+	if on != len(d.Experiments)/2 {
+		t.Errorf("%d of %d rows on, want half", on, len(d.Experiments))
+	}
+	var b bytes.Buffer
+	if err := Write(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(bytes.NewReader(b.Bytes()), "ng.csv", Vocabulary{Calls: f.Calls})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got.Experiments {
+		if got.Experiments[i].NoiseGuard != d.Experiments[i].NoiseGuard {
+			t.Fatalf("row %d: noise_guard %q read back as %q", i, d.Experiments[i].NoiseGuard, got.Experiments[i].NoiseGuard)
+		}
+	}
+	// Without the factor the column is not written: designs stay as they were.
+	plain, err := Generate(Plan{Factors: testFactors(), Mpiruns: 1, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := Write(&b, plain); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "noise_guard") {
+		t.Error("noise_guard column written without the factor")
+	}
+	bad := "# reprobench design v1\nmpirun,exp,call,noise_guard\n0,0,MPI_Bcast,maybe\n"
+	if _, err := Read(strings.NewReader(bad), "bad.csv", Vocabulary{}); err == nil || !strings.Contains(err.Error(), "maybe") {
+		t.Errorf("noise_guard maybe: %v, want a refusal", err)
+	}
+	f.NoiseGuards = []string{"yes"}
+	if _, err := Generate(Plan{Factors: f, Mpiruns: 1}); err == nil {
+		t.Error("noise guard level yes accepted")
+	}
+}

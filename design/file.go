@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -19,7 +20,8 @@ import (
 var Columns = []string{
 	"mpirun", "exp", "np", "call", "msize_bytes", "datatype", "nrep",
 	"procsync", "window_s", "clocksync", "runtime_type", "cache",
-	"skew", // vcoll
+	"skew",        // vcoll
+	"noise_guard", // on or off (issue 15); Write omits it when every row leaves it empty
 }
 
 // LabelPrefix starts the name of a column holding a user factor.
@@ -327,6 +329,8 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 		return str(&e.RuntimeType, vocab.RuntimeTypes)
 	case "cache":
 		return str(&e.Cache, vocab.CacheModes)
+	case "noise_guard": // (noise, issue 15)
+		return str(&e.NoiseGuard, []string{"on", "off"})
 	}
 	key := strings.TrimPrefix(column, LabelPrefix)
 	if v != "" {
@@ -362,7 +366,16 @@ func Write(w io.Writer, d *Design) error {
 	header := append([]string{}, Columns...)
 	skew := usesSkew(d) // vcoll: the skew column only when a row sets it
 	if !skew {
-		header = header[:len(header)-1]
+		header = slices.DeleteFunc(header, func(c string) bool { return c == "skew" })
+	}
+	guard := false // the noise_guard column only when a row sets it (noise, issue 15)
+	for _, m := range d.Mpiruns() {
+		for _, e := range d.Mpirun(m) {
+			guard = guard || e.NoiseGuard != ""
+		}
+	}
+	if !guard {
+		header = slices.DeleteFunc(header, func(c string) bool { return c == "noise_guard" })
 	}
 	for _, k := range keys {
 		header = append(header, LabelPrefix+k)
@@ -386,6 +399,9 @@ func Write(w io.Writer, d *Design) error {
 				e.Datatype, itoa(e.Nrep), e.ProcSync, win, e.ClockSync, e.RuntimeType, e.Cache}
 			if skew { // vcoll
 				rec = append(rec, itoa(e.Skew))
+			}
+			if guard {
+				rec = append(rec, e.NoiseGuard)
 			}
 			for _, k := range keys {
 				rec = append(rec, e.Labels[k])
@@ -428,7 +444,7 @@ func validateForWrite(d *Design) error {
 			return bad("duplicate (mpirun, exp)")
 		}
 		seen[k] = true
-		for _, s := range []string{e.Call, e.Datatype, e.ProcSync, e.ClockSync, e.RuntimeType, e.Cache} {
+		for _, s := range []string{e.Call, e.Datatype, e.ProcSync, e.ClockSync, e.RuntimeType, e.Cache, e.NoiseGuard} {
 			if strings.ContainsAny(s, "\r\n") {
 				return bad("value %q contains a line break", s)
 			}
@@ -509,7 +525,7 @@ func syncDir(dir string) error {
 }
 
 // usesSkew reports whether a row of d sets a skew: only then does Write
-// add the skew column (the last of [Columns]), so that designs without
+// add the skew column, so that designs without
 // v-collective skew keep their format. vcoll.
 func usesSkew(d *Design) bool {
 	for _, e := range d.Experiments {

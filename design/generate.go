@@ -28,7 +28,8 @@ type Factors struct {
 	RuntimeTypes []string
 	Caches       []string
 	Labels       []Factor
-	Skews        []int // vcoll: the v-collectives' skew levels (column skew)
+	Skews        []int    // vcoll: the v-collectives' skew levels (column skew)
+	NoiseGuards  []string // "on", "off" (issue 15); last in the mixed radix, after the labels
 }
 
 // MaxRows bounds the rows of a generated design: Generate refuses larger
@@ -80,6 +81,7 @@ func (f Factors) lens() []int {
 	for _, u := range f.Labels {
 		ls = append(ls, len(u.Levels))
 	}
+	ls = append(ls, len(f.NoiseGuards)) // (noise, issue 15)
 	return ls
 }
 
@@ -234,6 +236,9 @@ func (f Factors) point(i int) Experiment {
 			e.Labels[u.Name] = u.Levels[digits[11+k]] // vcoll: was 10+k before Skews
 		}
 	}
+	if len(f.NoiseGuards) > 0 { // (noise, issue 15)
+		e.NoiseGuard = f.NoiseGuards[digits[11+len(f.Labels)]]
+	}
 	return e
 }
 
@@ -275,6 +280,12 @@ func (f Factors) check() error {
 		strs("datatype", f.Datatypes), ints("nrep", f.Nreps), strs("procsync", f.ProcSyncs),
 		strs("clocksync", f.ClockSyncs), strs("runtime_type", f.RuntimeTypes), strs("cache", f.Caches),
 		ints("skew", f.Skews), // vcoll
+		strs("noise_guard", f.NoiseGuards),
+	}
+	for _, v := range f.NoiseGuards {
+		if v != "on" && v != "off" {
+			errs = append(errs, fmt.Errorf("design: noise_guard level %q: want on or off", v))
+		}
 	}
 	seenW := map[float64]bool{}
 	for _, w := range f.WindowsS {

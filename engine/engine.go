@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/noiseguard"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
@@ -70,6 +71,10 @@ func (e *Experiment) Raw() rawdata.Experiment {
 	}
 	if f.ClockSync == "" {
 		f.ClockSync = "none"
+	}
+	f.NoiseGuard = "off"
+	if e.Sync.NoiseGuard && e.Sync.Method.Windowed() {
+		f.NoiseGuard = "on"
 	}
 	return rawdata.Experiment{Exp: e.Exp, Factors: f, Labels: e.Labels, NBCMode: e.NBCMode()}
 }
@@ -128,6 +133,11 @@ type Engine struct {
 	PerRank     bool
 	// Progress, when set, is called on rank 0 after each experiment.
 	Progress func(done, total int)
+	// NoiseGuard is this rank's noise guard state, shared by the
+	// experiments whose Sync.NoiseGuard is set (window.NoiseGuard: the
+	// nodes, what was learned); nil: Run makes one with every rank on one
+	// node. (noise, issue 15)
+	NoiseGuard *window.NoiseGuard
 }
 
 // Run executes the experiments in order; rank 0 writes to sink (other ranks
@@ -288,6 +298,15 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		}
 		sy.Buffers = buffers
 	}
+	guarded := ex.Sync.NoiseGuard && ex.Sync.Method.Windowed()
+	if guarded {
+		if e.NoiseGuard == nil {
+			if e.NoiseGuard, err = window.NewNoiseGuard(nil, noiseguard.Config{}); err != nil {
+				return nil, err
+			}
+		}
+		sy.Guard = e.NoiseGuard
+	}
 	cfg := sy.Config()
 	rec := window.NewRecord(cfg.Capacity(max(ex.Nrep, ex.Warmup)))
 	if ex.Warmup > 0 {
@@ -297,6 +316,10 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		if err := sy.Run(o, ex.Warmup, rec, true); err != nil {
 			return nil, fmt.Errorf("warm-up: %w", err)
 		}
+	}
+	var slots0, skipped0 int64
+	if guarded {
+		slots0, skipped0 = e.NoiseGuard.Slots()
 	}
 	var ms0, ms1 runtime.MemStats
 	if ovr != nil {
@@ -344,6 +367,9 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	sum.Skew = skewLevel(ex) // vcoll
 	if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
 		sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), sy.WindowS()
+	}
+	if guarded {
+		sum.NoiseGuard = e.NoiseGuard.Record(slots0, skipped0)
 	}
 	ls, le := make([]float64, p), make([]float64, p)
 	gs, ge := make([]float64, p), make([]float64, p)

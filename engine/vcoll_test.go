@@ -1,12 +1,14 @@
 package engine_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -48,7 +50,7 @@ func TestSkewRecorded(t *testing.T) {
 			t.Errorf("experiment %d (%v): summary skew %d, want %d", i, exps[i].Call, got, want)
 		}
 		vals := exps[i].Raw().Factors.Values()
-		cell := vals[len(vals)-1]
+		cell := vals[slices.Index(rawdata.FactorColumns, "skew")]
 		wantCell := map[int]string{5: "5", 3: "3", 1: "1", 0: ""}[want]
 		if cell != wantCell {
 			t.Errorf("experiment %d (%v): skew cell %q, want %q", i, exps[i].Call, cell, wantCell)

@@ -135,6 +135,9 @@ func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np in
 	} else if !ex.Call.Skewable() {
 		ex.Skew = 0
 	}
+	if de.NoiseGuard != "" { // (noise, issue 15)
+		ex.Sync.NoiseGuard = de.NoiseGuard == "on"
+	}
 	if de.ClockSync != "" {
 		if err := CheckClockSync(de.ClockSync); err != nil {
 			return fail(err)

@@ -14,9 +14,11 @@ var Columns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "count"
 // FactorColumns follow Columns in a raw file: the levels of the
 // experiment's method factors (named as in design files). Without them,
 // observations taken under different methods would fall into one group.
-var FactorColumns = []string{"procsync", "window_s", "runtime_type", "cache", "clocksync",
-	"skew", // vcoll
-}
+//
+// skew (vcoll) is the v-collectives' skew, empty for other calls;
+// noise_guard (issue 15) is "on" when the noise guard placed the window
+// starts away from predicted periodic noise, else "off".
+var FactorColumns = []string{"procsync", "window_s", "runtime_type", "cache", "clocksync", "skew", "noise_guard"}
 
 // nbc: OverlapColumns end the raw file when a run has experiments of the
 // overlap measurement of a non-blocking collective (Experiment.NBCMode);

@@ -48,12 +48,17 @@ type Factors struct {
 	Cache       string        // cache
 	ClockSync   string        // clocksync spec, or "none"
 	Skew        int           // vcoll: skew (the v-collectives' heavy-rank factor, ≥ 1); 0, for the other calls, is an empty cell
+	NoiseGuard  string        // noise_guard: "on" or "off" (noise, issue 15)
 }
 
 // Values returns the FactorColumns' values of f, formatted as written.
 func (f Factors) Values() []string {
+	ng := f.NoiseGuard
+	if ng == "" {
+		ng = "off"
+	}
 	return []string{f.ProcSync, FormatSeconds(f.Window), f.RuntimeType, f.Cache, strings.ReplaceAll(f.ClockSync, ",", ";"),
-		skewCell(f.Skew)} // vcoll
+		skewCell(f.Skew), ng}
 }
 
 // FormatSeconds formats d in seconds, the shortest decimal that parses
@@ -115,6 +120,9 @@ type Summary struct {
 	// nbc: the compute kernel's calibration of an experiment of the
 	// overlap measurement.
 	Overlap *OverlapCalibration `json:"overlap_calibration,omitempty"`
+	// NoiseGuard is what the noise guard learned and cost by the end of
+	// the experiment (noise_guard = on); nil when it was off. (noise, issue 15)
+	NoiseGuard *NoiseGuard `json:"noise_guard,omitempty"`
 }
 
 // OverlapCalibration records how the compute kernel of the overlap
@@ -132,6 +140,31 @@ type OverlapCalibration struct {
 	KernelIters  []int64   `json:"kernel_iters"`                // per rank, the count used
 	TargetPureS  []float64 `json:"target_pure_s"`               // per rank, the median pure time per call aimed at
 	KernelS      []float64 `json:"kernel_s"`                    // per rank, the median kernel time per call at that count (last round)
+}
+
+// NoiseGuard records the noise guard of one experiment (window.NoiseGuard,
+// issue 15): the periodic noise sources learned so far, per node, and the
+// window slots the experiment's observations considered and skipped
+// because a predicted detour overlapped them.
+type NoiseGuard struct {
+	Sources      []NoiseSource `json:"sources"`
+	Slots        int64         `json:"slots"`         // window slots considered (observations plus skipped slots)
+	SkippedSlots int64         `json:"skipped_slots"` // of which skipped
+	SkippedShare float64       `json:"skipped_share"` // SkippedSlots / Slots
+	Fits         int           `json:"fits"`          // learner fits so far in the run
+}
+
+// NoiseSource is one learned periodic noise source of a node
+// (noiseguard.Source): detours [end_s + k·period_s − duration_s,
+// end_s + k·period_s] in global time.
+type NoiseSource struct {
+	Node      int     `json:"node"` // index into the nodes in order of first appearance in processor_names
+	PeriodS   float64 `json:"period_s"`
+	PhaseS    float64 `json:"phase_s"` // detour start modulo the period, global time
+	DurationS float64 `json:"duration_s"`
+	EndS      float64 `json:"end_s"`    // end of the latest detour observed, global seconds
+	SpreadS   float64 `json:"spread_s"` // rms distance of observed detour ends from the predicted ones
+	Events    int     `json:"events"`   // late observations it was fitted to (0: seeded, not seen)
 }
 
 // skewCell formats the skew column: empty for 0 (a call without count

@@ -12,6 +12,11 @@ import (
 //go:linkname nanotime runtime.nanotime
 func nanotime() int64
 
+// MonotonicNs returns CLOCK_MONOTONIC in nanoseconds (the Go runtime's
+// monotonic clock; on Linux CLOCK_MONOTONIC itself): the time axis of
+// NoiseProbe.EpochNs. (noise, issue 15)
+func MonotonicNs() int64 { return nanotime() }
+
 // Monotonic is a Clock on CLOCK_MONOTONIC in nanoseconds, read the way the Go
 // runtime reads it (cheaper than time.Now, which also reads the wall clock).
 // C code reads the same clock with clock_gettime(CLOCK_MONOTONIC) minus

@@ -62,6 +62,10 @@ type NoiseProbe struct {
 	Threshold time.Duration `json:"threshold_ns"`
 	Duration  time.Duration `json:"duration_ns"`
 	CPUs      []CPUNoise    `json:"cpus"`
+	// EpochNs is CLOCK_MONOTONIC (MonotonicNs) at the probe's time zero:
+	// the detours' absolute times, which periodic noise locked to the
+	// kernel's tick keeps its phase against. (noise, issue 15)
+	EpochNs int64 `json:"epoch_ns"`
 }
 
 // MeasureNoise spins on the configured CPUs at once, reading the monotonic
@@ -103,6 +107,7 @@ func MeasureNoise(cfg NoiseConfig) (*NoiseProbe, error) {
 	p := &NoiseProbe{Threshold: cfg.Threshold, Duration: cfg.Duration, CPUs: make([]CPUNoise, len(cpus))}
 	epoch := nanotime()
 	start := epoch + int64(50*time.Millisecond) // every thread pinned and spinning before it
+	p.EpochNs = start
 	end := start + cfg.Duration.Nanoseconds()
 	var wg sync.WaitGroup
 	for i, cpu := range cpus {

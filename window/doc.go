@@ -44,6 +44,24 @@
 // NBCBench policy repeated). Invalid observations stay in the raw data; the
 // analysis excludes them by default and reports how many there were.
 //
+// # Noise guard
+//
+// Config.NoiseGuard (issue 15) places the windowed methods' starts where
+// no periodic noise is predicted. Rank 0 learns each node's periodic
+// noise sources (package noiseguard: period, phase, duration, a drifting
+// phase, several at once) from the late observations of the node's ranks:
+// their deadlines, and how late they started, which is when the detour that
+// held the CPU ended. Each rank's lateness reaches rank 0 in the batch's
+// reduction, one block per node (NoiseGuard's nodes, from the processor
+// names). Rank 0 then places each batch's starts on the window grid,
+// skipping every slot whose span [start − NoiseGuardBefore, start + the
+// operation's mean duration] a predicted detour of some node overlaps, and
+// broadcasts the batch's start times; round-time moves its single start
+// the same way. A skipped slot costs a window of time, not an observation.
+// It is a bias by design: observations that would overlap periodic noise
+// are not taken. Use it to measure the operation; leave it off (the
+// default) to measure the operation as an application meets it.
+//
 // # Completion time
 //
 // LocalCompletion is the maximum over ranks of end − start, each on the

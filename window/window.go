@@ -220,6 +220,17 @@ type Config struct {
 	// Budget ends a round-time experiment when it has run this long (rank
 	// 0's clock); default 10 s. Round-time also stops after 10·n attempts.
 	Budget time.Duration
+	// NoiseGuard turns on the noise guard for the windowed methods (issue
+	// 15; NoiseGuard, package noiseguard): rank 0 learns each node's
+	// periodic noise from the late observations and places window starts
+	// where no detour is predicted. It biases the data on purpose:
+	// observations that would overlap periodic noise are not taken. Use it
+	// to measure the operation; leave it off (the default) to measure the
+	// operation as an application meets it. The barrier methods ignore it.
+	NoiseGuard bool
+	// NoiseGuardBefore is the guard before a start: no predicted detour may
+	// end less than this before it; default 5 µs.
+	NoiseGuardBefore time.Duration
 }
 
 // MaxWindowLimit bounds Config.Window and Config.MaxWindow: one
@@ -245,6 +256,8 @@ func (c Config) Check() error {
 		return bad("maximal window %v is below the window %v", c.MaxWindow, c.Window)
 	case c.Batch < 0, c.MaxRepeats < 0:
 		return bad("negative batch %d or max repeats %d", c.Batch, c.MaxRepeats)
+	case c.NoiseGuardBefore < 0 || c.NoiseGuardBefore > MaxWindowLimit:
+		return bad("noise guard before a start %v out of range [0, %v] (0: default 5µs)", c.NoiseGuardBefore, MaxWindowLimit)
 	case c.LateTolerance < 0, c.StartDelay < 0, c.SleepGuard < 0, c.Budget < 0:
 		return bad("negative late tolerance %v, start delay %v, sleep guard %v or budget %v", c.LateTolerance, c.StartDelay, c.SleepGuard, c.Budget)
 	case !(c.InvalidFraction >= 0 && c.InvalidFraction <= 1):
@@ -284,6 +297,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Budget <= 0 {
 		c.Budget = 10 * time.Second
+	}
+	if c.NoiseGuardBefore <= 0 {
+		c.NoiseGuardBefore = 5 * time.Microsecond
 	}
 	return c
 }
@@ -353,6 +369,14 @@ type Sync struct {
 	// call each), which costs the tail (see mpi.ObserveBatch); for cache
 	// control use Buffers.
 	Before func(i int)
+	// Guard is the noise guard's state when Config.NoiseGuard is set; New
+	// makes one with every rank on one node when it is nil. Give the Syncs
+	// of a run one Guard per rank (NewNoiseGuard, with the ranks' nodes)
+	// so that what was learned carries over.
+	Guard  *NoiseGuard
+	starts []float64 // the batch's start times (noise guard)
+	busyS  float64   // the operation's typical duration, at most a window (noise guard)
+	durs   []float64 // scratch for the median duration (noise guard)
 	// Buffers, when set, varies o's buffers from one observation to the
 	// next as its Mode says (cycled or random offsets, cold caches), within
 	// the batches (mpi.Observation.Offsets and Flush). Run records each
@@ -396,6 +420,11 @@ func New(c mpi.Comm, clk timing.Clock, g GlobalClock, cfg Config) (*Sync, error)
 	}
 	s := &Sync{cfg: cfg, comm: c, clk: clk, g: g, History: make([]Adaptation, 0, 64), red: make([]float64, 3*cfg.Batch), redOut: make([]float64, 3*cfg.Batch), one: make([]float64, 1)}
 	s.Reset()
+	if cfg.NoiseGuard && cfg.Method.Windowed() {
+		if err := s.initGuard(); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -424,6 +453,11 @@ func (s *Sync) Run(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 		return fmt.Errorf("window: Record holds %d observations, %v needs %d for n=%d", rec.Cap(), s.cfg.Method, need, n)
 	}
 	rec.N = 0
+	if s.guarded() {
+		if err := s.prepareGuard(); err != nil {
+			return err
+		}
+	}
 	switch s.cfg.Method {
 	case Barrier, DoubleBarrier, Dissemination:
 		o.Sync = [...]mpi.SyncKind{mpi.SyncBarrier, mpi.SyncDoubleBarrier, mpi.SyncDissemination}[s.cfg.Method]
@@ -481,6 +515,9 @@ func (s *Sync) broadcastStart(aheadS float64) (float64, error) {
 	s.one[0] = 0
 	if s.comm.Rank() == 0 {
 		s.one[0] = s.g.ToGlobal(s.clk.Now()) + aheadS
+		if s.guarded() && s.cfg.Method == RoundTime {
+			s.one[0] = s.Guard.place(s.one[0], s.cfg.NoiseGuardBefore.Seconds(), s.busyS)
+		}
 	}
 	err := mpi.Bcast(s.comm, s.one[:1], 0)
 	return s.one[0], err
@@ -496,14 +533,20 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 	for done < n {
 		b := min(s.cfg.Batch, n-done)
 		first := rec.N
-		t0, err := s.broadcastStart(s.cfg.StartDelay.Seconds() + s.windowS)
+		w := s.windowS
+		var t0 float64
+		var err error
+		if s.guarded() {
+			err = s.broadcastStarts(s.cfg.StartDelay.Seconds()+w, w, b)
+		} else {
+			t0, err = s.broadcastStart(s.cfg.StartDelay.Seconds() + s.windowS)
+		}
 		if err != nil {
 			return err
 		}
-		w := s.windowS
 		if s.batched() {
 			for i := range b {
-				rec.Deadline[first+i] = s.g.ToLocal(t0 + float64(i)*w)
+				rec.Deadline[first+i] = s.g.ToLocal(s.slot(t0, w, i))
 			}
 			if err := s.observeBatch(o, rec.Deadline[first:first+b], rec, first, first+b); err != nil {
 				return err
@@ -515,7 +558,7 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 				o.Start, o.End, o.Deadline = rec.Start[k], rec.End[k], rec.Deadline[k]
 			} else {
 				s.before(o, rec, k)
-				o.Deadline = s.g.ToLocal(t0 + float64(i)*w)
+				o.Deadline = s.g.ToLocal(s.slot(t0, w, i))
 				s.sleepUntilNear(o.Deadline)
 				if err := s.comm.Observe(o, s.clk); err != nil {
 					return err
@@ -525,7 +568,7 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 			if o.Start-o.Deadline > tol {
 				late = 1
 			}
-			if o.End > s.g.ToLocal(t0+float64(i+1)*w) {
+			if o.End > s.g.ToLocal(s.slot(t0, w, i)+w) {
 				exp = 1
 			}
 			rec.Start[k], rec.End[k], rec.Deadline[k] = o.Start, o.End, o.Deadline
@@ -533,8 +576,12 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 			s.red[i], s.red[b+i], s.red[2*b+i] = late, exp, s.clk.Seconds(o.End-o.Start)
 		}
 		rec.N += b
-		red := s.redOut[:3*b]
-		if err := mpi.Allreduce(s.comm, s.red[:3*b], red, mpi.Max); err != nil {
+		nred := 3 * b
+		if s.guarded() {
+			nred = s.guardLateness(rec, first, b)
+		}
+		red := s.redOut[:nred]
+		if err := mpi.Allreduce(s.comm, s.red[:nred], red, mpi.Max); err != nil {
 			return err
 		}
 		invalid, expired, sum := 0, 0, 0.0
@@ -554,6 +601,12 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 			sum += red[2*b+i]
 		}
 		mean := sum / float64(b)
+		if s.guarded() {
+			s.busyS = s.typicalDuration(red[2*b:3*b], w)
+			if s.comm.Rank() == 0 {
+				s.Guard.learn(s.starts, red[3*b:], b, s.cfg.LateTolerance.Seconds(), s.clk)
+			}
+		}
 		counted := invalid
 		if s.cfg.AdaptOn == AdaptOnExpired {
 			counted = expired
@@ -688,8 +741,25 @@ func (s *Sync) runRoundTime(o *mpi.Observation, n int, rec *Record, warmUp bool)
 		if s.comm.Rank() == 0 && o.End-begin > budget {
 			s.red[1] = 1
 		}
-		if err := mpi.Allreduce(s.comm, s.red[:2], s.redOut[:2], mpi.Max); err != nil {
+		nred := 2
+		if s.guarded() {
+			// Each node's lateness after the two flags (guardLateness).
+			nodes := s.Guard.nNodes
+			clear(s.red[2 : 2+nodes])
+			if s.red[0] != 0 {
+				s.red[2+s.Guard.node(s.comm.Rank())] = rec.LateS[k]
+			}
+			nred = 2 + nodes
+		}
+		if err := mpi.Allreduce(s.comm, s.red[:nred], s.redOut[:nred], mpi.Max); err != nil {
 			return err
+		}
+		if s.guarded() {
+			s.busyS = min(s.clk.Seconds(o.End-o.Start), s.windowS)
+			if s.comm.Rank() == 0 {
+				s.one[0] = t0
+				s.Guard.learn(s.one[:1], s.redOut[2:nred], 1, s.cfg.LateTolerance.Seconds(), s.clk)
+			}
 		}
 		rec.Code[k] = 0
 		if s.redOut[0] != 0 {

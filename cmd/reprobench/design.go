@@ -83,6 +83,8 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	fs.Var(&factors, "factor", "user factor `key=v1,v2,…` (repeatable); becomes column label:key")
 	var skews designListFlag // vcoll
 	fs.Var(&skews, "skew", "v-collectives' skew `levels`, comma-separated positive integers (k: the last rank's blocks have k times the count; 1: uniform); levels above 1 need every --calls to be MPI_Allgatherv, Alltoallv, Gatherv, Scatterv or Reduce_scatter")
+	var noiseGuards designListFlag // (noise, issue 15)
+	fs.Var(&noiseGuards, "noise-guard", "noise guard `levels` of the windowed methods, comma-separated (on, off; see run --noise-guard)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -208,6 +210,12 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	}
 	if err := designSkews(f, skews, calls); err != nil { // vcoll
 		return usage("%v", err)
+	}
+	for _, s := range noiseGuards { // (noise, issue 15)
+		if _, err := parseNoiseGuard(s); err != nil {
+			return usage("%v", err)
+		}
+		f.NoiseGuards = append(f.NoiseGuards, s)
 	}
 	for _, s := range factors {
 		k, v, ok := strings.Cut(s, "=")

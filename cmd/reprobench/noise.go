@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -13,7 +14,12 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/noiseguard"
+	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/timing"
+	"github.com/reprobench/reprobench/window"
 )
 
 func init() {
@@ -38,6 +44,11 @@ type noiseReport struct {
 	CoveredS     float64  `json:"covered_s"`
 	ExpectedLate *float64 `json:"expected_late_fraction"`
 	DetoursCSV   string   `json:"detours_csv,omitempty"`
+	// Periodic are the periodic sources fitted to every CPU's detours
+	// together (noiseguard.FromDetours), their times in CLOCK_MONOTONIC
+	// seconds: what "run --noise-guard on --noise-guard-seed FILE" starts
+	// from (pipeline.NoiseProbe).
+	Periodic []noiseguard.Source `json:"periodic_sources"`
 }
 
 func runNoise(stdout, stderr io.Writer, args []string) error {
@@ -114,6 +125,7 @@ Flags:
 	if s := p.Simultaneous(); !math.IsNaN(s) {
 		r.Simultaneous = &s
 	}
+	r.Periodic = periodicSources(p)
 	if *out != "" {
 		if err := writeDetours(*out, p); err != nil {
 			return err
@@ -165,7 +177,70 @@ func printNoise(stdout io.Writer, r *noiseReport, dur, thr, tol time.Duration) e
 	if r.DetoursCSV != "" {
 		fmt.Fprintf(stdout, "detours written to %s\n", r.DetoursCSV)
 	}
+	if len(r.Periodic) == 0 {
+		fmt.Fprintln(stdout, "periodic sources: none found")
+	}
+	for _, s := range r.Periodic {
+		fmt.Fprintf(stdout, "periodic source: every %.1f us, %.1f us long, starting %.1f us into each period of CLOCK_MONOTONIC (%d detours)\n",
+			s.PeriodS*1e6, s.DurationS*1e6, s.PhaseS*1e6, s.Events)
+	}
 	return nil
+}
+
+// periodicSources fits the periodic noise sources of every CPU's detours
+// together (a rank on any of them is held by them), times in
+// CLOCK_MONOTONIC seconds.
+func periodicSources(p *timing.NoiseProbe) []noiseguard.Source {
+	var starts, lengths []float64
+	for _, c := range p.CPUs {
+		for _, d := range c.Detours {
+			starts = append(starts, float64(p.EpochNs+d.StartNs)/1e9)
+			lengths = append(lengths, float64(d.LengthNs)/1e9)
+		}
+	}
+	if src := noiseguard.FromDetours(noiseguard.Config{}, starts, lengths); src != nil {
+		return src
+	}
+	return []noiseguard.Source{} // "none found", not null
+}
+
+// noiseGuardFlags adds run's --noise-guard flags.
+func noiseGuardFlags(fs *flag.FlagSet, o *runOptions) {
+	fs.StringVar(&o.noiseGuard, "noise-guard", "off", "on: place the windowed methods' starts away from the periodic noise learned from late observations "+
+		"(observations that would overlap it are not taken: measures the operation, not the operation as an application meets it); off: as an application meets it. "+
+		"A factor: the noise_guard column; the sidecar records the sources learned and the share of slots skipped")
+	fs.StringVar(&o.noiseGuardSeed, "noise-guard-seed", "", "`file` written by \"reprobench noise --json\" on this kind of node: its periodic_sources seed the noise guard (else it learns from scratch)")
+}
+
+// parseNoiseGuard accepts on and off.
+func parseNoiseGuard(s string) (bool, error) {
+	switch s {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("--noise-guard %q: want on or off", s)
+}
+
+// noiseGuardHook returns the run's noise guard when an experiment uses it
+// (collective): nodes from the processor names (rank 0), seeded from
+// --noise-guard-seed.
+func noiseGuardHook(c mpi.Comm, names []string, exps []engine.Experiment, o *runOptions) (*window.NoiseGuard, error) {
+	if !pipeline.GuardsNoise(exps) {
+		if o.noiseGuardSeed != "" { // every rank knows: all fail together
+			return nil, fmt.Errorf("--noise-guard-seed without an experiment that uses the noise guard (--noise-guard on and a windowed method)")
+		}
+		return nil, nil
+	}
+	var probe []byte
+	if o.noiseGuardSeed != "" && c.Rank() == 0 {
+		var err error
+		if probe, err = os.ReadFile(o.noiseGuardSeed); err != nil {
+			return nil, fmt.Errorf("--noise-guard-seed: %w", err)
+		}
+	}
+	return pipeline.NewNoiseGuard(c, names, probe)
 }
 
 // parseCPUList parses --cpus, a kernel CPU list ("0,2", "0-1";

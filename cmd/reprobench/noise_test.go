@@ -38,6 +38,11 @@ func TestNoiseJSONAndRawDetours(t *testing.T) {
 	if r.ExpectedLate == nil {
 		t.Logf("the probe threads never spun at once (a busy machine): %+v", r.CPUs)
 	}
+	// The periodic sources are always present (an empty list when none
+	// were found), for run --noise-guard-seed (issue 15).
+	if !strings.Contains(out.String(), `"periodic_sources": [`) {
+		t.Errorf("no periodic_sources list in %s", out.String())
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)

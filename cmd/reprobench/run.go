@@ -81,6 +81,9 @@ type runOptions struct {
 	clockAccuracy                                                                                  string // ERROR@HORIZON, clocksync.ParseAccuracy
 
 	nbc nbcOptions // the overlap measurement's flags (nbc.go)
+	// noise, issue 15: --noise-guard on|off and its seed (noise.go)
+	noiseGuard, noiseGuardSeed string
+	noiseGuardOn               bool
 }
 
 // removedFlag makes an old spelling of a flag an error naming the new one.
@@ -134,6 +137,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.designFile, "design", "", "design `file`: run its experiments of this --mpirun instead of the flags' factorial")
 	fs.Var(o.labels, "label", "`key=value` added as a column to every row (repeatable)")
 	fs.BoolVar(&o.perRank, "per-rank", false, "also write every rank's local and global start/end times")
+	noiseGuardFlags(fs, o) // noise.go (noise, issue 15)
 	fs.IntVar(&o.checkNp, "check-np", 0, "only check the flags (and --design) for this many processes, without MPI, and exit (launch does so before its first mpirun)")
 	nbcFlags(fs, &o.nbc) // nbc.go
 	for old, now := range renamedRunFlags {
@@ -188,6 +192,9 @@ func (o *runOptions) check() error {
 	var err error
 	if o.adaptTrigger, err = window.ParseAdaptTrigger(o.adaptOn); err != nil {
 		return fmt.Errorf("--adapt-on: %v", err)
+	}
+	if o.noiseGuardOn, err = parseNoiseGuard(o.noiseGuard); err != nil { // noise.go (noise, issue 15)
+		return err
 	}
 	pos := func(name string, v int) error {
 		if v < 1 {
@@ -269,7 +276,8 @@ func baseExperiment(o *runOptions) (engine.Experiment, error) {
 	return engine.Experiment{Type: dt, Root: o.root, Nrep: o.nrep, Warmup: o.warmup, Runtime: rt, LoopReps: o.loopReps,
 		Cache: cm, CacheSlots: o.cacheSlots, FlushBytes: o.cacheBytes, Labels: o.labels, Skew: o.skew, // vcoll: Skew
 		Sync: window.Config{Method: methods[0], Window: o.window, Batch: o.batch, LateTolerance: o.lateTol, RoundFactor: o.roundK,
-			Budget: o.budget, MaxRepeats: o.maxRepeats, MaxWindow: o.maxWindow, SleepGuard: o.sleepGuard, AdaptOn: o.adaptTrigger}}, nil
+			Budget: o.budget, MaxRepeats: o.maxRepeats, MaxWindow: o.maxWindow, SleepGuard: o.sleepGuard, AdaptOn: o.adaptTrigger,
+			NoiseGuard: o.noiseGuardOn}}, nil
 }
 
 // buildExperiments returns the experiments of this mpirun: the design
@@ -440,6 +448,9 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 		meta.MPIThreadRequested, meta.MPIThreadProvided = mpi.ThreadRequested().MPIName(), mpi.ThreadProvided()
 	}
 	if meta.ProcessorNames, err = pipeline.ProcessorNames(c); err != nil {
+		return fail(err)
+	}
+	if eng.NoiseGuard, err = noiseGuardHook(c, meta.ProcessorNames, exps, o); err != nil { // noise.go (noise, issue 15)
 		return fail(err)
 	}
 	var w *rawdata.Writer

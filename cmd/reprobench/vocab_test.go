@@ -58,6 +58,7 @@ func TestRunRefusesBadValues(t *testing.T) {
 		{[]string{"--window-max", "1h"}}, {[]string{"--window-batch", "0"}}, {[]string{"--cache-slots", "0"}},
 		{[]string{"--nrep", "0"}}, {[]string{"--roundtime-k", "0"}}, {[]string{"--window", "1ms", "--window-max", "100us"}},
 		{[]string{"--run-id", "a,b"}}, {[]string{"--run-id", `q"x`}}, {[]string{"--run-id", "../escaped"}},
+		{[]string{"--noise-guard", "maybe"}}, // (noise, issue 15)
 	} {
 		err := run(io.Discard, io.Discard, append([]string{"run", "--out", t.TempDir()}, c.args...))
 		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--"+strings.TrimPrefix(c.args[len(c.args)-2], "--")) {

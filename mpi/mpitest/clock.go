@@ -214,12 +214,13 @@ type simClock struct {
 
 var _ timing.Clock = (*simClock)(nil)
 
-// Now returns the reading of the rank's clock at its current true time and
-// advances that time by the read overhead.
+// Now returns the reading of the rank's clock at its current true time (or,
+// when the node's periodic noise holds the rank then, at the detour's end)
+// and advances that time by the read overhead.
 func (c *simClock) Now() int64 {
 	r := c.r
-	t := r.now
-	r.now += r.clk.ovS
+	t := r.noise.after(r.now) // held by the node's periodic noise (noise, issue 15)
+	r.now = t + r.clk.ovS
 	return r.clk.ticks(t)
 }
 

@@ -64,6 +64,10 @@ type Config struct {
 	// nbc: Progress is the progress model of the non-blocking
 	// collectives (see Progress); the zero value is ProgressInWait.
 	Progress Progress
+	// NodeNoise, when not nil, gives each node's periodic noise (see
+	// PeriodicNoise): the ranks of a node share it. It is called once per
+	// node by New. (noise, issue 15)
+	NodeNoise func(node int) []PeriodicNoise
 }
 
 // World is a simulated MPI world: Config.Ranks ranks, each with its own
@@ -79,6 +83,8 @@ type World struct {
 	intra linkModel
 	inter linkModel
 	split bool // intra != inter
+
+	noise []*nodeNoise // per node; nil without Config.NodeNoise (noise, issue 15)
 
 	running atomic.Int64 // ranks neither blocked nor finished
 	aborted atomic.Bool
@@ -151,6 +157,9 @@ func New(cfg Config) (*World, error) {
 		r.clock = &simClock{Freq: timing.NewFreq(1e9), r: r}
 		r.world = &comm{r: r, ctx: worldCtx, rank: i, size: cfg.Ranks, isWorld: true}
 		w.ranks[i] = r
+	}
+	if err := w.initNoise(); err != nil { // noise, issue 15
+		return nil, err
 	}
 	return w, nil
 }
@@ -384,6 +393,7 @@ type Rank struct {
 	clk    *clockModel
 	clock  *simClock
 	world  *comm
+	noise  *nodeNoise // the node's periodic noise, or nil (noise, issue 15)
 
 	mu      sync.Mutex // guards queues, waiting, exited
 	queues  map[mkey]*queue
