@@ -60,18 +60,6 @@ func TestClockcheckAcrossNodes(t *testing.T) {
 	for _, f := range fs {
 		bin := buildReprobench(t, f)
 		for _, tc := range cases {
-			if f == "mpich" && os.Getenv("RB_VCLUSTER_MPICH") != "1" {
-				// MPICH 4.0.2 (ch4:ucx, UCX_TLS=tcp) with Go ranks across
-				// namespaces here often finishes the work and then hangs
-				// in MPI_Finalize (a C program with the same launch does
-				// not), so it runs only where asked (make vcluster): see
-				// the README's virtual-cluster section.
-				t.Logf("mpich %s: set RB_VCLUSTER_MPICH=1 to run it (make vcluster does)", tc.alg)
-				continue
-			}
-			if f == "mpich" && tc.nodes*tc.perNode > 2 {
-				tc.nodes, tc.perNode = 2, 1 // 4 ranks hang in MPI_Finalize nearly always
-			}
 			t.Run(fmt.Sprintf("%s/%s/%dx%d", f, tc.alg, tc.nodes, tc.perNode), func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 				defer cancel()
@@ -109,15 +97,17 @@ func checkTruth(t *testing.T, c *Cluster, r *ClockcheckReport, alg string, perNo
 	// check, against the drift injected between its node and rank 0's. The
 	// truth is read at one instant for all ranks, so with offsets only
 	// (SKaMPI) every rank's growth is its drift times the same elapsed
-	// time E: at most the checks' distance dt, less by the time the first
-	// check's ping-pongs took.
+	// time E. E is the checks' distance dt plus the time the last check's
+	// ping-pongs took before its truth was read, less the first check's:
+	// near dt on a quiet machine, 8.5 % above it in an MPICH 4 × 1 run at
+	// load 14. What must hold exactly is that E is one for all ranks.
 	dt := last.After - first.After
 	var ratios []float64
 	for i := 1; i < r.Ranks; i++ {
 		grow := last.TrueErrors[i] - first.TrueErrors[i]
 		inj := (c.Nodes[i/perNode].SkewPPM - c.Nodes[0].SkewPPM) * 1e-6 * dt
 		if alg == "skampi" {
-			if inj == 0 || grow/inj < 0.5 || grow/inj > 1.02 {
+			if inj == 0 || grow/inj < 0.5 || grow/inj > 1.5 {
 				t.Errorf("skampi rank %d: error grew by %g s in %gs, the injected skew %g s", i, grow, dt, inj)
 			}
 			ratios = append(ratios, grow/inj)
