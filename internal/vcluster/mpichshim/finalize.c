@@ -6,7 +6,7 @@
  * With UCX 1.13's tcp transport, a rank that reaches MPI_Finalize after its
  * peers have closed their end of a connection waits for its flush forever:
  * the peers sit in the PMI barrier and no longer progress UCX. It happens on
- * one host as well (UCX_TLS=tcp, one rank 0.5 s late: 5 of 5 runs hang), so
+ * one host as well (UCX_TLS=tcp, one rank 0.5 s late: 5 of 5 runs hung), so
  * it is not the namespaces. MPICH 4.1 moved the PMI barrier before the
  * disconnect; this shim does the same from outside, and more:
  *
