@@ -23,7 +23,7 @@ trap 'exit 130' INT TERM
 echo "== suite ($(cat /proc/loadavg))"
 RB_REQUIRE_VCLUSTER=1 RB_REQUIRE_MPI=1 \
 	go test -count=1 -p 1 -timeout 30m -v ./internal/vcluster \
-	-run 'TestSkewEnv|TestConfigErrors|TestNodes|TestCleanDeadOwner|TestInterrupt|TestLaunchers|TestMPICHLateFinalize|TestClockcheckAcrossNodes' |
+	-run 'TestSkewEnv|TestConfigErrors|TestNodes|TestCleanDeadOwner|TestInterrupt|TestLaunchers|TestMPICHLateFinalize|TestClockcheckAcrossNodes|TestRunAcrossNodes' |
 	grep -v '^=== RUN'
 go test -count=1 -run 'TestTimeNamespaceOffset|TestShareHostClock|TestNodeSkew|TestParseTimensOffsets' ./clocksync
 runs=${RUNS:-0}
