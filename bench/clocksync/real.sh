@@ -14,6 +14,12 @@
 #   bench/clocksync/real.sh [RUNS=20] [ACCURACY=1us@10s] [ALG=hca3]
 #   ACCURACY=none bench/clocksync/real.sh 10     # the published fixed counts
 #   LIBS=openmpi bench/clocksync/real.sh 5       # one library only
+#   NODES=2 bench/clocksync/real.sh 5            # vcluster: across 2 namespaced nodes (root)
+#
+# vcluster: NODES=N runs each clockcheck on a new virtual cluster of N nodes,
+# one rank each (internal/vcluster; seed = run), whose CLOCK_MONOTONIC differ
+# by up to ±1000 s and drift by up to ±NODE_SKEW_PPM (default 100) per node;
+# the truth is still exact (clocksync.Harness.ShareHostClock).
 #
 # Each run takes ≈ 11 s (10 s of waiting), so RUNS=20 with two libraries and
 # two cases takes ≈ 20 × 4 × 12 s ≈ 16 min. JSON of every run is kept in
@@ -34,6 +40,9 @@ mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+NODES=${NODES:-0}
+# vcluster: the launcher of a cross-node mode.
+[ "$NODES" -gt 0 ] && go build -C "$root" -o "$tmp/vcluster" ./internal/vcluster/cmd/vcluster
 for lib in $LIBS; do
 	if [ "$lib" = mpich ]; then
 		go build -C "$root" -tags mpich -o "$tmp/rb-mpich" ./cmd/reprobench
@@ -47,6 +56,8 @@ echo "load average before: $(cat /proc/loadavg); $ALG; accuracy $ACC; $RUNS runs
 for i in $(seq 1 "$RUNS"); do
 	for lib in $LIBS; do
 		if [ "$lib" = mpich ]; then RUN=(mpiexec.mpich -np 2); else RUN=(mpirun.openmpi -np 2); fi
+		# vcluster: NODES nodes × 1 rank, new offsets and skews each run.
+		[ "$NODES" -gt 0 ] && RUN=("$tmp/vcluster" mpirun -flavor "$lib" -nodes "$NODES" -per-node 1 -seed "$i" -skew-ppm "${NODE_SKEW_PPM:-100}" --)
 		for case in $CASES; do
 		for variant in $VARIANTS; do
 			extra=()
