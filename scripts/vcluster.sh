@@ -17,9 +17,14 @@
 # end time and the load, to $RESULT (default docs/vcluster-bench.txt, which
 # the README cites).
 #
-# How long: see docs/vcluster-round1.md for the measured RUNS=1 smoke run;
-# RUNS=10 takes about 10 times its bench part plus the suite. Run it on a
-# quiet machine: the load is recorded with every row and in $RESULT.
+# How long (RUNS=1 smoke, 2026-11-24, load 17-38 from other jobs; details in
+# docs/vcluster-round1.md): suite 220 s; a round's Open MPI part 286 s; its
+# MPICH part ≈ 1260 s (5 of 12 rows measured, 464 s, before an outside
+# SIGTERM stopped it; MPICH's syncs take 78-158 s each at that load, and a
+# clockcheck is cut at 5 min). So ≈ 26 min a round, RUNS=10 ≈ 4.4 h at that
+# load; the Makefile allows 6 h. A quiet machine should take less; how much
+# was not measured. Run it on a quiet machine: the load is recorded with
+# every row and in $RESULT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-vcluster-out}
