@@ -20,7 +20,7 @@
 # How long (RUNS=1 smoke, 2026-11-24, load 17-38 from other jobs; details in
 # docs/vcluster-round1.md): suite 220 s; a round's Open MPI part 286 s; its
 # MPICH part ≈ 1260 s (5 of 12 rows measured, 464 s, before an outside
-# SIGTERM stopped it; MPICH's syncs take 78-158 s each at that load, and a
+# SIGTERM stopped it; MPICH's drift-aware syncs took 68-146 s at that load; a
 # clockcheck is cut at 5 min). So ≈ 26 min a round, RUNS=10 ≈ 4.4 h at that
 # load; the Makefile allows 6 h. A quiet machine should take less; how much
 # was not measured. Run it on a quiet machine: the load is recorded with
