@@ -85,10 +85,13 @@ func checkTruth(t *testing.T, c *Cluster, r *ClockcheckReport, alg string, perNo
 		}
 		t.Logf("after %5gs: true max |error| %9.3f µs, measured max |offset| %9.3f µs (sync %.2fs)", ck.After, *ck.TrueMaxAbs*1e6, ck.MaxAbs*1e6, r.SyncDuration)
 		// The ping-pong estimate and the truth describe the same error; a
-		// wrong truth (a node offset missed) is off by 1000 s. The bound
-		// is loose: on a loaded machine a ping-pong can wait for a core.
+		// wrong truth (a node offset missed) is off by whole seconds (node
+		// offsets differ by 1 to 2000 s). The bound is loose: on a loaded
+		// machine a ping-pong can wait for a core, and MPICH's busy-polling
+		// ranks across namespaces have measured 5.1 ms against a true
+		// 0.1 µs at load 16.
 		for i := range ck.Offsets {
-			if d := math.Abs(ck.Offsets[i] - ck.TrueErrors[i]); d > 5e-3 {
+			if d := math.Abs(ck.Offsets[i] - ck.TrueErrors[i]); d > 0.5 {
 				t.Errorf("after %gs rank %d: measured %g s, true %g s: apart by %g s", ck.After, i, ck.Offsets[i], ck.TrueErrors[i], d)
 			}
 		}
