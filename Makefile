@@ -92,7 +92,7 @@ fuzz:
 # (scripts/vcluster.sh; RUNS=10 also measures the README's accuracy table).
 .PHONY: vcluster
 vcluster: setup
-	timeout 14400 bash scripts/vcluster.sh
+	timeout 21600 bash scripts/vcluster.sh
 # make test: where namespaces are not permitted the virtual-cluster tests fail
 # rather than skip.
 unit: export RB_REQUIRE_VCLUSTER=1

@@ -17,6 +17,12 @@
 #   bench/clocksync/real.sh 20                       # what issue 22 asks for
 #   MODES=1us@10s bench/clocksync/real.sh 10         # the accuracy target only
 #   LIBS=openmpi CASES=plain bench/clocksync/real.sh 2   # a smoke run
+#   NODES=2 bench/clocksync/real.sh 5                # vcluster: across 2 namespaced nodes (root)
+#
+# vcluster: NODES=N runs each clockcheck on a new virtual cluster of N nodes,
+# one rank each (internal/vcluster; seed = run), whose CLOCK_MONOTONIC differ
+# by up to ±1000 s and drift by up to ±NODE_SKEW_PPM (default 100) per node;
+# the truth is still exact (clocksync.Harness.ShareHostClock).
 #
 # MODES: "none" is the published fixed counts (1000 fit points × 100
 # exchanges), anything else an accuracy target (--clock-accuracy). Each run
@@ -40,6 +46,9 @@ mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+NODES=${NODES:-0}
+# vcluster: the launcher of a cross-node mode.
+[ "$NODES" -gt 0 ] && go build -C "$root" -o "$tmp/vcluster" ./internal/vcluster/cmd/vcluster
 for lib in $LIBS; do
 	if [ "$lib" = mpich ]; then
 		go build -C "$root" -tags mpich -o "$tmp/rb-mpich" ./cmd/reprobench
@@ -52,6 +61,8 @@ start=$(date +%s)
 for i in $(seq 1 "$RUNS"); do
 	for lib in $LIBS; do
 		if [ "$lib" = mpich ]; then RUN=(mpiexec.mpich -np 2); else RUN=(mpirun.openmpi -np 2); fi
+		# vcluster: NODES nodes × 1 rank, new offsets and skews each run.
+		[ "$NODES" -gt 0 ] && RUN=("$tmp/vcluster" mpirun -flavor "$lib" -nodes "$NODES" -per-node 1 -seed "$i" -skew-ppm "${NODE_SKEW_PPM:-100}" --)
 		for mode in $MODES; do
 		accflag=()
 		tag=fixed

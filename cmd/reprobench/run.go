@@ -390,6 +390,13 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 		}
 	}
 	clk, cerr := pipeline.Clock(o.clock, o.tscHz)
+	// vcluster: a node's drift (clocksync.NodeSkewEnv, set only on a
+	// virtual cluster's skewed nodes) for every clock read of this rank;
+	// a skewed clock has no C-readable source, so such a rank drives its
+	// critical path from Go (mpi.ObserveGo). docs/vcluster.md says why.
+	if cerr == nil {
+		clk, _, cerr = clocksync.NodeSkew(clk)
+	}
 	if err := pipeline.Agree(c, errors.Join(perr, cerr)); err != nil {
 		return err
 	}

@@ -23,11 +23,15 @@ type Options struct {
 	After []time.Duration     // when to measure the offsets after each synchronization
 	Sleep func(time.Duration) // how rank 0 waits between measurements (nil: time.Sleep)
 
-	// Real MPI with every rank on one host, the raw clocks being one
-	// CLOCK_MONOTONIC (timing.Monotonic): every check also computes the
-	// exact error of each global clock (clocksync.Harness.SharedNow), which
-	// the ping-pong measurement only estimates.
-	OneHost bool
+	// Real MPI: Mono is the CLOCK_MONOTONIC the raw clock reads, and
+	// NodeSkew the node's drift on top of it (clocksync.NodeSkew; nil
+	// where none is set). Where every rank runs on one kernel (one host,
+	// or the namespaced nodes of a virtual cluster, internal/vcluster),
+	// every check also computes the exact error of each global clock
+	// (clocksync.Harness.ShareHostClock), which the ping-pong measurement
+	// only estimates.
+	Mono     *timing.Monotonic
+	NodeSkew *timing.Skewed
 
 	// Simulation only (mpitest): the ground truth of the raw clocks, so
 	// that the harness also reports the true error of every global clock.
@@ -57,20 +61,14 @@ func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
 	if c.Rank() == o.SkewRank {
 		clk = skew
 	}
-	var sharedNow func() int64
-	var localAtShared func(int64) int64
-	if o.OneHost {
-		m, ok := raw.(*timing.Monotonic)
-		if !ok {
-			return nil, fmt.Errorf("drift: OneHost needs the timing.Monotonic clock, not %s", raw.Name())
+	var shared clocksync.Harness // SharedNow and LocalAtShared, or nil
+	if o.Mono != nil {
+		var rankSkew *timing.Skewed
+		if c.Rank() == o.SkewRank {
+			rankSkew = skew
 		}
-		epoch := m.Source().Epoch
-		sharedNow = func() int64 { return m.Now() + epoch }
-		localAtShared = func(ns int64) int64 {
-			if c.Rank() == o.SkewRank {
-				return skew.Skew(ns - epoch)
-			}
-			return ns - epoch
+		if _, err := shared.ShareHostClock(c, o.Mono, o.NodeSkew, rankSkew); err != nil {
+			return nil, err
 		}
 	}
 	var out []Series
@@ -94,7 +92,7 @@ func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
 		} else if c.Rank() == 0 {
 			models = make([]clocksync.Model, c.Size()) // identity for every rank
 		}
-		h := &clocksync.Harness{After: o.After, Sleep: o.Sleep, SharedNow: sharedNow, LocalAtShared: localAtShared}
+		h := &clocksync.Harness{After: o.After, Sleep: o.Sleep, SharedNow: shared.SharedNow, LocalAtShared: shared.LocalAtShared}
 		if o.TrueNow != nil && c.Rank() == 0 {
 			// Ground truth of the clocks the synchronization saw: the
 			// simulated raw clock, skewed on the skew rank.
@@ -124,7 +122,7 @@ func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
 func Print(w io.Writer, series []Series, o Options) {
 	fmt.Fprintf(w, "offset of rank %d to rank 0 in global time, µs (measured with 10 SKaMPI ping-pongs per check)\n", o.SkewRank)
 	if len(series) > 0 && len(series[0].Checks) > 0 && series[0].Checks[0].TrueOffsets != nil {
-		fmt.Fprintln(w, "(true): the exact error, from the simulation's ground truth or the one clock the ranks of a host share")
+		fmt.Fprintln(w, "(true): the exact error, from the simulation's ground truth or the one clock the ranks of a kernel share (one host, or a virtual cluster's nodes)")
 	}
 	fmt.Fprintf(w, "%-8s", "after_s")
 	for _, s := range series {

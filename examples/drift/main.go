@@ -11,6 +11,12 @@
 //	mpirun -np 2 go run ./examples/drift                 # real MPI, ~15 s
 //	go run ./examples/drift -sim                         # mpi/mpitest, virtual time
 //	go run ./examples/drift -sim -sync skampi -sync jk   # choose the algorithms
+//
+// Across the nodes of a virtual cluster (root; internal/vcluster), whose
+// clocks differ by days and drift by each node's skew, with the exact error:
+//
+//	go build -o /tmp/drift ./examples/drift
+//	go run ./internal/vcluster/cmd/vcluster mpirun -nodes 2 -skew-ppm 100 -- /tmp/drift
 package main
 
 import (
@@ -20,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/timing"
@@ -72,26 +79,21 @@ func runMPI(o Options) error {
 	}
 	defer mpi.Finalize()
 	c := mpi.World()
-	if o.OneHost, err = oneHost(c); err != nil {
+	// On a virtual cluster's node, its drift (clocksync.NodeSkewEnv) under
+	// rank 1's injected one.
+	mono := timing.NewMonotonic()
+	raw, nodeSkew, err := clocksync.NodeSkew(mono)
+	if err != nil {
 		return err
 	}
-	series, err := Drift(c, timing.NewMonotonic(), o)
+	o.Mono, o.NodeSkew = mono, nodeSkew
+	series, err := Drift(c, raw, o)
 	if err != nil || c.Rank() != 0 {
 		return err
 	}
 	header(o, fmt.Sprintf("MPI, %d ranks, clock monotonic", c.Size()))
 	Print(os.Stdout, series, o)
 	return nil
-}
-
-// oneHost reports whether every rank runs on the host of rank 0 (same
-// MPI processor name), where all read one CLOCK_MONOTONIC.
-func oneHost(c mpi.Comm) (bool, error) {
-	name, err := mpi.ProcessorName()
-	if err != nil {
-		return false, err
-	}
-	return mpi.AllEqual(c, name)
 }
 
 // runSim runs the same code on np simulated ranks whose clocks are perfect

@@ -26,6 +26,7 @@ package vcluster
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"math"
@@ -71,6 +72,9 @@ type Config struct {
 	// MaxSkewPPM bounds each node's drift: uniform in ±MaxSkewPPM; node 0
 	// has none. 0 means no drift.
 	MaxSkewPPM float64
+	// NoMPICHShim launches MPICH without the finalize shim (see
+	// LauncherArgs), to show the hang it prevents.
+	NoMPICHShim bool
 }
 
 // Node is one namespaced node.
@@ -95,6 +99,9 @@ type Cluster struct {
 	done  bool
 	mu    sync.Mutex
 	cmds  []*exec.Cmd // started through Command, killed by Close
+	// noShim: Config.NoMPICHShim; shim: the built finalize shim.
+	noShim bool
+	shim   string
 }
 
 // Available reports why clusters cannot be made here, nil if they can.
@@ -140,7 +147,7 @@ func New(cfg Config) (c *Cluster, err error) {
 	}
 	counter++
 	id := fmt.Sprintf("%s%d-%d", Prefix, os.Getpid(), counter)
-	made := &Cluster{ID: id, Dir: filepath.Join(RunDir, id), Seed: cfg.Seed, sw: id + "-sw"}
+	made := &Cluster{ID: id, Dir: filepath.Join(RunDir, id), Seed: cfg.Seed, sw: id + "-sw", noShim: cfg.NoMPICHShim}
 	c = made
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return nil, err
@@ -280,6 +287,16 @@ func (c *Cluster) Hostfile(flavor string, nodes, slots int) (string, error) {
 // 9 µs with it). MPICH (ch4:ucx): UCX would use shared memory between the
 // nodes (it sees one machine), so UCX_TLS=tcp and UCX_NET_DEVICES=eth0;
 // MPICH's own shared memory still joins the ranks of a node.
+//
+// MPICH also gets LD_PRELOAD of a small shim (mpichshim/finalize.c, built
+// with cc into the cluster's directory on first use). MPICH 4.0.2 closes its
+// UCX endpoints in MPI_Finalize before its PMI barrier, and over UCX 1.13's
+// tcp transport a rank that reaches MPI_Finalize after its peers closed
+// their ends waits for its flush forever (also on one host with
+// UCX_TLS=tcp; MPICH 4.1 moved the barrier first). The shim adds that
+// barrier before the first disconnect and stops waiting for a close 2 s
+// after it, when every rank is inside MPI_Finalize and nothing a correct
+// program needs is in flight. Config.NoMPICHShim leaves it out.
 func (c *Cluster) LauncherArgs(flavor string, nodes, perNode int) ([]string, error) {
 	hf, err := c.Hostfile(flavor, nodes, perNode)
 	if err != nil {
@@ -294,11 +311,45 @@ func (c *Cluster) LauncherArgs(flavor string, nodes, perNode int) ([]string, err
 			"--mca", "btl", "tcp,self,vader", "--mca", "mpi_yield_when_idle", "1",
 			"--oversubscribe"}, nil
 	case "mpich":
-		return []string{"-f", hf, "-np", np, "-ppn", strconv.Itoa(perNode),
+		args := []string{"-f", hf, "-np", np, "-ppn", strconv.Itoa(perNode),
 			"-launcher", "ssh", "-launcher-exec", c.Agent, "-iface", "eth0",
-			"-genv", "UCX_TLS", "tcp", "-genv", "UCX_NET_DEVICES", "eth0"}, nil
+			"-genv", "UCX_TLS", "tcp", "-genv", "UCX_NET_DEVICES", "eth0"}
+		if c.noShim {
+			return args, nil
+		}
+		so, err := c.mpichShim()
+		if err != nil {
+			return nil, err
+		}
+		return append(args, "-genv", "LD_PRELOAD", so), nil
 	}
 	return nil, fmt.Errorf("vcluster: unknown MPI flavor %q", flavor)
+}
+
+//go:embed mpichshim/finalize.c
+var mpichShimSource []byte
+
+// mpichShim builds the MPICH finalize shim (see LauncherArgs) into the
+// cluster's directory once and returns the shared object's path.
+func (c *Cluster) mpichShim() (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.shim != "" {
+		return c.shim, nil
+	}
+	src := filepath.Join(c.Dir, "mpich-finalize.c")
+	so := filepath.Join(c.Dir, "mpich-finalize.so")
+	if err := os.WriteFile(src, mpichShimSource, 0o644); err != nil {
+		return "", err
+	}
+	if _, err := exec.LookPath("cc"); err != nil {
+		return "", fmt.Errorf("vcluster: no C compiler (cc) to build the MPICH finalize shim: %w", err)
+	}
+	if err := run("cc", "-O2", "-Wall", "-shared", "-fPIC", "-o", so, src, "-ldl"); err != nil {
+		return "", err
+	}
+	c.shim = so
+	return so, nil
 }
 
 // Launchers maps a flavor to its launcher command.

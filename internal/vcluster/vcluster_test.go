@@ -245,3 +245,66 @@ func flavors(t *testing.T) []string {
 	}
 	return fs
 }
+
+// lateFinalize is an MPI program in which rank 0 reaches MPI_Finalize
+// 0.5 s after the others, having talked to rank 1 only.
+const lateFinalize = `#include <mpi.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+	int r, x = 0;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &r);
+	if (r == 0) MPI_Send(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+	if (r == 1) MPI_Recv(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	if (r == 0) usleep(500000);
+	MPI_Finalize();
+	printf("rank %d finalized\n", r);
+	return 0;
+}
+`
+
+// TestMPICHLateFinalize: with MPICH 4.0.2 over UCX tcp, a rank that reaches
+// MPI_Finalize after its peers used to hang there for good (without the
+// shim: 4 of 4 runs on 4 × 1, 4 of 4 on 2 × 2, and 5 of 5 on one host with
+// UCX_TLS=tcp). With
+// the finalize shim every rank finalizes.
+func TestMPICHLateFinalize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no MPI launches")
+	}
+	requireVCluster(t)
+	if !slices.Contains(flavors(t), "mpich") {
+		t.Skip("MPICH not tested here")
+	}
+	dir := t.TempDir()
+	src, prog := filepath.Join(dir, "late.c"), filepath.Join(dir, "late")
+	if err := os.WriteFile(src, []byte(lateFinalize), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mpicc.mpich", "-o", prog, src).CombinedOutput(); err != nil {
+		t.Fatalf("mpicc.mpich: %v\n%s", err, out)
+	}
+	c := newCluster(t, Config{Nodes: 4, Seed: 5})
+	for _, lay := range [][2]int{{4, 1}, {2, 2}} {
+		t.Run(fmt.Sprintf("%dx%d", lay[0], lay[1]), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cmd, err := c.MPIRun(ctx, "mpich", lay[0], lay[1], prog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var se strings.Builder
+			cmd.Stderr = &se
+			t0 := time.Now()
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%v after %v (ctx: %v)\n%s\n%s", err, time.Since(t0), ctx.Err(), out, se.String())
+			}
+			if n := strings.Count(string(out), "finalized"); n != 4 {
+				t.Errorf("%d of 4 ranks finalized:\n%s", n, out)
+			}
+			t.Logf("4 ranks finalized in %v", time.Since(t0).Round(time.Millisecond))
+		})
+	}
+}
