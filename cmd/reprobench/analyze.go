@@ -247,6 +247,18 @@ func anColumnHelp() string {
 	return b.String()
 }
 
+// everyGroupLine is the "every group:" line of analyze and compare, its
+// labels wrapped to the 120 columns the tables keep to.
+func everyGroupLine(common []string) string {
+	return wrapLine("every group: "+strings.Join(common, " "), len("every group: "))
+}
+
+// wrapLine wraps a line of the text output at the 120 columns the tables
+// keep to, indenting continuation lines by indent.
+func wrapLine(line string, indent int) string {
+	return anWrap(line, 120-indent, indent)
+}
+
 // anWrap wraps text at width, indenting continuation lines by indent.
 func anWrap(text string, width, indent int) string {
 	var b strings.Builder
@@ -301,7 +313,7 @@ func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 	// a library name) are said once above the table, not on every row.
 	common := anCommonLabels(sums)
 	if len(common) > 0 {
-		fmt.Fprintf(w, "every group: %s\n", strings.Join(common, " "))
+		fmt.Fprintln(w, everyGroupLine(common))
 	}
 	// The achieved confidence of the headline intervals: in the header
 	// when all rows share it, else after each interval below the level.
@@ -380,7 +392,7 @@ func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 	if len(warns) > 0 {
 		fmt.Fprintln(w)
 		for _, wn := range anFoldWarnings(warns) {
-			fmt.Fprintln(w, "warning:", wn)
+			fmt.Fprintln(w, wrapLine("warning: "+wn, len("warning: ")))
 		}
 	}
 	return nil

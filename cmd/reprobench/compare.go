@@ -233,7 +233,7 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, header []string, opt 
 	}
 	common := commonLabels(keys)
 	if len(common) > 0 {
-		fmt.Fprintf(w, "every group: %s\n", strings.Join(common, " "))
+		fmt.Fprintln(w, everyGroupLine(common))
 	}
 	// Side names printed once when every row has the same; else per row.
 	same := true
@@ -314,7 +314,8 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, header []string, opt 
 	if len(otherN) == 0 {
 		fmt.Fprintf(w, "n: %d+%d values per side in every row\n", modeN.a, modeN.b)
 	} else {
-		fmt.Fprintf(w, "n: %d+%d values per side, except %s\n", modeN.a, modeN.b, strings.Join(otherN, "; "))
+		fmt.Fprintln(w, wrapLine(fmt.Sprintf("n: %d+%d values per side, except %s", modeN.a, modeN.b,
+			strings.Join(otherN, "; ")), len("n: ")))
 	}
 	for _, t := range slices.Sorted(maps.Keys(tests)) {
 		fmt.Fprintf(w, "test %s: %s\n", cmpShortTest(t), cmpTestHelp(t))
@@ -322,7 +323,7 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, header []string, opt 
 	fmt.Fprintf(w, "p: %s; sig: * p≤0.05, ** p≤0.01, *** p≤0.001, ~ not significant at alpha=%g (paper 000 §6.2)\n", opt.Alternative, opt.Alpha)
 	fmt.Fprintln(w, "columns: reprobench help compare")
 	for _, wn := range anFoldWarnings(warns) {
-		fmt.Fprintln(w, "warning:", wn)
+		fmt.Fprintln(w, wrapLine("warning: "+wn, len("warning: ")))
 	}
 	return nil
 }
