@@ -65,7 +65,7 @@ test-repeat: setup
 
 # slurm: only the tests that start a one-node Slurm (issue #20).
 slurm: setup
-	RB_REQUIRE_MPI=1 RB_REQUIRE_SLURM=1 $(GO) test -p 1 -count=1 -timeout 20m -run 'Slurm' ./internal/slurmtest/ ./design/ ./cmd/reprobench/
+	RB_REQUIRE_MPI=1 RB_REQUIRE_SLURM=1 $(GO) test -p 1 -count=1 -timeout 20m -run 'Slurm' ./internal/slurmtest/ ./campaign/ ./cmd/reprobench/
 
 clean:
 	rm -rf $(BIN) demo-out test-repeat-out

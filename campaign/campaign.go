@@ -1,4 +1,4 @@
-package design
+package campaign
 
 import (
 	"bufio"
@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/reprobench/reprobench/rawdata"
 	"io"
 	"os"
 	"os/exec"
@@ -19,6 +18,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/rawdata"
 )
 
 // ManifestFormat identifies the format of campaign manifests.
@@ -48,7 +50,7 @@ const MaxMpiruns = 10000
 // CheckMpiruns accepts 1 ≤ n ≤ MaxMpiruns.
 func CheckMpiruns(n int) error {
 	if n < 1 || n > MaxMpiruns {
-		return fmt.Errorf("launch: %d mpiruns: need 1 to %d per campaign (MaxMpiruns: the manifest, rewritten after every mpirun, grows with them); split the campaign into several run ids", n, MaxMpiruns)
+		return fmt.Errorf("campaign: %d mpiruns: need 1 to %d per campaign (MaxMpiruns: the manifest, rewritten after every mpirun, grows with them); split the campaign into several run ids", n, MaxMpiruns)
 	}
 	return nil
 }
@@ -115,11 +117,11 @@ type Manifest struct {
 	Batch        []string `json:"batch,omitempty"`
 	DesignFile   string   `json:"design_file,omitempty"`
 	DesignSHA256 string   `json:"design_sha256,omitempty"`
-	// Seed is the campaign seed; mpirun i gets RunSeed(Seed, i).
+	// Seed is the campaign seed; mpirun i gets design.RunSeed(Seed, i).
 	Seed uint64 `json:"seed"`
 	// Environment is the launcher host's environment at creation.
-	Environment *Environment `json:"launcher_environment,omitempty"`
-	Runs        []RunRecord  `json:"runs"`
+	Environment *design.Environment `json:"launcher_environment,omitempty"`
+	Runs        []RunRecord         `json:"runs"`
 }
 
 // RunRecord is the state of one mpirun of a campaign.
@@ -211,7 +213,7 @@ type Campaign struct {
 	DesignFile string
 	Seed       uint64
 	// Environment is recorded in the manifest (nil: none).
-	Environment *Environment
+	Environment *design.Environment
 }
 
 // Options control how a campaign is executed; they are not part of its
@@ -257,10 +259,10 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 		return nil, err
 	}
 	if c.Np < 1 {
-		return nil, fmt.Errorf("launch: need at least 1 process (got %d)", c.Np)
+		return nil, fmt.Errorf("campaign: need at least 1 process (got %d)", c.Np)
 	}
 	if len(c.Launcher) == 0 || len(c.Program) == 0 {
-		return nil, errors.New("launch: empty launcher or program")
+		return nil, errors.New("campaign: empty launcher or program")
 	}
 	if err := CheckRunArgs(c.RunArgs); err != nil {
 		return nil, err
@@ -279,10 +281,10 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 	defer unlock()
 	// Checked under the lock, so two launchers cannot both start it.
 	if _, err := os.Stat(ManifestPath(dir, c.RunID)); err == nil {
-		return nil, fmt.Errorf("launch: %s exists: resume that campaign (--resume) or choose another run id", ManifestPath(dir, c.RunID))
+		return nil, fmt.Errorf("campaign: %s exists: resume that campaign (--resume) or choose another run id", ManifestPath(dir, c.RunID))
 	}
 	if old, _ := filepath.Glob(filepath.Join(dir, c.RunID+"-mpirun*")); len(old) > 0 {
-		return nil, fmt.Errorf("launch: outputs of run id %q already exist in %s (%s, …) but no manifest; choose another run id", c.RunID, dir, filepath.Base(old[0]))
+		return nil, fmt.Errorf("campaign: outputs of run id %q already exist in %s (%s, …) but no manifest; choose another run id", c.RunID, dir, filepath.Base(old[0]))
 	}
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	m := &Manifest{Format: ManifestFormat, RunID: c.RunID, Dir: dir, Created: now, Updated: now,
@@ -306,7 +308,7 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 		}
 	}
 	for i := 0; i < c.Mpiruns; i++ {
-		seed := RunSeed(c.Seed, i)
+		seed := design.RunSeed(c.Seed, i)
 		argv := append(append([]string{}, launcher...), c.Program...)
 		argv = append(argv, "--out", dir, "--run-id", c.RunID, "--mpirun", strconv.Itoa(i), "--seed", strconv.FormatUint(seed, 10))
 		if m.DesignFile != "" {
@@ -349,10 +351,10 @@ func Resume(ctx context.Context, path string, o Options) (*Manifest, error) {
 	if m.DesignFile != "" {
 		sum, err := fileSHA256(m.DesignFile)
 		if err != nil {
-			return nil, fmt.Errorf("launch: resume: design file: %w", err)
+			return nil, fmt.Errorf("campaign: resume: design file: %w", err)
 		}
 		if sum != m.DesignSHA256 {
-			return nil, fmt.Errorf("launch: resume: design file %s changed since the campaign started (sha256 %s, recorded %s)", m.DesignFile, sum, m.DesignSHA256)
+			return nil, fmt.Errorf("campaign: resume: design file %s changed since the campaign started (sha256 %s, recorded %s)", m.DesignFile, sum, m.DesignSHA256)
 		}
 	}
 	return m, m.execute(ctx, o)
@@ -367,11 +369,11 @@ func FindManifest(dir string) (string, error) {
 	}
 	switch len(ms) {
 	case 0:
-		return "", fmt.Errorf("launch: no campaign manifest (*-campaign.json) in %s", dir)
+		return "", fmt.Errorf("campaign: no campaign manifest (*-campaign.json) in %s", dir)
 	case 1:
 		return ms[0], nil
 	}
-	return "", fmt.Errorf("launch: %d campaign manifests in %s; say which with --run-id", len(ms), dir)
+	return "", fmt.Errorf("campaign: %d campaign manifests in %s; say which with --run-id", len(ms), dir)
 }
 
 // ReadManifest reads a campaign manifest.
@@ -382,23 +384,23 @@ func ReadManifest(path string) (*Manifest, error) {
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("launch: %s: %w", path, err)
+		return nil, fmt.Errorf("campaign: %s: %w", path, err)
 	}
 	if m.Format != ManifestFormat {
-		return nil, fmt.Errorf("launch: %s: format %q, want %q", path, m.Format, ManifestFormat)
+		return nil, fmt.Errorf("campaign: %s: format %q, want %q", path, m.Format, ManifestFormat)
 	}
 	if err := CheckRunID(m.RunID); err != nil {
-		return nil, fmt.Errorf("launch: %s: %w", path, err)
+		return nil, fmt.Errorf("campaign: %s: %w", path, err)
 	}
 	if err := CheckMpiruns(m.Mpiruns); err != nil {
-		return nil, fmt.Errorf("launch: %s: %w", path, err)
+		return nil, fmt.Errorf("campaign: %s: %w", path, err)
 	}
 	if len(m.Runs) != m.Mpiruns {
-		return nil, fmt.Errorf("launch: %s: %d run records for %d mpiruns", path, len(m.Runs), m.Mpiruns)
+		return nil, fmt.Errorf("campaign: %s: %d run records for %d mpiruns", path, len(m.Runs), m.Mpiruns)
 	}
 	for i, r := range m.Runs {
 		if r.Mpirun != i || len(r.Argv) == 0 {
-			return nil, fmt.Errorf("launch: %s: run record %d is malformed", path, i)
+			return nil, fmt.Errorf("campaign: %s: run record %d is malformed", path, i)
 		}
 	}
 	return &m, nil
@@ -423,7 +425,7 @@ func (m *Manifest) save() error {
 	if err != nil {
 		return err
 	}
-	return WriteAtomic(m.path(), append(b, '\n'), true)
+	return design.WriteAtomic(m.path(), append(b, '\n'), true)
 }
 
 // CheckRunArgs rejects user run flags that set one of ContractFlags.
@@ -439,7 +441,7 @@ func CheckRunArgs(args []string) error {
 		name, _, _ = strings.Cut(name, "=")
 		for _, c := range ContractFlags {
 			if name == c {
-				return fmt.Errorf("launch: run flag %q is set by the launcher; remove it", a)
+				return fmt.Errorf("campaign: run flag %q is set by the launcher; remove it", a)
 			}
 		}
 	}
@@ -593,7 +595,7 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	if n := len(r.Attempts); n > 0 && r.Attempts[n-1].Status == StatusAbandoned && r.Attempts[n-1].Slurm != nil {
 		prev := r.Attempts[n-1].Slurm
 		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "launch: mpirun %d: asking Slurm about job %s of the earlier attempt\n", i, prev.JobName)
+			fmt.Fprintf(o.Progress, "campaign: mpirun %d: asking Slurm about job %s of the earlier attempt\n", i, prev.JobName)
 		}
 		slurmAwait(prev, o.Timeout)
 		r.Attempts[n-1].Error += fmt.Sprintf("; its Slurm job %s ended %s", prev.JobID, prev.State)
@@ -604,7 +606,7 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	killed, err := killStale(m.Dir, m.RunID, i, o.StaleWait)
 	a.KilledStale = killed
 	if err != nil {
-		return "", fmt.Errorf("launch: mpirun %d: %w", i, err)
+		return "", fmt.Errorf("campaign: mpirun %d: %w", i, err)
 	}
 	if exists(SidecarPath(m.Dir, m.RunID, i)) {
 		r.Status, r.Complete = StatusOK, true
@@ -613,7 +615,7 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	moved, err := moveAside(m.Dir, m.RunID, i, k)
 	a.MovedAside = moved
 	if err != nil {
-		return "", fmt.Errorf("launch: mpirun %d: moving leftovers aside: %w", i, err)
+		return "", fmt.Errorf("campaign: mpirun %d: moving leftovers aside: %w", i, err)
 	}
 	logBase := filepath.Join(LogDir(m.Dir, m.RunID), fmt.Sprintf("mpirun%03d-attempt%d", i, k))
 	a.StdoutLog, a.StderrLog = logBase+".stdout", logBase+".stderr"
@@ -643,8 +645,8 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// Own process group so a timeout kills every process of the mpirun;
-	// SIGKILL to the launcher (mpirun) if this launcher dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// SIGKILL to the launcher (mpirun) if this launcher dies (Linux).
+	cmd.SysProcAttr = sysProcAttr()
 
 	start := time.Now()
 	a.Started = start.UTC().Format(time.RFC3339Nano)
@@ -804,7 +806,7 @@ func moveAside(dir, runID string, i, k int) ([]string, error) {
 		}
 		moved = append(moved, to)
 	}
-	return moved, syncDir(dir)
+	return moved, design.SyncDir(dir)
 }
 
 // killStale kills, with SIGKILL, every process on this machine whose
@@ -933,7 +935,7 @@ func lockCampaign(dir, runID string) (func(), error) {
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("launch: campaign %s in %s is in use by another launcher (%v)", runID, dir, err)
+		return nil, fmt.Errorf("campaign: campaign %s in %s is in use by another launcher (%v)", runID, dir, err)
 	}
 	return func() { f.Close() }, nil
 }
