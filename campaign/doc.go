@@ -50,10 +50,23 @@
 //
 // # Slurm
 //
-// A launcher template starting with srun outside an allocation runs each
-// mpirun as a Slurm job of its own, named so that the launcher finds it
-// (squeue, scontrol), cancels it after a timeout and records its id, state,
-// nodes and PMI plugin ([SlurmJob]). With Campaign.Batch every mpirun is a
-// batch job of its own (sbatch --wait): the allocation becomes a factor
-// like the mpirun. [ExpectNpEnv] lets the run refuse a run of singletons.
+// A launcher that runs srun (as its first word or after a wrapper such as
+// env or setsid) outside an allocation makes each mpirun a Slurm job of its
+// own, named so that the launcher finds it (squeue), cancels it after a
+// timeout (scancel --name) and records its id, state, nodes and PMI plugin
+// ([SlurmJob]). Inside an allocation (SLURM_JOB_ID set: salloc, an sbatch
+// script) each mpirun is a step of it, named with srun --job-name; a step
+// still alive after a timeout's SIGTERM, grace and SIGKILL is cancelled
+// alone (scancel JOBID.STEPID), before the local kill, since Slurm's cancel
+// reaches every node. With Campaign.Batch every mpirun is a batch job of
+// its own (sbatch --wait): the allocation becomes a factor like the mpirun.
+// With Campaign.Array the mpiruns are the tasks of one job array, followed
+// with scontrol show job (see executeArray's notes in array.go and
+// [SlurmJob.ID]). [ExpectNpEnv] lets the run refuse a run of singletons.
+//
+// Without accounting, Slurm forgets a finished job MinJobAge seconds after
+// it ends (300 by default) and a finished step at once; after that the
+// launcher cannot learn how it ended, and the sidecar alone decides: a
+// mpirun without one is run again. A job still pending or running is never
+// forgotten, so this never runs a mpirun twice.
 package campaign

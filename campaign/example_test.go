@@ -63,3 +63,10 @@ func ExampleStart() {
 		fmt.Println(err)
 	}
 }
+
+// The mpiruns of a job array are submitted as one index list, and
+// scontrol's task lists are read back.
+func ExampleCompactList() {
+	fmt.Println(campaign.CompactList([]int{0, 1, 2, 5, 7, 8}), campaign.ExpandList("1-7:2%1"))
+	// Output: 0-2,5,7-8 [1 3 5 7]
+}

@@ -31,7 +31,7 @@ func init() {
 	})
 }
 
-const launchSynopsis = `--mpiruns N --np P [--launcher 'mpirun -np {np}'] [--timeout D] [--design FILE] [--out DIR] [--run-id ID] [--seed S] [--fail-fast] -- RUN FLAGS
+const launchSynopsis = `--mpiruns N --np P [--launcher 'mpirun -np {np}'] [--batch 'sbatch …' [--array]] [--timeout D] [--design FILE] [--out DIR] [--run-id ID] [--seed S] [--fail-fast] -- RUN FLAGS
        reprobench launch --resume [--out DIR] [--run-id ID] [--timeout D] [--fail-fast]
 
 Each mpirun i (0-based) runs, without a shell:
@@ -42,7 +42,10 @@ failures); stdout and stderr of every attempt go to DIR/ID-logs/. A failed or
 timed-out mpirun is recorded and the campaign goes on (unless --fail-fast).
 --resume runs only the mpiruns without their .json; the leftovers of an incomplete
 attempt (.partial files, a .csv written before the .json) are moved, not deleted,
-to DIR/ID-aside/mpirun<iii>-attempt<k>/ first. Completed outputs are never touched.`
+to DIR/ID-aside/mpirun<iii>-attempt<k>/ first. Completed outputs are never touched.
+Under Slurm: an srun launcher outside an allocation makes each mpirun a job of its own, inside
+one (salloc, sbatch) a named step of it; --batch makes each mpirun a batch job, --batch with
+--array the tasks of one job array. See "Running under Slurm" in the README.`
 
 // launchStderrIsTerminal is replaced in tests.
 var launchStderrIsTerminal = func(w io.Writer) bool {
@@ -64,6 +67,7 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	failFast := fs.Bool("fail-fast", false, "stop at the first mpirun that fails or times out")
 	grace := fs.Duration("grace", campaign.DefaultGrace, "after --timeout (or an interrupt), how long a mpirun may take to end after SIGTERM before SIGKILL; srun cancels its job step on SIGTERM, and a Slurm job still alive after that is cancelled with scancel")
 	batch := fs.String("batch", "", "submit every mpirun as a Slurm batch job of its own with this command, e.g. 'sbatch -t 30 -p PART' (launch adds --wait --ntasks={np} --output=DIR/ID-logs/slurm-%j.out --wrap and the --launcher command, e.g. 'srun -n {np} --mpi=pmix'); each job's id and nodes are recorded, and --resume asks Slurm about the jobs of a launcher that died")
+	array := fs.Bool("array", false, "with --batch: submit the mpiruns as the tasks of one Slurm job array (sbatch --array, task i runs mpirun i, several may run at once) instead of one job each; launch follows the tasks with scontrol, cancels a task past --timeout, and --resume asks Slurm which tasks finished")
 	exe := fs.String("exe", "", "benchmark binary to launch instead of this reprobench (it must accept \"run\" and the flags above)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -107,7 +111,7 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		// The original command with --resume added is accepted; only
 		// what really differs from the manifest is refused, by name.
 		if m, err := campaign.ReadManifest(path); err == nil {
-			if diff := launchResumeChanges(m, set, *mpiruns, *np, *launcher, *batch, *seedStr, *designFile, *exe, runArgs); len(diff) > 0 {
+			if diff := launchResumeChanges(m, set, *mpiruns, *np, *launcher, *batch, *array, *seedStr, *designFile, *exe, runArgs); len(diff) > 0 {
 				return usage("--resume: the campaign's parameters come from its manifest %s, but this command changes: %s", path, strings.Join(diff, "; "))
 			}
 		}
@@ -156,7 +160,9 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		if err != nil {
 			return err
 		}
-		c.Batch = append(b, "--wait", "--ntasks={np}", "--output="+filepath.Join(campaign.LogDir(abs, *runID), "slurm-%j.out"), "--wrap")
+		c.Batch, c.Array = launchBatch(b, abs, *runID, *array), *array
+	} else if *array {
+		return usage("--array needs --batch, e.g. --batch sbatch --array")
 	}
 	seedKnown := false
 	if *seedStr != "" {
@@ -312,9 +318,22 @@ func launchSummary(stderr io.Writer, m *campaign.Manifest, err error) error {
 	return err
 }
 
+// launchBatch is the batch template of a campaign in dir (absolute) from
+// the user's --batch command b: one job per mpirun (sbatch --wait, the
+// mpirun's command as --wrap), or with array the job array's options
+// (campaign.Campaign.Array adds --array, --job-name, --parsable and the
+// script). Each job's or task's own output goes to DIR/ID-logs/.
+func launchBatch(b []string, dir, runID string, array bool) []string {
+	logs := campaign.LogDir(dir, runID)
+	if array {
+		return append(append([]string{}, b...), "--ntasks={np}", "--output="+filepath.Join(logs, "slurm-%A_%a.out"))
+	}
+	return append(append([]string{}, b...), "--wait", "--ntasks={np}", "--output="+filepath.Join(logs, "slurm-%j.out"), "--wrap")
+}
+
 // launchResumeChanges lists the flags of a --resume command line that
 // differ from the campaign's manifest m (empty: the original command).
-func launchResumeChanges(m *campaign.Manifest, set map[string]bool, mpiruns, np int, launcher, batch, seed, designFile, exe string, runArgs []string) []string {
+func launchResumeChanges(m *campaign.Manifest, set map[string]bool, mpiruns, np int, launcher, batch string, array bool, seed, designFile, exe string, runArgs []string) []string {
 	var diff []string
 	if set["mpiruns"] && mpiruns != m.Mpiruns {
 		diff = append(diff, fmt.Sprintf("--mpiruns %d (campaign: %d)", mpiruns, m.Mpiruns))
@@ -328,9 +347,12 @@ func launchResumeChanges(m *campaign.Manifest, set map[string]bool, mpiruns, np 
 		}
 	}
 	if set["batch"] {
-		if t, err := campaign.SplitCommand(batch); err != nil || !slices.Equal(t, m.Batch) {
+		if t, err := campaign.SplitCommand(batch); err != nil || !slices.Equal(launchBatch(t, m.Dir, m.RunID, m.Array), m.Batch) {
 			diff = append(diff, fmt.Sprintf("--batch %q (campaign: %q)", batch, strings.Join(m.Batch, " ")))
 		}
+	}
+	if set["array"] && array != m.Array {
+		diff = append(diff, fmt.Sprintf("--array=%v (campaign: %v)", array, m.Array))
 	}
 	if set["seed"] && seed != strconv.FormatUint(m.Seed, 10) {
 		diff = append(diff, fmt.Sprintf("--seed %s (campaign: %d)", seed, m.Seed))
