@@ -37,7 +37,8 @@ type SlurmJob struct {
 	// launcher cancelled it (CANCELLED).
 	State string `json:"state,omitempty"`
 	Nodes string `json:"nodes,omitempty"`
-	// ExitCode is Slurm's EXIT:SIGNAL of an array task.
+	// ExitCode is Slurm's EXIT:SIGNAL of the job or array task (scontrol
+	// show job; not known for a step).
 	ExitCode string `json:"exit_code,omitempty"`
 	// MPI is the --mpi plugin on srun's command line ("" for Slurm's
 	// default, MpiDefault).
@@ -195,9 +196,9 @@ func SrunMPI(argv []string) string {
 func slurmAwait(j *SlurmJob, limit time.Duration) {
 	end := time.Now().Add(limit)
 	for {
-		id, state, nodes := slurmQuery(j.JobName)
+		id, state, nodes, exit := slurmQuery(j.JobName)
 		if id != "" {
-			j.JobID, j.State, j.Nodes = id, state, nodes
+			j.JobID, j.State, j.Nodes, j.ExitCode = id, state, nodes, exit
 		}
 		if !slurmAlive(state) {
 			return
@@ -220,12 +221,14 @@ func ShellJoin(args []string) string {
 	return strings.Join(q, " ")
 }
 
-// slurmQuery returns the id, state and node list of the newest job named
-// name that Slurm remembers ("" when none).
-func slurmQuery(name string) (id, state, nodes string) {
+// slurmQuery returns the id, state, node list and exit code (EXIT:SIGNAL)
+// of the newest job named name that Slurm remembers ("" when none). squeue
+// finds the job by name; scontrol show job, which keeps a finished job for
+// MinJobAge like squeue but also says how it ended, gives the rest.
+func slurmQuery(name string) (id, state, nodes, exitCode string) {
 	out, err := exec.Command("squeue", "-h", "-t", "all", "-n", name, "-o", "%i|%T|%N").Output()
 	if err != nil {
-		return "", "", ""
+		return "", "", "", ""
 	}
 	best := -1
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
@@ -237,7 +240,20 @@ func slurmQuery(name string) (id, state, nodes string) {
 			best, id, state, nodes = n, f[0], f[1], f[2]
 		}
 	}
-	return id, state, nodes
+	if id == "" {
+		return "", "", "", ""
+	}
+	if o, err := exec.Command("scontrol", "-o", "show", "job", id).Output(); err == nil {
+		line, _, _ := strings.Cut(string(o), "\n")
+		if v := scontrolField(line, "JobState"); v != "" {
+			state = v
+		}
+		if v := scontrolField(line, "NodeList"); v != "" && v != "(null)" {
+			nodes = v
+		}
+		exitCode = scontrolField(line, "ExitCode")
+	}
+	return id, state, nodes, exitCode
 }
 
 // slurmAlive reports whether a job in this squeue state may still run.
@@ -249,22 +265,22 @@ func slurmAlive(state string) bool {
 	return false
 }
 
-// slurmFinish records the job of an srun attempt (id, state, nodes, from
-// squeue, which remembers finished jobs for MinJobAge). When the attempt
+// slurmFinish records the job of an srun or sbatch attempt (id, state,
+// nodes, exit code: squeue and scontrol remember finished jobs for
+// MinJobAge). When the attempt
 // was stopped, it cancels the job if it is still alive. Either way it waits
 // (at most grace) until Slurm no longer counts the job as alive (a job is
 // "COMPLETING" for a moment after srun returns), so that the next mpirun
 // does not queue behind it and the recorded state is final.
 func slurmFinish(j *SlurmJob, stopped bool, grace time.Duration) {
-	query := func() (string, string, string) { return slurmQuery(j.JobName) }
 	alive := slurmAlive
-	j.JobID, j.State, j.Nodes = query()
+	j.JobID, j.State, j.Nodes, j.ExitCode = slurmQuery(j.JobName)
 	if stopped && alive(j.State) && j.State != "COMPLETING" {
 		if exec.Command("scancel", "--name", j.JobName).Run() == nil {
 			j.Cancelled = true
 		}
 	}
 	for end := time.Now().Add(grace); time.Now().Before(end) && alive(j.State); time.Sleep(100 * time.Millisecond) {
-		_, j.State, _ = query()
+		_, j.State, _, j.ExitCode = slurmQuery(j.JobName)
 	}
 }

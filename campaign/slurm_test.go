@@ -47,7 +47,7 @@ func TestSlurmLaunch(t *testing.T) {
 		}
 		for i, r := range m.Runs {
 			a := r.Attempts[len(r.Attempts)-1]
-			if r.Status != StatusOK || a.Slurm == nil || a.Slurm.JobID == "" || a.Slurm.State != "COMPLETED" || a.Slurm.Nodes == "" || a.Slurm.MPI != pmi {
+			if r.Status != StatusOK || a.Slurm == nil || a.Slurm.JobID == "" || a.Slurm.State != "COMPLETED" || a.Slurm.Nodes == "" || a.Slurm.MPI != pmi || a.Slurm.ExitCode != "0:0" {
 				t.Fatalf("mpirun %d: status %s, slurm %+v", i, r.Status, a.Slurm)
 			}
 			var meta struct {
