@@ -250,3 +250,26 @@ func TestLaunchChecksRunFlagsFirst(t *testing.T) {
 		t.Errorf("good flags: the launcher did not run: %v", err)
 	}
 }
+
+// TestLaunchResumeBatch: --resume with the original --batch (and --array)
+// is accepted, though the manifest holds the template launch built from
+// it; another batch command or mode is refused by name.
+func TestLaunchResumeBatch(t *testing.T) {
+	dir := t.TempDir()
+	for _, array := range []bool{false, true} {
+		m := &campaign.Manifest{RunID: "b", Dir: dir, Batch: launchBatch([]string{"sbatch", "-p", "x"}, dir, "b", array), Array: array}
+		set := map[string]bool{"batch": true, "array": true}
+		if diff := launchResumeChanges(m, set, 0, 0, "", "sbatch -p x", array, "", "", "", nil); len(diff) != 0 {
+			t.Errorf("array=%v: the original --batch refused: %q", array, diff)
+		}
+		if diff := launchResumeChanges(m, set, 0, 0, "", "sbatch", array, "", "", "", nil); len(diff) != 1 || !strings.Contains(diff[0], "--batch") {
+			t.Errorf("array=%v: another --batch: %q", array, diff)
+		}
+		if diff := launchResumeChanges(m, set, 0, 0, "", "sbatch -p x", !array, "", "", "", nil); !slices.ContainsFunc(diff, func(d string) bool { return strings.HasPrefix(d, "--array") }) {
+			t.Errorf("array=%v: another --array: %q", array, diff)
+		}
+	}
+	if _, _, err := runCmd("launch", "--out", dir, "--mpiruns", "2", "--np", "2", "--array"); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--array needs --batch") {
+		t.Errorf("--array without --batch: %v", err)
+	}
+}
