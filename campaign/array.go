@@ -14,30 +14,8 @@ import (
 	"github.com/reprobench/reprobench/design"
 )
 
-// A campaign with Array set runs its mpiruns as the tasks of Slurm job
-// arrays: one sbatch --array per launch (and one more on a resume that
-// found tasks of a dead launcher which then failed). Task i runs mpirun i,
-// through a script DIR/ID-logs/NAME.sh whose case on SLURM_ARRAY_TASK_ID
-// execs the mpirun's recorded argv with its stdout and stderr in the
-// attempt's log files. The launcher follows the tasks with scontrol, which
-// remembers finished jobs for MinJobAge (300 s by default), and records per
-// task its job id, node list, state and exit code.
-//
-// Nothing is lost or run twice:
-//   - the manifest records every task as running, with the array's unique
-//     job name, before sbatch is called, and with its job id after;
-//   - a resume asks Slurm about the tasks of a launcher that died (by job
-//     id, or by name when the launcher died during sbatch): tasks still
-//     pending or running are followed to their end, not submitted again;
-//     only mpiruns without a sidecar are submitted again;
-//   - a task that fails, is cancelled (scancel) or hits a time limit is
-//     recorded as failed or timed out, and the campaign goes on;
-//   - with Options.Timeout, a task running longer is cancelled (scancel
-//     ARRAYJOBID_TASK: Slurm sends SIGTERM, then SIGKILL after KillWait).
-//
-// When Slurm no longer knows the array (MinJobAge passed since its tasks
-// ended, e.g. a resume long after the launcher died), the sidecar decides
-// alone: a task without one is run again.
+// The job-array mode (Campaign.Array) is described in the package
+// documentation ("Job arrays").
 
 // arrayTask is one task the launcher follows.
 type arrayTask struct {

@@ -1,5 +1,5 @@
 // Package campaign launches the mpiruns of a benchmark campaign, one after
-// the other, and records what became of each in a manifest, so that a
+// the other (or as the tasks of a Slurm job array), and records what became of each in a manifest, so that a
 // campaign survives failed, killed and timed-out mpiruns, a killed
 // launcher, and Slurm jobs that are cancelled or time out, and is resumed
 // without losing or duplicating a mpirun. Package design plans what the
@@ -38,7 +38,8 @@
 // is run again, any process on this machine whose command line carries the
 // campaign's --out, --run-id and that --mpirun is killed: orphaned ranks
 // can never write into a retried mpirun's files. (Processes on other nodes,
-// under srun, are out of reach; Slurm cleans up its steps itself.)
+// under srun, are out of reach of this kill: a Slurm job or step still
+// alive is cancelled through Slurm, see below.)
 //
 // [Resume] runs only the mpiruns whose sidecar is missing. Before it
 // re-runs one, the leftovers of its earlier attempts — the .partial files
@@ -60,9 +61,32 @@
 // alone (scancel JOBID.STEPID), before the local kill, since Slurm's cancel
 // reaches every node. With Campaign.Batch every mpirun is a batch job of
 // its own (sbatch --wait): the allocation becomes a factor like the mpirun.
-// With Campaign.Array the mpiruns are the tasks of one job array, followed
-// with scontrol show job (see executeArray's notes in array.go and
-// [SlurmJob.ID]). [ExpectNpEnv] lets the run refuse a run of singletons.
+// [ExpectNpEnv] lets the run refuse a run of singletons.
+//
+// # Job arrays
+//
+// With Campaign.Array the mpiruns are the tasks of Slurm job arrays: one
+// sbatch --array per launch (and one more on a resume that found tasks of
+// a dead launcher which then failed). Task i runs mpirun i, through a
+// script DIR/ID-logs/NAME.sh whose case on SLURM_ARRAY_TASK_ID execs the
+// mpirun's recorded argv with its stdout and stderr in the attempt's log
+// files. The launcher follows the tasks with scontrol show job and records
+// per task the array job id, the task's own job id, node list, state and
+// exit code ([SlurmJob]). Nothing is lost or run twice:
+//   - the manifest records every task as running, with the array's unique
+//     job name, before sbatch is called, and with its job id after;
+//   - a resume asks Slurm about the tasks of a launcher that died (by job
+//     id, or by name when the launcher died during sbatch): tasks still
+//     pending or running are followed to their end (and cancelled at the
+//     timeout), not submitted again; only mpiruns without a sidecar are
+//     submitted again;
+//   - a task that fails, is cancelled (scancel) or hits a time limit is
+//     recorded as failed or timed out, and the other tasks go on;
+//   - with Options.Timeout, a task that has run longer (counted from when
+//     the launcher first saw it running) is cancelled (scancel
+//     ARRAYJOBID_TASK: Slurm sends SIGTERM, then SIGKILL after KillWait).
+//
+// Slurm's MaxArraySize (1001 by default) bounds the mpirun indexes.
 //
 // Without accounting, Slurm forgets a finished job MinJobAge seconds after
 // it ends (300 by default) and a finished step at once; after that the
