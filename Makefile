@@ -63,9 +63,11 @@ BURN ?= 0
 test-repeat: setup
 	bash scripts/test-repeat.sh $(N) $(BURN)
 
-# slurm: only the tests that start a one-node Slurm (issue #20).
+# slurm: only the tests that start a one-node Slurm (issue #20): the fixture's
+# own test and the launcher's (srun, steps in an allocation, batch jobs, job
+# arrays, timeouts, a wrong PMI plugin).
 slurm: setup
-	RB_REQUIRE_MPI=1 RB_REQUIRE_SLURM=1 $(GO) test -p 1 -count=1 -timeout 20m -run 'Slurm' ./internal/slurmtest/ ./design/ ./cmd/reprobench/
+	RB_REQUIRE_MPI=1 RB_REQUIRE_SLURM=1 $(GO) test -p 1 -count=1 -timeout 30m -v -run 'Slurm|^TestCluster' ./internal/slurmtest/ ./campaign/ ./cmd/reprobench/
 
 clean:
 	rm -rf $(BIN) demo-out test-repeat-out

@@ -209,8 +209,8 @@ func keyLess(a, b GroupKey) bool {
 	if a.Datatype != b.Datatype {
 		return a.Datatype < b.Datatype
 	}
-	if a.NP != b.NP {
-		return a.NP < b.NP
+	if a.Np != b.Np {
+		return a.Np < b.Np
 	}
 	return a.MsizeBytes < b.MsizeBytes
 }

@@ -10,7 +10,7 @@ import (
 
 func TestAnalyzeGroupAlg6(t *testing.T) {
 	// Two mpiruns; mpirun 1 has an outlier that Tukey removes.
-	g := &Group{Key: GroupKey{Call: "MPI_Bcast", MsizeBytes: 8, NP: 2},
+	g := &Group{Key: GroupKey{Call: "MPI_Bcast", MsizeBytes: 8, Np: 2},
 		Runtimes: []float64{1, 2, 3, 4, 5, 10, 11, 12, 13, 100},
 		Mpirun:   []int32{0, 0, 0, 0, 0, 1, 1, 1, 1, 1}, Invalid: 2}
 	s := AnalyzeGroup(g, DefaultOptions)
@@ -43,7 +43,7 @@ func TestCompareDetectsShift(t *testing.T) {
 	gen := func(f float64, seed uint64) *Dataset {
 		var b bytes.Buffer
 		synth.Write(&b, synth.Config{RunID: "x", Mpiruns: 10, Reps: 40, Calls: []string{"MPI_Allreduce"},
-			Msizes: []int64{8, 4096}, NP: 4, Label: "lib", LabelValues: []string{"a", "b"}, Factors: []float64{1, f},
+			Msizes: []int{8, 4096}, Np: 4, Label: "lib", LabelValues: []string{"a", "b"}, Factors: []float64{1, f},
 			MpirunSD: 0.01, NoiseSD: 0.05, Seed: seed})
 		d, err := ReadRaw(&b, "gen")
 		if err != nil {
@@ -87,7 +87,7 @@ func TestCompareDetectsShift(t *testing.T) {
 func TestCompareByPairedMpiruns(t *testing.T) {
 	var b bytes.Buffer
 	synth.Write(&b, synth.Config{RunID: "p", Mpiruns: 10, Reps: 40, Calls: []string{"MPI_Allreduce"},
-		Msizes: []int64{8}, NP: 4, Label: "alg", LabelValues: []string{"a", "b"}, Factors: []float64{1, 1.02},
+		Msizes: []int{8}, Np: 4, Label: "alg", LabelValues: []string{"a", "b"}, Factors: []float64{1, 1.02},
 		MpirunSD: 0.2, NoiseSD: 0.01, Seed: 5})
 	d, err := ReadRaw(&b, "gen")
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 func BenchmarkReadAnalyze(b *testing.B) {
 	var buf bytes.Buffer
 	c := synth.Config{RunID: "b", Mpiruns: 10, Reps: 1000, Calls: []string{"MPI_Allreduce", "MPI_Bcast"},
-		Msizes: []int64{8, 1024, 65536}, NP: 4, Label: "lib", LabelValues: []string{"a", "b"},
+		Msizes: []int{8, 1024, 65536}, Np: 4, Label: "lib", LabelValues: []string{"a", "b"},
 		NoiseSD: 0.05, InvalidFrac: 0.001, OutlierFrac: 0.002, Seed: 1}
 	if err := synth.Write(&buf, c); err != nil {
 		b.Fatal(err)

@@ -73,8 +73,8 @@ func ExampleQuantileRegression() {
 func ExampleCompareBy() {
 	// Two MPI libraries, 8 mpiruns each; libB is 5% slower.
 	var b strings.Builder
-	synth.Write(&b, synth.Config{RunID: "c", Mpiruns: 8, Reps: 50, Calls: []string{"MPI_Bcast"}, Msizes: []int64{1024},
-		NP: 4, Label: "mpi_lib", LabelValues: []string{"libA", "libB"}, Factors: []float64{1, 1.05},
+	synth.Write(&b, synth.Config{RunID: "c", Mpiruns: 8, Reps: 50, Calls: []string{"MPI_Bcast"}, Msizes: []int{1024},
+		Np: 4, Label: "mpi_lib", LabelValues: []string{"libA", "libB"}, Factors: []float64{1, 1.05},
 		MpirunSD: 0.01, NoiseSD: 0.05, Seed: 3})
 	d, _ := analysis.ReadRaw(strings.NewReader(b.String()), "example")
 	rows, _ := analysis.CompareBy(d, "mpi_lib", analysis.DefaultOptions)

@@ -30,15 +30,15 @@ type Label struct{ Name, Value string }
 // size, function, number of processes; plus datatype and every label).
 type GroupKey struct {
 	Call       string
-	MsizeBytes int64
-	NP         int
+	MsizeBytes int
+	Np         int
 	Datatype   string
 	Labels     string // canonical "name=value,name=value" (sorted by name)
 }
 
 // String renders the key the way the CLI prints it.
 func (k GroupKey) String() string {
-	s := fmt.Sprintf("%s/msize=%d/np=%d", k.Call, k.MsizeBytes, k.NP)
+	s := fmt.Sprintf("%s/msize=%d/np=%d", k.Call, k.MsizeBytes, k.Np)
 	if k.Datatype != "" {
 		s += "/" + k.Datatype
 	}
@@ -329,7 +329,7 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 			gi, ok = d.index[string(b)]
 		}
 		if !ok {
-			msize, err := strconv.ParseInt(rec[cMsize], 10, 64)
+			msize, err := strconv.Atoi(rec[cMsize])
 			if err != nil || msize < 0 {
 				return fmt.Errorf("%w: %s:%d: msize_bytes %q is not a non-negative integer", ErrFormat, name, line, rec[cMsize])
 			}
@@ -348,7 +348,7 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 				}
 			}
 			key := GroupKey{
-				Call: strings.Clone(rec[cCall]), MsizeBytes: msize, NP: np,
+				Call: strings.Clone(rec[cCall]), MsizeBytes: msize, Np: np,
 				Datatype: strings.Clone(rec[cDT]), Labels: strings.Join(parts, ","),
 			}
 			// Different spellings of one key ("08" and "8") share a group.
@@ -400,7 +400,7 @@ func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map
 		if rec == nil || err != nil {
 			return err
 		}
-		msize, err1 := strconv.ParseInt(rec[cMsize], 10, 64)
+		msize, err1 := strconv.Atoi(rec[cMsize])
 		np, err2 := strconv.Atoi(rec[cNP])
 		rank, err3 := strconv.Atoi(rec[cRank])
 		ec, err4 := strconv.Atoi(rec[cErr])
@@ -429,14 +429,14 @@ func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map
 		kb := d.keyBuf[:0]
 		kb = append(kb, rec[cCall]...)
 		kb = append(kb, 0)
-		kb = strconv.AppendInt(kb, msize, 10)
+		kb = strconv.AppendInt(kb, int64(msize), 10)
 		kb = append(kb, 0)
 		kb = strconv.AppendInt(kb, int64(np), 10)
 		d.keyBuf = kb
 		gi, ok := d.prIndex[string(kb)]
 		if !ok {
 			gi = len(d.PerRank)
-			d.PerRank = append(d.PerRank, &PerRankGroup{Key: GroupKey{Call: strings.Clone(rec[cCall]), MsizeBytes: msize, NP: np}, ByRank: map[int][]float64{}})
+			d.PerRank = append(d.PerRank, &PerRankGroup{Key: GroupKey{Call: strings.Clone(rec[cCall]), MsizeBytes: msize, Np: np}, ByRank: map[int][]float64{}})
 			d.prIndex[string(kb)] = gi
 		}
 		g := d.PerRank[gi]

@@ -15,7 +15,7 @@ const hdr = "run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,
 
 func TestReadRawSynthetic(t *testing.T) {
 	c := synth.Config{RunID: "r1", Mpiruns: 3, Reps: 50, Calls: []string{"MPI_Bcast", "MPI_Allreduce"},
-		Msizes: []int64{8, 1024}, NP: 4, Label: "mpi_lib", LabelValues: []string{"a", "b"},
+		Msizes: []int{8, 1024}, Np: 4, Label: "mpi_lib", LabelValues: []string{"a", "b"},
 		NoiseSD: 0.1, InvalidFrac: 0.05, Seed: 7}
 	var buf bytes.Buffer
 	if err := synth.Write(&buf, c); err != nil {
@@ -45,7 +45,7 @@ func TestReadRawSynthetic(t *testing.T) {
 		if g.Invalid == 0 {
 			t.Errorf("group %s: no invalid rows counted", g.Key)
 		}
-		if g.Key.LabelValue("mpi_lib") == "" || g.Key.NP != 4 || g.Key.Datatype != "MPI_INT" {
+		if g.Key.LabelValue("mpi_lib") == "" || g.Key.Np != 4 || g.Key.Datatype != "MPI_INT" {
 			t.Errorf("bad key %+v", g.Key)
 		}
 	}

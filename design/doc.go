@@ -1,6 +1,6 @@
 // Package design plans randomized MPI benchmark experiments over several
-// mpiruns, stores them as design files, launches the mpiruns, and records
-// the environment they ran in.
+// mpiruns, stores them as design files, and records the environment they
+// ran in. Package campaign launches the mpiruns of a design.
 //
 // It is the first of the three stages of paper 004 §V (design → engine →
 // analysis): the design is written to a file before anything is measured,
@@ -41,48 +41,6 @@
 // one row per experiment; the rows of one mpirun are in execution order.
 // Empty cells mean "use the run's flag default". Errors name the file,
 // line and column ([ParseError]); see [Read] for the details.
-//
-// # The launcher and what it guarantees
-//
-// [Start] runs a [Campaign] of N mpiruns one after the other (mpirun i is
-// 0-based), without a shell, each as
-//
-//	LAUNCHER… PROGRAM… --out DIR --run-id ID --mpirun i --seed S_i [--design FILE] RUNARGS…
-//
-// The run writes DIR/ID-mpirunNNN.csv (NNN = %03d), optionally
-// DIR/ID-mpirunNNN.ranks.csv, and last the JSON sidecar
-// DIR/ID-mpirunNNN.json, each first as NAME.partial, fsynced and renamed,
-// never overwriting a final file. So mpirun i is complete if and only if
-// its sidecar exists ([SidecarPath]); the launcher trusts nothing else.
-//
-// The campaign is recorded in DIR/ID-campaign.json ([Manifest]), rewritten
-// atomically (temporary file, fsync, rename, fsync of the directory) after
-// every change: the launcher template and expanded argv of every mpirun,
-// N, np, the campaign seed and each mpirun's seed, the design file and its
-// SHA-256, the launcher host's [Environment], and every attempt with its
-// status (ok, failed with exit status or signal and the last 50 lines of
-// stderr, timed_out, interrupted, or abandoned when the launcher died), its
-// process group and duration. stdout and stderr of each attempt are kept in
-// DIR/ID-logs/mpirunNNN-attemptK.{stdout,stderr}. A failed mpirun is
-// recorded and the campaign goes on (unless Options.FailFast).
-//
-// Each mpirun runs in a process group of its own with Pdeathsig SIGKILL, so
-// a launcher killed by SIGKILL takes its mpirun with it. A timeout (or an
-// interrupt) kills the group and every descendant found in /proc — Open MPI
-// gives every rank a process group of its own, so killing the group alone
-// would leave the ranks running. After every attempt, and before a mpirun
-// is run again, any process on this machine whose command line carries the
-// campaign's --out, --run-id and that --mpirun is killed: orphaned ranks
-// can never write into a retried mpirun's files. (Processes on other nodes,
-// under srun, are out of reach; Slurm cleans up its steps itself.)
-//
-// [Resume] runs only the mpiruns whose sidecar is missing. Before it
-// re-runs one, the leftovers of its earlier attempts — the .partial files
-// of a killed run and any final .csv written before the sidecar — are
-// moved, never deleted, to DIR/ID-aside/mpirunNNN-attemptK/ (recorded in
-// the attempt's moved_aside). Completed mpiruns are never touched. An
-// exclusive flock on DIR/ID-campaign.lock keeps two launchers off the same
-// campaign; the kernel releases it when the launcher dies.
 //
 // # Environment
 //

@@ -1,12 +1,9 @@
 package design_test
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/reprobench/reprobench/design"
 )
@@ -64,37 +61,4 @@ func ExampleRead() {
 	fmt.Println(err)
 	// Output:
 	// my.csv:4: column 4 (msize_bytes): "eight" is not an integer
-}
-
-// A launcher template is split into arguments without a shell, and {np}
-// is replaced by the number of processes.
-func ExampleSplitCommand() {
-	t, _ := design.SplitCommand("mpirun -np {np} --bind-to core -x 'OMPI_MCA_x=a b'")
-	fmt.Printf("%q\n", design.ExpandLauncher(t, 4))
-	// Output:
-	// ["mpirun" "-np" "4" "--bind-to" "core" "-x" "OMPI_MCA_x=a b"]
-}
-
-// A campaign of 10 mpiruns of "reprobench run" with 2 processes each,
-// resumed after an interruption. (Not run: it needs MPI.)
-func ExampleStart() {
-	env := design.CollectEnvironment()
-	c := design.Campaign{
-		Dir: "results", RunID: "allreduce-2025", Mpiruns: 10, Np: 2,
-		Launcher:    []string{"mpirun", "-np", "{np}"},
-		Program:     []string{"/usr/local/bin/reprobench", "run"},
-		RunArgs:     []string{"--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "1000"},
-		Seed:        12345,
-		Environment: &env,
-	}
-	o := design.Options{Timeout: 10 * time.Minute, Progress: os.Stderr}
-	_, err := design.Start(context.Background(), c, o)
-	if errors.Is(err, design.ErrIncomplete) {
-		// Some mpiruns failed (recorded in results/allreduce-2025-campaign.json);
-		// run only the missing ones again.
-		_, err = design.Resume(context.Background(), design.ManifestPath("results", "allreduce-2025"), o)
-	}
-	if err != nil {
-		fmt.Println(err)
-	}
 }

@@ -509,10 +509,12 @@ func WriteAtomic(path string, data []byte, replace bool) error {
 	if err != nil {
 		return err
 	}
-	return syncDir(dir)
+	return SyncDir(dir)
 }
 
-func syncDir(dir string) error {
+// SyncDir fsyncs directory dir, so that a rename or link into it survives
+// a crash (file systems that cannot sync a directory are accepted).
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

@@ -45,7 +45,7 @@ func (c Context) String() string {
 func FromSummaries(sums []analysis.GroupSummary) map[Context]Data {
 	out := map[Context]Data{}
 	for _, s := range sums {
-		c := Context{Np: s.Key.NP, Datatype: s.Key.Datatype, Labels: s.Key.Labels}
+		c := Context{Np: s.Key.Np, Datatype: s.Key.Datatype, Labels: s.Key.Labels}
 		if out[c] == nil {
 			out[c] = Data{}
 		}

@@ -78,7 +78,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("%d groups, mpiruns %v", len(d.Groups), d.Mpiruns)
 	}
 	g := d.Groups[0]
-	wantKey := analysis.GroupKey{Call: "MPI_Allreduce", MsizeBytes: 16, NP: 2, Datatype: "float64",
+	wantKey := analysis.GroupKey{Call: "MPI_Allreduce", MsizeBytes: 16, Np: 2, Datatype: "float64",
 		Labels: "alg=tree,cache=cold,clocksync=hca3:fitpts=10;exchanges=5,host=h1,noise_guard=off,procsync=adaptive_skampi,runtime_type=global,window_s=0.00013"}
 	if g.Key != wantKey {
 		t.Errorf("group key\n%+v\nwant\n%+v", g.Key, wantKey)

@@ -17,7 +17,8 @@
 # The configuration: ProctrackType=proctrack/linuxproc, TaskPlugin=task/none
 # (no cgroups needed), SelectType=select/cons_tres, no accounting, the
 # NodeName line from slurmd -C, free TCP ports (or SLURMCTLD_PORT and
-# SLURMD_PORT), MinJobAge=3600 so that finished jobs stay visible to
+# SLURMD_PORT; a port taken between the check and the bind gets new ports,
+# at most 3 tries), MinJobAge=3600 so that finished jobs stay visible to
 # scontrol (there is no accounting database to ask later).
 # Exit status 3: Slurm is not installed; 4: it did not come up (see DIR/log).
 set -euo pipefail
@@ -54,9 +55,6 @@ freeport() {
 		fi
 	done
 }
-ctldport=${SLURMCTLD_PORT:-$(freeport)}
-slurmdport=${SLURMD_PORT:-$(freeport)}
-while [ "$slurmdport" = "$ctldport" ]; do slurmdport=$(freeport); done
 host=$(hostname -s)
 
 # munge: its own key, socket and pid file under DIR.
@@ -69,49 +67,86 @@ for _ in $(seq 100); do [ -s "$dir/munge/munged.pid" ] && break; sleep 0.1; done
 cp "$dir/munge/munged.pid" "$dir/pids/munged"
 
 node=$(slurmd -C | head -n 1)
-cat >"$dir/slurm.conf" <<CONF
-ClusterName=reprobench
-SlurmctldHost=$host
-SlurmUser=root
-SlurmdUser=root
-SlurmctldPort=$ctldport
-SlurmdPort=$slurmdport
-AuthType=auth/munge
-AuthInfo=socket=$sock
-CredType=cred/munge
-StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/spool
-SlurmctldPidFile=$dir/slurmctld.pid
-SlurmdPidFile=$dir/slurmd.pid
-SlurmctldLogFile=$dir/log/slurmctld.log
-SlurmdLogFile=$dir/log/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SchedulerType=sched/backfill
-AccountingStorageType=accounting_storage/none
-JobAcctGatherType=jobacct_gather/none
-JobCompType=jobcomp/none
-MpiDefault=none
-ReturnToService=2
-InactiveLimit=0
-KillWait=5
-MinJobAge=3600
-SlurmctldTimeout=30
-SlurmdTimeout=30
-$node State=UNKNOWN
-PartitionName=rb Nodes=ALL Default=YES MaxTime=INFINITE State=UP
-CONF
 export SLURM_CONF=$dir/slurm.conf
 printf 'export SLURM_CONF=%s\n' "$SLURM_CONF" >"$dir/env"
 
-# The daemons in the foreground (-D), detached from this script.
-setsid slurmctld -D -c -i -f "$SLURM_CONF" >>"$dir/log/slurmctld.out" 2>&1 </dev/null &
-echo $! >"$dir/pids/slurmctld"
-setsid slurmd -D -f "$SLURM_CONF" >>"$dir/log/slurmd.out" 2>&1 </dev/null &
-echo $! >"$dir/pids/slurmd"
+# start: writes slurm.conf with free ports and starts the daemons.
+start() {
+	ctldport=${SLURMCTLD_PORT:-$(freeport)}
+	slurmdport=${SLURMD_PORT:-$(freeport)}
+	while [ "$slurmdport" = "$ctldport" ]; do slurmdport=$(freeport); done
+	cat >"$dir/slurm.conf" <<-CONF
+	ClusterName=reprobench
+	SlurmctldHost=$host
+	SlurmUser=root
+	SlurmdUser=root
+	SlurmctldPort=$ctldport
+	SlurmdPort=$slurmdport
+	AuthType=auth/munge
+	AuthInfo=socket=$sock
+	CredType=cred/munge
+	StateSaveLocation=$dir/state
+	SlurmdSpoolDir=$dir/spool
+	SlurmctldPidFile=$dir/slurmctld.pid
+	SlurmdPidFile=$dir/slurmd.pid
+	SlurmctldLogFile=$dir/log/slurmctld.log
+	SlurmdLogFile=$dir/log/slurmd.log
+	ProctrackType=proctrack/linuxproc
+	TaskPlugin=task/none
+	SelectType=select/cons_tres
+	SelectTypeParameters=CR_Core
+	SchedulerType=sched/backfill
+	AccountingStorageType=accounting_storage/none
+	JobAcctGatherType=jobacct_gather/none
+	JobCompType=jobcomp/none
+	MpiDefault=none
+	ReturnToService=2
+	InactiveLimit=0
+	KillWait=5
+	MinJobAge=3600
+	SlurmctldTimeout=30
+	SlurmdTimeout=30
+	$node State=UNKNOWN
+	PartitionName=rb Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+CONF
 
+	# The daemons in the foreground (-D), detached from this script.
+	setsid slurmctld -D -c -i -f "$SLURM_CONF" >>"$dir/log/slurmctld.out" 2>&1 </dev/null &
+	echo $! >"$dir/pids/slurmctld"
+	setsid slurmd -D -f "$SLURM_CONF" >>"$dir/log/slurmd.out" 2>&1 </dev/null &
+	echo $! >"$dir/pids/slurmd"
+}
+
+# stop_daemons: stops slurmctld and slurmd by pid (a retry starts new ones).
+stop_daemons() {
+	local p
+	for d in slurmctld slurmd; do
+		p=$(cat "$dir/pids/$d" 2>/dev/null) || continue
+		kill -TERM "$p" 2>/dev/null || true
+		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$p" 2>/dev/null || true
+	done
+}
+
+# up: waits, at most 30 s of wall time, until the node is idle; fails at
+# once when a daemon died (sinfo against a dead controller takes seconds
+# per call, so the limit is a deadline, not a count of tries).
+up() {
+	local end=$((SECONDS + 30))
+	while [ "$SECONDS" -lt "$end" ]; do
+		if [ "$(timeout 5 sinfo -h -N -o %t 2>/dev/null | head -n 1)" = idle ]; then
+			return 0
+		fi
+		for d in slurmctld slurmd; do
+			kill -0 "$(cat "$dir/pids/$d")" 2>/dev/null || return 1
+		done
+		sleep 0.1
+	done
+	return 1
+}
+
+# A watcher stops the cluster when the process that started it is gone
+# (a test binary killed with SIGKILL).
 if [ -n "${RB_SLURM_WATCH_PID:-}" ]; then
 	here=$(cd "$(dirname "$0")" && pwd)
 	setsid bash -c 'while kill -0 '"$RB_SLURM_WATCH_PID"' 2>/dev/null && [ -e "$1/pids" ]; do sleep 1; done; [ -e "$1/pids" ] && bash "$2/slurm-down.sh" "$1"' \
@@ -119,13 +154,20 @@ if [ -n "${RB_SLURM_WATCH_PID:-}" ]; then
 	echo $! >"$dir/pids/watcher"
 fi
 
-# Up when the node is idle (at most 30 s).
-for _ in $(seq 300); do
-	if [ "$(sinfo -h -N -o %t 2>/dev/null | head -n 1)" = idle ]; then
-		echo "slurm-up: one-node Slurm up in $dir (node $host, ports $ctldport/$slurmdport); . $dir/env"
+# A port found free may be taken before the daemon binds it (other clusters
+# start beside this one): then try again with new ports, at most 3 times.
+for try in 1 2 3; do
+	start
+	if up; then
+		echo "slurm-up: one-node Slurm up in $dir (node $host, ports $ctldport/$slurmdport)$([ "$try" -gt 1 ] && echo ", try $try"); . $dir/env"
 		exit 0
 	fi
-	sleep 0.1
+	stop_daemons
+	if [ -n "${SLURMCTLD_PORT:-}${SLURMD_PORT:-}" ] || ! grep -qs "Address already in use" "$dir"/log/slurmctld.log "$dir"/log/slurmd.log; then
+		break
+	fi
+	echo "slurm-up: port $ctldport or $slurmdport was taken meanwhile; new ports" >&2
+	for f in "$dir"/log/slurmctld.log "$dir"/log/slurmd.log; do if [ -e "$f" ]; then mv "$f" "$f.try$try"; fi; done
 done
 echo "slurm-up: the node did not become idle within 30 s; logs in $dir/log:" >&2
 tail -n 5 "$dir"/log/*.log >&2 || true

@@ -5,14 +5,14 @@
 # time, on a quiet machine and on a loaded one). With BURN > 0, that many
 # CPU-burning processes run beside them (started here, stopped by PID).
 # RUN (a go test -run pattern, default ^TestIntegration) and PKG (default
-# ./design) choose other tests. Logs: test-repeat-out/run<i>.log.
+# ./campaign) choose other tests. Logs: test-repeat-out/run<i>.log.
 # Exits non-zero unless every run passed.
 set -uo pipefail
 
 n=${1:-20}
 burn=${2:-0}
 run=${RUN:-^TestIntegration}
-pkg=${PKG:-./design}
+pkg=${PKG:-./campaign}
 out=test-repeat-out
 mkdir -p "$out"
 

@@ -18,8 +18,8 @@ type Config struct {
 	Mpiruns int
 	Reps    int // observations per (mpirun, experiment)
 	Calls   []string
-	Msizes  []int64
-	NP      int
+	Msizes  []int
+	Np      int
 	// Label, if not empty, adds a label column with the given values; each
 	// value multiplies the run time by the matching Factor.
 	Label       string
@@ -85,11 +85,11 @@ func Write(w io.Writer, c Config) error {
 						buf = append(buf, ',')
 						buf = append(buf, call...)
 						buf = append(buf, ',')
-						buf = strconv.AppendInt(buf, ms, 10)
+						buf = strconv.AppendInt(buf, int64(ms), 10)
 						buf = append(buf, ',')
-						buf = strconv.AppendInt(buf, max(1, ms/4), 10)
+						buf = strconv.AppendInt(buf, int64(max(1, ms/4)), 10)
 						buf = append(buf, ",MPI_INT,"...)
-						buf = strconv.AppendInt(buf, int64(c.NP), 10)
+						buf = strconv.AppendInt(buf, int64(c.Np), 10)
 						buf = append(buf, ',')
 						buf = strconv.AppendInt(buf, int64(rep), 10)
 						buf = append(buf, ',')

@@ -33,7 +33,7 @@ x "$RB" analyze "$W"/raw/mf-mpirun[0-9][0-9][0-9].csv 2>&1 | tee -a "$SUMMARY"
 say ""
 say "== control: $REPL replicates of the same experiments inside one mpirun (unit = experiment)"
 x "$RB" design -o "$W/control-design.csv" --seed "$SEED" --mpiruns 1 --replicates "$REPL" --calls MPI_Bcast,MPI_Allreduce \
-	--sizes 1K --np 2 --nrep "$NREP" --proc-sync barrier --runtime local --datatypes float64 2>>"$W/launch.log"
+	--sizes 1K --np 2 --nrep "$NREP" --proc-sync barrier --runtime local --datatype float64 2>>"$W/launch.log"
 x timeout 300 "$MPIRUN" -np 2 "$RB" run --design "$W/control-design.csv" --mpirun 0 --out "$W/control" --run-id ctl \
 	--seed "$SEED" --warmup 100 --clock-sync none >/dev/null 2>>"$W/launch.log"
 cp "$W/control-design.csv" "$OUT/"

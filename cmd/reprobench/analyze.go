@@ -476,7 +476,7 @@ func anWriteCSV(w io.Writer, sums []analysis.GroupSummary) error {
 		for i, v := range s.MpirunMedians {
 			mm[i] = anF(v)
 		}
-		cw.Write([]string{s.Key.Call, strconv.FormatInt(s.Key.MsizeBytes, 10), strconv.Itoa(s.Key.NP), s.Key.Datatype, s.Key.Labels,
+		cw.Write([]string{s.Key.Call, strconv.Itoa(s.Key.MsizeBytes), strconv.Itoa(s.Key.Np), s.Key.Datatype, s.Key.Labels,
 			strconv.Itoa(s.N), strconv.Itoa(s.NMpiruns), strconv.Itoa(s.Invalid), strconv.Itoa(s.Bad), strconv.Itoa(s.OutliersRemoved),
 			anF(s.Median), anF(s.MedianCI.Lo), anF(s.MedianCI.Hi), anF(s.MedianCI.Confidence), s.MedianOf,
 			anF(s.PooledMedian), anF(s.PooledMedianCI.Lo), anF(s.PooledMedianCI.Hi), anF(s.PooledMedianCI.Confidence), anF(s.Mean), anF(s.MeanCI.Lo), anF(s.MeanCI.Hi),
@@ -512,7 +512,7 @@ func anWriteJSON(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 			warn = []string{}
 		}
 		groups = append(groups, row{
-			"call": s.Key.Call, "msize_bytes": s.Key.MsizeBytes, "np": s.Key.NP, "datatype": s.Key.Datatype, "labels": s.Key.Labels,
+			"call": s.Key.Call, "msize_bytes": s.Key.MsizeBytes, "np": s.Key.Np, "datatype": s.Key.Datatype, "labels": s.Key.Labels,
 			"n": s.N, "n_mpiruns": s.NMpiruns, "invalid": s.Invalid, "bad": s.Bad, "outliers_removed": s.OutliersRemoved,
 			"median_s": anJ(s.Median), "median_ci_s": anJS([]float64{s.MedianCI.Lo, s.MedianCI.Hi}),
 			"median_ci_confidence": anJ(s.MedianCI.Confidence), "median_of": s.MedianOf,
@@ -530,7 +530,7 @@ func anWriteJSON(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 	if len(pool) > 0 {
 		var pr []row
 		for _, p := range pool {
-			pr = append(pr, row{"call": p.Key.Call, "msize_bytes": p.Key.MsizeBytes, "np": p.Key.NP, "ranks": p.Ranks,
+			pr = append(pr, row{"call": p.Key.Call, "msize_bytes": p.Key.MsizeBytes, "np": p.Key.Np, "ranks": p.Ranks,
 				"anova_p": anJ(p.ANOVA.P), "kruskal_wallis_p": anJ(p.KruskalWallis.P), "poolable": p.Poolable})
 		}
 		out["rank_pooling"] = pr
@@ -560,7 +560,7 @@ func anBenchName(k analysis.GroupKey, omit map[string]bool) string {
 			}
 		}
 	}
-	fmt.Fprintf(&b, "/np=%d", k.NP)
+	fmt.Fprintf(&b, "/np=%d", k.Np)
 	return b.String()
 }
 

@@ -364,7 +364,7 @@ func cmpWriteCSV(w io.Writer, rows []analysis.Comparison, opt analysis.Options) 
 	cw := csv.NewWriter(w)
 	cw.Write(cmpCSVHeader)
 	for _, c := range rows {
-		cw.Write([]string{c.Key.Call, strconv.FormatInt(c.Key.MsizeBytes, 10), strconv.Itoa(c.Key.NP), c.Key.Datatype, c.Key.Labels,
+		cw.Write([]string{c.Key.Call, strconv.Itoa(c.Key.MsizeBytes), strconv.Itoa(c.Key.Np), c.Key.Datatype, c.Key.Labels,
 			c.NameA, c.NameB, anF(c.MedianA), anF(c.MedianB), anF(c.Ratio), anF(c.Result.P), analysis.Stars(c.Result.P),
 			strconv.FormatBool(c.Significant), opt.Alternative.String(), c.Test, strconv.Itoa(c.NA), strconv.Itoa(c.NB),
 			anF(c.Shift.Estimate), anF(c.Shift.Lo), anF(c.Shift.Hi), anF(c.A12), anF(c.RatioCI.Lo), anF(c.RatioCI.Hi), strings.Join(c.Warnings, "; ")})
@@ -381,7 +381,7 @@ func cmpWriteJSON(w io.Writer, rows []analysis.Comparison, header []string, opt 
 			warn = []string{}
 		}
 		out = append(out, map[string]any{
-			"call": c.Key.Call, "msize_bytes": c.Key.MsizeBytes, "np": c.Key.NP, "datatype": c.Key.Datatype, "labels": c.Key.Labels,
+			"call": c.Key.Call, "msize_bytes": c.Key.MsizeBytes, "np": c.Key.Np, "datatype": c.Key.Datatype, "labels": c.Key.Labels,
 			"a": c.NameA, "b": c.NameB, "median_a_s": anJ(c.MedianA), "median_b_s": anJ(c.MedianB), "ratio": anJ(c.Ratio),
 			"p_value": anJ(c.Result.P), "stars": analysis.Stars(c.Result.P), "significant": c.Significant,
 			"alternative": opt.Alternative.String(), "test": c.Test, "n_a": c.NA, "n_b": c.NB, "warnings": warn,

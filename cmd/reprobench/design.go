@@ -70,7 +70,7 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	fs.Var(&calls, "calls", "MPI `calls`, comma-separated (e.g. MPI_Bcast,MPI_Allreduce,pingpong)")
 	msizes := fs.String("sizes", "", "message `sizes` in bytes: a list 8,64,1K, pow2:A..B, or logu:A..B:COUNT[:STEP] (log-uniform, paper 004 §V; STEP: multiples, e.g. 8 for float64), or several of these comma-separated; K/M/G = 1024^1/2/3")
 	fs.Var(&nps, "np", "process `counts`, comma-separated (default: all ranks of the mpirun)")
-	fs.Var(&datatypes, "datatypes", "MPI `datatypes`, comma-separated (byte, int32, int64, float32, float64)")
+	fs.Var(&datatypes, "datatype", "element `types`, comma-separated (byte, int32, int64, float32, float64; as run's --datatype)")
 	fs.Var(&nreps, "nrep", "observations per experiment, comma-separated `levels`")
 	fs.Var(&procsyncs, "proc-sync", "process synchronization `methods`, comma-separated (barrier, window, …)")
 	fs.Var(&windows, "window", "window `durations`, comma-separated (e.g. 100us,1ms), in (0, "+window.MaxWindowLimit.String()+"]")
@@ -121,7 +121,7 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	if *msizes != "" {
 		// Refuse an oversized design before drawing its sizes (issue #21).
 		if n, err := design.CountSizes(*msizes); err == nil && n > design.MaxRows / *mpiruns / *replicates {
-			return usage("--msizes: %d sizes × %d mpiruns × %d replicates is more than %d rows", n, *mpiruns, *replicates, design.MaxRows)
+			return usage("--sizes: %d sizes × %d mpiruns × %d replicates is more than %d rows", n, *mpiruns, *replicates, design.MaxRows)
 		}
 		if f.MsizesBytes, err = design.ParseSizes(*msizes, seed); err != nil {
 			return usage("--sizes: %v", err)
@@ -147,26 +147,26 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	for _, s := range datatypes {
 		d, err := mpi.ParseDatatype(s)
 		if err != nil {
-			return usage("--datatypes: %v", err)
+			return usage("--datatype: %v", err)
 		}
 		f.Datatypes = append(f.Datatypes, d.ShortName())
 		for _, c := range parsedCalls {
 			if c.Reduces() {
 				if err := mpi.CheckReduce(d, mpi.Sum); err != nil {
-					return usage("%v with --datatypes %s: %v", c, d.ShortName(), err)
+					return usage("%v with --datatype %s: %v", c, d.ShortName(), err)
 				}
 			}
 		}
 		for _, m := range f.MsizesBytes {
 			if m%d.Size() != 0 {
-				return usage("message size %d bytes is not a multiple of %s's %d bytes (use --datatypes byte for arbitrary sizes)", m, d.ShortName(), d.Size())
+				return usage("message size %d bytes is not a multiple of %s's %d bytes (use --datatype byte for arbitrary sizes)", m, d.ShortName(), d.Size())
 			}
 		}
 	}
 	if len(datatypes) == 0 {
 		for _, m := range f.MsizesBytes {
 			if m%8 != 0 {
-				fmt.Fprintf(stderr, "design: warning: message size %d bytes is not a multiple of 8, which run's default datatype float64 needs; add --datatypes byte\n", m)
+				fmt.Fprintf(stderr, "design: warning: message size %d bytes is not a multiple of 8, which run's default datatype float64 needs; add --datatype byte\n", m)
 				break
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/reprobench/reprobench/campaign"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/mpi"
 )
@@ -30,7 +31,7 @@ func init() {
 	})
 }
 
-const launchSynopsis = `--mpiruns N --np P [--launcher 'mpirun -np {np}'] [--timeout D] [--design FILE] [--out DIR] [--run-id ID] [--seed S] [--fail-fast] -- RUN FLAGS
+const launchSynopsis = `--mpiruns N --np P [--launcher 'mpirun -np {np}'] [--batch 'sbatch …' [--array]] [--timeout D] [--design FILE] [--out DIR] [--run-id ID] [--seed S] [--fail-fast] -- RUN FLAGS
        reprobench launch --resume [--out DIR] [--run-id ID] [--timeout D] [--fail-fast]
 
 Each mpirun i (0-based) runs, without a shell:
@@ -41,12 +42,15 @@ failures); stdout and stderr of every attempt go to DIR/ID-logs/. A failed or
 timed-out mpirun is recorded and the campaign goes on (unless --fail-fast).
 --resume runs only the mpiruns without their .json; the leftovers of an incomplete
 attempt (.partial files, a .csv written before the .json) are moved, not deleted,
-to DIR/ID-aside/mpirun<iii>-attempt<k>/ first. Completed outputs are never touched.`
+to DIR/ID-aside/mpirun<iii>-attempt<k>/ first. Completed outputs are never touched.
+Under Slurm: an srun launcher outside an allocation makes each mpirun a job of its own, inside
+one (salloc, sbatch) a named step of it; --batch makes each mpirun a batch job, --batch with
+--array the tasks of one job array. See "Running under Slurm" in the README.`
 
 // launchStderrIsTerminal is replaced in tests.
 var launchStderrIsTerminal = func(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	return ok && design.IsTerminal(f)
+	return ok && campaign.IsTerminal(f)
 }
 
 func runLaunch(stdout, stderr io.Writer, args []string) error {
@@ -61,8 +65,9 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	seedStr := fs.String("seed", "", "campaign seed (uint64; default: the design's seed, else random); mpirun i gets a seed derived from it")
 	designFile := fs.String("design", "", "design file (reprobench design) passed to every run; copied to DIR/ID-design.csv first")
 	failFast := fs.Bool("fail-fast", false, "stop at the first mpirun that fails or times out")
-	grace := fs.Duration("grace", design.DefaultGrace, "after --timeout (or an interrupt), how long a mpirun may take to end after SIGTERM before SIGKILL; srun cancels its job step on SIGTERM, and a Slurm job still alive after that is cancelled with scancel")
+	grace := fs.Duration("grace", campaign.DefaultGrace, "after --timeout (or an interrupt), how long a mpirun may take to end after SIGTERM before SIGKILL; srun cancels its job step on SIGTERM, and a Slurm job still alive after that is cancelled with scancel")
 	batch := fs.String("batch", "", "submit every mpirun as a Slurm batch job of its own with this command, e.g. 'sbatch -t 30 -p PART' (launch adds --wait --ntasks={np} --output=DIR/ID-logs/slurm-%j.out --wrap and the --launcher command, e.g. 'srun -n {np} --mpi=pmix'); each job's id and nodes are recorded, and --resume asks Slurm about the jobs of a launcher that died")
+	array := fs.Bool("array", false, "with --batch: submit the mpiruns as the tasks of one Slurm job array (sbatch --array, task i runs mpirun i, several may run at once) instead of one job each; launch follows the tasks with scontrol, cancels a task past --timeout, and --resume asks Slurm which tasks finished")
 	exe := fs.String("exe", "", "benchmark binary to launch instead of this reprobench (it must accept \"run\" and the flags above)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -79,13 +84,13 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := design.Options{Timeout: *timeout, Grace: *grace, FailFast: *failFast, Progress: stderr, Bar: launchStderrIsTerminal(stderr)}
+	opts := campaign.Options{Timeout: *timeout, Grace: *grace, FailFast: *failFast, Progress: stderr, Bar: launchStderrIsTerminal(stderr)}
 	if *timeout < 0 || *grace <= 0 {
 		return usage("--timeout must not be negative, --grace must be positive")
 	}
 	// Bounded before anything is read or allocated for the mpiruns.
 	if *mpiruns != 0 {
-		if err := design.CheckMpiruns(*mpiruns); err != nil {
+		if err := campaign.CheckMpiruns(*mpiruns); err != nil {
 			return usage("--mpiruns: %v", err)
 		}
 	}
@@ -93,25 +98,25 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	if *resume {
 		path := ""
 		if *runID != "" {
-			if err := design.CheckRunID(*runID); err != nil {
+			if err := campaign.CheckRunID(*runID); err != nil {
 				return usage("%v", err)
 			}
-			path = design.ManifestPath(*out, *runID)
+			path = campaign.ManifestPath(*out, *runID)
 		} else {
 			var err error
-			if path, err = design.FindManifest(*out); err != nil {
+			if path, err = campaign.FindManifest(*out); err != nil {
 				return err
 			}
 		}
 		// The original command with --resume added is accepted; only
 		// what really differs from the manifest is refused, by name.
-		if m, err := design.ReadManifest(path); err == nil {
-			if diff := launchResumeChanges(m, set, *mpiruns, *np, *launcher, *batch, *seedStr, *designFile, *exe, runArgs); len(diff) > 0 {
+		if m, err := campaign.ReadManifest(path); err == nil {
+			if diff := launchResumeChanges(m, set, *mpiruns, *np, *launcher, *batch, *array, *seedStr, *designFile, *exe, runArgs); len(diff) > 0 {
 				return usage("--resume: the campaign's parameters come from its manifest %s, but this command changes: %s", path, strings.Join(diff, "; "))
 			}
 		}
 		fmt.Fprintf(stderr, "launch: resuming %s\n", path)
-		m, err := design.Resume(ctx, path, opts)
+		m, err := campaign.Resume(ctx, path, opts)
 		return launchSummary(stderr, m, err)
 	}
 
@@ -119,13 +124,13 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	if *runID == "" {
 		*runID = time.Now().UTC().Format("20060102T150405Z")
 	}
-	if err := design.CheckRunID(*runID); err != nil {
+	if err := campaign.CheckRunID(*runID); err != nil {
 		return usage("%v", err)
 	}
-	if err := design.CheckRunArgs(runArgs); err != nil {
+	if err := campaign.CheckRunArgs(runArgs); err != nil {
 		return usage("%v", err)
 	}
-	tmpl, err := design.SplitCommand(*launcher)
+	tmpl, err := campaign.SplitCommand(*launcher)
 	if err != nil {
 		return usage("--launcher: %v", err)
 	}
@@ -144,10 +149,10 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 
-	c := design.Campaign{Dir: *out, RunID: *runID, Mpiruns: *mpiruns, Np: *np, Launcher: tmpl,
+	c := campaign.Campaign{Dir: *out, RunID: *runID, Mpiruns: *mpiruns, Np: *np, Launcher: tmpl,
 		Program: []string{program, "run"}, RunArgs: runArgs}
 	if *batch != "" {
-		b, err := design.SplitCommand(*batch)
+		b, err := campaign.SplitCommand(*batch)
 		if err != nil {
 			return usage("--batch: %v", err)
 		}
@@ -155,7 +160,9 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		if err != nil {
 			return err
 		}
-		c.Batch = append(b, "--wait", "--ntasks={np}", "--output="+filepath.Join(design.LogDir(abs, *runID), "slurm-%j.out"), "--wrap")
+		c.Batch, c.Array = launchBatch(b, abs, *runID, *array), *array
+	} else if *array {
+		return usage("--array needs --batch, e.g. --batch sbatch --array")
 	}
 	seedKnown := false
 	if *seedStr != "" {
@@ -173,7 +180,7 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		if len(ms) == 0 {
 			return usage("design %s has no experiments", *designFile)
 		}
-		if err := design.CheckMpiruns(len(ms)); err != nil {
+		if err := campaign.CheckMpiruns(len(ms)); err != nil {
 			return usage("design %s: %v", *designFile, err)
 		}
 		for i, m := range ms {
@@ -211,7 +218,7 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		return usage("--np P is required (P ≥ 1)")
 	}
 	if *designFile != "" {
-		if _, err := os.Stat(design.ManifestPath(*out, *runID)); err == nil {
+		if _, err := os.Stat(campaign.ManifestPath(*out, *runID)); err == nil {
 			return usage("campaign %s exists in %s: use --resume or another --run-id", *runID, *out)
 		}
 		if err := os.MkdirAll(*out, 0o755); err != nil {
@@ -236,8 +243,8 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	env := design.CollectEnvironment()
 	c.Environment = &env
 	fmt.Fprintf(stderr, "launch: run id %s, seed %d, %d mpiruns × %d processes, launcher %q, output in %s\n",
-		c.RunID, c.Seed, c.Mpiruns, c.Np, design.ExpandLauncher(tmpl, c.Np), *out)
-	m, err := design.Start(ctx, c, opts)
+		c.RunID, c.Seed, c.Mpiruns, c.Np, campaign.ExpandLauncher(tmpl, c.Np), *out)
+	m, err := campaign.Start(ctx, c, opts)
 	return launchSummary(stderr, m, err)
 }
 
@@ -251,7 +258,7 @@ func launchSrunPMI(stderr io.Writer, tmpl []string) []string {
 	if len(tmpl) == 0 || filepath.Base(tmpl[0]) != "srun" || !ok {
 		return tmpl
 	}
-	if got := design.SrunMPI(tmpl); got == "" {
+	if got := campaign.SrunMPI(tmpl); got == "" {
 		fmt.Fprintf(stderr, "launch: this binary is built with %s: adding --mpi=%s to srun\n", mpi.BuildFlavor, want)
 		return append([]string{tmpl[0], "--mpi=" + want}, tmpl[1:]...)
 	} else if got != want && !strings.HasPrefix(got, want) {
@@ -264,7 +271,7 @@ func launchSrunPMI(stderr io.Writer, tmpl []string) []string {
 // c.Np processes as "reprobench run --check-np" does, in this process and
 // without MPI, before any mpirun starts: bad flags are one usage error now,
 // not the same failure in every mpirun of the campaign (issue #21 row 12).
-func launchCheckRunFlags(c design.Campaign) error {
+func launchCheckRunFlags(c campaign.Campaign) error {
 	args := []string{"--check-np", strconv.Itoa(c.Np), "--out", c.Dir, "--run-id", c.RunID, "--mpirun", "0", "--seed", "0"}
 	if c.DesignFile != "" {
 		args = append(args, "--design", c.DesignFile)
@@ -287,12 +294,12 @@ func launchHadDashDash(args, rest []string) bool {
 	return i >= 0 && args[i] == "--"
 }
 
-func launchSummary(stderr io.Writer, m *design.Manifest, err error) error {
+func launchSummary(stderr io.Writer, m *campaign.Manifest, err error) error {
 	if m != nil {
 		done := m.Mpiruns - len(m.Incomplete())
 		launchNotes(stderr, m)
 		fmt.Fprintf(stderr, "launch: campaign %s: %d of %d mpiruns complete; manifest %s\n",
-			m.RunID, done, m.Mpiruns, design.ManifestPath(m.Dir, m.RunID))
+			m.RunID, done, m.Mpiruns, campaign.ManifestPath(m.Dir, m.RunID))
 		for _, r := range m.Runs {
 			if r.Complete || len(r.Attempts) == 0 {
 				continue
@@ -311,9 +318,22 @@ func launchSummary(stderr io.Writer, m *design.Manifest, err error) error {
 	return err
 }
 
+// launchBatch is the batch template of a campaign in dir (absolute) from
+// the user's --batch command b: one job per mpirun (sbatch --wait, the
+// mpirun's command as --wrap), or with array the job array's options
+// (campaign.Campaign.Array adds --array, --job-name, --parsable and the
+// script). Each job's or task's own output goes to DIR/ID-logs/.
+func launchBatch(b []string, dir, runID string, array bool) []string {
+	logs := campaign.LogDir(dir, runID)
+	if array {
+		return append(append([]string{}, b...), "--ntasks={np}", "--output="+filepath.Join(logs, "slurm-%A_%a.out"))
+	}
+	return append(append([]string{}, b...), "--wait", "--ntasks={np}", "--output="+filepath.Join(logs, "slurm-%j.out"), "--wrap")
+}
+
 // launchResumeChanges lists the flags of a --resume command line that
 // differ from the campaign's manifest m (empty: the original command).
-func launchResumeChanges(m *design.Manifest, set map[string]bool, mpiruns, np int, launcher, batch, seed, designFile, exe string, runArgs []string) []string {
+func launchResumeChanges(m *campaign.Manifest, set map[string]bool, mpiruns, np int, launcher, batch string, array bool, seed, designFile, exe string, runArgs []string) []string {
 	var diff []string
 	if set["mpiruns"] && mpiruns != m.Mpiruns {
 		diff = append(diff, fmt.Sprintf("--mpiruns %d (campaign: %d)", mpiruns, m.Mpiruns))
@@ -322,14 +342,17 @@ func launchResumeChanges(m *design.Manifest, set map[string]bool, mpiruns, np in
 		diff = append(diff, fmt.Sprintf("--np %d (campaign: %d)", np, m.Np))
 	}
 	if set["launcher"] {
-		if t, err := design.SplitCommand(launcher); err != nil || !slices.Equal(t, m.Launcher) {
+		if t, err := campaign.SplitCommand(launcher); err != nil || !slices.Equal(t, m.Launcher) {
 			diff = append(diff, fmt.Sprintf("--launcher %q (campaign: %q)", launcher, strings.Join(m.Launcher, " ")))
 		}
 	}
 	if set["batch"] {
-		if t, err := design.SplitCommand(batch); err != nil || !slices.Equal(t, m.Batch) {
+		if t, err := campaign.SplitCommand(batch); err != nil || !slices.Equal(launchBatch(t, m.Dir, m.RunID, m.Array), m.Batch) {
 			diff = append(diff, fmt.Sprintf("--batch %q (campaign: %q)", batch, strings.Join(m.Batch, " ")))
 		}
+	}
+	if set["array"] && array != m.Array {
+		diff = append(diff, fmt.Sprintf("--array=%v (campaign: %v)", array, m.Array))
 	}
 	if set["seed"] && seed != strconv.FormatUint(m.Seed, 10) {
 		diff = append(diff, fmt.Sprintf("--seed %s (campaign: %d)", seed, m.Seed))
@@ -354,7 +377,7 @@ func launchResumeChanges(m *design.Manifest, set map[string]bool, mpiruns, np in
 // launchNotes prints, once per campaign, the distinct notes and warnings
 // that the runs of m wrote to their stderr logs ("reprobench run: note:
 // …"): advice that otherwise sits unseen in DIR/ID-logs/.
-func launchNotes(stderr io.Writer, m *design.Manifest) {
+func launchNotes(stderr io.Writer, m *campaign.Manifest) {
 	seen := map[string]bool{}
 	var notes []string
 	for _, r := range m.Runs {
@@ -376,7 +399,7 @@ func launchNotes(stderr io.Writer, m *design.Manifest) {
 		return
 	}
 	const most = 10
-	fmt.Fprintf(stderr, "launch: the runs said (each once; all their output is in %s):\n", design.LogDir(m.Dir, m.RunID))
+	fmt.Fprintf(stderr, "launch: the runs said (each once; all their output is in %s):\n", campaign.LogDir(m.Dir, m.RunID))
 	for _, l := range notes[:min(most, len(notes))] {
 		fmt.Fprintf(stderr, "    %s\n", l)
 	}

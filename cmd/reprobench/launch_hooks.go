@@ -7,12 +7,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/reprobench/reprobench/campaign"
 	"github.com/reprobench/reprobench/clocksync"
-	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/mpi"
 )
 
-// Test hook of the launcher's kill tests (design/launch_integration_test.go):
+// Test hook of the launcher's kill tests (campaign/integration_test.go):
 // they must kill a run that is certainly still running, however fast the
 // machine, so no sleep may decide whether the run is over (issue #23).
 //
@@ -95,18 +95,18 @@ func runCheckFlags(o *runOptions, np int) error {
 var srunPMI = map[string]string{"openmpi": "pmix", "mpich": "pmi2"}
 
 // launchCheckSize refuses a run whose communicator has not the size that
-// launch started it with (design.ExpectNpEnv): a launcher or PMI that does
+// launch started it with (campaign.ExpectNpEnv): a launcher or PMI that does
 // not connect the ranks starts singletons, each of which would otherwise
 // measure alone and write a result (issue #20: srun --mpi=none of the MPICH
 // build exited 0 with two "np": 1 result sets).
 func launchCheckSize(np int) error {
-	v := os.Getenv(design.ExpectNpEnv)
+	v := os.Getenv(campaign.ExpectNpEnv)
 	if v == "" {
 		return nil
 	}
 	want, err := strconv.Atoi(v)
 	if err != nil || want < 1 {
-		return fmt.Errorf("%s=%q: want a process count", design.ExpectNpEnv, v)
+		return fmt.Errorf("%s=%q: want a process count", campaign.ExpectNpEnv, v)
 	}
 	if np == want {
 		return nil
@@ -117,5 +117,5 @@ func launchCheckSize(np int) error {
 			os.Getenv("SLURM_MPI_TYPE"), mpi.BuildFlavor, srunPMI[mpi.BuildFlavor])
 	}
 	return fmt.Errorf("this run's communicator has %d process(es) but launch started %d (%s): the processes did not join one MPI job, so nothing is measured; %s",
-		np, want, design.ExpectNpEnv, hint)
+		np, want, campaign.ExpectNpEnv, hint)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reprobench/reprobench/campaign"
 	"github.com/reprobench/reprobench/design"
 )
 
@@ -78,8 +79,8 @@ func TestDesignCommandErrors(t *testing.T) {
 		{"--calls", "MPI_Nope"},
 		{"--sizes", "0"},
 		{"--sizes", "logu:1..10"},
-		{"--sizes", "12", "--datatypes", "float64"},
-		{"--calls", "MPI_Allreduce", "--datatypes", "byte"},
+		{"--sizes", "12", "--datatype", "float64"},
+		{"--calls", "MPI_Allreduce", "--datatype", "byte"},
 		{"--proc-sync", "sometimes"},
 		{"--factor", "novalue"},
 		{"--factor", "bad key=1"},
@@ -116,11 +117,11 @@ func TestLaunchUsageErrors(t *testing.T) {
 }
 
 // TestLaunchCommandFakeRun runs a campaign of a design with the fake run
-// (design/internal/fakerun) and no MPI ("env" as the launcher).
+// (campaign/internal/fakerun) and no MPI ("env" as the launcher).
 func TestLaunchCommandFakeRun(t *testing.T) {
 	tmp := t.TempDir()
 	fake := filepath.Join(tmp, "fakerun")
-	if out, err := exec.Command("go", "build", "-o", fake, "../../design/internal/fakerun").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", fake, "../../campaign/internal/fakerun").CombinedOutput(); err != nil {
 		t.Fatalf("building fakerun: %v\n%s", err, out)
 	}
 	dfile := filepath.Join(tmp, "d.csv")
@@ -132,7 +133,7 @@ func TestLaunchCommandFakeRun(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errs)
 	}
-	m, err := design.ReadManifest(design.ManifestPath(out, "c1"))
+	m, err := campaign.ReadManifest(campaign.ManifestPath(out, "c1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestLaunchCommandFakeRun(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Error("the design copy differs")
 	}
-	if !strings.Contains(errs, "launch: mpirun 1 ok") || !strings.Contains(errs, "2 of 2 mpiruns complete") {
+	if !strings.Contains(errs, "campaign: mpirun 1 ok") || !strings.Contains(errs, "2 of 2 mpiruns complete") {
 		t.Errorf("stderr:\n%s", errs)
 	}
 	if in := m.Incomplete(); len(in) != 0 {
@@ -180,7 +181,7 @@ func TestLaunchCommandFakeRun(t *testing.T) {
 // logs are shown on launch's console, each once per campaign.
 func TestLaunchNotes(t *testing.T) {
 	dir := t.TempDir()
-	m := &design.Manifest{RunID: "n", Dir: dir}
+	m := &campaign.Manifest{RunID: "n", Dir: dir}
 	for i := range 3 {
 		log := filepath.Join(dir, "e"+strconv.Itoa(i))
 		text := "reprobench run: experiment 1/6 done\nreprobench run: note: Open MPI runs its event loop\n"
@@ -190,7 +191,7 @@ func TestLaunchNotes(t *testing.T) {
 		if err := os.WriteFile(log, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		m.Runs = append(m.Runs, design.RunRecord{Mpirun: i, Attempts: []design.Attempt{{StderrLog: log}}})
+		m.Runs = append(m.Runs, campaign.RunRecord{Mpirun: i, Attempts: []campaign.Attempt{{StderrLog: log}}})
 	}
 	var b bytes.Buffer
 	launchNotes(&b, m)
@@ -233,7 +234,7 @@ func TestLaunchChecksRunFlagsFirst(t *testing.T) {
 		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "no mpirun was started") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err %v, want a usage error naming %q\n%s", tc.args, err, tc.want, errs)
 		}
-		if _, err := os.Stat(design.ManifestPath(dir, runID)); err == nil {
+		if _, err := os.Stat(campaign.ManifestPath(dir, runID)); err == nil {
 			t.Errorf("%q: a manifest was written", tc.args)
 		}
 		if _, err := os.Stat(marker); err == nil {
@@ -242,10 +243,33 @@ func TestLaunchChecksRunFlagsFirst(t *testing.T) {
 	}
 	// Good flags pass the check and the launcher runs (and fails: sh exit 1).
 	_, errs, err := runCmd("launch", "--mpiruns", "1", "--np", "2", "--launcher", launcher, "--out", dir, "--run-id", "good", "--", "--calls", "MPI_Bcast", "--nrep", "5")
-	if !errors.Is(err, design.ErrIncomplete) {
+	if !errors.Is(err, campaign.ErrIncomplete) {
 		t.Fatalf("good flags: %v\n%s", err, errs)
 	}
 	if _, err := os.Stat(marker); err != nil {
 		t.Errorf("good flags: the launcher did not run: %v", err)
+	}
+}
+
+// TestLaunchResumeBatch: --resume with the original --batch (and --array)
+// is accepted, though the manifest holds the template launch built from
+// it; another batch command or mode is refused by name.
+func TestLaunchResumeBatch(t *testing.T) {
+	dir := t.TempDir()
+	for _, array := range []bool{false, true} {
+		m := &campaign.Manifest{RunID: "b", Dir: dir, Batch: launchBatch([]string{"sbatch", "-p", "x"}, dir, "b", array), Array: array}
+		set := map[string]bool{"batch": true, "array": true}
+		if diff := launchResumeChanges(m, set, 0, 0, "", "sbatch -p x", array, "", "", "", nil); len(diff) != 0 {
+			t.Errorf("array=%v: the original --batch refused: %q", array, diff)
+		}
+		if diff := launchResumeChanges(m, set, 0, 0, "", "sbatch", array, "", "", "", nil); len(diff) != 1 || !strings.Contains(diff[0], "--batch") {
+			t.Errorf("array=%v: another --batch: %q", array, diff)
+		}
+		if diff := launchResumeChanges(m, set, 0, 0, "", "sbatch -p x", !array, "", "", "", nil); !slices.ContainsFunc(diff, func(d string) bool { return strings.HasPrefix(d, "--array") }) {
+			t.Errorf("array=%v: another --array: %q", array, diff)
+		}
+	}
+	if _, _, err := runCmd("launch", "--out", dir, "--mpiruns", "2", "--np", "2", "--array"); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--array needs --batch") {
+		t.Errorf("--array without --batch: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"io"
@@ -268,10 +269,10 @@ func plotDistributions(d *analysis.Dataset, sel []analysis.GroupSummary, opt ana
 		switch {
 		case ka.Call != kb.Call:
 			return strings.Compare(ka.Call, kb.Call)
-		case ka.NP != kb.NP:
-			return ka.NP - kb.NP
+		case ka.Np != kb.Np:
+			return ka.Np - kb.Np
 		case ka.MsizeBytes != kb.MsizeBytes:
-			return cmpInt64(ka.MsizeBytes, kb.MsizeBytes)
+			return cmp.Compare(ka.MsizeBytes, kb.MsizeBytes)
 		case ka.Datatype != kb.Datatype:
 			return strings.Compare(ka.Datatype, kb.Datatype)
 		}
@@ -398,16 +399,6 @@ func plotDistributions(d *analysis.Dataset, sel []analysis.GroupSummary, opt ana
 	}
 	p.Add(plotter.NewGrid())
 	return p, nil
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // plotSeries assigns each key a series: the values of the labels that

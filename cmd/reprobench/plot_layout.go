@@ -93,7 +93,7 @@ func savePlot(p *plot.Plot, w, h vg.Length, file string) (err error) {
 
 // humanBytes renders a message size in bytes with binary prefixes, the way
 // MPI users speak of them: 8 B, 1 KiB, 32 KiB, 1.5 MiB.
-func humanBytes(n int64) string {
+func humanBytes(n int) string {
 	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
 	v := float64(n)
 	i := 0
@@ -108,7 +108,7 @@ func humanBytes(n int64) string {
 // without its MPI_ prefix, the message size in human units, np, the
 // datatype and each label.
 func groupParts(k analysis.GroupKey) []string {
-	parts := []string{strings.TrimPrefix(k.Call, "MPI_"), humanBytes(k.MsizeBytes), "np=" + strconv.Itoa(k.NP)}
+	parts := []string{strings.TrimPrefix(k.Call, "MPI_"), humanBytes(k.MsizeBytes), "np=" + strconv.Itoa(k.Np)}
 	if k.Datatype != "" {
 		parts = append(parts, k.Datatype)
 	}

@@ -58,7 +58,7 @@ func TestPlotKinds(t *testing.T) {
 
 func TestHumanBytes(t *testing.T) {
 	for _, c := range []struct {
-		n    int64
+		n    int
 		want string
 	}{
 		{0, "0 B"}, {8, "8 B"}, {1000, "1000 B"}, {1024, "1 KiB"}, {1536, "1.5 KiB"},
@@ -72,9 +72,9 @@ func TestHumanBytes(t *testing.T) {
 
 func TestGroupLabels(t *testing.T) {
 	keys := []analysis.GroupKey{
-		{Call: "MPI_Allreduce", MsizeBytes: 8, NP: 2, Datatype: "float64", Labels: "mpi_lib=mpich"},
-		{Call: "MPI_Allreduce", MsizeBytes: 1024, NP: 2, Datatype: "float64", Labels: "mpi_lib=openmpi"},
-		{Call: "MPI_Bcast", MsizeBytes: 32768, NP: 2, Datatype: "float64", Labels: "mpi_lib=mpich"},
+		{Call: "MPI_Allreduce", MsizeBytes: 8, Np: 2, Datatype: "float64", Labels: "mpi_lib=mpich"},
+		{Call: "MPI_Allreduce", MsizeBytes: 1024, Np: 2, Datatype: "float64", Labels: "mpi_lib=openmpi"},
+		{Call: "MPI_Bcast", MsizeBytes: 32768, Np: 2, Datatype: "float64", Labels: "mpi_lib=mpich"},
 	}
 	names, common := groupLabels(keys, 34)
 	want := []string{"Allreduce, 8 B, mpi_lib=mpich", "Allreduce, 1 KiB, mpi_lib=openmpi", "Bcast, 32 KiB, mpi_lib=mpich"}
@@ -213,7 +213,7 @@ func TestPlotsReadable(t *testing.T) {
 	dir := t.TempDir()
 	var b bytes.Buffer
 	if err := synth.Write(&b, synth.Config{RunID: "r", Mpiruns: 6, Reps: 60, Calls: []string{"MPI_Allreduce", "MPI_Bcast"},
-		Msizes: []int64{8, 4096}, NP: 4, Label: "library_with_a_long_name", LabelValues: []string{"openmpi-4.1.4-ucx", "mpich-4.0.2-ch4"},
+		Msizes: []int{8, 4096}, Np: 4, Label: "library_with_a_long_name", LabelValues: []string{"openmpi-4.1.4-ucx", "mpich-4.0.2-ch4"},
 		Factors: []float64{1, 1.3}, MpirunSD: 0.05, NoiseSD: 0.08, OutlierFrac: 0.01, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}

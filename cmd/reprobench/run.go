@@ -184,7 +184,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 
 // renamedRunFlags are old flag spellings and their names now (one
 // vocabulary in design, run and launch).
-var renamedRunFlags = map[string]string{"msizes": "sizes", "procsync": "proc-sync", "clocksync": "clock-sync", "window-s": "window", "runtime-type": "runtime"}
+var renamedRunFlags = map[string]string{"datatypes": "datatype", "msizes": "sizes", "procsync": "proc-sync", "clocksync": "clock-sync", "window-s": "window", "runtime-type": "runtime"}
 
 // check validates the flags against their documented bounds, so that what
 // the metadata records is what runs.

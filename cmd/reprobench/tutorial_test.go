@@ -105,7 +105,7 @@ func TestTutorialStep6(t *testing.T) {
 		}
 		var b bytes.Buffer
 		if err := synth.Write(&b, synth.Config{RunID: "20261123T000000Z", Mpiruns: 5, Reps: 40,
-			Calls: []string{"MPI_Bcast", "MPI_Allreduce"}, Msizes: []int64{8, 1024, 32768}, NP: 2,
+			Calls: []string{"MPI_Bcast", "MPI_Allreduce"}, Msizes: []int{8, 1024, 32768}, Np: 2,
 			Label: "lib", LabelValues: []string{lib}, Factors: []float64{1 + 0.3*float64(i)},
 			MpirunSD: 0.05, NoiseSD: 0.1, Seed: uint64(10 * i)}); err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,7 +69,8 @@ func TestRunRefusesBadValues(t *testing.T) {
 }
 
 // TestRenamedFlags: an old spelling gets an error naming the new one, in
-// run and in design.
+// run, in design, and in the run flags launch passes through (checked
+// before any mpirun starts, so nothing is created).
 func TestRenamedFlags(t *testing.T) {
 	for old, now := range renamedRunFlags {
 		for _, cmd := range []string{"run", "design"} {
@@ -76,6 +78,14 @@ func TestRenamedFlags(t *testing.T) {
 			if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "renamed --"+now) {
 				t.Errorf("%s --%s: %v, want an error naming --%s", cmd, old, err, now)
 			}
+		}
+		dir := t.TempDir()
+		err := run(io.Discard, io.Discard, []string{"launch", "--out", dir, "--mpiruns", "1", "--np", "2", "--launcher", "env NP={np}", "--", "--" + old, "8"})
+		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "renamed --"+now) {
+			t.Errorf("launch -- --%s: %v, want an error naming --%s", old, err, now)
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Errorf("launch -- --%s left %d files in --out", old, len(left))
 		}
 	}
 }

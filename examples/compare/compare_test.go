@@ -84,7 +84,7 @@ func TestFiles(t *testing.T) {
 			name := filepath.Join(dir, lib+"-mpirun"+string(rune('0'+m))+".csv")
 			var buf bytes.Buffer
 			err := synth.Write(&buf, synth.Config{RunID: lib, Mpiruns: 1, Reps: 50, Calls: []string{"MPI_Bcast"},
-				Msizes: []int64{8}, NP: 2, Label: "mpi_lib", LabelValues: []string{lib},
+				Msizes: []int{8}, Np: 2, Label: "mpi_lib", LabelValues: []string{lib},
 				Factors: []float64{1 + float64(i)}, NoiseSD: 0.05, Seed: uint64(10*i + m)})
 			if err != nil {
 				t.Fatal(err)

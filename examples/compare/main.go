@@ -96,7 +96,7 @@ func readFiles(d *analysis.Dataset, names []string) error {
 func generate(d *analysis.Dataset, lib string, factor float64, seed uint64) error {
 	var buf bytes.Buffer
 	err := synth.Write(&buf, synth.Config{RunID: lib, Mpiruns: 10, Reps: 200,
-		Calls: []string{"MPI_Allreduce", "MPI_Bcast"}, Msizes: []int64{8, 1024, 32768}, NP: 2,
+		Calls: []string{"MPI_Allreduce", "MPI_Bcast"}, Msizes: []int{8, 1024, 32768}, Np: 2,
 		Label: "mpi_lib", LabelValues: []string{lib}, Factors: []float64{factor},
 		MpirunSD: 0.02, NoiseSD: 0.1, InvalidFrac: 0.01, OutlierFrac: 0.01, Seed: seed})
 	if err != nil {

@@ -56,7 +56,7 @@ func TestRunCallSimulated(t *testing.T) {
 		t.Errorf("%d rows, want 40", rows)
 	}
 	d := readDataset(t, filepath.Join(dir, "lib-mpirun000.csv"))
-	want := analysis.GroupKey{Call: "MPI_Allreduce", MsizeBytes: 8, NP: 2, Datatype: "float64",
+	want := analysis.GroupKey{Call: "MPI_Allreduce", MsizeBytes: 8, Np: 2, Datatype: "float64",
 		Labels: "cache=warm,clocksync=none,noise_guard=off,procsync=barrier,runtime_type=local,window_s=0"}
 	if len(d.Groups) != 1 || d.Groups[0].Key != want || len(d.Groups[0].Runtimes) != 40 {
 		t.Fatalf("groups %+v, want one group %+v with 40 runtimes", d.Groups, want)

@@ -20,8 +20,8 @@ func main() {
 	c := synth.Config{
 		RunID: *runID, Mpiruns: *mpiruns,
 		Calls:  []string{"MPI_Allreduce", "MPI_Bcast", "MPI_Alltoall", "MPI_Reduce"},
-		Msizes: []int64{8, 64, 512, 4096, 32768, 262144},
-		NP:     16, Label: "mpi_lib", LabelValues: []string{"libA", "libB"}, Factors: []float64{1, *factor},
+		Msizes: []int{8, 64, 512, 4096, 32768, 262144},
+		Np:     16, Label: "mpi_lib", LabelValues: []string{"libA", "libB"}, Factors: []float64{1, *factor},
 		MpirunSD: 0.02, NoiseSD: 0.05, InvalidFrac: 0.001, OutlierFrac: 0.002, Seed: *seed,
 	}
 	perRep := c.Mpiruns * len(c.Calls) * len(c.Msizes) * len(c.LabelValues)

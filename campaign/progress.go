@@ -1,4 +1,4 @@
-package design
+package campaign
 
 import (
 	"fmt"
@@ -29,7 +29,7 @@ func newProgress(o Options, todo, already, total int) *progress {
 		return p
 	}
 	if already > 0 {
-		fmt.Fprintf(o.Progress, "launch: %d of %d mpiruns already complete; running %d\n", already, total, todo)
+		fmt.Fprintf(o.Progress, "campaign: %d of %d mpiruns already complete; running %d\n", already, total, todo)
 	}
 	if o.Bar && todo > 0 {
 		p.bar = progressbar.NewOptions(todo,
@@ -53,7 +53,7 @@ func (p *progress) start(i int) {
 	case p.bar != nil:
 		p.bar.Describe(fmt.Sprintf("mpirun %d", i))
 	default:
-		fmt.Fprintf(p.o.Progress, "launch: mpirun %d started (%d/%d of this launch)\n", i, p.finished+1, p.todo)
+		fmt.Fprintf(p.o.Progress, "campaign: mpirun %d started (%d/%d of this launch)\n", i, p.finished+1, p.todo)
 	}
 }
 
@@ -66,7 +66,7 @@ func (p *progress) done(i int, status string, durationS float64) {
 		if status != StatusOK {
 			// Keep failures visible above the bar.
 			_ = p.bar.Clear()
-			fmt.Fprintf(p.o.Progress, "launch: mpirun %d %s after %.3g s\n", i, status, durationS)
+			fmt.Fprintf(p.o.Progress, "campaign: mpirun %d %s after %.3g s\n", i, status, durationS)
 		}
 		_ = p.bar.Add(1)
 		return
@@ -76,7 +76,7 @@ func (p *progress) done(i int, status string, durationS float64) {
 		per := time.Since(p.t0) / time.Duration(p.finished)
 		eta = fmt.Sprintf(", %d to go, ETA %v", left, (per * time.Duration(left)).Round(time.Second))
 	}
-	fmt.Fprintf(p.o.Progress, "launch: mpirun %d %s in %.3g s (%d/%d done%s)\n", i, status, durationS, p.finished, p.todo, eta)
+	fmt.Fprintf(p.o.Progress, "campaign: mpirun %d %s in %.3g s (%d/%d done%s)\n", i, status, durationS, p.finished, p.todo, eta)
 }
 
 func (p *progress) finish() {

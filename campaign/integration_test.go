@@ -1,4 +1,4 @@
-package design
+package campaign
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ import (
 // quiet machine as on a loaded one (issue #23: a quiet machine finished a
 // 300000-observation mpirun in 0.34 s, before a 300 ms sleep was over). So
 // no sleep decides it: the first launch holds mpirun 1 through reprobench
-// run's test hook (cmd/reprobench/launch_hold.go): each of its ranks, with
+// run's test hook (cmd/reprobench/launch_hooks.go): each of its ranks, with
 // its .partial output created, writes its pid to a file and waits to be
 // killed. The resume runs without the hook.
 

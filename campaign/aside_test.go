@@ -1,4 +1,4 @@
-package design
+package campaign
 
 import (
 	"io/fs"

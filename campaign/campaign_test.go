@@ -1,4 +1,4 @@
-package design
+package campaign
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/reprobench/reprobench/design"
 )
 
 // The test binary doubles as a launcher process (for killing the launcher
@@ -119,7 +121,7 @@ func TestLaunchAllOK(t *testing.T) {
 		if r.Status != StatusOK || !r.Complete || len(r.Attempts) != 1 {
 			t.Errorf("mpirun %d: %+v", i, r)
 		}
-		if r.Seed != RunSeed(99, i) {
+		if r.Seed != design.RunSeed(99, i) {
 			t.Errorf("mpirun %d: seed %d", i, r.Seed)
 		}
 		envPath, _ := exec.LookPath("env")

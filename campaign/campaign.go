@@ -1,4 +1,4 @@
-package design
+package campaign
 
 import (
 	"bufio"
@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/reprobench/reprobench/rawdata"
 	"io"
 	"os"
 	"os/exec"
@@ -19,6 +18,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/rawdata"
 )
 
 // ManifestFormat identifies the format of campaign manifests.
@@ -48,7 +50,7 @@ const MaxMpiruns = 10000
 // CheckMpiruns accepts 1 ≤ n ≤ MaxMpiruns.
 func CheckMpiruns(n int) error {
 	if n < 1 || n > MaxMpiruns {
-		return fmt.Errorf("launch: %d mpiruns: need 1 to %d per campaign (MaxMpiruns: the manifest, rewritten after every mpirun, grows with them); split the campaign into several run ids", n, MaxMpiruns)
+		return fmt.Errorf("campaign: %d mpiruns: need 1 to %d per campaign (MaxMpiruns: the manifest, rewritten after every mpirun, grows with them); split the campaign into several run ids", n, MaxMpiruns)
 	}
 	return nil
 }
@@ -112,14 +114,18 @@ type Manifest struct {
 	RunArgs []string `json:"run_args"`
 	// Batch is the batch-submission template of a campaign whose mpiruns
 	// are Slurm batch jobs (Campaign.Batch), "{np}" not yet replaced.
-	Batch        []string `json:"batch,omitempty"`
-	DesignFile   string   `json:"design_file,omitempty"`
-	DesignSHA256 string   `json:"design_sha256,omitempty"`
-	// Seed is the campaign seed; mpirun i gets RunSeed(Seed, i).
+	Batch []string `json:"batch,omitempty"`
+	// Array is true when the mpiruns are the tasks of Slurm job arrays
+	// (Campaign.Array); each run record's argv is then the command its
+	// array task runs.
+	Array        bool   `json:"array,omitempty"`
+	DesignFile   string `json:"design_file,omitempty"`
+	DesignSHA256 string `json:"design_sha256,omitempty"`
+	// Seed is the campaign seed; mpirun i gets design.RunSeed(Seed, i).
 	Seed uint64 `json:"seed"`
 	// Environment is the launcher host's environment at creation.
-	Environment *Environment `json:"launcher_environment,omitempty"`
-	Runs        []RunRecord  `json:"runs"`
+	Environment *design.Environment `json:"launcher_environment,omitempty"`
+	Runs        []RunRecord         `json:"runs"`
 }
 
 // RunRecord is the state of one mpirun of a campaign.
@@ -169,24 +175,6 @@ type Attempt struct {
 	KilledStale []int `json:"killed_stale,omitempty"`
 }
 
-// SlurmJob is what the launcher knows of the Slurm job of one srun attempt:
-// it names the job (SLURM_JOB_NAME) so that it can find it, cancel it after
-// a timeout, and record it. The ranks' own view (SLURM_JOB_ID,
-// SLURM_STEP_ID, SLURM_JOB_NODELIST, SLURM_MPI_TYPE) is in the run's
-// sidecar (environment.mpi_env).
-type SlurmJob struct {
-	JobName string `json:"job_name"`
-	JobID   string `json:"job_id,omitempty"`
-	State   string `json:"state,omitempty"` // as squeue reported it at the end
-	Nodes   string `json:"nodes,omitempty"`
-	// MPI is the --mpi plugin on srun's command line ("" for Slurm's
-	// default, MpiDefault).
-	MPI string `json:"mpi,omitempty"`
-	// Cancelled is true when the launcher ran scancel because the job was
-	// still alive after srun was stopped.
-	Cancelled bool `json:"cancelled,omitempty"`
-}
-
 // Campaign describes a new campaign of Mpiruns mpiruns.
 type Campaign struct {
 	Dir      string   // output directory (created if missing)
@@ -206,12 +194,19 @@ type Campaign struct {
 	// like the mpirun (paper 000 §5.2, paper 004), and the manifest records
 	// each job's id and nodes.
 	Batch []string
+	// Array, with Batch, submits the mpiruns as the tasks of one Slurm
+	// job array instead (Batch + --array=LIST --job-name=NAME --parsable
+	// SCRIPT, without --wait and --wrap): task i runs mpirun i
+	// (SLURM_ARRAY_TASK_ID is the mpirun's index), Slurm may run several
+	// at once, and the launcher follows them with scontrol. See
+	// [Manifest.Array] and the package documentation.
+	Array bool
 	// DesignFile, when set, is passed as --design to every mpirun; its
 	// SHA-256 is recorded and checked on resume.
 	DesignFile string
 	Seed       uint64
 	// Environment is recorded in the manifest (nil: none).
-	Environment *Environment
+	Environment *design.Environment
 }
 
 // Options control how a campaign is executed; they are not part of its
@@ -257,13 +252,16 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 		return nil, err
 	}
 	if c.Np < 1 {
-		return nil, fmt.Errorf("launch: need at least 1 process (got %d)", c.Np)
+		return nil, fmt.Errorf("campaign: need at least 1 process (got %d)", c.Np)
 	}
 	if len(c.Launcher) == 0 || len(c.Program) == 0 {
-		return nil, errors.New("launch: empty launcher or program")
+		return nil, errors.New("campaign: empty launcher or program")
 	}
 	if err := CheckRunArgs(c.RunArgs); err != nil {
 		return nil, err
+	}
+	if c.Array && len(c.Batch) == 0 {
+		return nil, errors.New("campaign: a job array (Array) needs the batch command (Batch), e.g. sbatch")
 	}
 	dir, err := filepath.Abs(c.Dir)
 	if err != nil {
@@ -279,15 +277,15 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 	defer unlock()
 	// Checked under the lock, so two launchers cannot both start it.
 	if _, err := os.Stat(ManifestPath(dir, c.RunID)); err == nil {
-		return nil, fmt.Errorf("launch: %s exists: resume that campaign (--resume) or choose another run id", ManifestPath(dir, c.RunID))
+		return nil, fmt.Errorf("campaign: %s exists: resume that campaign (--resume) or choose another run id", ManifestPath(dir, c.RunID))
 	}
 	if old, _ := filepath.Glob(filepath.Join(dir, c.RunID+"-mpirun*")); len(old) > 0 {
-		return nil, fmt.Errorf("launch: outputs of run id %q already exist in %s (%s, …) but no manifest; choose another run id", c.RunID, dir, filepath.Base(old[0]))
+		return nil, fmt.Errorf("campaign: outputs of run id %q already exist in %s (%s, …) but no manifest; choose another run id", c.RunID, dir, filepath.Base(old[0]))
 	}
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	m := &Manifest{Format: ManifestFormat, RunID: c.RunID, Dir: dir, Created: now, Updated: now,
 		Launcher: c.Launcher, Np: c.Np, Mpiruns: c.Mpiruns, Program: c.Program, RunArgs: c.RunArgs,
-		Seed: c.Seed, Environment: c.Environment, Batch: c.Batch}
+		Seed: c.Seed, Environment: c.Environment, Batch: c.Batch, Array: c.Array}
 	if m.RunArgs == nil {
 		m.RunArgs = []string{}
 	}
@@ -306,14 +304,14 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 		}
 	}
 	for i := 0; i < c.Mpiruns; i++ {
-		seed := RunSeed(c.Seed, i)
+		seed := design.RunSeed(c.Seed, i)
 		argv := append(append([]string{}, launcher...), c.Program...)
 		argv = append(argv, "--out", dir, "--run-id", c.RunID, "--mpirun", strconv.Itoa(i), "--seed", strconv.FormatUint(seed, 10))
 		if m.DesignFile != "" {
 			argv = append(argv, "--design", m.DesignFile)
 		}
 		argv = append(argv, c.RunArgs...)
-		if len(c.Batch) > 0 {
+		if len(c.Batch) > 0 && !c.Array {
 			argv = append(ExpandLauncher(c.Batch, c.Np), ShellJoin(argv))
 			if p, err := exec.LookPath(argv[0]); err == nil {
 				if p, err = filepath.Abs(p); err == nil {
@@ -349,10 +347,10 @@ func Resume(ctx context.Context, path string, o Options) (*Manifest, error) {
 	if m.DesignFile != "" {
 		sum, err := fileSHA256(m.DesignFile)
 		if err != nil {
-			return nil, fmt.Errorf("launch: resume: design file: %w", err)
+			return nil, fmt.Errorf("campaign: resume: design file: %w", err)
 		}
 		if sum != m.DesignSHA256 {
-			return nil, fmt.Errorf("launch: resume: design file %s changed since the campaign started (sha256 %s, recorded %s)", m.DesignFile, sum, m.DesignSHA256)
+			return nil, fmt.Errorf("campaign: resume: design file %s changed since the campaign started (sha256 %s, recorded %s)", m.DesignFile, sum, m.DesignSHA256)
 		}
 	}
 	return m, m.execute(ctx, o)
@@ -367,11 +365,11 @@ func FindManifest(dir string) (string, error) {
 	}
 	switch len(ms) {
 	case 0:
-		return "", fmt.Errorf("launch: no campaign manifest (*-campaign.json) in %s", dir)
+		return "", fmt.Errorf("campaign: no campaign manifest (*-campaign.json) in %s", dir)
 	case 1:
 		return ms[0], nil
 	}
-	return "", fmt.Errorf("launch: %d campaign manifests in %s; say which with --run-id", len(ms), dir)
+	return "", fmt.Errorf("campaign: %d campaign manifests in %s; say which with --run-id", len(ms), dir)
 }
 
 // ReadManifest reads a campaign manifest.
@@ -382,23 +380,23 @@ func ReadManifest(path string) (*Manifest, error) {
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("launch: %s: %w", path, err)
+		return nil, fmt.Errorf("campaign: %s: %w", path, err)
 	}
 	if m.Format != ManifestFormat {
-		return nil, fmt.Errorf("launch: %s: format %q, want %q", path, m.Format, ManifestFormat)
+		return nil, fmt.Errorf("campaign: %s: format %q, want %q", path, m.Format, ManifestFormat)
 	}
 	if err := CheckRunID(m.RunID); err != nil {
-		return nil, fmt.Errorf("launch: %s: %w", path, err)
+		return nil, fmt.Errorf("campaign: %s: %w", path, err)
 	}
 	if err := CheckMpiruns(m.Mpiruns); err != nil {
-		return nil, fmt.Errorf("launch: %s: %w", path, err)
+		return nil, fmt.Errorf("campaign: %s: %w", path, err)
 	}
 	if len(m.Runs) != m.Mpiruns {
-		return nil, fmt.Errorf("launch: %s: %d run records for %d mpiruns", path, len(m.Runs), m.Mpiruns)
+		return nil, fmt.Errorf("campaign: %s: %d run records for %d mpiruns", path, len(m.Runs), m.Mpiruns)
 	}
 	for i, r := range m.Runs {
 		if r.Mpirun != i || len(r.Argv) == 0 {
-			return nil, fmt.Errorf("launch: %s: run record %d is malformed", path, i)
+			return nil, fmt.Errorf("campaign: %s: run record %d is malformed", path, i)
 		}
 	}
 	return &m, nil
@@ -423,7 +421,7 @@ func (m *Manifest) save() error {
 	if err != nil {
 		return err
 	}
-	return WriteAtomic(m.path(), append(b, '\n'), true)
+	return design.WriteAtomic(m.path(), append(b, '\n'), true)
 }
 
 // CheckRunArgs rejects user run flags that set one of ContractFlags.
@@ -439,7 +437,7 @@ func CheckRunArgs(args []string) error {
 		name, _, _ = strings.Cut(name, "=")
 		for _, c := range ContractFlags {
 			if name == c {
-				return fmt.Errorf("launch: run flag %q is set by the launcher; remove it", a)
+				return fmt.Errorf("campaign: run flag %q is set by the launcher; remove it", a)
 			}
 		}
 	}
@@ -548,6 +546,9 @@ func (m *Manifest) execute(ctx context.Context, o Options) error {
 	}
 	p := newProgress(o, len(todo), m.Mpiruns-len(todo), m.Mpiruns)
 	defer p.finish()
+	if m.Array {
+		return m.executeArray(ctx, o, p, todo)
+	}
 	var failed []int
 	for _, i := range todo {
 		if ctx.Err() != nil {
@@ -566,6 +567,12 @@ func (m *Manifest) execute(ctx context.Context, o Options) error {
 			}
 		}
 	}
+	return m.incompleteError(ctx, failed)
+}
+
+// incompleteError is nil when every mpirun of m is complete, else an
+// ErrIncomplete naming the missing ones.
+func (m *Manifest) incompleteError(ctx context.Context, failed []int) error {
 	if in := m.Incomplete(); len(in) > 0 {
 		why := ""
 		if ctx.Err() != nil {
@@ -593,7 +600,7 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	if n := len(r.Attempts); n > 0 && r.Attempts[n-1].Status == StatusAbandoned && r.Attempts[n-1].Slurm != nil {
 		prev := r.Attempts[n-1].Slurm
 		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "launch: mpirun %d: asking Slurm about job %s of the earlier attempt\n", i, prev.JobName)
+			fmt.Fprintf(o.Progress, "campaign: mpirun %d: asking Slurm about job %s of the earlier attempt\n", i, prev.JobName)
 		}
 		slurmAwait(prev, o.Timeout)
 		r.Attempts[n-1].Error += fmt.Sprintf("; its Slurm job %s ended %s", prev.JobID, prev.State)
@@ -604,7 +611,7 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	killed, err := killStale(m.Dir, m.RunID, i, o.StaleWait)
 	a.KilledStale = killed
 	if err != nil {
-		return "", fmt.Errorf("launch: mpirun %d: %w", i, err)
+		return "", fmt.Errorf("campaign: mpirun %d: %w", i, err)
 	}
 	if exists(SidecarPath(m.Dir, m.RunID, i)) {
 		r.Status, r.Complete = StatusOK, true
@@ -613,7 +620,7 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	moved, err := moveAside(m.Dir, m.RunID, i, k)
 	a.MovedAside = moved
 	if err != nil {
-		return "", fmt.Errorf("launch: mpirun %d: moving leftovers aside: %w", i, err)
+		return "", fmt.Errorf("campaign: mpirun %d: moving leftovers aside: %w", i, err)
 	}
 	logBase := filepath.Join(LogDir(m.Dir, m.RunID), fmt.Sprintf("mpirun%03d-attempt%d", i, k))
 	a.StdoutLog, a.StderrLog = logBase+".stdout", logBase+".stderr"
@@ -628,23 +635,38 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	}
 	defer stderr.Close()
 
-	cmd := exec.Command(r.Argv[0], r.Argv[1:]...)
-	cmd.Env = append(os.Environ(), o.Env...)
-	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", ExpectNpEnv, m.Np))
-	if prog := filepath.Base(r.Argv[0]); prog == "sbatch" || (prog == "srun" && os.Getenv("SLURM_JOB_ID") == "") {
+	argv := r.Argv
+	name := fmt.Sprintf("rb-%s-m%d-a%d-%d-%x", m.RunID, i, k, os.Getpid(), time.Now().UnixNano()&0xffffffff)
+	srunAt := -1
+	if len(m.Batch) == 0 {
+		srunAt = srunIndex(argv, len(m.Launcher))
+	}
+	switch alloc := os.Getenv("SLURM_JOB_ID"); {
+	case filepath.Base(argv[0]) == "sbatch" || (srunAt >= 0 && alloc == ""):
 		// A job of its own: name it, to find and cancel it. The name is
 		// unique (launcher pid, start time): the same run id may have run
 		// before in another directory.
-		a.Slurm = &SlurmJob{JobName: fmt.Sprintf("rb-%s-m%d-a%d-%d-%x", m.RunID, i, k, os.Getpid(), time.Now().UnixNano()&0xffffffff), MPI: SrunMPI(r.Argv)}
-		if prog == "sbatch" {
-			a.Slurm.MPI = SrunMPI(strings.Fields(r.Argv[len(r.Argv)-1]))
+		a.Slurm = &SlurmJob{JobName: name, MPI: SrunMPI(argv)}
+		if len(m.Batch) > 0 {
+			a.Slurm.MPI = SrunMPI(m.Launcher)
 		}
+	case srunAt >= 0:
+		// A step of the allocation this launcher runs in (salloc, sbatch):
+		// srun ignores SLURM_JOB_NAME there, so the step is named on its
+		// command line, to find it and cancel only it after a timeout.
+		a.Slurm = &SlurmJob{JobName: name, JobID: alloc, Step: true, MPI: SrunMPI(argv)}
+		argv = append(append(append([]string{}, argv[:srunAt+1]...), "--job-name="+name), argv[srunAt+1:]...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), o.Env...)
+	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", ExpectNpEnv, m.Np))
+	if a.Slurm != nil && !a.Slurm.Step {
 		cmd.Env = append(cmd.Env, "SLURM_JOB_NAME="+a.Slurm.JobName, "SBATCH_JOB_NAME="+a.Slurm.JobName)
 	}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// Own process group so a timeout kills every process of the mpirun;
-	// SIGKILL to the launcher (mpirun) if this launcher dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// SIGKILL to the launcher (mpirun) if this launcher dies (Linux).
+	cmd.SysProcAttr = sysProcAttr()
 
 	start := time.Now()
 	a.Started = start.UTC().Format(time.RFC3339Nano)
@@ -702,8 +724,20 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 		}
 		graceC = time.After(grace)
 	}
+	// A step is forgotten by Slurm as soon as it ends (there is no
+	// accounting to ask later): learn its id and nodes while it runs.
+	var poll <-chan time.Time
+	if a.Slurm != nil && a.Slurm.Step {
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		poll = t.C
+	}
 	for done := false; !done; {
 		select {
+		case <-poll:
+			if slurmStepSeen(a.Slurm) {
+				poll = nil
+			}
 		case out = <-res:
 			done = true
 		case <-timeout:
@@ -715,6 +749,15 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 		case <-graceC:
 			killTree(pgid)
 			graceC = nil
+		}
+	}
+	if a.Slurm != nil {
+		// Slurm first: scancel reaches the ranks on every node, the
+		// local kill below only those on this one.
+		if a.Slurm.Step {
+			slurmFinishStep(a.Slurm, killedFor != "", grace)
+		} else {
+			slurmFinish(a.Slurm, killedFor != "", grace)
 		}
 	}
 	if pgid > 0 {
@@ -729,13 +772,13 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 			a.KilledStale = append(a.KilledStale, k...)
 		}
 	}
-	if a.Slurm != nil {
-		slurmFinish(a.Slurm, killedFor != "", grace)
-	}
 	end := time.Now()
 	a.Ended = end.UTC().Format(time.RFC3339Nano)
 	a.DurationS = end.Sub(start).Seconds()
 	complete := exists(SidecarPath(m.Dir, m.RunID, i))
+	if complete && a.Slurm != nil && a.Slurm.Step && a.Slurm.StepID == "" {
+		sidecarStep(a.Slurm, SidecarPath(m.Dir, m.RunID, i)) // too short to be seen
+	}
 	switch {
 	case !out.started:
 		a.Status, a.Error = StatusFailed, "could not start: "+out.err.Error()
@@ -743,7 +786,7 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 		a.Status = killedFor
 		a.Error = fmt.Sprintf("stopped (SIGTERM to process group %d, SIGKILL after %v) after %.3g s", pgid, grace, a.DurationS)
 		if a.Slurm != nil && a.Slurm.Cancelled {
-			a.Error += fmt.Sprintf("; Slurm job %s cancelled", a.Slurm.JobID)
+			a.Error += fmt.Sprintf("; Slurm %s %s cancelled", map[bool]string{false: "job", true: "step"}[a.Slurm.Step], a.Slurm.ID())
 		}
 	case out.err != nil:
 		a.Status, a.Error = StatusFailed, out.err.Error()
@@ -804,7 +847,7 @@ func moveAside(dir, runID string, i, k int) ([]string, error) {
 		}
 		moved = append(moved, to)
 	}
-	return moved, syncDir(dir)
+	return moved, design.SyncDir(dir)
 }
 
 // killStale kills, with SIGKILL, every process on this machine whose
@@ -933,7 +976,7 @@ func lockCampaign(dir, runID string) (func(), error) {
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("launch: campaign %s in %s is in use by another launcher (%v)", runID, dir, err)
+		return nil, fmt.Errorf("campaign: campaign %s in %s is in use by another launcher (%v)", runID, dir, err)
 	}
 	return func() { f.Close() }, nil
 }
@@ -986,96 +1029,3 @@ func tailLines(path string, n int) []string {
 // is what a launcher or PMI that does not connect the ranks produces (a run
 // of singletons, issue #20).
 const ExpectNpEnv = "RB_EXPECT_NP"
-
-// SrunMPI returns the value of srun's --mpi option in argv ("" if absent).
-func SrunMPI(argv []string) string {
-	for i, a := range argv {
-		if v, ok := strings.CutPrefix(a, "--mpi="); ok {
-			return v
-		}
-		if a == "--mpi" && i+1 < len(argv) {
-			return argv[i+1]
-		}
-	}
-	return ""
-}
-
-// slurmAwait waits until the job of j is no longer alive in Slurm, at most
-// limit (0: no limit), then cancels it, and records its id, state and
-// nodes.
-func slurmAwait(j *SlurmJob, limit time.Duration) {
-	end := time.Now().Add(limit)
-	for {
-		id, state, nodes := slurmQuery(j.JobName)
-		if id != "" {
-			j.JobID, j.State, j.Nodes = id, state, nodes
-		}
-		if !slurmAlive(state) {
-			return
-		}
-		if limit > 0 && time.Now().After(end) {
-			slurmFinish(j, true, DefaultGrace)
-			return
-		}
-		time.Sleep(time.Second)
-	}
-}
-
-// ShellJoin quotes args for /bin/sh (each in single quotes) and joins them
-// with spaces: the one command string of sbatch --wrap.
-func ShellJoin(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(q, " ")
-}
-
-// slurmQuery returns the id, state and node list of the newest job named
-// name that Slurm remembers ("" when none).
-func slurmQuery(name string) (id, state, nodes string) {
-	out, err := exec.Command("squeue", "-h", "-t", "all", "-n", name, "-o", "%i|%T|%N").Output()
-	if err != nil {
-		return "", "", ""
-	}
-	best := -1
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Split(line, "|")
-		if len(f) != 3 {
-			continue
-		}
-		if n, err := strconv.Atoi(f[0]); err == nil && n > best {
-			best, id, state, nodes = n, f[0], f[1], f[2]
-		}
-	}
-	return id, state, nodes
-}
-
-// slurmAlive reports whether a job in this squeue state may still run.
-func slurmAlive(state string) bool {
-	switch state {
-	case "PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "RESIZING", "REQUEUED", "STOPPED", "SIGNALING":
-		return true
-	}
-	return false
-}
-
-// slurmFinish records the job of an srun attempt (id, state, nodes, from
-// squeue, which remembers finished jobs for MinJobAge). When the attempt
-// was stopped, it cancels the job if it is still alive. Either way it waits
-// (at most grace) until Slurm no longer counts the job as alive (a job is
-// "COMPLETING" for a moment after srun returns), so that the next mpirun
-// does not queue behind it and the recorded state is final.
-func slurmFinish(j *SlurmJob, stopped bool, grace time.Duration) {
-	query := func() (string, string, string) { return slurmQuery(j.JobName) }
-	alive := slurmAlive
-	j.JobID, j.State, j.Nodes = query()
-	if stopped && alive(j.State) && j.State != "COMPLETING" {
-		if exec.Command("scancel", "--name", j.JobName).Run() == nil {
-			j.Cancelled = true
-		}
-	}
-	for end := time.Now().Add(grace); time.Now().Before(end) && alive(j.State); time.Sleep(100 * time.Millisecond) {
-		_, j.State, _ = query()
-	}
-}

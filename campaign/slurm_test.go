@@ -1,0 +1,553 @@
+package campaign
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reprobench/reprobench/internal/mpirun"
+	"github.com/reprobench/reprobench/internal/slurmtest"
+)
+
+// The Slurm tests (issue #20) start a one-node Slurm (internal/slurmtest,
+// scripts/slurm-up.sh) and run reprobench launch through srun, for each MPI
+// library with the PMI plugin its Debian build needs.
+
+var slurmPMI = map[string]string{"openmpi": "pmix", "mpich": "pmi2"}
+
+func slurmEnv(c *slurmtest.Cluster, extra ...string) []string {
+	return append(append([]string{}, c.Env...), extra...)
+}
+
+// TestSlurmLaunch: a campaign through srun completes, and the manifest and
+// the sidecars record the job id, step id, node list and PMI.
+func TestSlurmLaunch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs mpirun and Slurm")
+	}
+	c := slurmtest.Start(t)
+	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
+		bin := reprobench(t, f)
+		dir := t.TempDir()
+		pmi := slurmPMI[f.Name]
+		cmd, out := launchCmd(t, f, bin, slurmEnv(c), "--mpiruns", "2", "--np", "2", "--launcher", "srun -n {np} --mpi="+pmi,
+			"--out", dir, "--run-id", "sl", "--timeout", "120s", "--seed", "3", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+		if code := waitCmd(t, cmd, out, 300*time.Second); code != 0 {
+			t.Fatalf("launch through srun: exit %d\n%s", code, out)
+		}
+		m, err := ReadManifest(ManifestPath(dir, "sl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range m.Runs {
+			a := r.Attempts[len(r.Attempts)-1]
+			if r.Status != StatusOK || a.Slurm == nil || a.Slurm.JobID == "" || a.Slurm.State != "COMPLETED" || a.Slurm.Nodes == "" || a.Slurm.MPI != pmi || a.Slurm.ExitCode != "0:0" {
+				t.Fatalf("mpirun %d: status %s, slurm %+v", i, r.Status, a.Slurm)
+			}
+			var meta struct {
+				Np          int
+				Environment struct {
+					MPIEnv map[string]string `json:"mpi_env"`
+				}
+			}
+			b, err := os.ReadFile(SidecarPath(dir, "sl", i))
+			if err != nil || json.Unmarshal(b, &meta) != nil {
+				t.Fatalf("sidecar: %v", err)
+			}
+			e := meta.Environment.MPIEnv
+			if meta.Np != 2 || e["SLURM_JOB_ID"] != a.Slurm.JobID || e["SLURM_STEP_ID"] == "" || e["SLURM_JOB_NODELIST"] != a.Slurm.Nodes || e["SLURM_MPI_TYPE"] != pmi {
+				t.Errorf("mpirun %d: np %d, sidecar Slurm variables job %q step %q nodes %q mpi %q; manifest %+v", i, meta.Np,
+					e["SLURM_JOB_ID"], e["SLURM_STEP_ID"], e["SLURM_JOB_NODELIST"], e["SLURM_MPI_TYPE"], a.Slurm)
+			}
+			t.Logf("mpirun %d: job %s step %s on %s, --mpi=%s", i, a.Slurm.JobID, e["SLURM_STEP_ID"], a.Slurm.Nodes, pmi)
+		}
+
+		// A bare "srun -n {np}": launch adds the plugin this build needs.
+		cmd, out = launchCmd(t, f, bin, slurmEnv(c), "--mpiruns", "1", "--np", "2", "--launcher", "srun -n {np}",
+			"--out", dir, "--run-id", "auto", "--timeout", "120s", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+		if code := waitCmd(t, cmd, out, 300*time.Second); code != 0 {
+			t.Fatalf("launch through a bare srun: exit %d\n%s", code, out)
+		}
+		if m, err = ReadManifest(ManifestPath(dir, "auto")); err != nil {
+			t.Fatal(err)
+		}
+		if a := m.Runs[0].Attempts[0]; a.Slurm == nil || a.Slurm.MPI != pmi || !strings.Contains(out.String(), "adding --mpi="+pmi) {
+			t.Errorf("bare srun: recorded %+v\n%s", a.Slurm, out)
+		}
+
+		// run under srun directly, without launch.
+		direct := c.Command("srun", "-n", "2", "--mpi="+pmi, bin, "run", "--out", dir, "--run-id", "direct", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+		direct.Env = append(direct.Env, f.Env...)
+		if b, err := direct.CombinedOutput(); err != nil {
+			t.Fatalf("srun ... run: %v\n%s", err, b)
+		}
+		if n := csvRows(t, OutputBase(dir, "direct", 0)+".csv"); n != 200 || !exists(SidecarPath(dir, "direct", 0)) {
+			t.Errorf("srun ... run: %d rows, sidecar %v", n, exists(SidecarPath(dir, "direct", 0)))
+		}
+		c.WaitNoJobs(t)
+	})
+}
+
+// TestSlurmWrongPMI: with a PMI plugin that does not connect the ranks
+// (--mpi=none), srun starts singletons; the run refuses to measure with a
+// clear error, and no result is recorded (issue #20).
+func TestSlurmWrongPMI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs mpirun and Slurm")
+	}
+	c := slurmtest.Start(t)
+	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
+		bin := reprobench(t, f)
+		dir := t.TempDir()
+		cmd, out := launchCmd(t, f, bin, slurmEnv(c), "--mpiruns", "1", "--np", "2", "--launcher", "srun -n {np} --mpi=none",
+			"--out", dir, "--run-id", "wp", "--timeout", "120s", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+		if code := waitCmd(t, cmd, out, 300*time.Second); code != 1 {
+			t.Fatalf("launch with --mpi=none: exit %d, want 1\n%s", code, out)
+		}
+		m, err := ReadManifest(ManifestPath(dir, "wp"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := m.Runs[0].Attempts[0]
+		if m.Runs[0].Status != StatusFailed || exists(SidecarPath(dir, "wp", 0)) || exists(OutputBase(dir, "wp", 0)+".csv") {
+			t.Fatalf("a run of singletons was recorded: %+v", m.Runs[0])
+		}
+		tail := strings.Join(append(a.StderrTail, a.StdoutTail...), "\n")
+		if f.Name == "mpich" {
+			// MPICH starts singletons: our size check must say why.
+			if !strings.Contains(tail, "did not join one MPI job") || !strings.Contains(tail, "--mpi=pmi2") {
+				t.Errorf("no clear error from the singletons:\n%s", tail)
+			}
+		}
+		t.Logf("%s with --mpi=none: %s", f.Name, launchLast(tail))
+		c.WaitNoJobs(t)
+	})
+}
+
+func launchLast(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "did not join") || strings.Contains(strings.ToLower(l), "error") {
+			return l
+		}
+	}
+	return s[max(0, len(s)-200):]
+}
+
+// TestSlurmTimeoutLeavesNoJob: a mpirun held until killed times out; the
+// launcher's SIGTERM makes srun cancel the step, the job ends, and no job
+// or rank is left (issue #20: SIGKILL to srun left the job running).
+func TestSlurmTimeoutLeavesNoJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs mpirun and Slurm")
+	}
+	c := slurmtest.Start(t)
+	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
+		bin := reprobench(t, f)
+		dir := t.TempDir()
+		hold := t.TempDir()
+		cmd, out := launchCmd(t, f, bin, slurmEnv(c, holdEnv(hold, 0)...), "--mpiruns", "1", "--np", "2", "--launcher", "srun -n {np} --mpi="+slurmPMI[f.Name],
+			"--out", dir, "--run-id", "to", "--timeout", "20s", "--grace", "10s", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+		// The ranks are held (they cannot finish), so the timeout must end them.
+		var ranks []int
+		waitFor(t, 120*time.Second, "both ranks to be held", func() bool { ranks = heldRanks(hold, 0, 2); return ranks != nil })
+		if code := waitCmd(t, cmd, out, 120*time.Second); code != 1 {
+			t.Fatalf("exit %d, want 1\n%s", code, out)
+		}
+		m, err := ReadManifest(ManifestPath(dir, "to"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := m.Runs[0].Attempts[0]
+		if m.Runs[0].Status != StatusTimedOut || a.Slurm == nil || a.Slurm.JobID == "" {
+			t.Fatalf("attempt: %+v", a)
+		}
+		c.WaitNoJobs(t)
+		for _, p := range ranks {
+			if alive(p) {
+				t.Errorf("rank %d is still alive", p)
+			}
+		}
+		t.Logf("timed out: %s; job %s %s, cancelled by scancel: %v", a.Error, a.Slurm.JobID, a.Slurm.State, a.Slurm.Cancelled)
+	})
+}
+
+// TestSlurmBatchCampaign: every mpirun is a batch job of its own (launch
+// --batch sbatch). A job cancelled mid-run is recorded as failed and the
+// campaign goes on; a resume whose launcher is killed mid-job leaves a job
+// running, and the next resume asks Slurm about it, cancels it at the
+// timeout and runs the mpirun again: no mpirun lost or run twice.
+func TestSlurmBatchCampaign(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs mpirun and Slurm")
+	}
+	c := slurmtest.Start(t)
+	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
+		bin := reprobench(t, f)
+		dir := t.TempDir()
+		mp := ManifestPath(dir, "bj")
+		hold := t.TempDir()
+		cmd, out := launchCmd(t, f, bin, slurmEnv(c, holdEnv(hold, 1)...), "--batch", "sbatch", "--launcher", "srun -n {np} --mpi="+slurmPMI[f.Name],
+			"--mpiruns", "3", "--np", "2", "--out", dir, "--run-id", "bj", "--seed", "5", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+		waitFor(t, 120*time.Second, "mpirun 1 to be held", func() bool { return heldRanks(hold, 1, 2) != nil })
+		m, err := ReadManifest(mp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := m.Runs[1].Attempts[0].Slurm.JobName
+		if b, err := c.Command("scancel", "--name", name).CombinedOutput(); err != nil {
+			t.Fatalf("scancel: %v %s", err, b)
+		}
+		if code := waitCmd(t, cmd, out, 180*time.Second); code != 1 {
+			t.Fatalf("exit %d, want 1 (mpirun 1 cancelled)\n%s", code, out)
+		}
+		if m, err = ReadManifest(mp); err != nil {
+			t.Fatal(err)
+		}
+		a := m.Runs[1].Attempts[0]
+		if m.Runs[0].Status != StatusOK || m.Runs[1].Status != StatusFailed || m.Runs[2].Status != StatusOK || a.Slurm.State != "CANCELLED" {
+			t.Fatalf("after the cancel: %s %s %s, mpirun 1's job %+v\n%s", m.Runs[0].Status, m.Runs[1].Status, m.Runs[2].Status, a.Slurm, out)
+		}
+		before := completedData(t, dir, "bj", 3)
+
+		// Resume, held again; kill that launcher: its job goes on.
+		hold2 := t.TempDir()
+		cmd, out = launchCmd(t, f, bin, slurmEnv(c, holdEnv(hold2, 1)...), "--resume", "--out", dir)
+		waitFor(t, 120*time.Second, "mpirun 1 to be held again", func() bool { return heldRanks(hold2, 1, 2) != nil })
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		waitCmd(t, cmd, out, 30*time.Second)
+		if jobs := c.Jobs(t, "running"); len(jobs) != 1 {
+			t.Fatalf("after killing the launcher, running jobs %v; want mpirun 1's", jobs)
+		}
+
+		// Resume without the hold: it finds the job alive, cancels it at
+		// the timeout, and runs mpirun 1 once more.
+		cmd, out = launchCmd(t, f, bin, slurmEnv(c), "--resume", "--out", dir, "--timeout", "30s")
+		if code := waitCmd(t, cmd, out, 300*time.Second); code != 0 {
+			t.Fatalf("resume: exit %d\n%s", code, out)
+		}
+		if m, err = ReadManifest(mp); err != nil {
+			t.Fatal(err)
+		}
+		r := m.Runs[1]
+		if len(r.Attempts) != 3 || r.Attempts[1].Status != StatusAbandoned || r.Attempts[1].Slurm == nil || !r.Attempts[1].Slurm.Cancelled || r.Status != StatusOK {
+			t.Fatalf("mpirun 1 attempts: %+v", r.Attempts)
+		}
+		if len(m.Runs[0].Attempts) != 1 || len(m.Runs[2].Attempts) != 1 {
+			t.Error("a complete mpirun was run again")
+		}
+		for i := range 3 {
+			if n := csvRows(t, OutputBase(dir, "bj", i)+".csv"); n != 200 {
+				t.Errorf("mpirun %d: %d rows, want 200", i, n)
+			}
+			last := m.Runs[i].Attempts[len(m.Runs[i].Attempts)-1].Slurm
+			t.Logf("mpirun %d: job %s on %s, %s", i, last.JobID, last.Nodes, last.State)
+		}
+		for name, h := range before {
+			if completedData(t, dir, "bj", 3)[name] != h {
+				t.Errorf("%s changed", name)
+			}
+		}
+		c.WaitNoJobs(t)
+	})
+}
+
+// sallocLaunch runs "salloc -n NP -J name reprobench launch ARGS": launch
+// inside an allocation of its own, as a user's salloc or sbatch script
+// does. The job name is the test's own, so cleanup cancels only it.
+func sallocLaunch(t *testing.T, c *slurmtest.Cluster, f mpirun.Flavor, bin, name string, env []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := c.Command("salloc", append([]string{"-n", "2", "-J", name, bin, "launch"}, args...)...)
+	cmd.Env = append(append(cmd.Env, f.Env...), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		c.Command("scancel", "--name", name).Run()
+	})
+	return cmd, &out
+}
+
+// jobID returns the id of the newest job named name that Slurm remembers.
+func jobID(t *testing.T, c *slurmtest.Cluster, name string) string {
+	t.Helper()
+	out, err := c.Command("squeue", "-h", "-t", "all", "-n", name, "-o", "%i").Output()
+	if err != nil {
+		t.Fatalf("squeue: %v", err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) == 0 {
+		t.Fatalf("no job named %s", name)
+	}
+	return f[0]
+}
+
+// TestSlurmStepsInAllocation: launch inside an allocation (salloc) runs
+// each mpirun as a named step of it and records allocation, step id and
+// nodes. When a timeout leaves a step alive (here srun escapes the
+// launcher's signals: setsid puts it in a session of its own, as a
+// wrapper or a hung srun would), the launcher cancels that step only
+// (scancel JOBID.STEPID), and Slurm, not the local kill, ends the ranks.
+func TestSlurmStepsInAllocation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs mpirun and Slurm")
+	}
+	c := slurmtest.Start(t)
+	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
+		bin := reprobench(t, f)
+		dir := t.TempDir()
+		pmi := slurmPMI[f.Name]
+		alloc := "rbtest-alloc-" + f.Name
+		cmd, out := sallocLaunch(t, c, f, bin, alloc, nil, "--mpiruns", "2", "--np", "2", "--launcher", "srun -n {np} --mpi="+pmi,
+			"--out", dir, "--run-id", "st", "--timeout", "120s", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+		if code := waitCmd(t, cmd, out, 300*time.Second); code != 0 {
+			t.Fatalf("salloc ... launch: exit %d\n%s", code, out)
+		}
+		job := jobID(t, c, alloc)
+		m, err := ReadManifest(ManifestPath(dir, "st"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps := map[string]bool{}
+		for i, r := range m.Runs {
+			a := r.Attempts[len(r.Attempts)-1]
+			if r.Status != StatusOK || a.Slurm == nil || !a.Slurm.Step || a.Slurm.JobID != job || a.Slurm.StepID == "" || a.Slurm.Nodes == "" || a.Slurm.MPI != pmi {
+				t.Fatalf("mpirun %d: status %s, slurm %+v (allocation %s)", i, r.Status, a.Slurm, job)
+			}
+			var meta struct {
+				Environment struct {
+					MPIEnv map[string]string `json:"mpi_env"`
+				}
+			}
+			b, err := os.ReadFile(SidecarPath(dir, "st", i))
+			if err != nil || json.Unmarshal(b, &meta) != nil {
+				t.Fatalf("sidecar: %v", err)
+			}
+			if e := meta.Environment.MPIEnv; e["SLURM_JOB_ID"] != job || e["SLURM_STEP_ID"] != a.Slurm.StepID {
+				t.Errorf("mpirun %d: the ranks saw job %s step %s, the manifest says %s", i, e["SLURM_JOB_ID"], e["SLURM_STEP_ID"], a.Slurm.ID())
+			}
+			steps[a.Slurm.StepID] = true
+			t.Logf("mpirun %d: step %s (%s) on %s", i, a.Slurm.ID(), a.Slurm.JobName, a.Slurm.Nodes)
+		}
+		if len(steps) != 2 {
+			t.Errorf("step ids %v: want two different steps", steps)
+		}
+		c.WaitNoJobs(t)
+
+		// The timeout, with srun out of the launcher's reach.
+		hold := t.TempDir()
+		alloc += "-to"
+		cmd, out = sallocLaunch(t, c, f, bin, alloc, holdEnv(hold, 0), "--mpiruns", "1", "--np", "2", "--launcher", "setsid -w srun -n {np} --mpi="+pmi,
+			"--out", dir, "--run-id", "sto", "--timeout", "15s", "--grace", "5s", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+		var ranks []int
+		waitFor(t, 120*time.Second, "both ranks to be held", func() bool { ranks = heldRanks(hold, 0, 2); return ranks != nil })
+		if code := waitCmd(t, cmd, out, 120*time.Second); code != 1 {
+			t.Fatalf("exit %d, want 1\n%s", code, out)
+		}
+		if m, err = ReadManifest(ManifestPath(dir, "sto")); err != nil {
+			t.Fatal(err)
+		}
+		a := m.Runs[0].Attempts[0]
+		if m.Runs[0].Status != StatusTimedOut || a.Slurm == nil || !a.Slurm.Step || a.Slurm.JobID != jobID(t, c, alloc) || a.Slurm.StepID == "" || !a.Slurm.Cancelled || a.Slurm.State != "CANCELLED" {
+			t.Fatalf("attempt: %+v, slurm %+v\n%s", a, a.Slurm, out)
+		}
+		for _, p := range ranks {
+			if containsInt(a.KilledStale, p) {
+				t.Errorf("rank %d was killed by the launcher's local kill, not by scancel of the step", p)
+			}
+		}
+		c.WaitNoJobs(t)
+		for _, p := range ranks {
+			if alive(p) {
+				t.Errorf("rank %d is still alive", p)
+			}
+		}
+		t.Logf("timed out: %s", a.Error)
+	})
+}
+
+// TestSlurmBatchTimeout: a batch mpirun (launch --batch sbatch) that hits
+// --timeout in a first launch, not a resume: its job is cancelled, no job
+// is left, the manifest records it as timed out, and a resume runs it again
+// exactly once and nothing else.
+func TestSlurmBatchTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs mpirun and Slurm")
+	}
+	c := slurmtest.Start(t)
+	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
+		bin := reprobench(t, f)
+		dir := t.TempDir()
+		mp := ManifestPath(dir, "bt")
+		hold := t.TempDir()
+		cmd, out := launchCmd(t, f, bin, slurmEnv(c, holdEnv(hold, 0)...), "--batch", "sbatch", "--launcher", "srun -n {np} --mpi="+slurmPMI[f.Name],
+			"--mpiruns", "2", "--np", "2", "--out", dir, "--run-id", "bt", "--timeout", "20s", "--grace", "5s", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+		var ranks []int
+		waitFor(t, 120*time.Second, "mpirun 0 to be held", func() bool { ranks = heldRanks(hold, 0, 2); return ranks != nil })
+		if code := waitCmd(t, cmd, out, 180*time.Second); code != 1 {
+			t.Fatalf("exit %d, want 1 (mpirun 0 timed out)\n%s", code, out)
+		}
+		m, err := ReadManifest(mp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := m.Runs[0].Attempts[0]
+		if m.Runs[0].Status != StatusTimedOut || a.Status != StatusTimedOut || a.Slurm == nil || a.Slurm.JobID == "" || m.Runs[1].Status != StatusOK {
+			t.Fatalf("after the timeout: %s %s, mpirun 0's attempt %+v job %+v\n%s", m.Runs[0].Status, m.Runs[1].Status, a, a.Slurm, out)
+		}
+		c.WaitNoJobs(t)
+		for _, p := range ranks {
+			if alive(p) {
+				t.Errorf("rank %d is still alive", p)
+			}
+		}
+		t.Logf("mpirun 0: %s; job %s %s, cancelled %v", a.Error, a.Slurm.JobID, a.Slurm.State, a.Slurm.Cancelled)
+		before := completedData(t, dir, "bt", 2)
+
+		cmd, out = launchCmd(t, f, bin, slurmEnv(c), "--resume", "--out", dir, "--timeout", "120s")
+		if code := waitCmd(t, cmd, out, 300*time.Second); code != 0 {
+			t.Fatalf("resume: exit %d\n%s", code, out)
+		}
+		if m, err = ReadManifest(mp); err != nil {
+			t.Fatal(err)
+		}
+		if r := m.Runs[0]; len(r.Attempts) != 2 || r.Attempts[0].Status != StatusTimedOut || r.Attempts[1].Status != StatusOK || r.Status != StatusOK {
+			t.Fatalf("mpirun 0 attempts: %+v", r.Attempts)
+		}
+		if len(m.Runs[1].Attempts) != 1 {
+			t.Error("the complete mpirun 1 was run again")
+		}
+		for i := range 2 {
+			if n := csvRows(t, OutputBase(dir, "bt", i)+".csv"); n != 200 {
+				t.Errorf("mpirun %d: %d rows, want 200", i, n)
+			}
+		}
+		for name, h := range before {
+			if completedData(t, dir, "bt", 2)[name] != h {
+				t.Errorf("%s changed", name)
+			}
+		}
+		c.WaitNoJobs(t)
+	})
+}
+
+// TestSlurmArrayCampaign: launch --batch sbatch --array submits the
+// mpiruns as one job array (task i runs mpirun i). A task cancelled
+// mid-run is recorded as failed and the other tasks run; a resume whose
+// launcher is killed leaves its task running, and the next resume asks
+// Slurm about it, follows it (not a second copy), cancels it at the
+// timeout, and submits that mpirun again: no mpirun lost or run twice.
+func TestSlurmArrayCampaign(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs mpirun and Slurm")
+	}
+	c := slurmtest.Start(t)
+	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
+		bin := reprobench(t, f)
+		dir := t.TempDir()
+		mp := ManifestPath(dir, "ar")
+		hold := t.TempDir()
+		cmd, out := launchCmd(t, f, bin, slurmEnv(c, holdEnv(hold, 1)...), "--batch", "sbatch", "--array", "--launcher", "srun -n {np} --mpi="+slurmPMI[f.Name],
+			"--mpiruns", "3", "--np", "2", "--out", dir, "--run-id", "ar", "--seed", "5", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+		waitFor(t, 120*time.Second, "mpirun 1 to be held", func() bool { return heldRanks(hold, 1, 2) != nil })
+		m, err := ReadManifest(mp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		task := m.Runs[1].Attempts[0].Slurm
+		if task == nil || task.ArrayJobID == "" || task.ArrayTaskID != "1" {
+			t.Fatalf("mpirun 1's task: %+v", task)
+		}
+		if b, err := c.Command("scancel", task.ID()).CombinedOutput(); err != nil {
+			t.Fatalf("scancel %s: %v %s", task.ID(), err, b)
+		}
+		if code := waitCmd(t, cmd, out, 180*time.Second); code != 1 {
+			t.Fatalf("exit %d, want 1 (mpirun 1 cancelled)\n%s", code, out)
+		}
+		if m, err = ReadManifest(mp); err != nil {
+			t.Fatal(err)
+		}
+		a := m.Runs[1].Attempts[0]
+		if m.Runs[0].Status != StatusOK || m.Runs[1].Status != StatusFailed || m.Runs[2].Status != StatusOK || a.Slurm.State != "CANCELLED" {
+			t.Fatalf("after the cancel: %s %s %s, mpirun 1's task %+v\n%s", m.Runs[0].Status, m.Runs[1].Status, m.Runs[2].Status, a.Slurm, out)
+		}
+		for i := range 3 {
+			s := m.Runs[i].Attempts[0].Slurm
+			if s.ArrayJobID != task.ArrayJobID || s.ArrayTaskID != strconv.Itoa(i) || s.JobID == "" || s.Nodes == "" {
+				t.Errorf("mpirun %d: task %+v", i, s)
+			}
+			if i == 1 {
+				continue
+			}
+			var meta struct {
+				Environment struct {
+					MPIEnv map[string]string `json:"mpi_env"`
+				}
+			}
+			b, err := os.ReadFile(SidecarPath(dir, "ar", i))
+			if err != nil || json.Unmarshal(b, &meta) != nil {
+				t.Fatalf("sidecar: %v", err)
+			}
+			if e := meta.Environment.MPIEnv; e["SLURM_ARRAY_JOB_ID"] != s.ArrayJobID || e["SLURM_ARRAY_TASK_ID"] != s.ArrayTaskID || e["SLURM_JOB_ID"] != s.JobID {
+				t.Errorf("mpirun %d: the ranks saw array job %s task %s job %s; the manifest says %+v", i, e["SLURM_ARRAY_JOB_ID"], e["SLURM_ARRAY_TASK_ID"], e["SLURM_JOB_ID"], s)
+			}
+		}
+		before := completedData(t, dir, "ar", 3)
+
+		// Resume, held again; kill that launcher: its task goes on.
+		hold2 := t.TempDir()
+		cmd, out = launchCmd(t, f, bin, slurmEnv(c, holdEnv(hold2, 1)...), "--resume", "--out", dir)
+		waitFor(t, 120*time.Second, "mpirun 1 to be held again", func() bool { return heldRanks(hold2, 1, 2) != nil })
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		waitCmd(t, cmd, out, 30*time.Second)
+		if jobs := c.Jobs(t, "running"); len(jobs) != 1 {
+			t.Fatalf("after killing the launcher, running jobs %v; want mpirun 1's task", jobs)
+		}
+
+		// Resume without the hold: it finds the task alive, follows it,
+		// cancels it at the timeout, and submits mpirun 1 once more.
+		cmd, out = launchCmd(t, f, bin, slurmEnv(c), "--resume", "--out", dir, "--timeout", "20s")
+		if code := waitCmd(t, cmd, out, 300*time.Second); code != 0 {
+			t.Fatalf("resume: exit %d\n%s", code, out)
+		}
+		if m, err = ReadManifest(mp); err != nil {
+			t.Fatal(err)
+		}
+		r := m.Runs[1]
+		if len(r.Attempts) != 3 || r.Attempts[1].Status != StatusAbandoned || r.Attempts[1].Slurm == nil || !r.Attempts[1].Slurm.Cancelled ||
+			r.Attempts[2].Status != StatusOK || r.Status != StatusOK || r.Attempts[2].Slurm.ArrayJobID == r.Attempts[1].Slurm.ArrayJobID {
+			t.Fatalf("mpirun 1 attempts: %+v\n%s", r.Attempts, out)
+		}
+		if len(m.Runs[0].Attempts) != 1 || len(m.Runs[2].Attempts) != 1 {
+			t.Error("a complete mpirun was run again")
+		}
+		for i := range 3 {
+			if n := csvRows(t, OutputBase(dir, "ar", i)+".csv"); n != 200 {
+				t.Errorf("mpirun %d: %d rows, want 200", i, n)
+			}
+			last := m.Runs[i].Attempts[len(m.Runs[i].Attempts)-1].Slurm
+			t.Logf("mpirun %d: task %s (job %s) on %s, %s", i, last.ID(), last.JobID, last.Nodes, last.State)
+		}
+		t.Logf("mpirun 1's abandoned attempt: %s", r.Attempts[1].Error)
+		for name, h := range before {
+			if completedData(t, dir, "ar", 3)[name] != h {
+				t.Errorf("%s changed", name)
+			}
+		}
+		c.WaitNoJobs(t)
+	})
+}
