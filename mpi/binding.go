@@ -229,6 +229,10 @@ func (c *comm) setArgs(o *Observation) *C.rb_args {
 	a.reps = C.int(max(o.Reps, 1))
 	a.each = cbool(o.TimeEach)
 	a.sync = C.int(o.Sync)
+	// p2p:
+	a.np = C.int(c.size)
+	a.bw_window = C.int(o.Window())
+	a.rma_sync = C.int(o.RMASync)
 	return a
 }
 
@@ -589,6 +593,9 @@ func (c *comm) Observe(o *Observation, clk timing.Clock) error {
 	if err := o.Validate(c.size); err != nil {
 		return errf(fn, "%v", err)
 	}
+	if err := c.checkPrepared(fn, o); err != nil { // p2p
+		return err
+	}
 	src := clk.Source()
 	if src.Kind == timing.SourceNone {
 		return observeGo(c, o, clk)
@@ -610,6 +617,9 @@ func (c *comm) ObserveBatch(o *Observation, clk timing.Clock, deadlines, starts,
 		return errf(fn, "%v", err)
 	}
 	if err := checkBatch(o, deadlines, starts, ends); err != nil {
+		return err
+	}
+	if err := c.checkPrepared(fn, o); err != nil { // p2p
 		return err
 	}
 	src := clk.Source()

@@ -232,6 +232,8 @@ func callGo(c Comm, o *Observation) error {
 			return c.Send(o.Send[:b], o.Root, TagPingPong)
 		}
 		return nil
+	case CallBW, CallBiBW, CallMBWMR, CallPut, CallGet, CallAccumulate: // p2p
+		return callP2PGo(c, o)
 	}
 	return &Error{Func: "Observe", Code: -1, Msg: "invalid call " + o.Call.String()}
 }

@@ -25,7 +25,9 @@ enum { RB_BYTE, RB_INT32, RB_INT64, RB_FLOAT32, RB_FLOAT64 };
 enum { RB_SUM, RB_MIN, RB_MAX };
 enum {
 	RB_BARRIER, RB_BCAST, RB_REDUCE, RB_ALLREDUCE, RB_SCAN, RB_EXSCAN, RB_GATHER,
-	RB_SCATTER, RB_ALLGATHER, RB_ALLTOALL, RB_REDUCE_SCATTER_BLOCK, RB_PINGPONG
+	RB_SCATTER, RB_ALLGATHER, RB_ALLTOALL, RB_REDUCE_SCATTER_BLOCK, RB_PINGPONG,
+	// p2p (rbmpi_p2p.h):
+	RB_BW, RB_BIBW, RB_MBW_MR, RB_PUT, RB_GET, RB_ACCUMULATE,
 };
 enum { RB_SYNC_NONE, RB_SYNC_BARRIER, RB_SYNC_DOUBLE_BARRIER, RB_SYNC_DISSEMINATION, RB_SYNC_DEADLINE };
 enum { RB_CLK_NONE, RB_CLK_MONOTONIC, RB_CLK_TSC, RB_CLK_TSC_FENCED, RB_CLK_WTIME };
@@ -81,8 +83,10 @@ static const char *rb_thread_name(int provided) {
 }
 
 // rb_main is the thread that initialized MPI: the only one allowed to call
-// it (the binding's contract at every thread level it requests).
-static pthread_t rb_main;
+// it (the binding's contract at every thread level it requests). Weak, not
+// static: every cgo file that includes this header is its own translation
+// unit, and they must all see the one rb_main that rb_init set.
+__attribute__((weak)) pthread_t rb_main;
 
 // rb_on_main reports whether the calling thread is the one that called
 // rb_init: cheap (pthread_self reads a register), so the observation paths
@@ -247,7 +251,22 @@ typedef struct rb_args {
 	int reps;  // calls between the timestamps, at least 1
 	int each;  // time each call on its own (Observation.TimeEach)
 	int sync;  // RB_SYNC_NONE ...
+	// p2p (rbmpi_p2p.h): set by setArgs, except the resources, which
+	// p2pPrepare creates and releases.
+	int np;            // communicator size
+	int bw_window;     // messages per bw window (Observation.Window)
+	int rma_sync;      // RB_RMA_FENCE ...
+	MPI_Request *reqs; // nreqs requests (C memory), or NULL
+	int nreqs;
+	MPI_Win win;       // valid when has_win
+	int has_win;
+	int locked_all;    // an MPI_Win_lock_all epoch is open on win
+	void *win_base;    // this rank's part of win
+	int64_t win_bytes;
+	// end p2p
 } rb_args;
+
+#include "rbmpi_p2p.h"
 
 // rb_call executes one call of the operation a describes, with the send
 // buffer s and the receive buffer r.
@@ -276,6 +295,8 @@ static int rb_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
 			return MPI_Send(s, bytes, MPI_BYTE, root, RB_TAG_PINGPONG, c);
 		}
 		return MPI_SUCCESS;
+	case RB_BW: case RB_BIBW: case RB_MBW_MR: case RB_PUT: case RB_GET: case RB_ACCUMULATE: // p2p
+		return rb_p2p_call(a, s, r, rank, c);
 	}
 	return MPI_ERR_OTHER;
 }

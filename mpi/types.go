@@ -116,12 +116,23 @@ const (
 	CallAlltoall
 	CallReduceScatterBlock
 	CallPingPong
+	// p2p (issue #17 parts 3 and 4): bandwidth and one-sided; see p2p.go.
+	CallBW
+	CallBiBW
+	CallMBWMR
+	CallPut
+	CallGet
+	CallAccumulate
+	// end p2p
 	numCalls
 )
 
 var callNames = [...]string{"MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
 	"MPI_Exscan", "MPI_Gather", "MPI_Scatter", "MPI_Allgather", "MPI_Alltoall",
-	"MPI_Reduce_scatter_block", "pingpong"}
+	"MPI_Reduce_scatter_block", "pingpong",
+	// p2p:
+	"bw", "bibw", "mbw_mr", "MPI_Put", "MPI_Get", "MPI_Accumulate",
+}
 
 // Calls returns every benchmarkable call in a fixed order.
 func Calls() []Call {
@@ -147,6 +158,8 @@ func (c Call) String() string {
 func (c Call) Reduces() bool {
 	switch c {
 	case CallReduce, CallAllreduce, CallScan, CallExscan, CallReduceScatterBlock:
+		return true
+	case CallAccumulate: // p2p
 		return true
 	}
 	return false
@@ -238,6 +251,13 @@ type Observation struct {
 	Sync     SyncKind
 	Deadline int64 // for SyncDeadline: local clock ticks at which to start
 
+	// p2p (bw, bibw, mbw_mr and one-sided; p2p.go):
+	//   - BWWindow is the number of messages of one bw, bibw or mbw_mr
+	//     window (osu_bw's window size); 0 means DefaultBWWindow;
+	//   - RMASync is the synchronization of Put, Get and Accumulate.
+	BWWindow int
+	RMASync  RMASync
+
 	// For ObserveBatch only (Observe ignores them), so that cache control
 	// stays in the batch's single cgo call:
 	//   - Offsets, when not nil, gives each observation of the batch a
@@ -280,6 +300,9 @@ func (o *Observation) Validate(p int) error {
 		if err := CheckReduce(o.Type, o.Op); err != nil {
 			return err
 		}
+	}
+	if err := o.validateP2P(p); err != nil { // p2p
+		return err
 	}
 	if o.Sync < SyncNone || o.Sync > SyncDeadline {
 		return fmt.Errorf("mpi: invalid sync kind %v", o.Sync)

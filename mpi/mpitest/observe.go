@@ -124,6 +124,8 @@ func (c *comm) execute(o *mpi.Observation) error {
 			return c.csend(o.Root, tagPingPong, o.Recv[:n])
 		}
 		return nil
+	case mpi.CallBW, mpi.CallBiBW, mpi.CallMBWMR, mpi.CallPut, mpi.CallGet, mpi.CallAccumulate: // p2p
+		return c.executeP2P(o)
 	}
 	return &mpi.Error{Func: "Observe", Code: -1, Msg: "unsupported call " + o.Call.String()}
 }
