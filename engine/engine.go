@@ -46,6 +46,11 @@ type Experiment struct {
 	ClockSync string
 	// Labels are user factors recorded as columns of its rows (rawdata).
 	Labels map[string]string
+	// p2p: BWWindow is the number of messages per window of bw, bibw and
+	// mbw_mr (0: mpi.DefaultBWWindow), RMASync the synchronization of the
+	// one-sided calls; both recorded in the raw data for those calls only.
+	BWWindow int
+	RMASync  mpi.RMASync
 }
 
 // Raw returns what the raw data records of ex besides its rows: its
@@ -58,6 +63,7 @@ func (e *Experiment) Raw() rawdata.Experiment {
 	if f.ClockSync == "" {
 		f.ClockSync = "none"
 	}
+	f.BWWindow, f.RMASync = e.p2pFactors() // p2p
 	return rawdata.Experiment{Exp: e.Exp, Factors: f, Labels: e.Labels}
 }
 
@@ -197,7 +203,7 @@ func (ex *Experiment) check(p int) error {
 			return err
 		}
 	}
-	return nil
+	return ex.checkP2P(p) // p2p
 }
 
 func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
@@ -242,7 +248,8 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		}
 	}
 	o := &mpi.Observation{Call: ex.Call, Send: bufs.Send, Recv: bufs.Recv, Count: count, Type: ex.Type,
-		Op: ex.Op, Root: ex.Root, Peer: (ex.Root + 1) % p, Reps: reps, TimeEach: ex.Runtime.TimesEach(ex.Call)}
+		Op: ex.Op, Root: ex.Root, Peer: (ex.Root + 1) % p, Reps: reps, TimeEach: ex.Runtime.TimesEach(ex.Call),
+		BWWindow: ex.BWWindow, RMASync: ex.RMASync} // p2p
 	if ex.Cache != window.CacheWarm {
 		sy.Buffers = bufs
 	}
@@ -292,9 +299,12 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	if me != 0 {
 		return nil, nil
 	}
+	bwWindow, rmaSync := ex.p2pFactors() // p2p
 	sum := &Summary{Exp: ex.Exp, Call: ex.Call.String(), MsizeBytes: ex.MsizeBytes, Method: cfg.Method.String(),
 		RuntimeType: ex.Runtime.String(), Cache: ex.Cache.String(), WarmupCount: ex.Warmup, Rows: n,
 		Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: began.UTC(),
+		// p2p:
+		BWWindow: bwWindow, RMASync: rmaSync,
 		AllocsPerObs: float64(ms1.Mallocs-ms0.Mallocs) / float64(max(n, 1))}
 	if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
 		sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), sy.WindowS()
@@ -316,7 +326,13 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		switch ex.Runtime {
 		case window.RuntimeGlobal:
 			row.RuntimeS = window.GlobalCompletion(gs, ge)
-		case window.RuntimeLoop, window.RuntimeOSU, window.RuntimeIMB:
+		case window.RuntimeOSU, window.RuntimeIMB:
+			if t := ex.Call.Timer(ex.Root); t >= 0 { // p2p: the sender's or origin's time per call, as osu_bw
+				row.RuntimeS = dur[t] / float64(reps)
+				break
+			}
+			row.RuntimeS = window.LoopCompletion(ex.Runtime, dur, reps, ex.Call == mpi.CallPingPong, ex.Root)
+		case window.RuntimeLoop:
 			row.RuntimeS = window.LoopCompletion(ex.Runtime, dur, reps, ex.Call == mpi.CallPingPong, ex.Root)
 		default:
 			row.RuntimeS = slices.Max(dur) // window.LocalCompletion, exact in ticks

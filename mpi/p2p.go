@@ -279,3 +279,17 @@ func WindowBytes(c Comm) []byte {
 	}
 	return nil
 }
+
+// Timer returns the rank whose clock OSU's benchmark of the call reads, as
+// the runtime types osu and imb take it: the sender of bw and bibw (root),
+// rank 0 for mbw_mr (the first sender), the origin of a one-sided call
+// (root); −1 for the other calls, which have their own definitions.
+func (c Call) Timer(root int) int {
+	switch {
+	case c == CallMBWMR:
+		return 0
+	case c.Bandwidth() || c.OneSided():
+		return root
+	}
+	return -1
+}

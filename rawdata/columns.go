@@ -14,7 +14,10 @@ var Columns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "count"
 // FactorColumns follow Columns in a raw file: the levels of the
 // experiment's method factors (named as in design files). Without them,
 // observations taken under different methods would fall into one group.
-var FactorColumns = []string{"procsync", "window_s", "runtime_type", "cache", "clocksync"}
+var FactorColumns = []string{"procsync", "window_s", "runtime_type", "cache", "clocksync",
+	// p2p: the bandwidth calls' window (messages per window) and the
+	// one-sided calls' synchronization; empty for the other calls.
+	"bw_window", "rma_sync"}
 
 // RankColumns are the columns of a per-rank file, in order.
 var RankColumns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "np", "rep", "rank",

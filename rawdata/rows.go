@@ -44,11 +44,19 @@ type Factors struct {
 	RuntimeType string        // runtime_type
 	Cache       string        // cache
 	ClockSync   string        // clocksync spec, or "none"
+	// p2p:
+	BWWindow int    // bw_window: messages per window of bw, bibw, mbw_mr; 0 (an empty cell) for other calls
+	RMASync  string // rma_sync: fence, lock or flush for one-sided calls; empty for others
 }
 
 // Values returns the FactorColumns' values of f, formatted as written.
 func (f Factors) Values() []string {
-	return []string{f.ProcSync, FormatSeconds(f.Window), f.RuntimeType, f.Cache, strings.ReplaceAll(f.ClockSync, ",", ";")}
+	bw := "" // p2p: empty cells for the calls a factor does not apply to, which analysis leaves out of group keys
+	if f.BWWindow > 0 {
+		bw = strconv.Itoa(f.BWWindow)
+	}
+	return []string{f.ProcSync, FormatSeconds(f.Window), f.RuntimeType, f.Cache, strings.ReplaceAll(f.ClockSync, ",", ";"),
+		bw, f.RMASync}
 }
 
 // FormatSeconds formats d in seconds, the shortest decimal that parses
@@ -90,6 +98,8 @@ type Summary struct {
 	Method        string       `json:"proc_sync"`
 	RuntimeType   string       `json:"runtime_type"`
 	Cache         string       `json:"cache"`
+	BWWindow      int          `json:"bw_window,omitempty"` // p2p: messages per window of bw, bibw, mbw_mr
+	RMASync       string       `json:"rma_sync,omitempty"`  // p2p: synchronization of one-sided calls
 	WarmupCount   int          `json:"warmup_count"`
 	Rows          int          `json:"rows"`
 	Invalid       int          `json:"invalid"`

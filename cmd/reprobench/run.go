@@ -78,6 +78,8 @@ type runOptions struct {
 	labels                                                                                         labelFlag
 	adaptTrigger                                                                                   window.AdaptTrigger
 	clockAccuracy                                                                                  string // ERROR@HORIZON, clocksync.ParseAccuracy
+	bwWindow                                                                                       int    // p2p
+	rmaSync                                                                                        string // p2p
 }
 
 // removedFlag makes an old spelling of a flag an error naming the new one.
@@ -131,6 +133,9 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.Var(o.labels, "label", "`key=value` added as a column to every row (repeatable)")
 	fs.BoolVar(&o.perRank, "per-rank", false, "also write every rank's local and global start/end times")
 	fs.IntVar(&o.checkNp, "check-np", 0, "only check the flags (and --design) for this many processes, without MPI, and exit (launch does so before its first mpirun)")
+	// p2p:
+	fs.IntVar(&o.bwWindow, "bw-window", mpi.DefaultBWWindow, "messages per window of bw, bibw and mbw_mr (osu_bw's window size); recorded in the raw data's bw_window column")
+	fs.StringVar(&o.rmaSync, "rma-sync", "fence", "synchronization of MPI_Put, MPI_Get and MPI_Accumulate: fence (MPI_Win_fence; op; MPI_Win_fence), lock (MPI_Win_lock; op; MPI_Win_unlock) or flush (op; MPI_Win_flush inside MPI_Win_lock_all); recorded in the raw data's rma_sync column")
 	for old, now := range renamedRunFlags {
 		removedFlag(fs, old, now)
 	}
@@ -227,6 +232,7 @@ func (o *runOptions) check() error {
 		return fmt.Errorf("--tsc-hz %v: must not be negative (0: calibrate)", o.tscHz)
 	}
 	return errors.Join(nonneg("mpirun", o.mpirun), pos("nrep", o.nrep), nonneg("warmup", o.warmup), nonneg("root", o.root),
+		pos("bw-window", o.bwWindow), // p2p
 		pos("window-batch", o.batch), pos("loop-reps", o.loopReps), pos("cache-slots", o.cacheSlots), nonneg("cache-bytes", o.cacheBytes),
 		pos("nbcbench-max-repeats", o.maxRepeats),
 		dur("window", o.window, time.Nanosecond, window.MaxWindowLimit), dur("window-max", o.maxWindow, 0, window.MaxWindowLimit),
@@ -261,7 +267,14 @@ func baseExperiment(o *runOptions) (engine.Experiment, error) {
 	if err != nil {
 		return engine.Experiment{}, err
 	}
-	return engine.Experiment{Type: dt, Root: o.root, Nrep: o.nrep, Warmup: o.warmup, Runtime: rt, LoopReps: o.loopReps,
+	rs := mpi.RMAFence // p2p
+	if o.rmaSync != "" {
+		if rs, err = mpi.ParseRMASync(o.rmaSync); err != nil {
+			return engine.Experiment{}, err
+		}
+	}
+	return engine.Experiment{BWWindow: o.bwWindow, RMASync: rs, // p2p
+		Type: dt, Root: o.root, Nrep: o.nrep, Warmup: o.warmup, Runtime: rt, LoopReps: o.loopReps,
 		Cache: cm, CacheSlots: o.cacheSlots, FlushBytes: o.cacheBytes, Labels: o.labels,
 		Sync: window.Config{Method: methods[0], Window: o.window, Batch: o.batch, LateTolerance: o.lateTol, RoundFactor: o.roundK,
 			Budget: o.budget, MaxRepeats: o.maxRepeats, MaxWindow: o.maxWindow, SleepGuard: o.sleepGuard, AdaptOn: o.adaptTrigger}}, nil

@@ -238,10 +238,10 @@ func TestDesignFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(w.Names().CSV)
-	want := "run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,procsync,window_s,runtime_type,cache,clocksync,alg,host\n" +
-		"d,1,1,MPI_Allreduce,16,2,float64,2,0,1e-06,0,adaptive_skampi,0.00013,local,warm,hca3,x,h\n" +
-		"d,1,0,MPI_Bcast,8,1,float64,2,0,1e-06,0,barrier,0,local,warm,hca3,,h\n" +
-		"d,1,2,pingpong,8,1,float64,2,0,1e-06,0,barrier,0,global,cold,hca3o,,h\n"
+	want := "run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,procsync,window_s,runtime_type,cache,clocksync,bw_window,rma_sync,alg,host\n" +
+		"d,1,1,MPI_Allreduce,16,2,float64,2,0,1e-06,0,adaptive_skampi,0.00013,local,warm,hca3,,,x,h\n" +
+		"d,1,0,MPI_Bcast,8,1,float64,2,0,1e-06,0,barrier,0,local,warm,hca3,,,,h\n" +
+		"d,1,2,pingpong,8,1,float64,2,0,1e-06,0,barrier,0,global,cold,hca3o,,,,h\n"
 	if string(raw) != want {
 		t.Errorf("raw CSV:\n%s\nwant:\n%s", raw, want)
 	}
