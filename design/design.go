@@ -42,6 +42,11 @@ type Experiment struct {
 	RuntimeType string
 	// Cache is the cache mode ("warm", "cold", …).
 	Cache string
+	// p2p: BWWindow is the number of messages per window of bw, bibw and
+	// mbw_mr (0: the run's default); RMASync the synchronization of the
+	// one-sided calls ("fence", "lock", "flush"; empty: the run's default).
+	BWWindow int
+	RMASync  string
 	// Labels are the user factors (column "label:KEY"); an empty value is
 	// the same as an absent key.
 	Labels map[string]string
@@ -62,8 +67,8 @@ func (e Experiment) config() string {
 		}
 	}
 	sort.Strings(keys)
-	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%d procsync=%s window_s=%g clocksync=%s runtime_type=%s cache=%s labels=%v",
-		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.Nrep, e.ProcSync, e.WindowS, e.ClockSync, e.RuntimeType, e.Cache, keys)
+	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%d procsync=%s window_s=%g clocksync=%s runtime_type=%s cache=%s bw_window=%d rma_sync=%s labels=%v",
+		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.Nrep, e.ProcSync, e.WindowS, e.ClockSync, e.RuntimeType, e.Cache, e.BWWindow, e.RMASync, keys)
 }
 
 // Design is a list of experiments over several mpiruns, with the seed that
@@ -146,6 +151,7 @@ type Vocabulary struct {
 	ProcSyncs    []string
 	RuntimeTypes []string
 	CacheModes   []string
+	RMASyncs     []string // p2p
 	// ClockSync, when set, checks a clocksync cell (the CLI passes
 	// clocksync's spec parser), so a bad spec is refused when the design is
 	// read, not in the middle of a campaign.

@@ -19,6 +19,7 @@ import (
 var Columns = []string{
 	"mpirun", "exp", "np", "call", "msize_bytes", "datatype", "nrep",
 	"procsync", "window_s", "clocksync", "runtime_type", "cache",
+	"bw_window", "rma_sync", // p2p
 }
 
 // LabelPrefix starts the name of a column holding a user factor.
@@ -324,6 +325,13 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 		return str(&e.RuntimeType, vocab.RuntimeTypes)
 	case "cache":
 		return str(&e.Cache, vocab.CacheModes)
+	case "bw_window": // p2p
+		if v == "0" {
+			return fmt.Errorf("bw_window 0 is not a valid level (leave the cell empty for the run's default)")
+		}
+		return uint(&e.BWWindow)
+	case "rma_sync": // p2p
+		return str(&e.RMASync, vocab.RMASyncs)
 	}
 	key := strings.TrimPrefix(column, LabelPrefix)
 	if v != "" {
@@ -337,7 +345,8 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 
 // Write writes d to w in the format that Read reads: the format line, the
 // seed line (when d.HasSeed), d.Comments, the header with the columns of
-// [Columns] followed by one "label:KEY" column per label key (sorted), and
+// [Columns] (without bw_window and rma_sync when no experiment sets them)
+// followed by one "label:KEY" column per label key (sorted), and
 // one row per experiment, grouped by mpirun in increasing order and in
 // execution order within each mpirun. Zero values are written as empty
 // cells.
@@ -355,7 +364,16 @@ func Write(w io.Writer, d *Design) error {
 	}
 	cw := csv.NewWriter(bw)
 	keys := d.LabelKeys()
+	// p2p: bw_window and rma_sync only when some row sets them, so that
+	// designs without bandwidth or one-sided calls keep their columns.
+	p2p := false
+	for _, e := range d.Experiments {
+		p2p = p2p || e.BWWindow != 0 || e.RMASync != ""
+	}
 	header := append([]string{}, Columns...)
+	if !p2p {
+		header = header[:len(header)-2]
+	}
 	for _, k := range keys {
 		header = append(header, LabelPrefix+k)
 	}
@@ -376,6 +394,9 @@ func Write(w io.Writer, d *Design) error {
 			}
 			rec := []string{strconv.Itoa(e.Mpirun), strconv.Itoa(e.Exp), itoa(e.Np), e.Call, itoa(e.MsizeBytes),
 				e.Datatype, itoa(e.Nrep), e.ProcSync, win, e.ClockSync, e.RuntimeType, e.Cache}
+			if p2p {
+				rec = append(rec, itoa(e.BWWindow), e.RMASync)
+			}
 			for _, k := range keys {
 				rec = append(rec, e.Labels[k])
 			}
@@ -406,7 +427,7 @@ func validateForWrite(d *Design) error {
 		bad := func(format string, args ...any) error {
 			return fmt.Errorf("design: experiment %d (mpirun %d exp %d): %s", i, e.Mpirun, e.Exp, fmt.Sprintf(format, args...))
 		}
-		if e.Mpirun < 0 || e.Exp < 0 || e.Np < 0 || e.MsizeBytes < 0 || e.Nrep < 0 {
+		if e.Mpirun < 0 || e.Exp < 0 || e.Np < 0 || e.MsizeBytes < 0 || e.Nrep < 0 || e.BWWindow < 0 {
 			return bad("negative integer")
 		}
 		if math.IsNaN(e.WindowS) || math.IsInf(e.WindowS, 0) || e.WindowS < 0 {
@@ -417,7 +438,7 @@ func validateForWrite(d *Design) error {
 			return bad("duplicate (mpirun, exp)")
 		}
 		seen[k] = true
-		for _, s := range []string{e.Call, e.Datatype, e.ProcSync, e.ClockSync, e.RuntimeType, e.Cache} {
+		for _, s := range []string{e.Call, e.Datatype, e.ProcSync, e.ClockSync, e.RuntimeType, e.Cache, e.RMASync} {
 			if strings.ContainsAny(s, "\r\n") {
 				return bad("value %q contains a line break", s)
 			}

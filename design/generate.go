@@ -27,6 +27,8 @@ type Factors struct {
 	ClockSyncs   []string
 	RuntimeTypes []string
 	Caches       []string
+	BWWindows    []int    // p2p
+	RMASyncs     []string // p2p
 	Labels       []Factor
 }
 
@@ -74,7 +76,8 @@ func (p Plan) Rows() (int, bool) {
 
 func (f Factors) lens() []int {
 	ls := []int{len(f.Nps), len(f.Calls), len(f.MsizesBytes), len(f.Datatypes), len(f.Nreps),
-		len(f.ProcSyncs), len(f.WindowsS), len(f.ClockSyncs), len(f.RuntimeTypes), len(f.Caches)}
+		len(f.ProcSyncs), len(f.WindowsS), len(f.ClockSyncs), len(f.RuntimeTypes), len(f.Caches),
+		len(f.BWWindows), len(f.RMASyncs)} // p2p
 	for _, u := range f.Labels {
 		ls = append(ls, len(u.Levels))
 	}
@@ -221,12 +224,18 @@ func (f Factors) point(i int) Experiment {
 	if len(f.Caches) > 0 {
 		e.Cache = f.Caches[digits[9]]
 	}
+	if len(f.BWWindows) > 0 { // p2p
+		e.BWWindow = f.BWWindows[digits[10]]
+	}
+	if len(f.RMASyncs) > 0 { // p2p
+		e.RMASync = f.RMASyncs[digits[11]]
+	}
 	for k, u := range f.Labels {
 		if len(u.Levels) > 0 {
 			if e.Labels == nil {
 				e.Labels = map[string]string{}
 			}
-			e.Labels[u.Name] = u.Levels[digits[10+k]]
+			e.Labels[u.Name] = u.Levels[digits[12+k]]
 		}
 	}
 	return e
@@ -269,6 +278,7 @@ func (f Factors) check() error {
 		ints("np", f.Nps), strs("call", f.Calls), ints("msize_bytes", f.MsizesBytes),
 		strs("datatype", f.Datatypes), ints("nrep", f.Nreps), strs("procsync", f.ProcSyncs),
 		strs("clocksync", f.ClockSyncs), strs("runtime_type", f.RuntimeTypes), strs("cache", f.Caches),
+		ints("bw_window", f.BWWindows), strs("rma_sync", f.RMASyncs), // p2p
 	}
 	seenW := map[float64]bool{}
 	for _, w := range f.WindowsS {

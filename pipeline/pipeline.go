@@ -41,6 +41,9 @@ func Vocabulary() design.Vocabulary {
 	v.ProcSyncs = window.MethodNames()
 	v.RuntimeTypes = window.RuntimeTypeNames()
 	v.CacheModes = window.CacheModeNames()
+	for _, s := range mpi.RMASyncs() { // p2p
+		v.RMASyncs = append(v.RMASyncs, s.String())
+	}
 	v.ClockSync = CheckClockSync
 	return v
 }
@@ -124,6 +127,14 @@ func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np in
 	}
 	if de.Cache != "" {
 		if ex.Cache, err = window.ParseCacheMode(de.Cache); err != nil {
+			return fail(err)
+		}
+	}
+	if de.BWWindow != 0 { // p2p
+		ex.BWWindow = de.BWWindow
+	}
+	if de.RMASync != "" { // p2p
+		if ex.RMASync, err = mpi.ParseRMASync(de.RMASync); err != nil {
 			return fail(err)
 		}
 	}
