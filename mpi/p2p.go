@@ -98,12 +98,6 @@ func (c Call) Bandwidth() bool { return c == CallBW || c == CallBiBW || c == Cal
 // MPI_Get, MPI_Accumulate).
 func (c Call) OneSided() bool { return c == CallPut || c == CallGet || c == CallAccumulate }
 
-// Paired reports whether the call involves the two ranks Root and Peer
-// only (pingpong, bw, bibw and the one-sided operations).
-func (c Call) Paired() bool {
-	return c == CallPingPong || c == CallBW || c == CallBiBW || c.OneSided()
-}
-
 // Window returns the effective bw window of o: BWWindow, or
 // DefaultBWWindow when it is 0.
 func (o *Observation) Window() int {
