@@ -270,7 +270,7 @@ func baseExperiment(o *runOptions) (engine.Experiment, error) {
 	rs := mpi.RMAFence // p2p
 	if o.rmaSync != "" {
 		if rs, err = mpi.ParseRMASync(o.rmaSync); err != nil {
-			return engine.Experiment{}, err
+			return engine.Experiment{}, fmt.Errorf("--rma-sync: %v", err)
 		}
 	}
 	return engine.Experiment{BWWindow: o.bwWindow, RMASync: rs, // p2p
