@@ -123,8 +123,13 @@ func checkRunOutput(t *testing.T, dir string, np, nrep int) {
 		exp, _ := strconv.Atoi(r[2])
 		rt, err := strconv.ParseFloat(r[9], 64)
 		code, _ := strconv.Atoi(r[10])
-		if r[0] != "it" || r[1] != "3" || r[4] != "16" || r[5] != "2" || r[6] != "float64" || r[7] != fmt.Sprint(np) || err != nil || !(rt > 0 && rt < 60) || (code == 0 && rt > 1) || code < 0 || code > 7 || r[11] == "" || r[16] == "" {
+		if r[0] != "it" || r[1] != "3" || r[4] != "16" || r[5] != "2" || r[6] != "float64" || r[7] != fmt.Sprint(np) || err != nil || !(rt > 0 && rt < 60) || (code == 0 && rt > 1) || code < 0 || code > 7 || r[11] == "" || r[len(rawdata.Columns)+len(rawdata.FactorColumns)] == "" {
 			t.Errorf("bad row %v", r)
+		}
+		// p2p: bw_window set exactly for the bandwidth calls, rma_sync for the one-sided ones.
+		bw, rs := r[len(rawdata.Columns)+slices.Index(rawdata.FactorColumns, "bw_window")], r[len(rawdata.Columns)+slices.Index(rawdata.FactorColumns, "rma_sync")]
+		if call, err := mpi.ParseCall(r[3]); err != nil || (bw != "") != call.Bandwidth() || (rs != "") != call.OneSided() {
+			t.Errorf("bw_window %q, rma_sync %q for %s", bw, rs, r[3])
 		}
 		rows[exp]++
 		if code == 0 {
