@@ -46,6 +46,11 @@ type Experiment struct {
 	// noise guard of the windowed methods (window.Config.NoiseGuard).
 	// (noise, issue 15)
 	NoiseGuard string
+	// p2p: BWWindow is the number of messages per window of bw, bibw and
+	// mbw_mr (0: the run's default); RMASync the synchronization of the
+	// one-sided calls ("fence", "lock", "flush"; empty: the run's default).
+	BWWindow int
+	RMASync  string
 	// Labels are the user factors (column "label:KEY"); an empty value is
 	// the same as an absent key.
 	Labels map[string]string
@@ -69,8 +74,9 @@ func (e Experiment) config() string {
 		}
 	}
 	sort.Strings(keys)
-	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%d procsync=%s window_s=%g clocksync=%s runtime_type=%s cache=%s noise_guard=%s labels=%v skew=%d",
-		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.Nrep, e.ProcSync, e.WindowS, e.ClockSync, e.RuntimeType, e.Cache, e.NoiseGuard, keys, e.Skew)
+	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%d procsync=%s window_s=%g clocksync=%s runtime_type=%s cache=%s noise_guard=%s bw_window=%d rma_sync=%s labels=%v skew=%d",
+		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.Nrep, e.ProcSync, e.WindowS, e.ClockSync, e.RuntimeType, e.Cache, e.NoiseGuard,
+		e.BWWindow, e.RMASync, keys, e.Skew)
 }
 
 // Design is a list of experiments over several mpiruns, with the seed that
@@ -153,6 +159,7 @@ type Vocabulary struct {
 	ProcSyncs    []string
 	RuntimeTypes []string
 	CacheModes   []string
+	RMASyncs     []string // p2p
 	// ClockSync, when set, checks a clocksync cell (the CLI passes
 	// clocksync's spec parser), so a bad spec is refused when the design is
 	// read, not in the middle of a campaign.

@@ -20,8 +20,9 @@ import (
 var Columns = []string{
 	"mpirun", "exp", "np", "call", "msize_bytes", "datatype", "nrep",
 	"procsync", "window_s", "clocksync", "runtime_type", "cache",
-	"skew",        // vcoll
-	"noise_guard", // on or off (issue 15); Write omits it when every row leaves it empty
+	"skew",                  // vcoll
+	"noise_guard",           // on or off (issue 15); Write omits it when every row leaves it empty
+	"bw_window", "rma_sync", // p2p
 }
 
 // LabelPrefix starts the name of a column holding a user factor.
@@ -331,6 +332,13 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 		return str(&e.Cache, vocab.CacheModes)
 	case "noise_guard": // (noise, issue 15)
 		return str(&e.NoiseGuard, []string{"on", "off"})
+	case "bw_window": // p2p
+		if v == "0" {
+			return fmt.Errorf("bw_window 0 is not a valid level (leave the cell empty for the run's default)")
+		}
+		return uint(&e.BWWindow)
+	case "rma_sync": // p2p
+		return str(&e.RMASync, vocab.RMASyncs)
 	}
 	key := strings.TrimPrefix(column, LabelPrefix)
 	if v != "" {
@@ -344,8 +352,8 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 
 // Write writes d to w in the format that Read reads: the format line, the
 // seed line (when d.HasSeed), d.Comments, the header with the columns of
-// [Columns] (skew only when a row sets it) followed by one "label:KEY"
-// column per label key (sorted), and
+// [Columns] (skew, noise_guard, bw_window and rma_sync only when a row sets
+// them) followed by one "label:KEY" column per label key (sorted), and
 // one row per experiment, grouped by mpirun in increasing order and in
 // execution order within each mpirun. Zero values are written as empty
 // cells.
@@ -363,6 +371,12 @@ func Write(w io.Writer, d *Design) error {
 	}
 	cw := csv.NewWriter(bw)
 	keys := d.LabelKeys()
+	// p2p: bw_window and rma_sync only when some row sets them, so that
+	// designs without bandwidth or one-sided calls keep their columns.
+	p2p := false
+	for _, e := range d.Experiments {
+		p2p = p2p || e.BWWindow != 0 || e.RMASync != ""
+	}
 	header := append([]string{}, Columns...)
 	skew := usesSkew(d) // vcoll: the skew column only when a row sets it
 	if !skew {
@@ -376,6 +390,9 @@ func Write(w io.Writer, d *Design) error {
 	}
 	if !guard {
 		header = slices.DeleteFunc(header, func(c string) bool { return c == "noise_guard" })
+	}
+	if !p2p {
+		header = slices.DeleteFunc(header, func(c string) bool { return c == "bw_window" || c == "rma_sync" })
 	}
 	for _, k := range keys {
 		header = append(header, LabelPrefix+k)
@@ -402,6 +419,9 @@ func Write(w io.Writer, d *Design) error {
 			}
 			if guard {
 				rec = append(rec, e.NoiseGuard)
+			}
+			if p2p {
+				rec = append(rec, itoa(e.BWWindow), e.RMASync)
 			}
 			for _, k := range keys {
 				rec = append(rec, e.Labels[k])
@@ -433,7 +453,7 @@ func validateForWrite(d *Design) error {
 		bad := func(format string, args ...any) error {
 			return fmt.Errorf("design: experiment %d (mpirun %d exp %d): %s", i, e.Mpirun, e.Exp, fmt.Sprintf(format, args...))
 		}
-		if e.Mpirun < 0 || e.Exp < 0 || e.Np < 0 || e.MsizeBytes < 0 || e.Nrep < 0 || e.Skew < 0 { // vcoll: Skew
+		if e.Mpirun < 0 || e.Exp < 0 || e.Np < 0 || e.MsizeBytes < 0 || e.Nrep < 0 || e.Skew < 0 || e.BWWindow < 0 {
 			return bad("negative integer")
 		}
 		if math.IsNaN(e.WindowS) || math.IsInf(e.WindowS, 0) || e.WindowS < 0 {
@@ -444,7 +464,7 @@ func validateForWrite(d *Design) error {
 			return bad("duplicate (mpirun, exp)")
 		}
 		seen[k] = true
-		for _, s := range []string{e.Call, e.Datatype, e.ProcSync, e.ClockSync, e.RuntimeType, e.Cache, e.NoiseGuard} {
+		for _, s := range []string{e.Call, e.Datatype, e.ProcSync, e.ClockSync, e.RuntimeType, e.Cache, e.NoiseGuard, e.RMASync} {
 			if strings.ContainsAny(s, "\r\n") {
 				return bad("value %q contains a line break", s)
 			}

@@ -27,6 +27,8 @@ type Factors struct {
 	ClockSyncs   []string
 	RuntimeTypes []string
 	Caches       []string
+	BWWindows    []int    // p2p
+	RMASyncs     []string // p2p
 	Labels       []Factor
 	Skews        []int    // vcoll: the v-collectives' skew levels (column skew)
 	NoiseGuards  []string // "on", "off" (issue 15); last in the mixed radix, after the labels
@@ -74,10 +76,17 @@ func (p Plan) Rows() (int, bool) {
 	return n, n <= MaxRows
 }
 
+// labelDigit is the mixed-radix digit of the first label (see lens).
+const labelDigit = 13
+
 func (f Factors) lens() []int {
+	// Digits 0–9 are the built-in factors, 10 the skew (vcoll), 11 and
+	// 12 bw_window and rma_sync (p2p), then one per label (labelDigit),
+	// and last the noise guard. A factor without levels has one digit
+	// value, so adding one never reorders designs that leave it empty.
 	ls := []int{len(f.Nps), len(f.Calls), len(f.MsizesBytes), len(f.Datatypes), len(f.Nreps),
-		len(f.ProcSyncs), len(f.WindowsS), len(f.ClockSyncs), len(f.RuntimeTypes), len(f.Caches)}
-	ls = append(ls, len(f.Skews)) // vcoll: digit 10, before the labels
+		len(f.ProcSyncs), len(f.WindowsS), len(f.ClockSyncs), len(f.RuntimeTypes), len(f.Caches),
+		len(f.Skews), len(f.BWWindows), len(f.RMASyncs)}
 	for _, u := range f.Labels {
 		ls = append(ls, len(u.Levels))
 	}
@@ -228,16 +237,22 @@ func (f Factors) point(i int) Experiment {
 	if len(f.Skews) > 0 { // vcoll
 		e.Skew = f.Skews[digits[10]]
 	}
+	if len(f.BWWindows) > 0 { // p2p
+		e.BWWindow = f.BWWindows[digits[11]]
+	}
+	if len(f.RMASyncs) > 0 { // p2p
+		e.RMASync = f.RMASyncs[digits[12]]
+	}
 	for k, u := range f.Labels {
 		if len(u.Levels) > 0 {
 			if e.Labels == nil {
 				e.Labels = map[string]string{}
 			}
-			e.Labels[u.Name] = u.Levels[digits[11+k]] // vcoll: was 10+k before Skews
+			e.Labels[u.Name] = u.Levels[digits[labelDigit+k]]
 		}
 	}
 	if len(f.NoiseGuards) > 0 { // (noise, issue 15)
-		e.NoiseGuard = f.NoiseGuards[digits[11+len(f.Labels)]]
+		e.NoiseGuard = f.NoiseGuards[digits[labelDigit+len(f.Labels)]]
 	}
 	return e
 }
@@ -281,6 +296,7 @@ func (f Factors) check() error {
 		strs("clocksync", f.ClockSyncs), strs("runtime_type", f.RuntimeTypes), strs("cache", f.Caches),
 		ints("skew", f.Skews), // vcoll
 		strs("noise_guard", f.NoiseGuards),
+		ints("bw_window", f.BWWindows), strs("rma_sync", f.RMASyncs), // p2p
 	}
 	for _, v := range f.NoiseGuards {
 		if v != "on" && v != "off" {

@@ -59,6 +59,11 @@ type Experiment struct {
 	Overlap     bool
 	TestEvery   int64
 	KernelIters int64
+	// p2p: BWWindow is the number of messages per window of bw, bibw and
+	// mbw_mr (0: mpi.DefaultBWWindow), RMASync the synchronization of the
+	// one-sided calls; both recorded in the raw data for those calls only.
+	BWWindow int
+	RMASync  mpi.RMASync
 }
 
 // Raw returns what the raw data records of ex besides its rows: its
@@ -76,6 +81,7 @@ func (e *Experiment) Raw() rawdata.Experiment {
 	if e.Sync.NoiseGuard && e.Sync.Method.Windowed() {
 		f.NoiseGuard = "on"
 	}
+	f.BWWindow, f.RMASync = e.p2pFactors() // p2p
 	return rawdata.Experiment{Exp: e.Exp, Factors: f, Labels: e.Labels, NBCMode: e.NBCMode()}
 }
 
@@ -223,7 +229,10 @@ func (ex *Experiment) check(p int) error {
 	if err := checkSkew(ex, p); err != nil { // vcoll
 		return err
 	}
-	return ex.checkOverlap() // nbc
+	if err := ex.checkOverlap(); err != nil { // nbc
+		return err
+	}
+	return ex.checkP2P(p) // p2p
 }
 
 func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
@@ -268,7 +277,8 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		}
 	}
 	o := &mpi.Observation{Call: ex.Call, Send: bufs.Send, Recv: bufs.Recv, Count: count, Type: ex.Type,
-		Op: ex.Op, Root: ex.Root, Peer: (ex.Root + 1) % p, Reps: reps, TimeEach: ex.Runtime.TimesEach(ex.Call)}
+		Op: ex.Op, Root: ex.Root, Peer: (ex.Root + 1) % p, Reps: reps, TimeEach: ex.Runtime.TimesEach(ex.Call),
+		BWWindow: ex.BWWindow, RMASync: ex.RMASync} // p2p
 	o.Skew = ex.Skew // vcoll
 	if ex.Cache != window.CacheWarm {
 		sy.Buffers = bufs
@@ -360,9 +370,12 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	if me != 0 {
 		return nil, nil
 	}
+	bwWindow, rmaSync := ex.p2pFactors() // p2p
 	sum := &Summary{Exp: ex.Exp, Call: ex.Call.String(), MsizeBytes: ex.MsizeBytes, Method: cfg.Method.String(),
 		RuntimeType: ex.Runtime.String(), Cache: ex.Cache.String(), WarmupCount: ex.Warmup, Rows: n,
 		Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: began.UTC(),
+		// p2p:
+		BWWindow: bwWindow, RMASync: rmaSync,
 		AllocsPerObs: float64(ms1.Mallocs-ms0.Mallocs) / float64(max(n, 1)), Overlap: ovCal}
 	sum.Skew = skewLevel(ex) // vcoll
 	if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
@@ -395,7 +408,13 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		switch ex.Runtime {
 		case window.RuntimeGlobal:
 			row.RuntimeS = window.GlobalCompletion(gs, ge)
-		case window.RuntimeLoop, window.RuntimeOSU, window.RuntimeIMB:
+		case window.RuntimeOSU, window.RuntimeIMB:
+			if t := ex.Call.Timer(ex.Root); t >= 0 { // p2p: the sender's or origin's time per call, as osu_bw
+				row.RuntimeS = dur[t] / float64(reps)
+				break
+			}
+			row.RuntimeS = window.LoopCompletion(ex.Runtime, dur, reps, ex.Call == mpi.CallPingPong, ex.Root)
+		case window.RuntimeLoop:
 			row.RuntimeS = window.LoopCompletion(ex.Runtime, dur, reps, ex.Call == mpi.CallPingPong, ex.Root)
 		default:
 			row.RuntimeS = slices.Max(dur) // window.LocalCompletion, exact in ticks

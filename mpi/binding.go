@@ -237,6 +237,10 @@ func (c *comm) setArgs(o *Observation) *C.rb_args {
 	a.overlap = cbool(o.Overlap)
 	a.kernel_iters = C.int64_t(o.KernelIters)
 	a.test_every = C.int64_t(o.TestEvery)
+	// p2p:
+	a.np = C.int(c.size)
+	a.bw_window = C.int(o.Window())
+	a.rma_sync = C.int(o.RMASync)
 	return a
 }
 
@@ -600,6 +604,9 @@ func (c *comm) Observe(o *Observation, clk timing.Clock) error {
 	if err := c.ensureVColl(o); err != nil { // vcoll: count vectors, outside the timed part
 		return err
 	}
+	if err := c.checkPrepared(fn, o); err != nil { // p2p
+		return err
+	}
 	src := clk.Source()
 	if src.Kind == timing.SourceNone {
 		return observeGo(c, o, clk)
@@ -625,6 +632,9 @@ func (c *comm) ObserveBatch(o *Observation, clk timing.Clock, deadlines, starts,
 		return err
 	}
 	if err := c.ensureVColl(o); err != nil { // vcoll: count vectors, outside the timed part
+		return err
+	}
+	if err := c.checkPrepared(fn, o); err != nil { // p2p
 		return err
 	}
 	src := clk.Source()

@@ -79,4 +79,15 @@
 // reading the same counter as the Go clock it is given (timing.Source). A Go
 // program that called into C once per MPI operation would be rescheduled
 // around the calls and pay for it in the tail of the distribution.
+//
+// # Bandwidth and one-sided calls
+//
+// CallBW, CallBiBW and CallMBWMR time one window of Observation.BWWindow
+// non-blocking messages (osu_bw, osu_bibw, osu_mbw_mr); CallPut, CallGet
+// and CallAccumulate one RMA operation under Observation.RMASync (fence,
+// lock, or flush inside lock_all). Their request arrays and MPI window are
+// created by Prepare, once per experiment outside the timed part, and
+// freed by its release; Observe refuses them unprepared. WindowBytes reads
+// the target's window; MessagesPerCall gives the messages of one window,
+// from which bytes and messages per second derive (docs/data-format.md).
 package mpi

@@ -244,6 +244,8 @@ func callGo(c Comm, o *Observation) error {
 	case CallIbarrier, CallIbcast, CallIreduce, CallIallreduce, CallIgather, CallIscatter, CallIallgather,
 		CallIalltoall, CallIreduceScatterBlock, CallIscan: // nbc
 		return errNoGoPath(o)
+	case CallBW, CallBiBW, CallMBWMR, CallPut, CallGet, CallAccumulate: // p2p
+		return callP2PGo(c, o)
 	}
 	return &Error{Func: "Observe", Code: -1, Msg: "invalid call " + o.Call.String()}
 }

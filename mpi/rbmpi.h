@@ -35,6 +35,8 @@ enum {
 	RB_IBARRIER, RB_IBCAST, RB_IREDUCE, RB_IALLREDUCE, RB_IGATHER, RB_ISCATTER, RB_IALLGATHER, RB_IALLTOALL,
 	RB_IREDUCE_SCATTER_BLOCK, RB_ISCAN,
 	// end nbc
+	// p2p (rbmpi_p2p.h):
+	RB_BW, RB_BIBW, RB_MBW_MR, RB_PUT, RB_GET, RB_ACCUMULATE,
 };
 enum { RB_SYNC_NONE, RB_SYNC_BARRIER, RB_SYNC_DOUBLE_BARRIER, RB_SYNC_DISSEMINATION, RB_SYNC_DEADLINE };
 enum { RB_CLK_NONE, RB_CLK_MONOTONIC, RB_CLK_TSC, RB_CLK_TSC_FENCED, RB_CLK_WTIME };
@@ -90,8 +92,10 @@ static const char *rb_thread_name(int provided) {
 }
 
 // rb_main is the thread that initialized MPI: the only one allowed to call
-// it (the binding's contract at every thread level it requests).
-static pthread_t rb_main;
+// it (the binding's contract at every thread level it requests). Weak, not
+// static: every cgo file that includes this header is its own translation
+// unit, and they must all see the one rb_main that rb_init set.
+__attribute__((weak)) pthread_t rb_main;
 
 // rb_on_main reports whether the calling thread is the one that called
 // rb_init: cheap (pthread_self reads a register), so the observation paths
@@ -274,11 +278,25 @@ typedef struct rb_args {
 	int64_t pure;
 	int64_t compute;
 	// end nbc
+	// p2p (rbmpi_p2p.h): set by setArgs, except the resources, which
+	// p2pPrepare creates and releases.
+	int np;            // communicator size
+	int bw_window;     // messages per bw window (Observation.Window)
+	int rma_sync;      // RB_RMA_FENCE ...
+	MPI_Request *reqs; // nreqs requests (C memory), or NULL
+	int nreqs;
+	MPI_Win win;       // valid when has_win
+	int has_win;
+	int locked_all;    // an MPI_Win_lock_all epoch is open on win
+	void *win_base;    // this rank's part of win
+	int64_t win_bytes;
+	// end p2p
 } rb_args;
 
 #include "rbmpi_vcoll.h"
 #include "rbmpi_guide.h"
 #include "rbmpi_nbc.h" // nbc
+#include "rbmpi_p2p.h"
 
 // rb_call executes one call of the operation a describes, with the send
 // buffer s and the receive buffer r.
@@ -316,6 +334,8 @@ static int rb_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
 	case RB_ALLGATHERV: case RB_ALLTOALLV: case RB_GATHERV: case RB_SCATTERV: case RB_REDUCE_SCATTER:
 	case RB_SENDRECV: case RB_NEIGHBOR_ALLTOALL: // vcoll
 		return rb_vcoll_call(a, s, r, root, c);
+	case RB_BW: case RB_BIBW: case RB_MBW_MR: case RB_PUT: case RB_GET: case RB_ACCUMULATE: // p2p
+		return rb_p2p_call(a, s, r, rank, c);
 	}
 	return MPI_ERR_OTHER;
 }

@@ -147,6 +147,14 @@ const (
 	CallIreduceScatterBlock
 	CallIscan
 	// end nbc
+	// p2p (issue #17 parts 3 and 4): bandwidth and one-sided; see p2p.go.
+	CallBW
+	CallBiBW
+	CallMBWMR
+	CallPut
+	CallGet
+	CallAccumulate
+	// end p2p
 	numCalls
 )
 
@@ -162,6 +170,8 @@ var callNames = [...]string{"MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allre
 	// nbc
 	"MPI_Ibarrier", "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce", "MPI_Igather", "MPI_Iscatter",
 	"MPI_Iallgather", "MPI_Ialltoall", "MPI_Ireduce_scatter_block", "MPI_Iscan",
+	// p2p:
+	"bw", "bibw", "mbw_mr", "MPI_Put", "MPI_Get", "MPI_Accumulate",
 }
 
 // Calls returns every benchmarkable call in a fixed order.
@@ -192,7 +202,8 @@ func (c Call) Reduces() bool {
 	case CallReduceScatter: // vcoll
 		return true
 	case CallReduceBcast, CallReduceScatterBlockAllgather, CallExscanReduceLocal, CallReducePlusScatter, // guide
-		CallIreduce, CallIallreduce, CallIreduceScatterBlock, CallIscan: // nbc
+		CallIreduce, CallIallreduce, CallIreduceScatterBlock, CallIscan, // nbc
+		CallAccumulate: // p2p
 		return true
 	}
 	return false
@@ -293,6 +304,13 @@ type Observation struct {
 	Sync     SyncKind
 	Deadline int64 // for SyncDeadline: local clock ticks at which to start
 
+	// p2p (bw, bibw, mbw_mr and one-sided; p2p.go):
+	//   - BWWindow is the number of messages of one bw, bibw or mbw_mr
+	//     window (osu_bw's window size); 0 means DefaultBWWindow;
+	//   - RMASync is the synchronization of Put, Get and Accumulate.
+	BWWindow int
+	RMASync  RMASync
+
 	// For ObserveBatch only (Observe ignores them), so that cache control
 	// stays in the batch's single cgo call:
 	//   - Offsets, when not nil, gives each observation of the batch a
@@ -355,6 +373,9 @@ func (o *Observation) Validate(p int) error {
 		if err := CheckReduce(o.Type, o.Op); err != nil {
 			return err
 		}
+	}
+	if err := o.validateP2P(p); err != nil { // p2p
+		return err
 	}
 	if o.Sync < SyncNone || o.Sync > SyncDeadline {
 		return fmt.Errorf("mpi: invalid sync kind %v", o.Sync)

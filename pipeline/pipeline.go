@@ -41,6 +41,9 @@ func Vocabulary() design.Vocabulary {
 	v.ProcSyncs = window.MethodNames()
 	v.RuntimeTypes = window.RuntimeTypeNames()
 	v.CacheModes = window.CacheModeNames()
+	for _, s := range mpi.RMASyncs() { // p2p
+		v.RMASyncs = append(v.RMASyncs, s.String())
+	}
 	v.ClockSync = CheckClockSync
 	return v
 }
@@ -137,6 +140,14 @@ func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np in
 	}
 	if de.NoiseGuard != "" { // (noise, issue 15)
 		ex.Sync.NoiseGuard = de.NoiseGuard == "on"
+	}
+	if de.BWWindow != 0 { // p2p
+		ex.BWWindow = de.BWWindow
+	}
+	if de.RMASync != "" { // p2p
+		if ex.RMASync, err = mpi.ParseRMASync(de.RMASync); err != nil {
+			return fail(err)
+		}
 	}
 	if de.ClockSync != "" {
 		if err := CheckClockSync(de.ClockSync); err != nil {

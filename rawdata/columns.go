@@ -18,7 +18,12 @@ var Columns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "count"
 // skew (vcoll) is the v-collectives' skew, empty for other calls;
 // noise_guard (issue 15) is "on" when the noise guard placed the window
 // starts away from predicted periodic noise, else "off".
-var FactorColumns = []string{"procsync", "window_s", "runtime_type", "cache", "clocksync", "skew", "noise_guard"}
+//
+// bw_window and rma_sync (p2p) are the bandwidth calls' window (messages
+// per window) and the one-sided calls' synchronization; empty for the
+// other calls.
+var FactorColumns = []string{"procsync", "window_s", "runtime_type", "cache", "clocksync", "skew", "noise_guard",
+	"bw_window", "rma_sync"}
 
 // nbc: OverlapColumns end the raw file when a run has experiments of the
 // overlap measurement of a non-blocking collective (Experiment.NBCMode);

@@ -33,9 +33,9 @@ func Example() {
 	fmt.Print(string(b))
 	fmt.Println(filepath.Base(w.Names().JSON))
 	// Output:
-	// run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,procsync,window_s,runtime_type,cache,clocksync,skew,noise_guard,impl
-	// demo,0,0,halo_exchange,64,8,float64,2,0,2.9e-07,0,window,0.00013,local,warm,hca3,,off,mine
-	// demo,0,0,halo_exchange,64,8,float64,2,1,3.1e-07,0,window,0.00013,local,warm,hca3,,off,mine
+	// run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,procsync,window_s,runtime_type,cache,clocksync,skew,noise_guard,bw_window,rma_sync,impl
+	// demo,0,0,halo_exchange,64,8,float64,2,0,2.9e-07,0,window,0.00013,local,warm,hca3,,off,,,mine
+	// demo,0,0,halo_exchange,64,8,float64,2,1,3.1e-07,0,window,0.00013,local,warm,hca3,,off,,,mine
 	// demo-mpirun000.json
 }
 

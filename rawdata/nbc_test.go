@@ -42,10 +42,10 @@ func TestOverlapColumns(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	want := []string{
-		"run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,procsync,window_s,runtime_type,cache,clocksync,skew,noise_guard,lib,nbc_mode,pure_s,compute_s,total_s,overlap_frac",
-		"ov,0,0,MPI_Iallreduce,8,1,float64,2,0,3e-06,0,barrier,0,osu,warm,none,,off,x,overlap_test10,2e-06,2.5e-06,3e-06,0.75",
-		"ov,0,0,MPI_Iallreduce,8,1,float64,2,1,4e-06,0,barrier,0,osu,warm,none,,off,x,overlap_test10,2e-06,2e-06,4e-06,0",
-		"ov,0,1,MPI_Iallreduce,8,1,float64,2,0,1e-06,0,barrier,0,osu,warm,none,,off,x,,,,,",
+		"run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,procsync,window_s,runtime_type,cache,clocksync,skew,noise_guard,bw_window,rma_sync,lib,nbc_mode,pure_s,compute_s,total_s,overlap_frac",
+		"ov,0,0,MPI_Iallreduce,8,1,float64,2,0,3e-06,0,barrier,0,osu,warm,none,,off,,,x,overlap_test10,2e-06,2.5e-06,3e-06,0.75",
+		"ov,0,0,MPI_Iallreduce,8,1,float64,2,1,4e-06,0,barrier,0,osu,warm,none,,off,,,x,overlap_test10,2e-06,2e-06,4e-06,0",
+		"ov,0,1,MPI_Iallreduce,8,1,float64,2,0,1e-06,0,barrier,0,osu,warm,none,,off,,,x,,,,,",
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("file:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))

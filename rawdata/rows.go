@@ -49,6 +49,9 @@ type Factors struct {
 	ClockSync   string        // clocksync spec, or "none"
 	Skew        int           // vcoll: skew (the v-collectives' heavy-rank factor, ≥ 1); 0, for the other calls, is an empty cell
 	NoiseGuard  string        // noise_guard: "on" or "off" (noise, issue 15)
+	// p2p:
+	BWWindow int    // bw_window: messages per window of bw, bibw, mbw_mr; 0 (an empty cell) for other calls
+	RMASync  string // rma_sync: fence, lock or flush for one-sided calls; empty for others
 }
 
 // Values returns the FactorColumns' values of f, formatted as written.
@@ -57,8 +60,12 @@ func (f Factors) Values() []string {
 	if ng == "" {
 		ng = "off"
 	}
+	bw := "" // p2p: empty cells for the calls a factor does not apply to, which analysis leaves out of group keys
+	if f.BWWindow > 0 {
+		bw = strconv.Itoa(f.BWWindow)
+	}
 	return []string{f.ProcSync, FormatSeconds(f.Window), f.RuntimeType, f.Cache, strings.ReplaceAll(f.ClockSync, ",", ";"),
-		skewCell(f.Skew), ng}
+		skewCell(f.Skew), ng, bw, f.RMASync}
 }
 
 // FormatSeconds formats d in seconds, the shortest decimal that parses
@@ -103,7 +110,9 @@ type Summary struct {
 	Method        string       `json:"proc_sync"`
 	RuntimeType   string       `json:"runtime_type"`
 	Cache         string       `json:"cache"`
-	Skew          int          `json:"skew,omitempty"` // vcoll: the v-collectives' heavy-rank count factor (1: uniform counts); absent for other calls
+	Skew          int          `json:"skew,omitempty"`      // vcoll: the v-collectives' heavy-rank count factor (1: uniform counts); absent for other calls
+	BWWindow      int          `json:"bw_window,omitempty"` // p2p: messages per window of bw, bibw, mbw_mr
+	RMASync       string       `json:"rma_sync,omitempty"`  // p2p: synchronization of one-sided calls
 	WarmupCount   int          `json:"warmup_count"`
 	Rows          int          `json:"rows"`
 	Invalid       int          `json:"invalid"`

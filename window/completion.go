@@ -52,7 +52,7 @@ func (t RuntimeType) Loops() bool { return t == RuntimeLoop || t == RuntimeOSU |
 // observation of call on its own, with a barrier after it
 // (mpi.Observation.TimeEach): OSU's collectives.
 func (t RuntimeType) TimesEach(call mpi.Call) bool {
-	return t == RuntimeOSU && call != mpi.CallPingPong
+	return t == RuntimeOSU && call != mpi.CallPingPong && call.Timer(0) < 0 // p2p: osu_bw and the one-sided benchmarks time the loop
 }
 
 // LoopCompletion returns the value of one observation of a loop-averaged

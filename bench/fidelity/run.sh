@@ -25,6 +25,12 @@
 # mpi_wtime`; each run makes R=10 measurements (one measurement = one line
 # the tool prints); per pair the ratio of the medians; target within 5 %.
 #
+# The p2p cells (issue 17): bw at 64 KiB and MPI_Put with fence at 8 B
+# against p2p.c's plain loops (part 1), and osu_bw at 64 KiB against
+# p2p.c's RE-IMPLEMENTATION of osu_bw's loop (part 2; the value is the time
+# per window, bandwidth = 64 × 65536 B / value). CELLS='bw|putfence' runs
+# only those.
+#
 # Duration on the 2-core VM: 42 minutes with the defaults at a load average
 # of 13-33; part 1 took 81 s and part 2 46 s at a load of 3-7 (about 450
 # mpirun launches in all, most of the time is launching). Needs python3.
@@ -55,6 +61,7 @@ for fl in $FLAVORS; do
 	fi
 	"$CC" -O2 -Wall -o "$OUT/fidelity-$fl" "$here/fidelity.c"
 	"$CC" -O2 -Wall -o "$OUT/tools-$fl" "$here/tools.c"
+	"$CC" -O2 -Wall -Wno-stringop-overflow -o "$OUT/p2p-$fl" "$here/p2p.c" # p2p: bw, Put with fence, osu_bw
 	(cd "$root" && go build $TAGS -o "$OUT/reprobench-$fl" ./cmd/reprobench)
 done
 
@@ -86,7 +93,11 @@ cells=(
 	"pingpong-8 pingpong 8 pingpong"
 	"pingpong-65536 pingpong 65536 pingpong"
 	"iallreduce-8 iallreduce 8 MPI_Iallreduce" # nbc (#17): post, then wait
+	"bw-65536 bw 65536 bw"             # p2p: one window of 64 (p2p.c)
+	"putfence-8 putfence 8 MPI_Put"    # p2p: fence; put; fence (p2p.c)
 )
+# cbin CALL: the C program of a call (p2p.c for the bandwidth and one-sided cells).
+cbin() { case $1 in bw | putfence) echo p2p ;; *) echo "$2" ;; esac; }
 if [[ " $PARTS " == *" 1 "* ]]; then
 	for fl in $FLAVORS; do
 		for spec in "${cells[@]}" "allreduce-8-gofunneled allreduce 8 MPI_Allreduce" "allreduce-8-cfunneled allreduce 8 MPI_Allreduce"; do
@@ -94,7 +105,7 @@ if [[ " $PARTS " == *" 1 "* ]]; then
 			[[ $cell =~ $CELLS ]] || continue
 			for p in $(seq 1 "$PAIRS"); do
 				c="$OUT/$fl-$cell-c-$p.csv"
-				run_one "$fl" 1 "$cell" "$p" C "$c" "$OUT/fidelity-$fl" "$call" "$N" "$W" "$bytes" "$c"
+				run_one "$fl" 1 "$cell" "$p" C "$c" "$OUT/$(cbin "$call" fidelity)-$fl" "$call" "$N" "$W" "$bytes" "$c"
 				g="$fl-$cell-go-$p"
 				if [ "$cell" = allreduce-8-cfunneled ]; then
 					# The "engine" side is the C loop with FUNNELED.
@@ -119,6 +130,7 @@ tcells=(
 	"imb-allreduce-8 imb allreduce 8 1000 200 MPI_Allreduce float32"
 	"imb-allreduce-32768 imb allreduce 32768 100 10 MPI_Allreduce float32"
 	"imb-pingpong-8 imb pingpong 8 1000 100 pingpong byte"
+	"osu-bw-65536 osu bw 65536 100 10 bw byte" # p2p: osu_bw re-implemented in p2p.c
 )
 if [[ " $PARTS " == *" 2 "* ]]; then
 	for fl in $FLAVORS; do
@@ -127,7 +139,7 @@ if [[ " $PARTS " == *" 2 "* ]]; then
 			[[ $cell =~ $CELLS ]] || continue
 			for p in $(seq 1 "$PAIRS"); do
 				c="$OUT/$fl-$cell-c-$p.csv"
-				run_one "$fl" 2 "$cell" "$p" C "$c" "$OUT/tools-$fl" "$tool" "$call" "$bytes" "$iter" "$skip" "$R" "$c"
+				run_one "$fl" 2 "$cell" "$p" C "$c" "$OUT/$(cbin "$call" tools)-$fl" "$tool" "$call" "$bytes" "$iter" "$skip" "$R" "$c"
 				g="$fl-$cell-go-$p"
 				run_one "$fl" 2 "$cell" "$p" G "$OUT/$g-mpirun000.csv" "$OUT/reprobench-$fl" run --out "$OUT" --run-id "$g" \
 					--calls "$gocall" --sizes "$bytes" --datatype "$dt" --nrep "$R" --warmup 1 --loop-reps "$iter" \

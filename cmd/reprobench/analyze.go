@@ -229,6 +229,36 @@ var anColumns = []anColumn{
 			}
 			return fmt.Sprintf("%.3f", s.Normality.P)
 		}},
+	// p2p: the derived columns of the bandwidth calls.
+	{"bytes_per_s", "(header bytes/s) bw, bibw, mbw_mr: M·msize_bytes/median with M the messages per window (bw w, bibw 2w, mbw_mr np/2·w; docs/data-format.md); shown by default when a group is a bandwidth call, '-' for the others",
+		func(string) string { return "bytes/s" },
+		func(s analysis.GroupSummary, _ func(float64) string, _ func(analysis.Interval) string) string {
+			if b, _, ok := analysis.Rates(s.Key, s.Median); ok {
+				return anRate(b, "B/s")
+			}
+			return "-"
+		}},
+	{"msgs_per_s", "(header msgs/s) bw, bibw, mbw_mr: M/median, the message rate (osu_mbw_mr's); '-' for other calls",
+		func(string) string { return "msgs/s" },
+		func(s analysis.GroupSummary, _ func(float64) string, _ func(analysis.Interval) string) string {
+			if _, m, ok := analysis.Rates(s.Key, s.Median); ok {
+				return anRate(m, "/s")
+			}
+			return "-"
+		}},
+}
+
+// anRate formats a rate with an SI prefix: 5.24 GB/s, 1.20 M/s.
+func anRate(v float64, unit string) string {
+	for _, p := range []struct {
+		f float64
+		s string
+	}{{1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if v >= p.f {
+			return fmt.Sprintf("%.3g %s%s", v/p.f, p.s, unit)
+		}
+	}
+	return fmt.Sprintf("%.3g %s", v, unit)
 }
 
 // anDefaultColumns are the columns of the default text table (it fits 120
@@ -289,6 +319,9 @@ func anSelectColumns(spec string, wide bool, sums []analysis.GroupSummary) ([]an
 		names = strings.Split(spec, ",")
 	default:
 		names = slices.Clone(anDefaultColumns)
+		if slices.ContainsFunc(sums, func(s analysis.GroupSummary) bool { _, ok := analysis.MessagesPerCall(s.Key); return ok }) {
+			names = append(names, "bytes_per_s", "msgs_per_s") // p2p
+		}
 	}
 	var out []anColumn
 	for _, n := range names {
@@ -466,7 +499,8 @@ func anF(v float64) string {
 var anCSVHeader = []string{"call", "msize_bytes", "np", "datatype", "labels", "n", "n_mpiruns", "invalid", "bad", "outliers_removed",
 	"median_s", "median_ci_lo_s", "median_ci_hi_s", "median_ci_confidence", "median_of",
 	"pooled_median_s", "pooled_median_ci_lo_s", "pooled_median_ci_hi_s", "pooled_median_ci_confidence", "mean_s", "mean_ci_lo_s", "mean_ci_hi_s",
-	"min_s", "p99_s", "max_s", "mpirun_medians_s", "mpirun_means_normalized_max", "normality_w", "normality_p", "warnings"}
+	"min_s", "p99_s", "max_s", "mpirun_medians_s", "mpirun_means_normalized_max", "normality_w", "normality_p", "warnings",
+	"bytes_per_s", "msgs_per_s"} // p2p
 
 func anWriteCSV(w io.Writer, sums []analysis.GroupSummary) error {
 	cw := csv.NewWriter(w)
@@ -476,12 +510,16 @@ func anWriteCSV(w io.Writer, sums []analysis.GroupSummary) error {
 		for i, v := range s.MpirunMedians {
 			mm[i] = anF(v)
 		}
+		bps, mps := "", "" // p2p: empty for calls that are not bandwidth calls
+		if b, m, ok := analysis.Rates(s.Key, s.Median); ok {
+			bps, mps = anF(b), anF(m)
+		}
 		cw.Write([]string{s.Key.Call, strconv.Itoa(s.Key.MsizeBytes), strconv.Itoa(s.Key.Np), s.Key.Datatype, s.Key.Labels,
 			strconv.Itoa(s.N), strconv.Itoa(s.NMpiruns), strconv.Itoa(s.Invalid), strconv.Itoa(s.Bad), strconv.Itoa(s.OutliersRemoved),
 			anF(s.Median), anF(s.MedianCI.Lo), anF(s.MedianCI.Hi), anF(s.MedianCI.Confidence), s.MedianOf,
 			anF(s.PooledMedian), anF(s.PooledMedianCI.Lo), anF(s.PooledMedianCI.Hi), anF(s.PooledMedianCI.Confidence), anF(s.Mean), anF(s.MeanCI.Lo), anF(s.MeanCI.Hi),
 			anF(s.Min), anF(s.P99), anF(s.Max), strings.Join(mm, ";"), anF(anNormMax(s)), anF(s.Normality.Statistic), anF(s.Normality.P),
-			strings.Join(s.Warnings, "; ")})
+			strings.Join(s.Warnings, "; "), bps, mps})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -511,7 +549,7 @@ func anWriteJSON(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 		if warn == nil {
 			warn = []string{}
 		}
-		groups = append(groups, row{
+		g := row{
 			"call": s.Key.Call, "msize_bytes": s.Key.MsizeBytes, "np": s.Key.Np, "datatype": s.Key.Datatype, "labels": s.Key.Labels,
 			"n": s.N, "n_mpiruns": s.NMpiruns, "invalid": s.Invalid, "bad": s.Bad, "outliers_removed": s.OutliersRemoved,
 			"median_s": anJ(s.Median), "median_ci_s": anJS([]float64{s.MedianCI.Lo, s.MedianCI.Hi}),
@@ -524,7 +562,11 @@ func anWriteJSON(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 			"mpirun_means_normalized_max": anJ(anNormMax(s)),
 			"normality":                   row{"test": "shapiro-wilk", "w": anJ(s.Normality.Statistic), "p_value": anJ(s.Normality.P)},
 			"warnings":                    warn,
-		})
+		}
+		if b, m, ok := analysis.Rates(s.Key, s.Median); ok { // p2p
+			g["bytes_per_s"], g["msgs_per_s"] = b, m
+		}
+		groups = append(groups, g)
 	}
 	out := row{"groups": groups}
 	if len(pool) > 0 {

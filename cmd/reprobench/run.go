@@ -84,6 +84,8 @@ type runOptions struct {
 	// noise, issue 15: --noise-guard on|off and its seed (noise.go)
 	noiseGuard, noiseGuardSeed string
 	noiseGuardOn               bool
+	bwWindow                   int    // p2p
+	rmaSync                    string // p2p
 }
 
 // removedFlag makes an old spelling of a flag an error naming the new one.
@@ -140,6 +142,9 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	noiseGuardFlags(fs, o) // noise.go (noise, issue 15)
 	fs.IntVar(&o.checkNp, "check-np", 0, "only check the flags (and --design) for this many processes, without MPI, and exit (launch does so before its first mpirun)")
 	nbcFlags(fs, &o.nbc) // nbc.go
+	// p2p:
+	fs.IntVar(&o.bwWindow, "bw-window", mpi.DefaultBWWindow, "messages per window of bw, bibw and mbw_mr (osu_bw's window size); recorded in the raw data's bw_window column")
+	fs.StringVar(&o.rmaSync, "rma-sync", "fence", "synchronization of MPI_Put, MPI_Get and MPI_Accumulate: fence (MPI_Win_fence; op; MPI_Win_fence), lock (MPI_Win_lock; op; MPI_Win_unlock) or flush (op; MPI_Win_flush inside MPI_Win_lock_all); recorded in the raw data's rma_sync column")
 	for old, now := range renamedRunFlags {
 		removedFlag(fs, old, now)
 	}
@@ -239,6 +244,7 @@ func (o *runOptions) check() error {
 		return fmt.Errorf("--tsc-hz %v: must not be negative (0: calibrate)", o.tscHz)
 	}
 	return errors.Join(nonneg("mpirun", o.mpirun), pos("nrep", o.nrep), nonneg("warmup", o.warmup), nonneg("root", o.root),
+		pos("bw-window", o.bwWindow), // p2p
 		pos("window-batch", o.batch), pos("loop-reps", o.loopReps), pos("cache-slots", o.cacheSlots), nonneg("cache-bytes", o.cacheBytes),
 		pos("nbcbench-max-repeats", o.maxRepeats), pos("skew", o.skew), // vcoll: skew
 		dur("window", o.window, time.Nanosecond, window.MaxWindowLimit), dur("window-max", o.maxWindow, 0, window.MaxWindowLimit),
@@ -273,7 +279,14 @@ func baseExperiment(o *runOptions) (engine.Experiment, error) {
 	if err != nil {
 		return engine.Experiment{}, err
 	}
-	return engine.Experiment{Type: dt, Root: o.root, Nrep: o.nrep, Warmup: o.warmup, Runtime: rt, LoopReps: o.loopReps,
+	rs := mpi.RMAFence // p2p
+	if o.rmaSync != "" {
+		if rs, err = mpi.ParseRMASync(o.rmaSync); err != nil {
+			return engine.Experiment{}, fmt.Errorf("--rma-sync: %v", err)
+		}
+	}
+	return engine.Experiment{BWWindow: o.bwWindow, RMASync: rs, // p2p
+		Type: dt, Root: o.root, Nrep: o.nrep, Warmup: o.warmup, Runtime: rt, LoopReps: o.loopReps,
 		Cache: cm, CacheSlots: o.cacheSlots, FlushBytes: o.cacheBytes, Labels: o.labels, Skew: o.skew, // vcoll: Skew
 		Sync: window.Config{Method: methods[0], Window: o.window, Batch: o.batch, LateTolerance: o.lateTol, RoundFactor: o.roundK,
 			Budget: o.budget, MaxRepeats: o.maxRepeats, MaxWindow: o.maxWindow, SleepGuard: o.sleepGuard, AdaptOn: o.adaptTrigger,

@@ -123,8 +123,13 @@ func checkRunOutput(t *testing.T, dir string, np, nrep int) {
 		exp, _ := strconv.Atoi(r[2])
 		rt, err := strconv.ParseFloat(r[9], 64)
 		code, _ := strconv.Atoi(r[10])
-		if r[0] != "it" || r[1] != "3" || r[4] != "16" || r[5] != "2" || r[6] != "float64" || r[7] != fmt.Sprint(np) || err != nil || !(rt > 0 && rt < 60) || (code == 0 && rt > 1) || code < 0 || code > 7 || r[11] == "" || r[len(r)-1] == "" /* the flavor label, after the factor columns */ {
+		if r[0] != "it" || r[1] != "3" || r[4] != "16" || r[5] != "2" || r[6] != "float64" || r[7] != fmt.Sprint(np) || err != nil || !(rt > 0 && rt < 60) || (code == 0 && rt > 1) || code < 0 || code > 7 || r[11] == "" || r[len(rawdata.Columns)+len(rawdata.FactorColumns)] == "" {
 			t.Errorf("bad row %v", r)
+		}
+		// p2p: bw_window set exactly for the bandwidth calls, rma_sync for the one-sided ones.
+		bw, rs := r[len(rawdata.Columns)+slices.Index(rawdata.FactorColumns, "bw_window")], r[len(rawdata.Columns)+slices.Index(rawdata.FactorColumns, "rma_sync")]
+		if call, err := mpi.ParseCall(r[3]); err != nil || (bw != "") != call.Bandwidth() || (rs != "") != call.OneSided() {
+			t.Errorf("bw_window %q, rma_sync %q for %s", bw, rs, r[3])
 		}
 		rows[exp]++
 		if code == 0 {
@@ -238,10 +243,10 @@ func TestDesignFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(w.Names().CSV)
-	want := "run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,procsync,window_s,runtime_type,cache,clocksync,skew,noise_guard,alg,host\n" +
-		"d,1,1,MPI_Allreduce,16,2,float64,2,0,1e-06,0,adaptive_skampi,0.00013,local,warm,hca3,,off,x,h\n" +
-		"d,1,0,MPI_Bcast,8,1,float64,2,0,1e-06,0,barrier,0,local,warm,hca3,,off,,h\n" +
-		"d,1,2,pingpong,8,1,float64,2,0,1e-06,0,barrier,0,global,cold,hca3o,,off,,h\n"
+	want := "run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,procsync,window_s,runtime_type,cache,clocksync,skew,noise_guard,bw_window,rma_sync,alg,host\n" +
+		"d,1,1,MPI_Allreduce,16,2,float64,2,0,1e-06,0,adaptive_skampi,0.00013,local,warm,hca3,,off,,,x,h\n" +
+		"d,1,0,MPI_Bcast,8,1,float64,2,0,1e-06,0,barrier,0,local,warm,hca3,,off,,,,h\n" +
+		"d,1,2,pingpong,8,1,float64,2,0,1e-06,0,barrier,0,global,cold,hca3o,,off,,,,h\n"
 	if string(raw) != want {
 		t.Errorf("raw CSV:\n%s\nwant:\n%s", raw, want)
 	}

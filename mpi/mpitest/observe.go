@@ -137,6 +137,8 @@ func (c *comm) execute(o *mpi.Observation) error {
 	case mpi.CallIbarrier, mpi.CallIbcast, mpi.CallIreduce, mpi.CallIallreduce, mpi.CallIgather, mpi.CallIscatter,
 		mpi.CallIallgather, mpi.CallIalltoall, mpi.CallIreduceScatterBlock, mpi.CallIscan: // nbc
 		return c.executeNBC(o)
+	case mpi.CallBW, mpi.CallBiBW, mpi.CallMBWMR, mpi.CallPut, mpi.CallGet, mpi.CallAccumulate: // p2p
+		return c.executeP2P(o)
 	}
 	return &mpi.Error{Func: "Observe", Code: -1, Msg: "unsupported call " + o.Call.String()}
 }

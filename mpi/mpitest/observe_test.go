@@ -90,7 +90,7 @@ func TestObserveDeadline(t *testing.T) {
 }
 
 func TestObserveCalls(t *testing.T) {
-	const p, count = 5, 3
+	const p, count = 6, 3 // p2p: even, for mbw_mr
 	for _, call := range mpi.Calls() {
 		for _, sync := range []mpi.SyncKind{mpi.SyncNone, mpi.SyncBarrier, mpi.SyncDoubleBarrier, mpi.SyncDissemination} {
 			w, _ := New(Config{Ranks: p, Seed: 8})
@@ -102,6 +102,11 @@ func TestObserveCalls(t *testing.T) {
 				s, rv := mpi.BufferSizes(call, count, dt, p)
 				o := &mpi.Observation{Call: call, Count: count, Type: dt, Op: mpi.Sum, Root: 1, Peer: 3, Reps: 2,
 					Sync: sync, Send: make([]byte, s), Recv: make([]byte, rv)}
+				release, err := mpi.Prepare(r.Comm(), o) // p2p: bandwidth and one-sided calls need it
+				if err != nil {
+					return err
+				}
+				defer release()
 				if err := r.Comm().Observe(o, r.Clock()); err != nil {
 					return err
 				}

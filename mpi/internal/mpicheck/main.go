@@ -478,8 +478,13 @@ func observe(k *checker, w mpi.Comm) {
 					// A deadline 2 ms ahead on each rank's own clock.
 					o.Deadline = clk.Now() + clk.Ticks(2e-3)
 				}
-				err := w.Observe(o, clk)
+				release, err := mpi.Prepare(w, o) // p2p: bandwidth and one-sided calls need it
+				k.noErr(err, fmt.Sprintf("prepare %v %v", call, sync))
+				err = w.Observe(o, clk)
 				k.noErr(err, fmt.Sprintf("observe %v %v", call, sync))
+				if release != nil {
+					k.noErr(release(), fmt.Sprintf("release %v %v", call, sync))
+				}
 				k.ok(o.End >= o.Start, "observe %v %v: end %d < start %d", call, sync, o.End, o.Start)
 				if sync == mpi.SyncDeadline {
 					k.ok(o.Start >= o.Deadline, "observe %v started at %d before deadline %d", call, o.Start, o.Deadline)
