@@ -68,9 +68,19 @@ func TestNoiseGuardUnderMPI(t *testing.T) {
 					continue
 				}
 				t.Logf("%s: %d of %d invalid; guard %+v", e.Method, e.Invalid, e.Rows, *g)
-				seeded := false
+				seeded, blocked := false, 0.0
 				for _, s := range g.Sources {
 					seeded = seeded || (s.PeriodS > 0.99e-3 && s.PeriodS < 1.01e-3 && s.DurationS >= 35e-6)
+					blocked += s.DurationS / s.PeriodS
+				}
+				// The seeded tick (3.5 % of the time, no events of its own)
+				// may only be missing when sources the learner found itself
+				// crowd it out of the 15 % that a node's sources may cover
+				// (noiseguard.Config.MaxBlocked): seen once in CI with MPICH,
+				// two learned 0.3 ms sources covering 14.8 %.
+				if !seeded && blocked+35e-6/1e-3 > 0.15 {
+					t.Logf("window: the seeded tick was crowded out by learned sources covering %.1f %%", 100*blocked)
+					seeded = true
 				}
 				// A batch's 100 slots fall on 10 phases of the tick, so it
 				// skips one slot per ms or none, each with about even odds:
