@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -37,119 +36,6 @@ func init() {
 // with MPI_Abort because one rank failed (disk full, a failed MPI call, …)
 // while the others may be inside a collective.
 const exitAborted = 3
-
-// labelFlag collects repeatable --label key=value flags.
-type labelFlag map[string]string
-
-func (l labelFlag) String() string {
-	keys := make([]string, 0, len(l))
-	for k := range l {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + l[k]
-	}
-	return strings.Join(parts, ",")
-}
-
-func (l labelFlag) Set(s string) error {
-	k, v, ok := strings.Cut(s, "=")
-	if !ok {
-		return fmt.Errorf("want key=value, have %q", s)
-	}
-	if err := rawdata.CheckLabel(k, v); err != nil {
-		return err
-	}
-	l[k] = v
-	return nil
-}
-
-// runOptions are the flags of "reprobench run".
-type runOptions struct {
-	calls, sizes, datatype, procSync, clockSync, runtimeType, clock, cache, out, runID, designFile string
-	mpiThread, adaptOn                                                                             string
-	nrep, warmup, root, mpirun, batch, loopReps, cacheSlots, cacheBytes, maxRepeats, checkNp       int
-	skew                                                                                           int // vcoll
-	seed                                                                                           uint64
-	seedSet, perRank                                                                               bool
-	window, maxWindow, sleepGuard, lateTol, budget, resyncEvery                                    time.Duration
-	roundK, tscHz                                                                                  float64
-	labels                                                                                         labelFlag
-	adaptTrigger                                                                                   window.AdaptTrigger
-	clockAccuracy                                                                                  string // ERROR@HORIZON, clocksync.ParseAccuracy
-
-	nbc nbcOptions // the overlap measurement's flags (nbc.go)
-	// noise, issue 15: --noise-guard on|off and its seed (noise.go)
-	noiseGuard, noiseGuardSeed string
-	noiseGuardOn               bool
-	bwWindow                   int    // p2p
-	rmaSync                    string // p2p
-}
-
-// removedFlag makes an old spelling of a flag an error naming the new one.
-func removedFlag(fs *flag.FlagSet, old, now string) {
-	fs.Func(old, "removed: use --"+now, func(string) error {
-		return fmt.Errorf("--%s was renamed --%s", old, now)
-	})
-}
-
-// runFlags returns the flag set of "reprobench run" bound to a new
-// runOptions holding the defaults.
-func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
-	fs := newFlagSet("run", "[flags]   (under mpirun -np N)", stderr)
-	o := &runOptions{labels: labelFlag{}}
-	fs.StringVar(&o.calls, "calls", "MPI_Allreduce", "comma-separated `calls`: "+strings.Join(callNames(), ", "))
-	fs.StringVar(&o.sizes, "sizes", "8", "message `sizes` in bytes, as in design: a list 8,64,1K, pow2:A..B, logu:A..B:COUNT[:STEP], or several of these comma-separated; K/M/G = 1024^1/2/3")
-	fs.StringVar(&o.datatype, "datatype", "float64", "element `type`: byte, int32, int64, float32, float64")
-	fs.IntVar(&o.nrep, "nrep", 1000, "recorded observations per experiment")
-	fs.IntVar(&o.warmup, "warmup", 100, "unrecorded observations before each experiment (same sync method; at 32 KiB the observations 10–99 after MPI_Init were 13–16 % slower than later ones, bench/fidelity/candidates)")
-	fs.IntVar(&o.root, "root", 0, "root of rooted calls and first rank of pingpong")
-	fs.StringVar(&o.procSync, "proc-sync", "barrier", "comma-separated process synchronization `methods`: "+strings.Join(window.MethodNames(), ", "))
-	fs.DurationVar(&o.window, "window", 100*time.Microsecond, "initial window of the windowed methods")
-	fs.DurationVar(&o.maxWindow, "window-max", 0, "largest window the adaptive policies may reach (0: 100 × --window)")
-	fs.DurationVar(&o.sleepGuard, "window-sleep-guard", 0, "sleep until this long before each window start instead of busy-waiting all the way (0: never sleep)")
-	fs.IntVar(&o.batch, "window-batch", 100, "observations per broadcast start time and per adaptation decision")
-	fs.DurationVar(&o.lateTol, "late-tolerance", time.Microsecond, "how late after its deadline an observation may start and stay valid")
-	fs.StringVar(&o.adaptOn, "adapt-on", "invalid", "what the adaptive methods count against their 25% threshold: invalid (every late or expired observation, as SKaMPI and NBCBench publish) or expired (only observations that overran their window: a late start on an idle rank is machine noise, which no window prevents; see reprobench noise)")
-	fs.IntVar(&o.maxRepeats, "nbcbench-max-repeats", 20, "adaptive_nbcbench: most batch repetitions per experiment")
-	fs.Float64Var(&o.roundK, "roundtime-k", 4, "round-time: start = now + k·(MPI_Bcast time)")
-	fs.DurationVar(&o.budget, "roundtime-budget", 10*time.Second, "round-time: time budget per experiment")
-	fs.StringVar(&o.clockSync, "clock-sync", "auto", "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto (hca3 when a windowed method or global runtime needs it, else none)")
-	fs.StringVar(&o.clockAccuracy, "clock-accuracy", "", "clock accuracy target ERROR@HORIZON, e.g. 1us@10s (jk, hca3, twolevel): learn until the predicted bound meets it, and re-synchronize before an experiment whose end it would otherwise exceed; empty: fixed fit points and --resync-every")
-	fs.DurationVar(&o.resyncEvery, "resync-every", 0, "re-synchronize the clocks before an experiment when this much time has passed (0: before every experiment)")
-	fs.StringVar(&o.runtimeType, "runtime", "local", "completion time per observation: local (max over ranks of end−start), global (max end − min start, global clock), loop (n calls back to back, max over ranks of (end−start)/n: IMB's t_max), osu (what OSU prints: collectives time each call t0;call;t1 with a barrier after it, average over calls then over ranks; ping-pong: root's elapsed/(2n)), imb (what IMB prints: n calls back to back after the barrier, (t2−t1)/n averaged over ranks = t_avg; ping-pong: root's (t2−t1)/(2n)); see docs/data-format.md")
-	fs.IntVar(&o.loopReps, "loop-reps", 100, "calls per observation n for --runtime loop, osu and imb (OSU's iterations: 1000, 100 above 8 KiB; osu_latency 10000)")
-	fs.StringVar(&o.clock, "clock", "monotonic", "clock: monotonic, tsc, tsc_lfence or mpi_wtime")
-	fs.StringVar(&o.mpiThread, "mpi-thread", "single", "thread level requested from MPI: single (what a C benchmark's MPI_Init gets; only the locked main thread calls MPI, see package mpi) or funneled, serialized, multiple (Open MPI then locks internally, which changes timings, see docs/data-format.md)")
-	fs.Float64Var(&o.tscHz, "tsc-hz", 0, "fix the TSC frequency in Hz (0: calibrate for 1 s)")
-	fs.StringVar(&o.cache, "cache", "warm", "cache mode: warm, cold (overwrite an LLC-sized buffer before each observation), cycle or random (buffer offsets)")
-	fs.IntVar(&o.cacheBytes, "cache-bytes", 0, "bytes overwritten by --cache cold (0: last-level cache size from sysfs)")
-	fs.IntVar(&o.cacheSlots, "cache-slots", 16, "buffer copies for --cache cycle and random")
-	fs.IntVar(&o.skew, "skew", 1, "v-collectives' skew k: the last rank's blocks have k times the count of the others (MPI_Allgatherv, Alltoallv, Gatherv, Scatterv, Reduce_scatter; other calls ignore it and record 1); 1: uniform counts") // vcoll
-	fs.StringVar(&o.out, "out", ".", "output `directory`")
-	fs.StringVar(&o.runID, "run-id", "", "run identifier (default: generated from the time and random bits)")
-	fs.IntVar(&o.mpirun, "mpirun", 0, "index of this mpirun in a campaign")
-	fs.Func("seed", "seed of the experiment order: the order \"reprobench design --seed\" gives the same factors (default: random, always recorded)", func(s string) error {
-		v, err := strconv.ParseUint(s, 10, 64)
-		o.seed, o.seedSet = v, true
-		return err
-	})
-	fs.StringVar(&o.designFile, "design", "", "design `file`: run its experiments of this --mpirun instead of the flags' factorial")
-	fs.Var(o.labels, "label", "`key=value` added as a column to every row (repeatable)")
-	fs.BoolVar(&o.perRank, "per-rank", false, "also write every rank's local and global start/end times")
-	noiseGuardFlags(fs, o) // noise.go (noise, issue 15)
-	fs.IntVar(&o.checkNp, "check-np", 0, "only check the flags (and --design) for this many processes, without MPI, and exit (launch does so before its first mpirun)")
-	nbcFlags(fs, &o.nbc) // nbc.go
-	// p2p:
-	fs.IntVar(&o.bwWindow, "bw-window", mpi.DefaultBWWindow, "messages per window of bw, bibw and mbw_mr (osu_bw's window size); recorded in the raw data's bw_window column")
-	fs.StringVar(&o.rmaSync, "rma-sync", "fence", "synchronization of MPI_Put, MPI_Get and MPI_Accumulate: fence (MPI_Win_fence; op; MPI_Win_fence), lock (MPI_Win_lock; op; MPI_Win_unlock) or flush (op; MPI_Win_flush inside MPI_Win_lock_all); recorded in the raw data's rma_sync column")
-	for old, now := range renamedRunFlags {
-		removedFlag(fs, old, now)
-	}
-	return fs, o
-}
 
 func runRun(stdout, stderr io.Writer, args []string) error {
 	fs, o := runFlags(stderr)
@@ -185,79 +71,6 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		err = ferr
 	}
 	return err
-}
-
-// renamedRunFlags are old flag spellings and their names now (one
-// vocabulary in design, run and launch).
-var renamedRunFlags = map[string]string{"datatypes": "datatype", "msizes": "sizes", "procsync": "proc-sync", "clocksync": "clock-sync", "window-s": "window", "runtime-type": "runtime"}
-
-// check validates the flags against their documented bounds, so that what
-// the metadata records is what runs.
-func (o *runOptions) check() error {
-	var err error
-	if o.adaptTrigger, err = window.ParseAdaptTrigger(o.adaptOn); err != nil {
-		return fmt.Errorf("--adapt-on: %v", err)
-	}
-	if o.noiseGuardOn, err = parseNoiseGuard(o.noiseGuard); err != nil { // noise.go (noise, issue 15)
-		return err
-	}
-	pos := func(name string, v int) error {
-		if v < 1 {
-			return fmt.Errorf("--%s %d: must be at least 1", name, v)
-		}
-		return nil
-	}
-	nonneg := func(name string, v int) error {
-		if v < 0 {
-			return fmt.Errorf("--%s %d: must not be negative", name, v)
-		}
-		return nil
-	}
-	dur := func(name string, v, lo, hi time.Duration) error {
-		if v < lo || v > hi {
-			return fmt.Errorf("--%s %v: must be in [%v, %v]", name, v, lo, hi)
-		}
-		return nil
-	}
-	if o.maxWindow != 0 && o.maxWindow < o.window {
-		return fmt.Errorf("--window-max %v is below --window %v", o.maxWindow, o.window)
-	}
-	if !(o.roundK > 0) || o.roundK > 1e6 {
-		return fmt.Errorf("--roundtime-k %v: must be in (0, 1e6]", o.roundK)
-	}
-	if o.clockAccuracy != "" {
-		if _, err := clocksync.ParseAccuracy(o.clockAccuracy); err != nil {
-			return fmt.Errorf("--clock-accuracy: %v", err)
-		}
-	}
-	if o.runID != "" {
-		if err := rawdata.CheckRunID(o.runID); err != nil {
-			return fmt.Errorf("--run-id: %v", err)
-		}
-	}
-	switch o.clock {
-	case "monotonic", "tsc", "tsc_rdtscp", "tsc_lfence", "mpi_wtime", "wtime":
-	default:
-		return fmt.Errorf("--clock %q: want one of %s", o.clock, strings.Join(pipeline.ClockNames, ", "))
-	}
-	if !(o.tscHz >= 0) {
-		return fmt.Errorf("--tsc-hz %v: must not be negative (0: calibrate)", o.tscHz)
-	}
-	return errors.Join(nonneg("mpirun", o.mpirun), pos("nrep", o.nrep), nonneg("warmup", o.warmup), nonneg("root", o.root),
-		pos("bw-window", o.bwWindow), // p2p
-		pos("window-batch", o.batch), pos("loop-reps", o.loopReps), pos("cache-slots", o.cacheSlots), nonneg("cache-bytes", o.cacheBytes),
-		pos("nbcbench-max-repeats", o.maxRepeats), pos("skew", o.skew), // vcoll: skew
-		dur("window", o.window, time.Nanosecond, window.MaxWindowLimit), dur("window-max", o.maxWindow, 0, window.MaxWindowLimit),
-		dur("window-sleep-guard", o.sleepGuard, 0, window.MaxWindowLimit), dur("late-tolerance", o.lateTol, 0, window.MaxWindowLimit),
-		dur("roundtime-budget", o.budget, time.Millisecond, 24*time.Hour), dur("resync-every", o.resyncEvery, 0, 1000*time.Hour))
-}
-
-func callNames() []string {
-	var n []string
-	for _, c := range mpi.Calls() {
-		n = append(n, c.String())
-	}
-	return n
 }
 
 // baseExperiment returns the run-wide levels of the flags (what a design
