@@ -193,6 +193,25 @@ type comm struct {
 }
 
 var _ Comm = (*comm)(nil)
+
+// The C enum of rbmpi.h must list the calls in the order of Call: four
+// families appended theirs in one session, and a mismatch would run the
+// wrong operation without any error. The last call of each family pins it.
+func init() {
+	for _, c := range []struct {
+		c    C.int
+		want Call
+	}{{C.RB_PINGPONG, CallPingPong}, {C.RB_NEIGHBOR_ALLTOALL, CallNeighborAlltoall},
+		{C.RB_REDUCE_PLUS_SCATTER, CallReducePlusScatter}, {C.RB_ISCAN, CallIscan}, {C.RB_ACCUMULATE, CallAccumulate}} {
+		if int(c.c) != int(c.want) {
+			panic(fmt.Sprintf("mpi: rbmpi.h numbers %v as %d, Go as %d", c.want, int(c.c), int(c.want)))
+		}
+	}
+	if int(C.RB_ACCUMULATE)+1 != int(numCalls) {
+		panic("mpi: rbmpi.h and types.go list a different number of calls")
+	}
+}
+
 var _ BatchObserver = (*comm)(nil)
 
 func newComm(h C.MPI_Comm, isWorld bool) (*comm, error) {
