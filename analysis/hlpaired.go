@@ -28,26 +28,12 @@ func HodgesLehmannPaired(x, y []float64, alt Alternative, level float64) Shift {
 	checkLevel(level)
 	nan := math.NaN()
 	sh := Shift{Estimate: nan, Interval: Interval{Lo: nan, Hi: nan, Level: level, Confidence: nan}}
-	switch {
-	case len(x) != len(y):
-		sh.Warning = "paired samples of unequal length"
-		return sh
-	case hasNaN(x) || hasNaN(y):
-		sh.Warning = "NaN in a sample"
+	d, zeros, why := nonzeroDiffs(x, y)
+	if why != "" {
+		sh.Warning = why
 		return sh
 	}
-	d := make([]float64, 0, len(x))
-	for i := range x {
-		if v := x[i] - y[i]; v != 0 {
-			d = append(d, v)
-		}
-	}
-	zeros := len(x) - len(d)
 	n := len(d)
-	if n == 0 {
-		sh.Warning = "every difference is zero"
-		return sh
-	}
 	walsh := make([]float64, 0, n*(n+1)/2)
 	for i := range d {
 		for j := i; j < n; j++ {

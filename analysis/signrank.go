@@ -85,26 +85,12 @@ func (d *signRankDist) ge(q float64) float64 {
 func WilcoxonSignedRank(x, y []float64, alt Alternative) TestResult {
 	const method = "Wilcoxon signed-rank"
 	res := TestResult{Method: method, DF: math.NaN(), DF2: math.NaN(), Statistic: math.NaN(), P: math.NaN()}
-	switch {
-	case len(x) != len(y):
-		res.Warning = "paired samples of unequal length: no comparison"
-		return res
-	case hasNaN(x) || hasNaN(y):
-		res.Warning = "NaN in a sample: no comparison"
+	d, zeros, why := nonzeroDiffs(x, y)
+	if why != "" {
+		res.Warning = why + ": no comparison"
 		return res
 	}
-	d := make([]float64, 0, len(x))
-	for i := range x {
-		if v := x[i] - y[i]; v != 0 {
-			d = append(d, v)
-		}
-	}
-	zeros := len(x) - len(d)
 	n := len(d)
-	if n == 0 {
-		res.Warning = "every difference is zero: no comparison"
-		return res
-	}
 	abs := make([]float64, n)
 	for i, v := range d {
 		abs[i] = math.Abs(v)
@@ -147,4 +133,27 @@ func WilcoxonSignedRank(x, y []float64, alt Alternative) TestResult {
 	sigma := math.Sqrt(fn*(fn+1)*(2*fn+1)/24 - tieSum/48)
 	res.P = continuityNormalP(v-fn*(fn+1)/4, sigma, alt)
 	return res
+}
+
+// nonzeroDiffs returns the nonzero paired differences x[i] − y[i] and how
+// many were zero (the signed-rank statistics drop zeros, as R does), or why
+// they cannot be formed: unequal lengths, a NaN, or no nonzero difference.
+func nonzeroDiffs(x, y []float64) (d []float64, zeros int, why string) {
+	switch {
+	case len(x) != len(y):
+		return nil, 0, "paired samples of unequal length"
+	case hasNaN(x) || hasNaN(y):
+		return nil, 0, "NaN in a sample"
+	}
+	d = make([]float64, 0, len(x))
+	for i := range x {
+		if v := x[i] - y[i]; v != 0 {
+			d = append(d, v)
+		}
+	}
+	zeros = len(x) - len(d)
+	if len(d) == 0 {
+		return nil, zeros, "every difference is zero"
+	}
+	return d, zeros, ""
 }

@@ -220,36 +220,35 @@ func callP2PGo(c Comm, o *Observation) error {
 
 // bwGo is one bw window between sender from and receiver to, in Go.
 func bwGo(c Comm, send, recv []byte, w int, isSender, isReceiver bool, from, to int) error {
-	rr := make([]Request, w)
 	switch {
 	case isSender:
-		for j := range rr {
-			q, err := c.Isend(send, to, tagBW)
-			if err != nil {
-				return err
-			}
-			rr[j] = q
-		}
-		for _, q := range rr {
-			if err := q.Wait(); err != nil {
-				return err
-			}
+		if err := postAndWait(w, func() (Request, error) { return c.Isend(send, to, tagBW) }); err != nil {
+			return err
 		}
 		return c.Recv(nil, to, tagBWAck)
 	case isReceiver:
-		for j := range rr {
-			q, err := c.Irecv(recv, from, tagBW)
-			if err != nil {
-				return err
-			}
-			rr[j] = q
-		}
-		for _, q := range rr {
-			if err := q.Wait(); err != nil {
-				return err
-			}
+		if err := postAndWait(w, func() (Request, error) { return c.Irecv(recv, from, tagBW) }); err != nil {
+			return err
 		}
 		return c.Send(nil, from, tagBWAck)
+	}
+	return nil
+}
+
+// postAndWait posts w requests with post, then waits for all of them.
+func postAndWait(w int, post func() (Request, error)) error {
+	rr := make([]Request, w)
+	for j := range rr {
+		q, err := post()
+		if err != nil {
+			return err
+		}
+		rr[j] = q
+	}
+	for _, q := range rr {
+		if err := q.Wait(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
