@@ -209,52 +209,18 @@ func TestSlurmBatchCampaign(t *testing.T) {
 		if m, err = ReadManifest(mp); err != nil {
 			t.Fatal(err)
 		}
-		a := m.Runs[1].Attempts[0]
-		if m.Runs[0].Status != StatusOK || m.Runs[1].Status != StatusFailed || m.Runs[2].Status != StatusOK || a.Slurm.State != "CANCELLED" {
-			t.Fatalf("after the cancel: %s %s %s, mpirun 1's job %+v\n%s", m.Runs[0].Status, m.Runs[1].Status, m.Runs[2].Status, a.Slurm, out)
-		}
+		checkOnlyOneCancelled(t, m, out)
 		before := completedData(t, dir, "bj", 3)
 
-		// Resume, held again; kill that launcher: its job goes on.
-		hold2 := t.TempDir()
-		cmd, out = launchCmd(t, f, bin, slurmEnv(c, holdEnv(hold2, 1)...), "--resume", "--out", dir)
-		waitFor(t, 120*time.Second, "mpirun 1 to be held again", func() bool { return heldRanks(hold2, 1, 2) != nil })
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		waitCmd(t, cmd, out, 30*time.Second)
-		if jobs := c.Jobs(t, "running"); len(jobs) != 1 {
-			t.Fatalf("after killing the launcher, running jobs %v; want mpirun 1's", jobs)
-		}
-
-		// Resume without the hold: it finds the job alive, cancels it at
-		// the timeout, and runs mpirun 1 once more.
-		cmd, out = launchCmd(t, f, bin, slurmEnv(c), "--resume", "--out", dir, "--timeout", "30s")
-		if code := waitCmd(t, cmd, out, 300*time.Second); code != 0 {
-			t.Fatalf("resume: exit %d\n%s", code, out)
-		}
-		if m, err = ReadManifest(mp); err != nil {
-			t.Fatal(err)
-		}
+		// Resume, held again, and kill that launcher: its job goes on. Then
+		// resume without the hold: it finds the job alive, cancels it at the
+		// timeout, and runs mpirun 1 once more.
+		m, _ = killResumeThenResume(t, c, f, bin, dir, mp, "30s")
 		r := m.Runs[1]
 		if len(r.Attempts) != 3 || r.Attempts[1].Status != StatusAbandoned || r.Attempts[1].Slurm == nil || !r.Attempts[1].Slurm.Cancelled || r.Status != StatusOK {
 			t.Fatalf("mpirun 1 attempts: %+v", r.Attempts)
 		}
-		if len(m.Runs[0].Attempts) != 1 || len(m.Runs[2].Attempts) != 1 {
-			t.Error("a complete mpirun was run again")
-		}
-		for i := range 3 {
-			if n := csvRows(t, OutputBase(dir, "bj", i)+".csv"); n != 200 {
-				t.Errorf("mpirun %d: %d rows, want 200", i, n)
-			}
-			last := m.Runs[i].Attempts[len(m.Runs[i].Attempts)-1].Slurm
-			t.Logf("mpirun %d: job %s on %s, %s", i, last.JobID, last.Nodes, last.State)
-		}
-		for name, h := range before {
-			if completedData(t, dir, "bj", 3)[name] != h {
-				t.Errorf("%s changed", name)
-			}
-		}
+		checkOthersUntouched(t, m, dir, "bj", before)
 		c.WaitNoJobs(t)
 	})
 }
@@ -479,10 +445,7 @@ func TestSlurmArrayCampaign(t *testing.T) {
 		if m, err = ReadManifest(mp); err != nil {
 			t.Fatal(err)
 		}
-		a := m.Runs[1].Attempts[0]
-		if m.Runs[0].Status != StatusOK || m.Runs[1].Status != StatusFailed || m.Runs[2].Status != StatusOK || a.Slurm.State != "CANCELLED" {
-			t.Fatalf("after the cancel: %s %s %s, mpirun 1's task %+v\n%s", m.Runs[0].Status, m.Runs[1].Status, m.Runs[2].Status, a.Slurm, out)
-		}
+		checkOnlyOneCancelled(t, m, out)
 		for i := range 3 {
 			s := m.Runs[i].Attempts[0].Slurm
 			if s.ArrayJobID != task.ArrayJobID || s.ArrayTaskID != strconv.Itoa(i) || s.JobID == "" || s.Nodes == "" {
@@ -506,48 +469,76 @@ func TestSlurmArrayCampaign(t *testing.T) {
 		}
 		before := completedData(t, dir, "ar", 3)
 
-		// Resume, held again; kill that launcher: its task goes on.
-		hold2 := t.TempDir()
-		cmd, out = launchCmd(t, f, bin, slurmEnv(c, holdEnv(hold2, 1)...), "--resume", "--out", dir)
-		waitFor(t, 120*time.Second, "mpirun 1 to be held again", func() bool { return heldRanks(hold2, 1, 2) != nil })
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		waitCmd(t, cmd, out, 30*time.Second)
-		if jobs := c.Jobs(t, "running"); len(jobs) != 1 {
-			t.Fatalf("after killing the launcher, running jobs %v; want mpirun 1's task", jobs)
-		}
-
-		// Resume without the hold: it finds the task alive, follows it,
-		// cancels it at the timeout, and submits mpirun 1 once more.
-		cmd, out = launchCmd(t, f, bin, slurmEnv(c), "--resume", "--out", dir, "--timeout", "20s")
-		if code := waitCmd(t, cmd, out, 300*time.Second); code != 0 {
-			t.Fatalf("resume: exit %d\n%s", code, out)
-		}
-		if m, err = ReadManifest(mp); err != nil {
-			t.Fatal(err)
-		}
+		// Resume, held again, and kill that launcher: its task goes on. Then
+		// resume without the hold: it follows the task, cancels it at the
+		// timeout, and submits mpirun 1 once more.
+		m, out = killResumeThenResume(t, c, f, bin, dir, mp, "20s")
 		r := m.Runs[1]
 		if len(r.Attempts) != 3 || r.Attempts[1].Status != StatusAbandoned || r.Attempts[1].Slurm == nil || !r.Attempts[1].Slurm.Cancelled ||
 			r.Attempts[2].Status != StatusOK || r.Status != StatusOK || r.Attempts[2].Slurm.ArrayJobID == r.Attempts[1].Slurm.ArrayJobID {
 			t.Fatalf("mpirun 1 attempts: %+v\n%s", r.Attempts, out)
 		}
-		if len(m.Runs[0].Attempts) != 1 || len(m.Runs[2].Attempts) != 1 {
-			t.Error("a complete mpirun was run again")
-		}
-		for i := range 3 {
-			if n := csvRows(t, OutputBase(dir, "ar", i)+".csv"); n != 200 {
-				t.Errorf("mpirun %d: %d rows, want 200", i, n)
-			}
-			last := m.Runs[i].Attempts[len(m.Runs[i].Attempts)-1].Slurm
-			t.Logf("mpirun %d: task %s (job %s) on %s, %s", i, last.ID(), last.JobID, last.Nodes, last.State)
-		}
+		checkOthersUntouched(t, m, dir, "ar", before)
 		t.Logf("mpirun 1's abandoned attempt: %s", r.Attempts[1].Error)
-		for name, h := range before {
-			if completedData(t, dir, "ar", 3)[name] != h {
-				t.Errorf("%s changed", name)
-			}
-		}
 		c.WaitNoJobs(t)
 	})
+}
+
+// checkOnlyOneCancelled checks a 3-mpirun Slurm campaign after mpirun 1's
+// job or array task was scancelled: 0 and 2 ok, 1 failed, its job CANCELLED.
+func checkOnlyOneCancelled(t *testing.T, m *Manifest, out *bytes.Buffer) {
+	t.Helper()
+	a := m.Runs[1].Attempts[0]
+	if m.Runs[0].Status != StatusOK || m.Runs[1].Status != StatusFailed || m.Runs[2].Status != StatusOK || a.Slurm.State != "CANCELLED" {
+		t.Fatalf("after the cancel: %s %s %s, mpirun 1's job %+v\n%s", m.Runs[0].Status, m.Runs[1].Status, m.Runs[2].Status, a.Slurm, out)
+	}
+}
+
+// killResumeThenResume resumes the campaign in dir with mpirun 1 held,
+// kills that launcher with SIGKILL (its Slurm job must go on, the only one
+// running), then resumes without the hold and with --timeout timeout, which
+// must succeed. It returns the manifest and that last launcher's output.
+func killResumeThenResume(t *testing.T, c *slurmtest.Cluster, f mpirun.Flavor, bin, dir, mp, timeout string) (*Manifest, *bytes.Buffer) {
+	t.Helper()
+	hold := t.TempDir()
+	cmd, out := launchCmd(t, f, bin, slurmEnv(c, holdEnv(hold, 1)...), "--resume", "--out", dir)
+	waitFor(t, 120*time.Second, "mpirun 1 to be held again", func() bool { return heldRanks(hold, 1, 2) != nil })
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitCmd(t, cmd, out, 30*time.Second)
+	if jobs := c.Jobs(t, "running"); len(jobs) != 1 {
+		t.Fatalf("after killing the launcher, running jobs %v; want mpirun 1's", jobs)
+	}
+	cmd, out = launchCmd(t, f, bin, slurmEnv(c), "--resume", "--out", dir, "--timeout", timeout)
+	if code := waitCmd(t, cmd, out, 300*time.Second); code != 0 {
+		t.Fatalf("resume: exit %d\n%s", code, out)
+	}
+	m, err := ReadManifest(mp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, out
+}
+
+// checkOthersUntouched checks that a resumed 3-mpirun campaign ran mpiruns
+// 0 and 2 once, that every mpirun has its 200 rows, and that the completed
+// mpiruns' data are still those hashed in before.
+func checkOthersUntouched(t *testing.T, m *Manifest, dir, id string, before map[string][32]byte) {
+	t.Helper()
+	if len(m.Runs[0].Attempts) != 1 || len(m.Runs[2].Attempts) != 1 {
+		t.Error("a complete mpirun was run again")
+	}
+	for i := range 3 {
+		if n := csvRows(t, OutputBase(dir, id, i)+".csv"); n != 200 {
+			t.Errorf("mpirun %d: %d rows, want 200", i, n)
+		}
+		last := m.Runs[i].Attempts[len(m.Runs[i].Attempts)-1].Slurm
+		t.Logf("mpirun %d: job %s (%s) on %s, %s", i, last.JobID, last.ID(), last.Nodes, last.State)
+	}
+	for name, h := range before {
+		if completedData(t, dir, id, 3)[name] != h {
+			t.Errorf("%s changed", name)
+		}
+	}
 }
