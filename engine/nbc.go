@@ -28,10 +28,16 @@ import (
 // ratio of its median pure time per call to its median kernel time per
 // call, overlapRounds rounds of overlapObs observations each, so that the
 // kernel lasts about as long as the communication, as OSU and NBCBench do.
-// An observation of the probe is one call per phase after a barrier, or,
-// for runtime osu, OSU's loop of min(n, 100) calls, whose mean per call is
-// what osu_iallreduce aims its kernel at.
+// An observation of the probe is one call per phase after a barrier.
 // The calibration goes to the sidecar (rawdata.OverlapCalibration).
+//
+// Runtime osu instead runs the kernel osu_iallreduce runs
+// (mpi.Observation.TimedKernel): passes of OSU's matrix kernel until their
+// timed sum reaches the rank's mean pure time per call of the same
+// observation, so that pure, compute, total and overlap are the numbers
+// OSU prints. Nothing is calibrated; the sidecar says so (TimeTargeted).
+// TestEvery is then OSU's number of MPI_Test probes, and KernelIters is
+// refused.
 //
 // Process synchronization: barrier, double_barrier and dissemination wait
 // the same way before each of the two phases. The windowed methods and
@@ -42,9 +48,13 @@ const (
 	overlapRounds    = 3
 	overlapObs       = 11
 	overlapStartIter = 1000
-	osuProbeReps     = 100
 	// KernelDescription says what one iteration of the compute kernel does.
 	KernelDescription = "x = x*0.999999999 + 1e-9 on a double (one dependent multiply-add), C loop in rbmpi_nbc.h"
+	// OSUKernelDescription says what the time-targeted kernel of runtime
+	// osu does.
+	OSUKernelDescription = "OSU's do_compute_cpu: passes of x[i] = x[i] + a[i][j]*a[j][i] + y[j] over a 25x25 float matrix " +
+		"until the passes' timed sum reaches the rank's mean pure time per call of the same observation; " +
+		"test_every = OSU's -t probes (rbmpi_nbc.h)"
 )
 
 // NBCMode returns the raw data's nbc_mode of ex: "" for an experiment
@@ -78,6 +88,10 @@ func (ex *Experiment) checkOverlap() error {
 	if ex.TestEvery < 0 || ex.KernelIters < 0 {
 		return fmt.Errorf("negative MPI_Test interval %d or kernel iterations %d", ex.TestEvery, ex.KernelIters)
 	}
+	if ex.Runtime == window.RuntimeOSU && ex.KernelIters > 0 {
+		return fmt.Errorf("runtime type osu runs OSU's time-targeted kernel, aimed at each observation's pure time; "+
+			"a fixed kernel iteration count (%d) applies to local, global and loop", ex.KernelIters)
+	}
 	return nil
 }
 
@@ -108,6 +122,13 @@ func (r *overlapRecorder) Observe(o *mpi.Observation, clk timing.Clock) error {
 // calibrateKernel sets o.KernelIters for this rank (see the comment at the
 // top of the file) and returns the calibration on rank 0.
 func calibrateKernel(c mpi.Comm, clk timing.Clock, o *mpi.Observation, ex *Experiment) (*rawdata.OverlapCalibration, error) {
+	if ex.Runtime == window.RuntimeOSU {
+		o.TimedKernel, o.KernelIters = true, 0
+		if c.Rank() != 0 {
+			return nil, nil
+		}
+		return &rawdata.OverlapCalibration{Kernel: OSUKernelDescription, TestEvery: ex.TestEvery, TimeTargeted: true}, nil
+	}
 	cal := &rawdata.OverlapCalibration{Kernel: KernelDescription, TestEvery: ex.TestEvery, Given: ex.KernelIters > 0}
 	k := ex.KernelIters
 	var target, kernel float64
@@ -117,12 +138,6 @@ func calibrateKernel(c mpi.Comm, clk timing.Clock, o *mpi.Observation, ex *Exper
 		probe := *o
 		probe.Offsets, probe.Flush = nil, nil
 		probe.Overlap, probe.Reps, probe.TimeEach, probe.Sync = true, 1, false, mpi.SyncBarrier
-		if o.TimeEach {
-			// OSU's loop (runtime osu): OSU aims its kernel at the mean
-			// pure time per call of its timed loop, so the probe runs
-			// that loop, up to osuProbeReps calls.
-			probe.TimeEach, probe.Reps = true, min(max(o.Reps, 1), osuProbeReps)
-		}
 		cal.ProbeReps = probe.Reps
 		pure, comp := make([]float64, overlapObs), make([]float64, overlapObs)
 		for range overlapRounds {

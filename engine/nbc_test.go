@@ -80,14 +80,31 @@ func TestNBCOverlapEngine(t *testing.T) {
 		{mpitest.ProgressAsync, window.RuntimeLocal, 0.85, 1},
 		{mpitest.ProgressAsync, window.RuntimeOSU, 0.85, 1},
 	} {
+		// MPI_Test every 64 iterations, or (osu) OSU's -t 2: the kernel in
+		// two parts, each at least one pass.
+		te := int64(64)
+		if tc.rt == window.RuntimeOSU {
+			te = 2
+		}
 		exps := []engine.Experiment{{Call: mpi.CallIallreduce, MsizeBytes: 1024, Type: mpi.Float64, Nrep: 20, Warmup: 3,
-			Sync: window.Config{Method: window.Barrier}, Runtime: tc.rt, LoopReps: 5, Overlap: true, TestEvery: 64}}
+			Sync: window.Config{Method: window.Barrier}, Runtime: tc.rt, LoopReps: 5, Overlap: true, TestEvery: te}}
 		sink := runProgress(t, tc.prog, exps)
 		if len(sink.rows) != 20 || len(sink.sums) != 1 {
 			t.Fatalf("%d rows, %d summaries", len(sink.rows), len(sink.sums))
 		}
 		cal := sink.sums[0].Overlap
-		if cal == nil || len(cal.KernelIters) != 4 || cal.Given || cal.TestEvery != 64 {
+		if tc.rt == window.RuntimeOSU {
+			// OSU's time-targeted kernel: nothing calibrated, and the
+			// compute time per call reaches the pure time it aims at.
+			if cal == nil || !cal.TimeTargeted || len(cal.KernelIters) != 0 || cal.TestEvery != te {
+				t.Fatalf("osu: calibration %+v", cal)
+			}
+			for _, row := range sink.rows {
+				if row.ComputeS < row.PureS {
+					t.Errorf("osu: compute %g s below the pure time %g s it aims at", row.ComputeS, row.PureS)
+				}
+			}
+		} else if cal == nil || cal.TimeTargeted || len(cal.KernelIters) != 4 || cal.Given || cal.TestEvery != 64 {
 			t.Fatalf("calibration %+v", cal)
 		}
 		for r, k := range cal.KernelIters {
@@ -152,6 +169,7 @@ func TestNBCOverlapRefused(t *testing.T) {
 		{func(e *engine.Experiment) { e.Sync = window.Config{Method: window.RoundTime} }, "one start time"},
 		{func(e *engine.Experiment) { e.Runtime = window.RuntimeIMB }, "imb"},
 		{func(e *engine.Experiment) { e.TestEvery = -1 }, "negative"},
+		{func(e *engine.Experiment) { e.Runtime, e.KernelIters = window.RuntimeOSU, 100 }, "time-targeted"},
 	} {
 		ex := base
 		tc.edit(&ex)

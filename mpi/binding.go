@@ -256,6 +256,7 @@ func (c *comm) setArgs(o *Observation) *C.rb_args {
 	a.overlap = cbool(o.Overlap)
 	a.kernel_iters = C.int64_t(o.KernelIters)
 	a.test_every = C.int64_t(o.TestEvery)
+	a.timed_kernel = cbool(o.TimedKernel)
 	// p2p:
 	a.np = C.int(c.size)
 	a.bw_window = C.int(o.Window())

@@ -34,6 +34,15 @@ import "fmt"
 // none did. The engine calibrates KernelIters once per experiment so that
 // the kernel lasts about as long as the pure phase (see package engine).
 //
+// With TimedKernel (the engine sets it for runtime osu) the kernel is the
+// one osu_iallreduce runs instead, so that the numbers are OSU's: passes
+// of OSU's kernel (x[i] = x[i] + a[i][j]·a[j][i] + y[j] over a 25 × 25
+// float matrix) until the sum of the passes' own times reaches this rank's
+// mean pure time per call of the same observation (Pure / Reps). The time
+// between passes is not counted, so the kernel overshoots its target by up
+// to one pass and the clock reads, as OSU's does. TestEvery = P > 0 is
+// then OSU's -t P: P times (compute for target/P; MPI_Test).
+//
 // Only C runs these calls: the Go path (ObserveGo, used for clocks C cannot
 // read) refuses them, since its timestamps would not bracket one C call.
 // The overlap measurement needs a barrier-type wait (SyncNone, SyncBarrier,
@@ -111,6 +120,9 @@ func (o *Observation) validateNBC() error {
 	}
 	if o.KernelIters < 0 || o.TestEvery < 0 {
 		return fmt.Errorf("mpi: negative kernel iterations %d or MPI_Test interval %d", o.KernelIters, o.TestEvery)
+	}
+	if o.TimedKernel && o.KernelIters > 0 {
+		return fmt.Errorf("mpi: the time-targeted kernel (TimedKernel) aims at the pure time; it takes no iteration count (KernelIters %d)", o.KernelIters)
 	}
 	if o.Sync == SyncDeadline {
 		return fmt.Errorf("mpi: the overlap measurement of %v has two phases, each started after the synchronization; "+

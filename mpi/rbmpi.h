@@ -275,6 +275,11 @@ typedef struct rb_args {
 	int overlap;
 	int64_t kernel_iters;
 	int64_t test_every;
+	// timed_kernel: OSU's time-targeted kernel (Observation.TimedKernel);
+	// kernel_target is its target per call in ticks, set by rb_nbc_overlap
+	// from the pure phase.
+	int timed_kernel;
+	int64_t kernel_target;
 	int64_t pure;
 	int64_t compute;
 	// end nbc

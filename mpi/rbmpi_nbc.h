@@ -59,6 +59,52 @@ static int rb_kernel(int64_t iters, int64_t every, MPI_Request *rq, int clk, int
 	return MPI_SUCCESS;
 }
 
+// OSU's kernel for runtime osu (Observation.TimedKernel): one pass over a
+// DIM x DIM float matrix, x[i] = x[i] + a[i][j]*a[j][i] + y[j], as
+// osu_util's compute_on_host, DIM = 25 (OSU 5.x-7.x). Its duration sets
+// the granularity of the time-targeted loop below, and so how far the
+// compute time overshoots its target, which is part of what OSU prints.
+#define RB_OSU_DIM 25
+static float rb_osu_a[RB_OSU_DIM][RB_OSU_DIM], rb_osu_x[RB_OSU_DIM], rb_osu_y[RB_OSU_DIM];
+
+static void rb_osu_pass(void) {
+	for (int i = 0; i < RB_OSU_DIM; i++)
+		for (int j = 0; j < RB_OSU_DIM; j++)
+			rb_osu_x[i] = rb_osu_x[i] + rb_osu_a[i][j] * rb_osu_a[j][i] + rb_osu_y[j];
+}
+
+// rb_osu_compute is osu_util's do_compute_cpu: passes until their timed
+// sum reaches target ticks (the time between passes is not counted, so
+// the loop lasts longer than its target, as OSU's does).
+static void rb_osu_compute(int64_t target, int clk, int64_t epoch) {
+	int64_t elapsed = 0;
+	while (elapsed < target) {
+		int64_t t1 = rb_now(clk, epoch);
+		rb_osu_pass();
+		elapsed += rb_now(clk, epoch) - t1;
+	}
+	rb_kernel_sink += rb_osu_x[0];
+}
+
+// rb_osu_kernel is osu_util's do_compute_and_probe on the CPU: without
+// probes, compute for target ticks; with probes P > 0, P times (compute
+// for target/P ticks; MPI_Test on *rq, its time added to *test_ticks).
+static int rb_osu_kernel(int64_t target, int64_t probes, MPI_Request *rq, int clk, int64_t epoch, int64_t *test_ticks) {
+	if (probes <= 0) {
+		rb_osu_compute(target, clk, epoch);
+		return MPI_SUCCESS;
+	}
+	for (int64_t k = 0; k < probes; k++) {
+		rb_osu_compute(target / probes, clk, epoch);
+		int flag;
+		int64_t t0 = rb_now(clk, epoch);
+		int err = MPI_Test(rq, &flag, MPI_STATUS_IGNORE);
+		*test_ticks += rb_now(clk, epoch) - t0;
+		if (err != MPI_SUCCESS) return err;
+	}
+	return MPI_SUCCESS;
+}
+
 // rb_nbc_sync is the wait before each phase of the overlap measurement
 // (a barrier-type rb_args.sync; mpi.Validate refuses the deadline).
 static int rb_nbc_sync(const rb_args *a, MPI_Comm c, int rank, int p) {
@@ -82,7 +128,10 @@ static inline int rb_nbc_overlapped(const rb_args *a, void *s, void *r, int rank
 	int err = rb_nbc_post(a, s, r, rank, c, &rq);
 	if (err != MPI_SUCCESS) return err;
 	int64_t k0 = rb_now(clk, epoch);
-	err = rb_kernel(a->kernel_iters, a->test_every, &rq, clk, epoch, &test);
+	if (a->timed_kernel)
+		err = rb_osu_kernel(a->kernel_target, a->test_every, &rq, clk, epoch, &test);
+	else
+		err = rb_kernel(a->kernel_iters, a->test_every, &rq, clk, epoch, &test);
 	int64_t k1 = rb_now(clk, epoch);
 	*compute += k1 - k0 - test;
 	if (err != MPI_SUCCESS) return err;
@@ -120,6 +169,7 @@ static int rb_nbc_overlap(MPI_Comm c, int rank, int p, rb_args *a, void *s, void
 		pure = rb_now(clk, epoch) - t0;
 	}
 	a->pure = pure;
+	a->kernel_target = pure / reps; // OSU's latency: this rank's mean pure time per call
 	if ((err = rb_nbc_sync(a, c, rank, p)) != MPI_SUCCESS) return err;
 	int64_t t = rb_now(clk, epoch);
 	*start = t;

@@ -336,9 +336,14 @@ type Observation struct {
 	// TestEvery iterations. Pure and Compute receive the pure phase's
 	// time and the kernel's time without the MPI_Test calls, in ticks
 	// (with TimeEach, sums of the per-call times as for End − Start).
+	// TimedKernel replaces the KernelIters kernel by OSU's time-targeted
+	// one (runtime osu): passes of OSU's matrix kernel until their timed
+	// sum reaches this rank's mean pure time per call of the same
+	// observation, TestEvery then being OSU's number of MPI_Test probes.
 	Overlap     bool
 	KernelIters int64
 	TestEvery   int64
+	TimedKernel bool
 	Pure        int64
 	Compute     int64
 

@@ -138,14 +138,18 @@ type Summary struct {
 // measurement was sized for one experiment (nbc, engine): each rank
 // measured its pure time per call (post, then wait, after a barrier) and
 // the kernel's time per call, and scaled the iteration count by their
-// ratio, Rounds times; per-rank values are indexed by rank.
+// ratio, Rounds times; per-rank values are indexed by rank. With
+// TimeTargeted (runtime osu) nothing was calibrated: the kernel is OSU's
+// time-targeted loop, aimed at each observation's own pure time, and the
+// fields after Given are empty.
 type OverlapCalibration struct {
 	Kernel       string    `json:"kernel"`             // what one iteration does
-	TestEvery    int64     `json:"test_every"`         // MPI_Test every k iterations, 0: never
+	TestEvery    int64     `json:"test_every"`         // MPI_Test every k iterations (time-targeted: OSU's probes), 0: never
 	Given        bool      `json:"kernel_iters_given"` // the iteration count was given, not calibrated
+	TimeTargeted bool      `json:"time_targeted"`      // OSU's time-targeted kernel (runtime osu)
 	Rounds       int       `json:"rounds"`             // calibration rounds
 	Observations int       `json:"observations_per_round"`
-	ProbeReps    int       `json:"probe_calls_per_observation"` // 1, or OSU's loop of that many calls (runtime osu), per phase
+	ProbeReps    int       `json:"probe_calls_per_observation"` // calls per phase of a probe observation (1)
 	KernelIters  []int64   `json:"kernel_iters"`                // per rank, the count used
 	TargetPureS  []float64 `json:"target_pure_s"`               // per rank, the median pure time per call aimed at
 	KernelS      []float64 `json:"kernel_s"`                    // per rank, the median kernel time per call at that count (last round)

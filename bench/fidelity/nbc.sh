@@ -17,12 +17,10 @@
 # straddles a machine-state change when the pure medians of the C runs
 # around its Go run differ by more than 1.5x; the verdict leaves those out.
 #
-# Reprobench calibrates its kernel's iteration count once per experiment,
-# per rank, to the median over 11 probe loops of the mean pure time per
-# call (OSU's loop of min(n, 100) calls); OSU's kernel is a time-targeted
-# loop aimed at the rank's mean pure time of the same run. Same definitions
-# otherwise: MPI_FLOAT/MPI_SUM, MPI_Wtime, rank averages, overlap from the
-# averages.
+# With --runtime osu reprobench runs OSU's time-targeted kernel (passes of
+# compute_on_host until they add up to the rank's mean pure time per call
+# of the same observation), as nbc.c does. Same definitions otherwise:
+# MPI_FLOAT/MPI_SUM, MPI_Wtime, rank averages, overlap from the averages.
 #
 # Duration: about 15 launches per cell and library; 40 s per library at a
 # load of 12 with PAIRS=2 R=3 (the smoke run); budget about 5 min for the

@@ -27,6 +27,7 @@ func TestNBCFlagsRefused(t *testing.T) {
 		{[]string{"--calls", "MPI_Iallreduce", "--nbc-overlap", "--proc-sync", "window"}, "one start time per observation"},
 		{[]string{"--calls", "MPI_Iallreduce", "--nbc-overlap", "--runtime", "imb"}, "imb"},
 		{[]string{"--calls", "MPI_Iallreduce", "--nbc-overlap", "--nbc-kernel-iters", "-3"}, "negative"},
+		{[]string{"--calls", "MPI_Iallreduce", "--nbc-overlap", "--runtime", "osu", "--nbc-kernel-iters", "300"}, "time-targeted"},
 	} {
 		_, stderr, err := runCmd(append([]string{"run", "--check-np", "2"}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error()+stderr, tc.want) {
@@ -41,8 +42,8 @@ func TestNBCFlagsRefused(t *testing.T) {
 // TestNBCRunUnderMPI runs the overlap measurement next to a blocking call
 // under mpirun (2 ranks, both libraries) with OSU's loop, and checks the
 // raw rows (overlap columns filled for the non-blocking call only, runtime_s
-// = total_s, overlap_frac from the other three) and the sidecar's
-// calibration.
+// = total_s, overlap_frac from the other three) and the sidecar's record
+// of the time-targeted kernel; then a default run's calibration.
 func TestNBCRunUnderMPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs mpirun")
@@ -53,7 +54,7 @@ func TestNBCRunUnderMPI(t *testing.T) {
 			dir := t.TempDir()
 			mpirun.MustRun(t, f, 2, 240*time.Second, nil, bin, "run", "--out", dir, "--run-id", "nbc", "--seed", "1",
 				"--calls", "MPI_Iallreduce,MPI_Allreduce,MPI_Ialltoall", "--sizes", "8,4K", "--nrep", "8", "--warmup", "2",
-				"--runtime", "osu", "--loop-reps", "20", "--nbc-overlap", "--nbc-test-every", "50")
+				"--runtime", "osu", "--loop-reps", "20", "--nbc-overlap", "--nbc-test-every", "2")
 			raw := readCSV(t, filepath.Join(dir, "nbc-mpirun000.csv"))
 			hdr := raw[0]
 			if !slices.Equal(hdr[len(hdr)-5:], rawdata.OverlapColumns) {
@@ -80,7 +81,7 @@ func TestNBCRunUnderMPI(t *testing.T) {
 					}
 					continue
 				}
-				if rec[col["nbc_mode"]] != "overlap_test50" {
+				if rec[col["nbc_mode"]] != "overlap_test2" {
 					t.Errorf("nbc_mode %q", rec[col["nbc_mode"]])
 				}
 				pure, comp, total, ov := num(rec, "pure_s"), num(rec, "compute_s"), num(rec, "total_s"), num(rec, "overlap_frac")
@@ -112,17 +113,38 @@ func TestNBCRunUnderMPI(t *testing.T) {
 					continue
 				}
 				n++
-				if c == nil || len(c.KernelIters) != 2 || c.TestEvery != 50 || c.Rounds != 3 || c.Given {
-					t.Fatalf("%s %d: calibration %+v", e.Call, e.MsizeBytes, c)
-				}
-				for r := range 2 {
-					if c.KernelIters[r] < 1 || !(c.TargetPureS[r] > 0) || !(c.KernelS[r] > 0) {
-						t.Errorf("%s rank %d: %s", e.Call, r, fmt.Sprint(c))
-					}
+				// Runtime osu runs OSU's time-targeted kernel: nothing to
+				// calibrate, and the sidecar says so.
+				if c == nil || !c.TimeTargeted || len(c.KernelIters) != 0 || c.TestEvery != 2 || c.Rounds != 0 || c.Given ||
+					!strings.Contains(c.Kernel, "do_compute_cpu") {
+					t.Fatalf("%s %d: calibration %s", e.Call, e.MsizeBytes, fmt.Sprint(c))
 				}
 			}
 			if n != 4 {
-				t.Errorf("%d calibrated experiments, want 4", n)
+				t.Errorf("%d overlap experiments, want 4", n)
+			}
+			// The other runtimes calibrate the kernel's iteration count
+			// per rank to the pure time; the sidecar has the calibration.
+			mpirun.MustRun(t, f, 2, 240*time.Second, nil, bin, "run", "--out", dir, "--run-id", "cal", "--seed", "1",
+				"--calls", "MPI_Iallreduce", "--sizes", "8", "--nrep", "4", "--warmup", "1", "--nbc-overlap")
+			if b, err = os.ReadFile(filepath.Join(dir, "cal-mpirun000.json")); err != nil {
+				t.Fatal(err)
+			}
+			meta = rawdata.Metadata{}
+			if err := json.Unmarshal(b, &meta); err != nil {
+				t.Fatal(err)
+			}
+			if len(meta.Experiments) != 1 {
+				t.Fatalf("%d experiments", len(meta.Experiments))
+			}
+			c := meta.Experiments[0].Overlap
+			if c == nil || c.TimeTargeted || len(c.KernelIters) != 2 || c.Rounds != 3 || c.Given {
+				t.Fatalf("calibration %s", fmt.Sprint(c))
+			}
+			for r := range 2 {
+				if c.KernelIters[r] < 1 || !(c.TargetPureS[r] > 0) || !(c.KernelS[r] > 0) {
+					t.Errorf("rank %d: %s", r, fmt.Sprint(c))
+				}
 			}
 		})
 	}

@@ -44,6 +44,10 @@ const (
 // kernel of the overlap measurement (mpi.Observation.KernelIters).
 const KernelIterTime = time.Nanosecond
 
+// OSUPassTime is the virtual time of one pass of OSU's kernel, the unit of
+// the time-targeted kernel (mpi.Observation.TimedKernel).
+const OSUPassTime = 250 * time.Nanosecond
+
 // String returns "in_wait" or "async".
 func (p Progress) String() string {
 	switch p {
@@ -66,12 +70,32 @@ func (c *comm) executeNBC(o *mpi.Observation) error {
 	return err
 }
 
+// kernel advances the rank's virtual time by the compute kernel: either
+// KernelIters iterations, or, with TimedKernel, OSU's time-targeted loop
+// (passes of OSUPassTime until their sum, read on clk as in C, reaches
+// target ticks, or target/P per probe with TestEvery = P; MPI_Test costs
+// no virtual time here).
+func (c *comm) kernel(o *mpi.Observation, clk timing.Clock, target int64) {
+	r := c.r
+	if !o.TimedKernel {
+		r.now += float64(o.KernelIters) * KernelIterTime.Seconds()
+		return
+	}
+	probes := max(o.TestEvery, 1)
+	for range probes {
+		for elapsed := int64(0); elapsed < target/probes; {
+			t1 := clk.Now()
+			r.now += OSUPassTime.Seconds()
+			elapsed += clk.Now() - t1
+		}
+	}
+}
+
 // overlapped is one execution of the overlapped phase: post, kernel
 // (timed by two reads of clk, as in C), wait. It returns the kernel's
-// ticks.
-func (c *comm) overlapped(o *mpi.Observation, clk timing.Clock) (int64, error) {
+// ticks. target is the time-targeted kernel's aim, in ticks.
+func (c *comm) overlapped(o *mpi.Observation, clk timing.Clock, target int64) (int64, error) {
 	r := c.r
-	kernel := float64(o.KernelIters) * KernelIterTime.Seconds()
 	if c.r.w.cfg.Progress == ProgressAsync {
 		posted := r.now
 		if err := c.executeNBC(o); err != nil {
@@ -80,13 +104,13 @@ func (c *comm) overlapped(o *mpi.Observation, clk timing.Clock) (int64, error) {
 		done := r.now
 		r.now = posted // the progress engine did that work, not the rank
 		k0 := clk.Now()
-		r.now += kernel
+		c.kernel(o, clk, target)
 		k1 := clk.Now()
 		r.now = max(r.now, done)
 		return k1 - k0, nil
 	}
 	k0 := clk.Now()
-	r.now += kernel
+	c.kernel(o, clk, target)
 	k1 := clk.Now()
 	return k1 - k0, c.executeNBC(o)
 }
@@ -142,9 +166,10 @@ func (c *comm) observeOverlap(o *mpi.Observation, clk timing.Clock) error {
 	}
 	o.Start = clk.Now()
 	var sum int64
+	target := o.Pure / int64(reps) // the time-targeted kernel's aim, as in C
 	for range reps {
 		t0 := clk.Now()
-		k, err := c.overlapped(o, clk)
+		k, err := c.overlapped(o, clk, target)
 		t1 := clk.Now()
 		o.Compute += k
 		if err != nil {

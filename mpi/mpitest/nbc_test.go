@@ -205,3 +205,53 @@ func TestNBCOverlapRefusals(t *testing.T) {
 		t.Errorf("half overlap = %v", v)
 	}
 }
+
+// TestNBCTimedKernel: OSU's time-targeted kernel (TimedKernel) aims, on
+// each rank and per call, at that rank's mean pure time of the same
+// observation, Pure/Reps, and overshoots it as OSU's loop does: it stops at
+// the first pass whose timed sum reaches the target, and the clock reads
+// between passes are not counted. With perfect clocks (a read costs
+// DefaultOverhead) each call's kernel is n passes with n the smallest count
+// for which n × (OSUPassTime + one read) reaches the target, so the
+// compute time per call is known exactly up to one read; with P probes each
+// of the P parts aims at target/P.
+func TestNBCTimedKernel(t *testing.T) {
+	pass, read := OSUPassTime.Nanoseconds(), DefaultOverhead.Nanoseconds()
+	for _, probes := range []int64{0, 3} {
+		const reps = 4
+		cfg := Config{Ranks: 4, Seed: 3, Progress: ProgressInWait, Latency: Latency{SpikeProb: Off}, Clock: perfectClocks}
+		obs := nbcObserve(t, cfg, mpi.CallIallreduce, func(o *mpi.Observation) {
+			o.Overlap, o.TimedKernel, o.TestEvery, o.Reps, o.TimeEach, o.Sync = true, true, probes, reps, true, mpi.SyncBarrier
+		})
+		for r, o := range obs {
+			target := o.Pure / reps
+			parts := max(probes, 1)
+			n := int64(0) // passes per call
+			for range parts {
+				k := (target/parts + pass + read - 1) / (pass + read)
+				n += max(k, 0)
+			}
+			c := o.Compute / reps
+			lo, hi := n*(pass+2*read), n*(pass+2*read)+2*read
+			if target < 1000 || c < lo || c > hi {
+				t.Errorf("probes %d rank %d: compute %d ns per call, want %d passes: [%d, %d] (target %d ns)",
+					probes, r, c, n, lo, hi, target)
+			}
+			if c <= target {
+				t.Errorf("probes %d rank %d: compute %d ns per call does not overshoot its target %d ns", probes, r, c, target)
+			}
+		}
+	}
+	// A fixed iteration count and the time target exclude each other.
+	w, _ := New(Config{Ranks: 2})
+	err := w.Run(func(r *Rank) error {
+		o := mpi.Observation{Call: mpi.CallIbarrier, Type: mpi.Float64, Overlap: true, TimedKernel: true, KernelIters: 10}
+		if err := r.Comm().Observe(&o, r.Clock()); err == nil || !strings.Contains(err.Error(), "time-targeted") {
+			t.Errorf("TimedKernel with KernelIters: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
