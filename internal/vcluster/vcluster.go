@@ -296,7 +296,11 @@ func (c *Cluster) Hostfile(flavor string, nodes, slots int) (string, error) {
 // UCX_TLS=tcp; MPICH 4.1 moved the barrier first). The shim adds that
 // barrier before the first disconnect and stops waiting for a close 2 s
 // after it, when every rank is inside MPI_Finalize and nothing a correct
-// program needs is in flight. Config.NoMPICHShim leaves it out.
+// program needs is in flight. With RBVC_MPICH_YIELD=1, which is set here,
+// it also makes an idle ucp_worker_progress yield the CPU: MPICH's
+// ch4:ucx has no yield-when-idle, and with more ranks than cores its
+// busy-polling ranks took minutes for a clock sync that Open MPI, told to
+// yield, does in seconds. Config.NoMPICHShim leaves the shim out.
 func (c *Cluster) LauncherArgs(flavor string, nodes, perNode int) ([]string, error) {
 	hf, err := c.Hostfile(flavor, nodes, perNode)
 	if err != nil {
@@ -321,7 +325,7 @@ func (c *Cluster) LauncherArgs(flavor string, nodes, perNode int) ([]string, err
 		if err != nil {
 			return nil, err
 		}
-		return append(args, "-genv", "LD_PRELOAD", so), nil
+		return append(args, "-genv", "LD_PRELOAD", so, "-genv", "RBVC_MPICH_YIELD", "1"), nil
 	}
 	return nil, fmt.Errorf("vcluster: unknown MPI flavor %q", flavor)
 }

@@ -20,12 +20,23 @@
  *     has received every message it will receive, so nothing it needs is in
  *     flight; the barrier alone still loses the race to a slower rank.
  *
+ *
+ * And one thing MPICH 4.0.2 has no setting for: with RBVC_MPICH_YIELD=1 in
+ * the environment (LauncherArgs sets it), a call of ucp_worker_progress
+ * that found nothing to do ends with sched_yield(), which is what Open
+ * MPI's mpi_yield_when_idle does in its progress loop. More ranks than
+ * cores busy-polling otherwise starve each other and the softirq that
+ * moves the packets between namespaces (MPIR_CVAR_POLLS_BEFORE_YIELD
+ * belongs to ch3's nemesis; ch4:ucx never yields).
+ *
  * Types are opaque pointers so that no UCX headers are needed to build it.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -89,4 +100,20 @@ int ucp_request_is_completed(void *req)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return now.tv_sec > give_up.tv_sec ||
 	       (now.tv_sec == give_up.tv_sec && now.tv_nsec >= give_up.tv_nsec);
+}
+
+unsigned ucp_worker_progress(void *worker)
+{
+	static unsigned (*real)(void *);
+	static int yield = -1;
+	if (real == NULL)
+		real = (unsigned (*)(void *))dlsym(RTLD_NEXT, "ucp_worker_progress");
+	if (yield < 0) {
+		const char *s = getenv("RBVC_MPICH_YIELD");
+		yield = s != NULL && strcmp(s, "1") == 0;
+	}
+	unsigned n = real(worker);
+	if (n == 0 && yield)
+		sched_yield();
+	return n;
 }
