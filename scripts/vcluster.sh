@@ -17,14 +17,11 @@
 # end time and the load, to $RESULT (default docs/vcluster-bench.txt, which
 # the README cites).
 #
-# How long (RUNS=1 smoke, 2026-11-24, load 17-38 from other jobs; details in
-# docs/vcluster-round1.md): suite 220 s; a round's Open MPI part 286 s; its
-# MPICH part ≈ 1260 s (5 of 12 rows measured, 464 s, before an outside
-# SIGTERM stopped it; MPICH's drift-aware syncs took 68-146 s at that load; a
-# clockcheck is cut at 5 min). So ≈ 26 min a round, RUNS=10 ≈ 4.4 h at that
-# load; the Makefile allows 6 h. A quiet machine should take less; how much
-# was not measured. Run it on a quiet machine: the load is recorded with
-# every row and in $RESULT.
+# How long: on a quiet machine (2026-11-24, load 0.5-3.1) the suite took
+# 27 s and RUNS=10 took 51 min (303 s a round: Open MPI ~3 min, MPICH
+# ~2 min, syncs 1-6 s). Under load it is far longer (load 17-38: ~26 min a
+# round, docs/vcluster-round1.md); the Makefile allows 6 h. Run it on a
+# quiet machine: the load is recorded with every row and in $RESULT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-vcluster-out}
