@@ -20,7 +20,6 @@
  *     has received every message it will receive, so nothing it needs is in
  *     flight; the barrier alone still loses the race to a slower rank.
  *
- *
  * And one thing MPICH 4.0.2 has no setting for: with RBVC_MPICH_YIELD=1 in
  * the environment (LauncherArgs sets it), a call of ucp_worker_progress
  * that found nothing to do ends with sched_yield(), which is what Open
