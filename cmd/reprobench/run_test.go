@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -139,6 +140,28 @@ func checkRunOutput(t *testing.T, dir string, np, nrep int) {
 	total := 0
 	maxAllocs := 0.0
 	defer func() { t.Logf("at most %.3f heap allocations per observation (rank 0, whole process)", maxAllocs) }()
+	// Heap allocations per observation. The count is process-wide over only
+	// nrep observations: each allocation by the Go runtime itself shows as
+	// 1/nrep, and a new OS thread (when a rank is descheduled in a long cgo
+	// call) costs several in whichever experiment it falls (seen: 7 of 12,
+	// 0.58, MPICH np 2, issue #23's audit; 7 of 6, 1.17, Open MPI np 4, CI
+	// 2026-11-24). An allocation in the observation loop shows as >= 1 per
+	// row in every experiment whose path has it: all methods of a call, or
+	// all calls of a method. So the bound is on the median over a call's
+	// experiments and over a method's, which one-off runtime costs do not
+	// move. The exact zero is asserted where it can be measured cleanly:
+	// testing.AllocsPerRun on Observe and ObserveBatch in
+	// mpi/internal/mpicheck, and the engine's test on mpitest.
+	byCall, byMethod := map[string][]float64{}, map[string][]float64{}
+	defer func() {
+		for _, g := range []map[string][]float64{byCall, byMethod} {
+			for name, a := range g {
+				if m := medianOf(a); m >= 1 {
+					t.Errorf("%s: a median of %.2f heap allocations per observation over its %d experiments %v", name, m, len(a), a)
+				}
+			}
+		}
+	}()
 	for _, s := range meta.Experiments {
 		total += s.Rows
 		if rows[s.Exp] != s.Rows {
@@ -158,17 +181,8 @@ func checkRunOutput(t *testing.T, dir string, np, nrep int) {
 				t.Errorf("experiment %d (%s, %s): %d rows, want %d", s.Exp, s.Call, s.Method, rows[s.Exp], nrep)
 			}
 		}
-		// The count is process-wide over only nrep observations: each
-		// allocation by the Go runtime itself shows as 1/nrep, and a new OS
-		// thread (when a rank is descheduled in a long cgo call) costs
-		// several (seen: 7 of 12, 0.58, MPICH np 2, issue #23's audit). An
-		// allocation in the observation loop shows as >= 1 per row, so that
-		// is the bound. The exact zero is asserted where it can be measured
-		// cleanly: testing.AllocsPerRun on Observe and ObserveBatch in
-		// mpi/internal/mpicheck, and the engine's test on mpitest.
-		if s.AllocsPerObs >= 1 {
-			t.Errorf("experiment %d (%s, %s): %.2f heap allocations per observation", s.Exp, s.Call, s.Method, s.AllocsPerObs)
-		}
+		byCall[s.Call] = append(byCall[s.Call], s.AllocsPerObs)
+		byMethod[s.Method] = append(byMethod[s.Method], s.AllocsPerObs)
 		maxAllocs = max(maxAllocs, s.AllocsPerObs)
 		if (s.Method == "barrier" || s.Method == "double_barrier" || s.Method == "dissemination") && valid[s.Exp] != nrep {
 			t.Errorf("experiment %d (%s, %s): %d valid rows, want all %d", s.Exp, s.Call, s.Method, valid[s.Exp], nrep)
@@ -258,4 +272,18 @@ func TestRunRejectsBadAdaptOn(t *testing.T) {
 	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "invalid or expired") {
 		t.Errorf("--adapt-on late: %v, want a usage error naming the choices", err)
 	}
+}
+
+// medianOf returns the median of a (NaN for none).
+func medianOf(a []float64) float64 {
+	s := slices.Clone(a)
+	slices.Sort(s)
+	n := len(s)
+	switch {
+	case n == 0:
+		return math.NaN()
+	case n%2 == 1:
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
