@@ -1,12 +1,12 @@
 package mpitest
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"testing"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/mpi/internal/elem"
 )
 
 var (
@@ -25,37 +25,6 @@ func val(dt mpi.Datatype, r, i int) float64 {
 	return v
 }
 
-func put(dt mpi.Datatype, b []byte, i int, v float64) {
-	ne := binary.NativeEndian
-	switch dt {
-	case mpi.Byte:
-		b[i] = byte(int(v))
-	case mpi.Int32:
-		ne.PutUint32(b[4*i:], uint32(int32(v)))
-	case mpi.Int64:
-		ne.PutUint64(b[8*i:], uint64(int64(v)))
-	case mpi.Float32:
-		ne.PutUint32(b[4*i:], math.Float32bits(float32(v)))
-	case mpi.Float64:
-		ne.PutUint64(b[8*i:], math.Float64bits(v))
-	}
-}
-
-func get(dt mpi.Datatype, b []byte, i int) float64 {
-	ne := binary.NativeEndian
-	switch dt {
-	case mpi.Byte:
-		return float64(b[i])
-	case mpi.Int32:
-		return float64(int32(ne.Uint32(b[4*i:])))
-	case mpi.Int64:
-		return float64(int64(ne.Uint64(b[8*i:])))
-	case mpi.Float32:
-		return float64(math.Float32frombits(ne.Uint32(b[4*i:])))
-	}
-	return math.Float64frombits(ne.Uint64(b[8*i:]))
-}
-
 // contribution returns rank r's buffer of n elements, element i = val(r, off+i).
 func contribution(dt mpi.Datatype, r, off, n int) []byte {
 	b := make([]byte, n*dt.Size())
@@ -64,7 +33,7 @@ func contribution(dt mpi.Datatype, r, off, n int) []byte {
 		if dt == mpi.Byte {
 			v = float64((r*31 + off + i) % 251)
 		}
-		put(dt, b, i, v)
+		elem.Put(dt, b, i, v)
 	}
 	return b
 }
@@ -107,7 +76,7 @@ func runWorld(t *testing.T, p int, fn func(r *Rank) error) *World {
 
 func checkElems(dt mpi.Datatype, name string, r int, got []byte, n int, want func(i int) float64) error {
 	for i := range n {
-		if g, w := get(dt, got, i), want(i); g != w {
+		if g, w := elem.Get(dt, got, i), want(i); g != w {
 			return fmt.Errorf("%s %v: rank %d element %d = %v, want %v", name, dt, r, i, g, w)
 		}
 	}
@@ -162,7 +131,7 @@ func testReductions(t *testing.T, p int, dt mpi.Datatype, op mpi.ReduceOp, count
 		}
 		// Exscan: rank 0 unchanged
 		for i := range count {
-			put(dt, recv, i, 99)
+			elem.Put(dt, recv, i, 99)
 		}
 		if err := c.Exscan(send, recv, count, dt, op); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/mpi/internal/elem"
 )
 
 // ksStat returns the Kolmogorov–Smirnov statistic of sample x against the
@@ -188,7 +189,7 @@ func latencies(t *testing.T, cfg Config, src, dst, n, size int) []float64 {
 			switch r.ID() {
 			case src:
 				r.Sleep(time.Millisecond)
-				put(mpi.Float64, buf, 0, r.TrueNow())
+				elem.Put(mpi.Float64, buf, 0, r.TrueNow())
 				if err := c.Send(buf, dst, 0); err != nil {
 					return err
 				}
@@ -196,7 +197,7 @@ func latencies(t *testing.T, cfg Config, src, dst, n, size int) []float64 {
 				if err := c.Recv(buf, src, 0); err != nil {
 					return err
 				}
-				out[i] = r.TrueNow() - get(mpi.Float64, buf, 0)
+				out[i] = r.TrueNow() - elem.Get(mpi.Float64, buf, 0)
 			}
 		}
 		return nil

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/mpi/internal/elem"
 )
 
 // nbcObserve runs one observation of call on a fresh world of p ranks with
@@ -29,7 +30,7 @@ func nbcObserve(t *testing.T, cfg Config, call mpi.Call, setup func(o *mpi.Obser
 		*o = mpi.Observation{Call: call, Count: count, Type: mpi.Float64, Op: mpi.Sum, Root: 1, Peer: 2,
 			Send: make([]byte, s), Recv: make([]byte, rb)}
 		for i := range s / 8 {
-			put(mpi.Float64, o.Send, i, float64(r.ID()*100+i+1))
+			elem.Put(mpi.Float64, o.Send, i, float64(r.ID()*100+i+1))
 		}
 		if setup != nil {
 			setup(o)
@@ -69,12 +70,12 @@ func TestNBCMatchesBlocking(t *testing.T) {
 					t.Fatalf("%v rank %d: receive buffer %d bytes, blocking %d", nb, r, len(g.Recv), len(w.Recv))
 				}
 				for i := range len(g.Recv) / 8 {
-					if gv, wv := get(mpi.Float64, g.Recv, i), get(mpi.Float64, w.Recv, i); gv != wv {
+					if gv, wv := elem.Get(mpi.Float64, g.Recv, i), elem.Get(mpi.Float64, w.Recv, i); gv != wv {
 						t.Errorf("%v (%v) rank %d element %d: %v, blocking %v", nb, prog, r, i, gv, wv)
 					}
 				}
 				for i := range len(g.Send) / 8 { // Bcast's buffer is Send
-					if gv, wv := get(mpi.Float64, g.Send, i), get(mpi.Float64, w.Send, i); gv != wv {
+					if gv, wv := elem.Get(mpi.Float64, g.Send, i), elem.Get(mpi.Float64, w.Send, i); gv != wv {
 						t.Errorf("%v (%v) rank %d send element %d: %v, blocking %v", nb, prog, r, i, gv, wv)
 					}
 				}
@@ -100,7 +101,7 @@ func TestNBCLatencyModel(t *testing.T) {
 	if o := obs[1]; o.Start != 0 || o.End != 2020 {
 		t.Errorf("rank 1: [%d, %d], want [0, 2020]", o.Start, o.End)
 	}
-	if got, want := get(mpi.Float64, obs[0].Recv, 2), float64(3+103); got != want {
+	if got, want := elem.Get(mpi.Float64, obs[0].Recv, 2), float64(3+103); got != want {
 		t.Errorf("sum %v, want %v", got, want)
 	}
 }
@@ -154,7 +155,7 @@ func TestNBCOverlapModels(t *testing.T) {
 		}
 		// Pure phase = the latency measurement: Reps post+wait after a
 		// barrier, the result as the blocking call's.
-		if got := get(mpi.Float64, obs[2].Recv, 0); got != 1+101+201+301 {
+		if got := elem.Get(mpi.Float64, obs[2].Recv, 0); got != 1+101+201+301 {
 			t.Errorf("%v: result %v", tc.prog, got)
 		}
 		if tc.prog == ProgressInWait && !tc.each {

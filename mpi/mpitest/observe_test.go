@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/mpi/internal/elem"
 	"github.com/reprobench/reprobench/timing"
 )
 
@@ -24,7 +25,7 @@ func TestObservePingPong(t *testing.T) {
 		*o = mpi.Observation{Call: mpi.CallPingPong, Count: 4, Type: mpi.Float64, Root: 0, Peer: 2, Reps: 3,
 			Send: make([]byte, 32), Recv: make([]byte, 32)}
 		if r.ID() == 0 {
-			put(mpi.Float64, o.Send, 3, 42)
+			elem.Put(mpi.Float64, o.Send, 3, 42)
 		}
 		return r.Comm().Observe(o, r.Clock())
 	})
@@ -35,10 +36,10 @@ func TestObservePingPong(t *testing.T) {
 	if o := obs[0]; o.Start != 0 || o.End != 6020 {
 		t.Errorf("root: start %d end %d, want 0 and 6020", o.Start, o.End)
 	}
-	if got := get(mpi.Float64, obs[2].Recv, 3); got != 42 {
+	if got := elem.Get(mpi.Float64, obs[2].Recv, 3); got != 42 {
 		t.Errorf("peer received %v", got)
 	}
-	if got := get(mpi.Float64, obs[0].Recv, 3); got != 42 {
+	if got := elem.Get(mpi.Float64, obs[0].Recv, 3); got != 42 {
 		t.Errorf("root got back %v", got)
 	}
 	if o := obs[1]; o.End-o.Start != 20 {
@@ -57,7 +58,7 @@ func TestObserveDeadline(t *testing.T) {
 		deadline := clk.Now() + 2_500_000_000 + int64(r.ID())*1000
 		o := &mpi.Observation{Call: mpi.CallAllreduce, Count: 1, Type: mpi.Int64, Op: mpi.Max,
 			Send: make([]byte, 8), Recv: make([]byte, 8), Sync: mpi.SyncDeadline, Deadline: deadline}
-		put(mpi.Int64, o.Send, 0, float64(r.ID()))
+		elem.Put(mpi.Int64, o.Send, 0, float64(r.ID()))
 		before := r.TrueNow()
 		if err := r.Comm().Observe(o, clk); err != nil {
 			return err
@@ -70,8 +71,8 @@ func TestObserveDeadline(t *testing.T) {
 		if d := r.TrueNow() - before; d < 2.49 || d > 2.51 {
 			return fmt.Errorf("waited %v s of true time", d)
 		}
-		if o.End <= o.Start || get(mpi.Int64, o.Recv, 0) != 3 {
-			return fmt.Errorf("end %d start %d result %v", o.End, o.Start, get(mpi.Int64, o.Recv, 0))
+		if o.End <= o.Start || elem.Get(mpi.Int64, o.Recv, 0) != 3 {
+			return fmt.Errorf("end %d start %d result %v", o.End, o.Start, elem.Get(mpi.Int64, o.Recv, 0))
 		}
 		// A deadline in the past starts at once.
 		o.Deadline = 0
@@ -150,7 +151,7 @@ func workload(t *testing.T, perturb bool) (uint64, int64) {
 		h := fnv.New64a()
 		rec := func(v float64) {
 			var b [8]byte
-			put(mpi.Float64, b[:], 0, v)
+			elem.Put(mpi.Float64, b[:], 0, v)
 			h.Write(b[:])
 		}
 		yield := func() {
@@ -194,17 +195,17 @@ func workload(t *testing.T, perturb bool) (uint64, int64) {
 				clk.Now()
 			}
 			rec(float64(polls))
-			rec(get(mpi.Float64, b, 0))
+			rec(elem.Get(mpi.Float64, b, 0))
 			// Observations with every sync kind.
 			o := &mpi.Observation{Call: mpi.Call(it % 12), Count: 2, Type: mpi.Float64, Root: it % p, Peer: (it + 1) % p,
 				Sync: mpi.SyncKind(it % 5), Deadline: clk.Now() + 5000, Send: make([]byte, 16*p), Recv: make([]byte, 16*p)}
-			put(mpi.Float64, o.Send, 0, r.TrueNow())
+			elem.Put(mpi.Float64, o.Send, 0, r.TrueNow())
 			if err := c.Observe(o, clk); err != nil {
 				return err
 			}
 			rec(float64(o.Start))
 			rec(float64(o.End))
-			rec(get(mpi.Float64, o.Recv, 0))
+			rec(elem.Get(mpi.Float64, o.Recv, 0))
 			yield()
 		}
 		node, err := c.SplitShared()

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/mpi/internal/elem"
 )
 
 var vcollCalls = []mpi.Call{mpi.CallAllgatherv, mpi.CallAlltoallv, mpi.CallGatherv, mpi.CallScatterv,
@@ -119,7 +120,7 @@ func vcollResult(call mpi.Call, dt mpi.Datatype, p, count, skew, root int) error
 			if call.Reduces() {
 				v = val(dt, r, i)
 			}
-			put(dt, send, i, v)
+			elem.Put(dt, send, i, v)
 		}
 		o := &mpi.Observation{Call: call, Send: send, Recv: recv, Count: count, Type: dt, Op: mpi.Max,
 			Root: root, Reps: 2, Skew: skew, Sync: mpi.SyncBarrier}

@@ -12,10 +12,10 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/internal/badargs"
+	"github.com/reprobench/reprobench/mpi/internal/elem"
 	"github.com/reprobench/reprobench/timing"
 )
 
@@ -222,7 +222,7 @@ func benchmarked(k *checker, w mpi.Comm) {
 		val := func(rank, i int) float64 { return float64(rank*7 + i + 1) }
 		fill := func(b []byte, rank, base int, n int) {
 			for i := 0; i < n; i++ {
-				put(b[i*es:], dt, val(rank, base+i))
+				elem.Put(dt, b, i, val(rank, base+i))
 			}
 		}
 		// Bcast from the last rank.
@@ -232,7 +232,7 @@ func benchmarked(k *checker, w mpi.Comm) {
 		}
 		k.noErr(w.Bcast(b, count, dt, p-1), "bcast "+dt.String())
 		for i := 0; i < count; i++ {
-			k.ok(get(b[i*es:], dt) == val(p-1, i), "bcast %v elem %d", dt, i)
+			k.ok(elem.Get(dt, b, i) == val(p-1, i), "bcast %v elem %d", dt, i)
 		}
 		// Alltoall: element j of rank r's block for rank d is val(r, d*count+j).
 		s := make([]byte, p*count*es)
@@ -241,7 +241,7 @@ func benchmarked(k *checker, w mpi.Comm) {
 		k.noErr(w.Alltoall(s, rcv, count, dt), "alltoall "+dt.String())
 		for src := 0; src < p; src++ {
 			for j := 0; j < count; j++ {
-				got := get(rcv[(src*count+j)*es:], dt)
+				got := elem.Get(dt, rcv, src*count+j)
 				k.ok(got == val(src, r*count+j), "alltoall %v from %d elem %d = %v", dt, src, j, got)
 			}
 		}
@@ -263,9 +263,9 @@ func benchmarked(k *checker, w mpi.Comm) {
 			for q := 0; q < r; q++ {
 				pre += val(q, i)
 			}
-			k.ok(get(sc[i*es:], dt) == pre+val(r, i), "scan %v elem %d", dt, i)
+			k.ok(elem.Get(dt, sc, i) == pre+val(r, i), "scan %v elem %d", dt, i)
 			if r > 0 {
-				k.ok(get(ex[i*es:], dt) == pre, "exscan %v elem %d", dt, i)
+				k.ok(elem.Get(dt, ex, i) == pre, "exscan %v elem %d", dt, i)
 			}
 		}
 		// Reduce_scatter_block with max: block d element j = max_q val(q, d*count+j) = val(p-1, …).
@@ -274,38 +274,8 @@ func benchmarked(k *checker, w mpi.Comm) {
 		out := make([]byte, count*es)
 		k.noErr(w.ReduceScatterBlock(rs, out, count, dt, mpi.Max), "reduce_scatter_block "+dt.String())
 		for j := 0; j < count; j++ {
-			k.ok(get(out[j*es:], dt) == val(p-1, r*count+j), "reduce_scatter_block %v elem %d", dt, j)
+			k.ok(elem.Get(dt, out, j) == val(p-1, r*count+j), "reduce_scatter_block %v elem %d", dt, j)
 		}
-	}
-}
-
-func put(b []byte, dt mpi.Datatype, v float64) {
-	switch dt {
-	case mpi.Byte:
-		b[0] = byte(v)
-	case mpi.Int32:
-		*(*int32)(ptrOf(b)) = int32(v)
-	case mpi.Int64:
-		*(*int64)(ptrOf(b)) = int64(v)
-	case mpi.Float32:
-		*(*float32)(ptrOf(b)) = float32(v)
-	case mpi.Float64:
-		*(*float64)(ptrOf(b)) = v
-	}
-}
-
-func get(b []byte, dt mpi.Datatype) float64 {
-	switch dt {
-	case mpi.Byte:
-		return float64(b[0])
-	case mpi.Int32:
-		return float64(*(*int32)(ptrOf(b)))
-	case mpi.Int64:
-		return float64(*(*int64)(ptrOf(b)))
-	case mpi.Float32:
-		return float64(*(*float32)(ptrOf(b)))
-	default:
-		return *(*float64)(ptrOf(b))
 	}
 }
 
@@ -576,8 +546,6 @@ func equalI(a, b []int64) bool {
 	}
 	return len(a) == len(b)
 }
-
-func ptrOf(b []byte) unsafe.Pointer { return unsafe.Pointer(&b[0]) }
 
 // threads checks the thread level (Init requests SINGLE, the provided level
 // is recorded) and that the observation paths refuse, without entering MPI,

@@ -11,14 +11,13 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/mpi/internal/elem"
 	"github.com/reprobench/reprobench/timing"
 )
 
@@ -80,31 +79,12 @@ func newObs(w mpi.Comm, call mpi.Call, dt mpi.Datatype, count int) *mpi.Observat
 	o := &mpi.Observation{Call: call, Count: count, Type: dt, Op: mpi.Sum, Root: p - 1, Peer: 0,
 		Send: make([]byte, s), Recv: make([]byte, rb)}
 	for i := range s / dt.Size() {
-		put(dt, o.Send, i, float64((r*31+i)%97+1))
+		elem.Put(dt, o.Send, i, float64((r*31+i)%97+1))
 	}
 	for i := range o.Recv {
 		o.Recv[i] = 0xA5
 	}
 	return o
-}
-
-func put(dt mpi.Datatype, b []byte, i int, v float64) {
-	switch dt {
-	case mpi.Float64:
-		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
-	case mpi.Int32:
-		binary.LittleEndian.PutUint32(b[4*i:], uint32(int32(v)))
-	}
-}
-
-func get(dt mpi.Datatype, b []byte, i int) float64 {
-	switch dt {
-	case mpi.Float64:
-		return math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-	case mpi.Int32:
-		return float64(int32(binary.LittleEndian.Uint32(b[4*i:])))
-	}
-	return 0
 }
 
 // compare checks got's result against want's element by element: the
@@ -123,7 +103,7 @@ func compare(k *checker, what string, got, want *mpi.Observation) {
 	n := len(want.Recv) / got.Type.Size()
 	bad := 0
 	for i := range n {
-		if g, w := get(got.Type, got.Recv, i), get(got.Type, want.Recv, i); g != w {
+		if g, w := elem.Get(got.Type, got.Recv, i), elem.Get(got.Type, want.Recv, i); g != w {
 			if bad < 3 {
 				k.ok(false, "%s: element %d is %v, blocking %v", what, i, g, w)
 			}

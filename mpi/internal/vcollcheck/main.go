@@ -10,12 +10,11 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"os"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/mpi/internal/elem"
 	"github.com/reprobench/reprobench/timing"
 )
 
@@ -119,7 +118,7 @@ func observation(w mpi.Comm, call mpi.Call, dt mpi.Datatype, count, skew, root i
 	s, rv := mpi.SkewedBufferSizes(call, count, dt, p, skew)
 	send := make([]byte, s)
 	for i := range s / dt.Size() {
-		put(dt, send, i, value(call, dt, r, i))
+		elem.Put(dt, send, i, value(call, dt, r, i))
 	}
 	return &mpi.Observation{Call: call, Send: send, Recv: make([]byte, rv), Count: count, Type: dt, Op: mpi.Sum,
 		Root: root, Skew: skew}
@@ -199,7 +198,7 @@ func checkRecv(k *checker, name string, o *mpi.Observation, p, r int) {
 		return
 	}
 	for i, v := range wv {
-		if g := get(o.Type, o.Recv, i); g != v {
+		if g := elem.Get(o.Type, o.Recv, i); g != v {
 			k.ok(false, "%s: rank %d element %d = %v, want %v", name, r, i, g, v)
 			return
 		}
@@ -256,27 +255,4 @@ func dims(k *checker) {
 	for p, d := range map[int][2]int{1: {1, 1}, 2: {2, 1}, 3: {3, 1}, 4: {2, 2}, 6: {3, 2}, 8: {4, 2}, 12: {4, 3}, 16: {4, 4}} {
 		k.ok(mpi.Dims2(p) == d, "Dims2(%d) = %v, want %v", p, mpi.Dims2(p), d)
 	}
-}
-
-func put(dt mpi.Datatype, b []byte, i int, v float64) {
-	ne := binary.NativeEndian
-	switch dt {
-	case mpi.Byte:
-		b[i] = byte(int(v))
-	case mpi.Int32:
-		ne.PutUint32(b[4*i:], uint32(int32(v)))
-	case mpi.Float64:
-		ne.PutUint64(b[8*i:], math.Float64bits(v))
-	}
-}
-
-func get(dt mpi.Datatype, b []byte, i int) float64 {
-	ne := binary.NativeEndian
-	switch dt {
-	case mpi.Byte:
-		return float64(b[i])
-	case mpi.Int32:
-		return float64(int32(ne.Uint32(b[4*i:])))
-	}
-	return math.Float64frombits(ne.Uint64(b[8*i:]))
 }
