@@ -1,6 +1,7 @@
 package timing
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -361,15 +362,7 @@ func (p *NoiseProbe) Simultaneous() float64 {
 // normalize sorts intervals and merges overlapping ones.
 func normalize(iv [][2]int64) [][2]int64 {
 	iv = slices.Clone(iv)
-	slices.SortFunc(iv, func(a, b [2]int64) int {
-		switch {
-		case a[0] < b[0]:
-			return -1
-		case a[0] > b[0]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(iv, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
 	var out [][2]int64
 	for _, x := range iv {
 		if n := len(out); n > 0 && x[0] <= out[n-1][1] {

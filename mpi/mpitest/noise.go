@@ -1,6 +1,7 @@
 package mpitest
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -142,15 +143,7 @@ func (n *nodeNoise) detours(from, to float64) [][2]float64 {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b [2]float64) int {
-		switch {
-		case a[0] < b[0]:
-			return -1
-		case a[0] > b[0]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b [2]float64) int { return cmp.Compare(a[0], b[0]) })
 	return out
 }
 
@@ -198,15 +191,7 @@ func (w *World) LateShare(from, to, tolerance float64) float64 {
 			}
 		}
 	}
-	slices.SortFunc(iv, func(a, b [2]float64) int {
-		switch {
-		case a[0] < b[0]:
-			return -1
-		case a[0] > b[0]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(iv, func(a, b [2]float64) int { return cmp.Compare(a[0], b[0]) })
 	total, hi := 0.0, math.Inf(-1)
 	for _, x := range iv {
 		if x[0] > hi {
