@@ -103,11 +103,13 @@ func apply[T int32 | int64 | float32 | float64](op ReduceOp, a, b T) T {
 	return a + b
 }
 
-// guideGo executes a mock-up call once through the methods of c: the
-// reference semantics of rbmpi_guide.h (callGo). Where C uses MPI_IN_PLACE,
-// it copies the rank's block to a temporary buffer first (one allocation
-// per call: this path serves clocks that C cannot read, not measurements).
-func guideGo(c Comm, o *Observation) error {
+// ExecuteGuide executes a mock-up call (CallReduceBcast, …) once through
+// the methods of c: the reference semantics of rbmpi_guide.h. The
+// binding's Go path (for clocks that C cannot read) and the simulator
+// (mpitest) both run it. Where C uses MPI_IN_PLACE, it copies the rank's
+// block to a temporary buffer first (one allocation per call: this path
+// serves no measurement in C's place).
+func ExecuteGuide(c Comm, o *Observation) error {
 	n, dt, root, p, rank := o.Count, o.Type, o.Root, c.Size(), c.Rank()
 	es := dt.Size()
 	switch o.Call {

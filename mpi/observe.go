@@ -222,7 +222,7 @@ func callGo(c Comm, o *Observation) error {
 		return c.ReduceScatterBlock(o.Send, o.Recv, n, dt, o.Op)
 	case CallReduceBcast, CallReduceScatterBlockAllgather, CallScatterAllgather, CallGatherBcast,
 		CallExscanReduceLocal, CallReducePlusScatter: // guide
-		return guideGo(c, o)
+		return ExecuteGuide(c, o)
 	case CallPingPong:
 		b := n * dt.Size()
 		switch c.Rank() {

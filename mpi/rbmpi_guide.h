@@ -2,7 +2,7 @@
 // included by rbmpi.h after struct rb_args. Each executes the right-hand
 // side of a guideline as one call of the critical path, so that rb_observe
 // times the composition as a whole. mpi/guide.go documents the buffers and
-// where each result lands; guideGo there is the reference in Go.
+// where each result lands; ExecuteGuide there is the reference in Go.
 #ifndef RBMPI_GUIDE_H
 #define RBMPI_GUIDE_H
 

@@ -114,8 +114,8 @@ func (c *comm) execute(o *mpi.Observation) error {
 	case mpi.CallReduceScatterBlock:
 		return c.ReduceScatterBlock(o.Send, o.Recv, o.Count, o.Type, o.Op)
 	case mpi.CallReduceBcast, mpi.CallReduceScatterBlockAllgather, mpi.CallScatterAllgather, mpi.CallGatherBcast,
-		mpi.CallExscanReduceLocal, mpi.CallReducePlusScatter: // guide
-		return c.executeGuide(o)
+		mpi.CallExscanReduceLocal, mpi.CallReducePlusScatter: // guide: composed of this package's collectives
+		return mpi.ExecuteGuide(c, o)
 	case mpi.CallPingPong:
 		const fn = "pingpong"
 		switch c.rank {
