@@ -54,6 +54,7 @@
 package noiseguard
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -217,15 +218,7 @@ func (l *Learner) Sources() []Source { return slices.Clone(l.src) }
 func (l *Learner) Fit() []Source {
 	l.pending = 0
 	ev := slices.Clone(l.ev)
-	slices.SortFunc(ev, func(a, b Event) int {
-		switch {
-		case a.EndS < b.EndS:
-			return -1
-		case a.EndS > b.EndS:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ev, func(a, b Event) int { return cmp.Compare(a.EndS, b.EndS) })
 	var found []Source
 	for len(found) < l.cfg.MaxSources && len(ev) >= l.cfg.MinEvents {
 		s, rest, ok := l.fitOne(ev)
