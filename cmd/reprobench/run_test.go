@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/internal/mpirun"
@@ -156,7 +156,7 @@ func checkRunOutput(t *testing.T, dir string, np, nrep int) {
 	defer func() {
 		for _, g := range []map[string][]float64{byCall, byMethod} {
 			for name, a := range g {
-				if m := medianOf(a); m >= 1 {
+				if m := analysis.Median(a); m >= 1 {
 					t.Errorf("%s: a median of %.2f heap allocations per observation over its %d experiments %v", name, m, len(a), a)
 				}
 			}
@@ -272,18 +272,4 @@ func TestRunRejectsBadAdaptOn(t *testing.T) {
 	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "invalid or expired") {
 		t.Errorf("--adapt-on late: %v, want a usage error naming the choices", err)
 	}
-}
-
-// medianOf returns the median of a (NaN for none).
-func medianOf(a []float64) float64 {
-	s := slices.Clone(a)
-	slices.Sort(s)
-	n := len(s)
-	switch {
-	case n == 0:
-		return math.NaN()
-	case n%2 == 1:
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
