@@ -301,8 +301,14 @@ func TestLaunchKillLauncherThenResume(t *testing.T) {
 	waitFor(t, 60*time.Second, "mpirun 1 to be held mid-run", func() bool {
 		return exists(filepath.Join(dir, "pids", "mpirun001.held"))
 	})
-	if manifestStatus(mp, 1) != StatusRunning || !exists(pidFile) || !exists(partial) {
-		t.Fatalf("mpirun 1 is held but: status %q, pid file %v, partial %v", manifestStatus(mp, 1), exists(pidFile), exists(partial))
+	// The launcher records the run as running once Start has returned its
+	// pid, so the held run may get there first: wait for the manifest too
+	// (the CI run of 2964bb9 read "pending" here on a loaded machine).
+	waitFor(t, 60*time.Second, "the manifest to record mpirun 1 as running", func() bool {
+		return manifestStatus(mp, 1) == StatusRunning
+	})
+	if !exists(pidFile) || !exists(partial) {
+		t.Fatalf("mpirun 1 is held but: pid file %v, partial %v", exists(pidFile), exists(partial))
 	}
 	runPid := readPid(t, pidFile)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
