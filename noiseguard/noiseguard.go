@@ -29,8 +29,8 @@
 //     latenesses after a jump to more than twice the one before (a CPU
 //     descheduled for milliseconds whose end fell at the source's phase);
 //  5. its events are removed and the search repeats for the next source;
-//  6. the sources with the most events are kept as long as together they
-//     cover at most MaxBlocked of the time (15 %).
+//  6. seeded sources first, then those with the most events, are kept as
+//     long as together they cover at most MaxBlocked of the time (15 %).
 //
 // A source that Fit does not find again (the guard keeps observations out
 // of its detours, so it produces no new events) is kept: sources are only
@@ -41,7 +41,12 @@
 // Seed installs sources measured elsewhere, such as "reprobench noise
 // --json" (whose periodic sources are fitted by this package from the
 // probe's detours, FromDetours). Their end times must be on the learner's
-// time axis (Source.Shift).
+// time axis (Source.Shift). A seeded source keeps its place within
+// MaxBlocked ahead of the learned ones, also once a fit has found it
+// again: the probe measured the machine with nothing else running, while
+// the events of a run also come from the MPI library's own rhythm (MPICH's
+// progress engine makes observations late every 0.3–0.6 ms), which, ranked
+// by events alone, crowded the probe's 1 ms tick out of the budget.
 //
 // # The guard
 //
@@ -142,6 +147,9 @@ type Source struct {
 	// SpanS is the time from the first to the last of those events: with
 	// SpreadS it bounds how far the period may be off.
 	SpanS float64 `json:"span_s"`
+	// Seeded marks a source installed by Seed (and the fits that found it
+	// again): Fit keeps it ahead of the learned ones.
+	Seeded bool `json:"seeded,omitempty"`
 }
 
 // Shift moves the source's time axis: the same detours with dt added to
@@ -204,6 +212,7 @@ func (l *Learner) Seed(src []Source) {
 	l.src = l.src[:0]
 	for _, s := range src {
 		if s.PeriodS > 0 && s.DurationS > 0 && s.DurationS < s.PeriodS/2 && !math.IsInf(s.EndS, 0) && !math.IsNaN(s.EndS) {
+			s.Seeded = true
 			l.src = append(l.src, s.Shift(0))
 		}
 	}
@@ -237,6 +246,7 @@ func (l *Learner) Fit() []Source {
 				break
 			}
 			if same(old, n, w) {
+				found[i].Seeded = found[i].Seeded || old.Seeded
 				matched = true
 				break
 			}
@@ -245,8 +255,17 @@ func (l *Learner) Fit() []Source {
 			found = append(found, old)
 		}
 	}
-	// Within MaxBlocked, the best supported first.
-	slices.SortStableFunc(found, func(a, b Source) int { return b.Events - a.Events })
+	// Within MaxBlocked: seeded first (see the package doc), then the best
+	// supported.
+	slices.SortStableFunc(found, func(a, b Source) int {
+		if a.Seeded != b.Seeded {
+			if a.Seeded {
+				return -1
+			}
+			return 1
+		}
+		return b.Events - a.Events
+	})
 	l.src = l.src[:0]
 	covered := 0.0
 	for _, s := range found {
@@ -287,6 +306,7 @@ func merge(o, n Source, w float64) (Source, bool) {
 	m.Events = o.Events + n.Events
 	m.SpanS = n.EndS - o.EndS + o.SpanS
 	m.PhaseS = mod(m.EndS-m.DurationS, m.PeriodS)
+	m.Seeded = o.Seeded || n.Seeded
 	return m, true
 }
 

@@ -234,3 +234,53 @@ func TestFitKeepsWithinMaxBlocked(t *testing.T) {
 	}
 	match(t, got, a, 7, 2e-6)
 }
+
+// A seeded source keeps its place within MaxBlocked ahead of learned ones
+// with many events (the run's events need not show it: the guard keeps
+// observations out of its detours), and a fit that finds it again keeps it
+// seeded.
+func TestFitKeepsSeedAhead(t *testing.T) {
+	tick := truth{period: 1e-3, phase: 0.97e-3, dur: 35e-6, jit: 1.5e-6}
+	// Two sources that by themselves cover 12.6 %: with the tick's 3.5 %,
+	// more than MaxBlocked.
+	b := truth{period: 0.6e-3, phase: 0.1e-3, dur: 45e-6, jit: 1e-6}
+	c := truth{period: 0.35e-3, phase: 0.05e-3, dur: 18e-6, jit: 1e-6}
+	l := NewLearner(Config{})
+	l.Seed([]Source{{PeriodS: 1e-3, DurationS: 35e-6, EndS: 5 + 0.97e-3 + 35e-6}})
+	for _, e := range events(11, 5, 1, b, c) {
+		l.Add(e.DeadlineS, e.EndS)
+	}
+	got := l.Fit()
+	total, seeded, learned := 0.0, 0, 0
+	for _, s := range got {
+		total += s.DurationS / s.PeriodS
+		if s.Seeded {
+			seeded++
+		} else if s.Events > 0 {
+			learned++
+		}
+	}
+	if seeded != 1 || learned == 0 || total > 0.15 {
+		t.Fatalf("want the seed and a learned source within 15 %% (%.3f): %+v", total, got)
+	}
+	match(t, got, tick, 6, 2e-6)
+	// The tick's own events now: the fit that finds it replaces the seed
+	// and stays ahead.
+	for _, e := range events(12, 6, 1, tick, b, c) {
+		l.Add(e.DeadlineS, e.EndS)
+	}
+	got = l.Fit()
+	seeded = 0
+	for _, s := range got {
+		if s.Seeded {
+			seeded++
+			if s.Events == 0 {
+				t.Errorf("the seed was not refitted: %+v", s)
+			}
+		}
+	}
+	if seeded != 1 {
+		t.Errorf("want one seeded source after the refit: %+v", got)
+	}
+	match(t, got, tick, 7, 2e-6)
+}

@@ -178,6 +178,10 @@ type NoiseSource struct {
 	EndS      float64 `json:"end_s"`    // end of the latest detour observed, global seconds
 	SpreadS   float64 `json:"spread_s"` // rms distance of observed detour ends from the predicted ones
 	Events    int     `json:"events"`   // late observations it was fitted to (0: seeded, not seen)
+	SpanS     float64 `json:"span_s"`   // time from the first to the last of those events
+	// Seeded is true for a source from --noise-guard-seed (also once a fit
+	// found it again): the guard keeps it ahead of learned ones.
+	Seeded bool `json:"seeded,omitempty"`
 }
 
 // skewCell formats the skew column: empty for 0 (a call without count

@@ -115,7 +115,7 @@ func (g *NoiseGuard) Record(slots0, skipped0 int64) *rawdata.NoiseGuard {
 	for node, src := range g.Sources() {
 		for _, s := range src {
 			r.Sources = append(r.Sources, rawdata.NoiseSource{Node: node, PeriodS: s.PeriodS, PhaseS: s.PhaseS,
-				DurationS: s.DurationS, EndS: s.EndS, SpreadS: s.SpreadS, Events: s.Events})
+				DurationS: s.DurationS, EndS: s.EndS, SpreadS: s.SpreadS, Events: s.Events, SpanS: s.SpanS, Seeded: s.Seeded})
 		}
 	}
 	return r

@@ -68,19 +68,13 @@ func TestNoiseGuardUnderMPI(t *testing.T) {
 					continue
 				}
 				t.Logf("%s: %d of %d invalid; guard %+v", e.Method, e.Invalid, e.Rows, *g)
-				seeded, blocked := false, 0.0
+				// The seeded tick stays within the guard's budget ahead of
+				// learned sources (before it did not: MPICH's own 0.3-0.6 ms
+				// rhythm, learned as sources, crowded it out in about 1 CI
+				// run in 60).
+				seeded := false
 				for _, s := range g.Sources {
-					seeded = seeded || (s.PeriodS > 0.99e-3 && s.PeriodS < 1.01e-3 && s.DurationS >= 35e-6)
-					blocked += s.DurationS / s.PeriodS
-				}
-				// The seeded tick (3.5 % of the time, no events of its own)
-				// may only be missing when sources the learner found itself
-				// crowd it out of the 15 % that a node's sources may cover
-				// (noiseguard.Config.MaxBlocked): seen once in CI with MPICH,
-				// two learned 0.3 ms sources covering 14.8 %.
-				if !seeded && blocked+35e-6/1e-3 > 0.15 {
-					t.Logf("window: the seeded tick was crowded out by learned sources covering %.1f %%", 100*blocked)
-					seeded = true
+					seeded = seeded || (s.Seeded && s.PeriodS > 0.99e-3 && s.PeriodS < 1.01e-3 && s.DurationS >= 35e-6)
 				}
 				// A batch's 100 slots fall on 10 phases of the tick, so it
 				// skips one slot per ms or none, each with about even odds:
