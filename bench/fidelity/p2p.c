@@ -22,7 +22,18 @@
  *                MPI_Win_fence(0). The window (MPI_Win_allocate of BYTES
  *                per rank) is created before the loop and freed after it.
  *
- *    usage: mpirun -np 2 ./p2p bw|putfence N WARMUP BYTES OUTFILE
+ *    usage: mpirun -np 2 ./p2p bw|putfence N WARMUP BYTES OUTFILE [osuwin]
+ *
+ *    osuwin (putfence only): before the measured window, create and free
+ *    one window (MPI_Win_allocate, disp_unit 1) of each size 1, 2, 4, …,
+ *    BYTES/2 bytes, untimed: the windows osu_put_latency has created and
+ *    freed by the time it measures BYTES (it allocates one per message size
+ *    in its size loop, from 1 byte; it also runs its loop on each, which
+ *    this does not). With Open MPI 4.1.4 the loop's median depends on
+ *    whether its window is the process's first: one earlier window created
+ *    and freed moved it by 1.02-1.12x in 12 of 12 alternating runs
+ *    (README, "Put with fence: the first window"), and reprobench run
+ *    measures in that state.
  *
  * 2. A RE-IMPLEMENTATION of osu_bw's timing loop (OSU micro-benchmarks
  *    5.x, osu_bw.c, written from its published source and documentation:
@@ -103,6 +114,21 @@ static int loops(int argc, char **argv) {
 	double *all = rank == 0 ? malloc(sizeof(double) * n * size) : NULL;
 	MPI_Win win = MPI_WIN_NULL;
 	void *base = NULL;
+	if (!isbw && argc == 7) {
+		if (strcmp(argv[6], "osuwin") != 0) {
+			if (rank == 0)
+				fprintf(stderr, "unknown option %s (want osuwin)\n", argv[6]);
+			return 2;
+		}
+		for (int s = 1; s < bytes; s *= 2) { // osu_put_latency's windows before BYTES
+			MPI_Win_allocate(s, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+			MPI_Win_free(&win);
+		}
+	} else if (argc == 7) {
+		if (rank == 0)
+			fprintf(stderr, "osuwin is an option of putfence only\n");
+		return 2;
+	}
 	if (!isbw) {
 		MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
 		memset(base, 0, bytes);
@@ -218,11 +244,11 @@ int main(int argc, char **argv) {
 	int rc;
 	if (argc >= 2 && strcmp(argv[1], "osu") == 0) {
 		rc = tool(argc, argv);
-	} else if (argc == 6) {
+	} else if (argc == 6 || argc == 7) {
 		rc = loops(argc, argv);
 	} else {
 		if (rank == 0)
-			fprintf(stderr, "usage: %s bw|putfence N WARMUP BYTES OUTFILE\n       %s osu bw BYTES ITER SKIP R OUTFILE\n",
+			fprintf(stderr, "usage: %s bw|putfence N WARMUP BYTES OUTFILE [osuwin]\n       %s osu bw BYTES ITER SKIP R OUTFILE\n",
 			        argv[0], argv[0]);
 		rc = 2;
 	}
