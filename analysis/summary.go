@@ -30,6 +30,32 @@ func Quantile(p float64, x []float64) float64 {
 	return x[i] + (h-lo)*(x[i+1]-x[i])
 }
 
+// QuantileNearestRank returns the p-quantile of the sorted sample x by the
+// nearest-rank rule of the OSU micro-benchmarks' tail latencies (osu_util_mpi.c,
+// omb_calculate_tail_lat, printed by -z as P50, P90 and P99): the element
+// of 1-based rank round(n·p), half away from zero, clamped to [1, n]. OSU
+// applies it to the per-iteration times averaged over ranks; with
+// `reprobench run --runtime osu --loop-reps 1` each row's runtime_s is that
+// average, so the rule on those rows gives OSU's percentiles
+// (bench/fidelity, cell osu-allreduce-8-tail). Type 7 (Quantile)
+// interpolates instead: the two differ by at most the gap between
+// neighbouring order statistics. It returns NaN for an empty sample and
+// panics if x is not sorted or p is outside [0, 1].
+func QuantileNearestRank(p float64, x []float64) float64 {
+	if !(p >= 0 && p <= 1) {
+		panic("analysis: quantile level outside [0, 1]")
+	}
+	if !sortedNaNFree(x) {
+		panic("analysis: QuantileNearestRank: x not sorted")
+	}
+	n := len(x)
+	if n == 0 {
+		return math.NaN()
+	}
+	k := int(math.Round(float64(n) * p))
+	return x[min(max(k, 1), n)-1]
+}
+
 func sortedNaNFree(x []float64) bool {
 	for i := 1; i < len(x); i++ {
 		if x[i] < x[i-1] {
