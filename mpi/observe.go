@@ -24,7 +24,7 @@ func ObserveGo(c Comm, o *Observation, clk timing.Clock) error {
 			t0 := clk.Now()
 			err := callGo(c, o)
 			sum += clk.Now() - t0
-			if err == nil {
+			if err == nil && o.Call.EachBarrier() {
 				err = c.Barrier()
 			}
 			if err != nil {

@@ -273,6 +273,13 @@ func WindowBytes(c Comm) []byte {
 	return nil
 }
 
+// EachBarrier reports whether Observation.TimeEach puts a barrier after
+// each call of c, as the collective loops of OSU 7 and IMB-MPI1 do
+// (t0; call; t1; MPI_Barrier). It is false for ping-pong and the bandwidth
+// calls: osu_latency times each round trip and osu_bw each window one
+// after another, the messages themselves synchronizing the two ranks.
+func (c Call) EachBarrier() bool { return c != CallPingPong && !c.Bandwidth() }
+
 // Timer returns the rank whose clock OSU's benchmark of the call reads, as
 // the runtime types osu and imb take it: the sender of bw and bibw (root),
 // rank 0 for mbw_mr (the first sender), the origin of a one-sided call

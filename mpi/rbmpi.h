@@ -384,7 +384,10 @@ static int rb_observe(MPI_Comm c, int rank, int p, const rb_args *a, void *s, vo
 	*start = t;
 	if (reps < 1) reps = 1;
 	if (a->each) {
-		// OSU's collective loop: each call timed alone, a barrier after it.
+		// OSU's loops and IMB's collective ones: each call timed alone, a
+		// barrier after it unless the call is a ping-pong or a bw window
+		// (mpi.Call.EachBarrier).
+		const int barrier = a->call != RB_PINGPONG && a->call != RB_BW && a->call != RB_BIBW && a->call != RB_MBW_MR;
 		int64_t sum = 0;
 		for (int i = 0; i < reps; i++) {
 			int64_t t0 = rb_now(clk, epoch);

@@ -296,9 +296,10 @@ type Observation struct {
 	Reps       int      // calls between the timestamps; 0 means 1
 
 	// TimeEach times each of the Reps calls on its own, as OSU's
-	// collective benchmarks do: per call t0 = now; call; t1 = now;
-	// sum += t1 − t0; barrier. End is then Start + sum (the barriers
-	// excluded), not a timestamp.
+	// benchmarks and IMB's collectives do: per call t0 = now; call; t1 =
+	// now; sum += t1 − t0; then a barrier when Call.EachBarrier (the
+	// collectives; not after a ping-pong or a bw window). End is then
+	// Start + sum (the barriers excluded), not a timestamp.
 	TimeEach bool
 
 	Sync     SyncKind

@@ -23,21 +23,28 @@ const (
 	// observation runs the call n times back to back and the time is the
 	// maximum over ranks of (end − start)/n (IMB's t_max).
 	RuntimeLoop
-	// RuntimeOSU is what the OSU micro-benchmarks print, one observation
-	// being one run of their timing loop with n = iterations.
+	// RuntimeOSU is what the OSU micro-benchmarks 7.x print, one
+	// observation being one run of their timing loop with n = iterations.
 	// Collectives (osu_allreduce, osu_bcast, osu_alltoall, …): each rank
 	// times every call on its own — t0 = now; call; t1 = now;
 	// sum += t1 − t0; MPI_Barrier — and averages, sum/n; the value is the
 	// average of that over ranks (OSU's "Avg Latency"). Ping-pong
-	// (osu_latency): the first rank times n × (send; recv) while its peer
-	// does (recv; send), and the value is elapsed/(2n). OSU's skip
-	// iterations are the experiment's warm-up observations.
+	// (osu_latency): the first rank times each of the n round trips
+	// (send; recv) on its own, without a barrier, while its peer does
+	// (recv; send), and the value is the sum over 2n. bw, bibw and mbw_mr
+	// (osu_bw …): each window timed on its own on the sender, the value
+	// the sum over n. OSU's skip iterations are the experiment's warm-up
+	// observations.
 	RuntimeOSU
-	// RuntimeIMB is what the Intel MPI Benchmarks (IMB-MPI1) print: after
-	// the observation's barrier each rank runs n calls back to back and
-	// takes t = (t2 − t1)/n; the value is t_avg, the average of t over
-	// ranks (t_max is RuntimeLoop; the per-rank file has each rank's t).
-	// Ping-pong (IMB PingPong): the first rank's (t2 − t1)/(2n).
+	// RuntimeIMB is what the Intel MPI Benchmarks (IMB-MPI1 2021 and
+	// later) print. Collectives (Allreduce, Bcast, …): after the
+	// observation's barrier (IMB has two: --proc-sync double_barrier) each
+	// rank times every call on its own with a barrier after it, as OSU's
+	// collectives do, and takes t = sum/n; the value is t_avg, the average
+	// of t over ranks (t_max is in the per-rank file). PingPong: n round
+	// trips back to back after the barrier, t = (t2 − t1)/n on both ranks
+	// of the pair, and the value is the larger one over 2 (IMB prints the
+	// maximum over ranks of t/2).
 	RuntimeIMB
 	numRuntimes
 )
@@ -49,18 +56,27 @@ var runtimeNames = [...]string{"local", "global", "loop", "osu", "imb"}
 func (t RuntimeType) Loops() bool { return t == RuntimeLoop || t == RuntimeOSU || t == RuntimeIMB }
 
 // TimesEach reports whether the runtime type times each call of an
-// observation of call on its own, with a barrier after it
-// (mpi.Observation.TimeEach): OSU's collectives.
+// observation of call on its own (mpi.Observation.TimeEach, with a barrier
+// after each collective call): every OSU benchmark but the one-sided ones,
+// which time the loop, and IMB's collectives (IMB's PingPong times the
+// loop).
 func (t RuntimeType) TimesEach(call mpi.Call) bool {
-	return t == RuntimeOSU && call != mpi.CallPingPong && call.Timer(0) < 0 // p2p: osu_bw and the one-sided benchmarks time the loop
+	switch t {
+	case RuntimeOSU:
+		return !call.OneSided()
+	case RuntimeIMB:
+		return call != mpi.CallPingPong && call.Timer(0) < 0
+	}
+	return false
 }
 
 // LoopCompletion returns the value of one observation of a loop-averaged
 // runtime type (Loops) from each rank's duration dur[r] = end − start over
 // n calls (seconds; with TimesEach the sum of the calls' durations).
-// pingpong selects the ping-pong definitions, whose value is the first
-// rank's (root's). It panics for a runtime type that does not loop, for
-// n < 1 or for a root outside dur.
+// pingpong selects the ping-pong definitions: the first rank's (root's)
+// value for osu, the larger of root's and its peer's (root+1) for imb. It
+// panics for a runtime type that does not loop, for n < 1 or for a root
+// outside dur.
 func LoopCompletion(t RuntimeType, dur []float64, n int, pingpong bool, root int) float64 {
 	if !t.Loops() || n < 1 || root < 0 || root >= len(dur) {
 		panic(fmt.Sprintf("window: LoopCompletion(%v, %d ranks, n=%d, root %d)", t, len(dur), n, root))
@@ -72,6 +88,8 @@ func LoopCompletion(t RuntimeType, dur []float64, n int, pingpong bool, root int
 			m = math.Max(m, d)
 		}
 		return m / float64(n)
+	case pingpong && t == RuntimeIMB:
+		return math.Max(dur[root], dur[(root+1)%len(dur)]) / (2 * float64(n))
 	case pingpong:
 		return dur[root] / (2 * float64(n))
 	}

@@ -23,8 +23,8 @@ func TestLoopCompletion(t *testing.T) {
 		{window.RuntimeLoop, true, 3e-6},
 		{window.RuntimeIMB, false, 2.5e-6}, // t_avg: mean over ranks of dur/n
 		{window.RuntimeOSU, false, 2.5e-6}, // mean over ranks of (sum of call times)/n
-		{window.RuntimeIMB, true, 1e-6},    // root's dur/(2n)
-		{window.RuntimeOSU, true, 1e-6},
+		{window.RuntimeIMB, true, 1.5e-6},  // IMB PingPong: the larger of the pair's dur/(2n)
+		{window.RuntimeOSU, true, 1e-6},    // osu_latency: root's dur/(2n)
 	} {
 		if got := window.LoopCompletion(c.rt, dur, 4, c.pingpong, 0); math.Abs(got-c.want) > 1e-15 {
 			t.Errorf("LoopCompletion(%v, pingpong %v) = %g, want %g", c.rt, c.pingpong, got, c.want)
@@ -55,9 +55,22 @@ func TestRuntimeTypeModes(t *testing.T) {
 			t.Errorf("ParseRuntimeType(%q) = %v, %v", name, got, err)
 		}
 	}
-	if !window.RuntimeOSU.TimesEach(mpi.CallAllreduce) || window.RuntimeOSU.TimesEach(mpi.CallPingPong) ||
-		window.RuntimeIMB.TimesEach(mpi.CallAllreduce) {
-		t.Error("only OSU's collectives time each call")
+	for _, c := range []struct {
+		rt   window.RuntimeType
+		call mpi.Call
+		each bool
+	}{
+		{window.RuntimeOSU, mpi.CallAllreduce, true}, {window.RuntimeOSU, mpi.CallPingPong, true}, // osu_latency 7: each round trip
+		{window.RuntimeOSU, mpi.CallBW, true}, {window.RuntimeOSU, mpi.CallPut, false},
+		{window.RuntimeIMB, mpi.CallAllreduce, true}, {window.RuntimeIMB, mpi.CallPingPong, false}, // IMB PingPong: the loop
+		{window.RuntimeIMB, mpi.CallBW, false}, {window.RuntimeLoop, mpi.CallAllreduce, false}, {window.RuntimeLocal, mpi.CallAllreduce, false},
+	} {
+		if got := c.rt.TimesEach(c.call); got != c.each {
+			t.Errorf("%v.TimesEach(%v) = %v, want %v", c.rt, c.call, got, c.each)
+		}
+	}
+	if mpi.CallPingPong.EachBarrier() || mpi.CallBW.EachBarrier() || !mpi.CallAllreduce.EachBarrier() || !mpi.CallIallreduce.EachBarrier() {
+		t.Error("EachBarrier: a barrier after collectives only")
 	}
 	for rt, want := range map[window.RuntimeType]bool{window.RuntimeLocal: false, window.RuntimeGlobal: false,
 		window.RuntimeLoop: true, window.RuntimeOSU: true, window.RuntimeIMB: true} {

@@ -11,8 +11,8 @@ import (
 // Observe executes one timed observation in virtual time: the wait selected
 // by o.Sync, o.Start = clk.Now(), max(o.Reps, 1) executions of o.Call, and
 // o.End = clk.Now(); with o.TimeEach, each execution is timed on its own
-// and followed by a barrier, and o.End = o.Start + the sum of the
-// executions' durations (OSU's collective loop). clk should be the rank's clock or a clock derived from
+// and followed by a barrier when o.Call.EachBarrier(), and o.End = o.Start
+// + the sum of the executions' durations (OSU's loops). clk should be the rank's clock or a clock derived from
 // it (such as a synchronized global clock); a clock unrelated to the rank's
 // virtual time makes SyncDeadline wait in real time.
 //
@@ -66,7 +66,7 @@ func (c *comm) Observe(o *mpi.Observation, clk timing.Clock) error {
 			t0 := clk.Now()
 			err := c.execute(o)
 			sum += clk.Now() - t0
-			if err == nil {
+			if err == nil && o.Call.EachBarrier() {
 				err = c.dissemination(tagBarrier, "MPI_Barrier")
 			}
 			if err != nil {
