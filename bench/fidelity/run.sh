@@ -1,160 +1,230 @@
 #!/usr/bin/env bash
-# Fidelity of `reprobench run` against the field's baseline, in alternating
-# runs (C, Go, C, Go, …), for Open MPI and MPICH at np 2.
+# Fidelity of reprobench against the programs users check it against, in
+# alternating pairs of mpiruns (baseline, ours, baseline, ours, …), np 2,
+# Open MPI and MPICH; every pair is counted (go run ./bench/fidelity/report).
 #
-#   bench/fidelity/run.sh [PAIRS=7] [N=10000] [OUT=/tmp/rb-fidelity]
+#   TOOLS=DIR bench/fidelity/run.sh [PAIRS=30] [N=10000] [OUT=/tmp/rb-fidelity]
 #
-# Part 1, per-observation timing: fidelity.c (plain MPI_Init, MPI_Barrier;
-# t0; call; t1, local completion time, CLOCK_MONOTONIC, MPI_DOUBLE) next to
-# `reprobench run` with its DEFAULT flags (only --calls, --sizes, --nrep)
-# over MPI_Allreduce 8 B, 1 KiB, 32 KiB; MPI_Bcast 8 B, 32 KiB;
-# MPI_Alltoall 1 KiB; MPI_Alltoallv 1 KiB (uniform counts); ping-pong 8 B, 64 KiB. Each run makes N
-# observations after 100 warm-up ones. Per cell: the median over pairs of
-# the per-pair ratio Go/C of the medians (target <= 1.03) and of the p99s
-# (target <= 1.3), with the range. A pair straddles a machine-state change
-# when the C runs on either side of its Go run differ by more than 1.5x in
-# median; the verdict uses the pairs that do not.
-# Two extra cells show the thread level: `reprobench run --mpi-thread
-# funneled` and fidelity.c with MPI_Init_thread(FUNNELED), each against the
-# plain MPI_Init C loop.
+# Parts (PARTS="cloop reprompi osu imb", default all of them; the tool
+# parts need TOOLS, the directory bench/fidelity/build-tools.sh filled):
 #
-# Part 2, the tools' own numbers: tools.c, a RE-IMPLEMENTATION of the timing
-# loops of OSU (osu_latency, osu_allreduce) and IMB-MPI1 (PingPong,
-# Allreduce) from their published descriptions (not the tools: they are not
-# installable here), next to `reprobench run --runtime osu|imb --clock
-# mpi_wtime`; each run makes R=10 measurements (one measurement = one line
-# the tool prints); per pair the ratio of the medians; target within 5 %.
+#   cloop     allreduce-8: fidelity.c (MPI_Init, MPI_Barrier; t0; call; t1,
+#             CLOCK_MONOTONIC, max over ranks, MPI_DOUBLE) next to
+#             `reprobench run` with its default flags; N observations
+#             after 100 warm-up ones, per run the median (and the p99,
+#             informative). Target (issue 30): median per-pair ratio
+#             <= 1.05, upper end of its 95 % interval <= 1.10, over all
+#             pairs and in each mode both sides show.
+#   reprompi  reprompi-allreduce-8: ReproMPI's mpibenchmark with barrier
+#             sync (--proc-sync=MPI_Barrier, MPI_Wtime, local runtime,
+#             MPI_DOUBLE) next to `reprobench run --clock mpi_wtime`, N
+#             observations each; per run the median.
+#   osu       OSU 7.4, each with -m SIZE:SIZE, next to `reprobench run
+#             --runtime osu --clock mpi_wtime --nrep 1`, one observation of
+#             OSU's iteration count after one warm-up observation:
+#             osu_latency 8 B (10000 iterations), osu_allreduce 8 B -T
+#             mpi_float (1000), osu_bcast 1 KiB (1000), osu_bw 64 KiB (20
+#             windows of 64), osu_iallreduce 8 B -T mpi_float (1000; pure,
+#             overall and overlap); and the tail: osu_allreduce -z's
+#             P50/P90/P99 next to `--runtime osu --loop-reps 1 --nrep 1000`
+#             whose rows are OSU's per-iteration averages over ranks, taken
+#             with OSU's nearest-rank rule (analysis.QuantileNearestRank).
+#   imb       IMB-MPI1 Allreduce (MPI_FLOAT) and PingPong at 8 B, as shipped
+#             (-O0), next to `--runtime imb --proc-sync double_barrier` (IMB's
+#             two barriers before its loop), 1000 calls; the same sources
+#             at -O2 (imb-O2-*, informative).
+#   Tool targets: median per-pair ratio in [0.95, 1.05] over >= 15 pairs;
+#   osu_iallreduce's overlap: median difference within 5 points.
 #
-# The p2p cells (issue 17): bw at 64 KiB and MPI_Put with fence at 8 B
-# against p2p.c's plain loops (part 1), and osu_bw at 64 KiB against
-# p2p.c's RE-IMPLEMENTATION of osu_bw's loop (part 2; the value is the time
-# per window, bandwidth = 64 × 65536 B / value). CELLS='bw|putfence' runs
-# only those. putfence-8-osuwin is the Put cell again, the C loop first
-# creating and freeing the windows of 1, 2 and 4 B that osu_put_latency
-# creates before it measures 8 B (p2p.c osuwin): with Open
-# MPI the plain loop's median depends on whether its window is the
-# process's first (docs/fidelity.md, "Put with fence: the first window").
+# OSU prints two decimals in µs: at 0.3–0.7 µs one digit of 0.01 µs is 1.4–
+# 3.3 % of the value, so a single OSU number carries up to ±1.7 % of
+# rounding; the report's per-pair ratios inherit it (the median over pairs
+# averages it out only partly, since the rounding is the same for every
+# pair at a steady latency).
 #
-# Duration on the 2-core VM: 42 minutes with the defaults at a load average
-# of 13-33; part 1 took 81 s and part 2 46 s at a load of 3-7 (about 450
-# mpirun launches in all, most of the time is launching). Needs python3.
-# Environment: FLAVORS="openmpi mpich" (default both), PARTS="1 2", CELLS=regex
-# (e.g. CELLS='^pingpong' for the ping-pong cells only).
+# Environment: FLAVORS="openmpi mpich", PARTS as above, TOOLS=DIR; BIN=DIR
+# with BUILD_ONLY=1 builds the programs there and stops, BIN=DIR alone
+# uses them (so that no compiler runs inside a quiet section); REPORT=0
+# skips the tables; OURS_FLAGS adds flags to the cloop part's `reprobench
+# run` (to test a suspected factor, e.g. OURS_FLAGS="--cache cold").
+# Output: OUT/runs.csv (one line per run and metric, in launch order, with
+# the 1-minute load) and the files it names; the tables: go run
+# ./bench/fidelity/report OUT. Duration on the 2-vCPU VM (about 1 s per
+# launch, 24 launches per pair and library with every part): 30 pairs,
+# both libraries, every part ≈ 25 min; PARTS=cloop alone ≈ 2 min per
+# library.
 set -euo pipefail
-PAIRS=${1:-7}
+PAIRS=${1:-30}
 N=${2:-10000}
 OUT=${3:-/tmp/rb-fidelity}
 FLAVORS=${FLAVORS:-openmpi mpich}
-PARTS=${PARTS:-1 2}
-CELLS=${CELLS:-.} # an extended regex: only the cells whose name matches
+PARTS=${PARTS:-cloop reprompi osu imb}
 W=100
-R=10
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-rm -rf "$OUT" && mkdir -p "$OUT"
-log="$OUT/runs.csv"
-echo "flavor,part,cell,pair,side,file,load1" >"$log"
+needs_tools=0
+for g in $PARTS; do
+	case $g in
+	cloop) ;;
+	reprompi | osu | imb) needs_tools=1 ;;
+	*)
+		echo "run.sh: unknown part $g (want cloop, reprompi, osu, imb)" >&2
+		exit 2
+		;;
+	esac
+done
+if [ $needs_tools = 1 ] && [ ! -d "${TOOLS:-}" ]; then
+	echo "run.sh: PARTS=\"$PARTS\" needs TOOLS=DIR, built by bench/fidelity/build-tools.sh (or PARTS=cloop)" >&2
+	exit 2
+fi
+# BIN=DIR: the programs are already built there (fidelity-FLAVOR and
+# reprobench-FLAVOR; build them with BUILD_ONLY=1 outside the quiet section).
+BIN=${BIN:-$OUT}
+[ "${BUILD_ONLY:-0}" = 1 ] || { rm -rf "$OUT" && mkdir -p "$OUT"; }
+if [ "$BIN" = "$OUT" ] || [ "${BUILD_ONLY:-0}" = 1 ]; then
+	mkdir -p "$BIN"
+	for fl in $FLAVORS; do
+		if [ "$fl" = mpich ]; then CC=mpicc.mpich TAGS="-tags mpich"; else CC=mpicc.openmpi TAGS=""; fi
+		"$CC" -O2 -Wall -o "$BIN/fidelity-$fl" "$here/fidelity.c"
+		# shellcheck disable=SC2086
+		(cd "$root" && go build $TAGS -o "$BIN/reprobench-$fl" ./cmd/reprobench)
+	done
+	[ "${BUILD_ONLY:-0}" = 1 ] && exit 0
+fi
+log=$OUT/runs.csv
+echo "flavor,cell,target,bytes,pair,side,kind,file,load1" >"$log"
 began=$(date +%s)
 
-for fl in $FLAVORS; do
-	if [ "$fl" = mpich ]; then
-		CC=$(command -v mpicc.mpich); RUN=$(command -v mpiexec.mpich); TAGS="-tags mpich"
-	else
-		CC=$(command -v mpicc.openmpi); RUN=$(command -v mpirun.openmpi); TAGS=""
+# launch FLAVOR FILE|- CMD...: one mpirun -np 2 under timeout; with a FILE
+# its standard output goes there (the tools print their tables).
+launch() {
+	local fl=$1 file=$2 run=mpirun.openmpi
+	shift 2
+	[ "$fl" = mpich ] && run=mpiexec.mpich
+	local dest=$OUT/last.log
+	[ "$file" != - ] && dest=$file
+	if ! timeout 300 "$run" -np 2 "$@" >"$dest" 2>"$OUT/last.err"; then
+		echo "run.sh: failed: $run -np 2 $*" >&2
+		cat "$OUT/last.err" "$dest" >&2
+		exit 1
 	fi
-	"$CC" -O2 -Wall -o "$OUT/fidelity-$fl" "$here/fidelity.c"
-	"$CC" -O2 -Wall -o "$OUT/tools-$fl" "$here/tools.c"
-	"$CC" -O2 -Wall -Wno-stringop-overflow -o "$OUT/p2p-$fl" "$here/p2p.c" # p2p: bw, Put with fence, osu_bw
-	(cd "$root" && go build $TAGS -o "$OUT/reprobench-$fl" ./cmd/reprobench)
-done
-
-load1() { cut -d' ' -f1 /proc/loadavg; }
-
-# run_one FLAVOR PART CELL PAIR SIDE FILE CMD...: one launch under timeout, logged with the load.
-run_one() {
-	local fl=$1 part=$2 cell=$3 pair=$4 side=$5 file=$6
-	shift 6
-	local RUN
-	if [ "$fl" = mpich ]; then RUN=$(command -v mpiexec.mpich); else RUN=$(command -v mpirun.openmpi); fi
-	echo "$fl,$part,$cell,$pair,$side,$file,$(load1)" >>"$log"
-	timeout 300 "$RUN" -np 2 "$@" >"$OUT/last.log" 2>&1 || { cat "$OUT/last.log" >&2; exit 1; }
 }
 
-# The Go side runs with reprobench's DEFAULT flags: float64, 100 warm-up
-# observations, barrier sync, local completion time, CLOCK_MONOTONIC, no
-# clock sync, thread level SINGLE; W above matches the warm-up.
-rbflags_local=""
-# cell: name call bytes gocall [go extra flags] [c extra arg]
-cells=(
-	"allreduce-8 allreduce 8 MPI_Allreduce"
-	"allreduce-1024 allreduce 1024 MPI_Allreduce"
-	"allreduce-32768 allreduce 32768 MPI_Allreduce"
-	"bcast-8 bcast 8 MPI_Bcast"
-	"bcast-32768 bcast 32768 MPI_Bcast"
-	"alltoall-1024 alltoall 1024 MPI_Alltoall"
-	"alltoallv-1024 alltoallv 1024 MPI_Alltoallv" # vcoll (issue 17 target: median ratio <= 1.05)
-	"pingpong-8 pingpong 8 pingpong"
-	"pingpong-65536 pingpong 65536 pingpong"
-	"iallreduce-8 iallreduce 8 MPI_Iallreduce" # nbc (#17): post, then wait
-	"bw-65536 bw 65536 bw"             # p2p: one window of 64 (p2p.c)
-	"putfence-8 putfence 8 MPI_Put"    # p2p: fence; put; fence (p2p.c)
-	"putfence-8-osuwin putfence 8 MPI_Put" # the same after osu_put_latency's windows of 1, 2, 4 B (p2p.c osuwin)
-)
-# cbin CALL: the C program of a call (p2p.c for the bandwidth and one-sided cells).
-cbin() { case $1 in bw | putfence) echo p2p ;; *) echo "$2" ;; esac; }
-if [[ " $PARTS " == *" 1 "* ]]; then
-	for fl in $FLAVORS; do
-		for spec in "${cells[@]}" "allreduce-8-gofunneled allreduce 8 MPI_Allreduce" "allreduce-8-cfunneled allreduce 8 MPI_Allreduce"; do
-			read -r cell call bytes gocall <<<"$spec"
-			[[ $cell =~ $CELLS ]] || continue
-			for p in $(seq 1 "$PAIRS"); do
-				c="$OUT/$fl-$cell-c-$p.csv"
-				cextra=""
-				[ "$cell" = putfence-8-osuwin ] && cextra=osuwin
-				# shellcheck disable=SC2086
-				run_one "$fl" 1 "$cell" "$p" C "$c" "$OUT/$(cbin "$call" fidelity)-$fl" "$call" "$N" "$W" "$bytes" "$c" $cextra
-				g="$fl-$cell-go-$p"
-				if [ "$cell" = allreduce-8-cfunneled ]; then
-					# The "engine" side is the C loop with FUNNELED.
-					run_one "$fl" 1 "$cell" "$p" G "$OUT/$g.csv" "$OUT/fidelity-$fl" "$call" "$N" "$W" "$bytes" "$OUT/$g.csv" funneled
-					continue
-				fi
-				extra=""
-				[ "$cell" = allreduce-8-gofunneled ] && extra="--mpi-thread funneled"
-				# shellcheck disable=SC2086
-				run_one "$fl" 1 "$cell" "$p" G "$OUT/$g-mpirun000.csv" "$OUT/reprobench-$fl" run --out "$OUT" --run-id "$g" \
-					--calls "$gocall" --sizes "$bytes" --nrep "$N" $rbflags_local $extra
-			done
-		done
+# record FLAVOR PAIR SIDE FILE BYTES "CELL:TARGET:KIND;…": one line of
+# runs.csv per metric the run FILE gives (a KIND may hold ':' and spaces).
+record() {
+	local fl=$1 p=$2 side=$3 file=$4 bytes=$5 load spec cell target kind
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	IFS=';' read -ra specs <<<"$6"
+	for spec in "${specs[@]}"; do
+		IFS=: read -r cell target kind <<<"$spec"
+		echo "$fl,$cell,$target,$bytes,$p,$side,$kind,${file#"$OUT"/},$load" >>"$log"
 	done
-fi
+}
 
-# tool cells: name tool call bytes iter skip gocall datatype
-tcells=(
-	"osu-allreduce-8 osu allreduce 8 1000 200 MPI_Allreduce float32"
-	"osu-allreduce-32768 osu allreduce 32768 100 10 MPI_Allreduce float32"
-	"osu-latency-8 osu pingpong 8 10000 100 pingpong byte"
-	"imb-allreduce-8 imb allreduce 8 1000 200 MPI_Allreduce float32"
-	"imb-allreduce-32768 imb allreduce 32768 100 10 MPI_Allreduce float32"
-	"imb-pingpong-8 imb pingpong 8 1000 100 pingpong byte"
-	"osu-bw-65536 osu bw 65536 100 10 bw byte" # p2p: osu_bw re-implemented in p2p.c
-)
-if [[ " $PARTS " == *" 2 "* ]]; then
+# ours FLAVOR PAIR NAME BYTES SPECS -- RUNFLAGS...: `reprobench run` as one side of a pair.
+ours() {
+	local fl=$1 p=$2 name=$3 bytes=$4 specs=$5
+	shift 6
+	local id=$fl-$name-ours-$p
+	launch "$fl" - "$BIN/reprobench-$fl" run --out "$OUT" --run-id "$id" "$@"
+	record "$fl" "$p" ours "$OUT/$id-mpirun000.csv" "$bytes" "$specs"
+}
+
+# base FLAVOR PAIR NAME BYTES SPECS -- CMD...: the baseline side; the output
+# of CMD (or the CSV fidelity.c writes to @OUT@) is the run's file.
+base() {
+	local fl=$1 p=$2 name=$3 bytes=$4 specs=$5
+	shift 6
+	local file=$OUT/$fl-$name-base-$p.txt args=() a
+	for a in "$@"; do
+		if [ "$a" = @OUT@ ]; then
+			file=${file%.txt}.csv
+			a=$file
+		fi
+		args+=("$a")
+	done
+	if [[ $file == *.csv ]]; then launch "$fl" - "${args[@]}"; else launch "$fl" "$file" "${args[@]}"; fi
+	record "$fl" "$p" base "$file" "$bytes" "$specs"
+}
+
+rbtool() { echo --clock mpi_wtime --clock-sync none --nrep 1 --warmup 1 --seed 1 "$@"; }
+
+for p in $(seq 1 "$PAIRS"); do
 	for fl in $FLAVORS; do
-		for spec in "${tcells[@]}"; do
-			read -r cell tool call bytes iter skip gocall dt <<<"$spec"
-			[[ $cell =~ $CELLS ]] || continue
-			for p in $(seq 1 "$PAIRS"); do
-				c="$OUT/$fl-$cell-c-$p.csv"
-				run_one "$fl" 2 "$cell" "$p" C "$c" "$OUT/$(cbin "$call" tools)-$fl" "$tool" "$call" "$bytes" "$iter" "$skip" "$R" "$c"
-				g="$fl-$cell-go-$p"
-				run_one "$fl" 2 "$cell" "$p" G "$OUT/$g-mpirun000.csv" "$OUT/reprobench-$fl" run --out "$OUT" --run-id "$g" \
-					--calls "$gocall" --sizes "$bytes" --datatype "$dt" --nrep "$R" --warmup 1 --loop-reps "$iter" \
-					--proc-sync barrier --runtime "$tool" --clock mpi_wtime --clock-sync none --seed 1
-			done
+		T=${TOOLS:-}/$fl
+		OSU=$T/osu/c/mpi
+		for g in $PARTS; do
+			case $g in
+			cloop)
+				s="allreduce-8:cloop:median;allreduce-8-p99:info:p99"
+				# Odd pairs launch the C loop first, even pairs ours
+				# (A B B A …), so that a drift or a carry-over from one
+				# mpirun to the next cannot favour one side.
+				# shellcheck disable=SC2086
+				if [ $((p % 2)) = 1 ]; then
+					base "$fl" "$p" allreduce-8 8 "$s" -- "$BIN/fidelity-$fl" allreduce "$N" "$W" 8 @OUT@
+					ours "$fl" "$p" allreduce-8 8 "$s" -- --calls MPI_Allreduce --sizes 8 --nrep "$N" ${OURS_FLAGS:-}
+				else
+					ours "$fl" "$p" allreduce-8 8 "$s" -- --calls MPI_Allreduce --sizes 8 --nrep "$N" ${OURS_FLAGS:-}
+					base "$fl" "$p" allreduce-8 8 "$s" -- "$BIN/fidelity-$fl" allreduce "$N" "$W" 8 @OUT@
+				fi
+				;;
+			reprompi)
+				s="reprompi-allreduce-8:tool:reprompi"
+				base "$fl" "$p" reprompi-allreduce-8 8 "$s" -- "$T/reprompi/bin/mpibenchmark" --calls-list=MPI_Allreduce \
+					--msizes-list=8 --nrep="$N" --proc-sync=MPI_Barrier --datatype=MPI_DOUBLE
+				ours "$fl" "$p" reprompi-allreduce-8 8 "reprompi-allreduce-8:tool:median" -- --calls MPI_Allreduce --sizes 8 \
+					--nrep "$N" --clock mpi_wtime
+				;;
+			osu)
+				base "$fl" "$p" osu-latency-8 8 "osu-latency-8:tool:osu:Avg Latency" -- "$OSU/pt2pt/standard/osu_latency" -m 8:8
+				# shellcheck disable=SC2046
+				ours "$fl" "$p" osu-latency-8 8 "osu-latency-8:tool:median" -- $(rbtool --calls pingpong --sizes 8 --datatype byte \
+					--runtime osu --loop-reps 10000)
+				base "$fl" "$p" osu-allreduce-8 8 "osu-allreduce-8:tool:osu:Avg Latency" -- \
+					"$OSU/collective/blocking/osu_allreduce" -m 8:8 -T mpi_float
+				# shellcheck disable=SC2046
+				ours "$fl" "$p" osu-allreduce-8 8 "osu-allreduce-8:tool:median" -- $(rbtool --calls MPI_Allreduce --sizes 8 \
+					--datatype float32 --runtime osu --loop-reps 1000)
+				base "$fl" "$p" osu-allreduce-8-z 8 "osu-allreduce-8-p50:info:osu:P50;osu-allreduce-8-p90:info:osu:P90;osu-allreduce-8-p99:info:osu:P99" -- \
+					"$OSU/collective/blocking/osu_allreduce" -m 8:8 -T mpi_float -z
+				ours "$fl" "$p" osu-allreduce-8-z 8 "osu-allreduce-8-p50:info:nearest:50;osu-allreduce-8-p90:info:nearest:90;osu-allreduce-8-p99:info:nearest:99" -- \
+					--calls MPI_Allreduce --sizes 8 --datatype float32 --runtime osu --loop-reps 1 --nrep 1000 --warmup 100 \
+					--clock mpi_wtime --clock-sync none --seed 1
+				base "$fl" "$p" osu-bcast-1024 1024 "osu-bcast-1024:tool:osu:Avg Latency" -- "$OSU/collective/blocking/osu_bcast" -m 1024:1024
+				# shellcheck disable=SC2046
+				ours "$fl" "$p" osu-bcast-1024 1024 "osu-bcast-1024:tool:median" -- $(rbtool --calls MPI_Bcast --sizes 1024 \
+					--datatype byte --runtime osu --loop-reps 1000)
+				base "$fl" "$p" osu-bw-65536 65536 "osu-bw-65536:tool:osu:Bandwidth" -- "$OSU/pt2pt/standard/osu_bw" -m 65536:65536
+				# shellcheck disable=SC2046
+				ours "$fl" "$p" osu-bw-65536 65536 "osu-bw-65536:tool:bw:65536:64" -- $(rbtool --calls bw --sizes 65536 \
+					--datatype byte --runtime osu --loop-reps 20)
+				base "$fl" "$p" osu-iallreduce-8 8 "osu-iallreduce-8-pure:tool:osu:Pure Comm.;osu-iallreduce-8-overall:tool:osu:Overall;osu-iallreduce-8-overlap:diff:osu:Overlap" -- \
+					"$OSU/collective/non_blocking/osu_iallreduce" -m 8:8 -T mpi_float
+				# shellcheck disable=SC2046
+				ours "$fl" "$p" osu-iallreduce-8 8 "osu-iallreduce-8-pure:tool:col:pure_s;osu-iallreduce-8-overall:tool:col:total_s;osu-iallreduce-8-overlap:diff:col:overlap_frac*100" -- \
+					$(rbtool --calls MPI_Iallreduce --sizes 8 --datatype float32 --runtime osu --nbc-overlap --loop-reps 1000)
+				;;
+			imb)
+				for v in imb imb-O2; do
+					t=tool
+					[ $v = imb-O2 ] && t=info
+					base "$fl" "$p" $v-allreduce-8 8 "$v-allreduce-8:$t:imb:t_avg[usec]" -- "$T/$v/IMB-MPI1" Allreduce -msglog 3:3 -npmin 2
+					base "$fl" "$p" $v-pingpong-8 8 "$v-pingpong-8:$t:imb:t[usec]" -- "$T/$v/IMB-MPI1" PingPong -msglog 3:3
+				done
+				# shellcheck disable=SC2046
+				ours "$fl" "$p" imb-allreduce-8 8 "imb-allreduce-8:tool:median;imb-O2-allreduce-8:info:median" -- \
+					$(rbtool --calls MPI_Allreduce --sizes 8 --datatype float32 --runtime imb --proc-sync double_barrier --loop-reps 1000)
+				# shellcheck disable=SC2046
+				ours "$fl" "$p" imb-pingpong-8 8 "imb-pingpong-8:tool:median;imb-O2-pingpong-8:info:median" -- \
+					$(rbtool --calls pingpong --sizes 8 --datatype byte --runtime imb --proc-sync double_barrier --loop-reps 1000)
+				;;
+			esac
 		done
 	done
-fi
+done
 echo "elapsed $(($(date +%s) - began)) s; load now $(cat /proc/loadavg)"
-python3 "$here/analyze.py" "$OUT"
+# REPORT=0: leave the tables to `go run ./bench/fidelity/report OUT` (outside the quiet section).
+[ "${REPORT:-1}" = 0 ] || { cd "$root" && go run ./bench/fidelity/report "$OUT"; }

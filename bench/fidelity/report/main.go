@@ -1,0 +1,396 @@
+// Command report turns bench/fidelity/run.sh's output into the fidelity
+// tables: reprobench next to the program a user would check it against
+// (a plain C loop, OSU, IMB, ReproMPI), in alternating pairs of mpiruns.
+//
+//	go run ./bench/fidelity/report [-gap 1.3] OUT
+//
+// It reads OUT/runs.csv, one line per launch in launch order:
+//
+//	flavor,cell,target,bytes,pair,side,kind,file,load1
+//
+// side is "base" (the program we are compared with) or "ours"; kind says
+// how the file becomes the run's value (parse.go); target is the cell's
+// acceptance rule:
+//
+//	cloop  median per-pair ratio ≤ 1.05 with the upper end of its 95 %
+//	       interval ≤ 1.10, over all pairs and in each mode that both sides
+//	       show (issue 30)
+//	tool   median per-pair ratio in [0.95, 1.05] over ≥ 15 pairs
+//	diff   the median per-pair difference ours − base within ±5 (percentage
+//	       points: OSU's overlap)
+//	info   no verdict
+//
+// Every pair is counted: a run whose output is missing or unreadable is an
+// error, never a pair left out. Each side's runs are classified into modes
+// from their own values (modes.go: sorted, a new mode wherever a value
+// exceeds the one before it by more than -gap); modes are matched in order
+// (the fastest of each side, then the next), and per mode the report gives
+// the median per-pair ratio of the pairs whose two runs are both in that
+// mode and, from all runs of that mode on either side, the Hodges–Lehmann
+// ratio with its rank-sum interval. How many runs of each side fell into
+// each mode, and Fisher's exact test of whether one side is slow more
+// often, come with it.
+//
+// The exit status is 1 when a cell with a target misses it.
+package main
+
+import (
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/reprobench/reprobench/analysis"
+)
+
+func main() {
+	gap := flag.Float64("gap", 1.3, "factor between consecutive sorted run values that starts a new mode")
+	flag.Usage = func() {
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: report [-gap 1.3] OUT   (OUT: the directory of bench/fidelity/run.sh)")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() != 1 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	cells, err := load(flag.Arg(0))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		os.Exit(2)
+	}
+	if !write(os.Stdout, cells, *gap) {
+		os.Exit(1)
+	}
+}
+
+// cell is one row of the tables: a comparison in one library.
+type cell struct {
+	flavor, name, target string
+	bytes                int
+	pairs                []pair
+	loads                []float64
+}
+
+type pair struct {
+	id         int
+	base, ours float64
+	first      string // the side launched first
+}
+
+// load reads OUT/runs.csv and every run's value.
+func load(dir string) ([]*cell, error) {
+	f, err := os.Open(filepath.Join(dir, "runs.csv"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	head, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("runs.csv: %v", err)
+	}
+	want := []string{"flavor", "cell", "target", "bytes", "pair", "side", "kind", "file", "load1"}
+	if !slices.Equal(head, want) {
+		return nil, fmt.Errorf("runs.csv: header %q, want %q", head, want)
+	}
+	type key struct{ flavor, cell string }
+	byKey := map[key]*cell{}
+	var order []*cell
+	type half struct {
+		v     float64
+		first bool
+		set   bool
+	}
+	sides := map[key]map[int]map[string]*half{}
+	var errs []string
+	line := 1
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		line++
+		if err != nil {
+			return nil, fmt.Errorf("runs.csv line %d: %v", line, err)
+		}
+		k := key{rec[0], rec[1]}
+		c := byKey[k]
+		bytes, err := strconv.Atoi(rec[3])
+		if err != nil {
+			return nil, fmt.Errorf("runs.csv line %d: bytes %q", line, rec[3])
+		}
+		if c == nil {
+			c = &cell{flavor: rec[0], name: rec[1], target: rec[2], bytes: bytes}
+			byKey[k] = c
+			order = append(order, c)
+			sides[k] = map[int]map[string]*half{}
+		}
+		id, err := strconv.Atoi(rec[4])
+		if err != nil {
+			return nil, fmt.Errorf("runs.csv line %d: pair %q", line, rec[4])
+		}
+		side := rec[5]
+		if side != "base" && side != "ours" {
+			return nil, fmt.Errorf("runs.csv line %d: side %q (want base or ours)", line, side)
+		}
+		if sides[k][id] == nil {
+			sides[k][id] = map[string]*half{}
+		}
+		file := rec[7]
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(dir, file)
+		}
+		v, err := value(rec[6], file, c.bytes)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s %s pair %d %s: %v", c.flavor, c.name, id, side, err))
+			continue
+		}
+		h := &half{v: v, set: true, first: len(sides[k][id]) == 0}
+		sides[k][id][side] = h
+		if l, err := strconv.ParseFloat(rec[8], 64); err == nil {
+			c.loads = append(c.loads, l)
+		}
+	}
+	for _, c := range order {
+		k := key{c.flavor, c.name}
+		ids := make([]int, 0, len(sides[k]))
+		for id := range sides[k] {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			b, o := sides[k][id]["base"], sides[k][id]["ours"]
+			if b == nil || o == nil {
+				errs = append(errs, fmt.Sprintf("%s %s pair %d: only one side ran", c.flavor, c.name, id))
+				continue
+			}
+			first := "base"
+			if o.first {
+				first = "ours"
+			}
+			c.pairs = append(c.pairs, pair{id: id, base: b.v, ours: o.v, first: first})
+		}
+	}
+	if len(errs) > 0 {
+		// Every pair counts: an incomplete pair is an error, not a pair
+		// left out.
+		return nil, fmt.Errorf("%d runs without a value:\n  %s", len(errs), strings.Join(errs, "\n  "))
+	}
+	return order, nil
+}
+
+// modeStats compares one mode of the two sides.
+type modeStats struct {
+	mode             int
+	base, ours       int // runs of each side in the mode
+	baseMed, oursMed float64
+	paired           ratioCI // pairs with both runs in the mode
+	unpaired         ratioCI
+}
+
+// cellStats is everything the tables print about one cell.
+type cellStats struct {
+	all         ratioCI
+	diff        ratioCI // target diff: ours − base
+	modes       []modeStats
+	nBaseModes  int
+	nOursModes  int
+	slowP       float64 // Fisher: the sides land outside their fastest mode equally often
+	baseMedian  float64
+	oursMedian  float64
+	verdict     string
+	ok          bool
+	firstOrders [2]int // pairs with base first, ours first
+}
+
+func analyse(c *cell, gap float64) cellStats {
+	n := len(c.pairs)
+	base, ours, ratios, diffs := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	var st cellStats
+	for i, p := range c.pairs {
+		base[i], ours[i], ratios[i], diffs[i] = p.base, p.ours, p.ours/p.base, p.ours-p.base
+		if p.first == "base" {
+			st.firstOrders[0]++
+		} else {
+			st.firstOrders[1]++
+		}
+	}
+	st.all, st.diff = pairedMedian(ratios), pairedMedian(diffs)
+	st.baseMedian, st.oursMedian = analysis.Median(base), analysis.Median(ours)
+	mb, mo := modes(base, gap, 1), modes(ours, gap, 1)
+	st.nBaseModes, st.nOursModes = slices.Max(append(mb, 0))+1, slices.Max(append(mo, 0))+1
+	if n == 0 {
+		st.nBaseModes, st.nOursModes = 0, 0
+	}
+	for m := range max(st.nBaseModes, st.nOursModes) {
+		ms := modeStats{mode: m}
+		var bv, ov, pr []float64
+		for i := range n {
+			if mb[i] == m {
+				bv = append(bv, base[i])
+			}
+			if mo[i] == m {
+				ov = append(ov, ours[i])
+			}
+			if mb[i] == m && mo[i] == m {
+				pr = append(pr, ratios[i])
+			}
+		}
+		ms.base, ms.ours, ms.baseMed, ms.oursMed = len(bv), len(ov), analysis.Median(bv), analysis.Median(ov)
+		ms.paired, ms.unpaired = pairedMedian(pr), unpairedRatio(ov, bv)
+		st.modes = append(st.modes, ms)
+	}
+	if st.nBaseModes > 1 || st.nOursModes > 1 {
+		slowB, slowO := 0, 0
+		for i := range n {
+			if mb[i] > 0 {
+				slowB++
+			}
+			if mo[i] > 0 {
+				slowO++
+			}
+		}
+		st.slowP = fisherTwoSided(slowB, n-slowB, slowO, n-slowO)
+	} else {
+		st.slowP = math.NaN()
+	}
+	st.verdict, st.ok = verdict(c, &st)
+	return st
+}
+
+func verdict(c *cell, st *cellStats) (string, bool) {
+	n := len(c.pairs)
+	switch c.target {
+	case "cloop":
+		var miss []string
+		if n < 30 {
+			miss = append(miss, fmt.Sprintf("%d pairs < 30", n))
+		}
+		if !(st.all.Est <= 1.05 && st.all.Hi <= 1.10) {
+			miss = append(miss, "all pairs")
+		}
+		for _, m := range st.modes {
+			if m.base == 0 || m.ours == 0 || (st.nBaseModes < 2 && st.nOursModes < 2) {
+				continue // a mode one side never showed has no ratio
+			}
+			r := m.paired
+			if math.IsNaN(r.Hi) {
+				// Too few pairs with both runs in the mode for an interval
+				// (6 for 95 %): all runs of the mode, unpaired.
+				r = m.unpaired
+			}
+			if !(r.Est <= 1.05 && r.Hi <= 1.10) {
+				miss = append(miss, fmt.Sprintf("mode %d", m.mode+1))
+			}
+		}
+		if len(miss) == 0 {
+			return "PASS", true
+		}
+		return "FAIL (" + strings.Join(miss, ", ") + ")", false
+	case "tool":
+		switch {
+		case n < 15:
+			return fmt.Sprintf("FAIL (%d pairs < 15)", n), false
+		case st.all.Est >= 0.95 && st.all.Est <= 1.05:
+			return "PASS", true
+		}
+		return "FAIL", false
+	case "diff":
+		switch {
+		case n < 15:
+			return fmt.Sprintf("FAIL (%d pairs < 15)", n), false
+		case math.Abs(st.diff.Est) <= 5:
+			return "PASS", true
+		}
+		return "FAIL", false
+	}
+	return "(informative)", true
+}
+
+// write prints the tables and reports whether every target was met.
+func write(w io.Writer, cells []*cell, gap float64) bool {
+	ok := true
+	fmt.Fprintf(w, "Every pair counted; modes split where sorted run values step by more than %.2f×; ratio = ours / base.\n\n", gap)
+	fmt.Fprintln(w, "| library | cell | pairs | base median | ours median | median ratio [95 % CI] | range | modes base/ours | runs per mode base : ours | slow more often? | load | verdict |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+	var detail []string
+	for _, c := range cells {
+		st := analyse(c, gap)
+		ok = ok && st.ok
+		est := st.all
+		unit := unitOf(c)
+		mid := fmt.Sprintf("%.3f [%.3f, %.3f]", est.Est, est.Lo, est.Hi)
+		rng := fmt.Sprintf("%.2f–%.2f", est.Min, est.Max)
+		if c.target == "diff" {
+			mid = fmt.Sprintf("%+.1f pt [%+.1f, %+.1f]", st.diff.Est, st.diff.Lo, st.diff.Hi)
+			rng = fmt.Sprintf("%+.1f–%+.1f", st.diff.Min, st.diff.Max)
+		}
+		var counts []string
+		for _, m := range st.modes {
+			counts = append(counts, fmt.Sprintf("%d:%d", m.base, m.ours))
+		}
+		slow := "—"
+		if !math.IsNaN(st.slowP) {
+			slow = fmt.Sprintf("p = %.2f", st.slowP)
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %d/%d | %s | %s | %s | %s |\n",
+			c.flavor, c.name, len(c.pairs), unit(st.baseMedian), unit(st.oursMedian), mid, rng,
+			st.nBaseModes, st.nOursModes, strings.Join(counts, ", "), slow, loadRange(c.loads), st.verdict)
+		if len(st.modes) > 1 {
+			for _, m := range st.modes {
+				line := fmt.Sprintf("| %s | %s | mode %d | %d : %d runs | base %s, ours %s |", c.flavor, c.name, m.mode+1,
+					m.base, m.ours, unit(m.baseMed), unit(m.oursMed))
+				if m.paired.N > 0 {
+					line += fmt.Sprintf(" %d pairs: %.3f [%.3f, %.3f] |", m.paired.N, m.paired.Est, m.paired.Lo, m.paired.Hi)
+				} else {
+					line += " no pair in this mode on both sides |"
+				}
+				if m.base > 0 && m.ours > 0 {
+					line += fmt.Sprintf(" %.3f [%.3f, %.3f] |", m.unpaired.Est, m.unpaired.Lo, m.unpaired.Hi)
+				} else {
+					line += " — |"
+				}
+				detail = append(detail, line)
+			}
+		}
+	}
+	if len(detail) > 0 {
+		fmt.Fprintln(w, "\nPer mode (mode 1 = each side's fastest runs): the median per-pair ratio of the pairs whose two runs are both in the mode, and the Hodges–Lehmann ratio of all runs of the mode (rank-sum 95 % CI).")
+		fmt.Fprintln(w, "\n| library | cell | mode | runs base : ours | medians | paired ratio [95 % CI] | unpaired ratio [95 % CI] |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+		for _, l := range detail {
+			fmt.Fprintln(w, l)
+		}
+	}
+	if ok {
+		fmt.Fprintln(w, "\nall targets met")
+	} else {
+		fmt.Fprintln(w, "\nsome targets NOT met")
+	}
+	return ok
+}
+
+// unitOf formats a run value of the cell: seconds as µs, MB/s and percent as printed.
+func unitOf(c *cell) func(float64) string {
+	switch {
+	case strings.Contains(c.name, "bw"):
+		return func(v float64) string { return fmt.Sprintf("%.0f MB/s", v) }
+	case c.target == "diff":
+		return func(v float64) string { return fmt.Sprintf("%.1f %%", v) }
+	}
+	return func(v float64) string { return fmt.Sprintf("%.3f µs", v*1e6) }
+}
+
+func loadRange(l []float64) string {
+	if len(l) == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f–%.2f", slices.Min(l), slices.Max(l))
+}
