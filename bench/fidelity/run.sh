@@ -174,7 +174,7 @@ for p in $(seq 1 "$PAIRS"); do
 			reprompi)
 				s="reprompi-allreduce-8:tool:reprompi"
 				base "$fl" "$p" reprompi-allreduce-8 8 "$s" -- "$T/reprompi/bin/mpibenchmark" --calls-list=MPI_Allreduce \
-					--msizes-list=8 --nrep="$N" --proc-sync=MPI_Barrier --datatype=MPI_DOUBLE
+					--msizes-list=8 --nrep="$N" --proc-sync=MPI_Barrier --datatype=MPI_DOUBLE --operation=MPI_SUM
 				ours "$fl" "$p" reprompi-allreduce-8 8 "reprompi-allreduce-8:tool:median" -- --calls MPI_Allreduce --sizes 8 \
 					--nrep "$N" --clock mpi_wtime
 				;;
@@ -208,17 +208,19 @@ for p in $(seq 1 "$PAIRS"); do
 					$(rbtool --calls MPI_Iallreduce --sizes 8 --datatype float32 --runtime osu --nbc-overlap --loop-reps 1000)
 				;;
 			imb)
-				for v in imb imb-O2; do
+				o2=""
+				[ -x "$T/imb-O2/IMB-MPI1" ] && o2=imb-O2 # informative; left out when not built
+				for v in imb $o2; do
 					t=tool
 					[ $v = imb-O2 ] && t=info
 					base "$fl" "$p" $v-allreduce-8 8 "$v-allreduce-8:$t:imb:t_avg[usec]" -- "$T/$v/IMB-MPI1" Allreduce -msglog 3:3 -npmin 2
 					base "$fl" "$p" $v-pingpong-8 8 "$v-pingpong-8:$t:imb:t[usec]" -- "$T/$v/IMB-MPI1" PingPong -msglog 3:3
 				done
 				# shellcheck disable=SC2046
-				ours "$fl" "$p" imb-allreduce-8 8 "imb-allreduce-8:tool:median;imb-O2-allreduce-8:info:median" -- \
+				ours "$fl" "$p" imb-allreduce-8 8 "imb-allreduce-8:tool:median${o2:+;imb-O2-allreduce-8:info:median}" -- \
 					$(rbtool --calls MPI_Allreduce --sizes 8 --datatype float32 --runtime imb --proc-sync double_barrier --loop-reps 1000)
 				# shellcheck disable=SC2046
-				ours "$fl" "$p" imb-pingpong-8 8 "imb-pingpong-8:tool:median;imb-O2-pingpong-8:info:median" -- \
+				ours "$fl" "$p" imb-pingpong-8 8 "imb-pingpong-8:tool:median${o2:+;imb-O2-pingpong-8:info:median}" -- \
 					$(rbtool --calls pingpong --sizes 8 --datatype byte --runtime imb --proc-sync double_barrier --loop-reps 1000)
 				;;
 			esac

@@ -101,6 +101,13 @@ func unpairedRatio(ours, base []float64) ratioCI {
 	if len(ours) == 0 || len(base) == 0 {
 		return out
 	}
+	if slices.Min(ours) <= 0 || slices.Min(base) <= 0 {
+		// A ratio of logs needs positive values (osu_iallreduce's overlap
+		// is often 0 %: the log is −Inf, and analysis.HodgesLehmann does
+		// not return on infinite input).
+		out.CIWarning = "values not all positive: no ratio"
+		return out
+	}
 	lo, lb := logs(ours), logs(base)
 	s := analysis.HodgesLehmann(lo, lb, analysis.TwoSided, 0.95)
 	out.Est, out.Lo, out.Hi, out.CIWarning = math.Exp(s.Estimate), math.Exp(s.Lo), math.Exp(s.Hi), s.Warning

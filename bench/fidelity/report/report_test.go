@@ -278,3 +278,15 @@ func TestReportMedianNotMean(t *testing.T) {
 		}
 	}
 }
+
+// TestUnpairedRatioNonPositive: a mode of 0 % overlaps has no log ratio;
+// unpairedRatio says so instead of handing −Inf to HodgesLehmann (which
+// did not return).
+func TestUnpairedRatioNonPositive(t *testing.T) {
+	if r := unpairedRatio([]float64{0, 0, 1}, []float64{0, 2}); !math.IsNaN(r.Est) || r.CIWarning == "" {
+		t.Errorf("zeros: %+v, want NaN with a warning", r)
+	}
+	if r := unpairedRatio([]float64{2, 2.2, 2.1}, []float64{1, 1.1, 1.05}); math.Abs(r.Est-2) > 0.1 {
+		t.Errorf("2× apart: %g", r.Est)
+	}
+}
