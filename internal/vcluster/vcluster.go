@@ -284,7 +284,13 @@ func (c *Cluster) Hostfile(flavor string, nodes, slots int) (string, error) {
 // Open MPI: mpi_yield_when_idle=1, because busy-polling ranks on a machine
 // with few cores starve the softirq that moves packets between namespaces
 // (measured here: an 8-byte ping-pong with a median of 4 ms without it,
-// 9 µs with it). MPICH (ch4:ucx): UCX would use shared memory between the
+// 9 µs with it). And --bind-to none: every node's daemon sees the whole
+// machine and would bind its first rank to core 0, so the first ranks of
+// all nodes shared one core (--report-bindings: "[B/.]" on both nodes of
+// 2 × 1), and a rank busy-waiting for a window start held the core its peer
+// needed: every windowed observation took its whole window (1000 of 1000
+// invalid), and barrier-synchronized allreduces took 33-46 µs instead of
+// 11-14. MPICH's hydra does not bind by default. MPICH (ch4:ucx): UCX would use shared memory between the
 // nodes (it sees one machine), so UCX_TLS=tcp and UCX_NET_DEVICES=eth0;
 // MPICH's own shared memory still joins the ranks of a node.
 //
@@ -313,7 +319,7 @@ func (c *Cluster) LauncherArgs(flavor string, nodes, perNode int) ([]string, err
 			"--mca", "plm_rsh_agent", c.Agent,
 			"--mca", "oob_tcp_if_include", Subnet, "--mca", "btl_tcp_if_include", Subnet,
 			"--mca", "btl", "tcp,self,vader", "--mca", "mpi_yield_when_idle", "1",
-			"--oversubscribe"}, nil
+			"--bind-to", "none", "--oversubscribe"}, nil
 	case "mpich":
 		args := []string{"-f", hf, "-np", np, "-ppn", strconv.Itoa(perNode),
 			"-launcher", "ssh", "-launcher-exec", c.Agent, "-iface", "eth0",
