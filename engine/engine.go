@@ -384,6 +384,7 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	if guarded {
 		sum.NoiseGuard = e.NoiseGuard.Record(slots0, skipped0)
 	}
+	sum.Wait = sy.Wait()
 	ls, le := make([]float64, p), make([]float64, p)
 	gs, ge := make([]float64, p), make([]float64, p)
 	dur := make([]float64, p)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
 	"strings"
 	"time"
 
@@ -377,6 +378,7 @@ type Sync struct {
 	starts []float64 // the batch's start times (noise guard)
 	busyS  float64   // the operation's typical duration, at most a window (noise guard)
 	durs   []float64 // scratch for the median duration (noise guard)
+	procs  int       // GOMAXPROCS during the last Run (Wait)
 	// Buffers, when set, varies o's buffers from one observation to the
 	// next as its Mode says (cycled or random offsets, cold caches), within
 	// the batches (mpi.Observation.Offsets and Flush). Run records each
@@ -448,10 +450,19 @@ func (s *Sync) SetGlobal(g GlobalClock) { s.g = g }
 // from index 0 (rec.N is set). o's call and buffers are set by the caller;
 // Run sets o.Sync and o.Deadline. warmUp marks the adaptations of a warm-up
 // run in History. Every rank calls Run collectively with the same n.
+//
+// When the observations run a batch at a time in one step (the real
+// binding), Run holds runtime.GOMAXPROCS at 1 until it returns, so that the
+// Go runtime's monitor thread sleeps through the batches instead of
+// preempting busy-waiting ranks (wait.go; Sync.Wait records it).
 func (s *Sync) Run(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 	if need := s.cfg.Capacity(n); rec.Cap() < need {
 		return fmt.Errorf("window: Record holds %d observations, %v needs %d for n=%d", rec.Cap(), s.cfg.Method, need, n)
 	}
+	if s.holdsOneP() {
+		defer holdOneP()()
+	}
+	s.procs = runtime.GOMAXPROCS(0)
 	rec.N = 0
 	if s.guarded() {
 		if err := s.prepareGuard(); err != nil {
