@@ -33,6 +33,18 @@
 // starts from global time to local ticks (GlobalClock.ToLocal) before, and
 // interprets the timestamps after.
 //
+// # The wait
+//
+// Until a window start, every rank busy-waits on its clock in C: no MPI
+// call, no yield (Sync.Wait, recorded in the sidecar as the experiment's
+// wait). While a batch runs in one cgo call, Run holds runtime.GOMAXPROCS
+// at 1, so that the Go runtime's monitor thread sleeps instead of waking
+// every 20-86 µs and preempting the busy-waiting ranks of a machine whose
+// cores are all busy. wait.go gives the measurements behind both choices
+// (issue 29): polling MPI or yielding before a start bought nothing across
+// nodes, and the monitor thread cost MPICH's unbound ranks 2-3× the C
+// reference's invalid share on one host.
+//
 // # Flags
 //
 // An observation started late when its first timestamp is more than
