@@ -81,7 +81,7 @@ FUZZTIME     ?= 60s
 FUZZPARALLEL ?= $(shell nproc)
 FUZZ_TARGETS := ./internal/units:FuzzParseBytes ./design:FuzzParseSizes ./design:FuzzReadDesign \
 	./analysis:FuzzParseDecimal ./analysis:FuzzReadRaw ./clocksync:FuzzParseSpec \
-	./cmd/reprobench:FuzzParseAfter ./cmd/reprobench:FuzzNiceTicks ./cmd/reprobench:FuzzTimeLogTicks \
+	./cmd/reprobench:FuzzParseAfter ./plots:FuzzNiceTicks ./plots:FuzzTimeLogTicks \
 	./cmd/reprobench:FuzzPlotLayout
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -281,9 +281,9 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, header []string, opt 
 		} else {
 			fmt.Fprintf(tw, "%s\t", name)
 		}
-		ratio := anRatio(c.Ratio) + " [-]"
+		ratio := analysis.FormatRatio(c.Ratio) + " [-]"
 		if c.RatioCI.Valid() {
-			ratio = anRatio(c.Ratio) + " [" + anRatio(c.RatioCI.Lo) + ", " + anRatio(c.RatioCI.Hi) + "]"
+			ratio = analysis.FormatRatio(c.Ratio) + " [" + analysis.FormatRatio(c.RatioCI.Lo) + ", " + analysis.FormatRatio(c.RatioCI.Hi) + "]"
 		}
 		shift := cmpSigned(c.Shift.Estimate, sc, unit) + " [-]"
 		if c.Shift.Valid() {
