@@ -383,7 +383,7 @@ func (r *Report) figures(v *page) error {
 			if row.RatioCI.Valid() {
 				ratio += " [" + analysis.FormatRatio(row.RatioCI.Lo) + ", " + analysis.FormatRatio(row.RatioCI.Hi) + "]"
 			}
-			shift := signed(row.Shift.Estimate, sc, unit)
+			shift := analysis.FormatTimeSigned(row.Shift.Estimate, sc, unit)
 			if row.Shift.Valid() {
 				shift += " [" + analysis.FormatTimeScaledPair(row.Shift.Lo, row.Shift.Hi, sc, unit) + "]"
 			}
@@ -448,14 +448,6 @@ func splitByCall(sums []analysis.GroupSummary) [][]analysis.GroupSummary {
 		parts = append(parts, g)
 	}
 	return parts
-}
-
-func signed(v, sc float64, unit string) string {
-	s := analysis.FormatTimeScaled(v, sc, unit)
-	if v > 0 {
-		s = "+" + s
-	}
-	return s
 }
 
 func shortTest(t string) string {
@@ -702,6 +694,30 @@ func rangeTime(r Range) string {
 	return lo + " – " + hi
 }
 
+// keyedRows makes a row per key of any of the maps (a side each), named
+// prefix+key, "-" where a side lacks the key.
+func keyedRows(maps []map[string]string, prefix string) []factRow {
+	keys := map[string]bool{}
+	for _, m := range maps {
+		for k := range m {
+			keys[k] = true
+		}
+	}
+	var rows []factRow
+	for _, k := range sortedKeys(keys) {
+		fr := factRow{Name: prefix + k}
+		for _, m := range maps {
+			val, ok := m[k]
+			if !ok {
+				val = "-"
+			}
+			fr.Cells = append(fr.Cells, newCell(val))
+		}
+		rows = append(rows, fr)
+	}
+	return rows
+}
+
 // machineView lays out the environment of each side.
 func (r *Report) machineView(v *page) {
 	var names []string
@@ -728,40 +744,11 @@ func (r *Report) machineView(v *page) {
 		}
 		v.Machine = append(v.Machine, fr)
 	}
-	envKeys := map[string]bool{}
+	var env, flags []map[string]string
 	for _, m := range r.Machines {
-		for k := range m.MPIEnv {
-			envKeys[k] = true
-		}
+		env, flags = append(env, m.MPIEnv), append(flags, m.Flags)
 	}
-	for _, k := range sortedKeys(envKeys) {
-		fr := factRow{Name: k}
-		for _, m := range r.Machines {
-			val, ok := m.MPIEnv[k]
-			if !ok {
-				val = "-"
-			}
-			fr.Cells = append(fr.Cells, newCell(val))
-		}
-		v.MPIEnv = append(v.MPIEnv, fr)
-	}
-	flagKeys := map[string]bool{}
-	for _, m := range r.Machines {
-		for k := range m.Flags {
-			flagKeys[k] = true
-		}
-	}
-	for _, k := range sortedKeys(flagKeys) {
-		fr := factRow{Name: "--" + k}
-		for _, m := range r.Machines {
-			val, ok := m.Flags[k]
-			if !ok {
-				val = "-"
-			}
-			fr.Cells = append(fr.Cells, newCell(val))
-		}
-		v.Flags = append(v.Flags, fr)
-	}
+	v.MPIEnv, v.Flags = keyedRows(env, ""), keyedRows(flags, "--")
 	for i, m := range r.Machines {
 		v.Unavailable = append(v.Unavailable, m.Unavailable)
 		v.Commands = append(v.Commands, m.Commands)
