@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	_ "embed"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -32,10 +33,7 @@ const maxRowsPerFigure = 24
 // Content-Security-Policy forbids it), so that it opens from a file in any
 // browser and can be archived beside the raw data.
 func (r *Report) WriteHTML(w io.Writer) error {
-	v, err := r.view()
-	if err != nil {
-		return err
-	}
+	v := r.view()
 	t, err := template.New("page").Funcs(template.FuncMap{
 		"lower": strings.ToLower,
 		"join":  strings.Join,
@@ -107,7 +105,7 @@ type groupRow struct {
 
 type compareView struct {
 	NameA, NameB string
-	Figure       template.HTML
+	Figures      []template.HTML
 	Rows         []compareRow
 	OnlyA, OnlyB []string
 	SideLabels   string
@@ -148,7 +146,7 @@ type syncRow struct {
 
 var statusClass = map[Status]string{Met: "met", PartlyMet: "partly", NotMet: "notmet", NotShown: "cannot", NotApplicable: "na"}
 
-func (r *Report) view() (*page, error) {
+func (r *Report) view() *page {
 	opt := r.Options
 	v := &page{Title: opt.Title, Generator: opt.Generator, CSS: template.CSS(pageCSS), TwoSides: len(r.Sides) == 2,
 		Level: fmt.Sprintf("%g%%", 100*opt.Analysis.Level)}
@@ -236,13 +234,11 @@ func (r *Report) view() (*page, error) {
 	}
 	v.SharedWarnings = foldWarnings(v.GroupRows)
 	// Figures.
-	if err := r.figures(v); err != nil {
-		return nil, err
-	}
+	r.figures(v)
 	r.findings(v)
 	r.methodView(v)
 	r.machineView(v)
-	return v, nil
+	return v
 }
 
 // foldWarnings takes the warnings that more than 3 groups have out of
@@ -305,7 +301,7 @@ func when(o Overview) string {
 }
 
 // figures draws the report's figures as inline SVG.
-func (r *Report) figures(v *page) error {
+func (r *Report) figures(v *page) {
 	opt := r.Options.Analysis
 	// One data set of every side's groups when their keys differ (the
 	// sides' labels tell them apart), else one figure per side.
@@ -349,24 +345,17 @@ func (r *Report) figures(v *page) error {
 		}
 	}
 	for _, b := range batches {
+		if len(b.sums) == 0 {
+			v.Violins = append(v.Violins, notDrawn("run-time distributions", errors.New("no group has a valid observation")))
+			continue
+		}
 		for _, part := range splitByCall(b.sums) {
-			fig, err := plots.Distributions(b.d, part, opt, true, plots.LogAuto, plots.Size{Width: 11})
-			if err != nil {
-				return fmt.Errorf("report: violin plot: %w", err)
-			}
-			svg, err := inlineSVG(fig, "run-time distributions")
-			if err != nil {
-				return err
-			}
-			v.Violins = append(v.Violins, svg)
-			fig, err = plots.Mpiruns(b.d, part, opt, plots.Size{Width: 11})
-			if err != nil {
-				return fmt.Errorf("report: per-mpirun plot: %w", err)
-			}
-			if svg, err = inlineSVG(fig, "per-mpirun medians"); err != nil {
-				return err
-			}
-			v.MpirunFigs = append(v.MpirunFigs, svg)
+			v.Violins = append(v.Violins, draw("run-time distributions", func() (plots.Figure, error) {
+				return plots.Distributions(b.d, part, opt, true, plots.LogAuto, plots.Size{Width: 11})
+			}))
+			v.MpirunFigs = append(v.MpirunFigs, draw("per-mpirun medians", func() (plots.Figure, error) {
+				return plots.Mpiruns(b.d, part, opt, plots.Size{Width: 11})
+			}))
 		}
 	}
 	if c := r.Comparison; c != nil {
@@ -410,22 +399,14 @@ func (r *Report) figures(v *page) error {
 		for _, k := range c.OnlyB {
 			cv.OnlyB = append(cv.OnlyB, k.String())
 		}
-		if len(c.Rows) > 0 {
-			rows := c.Rows
-			if len(rows) > 40 {
-				rows = rows[:40]
-			}
-			fig, err := plots.Compare(rows, opt.Level, plots.Size{Width: 11})
-			if err != nil {
-				return fmt.Errorf("report: compare plot: %w", err)
-			}
-			if cv.Figure, err = inlineSVG(fig, "comparison"); err != nil {
-				return err
-			}
+		for start := 0; start < len(c.Rows); start += maxRowsPerFigure {
+			rows := c.Rows[start:min(start+maxRowsPerFigure, len(c.Rows))]
+			cv.Figures = append(cv.Figures, draw("comparison", func() (plots.Figure, error) {
+				return plots.Compare(rows, opt.Level, plots.Size{Width: 11})
+			}))
 		}
 		v.Compare = cv
 	}
-	return nil
 }
 
 // splitByCall splits sums into parts of at most maxRowsPerFigure groups,
@@ -466,6 +447,24 @@ var (
 	svgProlog = regexp.MustCompile(`(?s)^.*?<svg `)
 	svgFont   = regexp.MustCompile(`font-family:Liberation Serif;`)
 )
+
+// draw makes a figure for the page; a figure that cannot be drawn (data a
+// plot cannot show) becomes a note that says why, not a failed report.
+func draw(label string, mk func() (plots.Figure, error)) template.HTML {
+	fig, err := mk()
+	if err != nil {
+		return notDrawn(label, err)
+	}
+	svg, err := inlineSVG(fig, label)
+	if err != nil {
+		return notDrawn(label, err)
+	}
+	return svg
+}
+
+func notDrawn(label string, err error) template.HTML {
+	return template.HTML(`<p class="warn">The ` + template.HTMLEscapeString(label) + ` figure could not be drawn: ` + template.HTMLEscapeString(err.Error()) + `</p>`)
+}
 
 // inlineSVG renders fig as an <svg> element for the page: without the XML
 // prolog, scaled to the page's width, its text in Liberation Serif or the

@@ -334,3 +334,29 @@ func TestPageSize(t *testing.T) {
 	}
 	t.Logf("%d groups, %d observations: %d bytes", groups, r.Overviews[0].Rows+r.Overviews[1].Rows, buf.Len())
 }
+
+// TestPageAllInvalid: a campaign whose every observation was invalid still
+// gives a page, which says the figures could not be drawn and why.
+func TestPageAllInvalid(t *testing.T) {
+	dir := t.TempDir()
+	files := writeCampaign(t, dir, spec{runID: "late", lib: "x", mpiruns: 2, reps: 20, factor: 1, invalid: 1, seed: 6})
+	s, err := Load(files, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New([]*Side{s}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(buf.String())
+	if !strings.Contains(page, "figure could not be drawn: no group has a valid observation") || !strings.Contains(page, "100% of the observations are invalid") {
+		t.Errorf("the page of a campaign without a valid observation does not say so")
+	}
+	if r.Rules[4].Status != NotMet {
+		t.Errorf("rule 5 is %s without a valid observation: %s", r.Rules[4].Status, evidence(r, 5))
+	}
+}
