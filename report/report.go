@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -572,6 +573,7 @@ func newMachine(s *Side) Machine {
 			unavail["environment: not in the sidecar of "+md.RunID+" mpirun "+strconv.Itoa(md.Mpirun)] = true
 		}
 		add("timer", clockName(md))
+		add("noise probe", noiseProbe(md.Flags["noise-guard-seed"]))
 	}
 	for _, id := range sortedKeys(s.Manifests) {
 		man := s.Manifests[id]
@@ -579,6 +581,9 @@ func newMachine(s *Side) Machine {
 		if len(man.Batch) > 0 {
 			add("batch system", strings.Join(man.Batch, " "))
 		}
+	}
+	if vals["noise probe"] == nil {
+		add("noise probe", "none recorded (reprobench noise --json measures one; run --noise-guard-seed FILE records it)")
 	}
 	for _, n := range order {
 		m.Facts = append(m.Facts, Fact{Name: n, Values: sortedKeys(vals[n])})
@@ -613,6 +618,34 @@ func runFlags(metas []*rawdata.Metadata) map[string]string {
 		out[k] = strings.Join(sortedKeys(vs), " | ")
 	}
 	return out
+}
+
+// noiseProbe summarizes the "reprobench noise --json" file a run was
+// seeded with, read generically: its file name, what share of windowed
+// observations its noise must make late, and the periodic sources found.
+func noiseProbe(path string) string {
+	if path == "" {
+		return ""
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return path + " (not readable here: " + err.Error() + ")"
+	}
+	var n map[string]any
+	if json.Unmarshal(b, &n) != nil {
+		return path + " (not JSON)"
+	}
+	parts := []string{path}
+	if v, ok := n["expected_late_fraction"].(float64); ok {
+		parts = append(parts, fmt.Sprintf("%.3g%% of windowed observations expected late", 100*v))
+	}
+	if v, ok := n["simultaneous_fraction"].(float64); ok {
+		parts = append(parts, fmt.Sprintf("%.3g%% of the detour time on every CPU at once", 100*v))
+	}
+	if v, ok := n["periodic_sources"].([]any); ok {
+		parts = append(parts, fmt.Sprintf("%d periodic sources", len(v)))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // clockName names the timer a mpirun used: "monotonic (monotonic)".

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -358,5 +360,23 @@ func TestPageAllInvalid(t *testing.T) {
 	}
 	if r.Rules[4].Status != NotMet {
 		t.Errorf("rule 5 is %s without a valid observation: %s", r.Rules[4].Status, evidence(r, 5))
+	}
+}
+
+// TestNoiseProbe summarizes the "reprobench noise --json" file a run was
+// seeded with, and says when it cannot be read.
+func TestNoiseProbe(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "noise.json")
+	os.WriteFile(f, []byte(`{"duration_s": 1, "expected_late_fraction": 0.053, "simultaneous_fraction": 0.74, "periodic_sources": [{"period_s": 0.001}, {"period_s": 0.004}]}`), 0o644)
+	want := f + "; 5.3% of windowed observations expected late; 74% of the detour time on every CPU at once; 2 periodic sources"
+	if got := noiseProbe(f); got != want {
+		t.Errorf("noiseProbe = %q, want %q", got, want)
+	}
+	if got := noiseProbe(filepath.Join(dir, "gone.json")); !strings.Contains(got, "not readable here") {
+		t.Errorf("a missing probe: %q", got)
+	}
+	if noiseProbe("") != "" {
+		t.Error("no probe gave a fact")
 	}
 }
