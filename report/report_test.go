@@ -30,6 +30,20 @@ func twoSides(t testing.TB, a, b spec) []*Side {
 	return sides
 }
 
+// oneSide writes campaign c and makes its report.
+func oneSide(t *testing.T, c spec) *Report {
+	t.Helper()
+	s, err := Load(writeCampaign(t, t.TempDir(), c), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New([]*Side{s}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func demoLike(mpiruns, reps int) (spec, spec) {
 	a := spec{runID: "openmpi", lib: "openmpi", mpiruns: mpiruns, reps: reps, factor: 1, invalid: 0.05, outliers: 0.01, seed: 1,
 		unavailable: []string{"cpufreq: no scaling_governor"}, manifest: mpiruns}
@@ -123,18 +137,9 @@ func TestRulesDemoLike(t *testing.T) {
 // TestRulesWithoutMetadata: raw files alone (no sidecars, no manifest)
 // cannot show the setup; one data set has nothing to compare.
 func TestRulesWithoutMetadata(t *testing.T) {
-	dir := t.TempDir()
-	files := writeCampaign(t, dir, spec{runID: "bare", lib: "x", mpiruns: 3, reps: 30, factor: 1, seed: 3, noSidecar: true})
-	s, err := Load(files, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(s.Missing) != 4 { // 3 sidecars, 1 manifest
-		t.Errorf("missing: %q", s.Missing)
-	}
-	r, err := New([]*Side{s}, Options{})
-	if err != nil {
-		t.Fatal(err)
+	r := oneSide(t, spec{runID: "bare", lib: "x", mpiruns: 3, reps: 30, factor: 1, seed: 3, noSidecar: true})
+	if len(r.Sides[0].Missing) != 4 { // 3 sidecars, 1 manifest
+		t.Errorf("missing: %q", r.Sides[0].Missing)
 	}
 	for rule, want := range map[int]Status{1: NotApplicable, 2: NotShown, 4: NotApplicable, 7: NotApplicable, 9: NotMet, 11: NotShown} {
 		if got := r.Rules[rule-1].Status; got != want {
@@ -153,18 +158,9 @@ func TestRulesWithoutMetadata(t *testing.T) {
 // TestRulePerRank: with per-rank files, rule 10 says whether the ranks'
 // times can be pooled.
 func TestRulePerRank(t *testing.T) {
-	dir := t.TempDir()
-	files := writeCampaign(t, dir, spec{runID: "ranks", lib: "x", mpiruns: 3, reps: 40, factor: 1, seed: 5, perRank: true})
-	s, err := Load(files, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(s.Data.PerRank) != 9 || len(s.Meta) != 3 || len(s.metas()) != 3 {
-		t.Fatalf("per-rank groups %d, mpiruns %d with %d sidecars; want 9, 3, 3", len(s.Data.PerRank), len(s.Meta), len(s.metas()))
-	}
-	r, err := New([]*Side{s}, Options{})
-	if err != nil {
-		t.Fatal(err)
+	r := oneSide(t, spec{runID: "ranks", lib: "x", mpiruns: 3, reps: 40, factor: 1, seed: 5, perRank: true})
+	if len(r.Sides[0].Data.PerRank) != 9 || len(r.Sides[0].Meta) != 3 || len(r.Sides[0].metas()) != 3 {
+		t.Fatalf("per-rank groups %d, mpiruns %d with %d sidecars; want 9, 3, 3", len(r.Sides[0].Data.PerRank), len(r.Sides[0].Meta), len(r.Sides[0].metas()))
 	}
 	if ev := evidence(r, 10); !strings.Contains(ev, "can be pooled") || !strings.Contains(ev, "of 9 groups") {
 		t.Errorf("rule 10: %s", ev)
@@ -174,16 +170,7 @@ func TestRulePerRank(t *testing.T) {
 // TestRuleSubset: a report of 3 of a campaign's 6 mpiruns does not meet
 // rule 2, and says so.
 func TestRuleSubset(t *testing.T) {
-	dir := t.TempDir()
-	files := writeCampaign(t, dir, spec{runID: "part", lib: "x", mpiruns: 3, reps: 30, factor: 1, seed: 4, manifest: 6})
-	s, err := Load(files, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := New([]*Side{s}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := oneSide(t, spec{runID: "part", lib: "x", mpiruns: 3, reps: 30, factor: 1, seed: 4, manifest: 6})
 	if ru := r.Rules[1]; ru.Status != NotMet || !strings.Contains(evidence(r, 2), "3 of the 6 mpiruns of campaign part") {
 		t.Errorf("rule 2: %s: %s", ru.Status, evidence(r, 2))
 	}
@@ -340,16 +327,7 @@ func TestPageSize(t *testing.T) {
 // TestPageAllInvalid: a campaign whose every observation was invalid still
 // gives a page, which says the figures could not be drawn and why.
 func TestPageAllInvalid(t *testing.T) {
-	dir := t.TempDir()
-	files := writeCampaign(t, dir, spec{runID: "late", lib: "x", mpiruns: 2, reps: 20, factor: 1, invalid: 1, seed: 6})
-	s, err := Load(files, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := New([]*Side{s}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := oneSide(t, spec{runID: "late", lib: "x", mpiruns: 2, reps: 20, factor: 1, invalid: 1, seed: 6})
 	var buf bytes.Buffer
 	if err := r.WriteHTML(&buf); err != nil {
 		t.Fatal(err)
