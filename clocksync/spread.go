@@ -51,7 +51,8 @@ import (
 type Spread struct {
 	Target Accuracy
 	// Budget is the time the whole synchronization may take, seconds
-	// (default 1).
+	// (default: 1 s per round of the tree, ⌈log2 P⌉ s; 1 s on 2 ranks),
+	// so that a link of any tree learns for as long as on 2 ranks.
 	Budget float64
 	// Burst is the number of exchanges per fit point (default 10).
 	Burst int
@@ -69,6 +70,11 @@ type Spread struct {
 	// NoRTTFilter keeps every fit point whatever its RTT and never repeats
 	// a burst (for measuring what the filter is worth).
 	NoRTTFilter bool
+	// Record, when set, is called on the client of every link with all its
+	// fit points (kept or not, in time order; Sample.RTT set) before the
+	// final fit. bench/clocksync/calib replays the learner on them
+	// against the true offsets; Fit refits any prefix of them.
+	Record func(points []Sample)
 }
 
 // Points returns 0: the count is decided while learning.
@@ -83,6 +89,10 @@ func (s *Spread) Measurer() OffsetMeasurer { return nil }
 // add up to a rank's error (0: a tree's ⌈log2 p⌉ each).
 func (s *Spread) params(p, serial, path int) (rounds int, budget, interval, share float64, burst, minPts, maxPts int, trim float64) {
 	rounds = max(bits.Len(uint(p-1)), 1)
+	budget = s.Budget
+	if budget <= 0 {
+		budget = float64(rounds)
+	}
 	if serial <= 0 {
 		serial = rounds
 	}
@@ -90,10 +100,6 @@ func (s *Spread) params(p, serial, path int) (rounds int, budget, interval, shar
 		path = rounds
 	}
 	rounds = serial
-	budget = s.Budget
-	if budget <= 0 {
-		budget = 1
-	}
 	// 85 % of the share: the sync also barriers, gathers and stops the
 	// links, and a descheduled rank overshoots its deadline.
 	budget *= 0.85 / float64(rounds)
@@ -317,6 +323,9 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 	}
 	if err := c.SendFloat64(0, l.Ref, tagExchange); err != nil {
 		return Model{}, FitStats{}, err
+	}
+	if s.Record != nil {
+		s.Record(pts)
 	}
 	f, st = spreadFit(pts, trim, !s.NoRTTFilter)
 	st.ClockRead = clockRead
