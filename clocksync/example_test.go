@@ -131,7 +131,8 @@ func bucket(s float64) string {
 // engine uses ToLocal to turn a global start time into a local deadline.
 func ExampleGlobalClock() {
 	w, _ := mpitest.New(mpitest.Config{Ranks: 4, Seed: 1})
-	alg, _ := clocksync.Parse("hca3:accuracy=none") // the published fixed counts
+	// The published fixed counts (1000 fit points × 100 exchanges).
+	alg, _ := clocksync.Parse("hca3:accuracy=none")
 	start := make([]float64, 4) // true time at which each rank starts
 	_ = w.Run(func(r *mpitest.Rank) error {
 		g := clocksync.NewGlobalClock(r.Clock())

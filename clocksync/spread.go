@@ -223,7 +223,7 @@ func spreadFit(points []Sample, trim float64, filter bool) (lineFit, FitStats) {
 	}
 	st := f.stats(all, dropped+len(points)-len(x))
 	st.MinRTT = lo
-	st.Bound.AtSync += asymmetryShare * lo
+	st.addAsymmetry(lo)
 	return f, st
 }
 
