@@ -128,11 +128,11 @@ func TestClockcheckAccuracyTarget(t *testing.T) {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
 	var rep struct {
-		Algorithm string `json:"algorithm"`
+		Algorithm    string `json:"algorithm"`
 		Target       string `json:"target"`
 		TargetSource string `json:"target_source"`
 		TargetMet    bool   `json:"target_met"`
-		Bound     struct {
+		Bound        struct {
 			AtSync float64 `json:"bound_at_sync_s"`
 			Slope  float64 `json:"bound_slope"`
 		} `json:"bound"`
