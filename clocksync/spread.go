@@ -1,6 +1,7 @@
 package clocksync
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -31,7 +32,11 @@ import (
 //     the smallest (more than twice the median's distance from the minimum
 //     plus 50 ns, or more than twice the minimum plus 100 ns) are dropped; the line
 //     is then fitted by least squares, refitted once without points beyond
-//     Trim robust standard deviations (default 3).
+//     Trim robust standard deviations (default 3). With fewer than three
+//     points left (a machine too loaded to exchange undisturbed) the line
+//     is fitted through the fastest quarter of the points (of at least 16;
+//     with fewer, the offset only) and the bound is unknown (Bound.Why
+//     says so).
 //   - Every 16 fit points (after MinPoints) the client predicts the link's
 //     error bound at the target horizon (fitLine: BoundZ standard errors,
 //     the larger of least squares' and a block jackknife's) and stops when
@@ -209,12 +214,36 @@ func spreadFit(points []Sample, trim float64, filter bool) (lineFit, FitStats) {
 			x, y = append(x, p.Local), append(y, p.Offset)
 		}
 	}
-	f, dropped := trimmedFit(x, y, max(trim, 0))
+	noBound := false
+	if len(x) < 3 && len(points) >= 16 {
+		// Fewer than three undisturbed points (a machine too loaded to
+		// exchange undisturbed within the budget): no bound can be
+		// stated, but the drift can still be learned roughly from the
+		// fastest quarter of the points (of at least 16), which a trimmed
+		// fit keeps away from the worst; a clock offset only would leave the
+		// whole drift in place (100 ppm is 200 µs after 2 s).
+		k := max(3, len(points)/4)
+		idx := make([]int, len(points))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(points[a].RTT, points[b].RTT) })
+		slices.Sort(idx[:k])
+		x, y = x[:0], y[:0]
+		for _, i := range idx[:k] {
+			x, y = append(x, points[i].Local), append(y, points[i].Offset)
+		}
+		noBound = true
+	}
+	tr := max(trim, 0)
+	if noBound {
+		tr = max(trim, 3)
+	}
+	f, dropped := trimmedFit(x, y, tr)
 	if len(x) < 3 {
 		// Two points a few µs apart can give any slope: with fewer than
-		// three undisturbed points (a machine too loaded to exchange
-		// within the budget) learn the offset only; the bound is unknown.
-		// (The point with the smallest RTT is always kept: y is not empty.)
+		// three points learn the offset only; the bound is unknown. (The
+		// point with the smallest RTT is always kept: y is not empty.)
 		var sum float64
 		for _, v := range y {
 			sum += v
@@ -222,6 +251,9 @@ func spreadFit(points []Sample, trim float64, filter bool) (lineFit, FitStats) {
 		f = lineFit{Intercept: sum / float64(len(y)), N: len(y)}
 	}
 	st := f.stats(all, dropped+len(points)-len(x))
+	if noBound {
+		st.SlopeSE, st.Bound = 0, unknown(WhyTooFewPoints)
+	}
 	st.MinRTT = lo
 	st.addAsymmetry(lo)
 	return f, st
