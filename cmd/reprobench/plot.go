@@ -709,10 +709,10 @@ func plotDrift(d *analysis.Dataset, g *analysis.Group, height vg.Length, tukeyK 
 	return p, nil
 }
 
-// plotCompare draws, per group, the median of per-mpirun medians of A and B
-// relative to A as a pair of horizontal bars, B's with the confidence
-// interval of the ratio (analysis.Comparison.RatioCI) as a black error
-// bar, and to the right of each pair the ratio with that interval, the
+// plotCompare draws, per group, A and B relative to A as a pair of
+// horizontal bars (1, and B's shift ratio analysis.Comparison.RatioShift),
+// B's with the confidence interval of that ratio (RatioCI) as a black
+// error bar, and to the right of each pair the ratio with that interval, the
 // Wilcoxon significance (stars, or ~ when not significant), the p-value
 // and the sample sizes (paper 000 Fig. 26). Groups are rows labelled on
 // the y axis in full; row is the height of one row in points.
@@ -727,10 +727,10 @@ func plotCompare(rows []analysis.Comparison, row vg.Length, level float64) (*plo
 	var bars []plot.Plotter
 	for i, r := range rows {
 		y := n - 1 - i // first group on top
-		va[y], vb[y] = 1, r.Ratio
+		va[y], vb[y] = 1, r.RatioShift
 		keys[i] = r.Key
 		right := 1.0
-		for _, v := range []float64{r.Ratio, r.RatioCI.Hi} {
+		for _, v := range []float64{r.RatioShift, r.RatioCI.Hi} {
 			if !math.IsNaN(v) && !math.IsInf(v, 0) {
 				right = math.Max(right, v)
 			}
@@ -755,7 +755,7 @@ func plotCompare(rows []analysis.Comparison, row vg.Length, level float64) (*plo
 			}
 		}
 		lab.XYs = append(lab.XYs, plotter.XY{X: right, Y: float64(y)})
-		lab.Labels = append(lab.Labels, fmt.Sprintf("%s×%s  %s  p=%s n=%d+%d", anRatio(r.Ratio), ci, mark, anP(r.Result.P), r.NA, r.NB))
+		lab.Labels = append(lab.Labels, fmt.Sprintf("%s×%s  %s  p=%s n=%d+%d", anRatio(r.RatioShift), ci, mark, anP(r.Result.P), r.NA, r.NB))
 	}
 	ba, err := plotter.NewBarChart(va, w)
 	if err != nil {
