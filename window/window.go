@@ -361,7 +361,9 @@ type Sync struct {
 	// History lists every window change since the last Reset.
 	History []Adaptation
 	// Sleep, when set, replaces time.Sleep for the coarse wait before a
-	// deadline (see Config.SleepGuard); a simulation passes its own.
+	// deadline (see Config.SleepGuard). When nil, a simulated clock's own
+	// Sleep is used (timing.SleepFunc: mpitest's clocks wait in virtual
+	// time), else time.Sleep.
 	Sleep func(time.Duration)
 	// Before, when set, is called before each observation with its index in
 	// the Record. It must not allocate to keep Run allocation-free, and must
@@ -676,7 +678,7 @@ func (s *Sync) sleepUntilNear(deadline int64) {
 		if s.Sleep != nil {
 			s.Sleep(d)
 		} else {
-			time.Sleep(d)
+			timing.Sleep(s.clk, d)
 		}
 	}
 }
