@@ -98,11 +98,12 @@ func checkRankRow(r *RankRow) error {
 var threadLevels = []string{"single", "funneled", "serialized", "multiple"}
 
 // canonThreadLevel accepts a thread level in either spelling ("single",
-// "MPI_THREAD_SINGLE", any case) or "" and returns it in the spelling of
+// "MPI_THREAD_SINGLE", any case), "" or "unknown" (package mpi's name for
+// a provided level MPI does not name), and returns it in the spelling of
 // the field: MPI's name when mpiName, else the short one.
 func canonThreadLevel(field, v string, mpiName bool) (string, error) {
-	if v == "" {
-		return "", nil
+	if v == "" || v == "unknown" { // unknown: a level MPI_Init_thread returned that MPI does not name
+		return v, nil
 	}
 	short := strings.ToLower(strings.TrimPrefix(strings.ToUpper(v), "MPI_THREAD_"))
 	for _, l := range threadLevels {
