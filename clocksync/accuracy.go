@@ -94,6 +94,9 @@ type Check struct {
 // Run performs the checks collectively on c; every rank reads its global
 // clock g (after a Sync), rank 0 sleeps between checks and gets the results.
 func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
+	if c == nil || g == nil {
+		return nil, fmt.Errorf("clocksync: harness: needs a communicator and a global clock")
+	}
 	after := h.After
 	if len(after) == 0 {
 		after = []time.Duration{0}

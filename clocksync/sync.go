@@ -107,6 +107,9 @@ func (a *Algorithm) Sync(c mpi.Comm, g *GlobalClock) (*Result, error) {
 // Each rank's record is gathered at rank 0 afterwards (one Gather, not
 // counted in the cost).
 func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result, error) {
+	if c == nil || g == nil {
+		return nil, fmt.Errorf("clocksync: Sync needs a communicator and a global clock (NewGlobalClock)")
+	}
 	if a.Topology == nil || a.Learner == nil {
 		return nil, fmt.Errorf("clocksync: algorithm %q needs a Topology and a Learner", a.Name)
 	}

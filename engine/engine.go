@@ -172,6 +172,9 @@ type Engine struct {
 // Run executes the experiments in order; rank 0 writes to sink (other ranks
 // may pass nil). It returns the summaries on rank 0.
 func (e *Engine) Run(exps []Experiment, sink Sink) ([]Summary, error) {
+	if e.Comm == nil || e.Clock == nil {
+		return nil, fmt.Errorf("engine: the Engine needs a Comm and a Clock")
+	}
 	if e.Comm.Rank() == 0 && sink == nil {
 		return nil, fmt.Errorf("engine: rank 0 needs a Sink")
 	}
