@@ -1,5 +1,4 @@
-// Command kernel times a function inside one process: no MPI, the best
-// clock the machine has, and the warnings that apply to the durations.
+// Command kernel times a function in one process: no MPI, the best clock, warnings attached.
 package main
 
 import (
@@ -12,8 +11,7 @@ import (
 
 func main() {
 	a, x, y := 2.0, make([]float64, 1<<16), make([]float64, 1<<16)
-	// nil: the best clock (the TSC where usable, calibrated once, 1 s).
-	s, err := timing.TimeFunc(nil, 10, 1000, func() {
+	s, err := timing.TimeFunc(nil, 10, 1000, func() { // nil: the best clock (TSC: calibrated once, 1 s)
 		for i := range y {
 			y[i] += a * x[i]
 		}

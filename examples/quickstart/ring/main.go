@@ -1,5 +1,4 @@
-// Command ring measures your own MPI code, here a ring shift, and writes
-// raw data that "reprobench analyze" reads.
+// Command ring measures your own MPI code, a ring shift, into raw data.
 package main
 
 import (
@@ -13,16 +12,15 @@ import (
 	"github.com/reprobench/reprobench/window"
 )
 
-// ringShift is the operation: every rank sends n float64 to the next rank
-// and receives n from the previous one.
+// ringShift: every rank sends n float64 to the next rank, receives n from the previous.
 func ringShift(c mpi.Comm, n int) engine.Experiment {
 	send, recv := make([]float64, n), make([]float64, n)
 	next, prev := (c.Rank()+1)%c.Size(), (c.Rank()+c.Size()-1)%c.Size()
 	return engine.Experiment{
 		Name: "ring_shift", MsizeBytes: 8 * n, Type: mpi.Float64, Nrep: 1000, Warmup: 100,
 		Func: func() error { return mpi.Sendrecv(c, send, next, 1, recv, prev, 1) },
-		// Every observation starts at the same instant of the global clock,
-		// and takes from the earliest start to the latest end.
+		// Start each observation at one instant of the global clock; time it from the
+		// earliest start to the latest end.
 		Sync:    window.Config{Method: window.Fixed, Window: 100 * time.Microsecond},
 		Runtime: window.RuntimeGlobal,
 	}
