@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"time"
 
@@ -76,9 +77,15 @@ func Agree(c mpi.Comm, err error) error {
 }
 
 // ProcessorNames returns, on rank 0, every rank's MPI processor name
-// (collective; nil on the other ranks).
+// (collective; nil on the other ranks). Before MPI is initialized (a
+// simulated world) each rank reports the host name.
 func ProcessorNames(c mpi.Comm) ([]string, error) {
-	pn, _ := mpi.ProcessorName()
+	var pn string
+	if mpi.World() != nil { // MPI is initialized (Open MPI aborts the process before)
+		pn, _ = mpi.ProcessorName()
+	} else { // a simulated world: its ranks share this process's host
+		pn, _ = os.Hostname()
+	}
 	var pbuf [256]byte
 	copy(pbuf[:], pn)
 	var all []byte

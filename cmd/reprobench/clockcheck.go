@@ -377,7 +377,7 @@ func clockcheckSim(o clockcheckOptions) (*clockcheckReport, error) {
 			s.Base = clk
 			clk = &s
 		}
-		h := &clocksync.Harness{TrueNow: r.TrueNow, LocalAt: localAt}
+		h := &clocksync.Harness{TrueNow: r.TrueNow, ClockAt: localAt}
 		return o.check(r.Comm(), clk, r.Sleep, h, rep)
 	})
 	if err != nil {
