@@ -1024,8 +1024,8 @@ func tailLines(path string, n int) []string {
 }
 
 // ExpectNpEnv names the environment variable through which the launcher
-// tells every rank how many processes it launched (Campaign.Np):
-// "reprobench run" refuses to measure when its communicator differs, which
-// is what a launcher or PMI that does not connect the ranks produces (a run
-// of singletons, issue #20).
+// tells every rank how many processes it launched (Campaign.Np): it is one
+// of the declarations CheckSize compares with the communicator, which
+// differs when a launcher or PMI does not connect the ranks (a run of
+// singletons, issue #20).
 const ExpectNpEnv = "RB_EXPECT_NP"

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/internal/slurmtest"
 )
 
 // The test binary doubles as a launcher process (for killing the launcher
@@ -53,6 +54,11 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if fakerunDir != "" {
 		os.RemoveAll(fakerunDir)
+	}
+	// The Slurm tests share one cluster (slurm_test.go).
+	if err := slurmtest.StopShared(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = max(code, 1)
 	}
 	os.Exit(code)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,11 +16,14 @@ import (
 	"github.com/reprobench/reprobench/internal/slurmtest"
 )
 
-// The Slurm tests (issue #20) start a one-node Slurm (internal/slurmtest,
-// scripts/slurm-up.sh) and run reprobench launch through srun, for each MPI
-// library with the PMI plugin its Debian build needs.
+// The Slurm tests (issue #20) run reprobench launch through srun on a
+// one-node Slurm (internal/slurmtest, scripts/slurm-up.sh), for each MPI
+// library with the PMI plugin its Debian build needs. They share one
+// cluster (slurmtest.Shared; TestMain stops it): each uses job names and
+// directories of its own and ends with no job left.
 
-var slurmPMI = map[string]string{"openmpi": "pmix", "mpich": "pmi2"}
+// slurmPMI is the plugin each library needs (campaign.SrunPMI).
+var slurmPMI = SrunPMI
 
 func slurmEnv(c *slurmtest.Cluster, extra ...string) []string {
 	return append(append([]string{}, c.Env...), extra...)
@@ -31,7 +35,7 @@ func TestSlurmLaunch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs mpirun and Slurm")
 	}
-	c := slurmtest.Start(t)
+	c := slurmtest.Shared(t)
 	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
 		bin := reprobench(t, f)
 		dir := t.TempDir()
@@ -95,13 +99,16 @@ func TestSlurmLaunch(t *testing.T) {
 }
 
 // TestSlurmWrongPMI: with a PMI plugin that does not connect the ranks
-// (--mpi=none), srun starts singletons; the run refuses to measure with a
-// clear error, and no result is recorded (issue #20).
+// (--mpi=none, or the other library's), srun starts singletons (MPICH) or
+// MPI_Init fails (Debian's Open MPI); under launch, under a direct srun and
+// under srun in an sbatch script the run exits non-zero, says which
+// plugin to use, and writes nothing: no result, no partial file (issue
+// #20, #32).
 func TestSlurmWrongPMI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs mpirun and Slurm")
 	}
-	c := slurmtest.Start(t)
+	c := slurmtest.Shared(t)
 	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
 		bin := reprobench(t, f)
 		dir := t.TempDir()
@@ -119,15 +126,59 @@ func TestSlurmWrongPMI(t *testing.T) {
 			t.Fatalf("a run of singletons was recorded: %+v", m.Runs[0])
 		}
 		tail := strings.Join(append(a.StderrTail, a.StdoutTail...), "\n")
-		if f.Name == "mpich" {
-			// MPICH starts singletons: our size check must say why.
-			if !strings.Contains(tail, "did not join one MPI job") || !strings.Contains(tail, "--mpi=pmi2") {
-				t.Errorf("no clear error from the singletons:\n%s", tail)
-			}
+		// MPICH starts singletons: the size check says why; Open MPI's
+		// MPI_Init fails after the run's note on the plugin.
+		want := "use srun --mpi=" + slurmPMI[f.Name]
+		if !strings.Contains(tail, want) || (f.Name == "mpich" && !strings.Contains(tail, "did not join one MPI job")) {
+			t.Errorf("no clear error from the singletons:\n%s", tail)
 		}
 		t.Logf("%s with --mpi=none: %s", f.Name, launchLast(tail))
 		c.WaitNoJobs(t)
+
+		// run under srun directly, and under srun in a batch script.
+		other := map[string]string{"openmpi": "pmi2", "mpich": "pmix"}[f.Name]
+		runArgs := []string{bin, "run", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200", "--run-id", "wrong"}
+		for _, plugin := range []string{"none", other} {
+			res := t.TempDir()
+			srun := c.Command("srun", append([]string{"-n", "2", "--mpi=" + plugin}, append(runArgs, "--out", res)...)...)
+			srun.Env = append(srun.Env, f.Env...)
+			b, err := srun.CombinedOutput()
+			if err == nil || !strings.Contains(string(b), want) {
+				t.Errorf("srun --mpi=%s %s run: %v, want an error naming %q\n%s", plugin, f.Name, err, want, b)
+			}
+			checkNothingWritten(t, res)
+			t.Logf("srun --mpi=%s: %v: %s", plugin, err, launchLast(string(b)))
+		}
+		res, job := t.TempDir(), t.TempDir()
+		script := filepath.Join(job, "job.sh")
+		if err := os.WriteFile(script, []byte("#!/bin/sh\nexec srun -n 2 --mpi=none "+ShellJoin(append(runArgs, "--out", res))+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		log := filepath.Join(job, "job.out")
+		sb := c.Command("sbatch", "--wait", "-n", "2", "-J", "rbtest-wrongpmi-"+f.Name, "-o", log, script)
+		sb.Env = append(sb.Env, f.Env...)
+		if b, err := sb.CombinedOutput(); err == nil {
+			t.Errorf("sbatch of srun --mpi=none %s run: exit 0, want non-zero\n%s", f.Name, b)
+		}
+		if b, _ := os.ReadFile(log); !strings.Contains(string(b), want) {
+			t.Errorf("sbatch of srun --mpi=none %s run: output without %q\n%s", f.Name, want, b)
+		}
+		checkNothingWritten(t, res)
+		c.WaitNoJobs(t)
 	})
+}
+
+// checkNothingWritten fails t unless the run's output directory is empty:
+// no result, no partial file.
+func checkNothingWritten(t *testing.T, dir string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		t.Errorf("the refused run wrote %s", filepath.Join(dir, e.Name()))
+	}
 }
 
 func launchLast(s string) string {
@@ -146,7 +197,7 @@ func TestSlurmTimeoutLeavesNoJob(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs mpirun and Slurm")
 	}
-	c := slurmtest.Start(t)
+	c := slurmtest.Shared(t)
 	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
 		bin := reprobench(t, f)
 		dir := t.TempDir()
@@ -186,7 +237,7 @@ func TestSlurmBatchCampaign(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs mpirun and Slurm")
 	}
-	c := slurmtest.Start(t)
+	c := slurmtest.Shared(t)
 	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
 		bin := reprobench(t, f)
 		dir := t.TempDir()
@@ -270,7 +321,7 @@ func TestSlurmStepsInAllocation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs mpirun and Slurm")
 	}
-	c := slurmtest.Start(t)
+	c := slurmtest.Shared(t)
 	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
 		bin := reprobench(t, f)
 		dir := t.TempDir()
@@ -352,7 +403,7 @@ func TestSlurmBatchTimeout(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs mpirun and Slurm")
 	}
-	c := slurmtest.Start(t)
+	c := slurmtest.Shared(t)
 	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
 		bin := reprobench(t, f)
 		dir := t.TempDir()
@@ -419,7 +470,7 @@ func TestSlurmArrayCampaign(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs mpirun and Slurm")
 	}
-	c := slurmtest.Start(t)
+	c := slurmtest.Shared(t)
 	eachFlavor(t, func(t *testing.T, f mpirun.Flavor) {
 		bin := reprobench(t, f)
 		dir := t.TempDir()
