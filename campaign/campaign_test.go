@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/internal/mpirun"
 	"github.com/reprobench/reprobench/internal/slurmtest"
 )
 
@@ -55,10 +56,13 @@ func TestMain(m *testing.M) {
 	if fakerunDir != "" {
 		os.RemoveAll(fakerunDir)
 	}
-	// The Slurm tests share one cluster (slurm_test.go).
-	if err := slurmtest.StopShared(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = max(code, 1)
+	// The Slurm tests share one cluster (slurm_test.go), the integration
+	// tests the reprobench binaries.
+	for _, err := range []error{slurmtest.StopShared(), mpirun.RemoveBuilds()} {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = max(code, 1)
+		}
 	}
 	os.Exit(code)
 }

@@ -68,10 +68,11 @@ func eachFlavor(t *testing.T, test func(t *testing.T, f mpirun.Flavor)) {
 	}
 }
 
-// reprobench builds cmd/reprobench for f into a temporary directory.
+// reprobench builds cmd/reprobench for f once per test binary
+// (mpirun.BuildShared; TestMain removes it).
 func reprobench(t *testing.T, f mpirun.Flavor) string {
 	t.Helper()
-	return mpirun.Build(t, f, "..", "./cmd/reprobench")
+	return mpirun.BuildShared(t, f, "..", "./cmd/reprobench")
 }
 
 // launchCmd starts "reprobench launch ARGS" in its own process group, with

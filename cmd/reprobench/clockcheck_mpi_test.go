@@ -54,7 +54,7 @@ func TestClockcheckUnderMPI(t *testing.T) {
 	}
 	skew := []string{"--skew-rank", "1", "--skew-offset", "1s", "--skew-ppm", "100"}
 	for _, f := range mpirun.Flavors(t) {
-		bin := mpirun.Build(t, f, ".", ".")
+		bin := mpirun.BuildShared(t, f, ".", ".")
 		for _, tc := range []struct {
 			name       string
 			np         int

@@ -168,7 +168,7 @@ func TestEnvUnderMPI(t *testing.T) {
 	}
 	for _, f := range mpirun.Flavors(t) {
 		t.Run(f.Name, func(t *testing.T) {
-			bin := mpirun.Build(t, f, ".", ".")
+			bin := mpirun.BuildShared(t, f, ".", ".")
 			out := mpirun.MustRun(t, f, 2, 120*time.Second, nil, bin, "env", "--json", "--tsc-hz", "2.1e9")
 			var r envReport
 			if err := json.Unmarshal([]byte(out), &r); err != nil {

@@ -26,7 +26,7 @@ func TestNoiseGuardUnderMPI(t *testing.T) {
 	anchor := float64(timing.MonotonicNs()/1e9) + 5e-6
 	probe := `{"periodic_sources": [{"period_s": 0.001, "duration_s": 3.5e-05, "end_s": ` + strings.TrimSpace(rawdata.FormatSeconds(time.Duration(anchor*1e9))) + `}]}`
 	for _, f := range mpirun.Flavors(t) {
-		bin := mpirun.Build(t, f, ".", ".")
+		bin := mpirun.BuildShared(t, f, ".", ".")
 		t.Run(f.Name, func(t *testing.T) {
 			dir := t.TempDir()
 			seed := filepath.Join(dir, "probe.json")

@@ -51,7 +51,7 @@ func TestRunUnderMPI(t *testing.T) {
 	calls := strings.Join(callNames(), ",")
 	methods := strings.Join(window.MethodNames(), ",")
 	for _, f := range mpirun.Flavors(t) {
-		bin := mpirun.Build(t, f, ".", ".")
+		bin := mpirun.BuildShared(t, f, ".", ".")
 		for _, np := range []int{2, 4} {
 			t.Run(fmt.Sprintf("%s/np%d", f.Name, np), func(t *testing.T) {
 				// Oversubscribed ranks busy-wait for deadlines while others
