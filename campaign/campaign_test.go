@@ -489,7 +489,7 @@ func TestStartRefusesTooManyMpiruns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("manifest of %d mpiruns: %d bytes", MaxMpiruns, len(b))
+	t.Logf("manifest of %d mpiruns: %d bytes", MaxMpiruns, len(b)) // informative: its size is not a promise
 	// A manifest edited to claim more is refused.
 	b = bytes.Replace(b, []byte(fmt.Sprintf(`"mpiruns": %d`, MaxMpiruns)), []byte(`"mpiruns": 100000000`), 1)
 	if err := os.WriteFile(ManifestPath(dir, "max"), b, 0o644); err != nil {
