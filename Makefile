@@ -91,7 +91,7 @@ fuzz:
 	done
 # vcluster: a virtual cluster of namespaced nodes with their own clocks (root),
 # real Open MPI and MPICH across them, clock sync judged by the exact truth
-# (scripts/vcluster.sh; RUNS=10 also measures the README's accuracy table).
+# (scripts/vcluster.sh; RUNS=10 also measures the accuracy table of docs/measured.md).
 .PHONY: vcluster
 vcluster: setup
 	timeout 21600 bash scripts/vcluster.sh

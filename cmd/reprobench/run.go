@@ -224,7 +224,8 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	// vcluster: a node's drift (clocksync.NodeSkewEnv, set only on a
 	// virtual cluster's skewed nodes) for every clock read of this rank;
 	// a skewed clock has no C-readable source, so such a rank drives its
-	// critical path from Go (mpi.ObserveGo). docs/vcluster.md says why.
+	// critical path from Go (mpi.ObserveGo). docs/clusters.md, "What C code
+	// sees", says why.
 	if cerr == nil {
 		clk, _, cerr = clocksync.NodeSkew(clk)
 	}

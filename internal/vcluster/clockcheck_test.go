@@ -32,7 +32,7 @@ func buildReprobench(t *testing.T, flavor string) string {
 // skew. Two-level must find the nodes itself (MPI_Comm_split_type SHARED).
 // The drift-aware algorithms' errors are logged; their accuracy depends on
 // the load and is measured by vcluster bench (make vcluster RUNS=10). RB_VCLUSTER_AFTER sets the checks (default
-// 0,2s); the README's numbers come from make vcluster RUNS=10.
+// 0,2s); docs/measured.md's numbers come from make vcluster RUNS=10.
 func TestClockcheckAcrossNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no MPI launches")
