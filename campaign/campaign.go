@@ -733,12 +733,12 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 		poll = t.C
 	}
 	// sbatch --wait learns that its job ended by polling, 2 s after the
-	// submission and then 8 s later (Slurm 22.05: a job of 3 s returned
-	// after 10 s, one of 0.1 s after 2 s), and longer apart after that. A
-	// batch mpirun whose sidecar exists is done, so once it appears the
-	// launcher asks Slurm itself and ends sbatch when the job has ended:
-	// the mpirun costs its own time, not sbatch's next poll. Until then
-	// only the file is looked at, which costs the measurement nothing.
+	// submission, then 8 s and 32 s later (Slurm 22.05: jobs of 0.1 s, 3 s
+	// and 12 s returned after 2 s, 10 s and 42 s). A batch mpirun whose
+	// sidecar exists is done, so once it appears the launcher asks Slurm
+	// itself and ends sbatch when the job has ended: the mpirun costs its
+	// own time, not sbatch's next poll. Until then only the file is looked
+	// at, which costs the measurement nothing.
 	var batchPoll <-chan time.Time
 	batchEnded := false
 	if a.Slurm != nil && !a.Slurm.Step && len(m.Batch) > 0 {
