@@ -2,6 +2,8 @@ package rawdata
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"time"
 )
 
@@ -64,4 +66,19 @@ func MarshalRecord(v any) json.RawMessage {
 		return nil
 	}
 	return b
+}
+
+// ReadMetadata reads a mpirun's JSON sidecar. Fields it does not know (a
+// newer writer's) are ignored; a sidecar that is not JSON of this shape is
+// an error naming the file.
+func ReadMetadata(path string) (*Metadata, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Metadata
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("rawdata: %s: %w", path, err)
+	}
+	return &m, nil
 }
