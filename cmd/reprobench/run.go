@@ -54,6 +54,9 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if o.checkNp > 0 {
 		return runCheckFlags(o, o.checkNp) // launch_hooks.go
 	}
+	if note := pipeline.LaunchNote(os.Getenv); note != "" {
+		fmt.Fprintln(stderr, "reprobench run: note:", note)
+	}
 	if _, err := mpi.InitThread(level); err != nil {
 		return err
 	}
@@ -162,7 +165,9 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	c := mpi.World()
 	me, np := c.Rank(), c.Size()
 	start := time.Now().UTC()
-	if err := launchCheckSize(np); err != nil { // launch_hooks.go
+	// A launcher or PMI that did not connect the ranks: refuse before
+	// anything is written (issue #32).
+	if err := pipeline.CheckLaunch(c, os.Getenv); err != nil {
 		return err
 	}
 
