@@ -12,7 +12,7 @@ import (
 )
 
 // TestNodeCPUs: a layout that fits the CPUs gets perNode of them per node,
-// each CPU once; one that does not fit gets none.
+// each CPU once; one that does not fit gets none, nor any with NoPinEnv set.
 func TestNodeCPUs(t *testing.T) {
 	cpus, err := timing.AllowedCPUs()
 	if err != nil {
@@ -46,6 +46,10 @@ func TestNodeCPUs(t *testing.T) {
 		if got := NodeCPUs(l.nodes, l.per); got != nil {
 			t.Errorf("NodeCPUs(%d, %d) = %q on %d CPUs, want nil", l.nodes, l.per, got, n)
 		}
+	}
+	t.Setenv(NoPinEnv, "1")
+	if got := NodeCPUs(1, 1); got != nil {
+		t.Errorf("NodeCPUs(1, 1) = %q with %s set, want nil", got, NoPinEnv)
 	}
 }
 

@@ -59,6 +59,10 @@ const Subnet = "10.213.0.0/24"
 // not import clocksync).
 const NodeSkewEnv = "RB_NODE_SKEW_PPM"
 
+// NoPinEnv, when set to a non-empty value, keeps every node's ranks off
+// CPUs of their own (NodeCPUs returns nil).
+const NoPinEnv = "RBVC_NO_PIN"
+
 // Config describes a cluster. Offsets and skews are drawn from Seed.
 type Config struct {
 	Nodes int    // 1..200
@@ -281,9 +285,12 @@ func (c *Cluster) agentScript(cpus []string) string {
 // took 39-46 µs instead of 9-13, and 55-86 % of the windows were invalid,
 // in the pure-C reference as in the engine). A busy-waiting rank then holds
 // the core its peer needs.
+//
+// With NoPinEnv set to a non-empty value it returns nil: the ranks of all
+// nodes share every CPU, to compare the two.
 func NodeCPUs(nodes, perNode int) []string {
 	cpus, err := timing.AllowedCPUs()
-	if err != nil || nodes < 1 || perNode < 1 || nodes*perNode > len(cpus) {
+	if err != nil || nodes < 1 || perNode < 1 || nodes*perNode > len(cpus) || os.Getenv(NoPinEnv) != "" {
 		return nil
 	}
 	out := make([]string, nodes)

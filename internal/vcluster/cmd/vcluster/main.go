@@ -16,7 +16,8 @@
 // RBVC_OPENMPI_ARGS / RBVC_MPICH_ARGS (launcher arguments for all nodes,
 // one rank each; split on spaces), for scripts that launch themselves; when
 // that layout fits the machine, cmd runs on node 0's CPUs (the launcher
-// starts node 0's ranks itself, and they inherit them).
+// starts node 0's ranks itself, and they inherit them; RBVC_NO_PIN=1 turns
+// that off).
 // The node table (name, address, CLOCK_MONOTONIC offset, skew) goes to
 // stderr.
 package main
