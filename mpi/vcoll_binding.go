@@ -115,5 +115,5 @@ func (c *comm) callVColl(o *Observation) error {
 	if err := c.ensureVColl(o); err != nil {
 		return err
 	}
-	return check(o.Call.String(), C.rb_vcoll_once(c.setArgs(o), ptr(o.Send), ptr(o.Recv), c.h))
+	return check(o.Call.String(), C.rb_call_once(c.setArgs(o), ptr(o.Send), ptr(o.Recv), C.int(c.rank), c.h))
 }
