@@ -215,16 +215,15 @@ func (ex *Experiment) check(p int) error {
 	if err := ex.Sync.Check(); err != nil {
 		return err
 	}
-	if ex.Call == mpi.CallPingPong && p < 2 {
-		return fmt.Errorf("pingpong needs at least 2 ranks")
+	op := ex.Call.Op() // the call's row of the operation table
+	if err := op.CheckRanks(p); err != nil {
+		return err
 	}
 	if ex.Root < 0 || ex.Root >= p {
 		return fmt.Errorf("root %d out of range [0,%d)", ex.Root, p)
 	}
-	if ex.Call.Reduces() {
-		if err := mpi.CheckReduce(ex.Type, ex.Op); err != nil {
-			return err
-		}
+	if err := op.CheckType(ex.Type, ex.Op); err != nil {
+		return err
 	}
 	if err := checkSkew(ex, p); err != nil { // vcoll
 		return err
@@ -254,10 +253,7 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		return nil, err
 	}
 	count := ex.Count()
-	sendB, recvB := mpi.SkewedBufferSizes(ex.Call, count, ex.Type, p, ex.Skew) // vcoll: BufferSizes unless skewed
-	if ex.Call == mpi.CallBcast {
-		recvB = max(recvB, sendB)
-	}
+	sendB, recvB := mpi.SkewedBufferSizes(ex.Call, count, ex.Type, p, ex.Skew) // the row's rule (Op.Buffers)
 	slots := ex.CacheSlots
 	if slots <= 0 {
 		slots = 16
