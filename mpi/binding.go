@@ -273,9 +273,11 @@ func check(fn string, code C.int) error {
 		return &Error{Func: fn, Code: -1, Msg: "called from an OS thread other than the one that called Init " +
 			"(make every MPI call from the goroutine that called Init)"}
 	case C.RB_ERR_UNPREPARED:
-		return &Error{Func: fn, Code: -1, Msg: "needs the resources of mpi.Prepare: call mpi.Prepare(comm, obs) once before the observations (and its release after them)"}
+		return ErrUnprepared(fn)
 	case C.RB_ERR_UNSUPPORTED:
 		return &Error{Func: fn, Code: -1, Msg: fmt.Sprintf("not provided by this MPI library (%s)", libraryName())}
+	case C.RB_ERR_MOVED:
+		return ErrBoundBuffers(fn)
 	}
 	buf := make([]byte, int(C.rb_max_error_string())+1)
 	var n C.int

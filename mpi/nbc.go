@@ -56,7 +56,7 @@ func (c Call) Blocking() (Call, bool) {
 	if !c.Valid() || ops[c].Family != FamilyNBC {
 		return c, false
 	}
-	return ops[c].Twin, true
+	return ops[c].Twin.Call, true
 }
 
 // NonBlocking reports whether c is a non-blocking collective.

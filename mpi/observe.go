@@ -1,6 +1,8 @@
 package mpi
 
 import (
+	"fmt"
+
 	"github.com/reprobench/reprobench/timing"
 )
 
@@ -184,6 +186,17 @@ func DisseminationBarrier(c Comm) error {
 		}
 	}
 	return nil
+}
+
+// goC is the Go reference semantics (Op.Go) of the rows whose call the
+// Comm interface cannot express (the vcoll rows): the binding's own C
+// entry, run once without timestamps (callOncer); other communicators
+// cannot run them.
+func goC(c Comm, o *Observation) error {
+	if x, ok := c.(callOncer); ok {
+		return x.callOnce(o)
+	}
+	return &Error{Func: o.Call.String(), Code: -1, Msg: fmt.Sprintf("this communicator (%T) cannot execute %v", c, o.Call)}
 }
 
 // callGo executes o's call once: the row's Go reference semantics

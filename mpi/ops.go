@@ -300,10 +300,10 @@ type Op struct {
 	Types []Datatype
 	// MinRanks is the smallest communicator the call runs on.
 	MinRanks int
-	// Twin is the call whose result this one computes and whose messages
-	// the simulator's ModelTwin exchanges: the blocking twin of a
-	// non-blocking collective; the row's own call otherwise.
-	Twin Call
+	// Twin, when not nil, is the row whose result this one computes and
+	// whose messages the simulator exchanges for it (ModelTwin): the
+	// blocking twin of a non-blocking collective.
+	Twin *Op
 	// Timer is whose clock the runtime types osu and imb read.
 	Timer Timer
 
@@ -379,19 +379,19 @@ func init() {
 
 		// vcoll (vcoll.go; rbmpi_vcoll.h dispatches on the call).
 		CallAllgatherv: {Name: "MPI_Allgatherv", Family: FamilyVColl, Doc: "every rank's block to every rank (the last rank's k·n bytes with skew k)",
-			Params: ParamSkew, Buffers: bufGatherv, Types: allTypes, C: "rb_vcoll_call", Go: callVColl, Sim: ModelVColl, Result: resultAllgatherv},
+			Params: ParamSkew, Buffers: bufGatherv, Types: allTypes, C: "rb_vcoll_call", Go: goC, Sim: ModelVColl, Result: resultAllgatherv},
 		CallAlltoallv: {Name: "MPI_Alltoallv", Family: FamilyVColl, Doc: "a block from every rank to every rank (the last rank's blocks k·n bytes)",
-			Params: ParamSkew, Buffers: bufAlltoallv, Types: allTypes, C: "rb_vcoll_call", Go: callVColl, Sim: ModelVColl, Result: resultAlltoallv},
+			Params: ParamSkew, Buffers: bufAlltoallv, Types: allTypes, C: "rb_vcoll_call", Go: goC, Sim: ModelVColl, Result: resultAlltoallv},
 		CallGatherv: {Name: "MPI_Gatherv", Family: FamilyVColl, Doc: "every rank's block to the root (the last rank's k·n bytes)",
-			Params: ParamRoot | ParamSkew, Buffers: bufGatherv, Types: allTypes, C: "rb_vcoll_call", Go: callVColl, Sim: ModelVColl, Result: resultGatherv},
+			Params: ParamRoot | ParamSkew, Buffers: bufGatherv, Types: allTypes, C: "rb_vcoll_call", Go: goC, Sim: ModelVColl, Result: resultGatherv},
 		CallScatterv: {Name: "MPI_Scatterv", Family: FamilyVColl, Doc: "a block of the root's to every rank (k·n bytes to the last)",
-			Params: ParamRoot | ParamSkew, Buffers: bufScatterv, Types: allTypes, C: "rb_vcoll_call", Go: callVColl, Sim: ModelVColl, Result: resultScatterv},
+			Params: ParamRoot | ParamSkew, Buffers: bufScatterv, Types: allTypes, C: "rb_vcoll_call", Go: goC, Sim: ModelVColl, Result: resultScatterv},
 		CallReduceScatter: {Name: "MPI_Reduce_scatter", Family: FamilyVColl, Doc: "p blocks reduced with op, block r to rank r (the last block k·count elements)",
-			Params: ParamOp | ParamSkew, Buffers: bufScatterv, Types: numericTypes, C: "rb_vcoll_call", Go: callVColl, Sim: ModelVColl, Result: resultReduceScatter},
+			Params: ParamOp | ParamSkew, Buffers: bufScatterv, Types: numericTypes, C: "rb_vcoll_call", Go: goC, Sim: ModelVColl, Result: resultReduceScatter},
 		CallSendrecv: {Name: "MPI_Sendrecv", Family: FamilyVColl, Doc: "a ring: n bytes to rank+1, n bytes from rank−1 (mod p)",
-			Buffers: bufSame, Types: allTypes, C: "rb_vcoll_call", Go: callVColl, Sim: ModelVColl, Result: resultSendrecv},
+			Buffers: bufSame, Types: allTypes, C: "rb_vcoll_call", Go: goC, Sim: ModelVColl, Result: resultSendrecv},
 		CallNeighborAlltoall: {Name: "MPI_Neighbor_alltoall", Family: FamilyVColl, Doc: "n bytes to and from each of 4 neighbours on a periodic 2-D grid",
-			Buffers: bufNeighbor, Types: allTypes, C: "rb_vcoll_call", Go: callVColl, Sim: ModelVColl, Result: resultNeighborAlltoall},
+			Buffers: bufNeighbor, Types: allTypes, C: "rb_vcoll_call", Go: goC, Sim: ModelVColl, Result: resultNeighborAlltoall},
 
 		// guide (guide.go; rbmpi_guide.h dispatches on the call). Each
 		// computes its guideline's left-hand side, so its result is that
@@ -412,25 +412,25 @@ func init() {
 		// nbc (nbc.go; rbmpi_nbc.h dispatches on the call): post, then
 		// MPI_Wait; C only. Buffers, types and result are the twin's.
 		CallIbarrier: {Name: "MPI_Ibarrier", Family: FamilyNBC, Doc: "MPI_Barrier posted, then waited for",
-			Params: ParamOverlap, Buffers: bufNone, Types: allTypes, Twin: CallBarrier, C: "rb_nbc_call", Sim: ModelTwin},
+			Params: ParamOverlap, Buffers: bufNone, Types: allTypes, Twin: &ops[CallBarrier], C: "rb_nbc_call", Sim: ModelTwin},
 		CallIbcast: {Name: "MPI_Ibcast", Family: FamilyNBC, Doc: "MPI_Bcast posted, then waited for",
-			Params: ParamRoot | ParamOverlap, Buffers: bufSame, Types: allTypes, Twin: CallBcast, C: "rb_nbc_call", Sim: ModelTwin, Result: resultBcast},
+			Params: ParamRoot | ParamOverlap, Buffers: bufSame, Types: allTypes, Twin: &ops[CallBcast], C: "rb_nbc_call", Sim: ModelTwin, Result: resultBcast},
 		CallIreduce: {Name: "MPI_Ireduce", Family: FamilyNBC, Doc: "MPI_Reduce posted, then waited for",
-			Params: ParamOp | ParamRoot | ParamOverlap, Buffers: bufSame, Types: numericTypes, Twin: CallReduce, C: "rb_nbc_call", Sim: ModelTwin, Result: resultReduce},
+			Params: ParamOp | ParamRoot | ParamOverlap, Buffers: bufSame, Types: numericTypes, Twin: &ops[CallReduce], C: "rb_nbc_call", Sim: ModelTwin, Result: resultReduce},
 		CallIallreduce: {Name: "MPI_Iallreduce", Family: FamilyNBC, Doc: "MPI_Allreduce posted, then waited for",
-			Params: ParamOp | ParamOverlap, Buffers: bufSame, Types: numericTypes, Twin: CallAllreduce, C: "rb_nbc_call", Sim: ModelTwin, Result: resultAllreduce},
+			Params: ParamOp | ParamOverlap, Buffers: bufSame, Types: numericTypes, Twin: &ops[CallAllreduce], C: "rb_nbc_call", Sim: ModelTwin, Result: resultAllreduce},
 		CallIgather: {Name: "MPI_Igather", Family: FamilyNBC, Doc: "MPI_Gather posted, then waited for",
-			Params: ParamRoot | ParamOverlap, Buffers: bufGather, Types: allTypes, Twin: CallGather, C: "rb_nbc_call", Sim: ModelTwin, Result: resultGather},
+			Params: ParamRoot | ParamOverlap, Buffers: bufGather, Types: allTypes, Twin: &ops[CallGather], C: "rb_nbc_call", Sim: ModelTwin, Result: resultGather},
 		CallIscatter: {Name: "MPI_Iscatter", Family: FamilyNBC, Doc: "MPI_Scatter posted, then waited for",
-			Params: ParamRoot | ParamOverlap, Buffers: bufScatter, Types: allTypes, Twin: CallScatter, C: "rb_nbc_call", Sim: ModelTwin, Result: resultScatter},
+			Params: ParamRoot | ParamOverlap, Buffers: bufScatter, Types: allTypes, Twin: &ops[CallScatter], C: "rb_nbc_call", Sim: ModelTwin, Result: resultScatter},
 		CallIallgather: {Name: "MPI_Iallgather", Family: FamilyNBC, Doc: "MPI_Allgather posted, then waited for",
-			Params: ParamOverlap, Buffers: bufGather, Types: allTypes, Twin: CallAllgather, C: "rb_nbc_call", Sim: ModelTwin, Result: resultAllgather},
+			Params: ParamOverlap, Buffers: bufGather, Types: allTypes, Twin: &ops[CallAllgather], C: "rb_nbc_call", Sim: ModelTwin, Result: resultAllgather},
 		CallIalltoall: {Name: "MPI_Ialltoall", Family: FamilyNBC, Doc: "MPI_Alltoall posted, then waited for",
-			Params: ParamOverlap, Buffers: bufAll, Types: allTypes, Twin: CallAlltoall, C: "rb_nbc_call", Sim: ModelTwin, Result: resultAlltoall},
+			Params: ParamOverlap, Buffers: bufAll, Types: allTypes, Twin: &ops[CallAlltoall], C: "rb_nbc_call", Sim: ModelTwin, Result: resultAlltoall},
 		CallIreduceScatterBlock: {Name: "MPI_Ireduce_scatter_block", Family: FamilyNBC, Doc: "MPI_Reduce_scatter_block posted, then waited for",
-			Params: ParamOp | ParamOverlap, Buffers: bufScatter, Types: numericTypes, Twin: CallReduceScatterBlock, C: "rb_nbc_call", Sim: ModelTwin, Result: resultReduceScatterBlock},
+			Params: ParamOp | ParamOverlap, Buffers: bufScatter, Types: numericTypes, Twin: &ops[CallReduceScatterBlock], C: "rb_nbc_call", Sim: ModelTwin, Result: resultReduceScatterBlock},
 		CallIscan: {Name: "MPI_Iscan", Family: FamilyNBC, Doc: "MPI_Scan posted, then waited for",
-			Params: ParamOp | ParamOverlap, Buffers: bufSame, Types: numericTypes, Twin: CallScan, C: "rb_nbc_call", Sim: ModelTwin, Result: resultScan},
+			Params: ParamOp | ParamOverlap, Buffers: bufSame, Types: numericTypes, Twin: &ops[CallScan], C: "rb_nbc_call", Sim: ModelTwin, Result: resultScan},
 
 		// p2p (p2p.go; rbmpi_p2p.h): Prepare makes the request array or the
 		// RMA window through the phased entry.
@@ -456,9 +456,6 @@ func init() {
 	for i := range ops {
 		op := &ops[i]
 		op.Call = Call(i)
-		if op.Family != FamilyNBC {
-			op.Twin = op.Call
-		}
 		op.MinRanks = max(op.MinRanks, 1)
 	}
 }

@@ -72,6 +72,12 @@ func (c *comm) preparePhased(o *Observation) (func() error, error) {
 // (the Go path of Observe, for clocks C cannot read), for the calls the
 // Comm interface cannot express.
 func (c *comm) callOnce(o *Observation) error {
+	if err := c.live(o.Call.String()); err != nil {
+		return err
+	}
+	if err := c.ensureVColl(o); err != nil { // vcoll: count vectors
+		return err
+	}
 	if err := c.checkPrepared(o.Call.String(), o); err != nil {
 		return err
 	}

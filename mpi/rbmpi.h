@@ -197,6 +197,8 @@ static int rb_prepare(rb_args *a, void *s, void *r, int rank, MPI_Comm c, int ph
 		a->prepared = 0;
 		return rb_phase(a->prepared_call, a, s, r, rank, c, RB_PHASE_RELEASE);
 	}
+	a->bound_s = (uintptr_t)s;
+	a->bound_r = (uintptr_t)r;
 	int err = rb_phase(a->call, a, s, r, rank, c, RB_PHASE_PREPARE);
 	if (err != MPI_SUCCESS) {
 		rb_phase(a->call, a, s, r, rank, c, RB_PHASE_RELEASE);

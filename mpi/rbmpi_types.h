@@ -40,10 +40,13 @@ enum { RB_PHASE_CALL, RB_PHASE_PREPARE, RB_PHASE_RELEASE };
 //     the one that initialized MPI;
 //   - RB_ERR_UNPREPARED: a call whose resources mpi.Prepare has not made;
 //   - RB_ERR_UNSUPPORTED: a call this MPI library does not provide (an
-//     entry's prepare phase refuses it, before any observation).
+//     entry's prepare phase refuses it, before any observation);
+//   - RB_ERR_MOVED: a call on other buffers than those its prepare bound
+//     (bound_s, bound_r).
 #define RB_ERR_THREAD (-7)
 #define RB_ERR_UNPREPARED (-8)
 #define RB_ERR_UNSUPPORTED (-9)
+#define RB_ERR_MOVED (-10)
 
 static MPI_Datatype rb_dt(int d) {
 	switch (d) {
@@ -91,8 +94,14 @@ typedef struct rb_args {
 	int sync;  // RB_SYNC_NONE ...
 	int size;  // the communicator's size
 	// prepared says that a phased entry's prepare phase succeeded for
-	// prepared_call and its release has not run yet (rb_prepare).
+	// prepared_call and its release has not run yet; bound_s and bound_r
+	// are the addresses of the buffers that prepare was given (numbers,
+	// not pointers: the binding pins the buffers until the release). An
+	// entry whose resources keep those addresses, such as a persistent
+	// request, refuses a call on other buffers with RB_ERR_MOVED
+	// (rb_prepare sets them before the entry's prepare phase runs).
 	int prepared, prepared_call;
+	uintptr_t bound_s, bound_r;
 	// vcoll: the count and displacement vectors and the Cartesian
 	// communicator of rbmpi_vcoll.h, built outside the timed part
 	// (prepareVColl in vcoll_binding.go). vc_ready says they match
@@ -115,12 +124,14 @@ typedef struct rb_args {
 	int64_t pure;
 	int64_t compute;
 	// end nbc
+	// Requests a phased entry's prepare made (C memory; p2p's window of
+	// requests, a persistent request), or NULL; its release frees them.
+	MPI_Request *reqs;
+	int nreqs;
 	// p2p (rbmpi_p2p.h): set by setArgs, except the resources, which
 	// the prepare phase of rb_p2p_op makes and its release frees.
 	int bw_window;     // messages per bw window (Observation.Window)
 	int rma_sync;      // RB_RMA_FENCE ...
-	MPI_Request *reqs; // nreqs requests (C memory), or NULL
-	int nreqs;
 	MPI_Win win;       // valid when has_win
 	int has_win;
 	int locked_all;    // an MPI_Win_lock_all epoch is open on win

@@ -178,18 +178,3 @@ func CartNeighbors(dims [2]int, rank int) [4]int {
 	}
 	return [4]int{at(x-1, y), at(x+1, y), at(x, y-1), at(x, y+1)}
 }
-
-// vcollCaller executes one untimed vcoll call (the Go path of Observe, for
-// clocks C cannot read). The real binding implements it.
-type vcollCaller interface {
-	callVColl(o *Observation) error
-}
-
-// callVColl is the Go reference semantics (Op.Go) of the vcoll rows: the
-// binding's own untimed C call; other communicators cannot run them.
-func callVColl(c Comm, o *Observation) error {
-	if vc, ok := c.(vcollCaller); ok {
-		return vc.callVColl(o)
-	}
-	return &Error{Func: o.Call.String(), Code: -1, Msg: fmt.Sprintf("this communicator (%T) cannot execute %v", c, o.Call)}
-}

@@ -91,8 +91,8 @@ func writeOpsText(w io.Writer) error {
 			entry += " (phased)"
 		}
 		sim := "sim " + op.Sim.String()
-		if op.Sim == mpi.ModelTwin {
-			sim += " of " + op.Twin.String()
+		if op.Twin != nil {
+			sim += " of " + op.Twin.Name
 		}
 		check := "result checked"
 		if op.Result == nil {
@@ -103,13 +103,20 @@ func writeOpsText(w io.Writer) error {
 	return nil
 }
 
+func twinName(op *mpi.Op) string {
+	if op.Twin == nil {
+		return ""
+	}
+	return op.Twin.Name
+}
+
 // writeOpsCSV prints every field of every row.
 func writeOpsCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"call", "family", "doc", "params", "buffers", "types", "min_ranks", "twin", "c_entry", "phased", "go_path", "sim_model", "result"})
 	for _, op := range mpi.Ops() {
 		_ = cw.Write([]string{op.Name, op.Family.String(), op.Doc, op.Params.String(), op.Buffers.Doc, typeNames(op.Types),
-			strconv.Itoa(op.MinRanks), op.Twin.String(), op.C, strconv.FormatBool(op.Phased), strconv.FormatBool(op.Go != nil),
+			strconv.Itoa(op.MinRanks), twinName(op), op.C, strconv.FormatBool(op.Phased), strconv.FormatBool(op.Go != nil),
 			op.Sim.String(), strconv.FormatBool(op.Result != nil)})
 	}
 	cw.Flush()

@@ -65,7 +65,7 @@ func (p Progress) String() string {
 // progress model.
 func (c *comm) executeTwin(o *mpi.Observation) error {
 	nb := o.Call
-	o.Call = nb.Op().Twin
+	o.Call = nb.Op().Twin.Call
 	err := c.execute(o)
 	o.Call = nb
 	return err
