@@ -281,11 +281,11 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	}
 	release, err := mpi.Prepare(c, o)
 	if err != nil {
-		return nil, fmt.Errorf("engine: preparing %v: %w", ex.Call, err)
+		return nil, fmt.Errorf("preparing %v: %w", ex.Call, err)
 	}
 	defer func() {
 		if rerr := release(); rerr != nil && err == nil {
-			err = fmt.Errorf("engine: releasing %v: %w", ex.Call, rerr)
+			err = fmt.Errorf("releasing %v: %w", ex.Call, rerr)
 		}
 	}()
 	// nbc: the overlap measurement sizes its kernel, and records each

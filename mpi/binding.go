@@ -275,7 +275,7 @@ func check(fn string, code C.int) error {
 	case C.RB_ERR_UNPREPARED:
 		return ErrUnprepared(fn)
 	case C.RB_ERR_UNSUPPORTED:
-		return &Error{Func: fn, Code: -1, Msg: fmt.Sprintf("not provided by this MPI library (%s)", libraryName())}
+		return &Error{Func: fn, Code: -1, Msg: fmt.Sprintf("not provided by this MPI library (%s; \"reprobench ops\" says what the call needs)", libraryName())}
 	case C.RB_ERR_MOVED:
 		return ErrBoundBuffers(fn)
 	}
