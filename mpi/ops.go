@@ -102,6 +102,8 @@ const (
 	CallPut
 	CallGet
 	CallAccumulate
+	// MPI-4 persistent collectives: the request made once by Prepare.
+	CallAllreduceInit
 	numCalls
 )
 
@@ -204,10 +206,14 @@ const (
 	// ModelP2P: bandwidth windows and one-sided operations
 	// (mpitest/p2p.go), with Prepare.
 	ModelP2P
+	// ModelPersistent: a persistent request, which Prepare makes from the
+	// observation and each call starts and waits for: the twin's messages
+	// with the arguments and buffers Prepare bound (mpitest/persistent.go).
+	ModelPersistent
 	numModels
 )
 
-var modelNames = [...]string{"reference", "pingpong", "vcoll", "twin", "p2p"}
+var modelNames = [...]string{"reference", "pingpong", "vcoll", "twin", "p2p", "persistent"}
 
 // String returns the model's name ("reference", "twin", …).
 func (m Model) String() string {
@@ -452,6 +458,12 @@ func init() {
 		CallAccumulate: {Name: "MPI_Accumulate", Family: FamilyP2P, Doc: "root reduces n bytes into displacement 0 of peer's window with op, synchronized by rma_sync",
 			Params: ParamOp | ParamRoot | ParamPeer | ParamRMASync, Buffers: bufSame, Types: numericTypes, MinRanks: 2, Timer: TimerRoot,
 			C: "rb_p2p_op", Phased: true, Go: callP2PGo, Sim: ModelP2P},
+
+		// Persistent collectives (MPI-4.0 §6.12; osu_allreduce_persistent).
+		CallAllreduceInit: {Name: "MPI_Allreduce_init", Family: FamilyColl, Doc: "persistent MPI_Allreduce: the request made once per experiment by Prepare " +
+			"(MPI_Allreduce_init; Open MPI 4.1: MPIX_Allreduce_init), each call MPI_Start then MPI_Wait",
+			Params: ParamOp, Buffers: bufSame, Types: numericTypes, Twin: &ops[CallAllreduce],
+			C: "rb_allreduce_init", Phased: true, Go: goC, Sim: ModelPersistent, Result: resultAllreduce},
 	}
 	for i := range ops {
 		op := &ops[i]

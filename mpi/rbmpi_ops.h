@@ -50,7 +50,8 @@
 	X(RB_MBW_MR, rb_p2p_op, 1) \
 	X(RB_PUT, rb_p2p_op, 1) \
 	X(RB_GET, rb_p2p_op, 1) \
-	X(RB_ACCUMULATE, rb_p2p_op, 1)
+	X(RB_ACCUMULATE, rb_p2p_op, 1) \
+	X(RB_ALLREDUCE_INIT, rb_allreduce_init, 1)
 
 // The call numbers, mpi.Call's.
 enum {
@@ -62,6 +63,6 @@ enum {
 
 // RB_OPS_HASH is mpi.OpsHash() of the table this file was written from;
 // the binding refuses to start when the Go table says otherwise.
-#define RB_OPS_HASH 0x7e709d74u
+#define RB_OPS_HASH 0x90c7f261u
 
 #endif

@@ -18,6 +18,8 @@ import (
 //	twin       the row's twin's model: a non-blocking collective posted then
 //	           waited for (nbc.go has the progress model of its overlap)
 //	p2p        bandwidth windows and one-sided operations, with Prepare (p2p.go)
+//	persistent a persistent request: Prepare records it, each call runs the
+//	           twin's model with it (persistent.go)
 type model struct {
 	run     func(c *comm, o *mpi.Observation) error
 	prepare func(c *comm, o *mpi.Observation) (release func() error, err error)
@@ -29,11 +31,12 @@ var models []model
 
 func init() {
 	models = []model{
-		mpi.ModelReference: {run: func(c *comm, o *mpi.Observation) error { return o.Call.Op().Go(c, o) }},
-		mpi.ModelPingPong:  {run: (*comm).pingPong},
-		mpi.ModelVColl:     {run: (*comm).executeVColl},
-		mpi.ModelTwin:      {run: (*comm).executeTwin},
-		mpi.ModelP2P:       {run: (*comm).executeP2P, prepare: (*comm).prepareP2P},
+		mpi.ModelReference:  {run: func(c *comm, o *mpi.Observation) error { return o.Call.Op().Go(c, o) }},
+		mpi.ModelPingPong:   {run: (*comm).pingPong},
+		mpi.ModelVColl:      {run: (*comm).executeVColl},
+		mpi.ModelTwin:       {run: (*comm).executeTwin},
+		mpi.ModelP2P:        {run: (*comm).executeP2P, prepare: (*comm).prepareP2P},
+		mpi.ModelPersistent: {run: (*comm).executePersistent, prepare: (*comm).preparePersistent},
 	}
 }
 

@@ -53,6 +53,7 @@ func main() {
 	allocations(k, w)
 	observe(k, w)
 	table(k, w)
+	persistent(k, w)
 	threads(k, w)
 
 	// Agree on the outcome so that every rank reports the same verdict.
@@ -557,6 +558,36 @@ func table(k *checker, w mpi.Comm) {
 			k.ok(err == nil, "table, %s clock: %v", clk.Name(), err)
 		}
 	}
+}
+
+// persistent checks what the binding refuses of a persistent collective
+// (its results are table's): a call before Prepare, a second Prepare, a
+// call on other buffers than those Prepare bound, a call after the release.
+func persistent(k *checker, w mpi.Comm) {
+	clk := timing.NewMonotonic()
+	o := &mpi.Observation{Call: mpi.CallAllreduceInit, Count: 2, Type: mpi.Float64, Op: mpi.Sum, Sync: mpi.SyncBarrier,
+		Send: mpi.Bytes([]float64{1, 2}), Recv: make([]byte, 16)}
+	refused := func(what string, err error, text string) {
+		var me *mpi.Error
+		k.ok(errors.As(err, &me) && strings.Contains(me.Msg, text), "persistent, %s: %v, want %q", what, err, text)
+	}
+	refused("unprepared", w.Observe(o, clk), "needs the resources of mpi.Prepare")
+	release, err := mpi.Prepare(w, o)
+	k.noErr(err, "persistent prepare")
+	if err != nil {
+		return
+	}
+	_, err = mpi.Prepare(w, o)
+	refused("second Prepare", err, "still holds")
+	moved := *o
+	moved.Send = mpi.Bytes([]float64{1, 2})
+	refused("other buffers", w.Observe(&moved, clk), "bound to the buffers")
+	k.noErr(w.Observe(o, clk), "persistent observe")
+	got := []float64{elem.Get(mpi.Float64, o.Recv, 0), elem.Get(mpi.Float64, o.Recv, 1)}
+	p := float64(w.Size())
+	k.ok(got[0] == p && got[1] == 2*p, "persistent allreduce %v, want [%v %v]", got, p, 2*p)
+	k.noErr(release(), "persistent release")
+	refused("released", w.Observe(o, clk), "needs the resources of mpi.Prepare")
 }
 
 func equalF(a, b []float64) bool {
