@@ -3,12 +3,15 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
+	"time"
 
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/timing"
+	"github.com/reprobench/reprobench/window"
 )
 
 // RankError is an error of one rank that the other ranks do not know
@@ -96,44 +99,60 @@ func ProcessorNames(c mpi.Comm) ([]string, error) {
 
 // ResyncOptions configure NewResync.
 type ResyncOptions struct {
-	// Accuracy, when not empty, is a clock accuracy target ERROR@HORIZON
-	// (clocksync.ParseAccuracy, e.g. "1us@10s"; issue 22): every spec is
-	// parsed with it (clocksync.ParseWithAccuracy: learn until the predicted
-	// bound meets it), and a clocksync.Resyncer re-synchronizes only when
-	// the bound at the experiment's expected end would exceed the target.
+	// Accuracy is the clock accuracy flag of "reprobench run"
+	// (--clock-accuracy; clocksync.ParseSpecAccuracy): "" or "auto" gives
+	// every spec that names neither a target nor fixed counts the target
+	// Default; "none" runs the published fixed counts of every spec; a
+	// target ERROR@HORIZON (clocksync.ParseAccuracy, e.g. "1us@10s")
+	// replaces every spec's.
 	Accuracy string
+	// Default is the target of "" and "auto" (ClockAccuracy derives it
+	// from the experiments; zero: the fixed counts).
+	Default clocksync.Accuracy
 	// Record, when not nil, receives every result on every rank, with the
-	// reason of a re-synchronization under Accuracy ("" without).
+	// reason of the synchronization.
 	Record func(ex *engine.Experiment, res *clocksync.Result, reason string)
 }
 
 // NewResync returns an engine.Engine.Resync that synchronizes g's clocks
 // with each experiment's ClockSync spec (nothing for "none"), parsing each
-// spec once; see ResyncOptions. It fails on a malformed opt.Accuracy.
+// spec once with opt's target (ResyncOptions). A spec that learns to a
+// target is re-synchronized only when a clocksync.Resyncer says so (its
+// predicted bound at the experiment's expected end would exceed the
+// target), or when the previous experiment used another spec; a fixed-count
+// spec whenever the engine calls (before every experiment, or after
+// Engine.ResyncEvery). It fails on a malformed opt.Accuracy.
 func NewResync(c mpi.Comm, g *clocksync.GlobalClock, opt ResyncOptions) (func(ex *engine.Experiment) error, error) {
-	var resyncer *clocksync.Resyncer
-	if opt.Accuracy != "" {
-		acc, err := clocksync.ParseAccuracy(opt.Accuracy)
-		if err != nil {
+	if a := strings.TrimSpace(opt.Accuracy); a != "" && !strings.EqualFold(a, "auto") && !strings.EqualFold(a, "none") {
+		if _, err := clocksync.ParseAccuracy(a); err != nil {
 			return nil, fmt.Errorf("pipeline: %w", err)
 		}
-		resyncer = &clocksync.Resyncer{Target: acc}
 	}
+	resyncer := &clocksync.Resyncer{}
 	algs := map[string]*clocksync.Algorithm{}
+	targets := map[string]clocksync.Accuracy{}
+	last := ""
 	return func(ex *engine.Experiment) error {
 		if ex.ClockSync == "none" || ex.ClockSync == "" {
 			return nil
 		}
 		a, ok := algs[ex.ClockSync]
 		if !ok {
-			var err error
-			if a, err = clocksync.ParseWithAccuracy(ex.ClockSync, opt.Accuracy); err != nil {
+			s, err := clocksync.ParseSpecAccuracy(ex.ClockSync, opt.Accuracy, opt.Default)
+			if err != nil {
 				return fmt.Errorf("pipeline: %w", err)
 			}
-			algs[ex.ClockSync] = a
+			if a, err = s.New(); err != nil {
+				return fmt.Errorf("pipeline: %w", err)
+			}
+			algs[ex.ClockSync], targets[ex.ClockSync] = a, s.Accuracy
 		}
-		reason := ""
-		if resyncer != nil { // re-sync when the bound says so
+		reason := "before every experiment (fixed counts)"
+		switch t := targets[ex.ClockSync]; {
+		case last != "" && last != ex.ClockSync:
+			reason = "the experiment's clock sync differs from the last one"
+		case !t.IsZero(): // re-sync when the bound says so
+			resyncer.Target = t
 			due, why, err := resyncer.Due(c)
 			if err != nil || !due {
 				return err
@@ -144,14 +163,67 @@ func NewResync(c mpi.Comm, g *clocksync.GlobalClock, opt ResyncOptions) (func(ex
 		if err != nil {
 			return err
 		}
-		if resyncer != nil {
-			resyncer.Synced(res)
-		}
+		resyncer.Synced(res)
+		last = ex.ClockSync
 		if opt.Record != nil {
 			opt.Record(ex, res, reason)
 		}
 		return nil
 	}, nil
+}
+
+// ClockAccuracy derives the clock accuracy target of a run from its
+// experiments (issue 28), for ResyncOptions.Default, and says how. The error
+// is the smallest late tolerance (window.Config.LateTolerance, 1 µs when
+// unset) of the experiments that synchronize clocks, and at most a tenth of
+// a windowed experiment's window: a rank's clock error moves its window
+// starts against the other ranks', which the late tolerance is the run's
+// measure of. The horizon is the longest expected duration of such an
+// experiment — (warmup + nrep) windows for the windowed methods, the
+// budget for round-time — rounded up to whole seconds, at least 1 s. A
+// clocksync.Resyncer re-synchronizes when a later experiment would outlast
+// the bound. It returns the zero target when no experiment synchronizes.
+func ClockAccuracy(exps []engine.Experiment) (clocksync.Accuracy, string) {
+	errS, horizon := math.Inf(1), 0.0
+	var why []string
+	for i := range exps {
+		ex := &exps[i]
+		if ex.ClockSync == "none" || ex.ClockSync == "" {
+			continue
+		}
+		tol := ex.Sync.LateTolerance
+		if tol <= 0 {
+			tol = time.Microsecond
+		}
+		e, src := tol.Seconds(), fmt.Sprintf("late tolerance %v", tol)
+		var d float64
+		if m := ex.Sync.Method; m.Windowed() {
+			w := ex.Sync.Window
+			if w <= 0 {
+				w = 100 * time.Microsecond
+			}
+			if (w / 10).Seconds() < e {
+				e, src = (w / 10).Seconds(), fmt.Sprintf("a tenth of the %v window", w)
+			}
+			d = float64(ex.Warmup+ex.Nrep) * w.Seconds()
+			if m == window.RoundTime {
+				b := ex.Sync.Budget
+				if b <= 0 {
+					b = 10 * time.Second
+				}
+				d = b.Seconds()
+			}
+		}
+		if e < errS {
+			errS, why = e, []string{src}
+		}
+		horizon = max(horizon, d)
+	}
+	if math.IsInf(errS, 1) {
+		return clocksync.Accuracy{}, ""
+	}
+	h := max(math.Ceil(horizon), 1)
+	return clocksync.Accuracy{Error: errS, Horizon: h}, fmt.Sprintf("%s at the longest expected experiment (%.3g s, at least 1 s)", why[0], horizon)
 }
 
 // EventTickNote explains, for windowed methods under Open MPI with its

@@ -6,7 +6,7 @@
 # cross-node truth, clockcheck for HCA3, JK, two-level and SKaMPI against
 # it, and a windowed run whose clocks drift per node.
 #
-# RUNS=N (default 0) then also measures the accuracy table of the README:
+# RUNS=N (default 0) then also measures the accuracy table of docs/measured.md:
 # N rounds (seed = round) of every algorithm × layout (2x1, 2x2, 4x1) × both
 # libraries, node offsets ±1000 s, skews ±100 ppm, checks after 0 and 10 s
 # (AFTER), default algorithm parameters. It prints the targets table (per
@@ -15,12 +15,12 @@
 # many drift-aware rows met both targets in every round. Raw results go to
 # $OUT/bench-*.jsonl; the tables, with the command, the commit, the start and
 # end time and the load, to $RESULT (default docs/vcluster-bench.txt, which
-# the README cites).
+# docs/measured.md cites).
 #
 # How long: on a quiet machine (2026-11-24, load 0.5-3.1) the suite took
 # 27 s and RUNS=10 took 51 min (303 s a round: Open MPI ~3 min, MPICH
 # ~2 min, syncs 1-6 s). Under load it is far longer (load 17-38: ~26 min a
-# round, docs/vcluster-round1.md); the Makefile allows 6 h. Run it on a
+# round, docs/history/vcluster-round1.md); the Makefile allows 6 h. Run it on a
 # quiet machine: the load is recorded with every row and in $RESULT.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -122,7 +122,7 @@ func NewBuffers(mode CacheMode, sendBytes, recvBytes, slots, flushBytes int, see
 	// from it reads one physical page over and over. Measured with
 	// MPICH 4.0.2 on these VMs, an 8 KiB–64 KiB message sent from such a
 	// buffer took 0.8× the time it takes from written memory
-	// (bench/fidelity, README "Why reprobench's numbers differ").
+	// (bench/fidelity, docs/fidelity.md "How fidelity is measured").
 	// 0x01 in every byte is a normal number as float32 and float64, so
 	// reductions never meet denormals.
 	fillPattern(b.sendAll)

@@ -32,7 +32,7 @@
  *    this does not). With Open MPI 4.1.4 the loop's median depends on
  *    whether its window is the process's first: one earlier window created
  *    and freed moved it by 1.02-1.12x in 12 of 12 alternating runs
- *    (README, "Put with fence: the first window"), and reprobench run
+ *    (docs/fidelity.md, "Put with fence: the first window"), and reprobench run
  *    measures in that state.
  *
  * 2. A RE-IMPLEMENTATION of osu_bw's timing loop (OSU micro-benchmarks

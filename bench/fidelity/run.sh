@@ -33,7 +33,7 @@
 # creating and freeing the windows of 1, 2 and 4 B that osu_put_latency
 # creates before it measures 8 B (p2p.c osuwin): with Open
 # MPI the plain loop's median depends on whether its window is the
-# process's first (README, "Put with fence: the first window").
+# process's first (docs/fidelity.md, "Put with fence: the first window").
 #
 # Duration on the 2-core VM: 42 minutes with the defaults at a load average
 # of 13-33; part 1 took 81 s and part 2 46 s at a load of 3-7 (about 450

@@ -22,8 +22,8 @@
 #
 # FLAVOR=mpich runs under MPICH (mpicc.mpich, mpiexec.mpich, -tags mpich).
 # Under Open MPI the script sets OMPI_MCA_mpi_event_tick_rate=0, what
-# `reprobench run` recommends for windowed methods (README, "Windowed
-# synchronization on a noisy machine");
+# `reprobench run` recommends for windowed methods (docs/windows.md,
+# "Windowed synchronization on a noisy machine");
 # TICK=default keeps Open MPI's default tick, to see what it costs.
 # Exit status 0 when some adaptive configuration meets both targets.
 set -euo pipefail

@@ -129,9 +129,6 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	return fmt.Errorf("%w: unknown --format %q", errUsage, o.format)
 }
 
-// anUnit is analysis.TimeUnit (plot_layout.go uses the short name).
-func anUnit(v float64) (string, float64) { return analysis.TimeUnit(v) }
-
 // anColumn is one column of analyze's text table.
 type anColumn struct {
 	name, help string

@@ -281,13 +281,13 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, header []string, opt 
 		} else {
 			fmt.Fprintf(tw, "%s\t", name)
 		}
-		ratio := anRatio(c.Ratio) + " [-]"
+		ratio := analysis.FormatRatio(c.Ratio) + " [-]"
 		if c.RatioCI.Valid() {
-			ratio = anRatio(c.Ratio) + " [" + anRatio(c.RatioCI.Lo) + ", " + anRatio(c.RatioCI.Hi) + "]"
+			ratio = analysis.FormatRatio(c.Ratio) + " [" + analysis.FormatRatio(c.RatioCI.Lo) + ", " + analysis.FormatRatio(c.RatioCI.Hi) + "]"
 		}
-		shift := cmpSigned(c.Shift.Estimate, sc, unit) + " [-]"
+		shift := analysis.FormatTimeSigned(c.Shift.Estimate, sc, unit) + " [-]"
 		if c.Shift.Valid() {
-			shift = cmpSigned(c.Shift.Estimate, sc, unit) + " [" + strings.ReplaceAll(analysis.FormatTimeScaledPair(c.Shift.Lo, c.Shift.Hi, sc, unit), unit, "") + "]"
+			shift = analysis.FormatTimeSigned(c.Shift.Estimate, sc, unit) + " [" + strings.ReplaceAll(analysis.FormatTimeScaledPair(c.Shift.Lo, c.Shift.Hi, sc, unit), unit, "") + "]"
 		}
 		sig := analysis.Stars(c.Result.P)
 		if !c.Significant || sig == "" {
@@ -339,15 +339,6 @@ func cmpTestHelp(t string) string {
 		return "Wilcoxon rank-sum on single observations (a side had 1 mpirun: not independent of that mpirun)"
 	}
 	return t
-}
-
-// cmpSigned formats a shift with its sign.
-func cmpSigned(v, sc float64, unit string) string {
-	s := analysis.FormatTimeScaled(v, sc, unit)
-	if v > 0 {
-		s = "+" + s
-	}
-	return s
 }
 
 func cmpP(p float64) string {

@@ -45,7 +45,7 @@ attempt (.partial files, a .csv written before the .json) are moved, not deleted
 to DIR/ID-aside/mpirun<iii>-attempt<k>/ first. Completed outputs are never touched.
 Under Slurm: an srun launcher outside an allocation makes each mpirun a job of its own, inside
 one (salloc, sbatch) a named step of it; --batch makes each mpirun a batch job, --batch with
---array the tasks of one job array. See "Running under Slurm" in the README.`
+--array the tasks of one job array. See docs/clusters.md, "Running under Slurm".`
 
 // launchStderrIsTerminal is replaced in tests.
 var launchStderrIsTerminal = func(w io.Writer) bool {

@@ -208,9 +208,12 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 			perr = fmt.Errorf("%w: --clock-sync: %v", errUsage, perr)
 		}
 	}
-	for i := 0; perr == nil && o.clockAccuracy != "" && i < len(exps); i++ {
+	// The default clock accuracy target, from what the experiments need
+	// (issue 28); --clock-accuracy none or a target replaces it.
+	target, targetWhy := pipeline.ClockAccuracy(exps)
+	for i := 0; perr == nil && i < len(exps); i++ {
 		if cs := exps[i].ClockSync; cs != "" && cs != "none" {
-			if _, err := clocksync.ParseWithAccuracy(cs, o.clockAccuracy); err != nil {
+			if _, err := clocksync.ParseSpecAccuracy(cs, o.clockAccuracy, target); err != nil {
 				perr = fmt.Errorf("%w: --clock-accuracy %s with clock sync %s: %v", errUsage, o.clockAccuracy, cs, err)
 			}
 		}
@@ -219,7 +222,8 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	// vcluster: a node's drift (clocksync.NodeSkewEnv, set only on a
 	// virtual cluster's skewed nodes) for every clock read of this rank;
 	// a skewed clock has no C-readable source, so such a rank drives its
-	// critical path from Go (mpi.ObserveGo). docs/vcluster.md says why.
+	// critical path from Go (mpi.ObserveGo). docs/clusters.md, "What C code
+	// sees", says why.
 	if cerr == nil {
 		clk, _, cerr = clocksync.NodeSkew(clk)
 	}
@@ -235,6 +239,12 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	meta := &rawdata.Metadata{RunID: o.runID, Mpirun: o.mpirun, Seed: o.seed, SeedGenerated: seedGenerated, Np: np,
 		Flags: map[string]string{}, Args: os.Args, Labels: o.labels, Design: o.designFile, StartUTC: start,
 		ClockSyncSpec: spec, ErrorCodes: rawdata.ErrorCodes}
+	if pipeline.NeedsSync(exps) {
+		meta.ClockAccuracy, meta.ClockAccuracySource = clockAccuracyNote(o.clockAccuracy, target, targetWhy)
+		if me == 0 {
+			fmt.Fprintf(stderr, "reprobench run: clock accuracy target %s (%s)\n", meta.ClockAccuracy, meta.ClockAccuracySource)
+		}
+	}
 	fs.VisitAll(func(f *flag.Flag) {
 		if _, removed := renamedRunFlags[f.Name]; !removed {
 			meta.Flags[f.Name] = f.Value.String()
@@ -249,7 +259,7 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	if pipeline.NeedsSync(exps) {
 		g := clocksync.NewGlobalClock(clk)
 		eng.Global = g
-		resync, err := pipeline.NewResync(c, g, pipeline.ResyncOptions{Accuracy: o.clockAccuracy,
+		resync, err := pipeline.NewResync(c, g, pipeline.ResyncOptions{Accuracy: o.clockAccuracy, Default: target,
 			Record: func(ex *engine.Experiment, res *clocksync.Result, reason string) {
 				if me != 0 {
 					return
@@ -325,4 +335,18 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	}
 	fmt.Fprintf(stdout, "%s: %d experiments, %d rows\n", w.Names().CSV, len(sums), w.Rows())
 	return nil
+}
+
+// clockAccuracyNote returns the clock accuracy target a run records and
+// prints, and where it came from: the --clock-accuracy flag (none: the
+// published fixed counts) or the default derived from the experiments.
+func clockAccuracyNote(flag string, target clocksync.Accuracy, why string) (string, string) {
+	switch f := strings.TrimSpace(flag); {
+	case strings.EqualFold(f, "none"):
+		return "none", "--clock-accuracy none: the published fixed counts, re-synchronized before every experiment (or --resync-every)"
+	case f != "" && !strings.EqualFold(f, "auto"):
+		a, _ := clocksync.ParseAccuracy(f) // checked by runOptions.check
+		return a.String(), "--clock-accuracy"
+	}
+	return target.String(), "default: " + why + "; specs with fixed counts or accuracy= keep theirs; --clock-accuracy sets another, none the published fixed counts"
 }

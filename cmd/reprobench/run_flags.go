@@ -99,8 +99,8 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.Float64Var(&o.roundK, "roundtime-k", 4, "round-time: start = now + k·(MPI_Bcast time)")
 	fs.DurationVar(&o.budget, "roundtime-budget", 10*time.Second, "round-time: time budget per experiment")
 	fs.StringVar(&o.clockSync, "clock-sync", "auto", "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto (hca3 when a windowed method or global runtime needs it, else none)")
-	fs.StringVar(&o.clockAccuracy, "clock-accuracy", "", "clock accuracy target ERROR@HORIZON, e.g. 1us@10s (jk, hca3, twolevel): learn until the predicted bound meets it, and re-synchronize before an experiment whose end it would otherwise exceed; empty: fixed fit points and --resync-every")
-	fs.DurationVar(&o.resyncEvery, "resync-every", 0, "re-synchronize the clocks before an experiment when this much time has passed (0: before every experiment)")
+	fs.StringVar(&o.clockAccuracy, "clock-accuracy", "auto", "clock accuracy `target` ERROR@HORIZON, e.g. 1us@10s: jk, hca3 and twolevel learn until every rank's predicted error bound at HORIZON meets ERROR, and re-synchronize before an experiment whose end the bound would otherwise exceed; auto: the late tolerance (at most a tenth of the window) at the longest expected experiment, at least 1 s, for every spec without fixed counts or accuracy=; none: the published fixed counts, re-synchronized before every experiment (--resync-every)")
+	fs.DurationVar(&o.resyncEvery, "resync-every", 0, "re-synchronize the clocks before an experiment when this much time has passed (0: before every experiment); with an accuracy target the predicted bound decides among those")
 	fs.StringVar(&o.runtimeType, "runtime", "local", "completion time per observation: local (max over ranks of end−start), global (max end − min start, global clock), loop (n calls back to back, max over ranks of (end−start)/n: IMB's t_max), osu (what OSU prints: collectives time each call t0;call;t1 with a barrier after it, average over calls then over ranks; ping-pong: root's elapsed/(2n)), imb (what IMB prints: n calls back to back after the barrier, (t2−t1)/n averaged over ranks = t_avg; ping-pong: root's (t2−t1)/(2n)); see docs/data-format.md")
 	fs.IntVar(&o.loopReps, "loop-reps", 100, "calls per observation n for --runtime loop, osu and imb (OSU's iterations: 1000, 100 above 8 KiB; osu_latency 10000)")
 	fs.StringVar(&o.clock, "clock", "monotonic", "clock: monotonic, tsc, tsc_lfence or mpi_wtime")
@@ -171,8 +171,8 @@ func (o *runOptions) check() error {
 	if !(o.roundK > 0) || o.roundK > 1e6 {
 		return fmt.Errorf("--roundtime-k %v: must be in (0, 1e6]", o.roundK)
 	}
-	if o.clockAccuracy != "" {
-		if _, err := clocksync.ParseAccuracy(o.clockAccuracy); err != nil {
+	if a := strings.TrimSpace(o.clockAccuracy); a != "" && !strings.EqualFold(a, "auto") && !strings.EqualFold(a, "none") {
+		if _, err := clocksync.ParseAccuracy(a); err != nil {
 			return fmt.Errorf("--clock-accuracy: %v", err)
 		}
 	}
