@@ -7,8 +7,9 @@
 // The headers form a tree, never a circle: this one includes only system
 // headers and the generated rbmpi_ops.h; rbmpi_sync.h (clocks and waits)
 // includes this one; each family header (rbmpi_coll.h, rbmpi_vcoll.h,
-// rbmpi_guide.h, rbmpi_nbc.h, rbmpi_p2p.h) includes these two; rbmpi.h,
-// which the Go files include, includes them all (TestCHeaders checks it).
+// rbmpi_guide.h, rbmpi_nbc.h, rbmpi_p2p.h) includes this one, and
+// rbmpi_sync.h where it waits (rbmpi_nbc.h); rbmpi.h, which the Go files
+// include, includes them all (TestCHeaders checks it).
 #ifndef RBMPI_TYPES_H
 #define RBMPI_TYPES_H
 
