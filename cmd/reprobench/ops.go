@@ -71,36 +71,51 @@ func writeOpsText(w io.Writer) error {
 	fmt.Fprintln(w, "without MPI_, in any case; n is one rank's message size (--sizes), p the ranks, k the skew. Per call:")
 	fmt.Fprintln(w, "the Observation fields it takes, its buffers, datatypes, C entry, simulator model (mpitest), and")
 	fmt.Fprintln(w, "whether the checkers compare its receive buffer with its expected result.")
-	fam := mpi.Family(-1)
+	// The families in the order of their first row; within one, the rows
+	// in the table's order (a row added at the end of the table joins its
+	// family's group).
+	var fams []mpi.Family
+	rows := map[mpi.Family][]*mpi.Op{}
 	for _, op := range mpi.Ops() {
-		if op.Family != fam {
-			fam = op.Family
-			fmt.Fprintf(w, "\n%s: %s\n", fam, familyDocs[fam])
+		if rows[op.Family] == nil {
+			fams = append(fams, op.Family)
 		}
-		fmt.Fprintf(w, "  %s — %s\n", op.Name, op.Doc)
-		var d []string
-		if op.Params != 0 {
-			d = append(d, "takes "+op.Params.String())
+		rows[op.Family] = append(rows[op.Family], op)
+	}
+	for _, fam := range fams {
+		fmt.Fprintf(w, "\n%s: %s\n", fam, familyDocs[fam])
+		for _, op := range rows[fam] {
+			writeOpText(w, op)
 		}
-		d = append(d, "buffers "+op.Buffers.Doc, typesDoc(op.Types))
-		if op.MinRanks > 1 {
-			d = append(d, fmt.Sprintf("≥ %d ranks", op.MinRanks))
-		}
-		entry := "C " + op.C
-		if op.Phased {
-			entry += " (phased)"
-		}
-		sim := "sim " + op.Sim.String()
-		if op.Twin != nil {
-			sim += " of " + op.Twin.Name
-		}
-		check := "result checked"
-		if op.Result == nil {
-			check = "no result to check"
-		}
-		fmt.Fprintf(w, "      %s\n", strings.Join(append(d, entry, sim, check), "; "))
 	}
 	return nil
+}
+
+// writeOpText prints one row: its name and what it does, then what it
+// reads and how it runs.
+func writeOpText(w io.Writer, op *mpi.Op) {
+	fmt.Fprintf(w, "  %s — %s\n", op.Name, op.Doc)
+	var d []string
+	if op.Params != 0 {
+		d = append(d, "takes "+op.Params.String())
+	}
+	d = append(d, "buffers "+op.Buffers.Doc, typesDoc(op.Types))
+	if op.MinRanks > 1 {
+		d = append(d, fmt.Sprintf("≥ %d ranks", op.MinRanks))
+	}
+	entry := "C " + op.C
+	if op.Phased {
+		entry += " (phased)"
+	}
+	sim := "sim " + op.Sim.String()
+	if op.Twin != nil {
+		sim += " of " + op.Twin.Name
+	}
+	check := "result checked"
+	if op.Result == nil {
+		check = "no result to check"
+	}
+	fmt.Fprintf(w, "      %s\n", strings.Join(append(d, entry, sim, check), "; "))
 }
 
 func twinName(op *mpi.Op) string {

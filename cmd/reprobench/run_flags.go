@@ -125,8 +125,8 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.IntVar(&o.checkNp, "check-np", 0, "only check the flags (and --design) for this many processes, without MPI, and exit (launch does so before its first mpirun)")
 	nbcFlags(fs, &o.nbc) // nbc.go
 	// p2p:
-	fs.IntVar(&o.bwWindow, "bw-window", mpi.DefaultBWWindow, "messages per window of bw, bibw and mbw_mr (osu_bw's window size); recorded in the raw data's bw_window column")
-	fs.StringVar(&o.rmaSync, "rma-sync", "fence", "synchronization of MPI_Put, MPI_Get and MPI_Accumulate: fence (MPI_Win_fence; op; MPI_Win_fence), lock (MPI_Win_lock; op; MPI_Win_unlock) or flush (op; MPI_Win_flush inside MPI_Win_lock_all); recorded in the raw data's rma_sync column")
+	fs.IntVar(&o.bwWindow, "bw-window", mpi.DefaultBWWindow, "messages per window of "+mpi.CallNames(mpi.CallsTaking(mpi.ParamBWWindow))+" (osu_bw's window size); recorded in the raw data's bw_window column")
+	fs.StringVar(&o.rmaSync, "rma-sync", "fence", "synchronization of "+mpi.CallNames(mpi.CallsTaking(mpi.ParamRMASync))+": fence (MPI_Win_fence; op; MPI_Win_fence), lock (MPI_Win_lock; op; MPI_Win_unlock) or flush (op; MPI_Win_flush inside MPI_Win_lock_all); recorded in the raw data's rma_sync column")
 	for old, now := range renamedRunFlags {
 		removedFlag(fs, old, now)
 	}
