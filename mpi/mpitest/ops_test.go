@@ -105,7 +105,7 @@ func TestOpsResultsCanFail(t *testing.T) {
 	cases := opcheck.Cases(3, []mpi.Datatype{mpi.Int32}, []int{2}, []int{0}, mpi.Sum)
 	errs := runCases(t, 3, cases, func(c mpi.Comm) mpi.Comm { return corrupt{c} })
 	got := strings.Join(errs, "\n")
-	for _, call := range []mpi.Call{mpi.CallAllreduce, mpi.CallAlltoall, mpi.CallIallreduce, mpi.CallAllgatherv, mpi.CallReduceBcast} {
+	for _, call := range []mpi.Call{mpi.CallAllreduce, mpi.CallAlltoall, mpi.CallIallreduce, mpi.CallAllgatherv, mpi.CallReduceBcast, mpi.CallAllreduceInit} {
 		if !strings.Contains(got, fmt.Sprintf("%v int32", call)) {
 			t.Errorf("a corrupted %v passed the check", call)
 		}
