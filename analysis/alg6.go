@@ -221,11 +221,17 @@ type Comparison struct {
 	NameA, NameB     string   // label values when comparing by label
 	MedianA, MedianB float64  // median of the values entering the test
 	Ratio            float64  // MedianB / MedianA
-	// RatioCI is the confidence interval of the ratio B/A at
-	// Options.Level: exp of the Hodges-Lehmann interval of log B − log A
-	// over the values entering the test (the ratio by which B's values
-	// are shifted from A's on a log scale). Its Warning says why it is
-	// missing (values ≤ 0, too few values for the level).
+	// RatioShift is exp of the Hodges-Lehmann estimate of log B − log A
+	// over the values entering the test: the factor by which B's values
+	// are shifted from A's on a log scale, the point estimate RatioCI is
+	// the interval of (it always lies inside it). It equals Ratio when B's
+	// values are A's scaled; when the two sides differ in shape (a side
+	// whose single mpirun ran partly in a fast and partly in a slow mode)
+	// the two part, and Ratio may lie outside RatioCI.
+	RatioShift float64
+	// RatioCI is the confidence interval of RatioShift at Options.Level:
+	// exp of the Hodges-Lehmann interval of log B − log A. Its Warning
+	// says why it is missing (values ≤ 0, too few values for the level).
 	RatioCI Interval
 	Test    string // "wilcoxon-mpirun-medians" or "wilcoxon-observations"
 	Result  TestResult
@@ -278,10 +284,11 @@ func CompareSummaries(a, b GroupSummary, ra, rb []float64, opt Options) Comparis
 	}
 	if len(xa) > 0 && len(xb) > 0 && len(xa)+len(xb) <= ShiftLimit {
 		c.Shift = HodgesLehmann(xb, xa, TwoSided, opt.Level)
-		c.RatioCI = ratioCI(xa, xb, opt.Level)
+		c.RatioShift, c.RatioCI = ratioShift(xa, xb, opt.Level)
 	} else {
 		nan := math.NaN()
 		c.Shift = Shift{Estimate: nan, Interval: Interval{Lo: nan, Hi: nan}}
+		c.RatioShift = nan
 		c.RatioCI = Interval{Lo: nan, Hi: nan, Level: opt.Level, Confidence: nan, Warning: "no values or too many"}
 		if len(xa)+len(xb) > ShiftLimit {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("shift estimate skipped for %d > %d values", len(xa)+len(xb), ShiftLimit))
@@ -293,8 +300,9 @@ func CompareSummaries(a, b GroupSummary, ra, rb []float64, opt Options) Comparis
 	return c
 }
 
-// ratioCI is exp of the Hodges-Lehmann interval of log b − log a.
-func ratioCI(a, b []float64, level float64) Interval {
+// ratioShift is exp of the Hodges-Lehmann estimate of log b − log a and
+// of its interval.
+func ratioShift(a, b []float64, level float64) (float64, Interval) {
 	nan := math.NaN()
 	la, lb := make([]float64, len(a)), make([]float64, len(b))
 	for i, v := range a {
@@ -304,14 +312,15 @@ func ratioCI(a, b []float64, level float64) Interval {
 		lb[i] = math.Log(v)
 	}
 	if slices.ContainsFunc(a, func(v float64) bool { return !(v > 0) }) || slices.ContainsFunc(b, func(v float64) bool { return !(v > 0) }) {
-		return Interval{Lo: nan, Hi: nan, Level: level, Confidence: nan, Warning: "a value ≤ 0: no ratio interval"}
+		return nan, Interval{Lo: nan, Hi: nan, Level: level, Confidence: nan, Warning: "a value ≤ 0: no ratio interval"}
 	}
-	iv := HodgesLehmann(lb, la, TwoSided, level).Interval
+	sh := HodgesLehmann(lb, la, TwoSided, level)
+	iv := sh.Interval
 	iv.Lo, iv.Hi = math.Exp(iv.Lo), math.Exp(iv.Hi)
 	if !iv.Valid() && iv.Warning == "" {
 		iv.Warning = fmt.Sprintf("too few values (%d+%d) for a %g%% interval of the ratio", len(a), len(b), 100*level)
 	}
-	return iv
+	return math.Exp(sh.Estimate), iv
 }
 
 // CompareSummariesPaired compares two analyzed groups whose observations

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -151,6 +152,23 @@ func NewDataset() *Dataset {
 func ReadRaw(r io.Reader, name string) (*Dataset, error) {
 	d := NewDataset()
 	return d, d.Read(r, name)
+}
+
+// ReadFiles adds the raw and per-rank files of names to d, in order (Read
+// on each; the errors name the file and line).
+func (d *Dataset) ReadFiles(names ...string) error {
+	for _, n := range names {
+		f, err := os.Open(n)
+		if err != nil {
+			return err
+		}
+		err = d.Read(f, n)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ErrFormat is wrapped by every error about malformed input.

@@ -234,7 +234,7 @@ func TestCheckUncertainty(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			h := &clocksync.Harness{Sleep: r.Sleep, TrueNow: r.TrueNow, LocalAt: w.ClockAt, Implausible: limit}
+			h := &clocksync.Harness{Sleep: r.Sleep, TrueNow: r.TrueNow, ClockAt: w.ClockAt, Implausible: limit}
 			if r.ID() == 0 {
 				h.Models = res.Models()
 			}

@@ -63,7 +63,7 @@ func ExampleAlgorithm_Sync() {
 			After:   []time.Duration{0, 10 * time.Second},
 			Sleep:   r.Sleep,
 			TrueNow: r.TrueNow,
-			LocalAt: w.ClockAt,
+			ClockAt: w.ClockAt,
 			Models:  res.Models(),
 		}
 		checks, err := h.Run(r.Comm(), g)
@@ -175,14 +175,14 @@ func ExampleSpread() {
 	w, _ := mpitest.New(mpitest.Config{Ranks: 2, Seed: 1})
 	err = w.Run(func(r *mpitest.Rank) error {
 		g := clocksync.NewGlobalClock(r.Clock())
-		// In simulation the learner sleeps in virtual time between its
-		// fit points.
-		res, err := alg.SyncWith(r.Comm(), g, clocksync.SyncOptions{Sleep: r.Sleep})
+		// In simulation the learner and the harness wait in virtual time
+		// (mpitest's clock is a timing.Sleeper): no Sleep option needed.
+		res, err := alg.Sync(r.Comm(), g)
 		if err != nil {
 			return err
 		}
-		h := &clocksync.Harness{After: []time.Duration{10 * time.Second}, Sleep: r.Sleep,
-			TrueNow: r.TrueNow, LocalAt: w.ClockAt, Models: res.Models()}
+		h := &clocksync.Harness{After: []time.Duration{10 * time.Second},
+			TrueNow: r.TrueNow, ClockAt: w.ClockAt, Models: res.Models()}
 		checks, err := h.Run(r.Comm(), g)
 		if err != nil || r.ID() != 0 {
 			return err

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/reprobench/reprobench/campaign"
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
@@ -76,9 +78,15 @@ func Agree(c mpi.Comm, err error) error {
 }
 
 // ProcessorNames returns, on rank 0, every rank's MPI processor name
-// (collective; nil on the other ranks).
+// (collective; nil on the other ranks). Before MPI is initialized (a
+// simulated world) each rank reports the host name.
 func ProcessorNames(c mpi.Comm) ([]string, error) {
-	pn, _ := mpi.ProcessorName()
+	var pn string
+	if mpi.World() != nil { // MPI is initialized (Open MPI aborts the process before)
+		pn, _ = mpi.ProcessorName()
+	} else { // a simulated world: its ranks share this process's host
+		pn, _ = os.Hostname()
+	}
 	var pbuf [256]byte
 	copy(pbuf[:], pn)
 	var all []byte
@@ -269,4 +277,33 @@ func Clock(name string, tscHz float64) (timing.Clock, error) {
 		return mpi.WtimeClock(), nil
 	}
 	return nil, fmt.Errorf("pipeline: unknown clock %q (want one of %s)", name, strings.Join(ClockNames, ", "))
+}
+
+// CheckLaunch is collective: it refuses a communicator whose size is not
+// the one its launcher declared (campaign.CheckSize with this build's MPI
+// library, mpi.BuildFlavor): a launcher or srun PMI plugin that does not
+// connect the ranks starts singletons, each of which would measure alone
+// and write a result of np 1 (issue #32). Every rank checks its own
+// environment (getenv, e.g. os.Getenv) and the ranks agree (Agree), so
+// that all of them stop before anything is written. A program that writes
+// measurements calls it right after mpi.Init.
+func CheckLaunch(c mpi.Comm, getenv func(string) string) error {
+	node, err := c.SplitShared()
+	if err != nil {
+		return &RankError{c.Rank(), err}
+	}
+	nodeNp := node.Size()
+	if err := node.Free(); err != nil {
+		return &RankError{c.Rank(), err}
+	}
+	return Agree(c, campaign.CheckSize(c.Size(), nodeNp, mpi.BuildFlavor, getenv))
+}
+
+// LaunchNote returns, for a process that srun started with a PMI plugin
+// this build's MPI library cannot use, a note naming the right one
+// (campaign.SrunPluginNote), and "" otherwise. Print it before mpi.Init:
+// there Debian's Open MPI ends such a process with its own message, before
+// CheckLaunch could say what to do.
+func LaunchNote(getenv func(string) string) string {
+	return campaign.SrunPluginNote(mpi.BuildFlavor, getenv)
 }

@@ -597,10 +597,10 @@ func Compare(rows []analysis.Comparison, level float64, size Size) (Figure, erro
 	return finish(p, w, h, crowded(h, len(rows), 3)), nil
 }
 
-// plotCompare draws, per group, the median of per-mpirun medians of A and B
-// relative to A as a pair of horizontal bars, B's with the confidence
-// interval of the ratio (analysis.Comparison.RatioCI) as a black error
-// bar, and to the right of each pair the ratio with that interval, the
+// plotCompare draws, per group, A and B relative to A as a pair of
+// horizontal bars (1, and B's shift ratio analysis.Comparison.RatioShift),
+// B's with the confidence interval of that ratio (RatioCI) as a black
+// error bar, and to the right of each pair the ratio with that interval, the
 // Wilcoxon significance (stars, or ~ when not significant), the p-value
 // and the sample sizes (paper 000 Fig. 26). Groups are rows labelled on
 // the y axis in full; row is the height of one row in points. labelRoom is
@@ -616,10 +616,10 @@ func plotCompare(rows []analysis.Comparison, row vg.Length, level float64) (p *p
 	var bars []plot.Plotter
 	for i, r := range rows {
 		y := n - 1 - i // first group on top
-		va[y], vb[y] = 1, r.Ratio
+		va[y], vb[y] = 1, r.RatioShift
 		keys[i] = r.Key
 		right := 1.0
-		for _, v := range []float64{r.Ratio, r.RatioCI.Hi} {
+		for _, v := range []float64{r.RatioShift, r.RatioCI.Hi} {
 			if !math.IsNaN(v) && !math.IsInf(v, 0) {
 				right = math.Max(right, v)
 			}
@@ -644,7 +644,7 @@ func plotCompare(rows []analysis.Comparison, row vg.Length, level float64) (p *p
 			}
 		}
 		lab.XYs = append(lab.XYs, plotter.XY{X: right, Y: float64(y)})
-		lab.Labels = append(lab.Labels, fmt.Sprintf("%s×%s  %s  p=%s n=%d+%d", anRatio(r.Ratio), ci, mark, formatP(r.Result.P), r.NA, r.NB))
+		lab.Labels = append(lab.Labels, fmt.Sprintf("%s×%s  %s  p=%s n=%d+%d", anRatio(r.RatioShift), ci, mark, formatP(r.Result.P), r.NA, r.NB))
 	}
 	ba, err := plotter.NewBarChart(va, w)
 	if err != nil {

@@ -28,10 +28,13 @@ type Metadata struct {
 	ClockSyncSpec string          `json:"clock_sync"`
 	ClockSyncs    []ClockSync     `json:"clock_syncs,omitempty"`
 	MPILibrary    string          `json:"mpi_library_version"`
-	MPIThread     string          `json:"mpi_thread_level"`
+	// MPIThread is the thread level the binding uses, by its short name
+	// (single, funneled, serialized, multiple: mpi.ThreadLevel.String).
+	MPIThread string `json:"mpi_thread_level"`
 	// MPIThreadRequested and MPIThreadProvided are the thread levels
 	// requested from MPI_Init_thread and granted by it, by their MPI names
-	// (MPI_THREAD_SINGLE, …).
+	// (MPI_THREAD_SINGLE, …). Writer.Close takes either spelling in any
+	// of the three fields and writes each field's own.
 	MPIThreadRequested string            `json:"mpi_thread_requested"`
 	MPIThreadProvided  string            `json:"mpi_thread_provided"`
 	ProcessorNames     []string          `json:"processor_names"`

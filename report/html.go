@@ -368,7 +368,7 @@ func (r *Report) figures(v *page) {
 		names, _ := plots.GroupLabels(keys, 1<<20)
 		for i, row := range c.Rows {
 			unit, sc := analysis.TimeUnit(row.MedianA)
-			ratio := analysis.FormatRatio(row.Ratio)
+			ratio := analysis.FormatRatio(row.RatioShift)
 			if row.RatioCI.Valid() {
 				ratio += " [" + analysis.FormatRatio(row.RatioCI.Lo) + ", " + analysis.FormatRatio(row.RatioCI.Hi) + "]"
 			}
@@ -380,7 +380,7 @@ func (r *Report) figures(v *page) {
 			class := "same"
 			if !row.Significant || sig == "" {
 				sig = "~"
-			} else if row.Ratio > 1 {
+			} else if row.RatioShift > 1 {
 				class = "slower"
 			} else {
 				class = "faster"
@@ -488,7 +488,7 @@ func (r *Report) findings(v *page) {
 			switch {
 			case !row.Significant:
 				same++
-			case row.Ratio < 1:
+			case row.RatioShift < 1:
 				faster++
 			default:
 				slower++

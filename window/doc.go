@@ -4,22 +4,23 @@
 //
 // # Methods
 //
-// A Method names how the ranks are brought to a common start:
+// A Method names how the ranks are brought to a common start. Its name (as
+// ParseMethod and the command line spell it) and its constant:
 //
-//	barrier          MPI_Barrier before every observation (IMB, OSU)
-//	double_barrier   two MPI_Barrier calls (reduces the barrier's exit skew)
-//	dissemination    our own dissemination barrier, ⌈log2 P⌉ sendrecv rounds
-//	window           fixed window (Alg. 1 of 000, SKaMPI/ReproMPI): rank 0
-//	                 broadcasts a start time t0 in global time, observation i
-//	                 of a batch starts at t0 + i·window on every rank
-//	adaptive_skampi  window, and after each batch with ≥ 25% invalid
-//	                 observations window = max(2·window, 1.5·mean duration)
-//	adaptive_nbcbench window, and a batch with ≥ 25% invalid observations is
-//	                 marked discarded and repeated with window ×1.5 (NBCBench)
-//	roundtime        every round: barrier, rank 0 picks start = now +
-//	                 k·(measured MPI_Bcast time) and broadcasts it in global
-//	                 time; a late start invalidates the observation, which is
-//	                 redone; a time budget ends the experiment
+//	barrier           Barrier           MPI_Barrier before every observation (IMB, OSU)
+//	double_barrier    DoubleBarrier     two MPI_Barrier calls (reduces the barrier's exit skew)
+//	dissemination     Dissemination     our own dissemination barrier, ⌈log2 P⌉ sendrecv rounds
+//	window            Fixed             fixed window (Alg. 1 of 000, SKaMPI/ReproMPI): rank 0
+//	                                    broadcasts a start time t0 in global time, observation i
+//	                                    of a batch starts at t0 + i·window on every rank
+//	adaptive_skampi   AdaptiveSKaMPI    window, and after each batch with ≥ 25% invalid
+//	                                    observations window = max(2·window, 1.5·mean duration)
+//	adaptive_nbcbench AdaptiveNBCBench  window, and a batch with ≥ 25% invalid observations is
+//	                                    marked discarded and repeated with window ×1.5 (NBCBench)
+//	roundtime         RoundTime         every round: barrier, rank 0 picks start = now +
+//	                                    k·(measured MPI_Bcast time) and broadcasts it in global
+//	                                    time; a late start invalidates the observation, which is
+//	                                    redone; a time budget ends the experiment
 //
 // The adaptive policies count invalid observations, as published; with
 // Config.AdaptOn = AdaptOnExpired they count only expired ones. A late start

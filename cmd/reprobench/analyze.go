@@ -37,13 +37,7 @@ func anReadFiles(stdin io.Reader, files []string, keepDup bool) (*analysis.Datas
 			}
 			continue
 		}
-		fh, err := os.Open(f)
-		if err != nil {
-			return nil, err
-		}
-		err = d.Read(fh, f)
-		fh.Close()
-		if err != nil {
+		if err := d.ReadFiles(f); err != nil {
 			return nil, anReadError(err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/timing"
 )
 
@@ -377,7 +379,7 @@ func clockcheckSim(o clockcheckOptions) (*clockcheckReport, error) {
 			s.Base = clk
 			clk = &s
 		}
-		h := &clocksync.Harness{TrueNow: r.TrueNow, LocalAt: localAt}
+		h := &clocksync.Harness{TrueNow: r.TrueNow, ClockAt: localAt}
 		return o.check(r.Comm(), clk, r.Sleep, h, rep)
 	})
 	if err != nil {
@@ -390,6 +392,9 @@ func clockcheckSim(o clockcheckOptions) (*clockcheckReport, error) {
 }
 
 func clockcheckMPI(o clockcheckOptions) (rep *clockcheckReport, err error) {
+	if note := pipeline.LaunchNote(os.Getenv); note != "" {
+		fmt.Fprintln(os.Stderr, "reprobench clockcheck: note:", note)
+	}
 	if err := mpi.Init(); err != nil {
 		return nil, err
 	}
@@ -399,6 +404,10 @@ func clockcheckMPI(o clockcheckOptions) (rep *clockcheckReport, err error) {
 		}
 	}()
 	c := mpi.World()
+	// Singletons of a wrong launcher would each report a job of one.
+	if err := pipeline.CheckLaunch(c, os.Getenv); err != nil {
+		return nil, err
+	}
 	if o.skewRank >= c.Size() {
 		return nil, fmt.Errorf("%w: --skew-rank %d but only %d ranks", errUsage, o.skewRank, c.Size())
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/rawdata"
-	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -54,6 +53,9 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	}
 	if o.checkNp > 0 {
 		return runCheckFlags(o, o.checkNp) // launch_hooks.go
+	}
+	if note := pipeline.LaunchNote(os.Getenv); note != "" {
+		fmt.Fprintln(stderr, "reprobench run: note:", note)
 	}
 	if _, err := mpi.InitThread(level); err != nil {
 		return err
@@ -163,7 +165,9 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	c := mpi.World()
 	me, np := c.Rank(), c.Size()
 	start := time.Now().UTC()
-	if err := launchCheckSize(np); err != nil { // launch_hooks.go
+	// A launcher or PMI that did not connect the ranks: refuse before
+	// anything is written (issue #32).
+	if err := pipeline.CheckLaunch(c, os.Getenv); err != nil {
 		return err
 	}
 
@@ -236,9 +240,17 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 		}
 	}
 
-	meta := &rawdata.Metadata{RunID: o.runID, Mpirun: o.mpirun, Seed: o.seed, SeedGenerated: seedGenerated, Np: np,
-		Flags: map[string]string{}, Args: os.Args, Labels: o.labels, Design: o.designFile, StartUTC: start,
-		ClockSyncSpec: spec, ErrorCodes: rawdata.ErrorCodes}
+	// From here on, an error on one rank aborts the job.
+	fail := func(err error) error { return &pipeline.RankError{Rank: me, Err: err} }
+	// Facts for the metadata (clock, MPI library, processor names,
+	// environment): what a library program's pipeline.Run records too.
+	meta, err := pipeline.CollectMetadata(c, clk)
+	if err != nil {
+		return fail(err)
+	}
+	meta.RunID, meta.Mpirun, meta.Seed, meta.SeedGenerated = o.runID, o.mpirun, o.seed, seedGenerated
+	meta.Labels, meta.Design, meta.StartUTC, meta.ClockSyncSpec = o.labels, o.designFile, start, spec
+	meta.Flags = map[string]string{}
 	if pipeline.NeedsSync(exps) {
 		meta.ClockAccuracy, meta.ClockAccuracySource = clockAccuracyNote(o.clockAccuracy, target, targetWhy)
 		if me == 0 {
@@ -252,9 +264,6 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	})
 	meta.Flags["seed"] = strconv.FormatUint(o.seed, 10)
 	meta.Flags["run-id"] = o.runID
-
-	// From here on, an error on one rank aborts the job.
-	fail := func(err error) error { return &pipeline.RankError{Rank: me, Err: err} }
 	eng := &engine.Engine{Comm: c, Clock: clk, PerRank: o.perRank, ResyncEvery: o.resyncEvery}
 	if pipeline.NeedsSync(exps) {
 		g := clocksync.NewGlobalClock(clk)
@@ -275,31 +284,11 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 		eng.Resync = resync
 	}
 
-	// Facts for the metadata: clock, MPI library, processor names.
-	if me == 0 {
-		if m, err := timing.Measure(clk); err == nil {
-			meta.Clock = rawdata.MarshalRecord(m)
-		}
-		if t, ok := clk.(*timing.TSC); ok {
-			meta.TSC = rawdata.MarshalRecord(struct {
-				Frequency timing.Frequency `json:"frequency"`
-				Facts     timing.TSCFacts  `json:"facts"`
-			}{t.Frequency(), t.Facts()})
-		}
-		meta.MPILibrary, _ = mpi.LibraryVersion()
-		meta.MPIThread = mpi.Thread().String()
-		meta.MPIThreadRequested, meta.MPIThreadProvided = mpi.ThreadRequested().MPIName(), mpi.ThreadProvided()
-	}
-	if meta.ProcessorNames, err = pipeline.ProcessorNames(c); err != nil {
-		return fail(err)
-	}
 	if eng.NoiseGuard, err = noiseGuardHook(c, meta.ProcessorNames, exps, o); err != nil { // noise.go (noise, issue 15)
 		return fail(err)
 	}
 	var w *rawdata.Writer
 	if me == 0 {
-		env := design.CollectEnvironment()
-		meta.Environment = rawdata.MarshalRecord(&env)
 		w, err = rawdata.Create(rawdata.Options{Dir: o.out, RunID: o.runID, Mpirun: o.mpirun, PerRank: o.perRank,
 			Labels: o.labels, Experiments: engine.Declare(exps)})
 		if err != nil {

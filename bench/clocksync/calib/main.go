@@ -184,11 +184,11 @@ type candidate struct {
 }
 
 type outcome struct {
-	stopN                  int
-	slopeOK                bool // the slope part of the bound covers the slope's error
-	span, t                float64
-	e0, eh, b0, bh         float64
-	met, budgetOut, cov0OK bool
+	stopN          int
+	slopeOK        bool // the slope part of the bound covers the slope's error
+	span, t        float64
+	e0, eh, b0, bh float64
+	met, budgetOut bool
 }
 
 func replay(args []string) error {
