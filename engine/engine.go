@@ -254,6 +254,9 @@ func (ex *Experiment) check(p int) error {
 	if err := op.CheckType(ex.Type, ex.Op); err != nil {
 		return err
 	}
+	if op.Bound && (ex.Cache == window.CacheCycle || ex.Cache == window.CacheRandom) {
+		return fmt.Errorf("%v: the request mpi.Prepare makes is bound to the buffers it was given, and cache mode %v moves them between observations (use warm or cold)", ex.Call, ex.Cache)
+	}
 	if err := checkSkew(ex, p); err != nil { // vcoll
 		return err
 	}

@@ -324,6 +324,12 @@ type Op struct {
 	// outside the timed part (a request array, an RMA window) and to free
 	// it. Such an entry gets a non-const rb_args.
 	Phased bool
+	// Bound says that what the phased entry's prepare phase makes keeps
+	// the addresses of the buffers Prepare was given (a persistent
+	// request), so every call must use those buffers: the engine refuses
+	// the cache modes that move them, and a call on others fails
+	// (ErrBoundBuffers).
+	Bound bool
 	// Go is the reference semantics in Go, through the methods of a Comm:
 	// the binding's path for clocks C cannot read, and, with
 	// ModelReference, the simulator's model. nil: the call runs only in C.
@@ -463,7 +469,7 @@ func init() {
 		CallAllreduceInit: {Name: "MPI_Allreduce_init", Family: FamilyColl, Doc: "persistent MPI_Allreduce: the request made once per experiment by Prepare " +
 			"(MPI_Allreduce_init; Open MPI 4.1: MPIX_Allreduce_init), each call MPI_Start then MPI_Wait",
 			Params: ParamOp, Buffers: bufSame, Types: numericTypes, Twin: &ops[CallAllreduce],
-			C: "rb_allreduce_init", Phased: true, Go: goC, Sim: ModelPersistent, Result: resultAllreduce},
+			C: "rb_allreduce_init", Phased: true, Bound: true, Go: goC, Sim: ModelPersistent, Result: resultAllreduce},
 	}
 	for i := range ops {
 		op := &ops[i]

@@ -362,6 +362,9 @@ func rowProblems(op *Op, entries map[string]cEntry) []string {
 			bad("C entry %s(%s); a row with Phased %v needs (%s)", op.C, strings.Join(e.params, ", "), op.Phased, strings.Join(want, ", "))
 		}
 	}
+	if op.Bound && !op.Phased {
+		bad("Bound without Phased: only a prepare phase can bind buffers")
+	}
 	if op.Sim < 0 || op.Sim >= numModels {
 		bad("model %v", op.Sim)
 	}
@@ -452,6 +455,7 @@ func TestOpsTableCanFail(t *testing.T) {
 			{"an undefined C entry", func(o *Op) { o.C = "rb_no_such_call" }, "defined in no header"},
 			{"an entry of another family", func(o *Op) { o.C = "rb_vcoll_call" }, "not its family's"},
 			{"the wrong phasing", func(o *Op) { o.Phased = !o.Phased }, "needs ("},
+			{"bound without a prepare phase", func(o *Op) { o.Bound, o.Phased = true, false }, "Bound without Phased"},
 			{"no model", func(o *Op) { o.Sim = numModels }, "model"},
 			{"a reference model without Go", func(o *Op) { o.Sim, o.Go = ModelReference, nil }, "Op.Go"},
 			{"no ranks", func(o *Op) { o.MinRanks = 0 }, "MinRanks"},

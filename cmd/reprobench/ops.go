@@ -107,6 +107,9 @@ func writeOpText(w io.Writer, op *mpi.Op) {
 	if op.Phased {
 		entry += " (phased)"
 	}
+	if op.Bound {
+		entry += ", bound to its buffers"
+	}
 	sim := "sim " + op.Sim.String()
 	if op.Twin != nil {
 		sim += " of " + op.Twin.Name
@@ -128,10 +131,10 @@ func twinName(op *mpi.Op) string {
 // writeOpsCSV prints every field of every row.
 func writeOpsCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"call", "family", "doc", "params", "buffers", "types", "min_ranks", "twin", "c_entry", "phased", "go_path", "sim_model", "result"})
+	_ = cw.Write([]string{"call", "family", "doc", "params", "buffers", "types", "min_ranks", "twin", "c_entry", "phased", "bound", "go_path", "sim_model", "result"})
 	for _, op := range mpi.Ops() {
 		_ = cw.Write([]string{op.Name, op.Family.String(), op.Doc, op.Params.String(), op.Buffers.Doc, typeNames(op.Types),
-			strconv.Itoa(op.MinRanks), twinName(op), op.C, strconv.FormatBool(op.Phased), strconv.FormatBool(op.Go != nil),
+			strconv.Itoa(op.MinRanks), twinName(op), op.C, strconv.FormatBool(op.Phased), strconv.FormatBool(op.Bound), strconv.FormatBool(op.Go != nil),
 			op.Sim.String(), strconv.FormatBool(op.Result != nil)})
 	}
 	cw.Flush()

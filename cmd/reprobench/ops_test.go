@@ -75,6 +75,9 @@ func opsTextProblems(out string, ops []*mpi.Op) []string {
 				bad("%s: detail %q lacks %q", name, strings.TrimSpace(detail), want)
 			}
 		}
+		if strings.Contains(detail, "bound to its buffers") != op.Bound {
+			bad("%s: detail %q, but the row's Bound is %v", name, strings.TrimSpace(detail), op.Bound)
+		}
 		if op.Params != 0 && !strings.Contains(detail, "takes "+op.Params.String()+";") {
 			bad("%s: detail %q lacks its parameters %v", name, strings.TrimSpace(detail), op.Params)
 		}
@@ -132,7 +135,7 @@ func TestOpsFromTable(t *testing.T) {
 	}
 	for i, op := range ops {
 		want := []string{op.Name, op.Family.String(), op.Doc, op.Params.String(), op.Buffers.Doc, typeNames(op.Types),
-			strconv.Itoa(op.MinRanks), twinName(op), op.C, strconv.FormatBool(op.Phased), strconv.FormatBool(op.Go != nil),
+			strconv.Itoa(op.MinRanks), twinName(op), op.C, strconv.FormatBool(op.Phased), strconv.FormatBool(op.Bound), strconv.FormatBool(op.Go != nil),
 			op.Sim.String(), strconv.FormatBool(op.Result != nil)}
 		if got := recs[1+i]; strings.Join(got, "|") != strings.Join(want, "|") {
 			t.Errorf("csv row %d: %q, want %q", i+1, got, want)
