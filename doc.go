@@ -50,7 +50,8 @@
 //   - timing: clocks as int64 ticks (TSC, CLOCK_MONOTONIC, MPI_Wtime), their
 //     resolution and overhead, the kernel timer, the machine's noise.
 //   - clocksync: clock synchronization (SKaMPI, JK, HCA, HCA3, two-level, …)
-//     with a predicted error bound, and the accuracy harness.
+//     with a predicted error bound, and the accuracy harness;
+//     clocksync/clocksim, an algorithm and its harness on simulated ranks.
 //   - window: process synchronization (barriers, fixed and adaptive windows,
 //     round-time, the noise guard), completion times, McCalpin's bracket.
 //   - engine: the experiment loop, observations to raw rows, for built-in
@@ -63,7 +64,12 @@
 //   - campaign: the launcher of a campaign's mpiruns (mpirun, srun, Slurm
 //     jobs and arrays), its manifest and resume.
 //   - analysis: reading raw data, Tukey's filter, per-mpirun medians,
-//     confidence intervals, Wilcoxon and the other tests, comparisons.
+//     confidence intervals, Wilcoxon and the other tests, comparisons;
+//     analysis/synth, synthetic raw data of known shape for tests.
+//   - plots: the figures of "reprobench plot" (violin, box, compare,
+//     drift, mpiruns, …) as gonum plots.
+//   - report: the self-contained HTML page of "reprobench report", with
+//     the 12 rules of paper 002 checked.
 //   - noiseguard: learning a machine's periodic noise to place window
 //     starts around it.
 //   - guidelines: MPI performance guidelines (is MPI_Allreduce slower than

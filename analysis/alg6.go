@@ -87,6 +87,9 @@ const (
 // increasing order, and each one's runtimes in file order.
 func byMpirun(g *Group) (order []int32, byMp map[int32][]float64) {
 	byMp = map[int32][]float64{}
+	if g == nil {
+		return nil, byMp
+	}
 	for i, v := range g.Runtimes {
 		m := g.Mpirun[i]
 		if _, ok := byMp[m]; !ok {
@@ -103,6 +106,9 @@ func byMpirun(g *Group) (order []int32, byMp map[int32][]float64) {
 // and computes per-mpirun medians and means, plus the pooled summary and
 // confidence intervals of the filtered observations.
 func AnalyzeGroup(g *Group, opt Options) GroupSummary {
+	if g == nil {
+		g = &Group{}
+	}
 	s := GroupSummary{Key: g.Key, Invalid: g.Invalid, Bad: g.Bad}
 	order, byMp := byMpirun(g)
 	runs := make([][]float64, 0, len(order))
@@ -162,6 +168,9 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 // Analyze runs AnalyzeGroup over every group of d, sorted by key (call,
 // labels, datatype, np, msize).
 func Analyze(d *Dataset, opt Options) []GroupSummary {
+	if d == nil {
+		return nil
+	}
 	out := analyzeAll(d.Groups, opt)
 	sort.Slice(out, func(i, j int) bool { return keyLess(out[i].Key, out[j].Key) })
 	return out
@@ -368,6 +377,9 @@ func compareGroups(ga, gb *Group, sa, sb GroupSummary, opt Options) Comparison {
 // groups that ran in the same mpiruns (at least two) have their medians
 // paired by mpirun (CompareSummariesPaired); otherwise CompareSummaries.
 func CompareBy(d *Dataset, label string, opt Options) ([]Comparison, error) {
+	if d == nil {
+		return nil, fmt.Errorf("analysis: CompareBy: no data set (nil)")
+	}
 	type side struct {
 		value string
 		g     *Group
@@ -439,6 +451,9 @@ type RankPooling struct {
 // PoolRanks runs one-way ANOVA and Kruskal-Wallis across ranks for every
 // per-rank group of d (paper 002 §3.2.2 and Rule 10).
 func PoolRanks(d *Dataset, alpha float64) []RankPooling {
+	if d == nil {
+		return nil
+	}
 	var out []RankPooling
 	for _, g := range d.PerRank {
 		ranks := make([]int, 0, len(g.ByRank))

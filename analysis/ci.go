@@ -152,7 +152,8 @@ func minNForQuantileCI(p, level float64) int {
 }
 
 // MedianCI is QuantileCI(0.5, x, level): the confidence interval of the
-// median from the sample x, in any order (Summarize sorts too).
+// median from the sample x, in any order (Summarize sorts too). It panics
+// if level is outside (0, 1) (0.95, not 95).
 func MedianCI(x []float64, level float64) Interval { return QuantileCI(0.5, x, level) }
 
 // MpirunMedianCI returns the confidence interval of the median of the

@@ -180,6 +180,9 @@ var ErrFormat = errors.New("malformed raw data")
 // fields, unparsable numbers or an unknown file kind are errors, never
 // skipped silently.
 func (d *Dataset) Read(r io.Reader, name string) error {
+	if r == nil {
+		return fmt.Errorf("analysis: %s: no reader (nil)", name)
+	}
 	d.Files = append(d.Files, name)
 	cr := newLineReader(r)
 	hdr, err := cr.Read()

@@ -87,6 +87,9 @@ type Output struct {
 	// default when empty): hca3 when an experiment needs a global clock
 	// (a windowed method or the global runtime type), else none.
 	ClockSync string
+	// Getenv is the environment CheckLaunch reads for the size the
+	// launcher declared (nil: os.Getenv).
+	Getenv func(string) string
 }
 
 // Result is what Run wrote, on rank 0.
@@ -98,8 +101,10 @@ type Result struct {
 }
 
 // Run runs exps collectively on c and writes their raw data and sidecar on
-// rank 0, as "reprobench run" does: it checks the output and the
-// experiments on every rank (all ranks fail together, with the same
+// rank 0, as "reprobench run" does: it refuses a communicator of another
+// size than its launcher declared (CheckLaunch: a wrong launcher or srun
+// PMI plugin starts singletons that would each write a result of np 1),
+// checks the output and the experiments on every rank (all ranks fail together, with the same
 // error), resolves the clock synchronization (out.ClockSync), gathers the
 // metadata (CollectMetadata), synchronizes the clocks before each
 // experiment that needs it (recording each result), runs the engine, and
@@ -114,6 +119,13 @@ type Result struct {
 func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, out Output) (*Result, error) {
 	if c == nil || clk == nil {
 		return nil, errors.New("pipeline: Run needs a communicator and a clock")
+	}
+	getenv := out.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if err := CheckLaunch(c, getenv); err != nil {
+		return nil, err
 	}
 	me := c.Rank()
 	exps = append([]engine.Experiment(nil), exps...)

@@ -123,3 +123,46 @@ func TestRunRefusesBadExperiments(t *testing.T) {
 		t.Errorf("files written: %v", m)
 	}
 }
+
+// TestRunRefusesWrongLaunch: a library program's Run refuses, on every
+// rank and before anything is written, a communicator whose size is not the
+// one the launcher declared (a singleton started by a wrong srun --mpi or
+// the other library's mpirun); with the right declaration it runs.
+func TestRunRefusesWrongLaunch(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		bad  bool
+	}{
+		{"declared 4 of 2", map[string]string{"PMI_SIZE": "4", "PMI_RANK": "0"}, true},
+		{"declared 2", map[string]string{"OMPI_COMM_WORLD_SIZE": "2"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			w, err := mpitest.New(mpitest.Config{Ranks: 2, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			errs := make([]error, 2)
+			_ = w.Run(func(r *mpitest.Rank) error {
+				exps := []engine.Experiment{{Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 5,
+					Sync: window.Config{Method: window.Barrier}}}
+				_, errs[r.ID()] = pipeline.Run(r.Comm(), r.Clock(), exps, pipeline.Output{Dir: dir, RunID: "launch",
+					Getenv: func(k string) string { return c.env[k] }})
+				return nil
+			})
+			for i, err := range errs {
+				if (err != nil) != c.bad || (err != nil && !strings.Contains(err.Error(), "did not join one MPI job")) {
+					t.Errorf("rank %d: %v, want refused %v", i, err, c.bad)
+				}
+			}
+			m, _ := os.ReadDir(dir)
+			if c.bad && len(m) != 0 {
+				t.Errorf("files written: %v", m)
+			}
+			if !c.bad && len(m) == 0 {
+				t.Error("nothing written")
+			}
+		})
+	}
+}

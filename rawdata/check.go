@@ -2,6 +2,7 @@ package rawdata
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -56,9 +57,13 @@ func checkFactors(f Factors) error {
 
 // checkRow refuses what the reader (package analysis) refuses, naming the
 // field: a bad call name, a negative message size, count or repetition, an
-// np below 1, a datatype not among Datatypes, a negative errorcode.
+// np below 1, a datatype not among Datatypes, a negative errorcode; and
+// a valid observation (errorcode 0) whose runtime_s is NaN, infinite or
+// negative, which the reader would count as bad and skip.
 func checkRow(r *Row) error {
 	switch {
+	case r.ErrorCode == 0 && (math.IsNaN(r.RuntimeS) || math.IsInf(r.RuntimeS, 0) || r.RuntimeS < 0):
+		return fmt.Errorf("runtime_s %g of a valid observation (errorcode 0): want a finite duration ≥ 0 (mark an observation that has none with an errorcode)", r.RuntimeS)
 	case r.Rep < 0:
 		return fmt.Errorf("rep %d is negative", r.Rep)
 	case r.MsizeBytes < 0:

@@ -244,6 +244,9 @@ func TestWriterRefusesFields(t *testing.T) {
 		{"call with a tab", rawdata.Options{}, rawdata.Row{Call: "a\tb"}, "call"},
 		{"negative count", rawdata.Options{}, rawdata.Row{Count: -1}, "count"},
 		{"negative errorcode", rawdata.Options{}, rawdata.Row{ErrorCode: -1}, "errorcode"},
+		{"NaN runtime of a valid observation", rawdata.Options{}, rawdata.Row{RuntimeS: math.NaN()}, "runtime_s"},
+		{"negative runtime of a valid observation", rawdata.Options{}, rawdata.Row{RuntimeS: -1e-6}, "runtime_s"},
+		{"infinite runtime of a valid observation", rawdata.Options{}, rawdata.Row{RuntimeS: math.Inf(1)}, "runtime_s"},
 		{"undeclared experiment", rawdata.Options{}, rawdata.Row{Exp: 5}, "declared"},
 		{"procsync with a comma", rawdata.Options{Experiments: []rawdata.Experiment{{Factors: rawdata.Factors{ProcSync: "a,b"}}}}, rawdata.Row{}, "procsync"},
 		{"clocksync with a quote", rawdata.Options{Experiments: []rawdata.Experiment{{Factors: rawdata.Factors{ClockSync: `hca3"`}}}}, rawdata.Row{}, "clocksync"},
@@ -261,7 +264,7 @@ func TestWriterRefusesFields(t *testing.T) {
 		case c.row.Call != "":
 			row.Call = c.row.Call
 		}
-		row.Count, row.ErrorCode, row.Exp = c.row.Count, c.row.ErrorCode, c.row.Exp
+		row.Count, row.ErrorCode, row.Exp, row.RuntimeS = c.row.Count, c.row.ErrorCode, c.row.Exp, c.row.RuntimeS
 		w, err := rawdata.Create(o)
 		if err == nil {
 			err = w.Row(&row)

@@ -161,7 +161,11 @@ func TestWriterFloatsReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, v := range vals {
-		if err := w.Row(&rawdata.Row{Call: "x", Datatype: "byte", Np: 1, Rep: i, RuntimeS: v}); err != nil {
+		ec := 0
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			ec = 1 // the Writer takes these only for an invalid observation
+		}
+		if err := w.Row(&rawdata.Row{Call: "x", Datatype: "byte", Np: 1, Rep: i, RuntimeS: v, ErrorCode: ec}); err != nil {
 			t.Fatal(err)
 		}
 	}
