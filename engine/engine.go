@@ -244,16 +244,18 @@ func (ex *Experiment) check(p int) error {
 	if err := ex.Sync.Check(); err != nil {
 		return err
 	}
-	if ex.Call == mpi.CallPingPong && p < 2 {
-		return fmt.Errorf("pingpong needs at least 2 ranks")
+	op := ex.Call.Op() // the call's row of the operation table
+	if err := op.CheckRanks(p); err != nil {
+		return err
 	}
 	if ex.Root < 0 || ex.Root >= p {
 		return fmt.Errorf("root %d out of range [0,%d)", ex.Root, p)
 	}
-	if ex.Call.Reduces() {
-		if err := mpi.CheckReduce(ex.Type, ex.Op); err != nil {
-			return err
-		}
+	if err := op.CheckType(ex.Type, ex.Op); err != nil {
+		return err
+	}
+	if op.Bound && (ex.Cache == window.CacheCycle || ex.Cache == window.CacheRandom) {
+		return fmt.Errorf("%v: the request mpi.Prepare makes is bound to the buffers it was given, and cache mode %v moves them between observations (use warm or cold)", ex.Call, ex.Cache)
 	}
 	if err := checkSkew(ex, p); err != nil { // vcoll
 		return err
@@ -286,10 +288,7 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		return e.runFunc(ex, sy, g, began, sink) // func.go
 	}
 	count := ex.Count()
-	sendB, recvB := mpi.SkewedBufferSizes(ex.Call, count, ex.Type, p, ex.Skew) // vcoll: BufferSizes unless skewed
-	if ex.Call == mpi.CallBcast {
-		recvB = max(recvB, sendB)
-	}
+	sendB, recvB := mpi.SkewedBufferSizes(ex.Call, count, ex.Type, p, ex.Skew) // the row's rule (Op.Buffers)
 	slots := ex.CacheSlots
 	if slots <= 0 {
 		slots = 16
@@ -317,11 +316,11 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	}
 	release, err := mpi.Prepare(c, o)
 	if err != nil {
-		return nil, fmt.Errorf("engine: preparing %v: %w", ex.Call, err)
+		return nil, fmt.Errorf("preparing %v: %w", ex.Call, err)
 	}
 	defer func() {
 		if rerr := release(); rerr != nil && err == nil {
-			err = fmt.Errorf("engine: releasing %v: %w", ex.Call, rerr)
+			err = fmt.Errorf("releasing %v: %w", ex.Call, rerr)
 		}
 	}()
 	// nbc: the overlap measurement sizes its kernel, and records each

@@ -82,7 +82,7 @@ func removedFlag(fs *flag.FlagSet, old, now string) {
 func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs := newFlagSet("run", "[flags]   (under mpirun -np N)", stderr)
 	o := &runOptions{labels: labelFlag{}}
-	fs.StringVar(&o.calls, "calls", "MPI_Allreduce", "comma-separated `calls`: "+strings.Join(callNames(), ", "))
+	fs.StringVar(&o.calls, "calls", "MPI_Allreduce", "comma-separated `calls` (\"reprobench ops\" says what each does, takes and needs): "+strings.Join(callNames(), ", "))
 	fs.StringVar(&o.sizes, "sizes", "8", "message `sizes` in bytes, as in design: a list 8,64,1K, pow2:A..B, logu:A..B:COUNT[:STEP], or several of these comma-separated; K/M/G = 1024^1/2/3")
 	fs.StringVar(&o.datatype, "datatype", "float64", "element `type`: byte, int32, int64, float32, float64")
 	fs.IntVar(&o.nrep, "nrep", 1000, "recorded observations per experiment")
@@ -109,7 +109,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.cache, "cache", "warm", "cache mode: warm, cold (overwrite an LLC-sized buffer before each observation), cycle or random (buffer offsets)")
 	fs.IntVar(&o.cacheBytes, "cache-bytes", 0, "bytes overwritten by --cache cold (0: last-level cache size from sysfs)")
 	fs.IntVar(&o.cacheSlots, "cache-slots", 16, "buffer copies for --cache cycle and random")
-	fs.IntVar(&o.skew, "skew", 1, "v-collectives' skew k: the last rank's blocks have k times the count of the others (MPI_Allgatherv, Alltoallv, Gatherv, Scatterv, Reduce_scatter; other calls ignore it and record 1); 1: uniform counts") // vcoll
+	fs.IntVar(&o.skew, "skew", 1, "v-collectives' skew k: the last rank's blocks have k times the count of the others ("+mpi.CallNames(mpi.CallsTaking(mpi.ParamSkew))+"; other calls ignore it and record 1); 1: uniform counts") // vcoll
 	fs.StringVar(&o.out, "out", ".", "output `directory`")
 	fs.StringVar(&o.runID, "run-id", "", "run identifier (default: generated from the time and random bits)")
 	fs.IntVar(&o.mpirun, "mpirun", 0, "index of this mpirun in a campaign")
@@ -125,8 +125,8 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.IntVar(&o.checkNp, "check-np", 0, "only check the flags (and --design) for this many processes, without MPI, and exit (launch does so before its first mpirun)")
 	nbcFlags(fs, &o.nbc) // nbc.go
 	// p2p:
-	fs.IntVar(&o.bwWindow, "bw-window", mpi.DefaultBWWindow, "messages per window of bw, bibw and mbw_mr (osu_bw's window size); recorded in the raw data's bw_window column")
-	fs.StringVar(&o.rmaSync, "rma-sync", "fence", "synchronization of MPI_Put, MPI_Get and MPI_Accumulate: fence (MPI_Win_fence; op; MPI_Win_fence), lock (MPI_Win_lock; op; MPI_Win_unlock) or flush (op; MPI_Win_flush inside MPI_Win_lock_all); recorded in the raw data's rma_sync column")
+	fs.IntVar(&o.bwWindow, "bw-window", mpi.DefaultBWWindow, "messages per window of "+mpi.CallNames(mpi.CallsTaking(mpi.ParamBWWindow))+" (osu_bw's window size); recorded in the raw data's bw_window column")
+	fs.StringVar(&o.rmaSync, "rma-sync", "fence", "synchronization of "+mpi.CallNames(mpi.CallsTaking(mpi.ParamRMASync))+": fence (MPI_Win_fence; op; MPI_Win_fence), lock (MPI_Win_lock; op; MPI_Win_unlock) or flush (op; MPI_Win_flush inside MPI_Win_lock_all); recorded in the raw data's rma_sync column")
 	for old, now := range renamedRunFlags {
 		removedFlag(fs, old, now)
 	}

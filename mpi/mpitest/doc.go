@@ -63,10 +63,16 @@
 // SyncDissemination; for SyncDeadline the busy-wait loop
 // `for clk.Now() < o.Deadline {}`, whose reads are skipped in bulk rather
 // than simulated one by one), Start = clk.Now(), max(Reps, 1) calls, End =
-// clk.Now(). Bcast broadcasts o.Send. A ping-pong sends Count elements from
-// o.Send of rank Root to rank Peer, which receives them into o.Recv and
-// returns them; other ranks only take the two timestamps. clk should be the
-// rank's clock or one derived from it, such as a synchronized global clock.
+// clk.Now(). Each call runs the model its row of the operation table names
+// (mpi.Op.Sim; models.go implements every model, most rows running their
+// Go reference semantics, mpi.Op.Go, on this package's collectives), with
+// the binding's semantics: Bcast broadcasts the root's o.Send into the
+// other ranks' o.Recv; a ping-pong sends Count elements from o.Send of rank
+// Root to rank Peer, which receives them into o.Recv and sends its own
+// o.Send back; other ranks only take the two timestamps. The checkers
+// compare the result of every row with its expected result
+// (mpi.Op.Result), here and under mpirun. clk should be the rank's clock
+// or one derived from it, such as a synchronized global clock.
 //
 // # Clocks and ground truth
 //
