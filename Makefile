@@ -22,7 +22,8 @@ build: setup
 	$(GO) build -o $(BIN)/ ./cmd/... ./examples/...
 
 # demo: the full method (design -> launch against Open MPI and MPICH ->
-# analyze -> compare -> plot), output in demo-out/.
+# analyze -> compare -> plot -> report), output in demo-out/, ending with the
+# one-page report demo-out/report.html.
 demo: build
 	timeout 900 bash scripts/demo.sh
 
@@ -45,9 +46,10 @@ check: setup
 # another, which then time out or measure a starved machine (seen: a
 # 60 s launcher timeout, a clock fit off by 311 ppm).
 # RB_REQUIRE_SLURM=1 does the same for Slurm (the one-node cluster of
-# scripts/slurm-up.sh that the Slurm tests start).
+# scripts/slurm-up.sh that the Slurm tests start), and RB_REQUIRE_CHROMIUM=1
+# for the headless Chromium that renders reprobench report's page.
 unit: setup
-	RB_REQUIRE_MPI=1 RB_REQUIRE_SLURM=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
+	RB_REQUIRE_MPI=1 RB_REQUIRE_SLURM=1 RB_REQUIRE_CHROMIUM=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
 
 # nompi: everything still builds and tests without MPI (no cgo at all).
 nompi:
@@ -81,7 +83,7 @@ FUZZTIME     ?= 60s
 FUZZPARALLEL ?= $(shell nproc)
 FUZZ_TARGETS := ./internal/units:FuzzParseBytes ./design:FuzzParseSizes ./design:FuzzReadDesign \
 	./analysis:FuzzParseDecimal ./analysis:FuzzReadRaw ./clocksync:FuzzParseSpec \
-	./cmd/reprobench:FuzzParseAfter ./cmd/reprobench:FuzzNiceTicks ./cmd/reprobench:FuzzTimeLogTicks \
+	./cmd/reprobench:FuzzParseAfter ./plots:FuzzNiceTicks ./plots:FuzzTimeLogTicks \
 	./cmd/reprobench:FuzzPlotLayout
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

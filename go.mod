@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/schollz/progressbar/v3 v3.19.1
+	golang.org/x/net v0.43.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.44.0
 	gonum.org/v1/gonum v0.17.0

@@ -77,10 +77,11 @@ func SampleSizeNormal(mean, sd, e, level float64) int {
 }
 
 // MedianCIStop reports whether the nonparametric stopping rule of paper 002
-// §4.2.2 is met by the sorted sample x: the level confidence interval of the
+// §4.2.2 is met by the sample x (any order): the level confidence interval of the
 // median exists and lies within ±e·median. Check it after every k new
 // measurements and stop when it returns true.
 func MedianCIStop(x []float64, e, level float64) bool {
+	x = sortedView(x)
 	iv := MedianCI(x, level)
 	if !iv.Valid() {
 		return false
@@ -110,9 +111,10 @@ type QuantileShift struct {
 // (width/(2z)), Diff ± z·√(seA² + seB²). This is a normal approximation
 // and requires both intervals to exist (otherwise Lo, Hi are NaN). It is not
 // the rank-inversion interval of R's quantreg (not installed here).
-// a and b must be sorted.
+// a and b may be in any order (they are not modified).
 func QuantileRegression(a, b []float64, taus []float64, level float64) []QuantileShift {
 	checkLevel(level)
+	a, b = sortedView(a), sortedView(b)
 	z := distuv.UnitNormal.Quantile(1 - (1-level)/2)
 	out := make([]QuantileShift, 0, len(taus))
 	for _, tau := range taus {

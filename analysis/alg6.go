@@ -87,6 +87,9 @@ const (
 // increasing order, and each one's runtimes in file order.
 func byMpirun(g *Group) (order []int32, byMp map[int32][]float64) {
 	byMp = map[int32][]float64{}
+	if g == nil {
+		return nil, byMp
+	}
 	for i, v := range g.Runtimes {
 		m := g.Mpirun[i]
 		if _, ok := byMp[m]; !ok {
@@ -103,6 +106,9 @@ func byMpirun(g *Group) (order []int32, byMp map[int32][]float64) {
 // and computes per-mpirun medians and means, plus the pooled summary and
 // confidence intervals of the filtered observations.
 func AnalyzeGroup(g *Group, opt Options) GroupSummary {
+	if g == nil {
+		g = &Group{}
+	}
 	s := GroupSummary{Key: g.Key, Invalid: g.Invalid, Bad: g.Bad}
 	order, byMp := byMpirun(g)
 	runs := make([][]float64, 0, len(order))
@@ -162,6 +168,9 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 // Analyze runs AnalyzeGroup over every group of d, sorted by key (call,
 // labels, datatype, np, msize).
 func Analyze(d *Dataset, opt Options) []GroupSummary {
+	if d == nil {
+		return nil
+	}
 	out := analyzeAll(d.Groups, opt)
 	sort.Slice(out, func(i, j int) bool { return keyLess(out[i].Key, out[j].Key) })
 	return out
@@ -221,11 +230,17 @@ type Comparison struct {
 	NameA, NameB     string   // label values when comparing by label
 	MedianA, MedianB float64  // median of the values entering the test
 	Ratio            float64  // MedianB / MedianA
-	// RatioCI is the confidence interval of the ratio B/A at
-	// Options.Level: exp of the Hodges-Lehmann interval of log B − log A
-	// over the values entering the test (the ratio by which B's values
-	// are shifted from A's on a log scale). Its Warning says why it is
-	// missing (values ≤ 0, too few values for the level).
+	// RatioShift is exp of the Hodges-Lehmann estimate of log B − log A
+	// over the values entering the test: the factor by which B's values
+	// are shifted from A's on a log scale, the point estimate RatioCI is
+	// the interval of (it always lies inside it). It equals Ratio when B's
+	// values are A's scaled; when the two sides differ in shape (a side
+	// whose single mpirun ran partly in a fast and partly in a slow mode)
+	// the two part, and Ratio may lie outside RatioCI.
+	RatioShift float64
+	// RatioCI is the confidence interval of RatioShift at Options.Level:
+	// exp of the Hodges-Lehmann interval of log B − log A. Its Warning
+	// says why it is missing (values ≤ 0, too few values for the level).
 	RatioCI Interval
 	Test    string // "wilcoxon-mpirun-medians" or "wilcoxon-observations"
 	Result  TestResult
@@ -278,10 +293,11 @@ func CompareSummaries(a, b GroupSummary, ra, rb []float64, opt Options) Comparis
 	}
 	if len(xa) > 0 && len(xb) > 0 && len(xa)+len(xb) <= ShiftLimit {
 		c.Shift = HodgesLehmann(xb, xa, TwoSided, opt.Level)
-		c.RatioCI = ratioCI(xa, xb, opt.Level)
+		c.RatioShift, c.RatioCI = ratioShift(xa, xb, opt.Level)
 	} else {
 		nan := math.NaN()
 		c.Shift = Shift{Estimate: nan, Interval: Interval{Lo: nan, Hi: nan}}
+		c.RatioShift = nan
 		c.RatioCI = Interval{Lo: nan, Hi: nan, Level: opt.Level, Confidence: nan, Warning: "no values or too many"}
 		if len(xa)+len(xb) > ShiftLimit {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("shift estimate skipped for %d > %d values", len(xa)+len(xb), ShiftLimit))
@@ -293,8 +309,9 @@ func CompareSummaries(a, b GroupSummary, ra, rb []float64, opt Options) Comparis
 	return c
 }
 
-// ratioCI is exp of the Hodges-Lehmann interval of log b − log a.
-func ratioCI(a, b []float64, level float64) Interval {
+// ratioShift is exp of the Hodges-Lehmann estimate of log b − log a and
+// of its interval.
+func ratioShift(a, b []float64, level float64) (float64, Interval) {
 	nan := math.NaN()
 	la, lb := make([]float64, len(a)), make([]float64, len(b))
 	for i, v := range a {
@@ -304,14 +321,15 @@ func ratioCI(a, b []float64, level float64) Interval {
 		lb[i] = math.Log(v)
 	}
 	if slices.ContainsFunc(a, func(v float64) bool { return !(v > 0) }) || slices.ContainsFunc(b, func(v float64) bool { return !(v > 0) }) {
-		return Interval{Lo: nan, Hi: nan, Level: level, Confidence: nan, Warning: "a value ≤ 0: no ratio interval"}
+		return nan, Interval{Lo: nan, Hi: nan, Level: level, Confidence: nan, Warning: "a value ≤ 0: no ratio interval"}
 	}
-	iv := HodgesLehmann(lb, la, TwoSided, level).Interval
+	sh := HodgesLehmann(lb, la, TwoSided, level)
+	iv := sh.Interval
 	iv.Lo, iv.Hi = math.Exp(iv.Lo), math.Exp(iv.Hi)
 	if !iv.Valid() && iv.Warning == "" {
 		iv.Warning = fmt.Sprintf("too few values (%d+%d) for a %g%% interval of the ratio", len(a), len(b), 100*level)
 	}
-	return iv
+	return math.Exp(sh.Estimate), iv
 }
 
 // CompareSummariesPaired compares two analyzed groups whose observations
@@ -359,6 +377,9 @@ func compareGroups(ga, gb *Group, sa, sb GroupSummary, opt Options) Comparison {
 // groups that ran in the same mpiruns (at least two) have their medians
 // paired by mpirun (CompareSummariesPaired); otherwise CompareSummaries.
 func CompareBy(d *Dataset, label string, opt Options) ([]Comparison, error) {
+	if d == nil {
+		return nil, fmt.Errorf("analysis: CompareBy: no data set (nil)")
+	}
 	type side struct {
 		value string
 		g     *Group
@@ -430,6 +451,9 @@ type RankPooling struct {
 // PoolRanks runs one-way ANOVA and Kruskal-Wallis across ranks for every
 // per-rank group of d (paper 002 §3.2.2 and Rule 10).
 func PoolRanks(d *Dataset, alpha float64) []RankPooling {
+	if d == nil {
+		return nil
+	}
 	var out []RankPooling
 	for _, g := range d.PerRank {
 		ranks := make([]int, 0, len(g.ByRank))

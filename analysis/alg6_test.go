@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/reprobench/reprobench/analysis/synth"
@@ -232,12 +233,15 @@ func TestNaNAndEmptyInputs(t *testing.T) {
 	if r := KruskalWallis([][]float64{{1, 2}, {}}); !math.IsNaN(r.P) {
 		t.Error("Kruskal-Wallis with one non-empty group")
 	}
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Error("Quantile on unsorted data did not panic")
-			}
-		}()
-		Quantile(0.5, []float64{3, 1, 2})
-	}()
+	// Any order: the same as sorted, the input unchanged (issue 31:
+	// MedianCI panicked where Summarize sorts).
+	u := []float64{3, 1, 2, 9, 7, 5, 4, 8, 6}
+	s := slices.Sorted(slices.Values(u))
+	if Quantile(0.5, u) != 5 || MedianCI(u, 0.9) != MedianCI(s, 0.9) || QuantileCI(0.25, u, 0.5) != QuantileCI(0.25, s, 0.5) ||
+		MedianCIStop(u, 1, 0.9) != MedianCIStop(s, 1, 0.9) || u[0] != 3 {
+		t.Errorf("unsorted input: quantile %v, CI %+v vs %+v, input now %v", Quantile(0.5, u), MedianCI(u, 0.9), MedianCI(s, 0.9), u)
+	}
+	if a, b := QuantileRegression(u, []float64{9, 1, 5}, []float64{0.5}, 0.5), QuantileRegression(s, []float64{1, 5, 9}, []float64{0.5}, 0.5); a[0].Diff != b[0].Diff {
+		t.Errorf("QuantileRegression on unsorted input: %+v vs %+v", a, b)
+	}
 }

@@ -83,8 +83,8 @@ func binomQuantile(q float64, n int, p float64) int {
 const epsilon = 2.220446049250313e-16
 
 // QuantileCI returns a distribution-free confidence interval for the
-// p-quantile of the population from the sorted sample x: the order
-// statistics x(l) and x(u) (1-based) such that, with B ~ Binomial(n, p),
+// p-quantile of the population from the sample x (any order; not
+// modified): the order statistics x(l) and x(u) (1-based) such that, with B ~ Binomial(n, p),
 // P(l ≤ B ≤ u−1) ≥ level (paper 002 §3.1.3 after Le Boudec).
 //
 // For n ≤ ExactRankLimit, l = qbinom(α/2, n, p) and u = qbinom(1−α/2, n, p)+1
@@ -96,15 +96,13 @@ const epsilon = 2.220446049250313e-16
 //
 // When n is too small for the requested level (e.g. n < 6 for the 95% CI of
 // the median) the bounds are NaN and Warning says how many observations are
-// needed. It panics if x is not sorted.
+// needed. It panics if p or level is outside (0, 1).
 func QuantileCI(p float64, x []float64, level float64) Interval {
 	checkLevel(level)
 	if !(p > 0 && p < 1) {
 		panic("analysis: quantile level outside (0, 1)")
 	}
-	if !sortedNaNFree(x) {
-		panic("analysis: QuantileCI: x not sorted")
-	}
+	x = sortedView(x)
 	n := len(x)
 	alpha := 1 - level
 	iv := Interval{Lo: math.NaN(), Hi: math.NaN(), Level: level, Confidence: math.NaN()}
@@ -153,7 +151,9 @@ func minNForQuantileCI(p, level float64) int {
 	return 0
 }
 
-// MedianCI is QuantileCI(0.5, x, level) for the sorted sample x.
+// MedianCI is QuantileCI(0.5, x, level): the confidence interval of the
+// median from the sample x, in any order (Summarize sorts too). It panics
+// if level is outside (0, 1) (0.95, not 95).
 func MedianCI(x []float64, level float64) Interval { return QuantileCI(0.5, x, level) }
 
 // MpirunMedianCI returns the confidence interval of the median of the

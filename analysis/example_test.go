@@ -170,7 +170,7 @@ func ExampleSideLabels() {
 	rows, onlyA, onlyB := analysis.Compare(a, b, analysis.DefaultOptions) // ignores the side labels
 	r := rows[0]
 	fmt.Printf("%s: %s vs %s, ratio %s [%s, %s]; unmatched %d+%d\n", r.Key, r.NameA, r.NameB,
-		analysis.FormatRatio(r.Ratio), analysis.FormatRatio(r.RatioCI.Lo), analysis.FormatRatio(r.RatioCI.Hi), len(onlyA), len(onlyB))
+		analysis.FormatRatio(r.RatioShift), analysis.FormatRatio(r.RatioCI.Lo), analysis.FormatRatio(r.RatioCI.Hi), len(onlyA), len(onlyB))
 	// Output:
 	// [lib]
 	// MPI_Bcast/msize=8/np=2/byte: lib=openmpi vs lib=mpich, ratio 1.20 [1.17, 1.24]; unmatched 0+0

@@ -16,6 +16,9 @@ import (
 // no group in common. Labels that vary within a side are never side
 // labels. Nil when either data set has no groups.
 func SideLabels(a, b *Dataset) []string {
+	if a == nil || b == nil {
+		return nil
+	}
 	names := labelNames(a, b)
 	va, oka := constantLabels(a, names)
 	vb, okb := constantLabels(b, names)
@@ -123,6 +126,12 @@ func CompareIgnoring(a, b *Dataset, ignore []string, opt Options) (rows []Compar
 			m[k] = g
 		}
 		return m, dup
+	}
+	if a == nil {
+		a = NewDataset()
+	}
+	if b == nil {
+		b = NewDataset()
 	}
 	ia, dupA := index(a)
 	ib, dupB := index(b)

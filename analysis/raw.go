@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -153,6 +154,23 @@ func ReadRaw(r io.Reader, name string) (*Dataset, error) {
 	return d, d.Read(r, name)
 }
 
+// ReadFiles adds the raw and per-rank files of names to d, in order (Read
+// on each; the errors name the file and line).
+func (d *Dataset) ReadFiles(names ...string) error {
+	for _, n := range names {
+		f, err := os.Open(n)
+		if err != nil {
+			return err
+		}
+		err = d.Read(f, n)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ErrFormat is wrapped by every error about malformed input.
 var ErrFormat = errors.New("malformed raw data")
 
@@ -162,6 +180,9 @@ var ErrFormat = errors.New("malformed raw data")
 // fields, unparsable numbers or an unknown file kind are errors, never
 // skipped silently.
 func (d *Dataset) Read(r io.Reader, name string) error {
+	if r == nil {
+		return fmt.Errorf("analysis: %s: no reader (nil)", name)
+	}
 	d.Files = append(d.Files, name)
 	cr := newLineReader(r)
 	hdr, err := cr.Read()

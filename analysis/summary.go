@@ -5,18 +5,17 @@ import (
 	"slices"
 )
 
-// Quantile returns the p-quantile of the sorted sample x using R's default
-// definition (Hyndman and Fan type 7): with h = (n−1)p, the value
-// x[⌊h⌋] + (h−⌊h⌋)(x[⌊h⌋+1] − x[⌊h⌋]) (0-based).
-// It returns NaN for an empty sample and panics if x is not sorted or p is
-// outside [0, 1].
+// Quantile returns the p-quantile of the sample x using R's default
+// definition (Hyndman and Fan type 7): with h = (n−1)p and x sorted, the
+// value x[⌊h⌋] + (h−⌊h⌋)(x[⌊h⌋+1] − x[⌊h⌋]) (0-based). x may be in any
+// order and is not modified: sorted input is used as it is, other input
+// is sorted in a copy. It returns NaN for an empty sample and panics if p
+// is outside [0, 1].
 func Quantile(p float64, x []float64) float64 {
 	if !(p >= 0 && p <= 1) {
 		panic("analysis: quantile level outside [0, 1]")
 	}
-	if !sortedNaNFree(x) {
-		panic("analysis: Quantile: x not sorted")
-	}
+	x = sortedView(x)
 	n := len(x)
 	if n == 0 {
 		return math.NaN()
@@ -63,6 +62,18 @@ func sortedNaNFree(x []float64) bool {
 		}
 	}
 	return true
+}
+
+// sortedView returns x if it is sorted, else a sorted copy: the functions
+// on order statistics take samples in any order, and the common sorted
+// input costs one pass and no copy.
+func sortedView(x []float64) []float64 {
+	if sortedNaNFree(x) {
+		return x
+	}
+	s := slices.Clone(x)
+	slices.Sort(s)
+	return s
 }
 
 // Median returns the median of x (any order; x is not modified): the middle

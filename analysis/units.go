@@ -51,6 +51,16 @@ func FormatTimeScaled(v, scale float64, unit string) string {
 	return strconv.FormatFloat(x, 'f', dec, 64) + unit
 }
 
+// FormatTimeSigned formats a difference of times as FormatTimeScaled
+// does, with a "+" before a positive one ("+1.20µs", "-300ns").
+func FormatTimeSigned(v, scale float64, unit string) string {
+	s := FormatTimeScaled(v, scale, unit)
+	if v > 0 {
+		s = "+" + s
+	}
+	return s
+}
+
 // FormatTimeScaledPair formats the bounds of an interval as
 // FormatTimeScaled does, "lo, hi", adding decimals (up to 6) until bounds
 // that differ print differently.

@@ -52,3 +52,14 @@ func TestKernelDensityMatchesExact(t *testing.T) {
 		t.Errorf("density integrates to %g over the sample's range", area)
 	}
 }
+
+func TestFormatTimeSigned(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{1.2e-6, "+1.20µs"}, {-3e-7, "-0.300µs"}, {0, "0µs"}, {math.NaN(), "-"}} {
+		if got := FormatTimeSigned(c.v, 1e6, "µs"); got != c.want {
+			t.Errorf("FormatTimeSigned(%g) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}

@@ -732,11 +732,32 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 		defer t.Stop()
 		poll = t.C
 	}
+	// sbatch --wait learns that its job ended by polling, 2 s after the
+	// submission, then 8 s and 32 s later (Slurm 22.05: jobs of 0.1 s, 3 s
+	// and 12 s returned after 2 s, 10 s and 42 s). A batch mpirun whose
+	// sidecar exists is done, so once it appears the launcher asks Slurm
+	// itself and ends sbatch when the job has ended: the mpirun costs its
+	// own time, not sbatch's next poll. Until then only the file is looked
+	// at, which costs the measurement nothing.
+	var batchPoll <-chan time.Time
+	batchEnded := false
+	if a.Slurm != nil && !a.Slurm.Step && len(m.Batch) > 0 {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		batchPoll = t.C
+	}
 	for done := false; !done; {
 		select {
 		case <-poll:
 			if slurmStepSeen(a.Slurm) {
 				poll = nil
+			}
+		case <-batchPoll:
+			if killedFor == "" && pgid > 0 && exists(SidecarPath(m.Dir, m.RunID, i)) {
+				if id, state, _, _ := slurmQuery(a.Slurm.JobName); id != "" && !slurmAlive(state) {
+					batchEnded, batchPoll, timeout = true, nil, nil
+					syscall.Kill(-pgid, syscall.SIGTERM)
+				}
 			}
 		case out = <-res:
 			done = true
@@ -758,6 +779,15 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 			slurmFinishStep(a.Slurm, killedFor != "", grace)
 		} else {
 			slurmFinish(a.Slurm, killedFor != "", grace)
+		}
+	}
+	if batchEnded && killedFor == "" {
+		// sbatch was ended by us: the job's own exit code is the status.
+		out.err = batchExit(a.Slurm)
+		if code, _, ok := strings.Cut(a.Slurm.ExitCode, ":"); ok {
+			if n, err := strconv.Atoi(code); err == nil {
+				a.ExitStatus = &n
+			}
 		}
 	}
 	if pgid > 0 {
@@ -795,7 +825,7 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	default:
 		a.Status = StatusOK
 	}
-	if ps := cmd.ProcessState; ps != nil {
+	if ps := cmd.ProcessState; ps != nil && !(batchEnded && killedFor == "") {
 		if ws, ok := ps.Sys().(syscall.WaitStatus); ok {
 			if ws.Signaled() {
 				a.Signal = ws.Signal().String()
@@ -820,6 +850,16 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 		r.Status = StatusOK
 	}
 	return a.Status, m.save()
+}
+
+// batchExit is the outcome of a batch job that the launcher saw end (its
+// sbatch --wait stopped early): nil when it COMPLETED with exit code 0:0,
+// otherwise an error with Slurm's state and exit code (EXIT:SIGNAL).
+func batchExit(j *SlurmJob) error {
+	if j.State == "COMPLETED" && j.ExitCode == "0:0" {
+		return nil
+	}
+	return fmt.Errorf("batch job %s ended %s with exit code %s", j.JobID, j.State, j.ExitCode)
 }
 
 // moveAside moves every file of mpirun i of runID (RUNID-mpirunNNN.*: the
@@ -1024,8 +1064,8 @@ func tailLines(path string, n int) []string {
 }
 
 // ExpectNpEnv names the environment variable through which the launcher
-// tells every rank how many processes it launched (Campaign.Np):
-// "reprobench run" refuses to measure when its communicator differs, which
-// is what a launcher or PMI that does not connect the ranks produces (a run
-// of singletons, issue #20).
+// tells every rank how many processes it launched (Campaign.Np): it is one
+// of the declarations CheckSize compares with the communicator, which
+// differs when a launcher or PMI does not connect the ranks (a run of
+// singletons, issue #20).
 const ExpectNpEnv = "RB_EXPECT_NP"

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/internal/mpirun"
+	"github.com/reprobench/reprobench/internal/slurmtest"
 )
 
 // The test binary doubles as a launcher process (for killing the launcher
@@ -53,6 +55,14 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if fakerunDir != "" {
 		os.RemoveAll(fakerunDir)
+	}
+	// The Slurm tests share one cluster (slurm_test.go), the integration
+	// tests the reprobench binaries.
+	for _, err := range []error{slurmtest.StopShared(), mpirun.RemoveBuilds()} {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = max(code, 1)
+		}
 	}
 	os.Exit(code)
 }
@@ -479,7 +489,7 @@ func TestStartRefusesTooManyMpiruns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("manifest of %d mpiruns: %d bytes", MaxMpiruns, len(b))
+	t.Logf("manifest of %d mpiruns: %d bytes", MaxMpiruns, len(b)) // informative: its size is not a promise
 	// A manifest edited to claim more is refused.
 	b = bytes.Replace(b, []byte(fmt.Sprintf(`"mpiruns": %d`, MaxMpiruns)), []byte(`"mpiruns": 100000000`), 1)
 	if err := os.WriteFile(ManifestPath(dir, "max"), b, 0o644); err != nil {

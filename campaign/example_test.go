@@ -25,6 +25,23 @@ func ExampleSrunMPI() {
 	// Output: "pmi2" ""
 }
 
+// CheckSize refuses the singletons that "srun -n 2 --mpi=none" starts from
+// an MPICH binary: srun declared 2 tasks, each process's communicator has 1.
+func ExampleCheckSize() {
+	env := map[string]string{"SLURM_JOB_ID": "7", "SLURM_STEP_ID": "0", "SLURM_PROCID": "0", "SLURM_STEP_NUM_TASKS": "2"}
+	getenv := func(k string) string { return env[k] }
+	for _, d := range campaign.Declared(getenv) {
+		fmt.Printf("%s=%d (%s)\n", d.Var, d.Np, d.Launcher)
+	}
+	var se *campaign.SizeError
+	if err := campaign.CheckSize(1, 1, "mpich", getenv); errors.As(err, &se) {
+		fmt.Println(se.Hint)
+	}
+	// Output:
+	// SLURM_STEP_NUM_TASKS=2 (srun)
+	// srun started the tasks without a PMI plugin (--mpi=none, or the cluster's MpiDefault=none: SLURM_MPI_TYPE is unset), which does not connect the ranks of this binary's MPI library (mpich, Debian's build): use srun --mpi=pmi2 (srun --mpi=list shows the plugins; a site may name it with a version, e.g. pmix_v4)
+}
+
 // CheckMpiruns bounds a campaign before anything is built for it.
 func ExampleCheckMpiruns() {
 	fmt.Println(campaign.CheckMpiruns(30) == nil, campaign.CheckMpiruns(100_000_000) != nil)

@@ -68,10 +68,11 @@ func eachFlavor(t *testing.T, test func(t *testing.T, f mpirun.Flavor)) {
 	}
 }
 
-// reprobench builds cmd/reprobench for f into a temporary directory.
+// reprobench builds cmd/reprobench for f once per test binary
+// (mpirun.BuildShared; TestMain removes it).
 func reprobench(t *testing.T, f mpirun.Flavor) string {
 	t.Helper()
-	return mpirun.Build(t, f, "..", "./cmd/reprobench")
+	return mpirun.BuildShared(t, f, "..", "./cmd/reprobench")
 }
 
 // launchCmd starts "reprobench launch ARGS" in its own process group, with
@@ -179,9 +180,12 @@ func checkComplete(t *testing.T, m *Manifest) {
 // "reprobench run".
 func checkHeld(t *testing.T, bin, dir, runID, manifest string, held []int) {
 	t.Helper()
-	if st := manifestStatus(manifest, 1); st != StatusRunning {
-		t.Fatalf("mpirun 1 is held but recorded as %q", st)
-	}
+	// The launcher records the run as running once Start has returned its
+	// pid, which the held ranks may beat on a loaded machine (the race of
+	// TestLaunchKillLauncherThenResume): wait for the record, no sleep.
+	waitFor(t, 60*time.Second, "the manifest to record mpirun 1 as running", func() bool {
+		return manifestStatus(manifest, 1) == StatusRunning
+	})
 	if !exists(OutputBase(dir, runID, 1) + ".csv.partial") {
 		t.Fatal("mpirun 1 is held but has no .csv.partial")
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/timing"
 )
 
 // Harness is the accuracy experiment of paper 000 (Algorithm 20; App. C.3,
@@ -18,9 +19,9 @@ type Harness struct {
 	// After lists when to check, measured from the start of Run on rank 0;
 	// ascending. Empty means one check at once (App. C.5).
 	After []time.Duration
-	// Sleep waits on rank 0 between checks. nil means time.Sleep; in
-	// simulation pass the simulated rank's Sleep so that virtual time
-	// advances.
+	// Sleep waits on rank 0 between checks. nil means the clock's own
+	// Sleep for a simulated clock (timing.SleepFunc: virtual time
+	// advances, no real time passes), else time.Sleep.
 	Sleep func(time.Duration)
 	// Offset measures each rank's offset. nil means SKaMPI ping-pongs with
 	// 10 ping-pongs (the paper's nrounds = 10).
@@ -33,11 +34,12 @@ type Harness struct {
 	Implausible float64
 
 	// Simulation only, used on rank 0 when both are set: TrueNow returns
-	// the true (simulated) time in seconds, and LocalAt the tick a rank's
-	// raw clock reads at a true time (mpitest's World.ClockAt). Models are
-	// the ranks' models (Result.Models of the synchronization).
+	// the true (simulated) time in seconds, and ClockAt the ticks a rank's
+	// raw clock reads at a true time (mpitest's World.ClockAt, the same
+	// name and units). Models are the ranks' models (Result.Models of the
+	// synchronization).
 	TrueNow func() float64
-	LocalAt func(rank int, trueTime float64) int64
+	ClockAt func(rank int, trueTime float64) int64
 	Models  []Model
 
 	// Real MPI with every rank on one host, all reading one clock (for
@@ -92,6 +94,9 @@ type Check struct {
 // Run performs the checks collectively on c; every rank reads its global
 // clock g (after a Sync), rank 0 sleeps between checks and gets the results.
 func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
+	if c == nil || g == nil {
+		return nil, fmt.Errorf("clocksync: harness: needs a communicator and a global clock")
+	}
 	after := h.After
 	if len(after) == 0 {
 		after = []time.Duration{0}
@@ -107,9 +112,9 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 	}
 	sleep := h.Sleep
 	if sleep == nil {
-		sleep = time.Sleep
+		sleep = func(d time.Duration) { timing.Sleep(g.Base(), d) }
 	}
-	truth := h.TrueNow != nil && h.LocalAt != nil
+	truth := h.TrueNow != nil && h.ClockAt != nil
 	if truth && len(h.Models) != c.Size() && c.Rank() == 0 {
 		return nil, fmt.Errorf("clocksync: harness: %d models for %d ranks", len(h.Models), c.Size())
 	}
@@ -203,7 +208,7 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 				// The truth at the moment rank r is measured: rank 0
 				// measures one rank after the other, and with P ranks
 				// the last is measured well after the first.
-				ck.TrueOffsets[r] = TrueOffset(h.Models, base.Hz(), h.LocalAt, r, h.TrueNow())
+				ck.TrueOffsets[r] = TrueOffset(h.Models, base.Hz(), h.ClockAt, r, h.TrueNow())
 			}
 			s, err := m.MeasureOffset(&links[r])
 			if err != nil {
@@ -265,15 +270,15 @@ func absStats(x []float64) (maxAbs, medianAbs float64) {
 // TrueOffsets returns the true error of every rank's global clock at true
 // time t: global time of rank r minus global time of rank 0, in seconds, where
 // rank r's global time is models[r] applied to its raw clock's reading
-// localAt(r, t) (ticks at frequency hz). In simulation localAt is mpitest's
+// clockAt(r, t) (ticks at frequency hz). In simulation clockAt is mpitest's
 // World.ClockAt and models come from Result.Models; this keeps clocksync
 // free of the simulator.
-func TrueOffsets(models []Model, hz float64, localAt func(rank int, t float64) int64, t float64) []float64 {
+func TrueOffsets(models []Model, hz float64, clockAt func(rank int, t float64) int64, t float64) []float64 {
 	out := make([]float64, len(models))
 	if len(models) == 0 {
 		return out
 	}
-	g := func(r int) float64 { return models[r].Global(float64(localAt(r, t)) / hz) }
+	g := func(r int) float64 { return models[r].Global(float64(clockAt(r, t)) / hz) }
 	g0 := g(0)
 	for r := range models {
 		out[r] = g(r) - g0
@@ -283,7 +288,7 @@ func TrueOffsets(models []Model, hz float64, localAt func(rank int, t float64) i
 
 // TrueOffset returns the true error of rank r's global clock at true time t,
 // element r of TrueOffsets.
-func TrueOffset(models []Model, hz float64, localAt func(rank int, t float64) int64, r int, t float64) float64 {
-	g0 := models[0].Global(float64(localAt(0, t)) / hz)
-	return models[r].Global(float64(localAt(r, t))/hz) - g0
+func TrueOffset(models []Model, hz float64, clockAt func(rank int, t float64) int64, r int, t float64) float64 {
+	g0 := models[0].Global(float64(clockAt(0, t)) / hz)
+	return models[r].Global(float64(clockAt(r, t))/hz) - g0
 }

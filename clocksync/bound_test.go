@@ -51,10 +51,12 @@ func TestSpecAccuracy(t *testing.T) {
 		t.Errorf("learner %#v", a.Learner)
 	}
 	for _, c := range []struct{ in, msg string }{
-		{"hca3:budget=2s", "apply only with accuracy"},
+		{"hca3:fitpts=200,budget=2s", "apply only with accuracy"},
+		{"hca3:accuracy=none,burst=5", "apply only with accuracy"},
 		{"skampi:accuracy=1us@1s", `unknown parameter "accuracy"`},
 		{"hca3:accuracy=1us", "want ERROR@HORIZON"},
-		{"hca3:accuracy=1us@1s,budget=0s", "budget=0 s must be"},
+		{"hca3:accuracy=1us@1s,budget=2h", "budget=7200 s must be"},
+		{"hca3:accuracy=1us@1s,budget=-1s", "budget=-1 s must be"},
 		{"twolevel:accuracy=1us@1s,burst=0", "burst=0"},
 	} {
 		if _, err := clocksync.ParseSpec(c.in); err == nil || !strings.Contains(err.Error(), c.msg) {
@@ -66,6 +68,56 @@ func TestSpecAccuracy(t *testing.T) {
 	}
 	if a, err := clocksync.ParseWithAccuracy("twolevel", "2us@5s"); err != nil || !strings.Contains(a.Name, "accuracy=2µs@5s") {
 		t.Errorf("ParseWithAccuracy(twolevel): %v, %v", a, err)
+	}
+}
+
+// TestSpecDefaultAccuracy: a spec that names neither a target nor fixed
+// counts learns to the default target (issue 28), or to the caller's; an
+// --clock-accuracy flag's none gives the published fixed counts, its
+// target replaces the spec's.
+func TestSpecDefaultAccuracy(t *testing.T) {
+	def := clocksync.DefaultAccuracy()
+	run := clocksync.Accuracy{Error: 1e-6, Horizon: 2}
+	for _, c := range []struct {
+		spec, flag string
+		def        clocksync.Accuracy
+		want       clocksync.Accuracy
+	}{
+		{"hca3", "", def, def},
+		{"hca3", "auto", run, run},
+		{"hca3", "", clocksync.Accuracy{}, clocksync.Accuracy{}},
+		{"jk", "", run, run},
+		{"twolevel:intra=fit", "", run, run},
+		{"hca3:fitpts=1000,exchanges=100", "", run, clocksync.Accuracy{}},
+		{"hca3:intercept=skampi", "", run, clocksync.Accuracy{}},
+		{"jk:rttpingpongs=50", "", run, clocksync.Accuracy{}},
+		{"hca3:accuracy=none", "", run, clocksync.Accuracy{}},
+		{"hca3:accuracy=500ns@5s", "", run, clocksync.Accuracy{Error: 500e-9, Horizon: 5}},
+		{"hca3:accuracy=500ns@5s", "none", run, clocksync.Accuracy{}},
+		{"hca3", "none", run, clocksync.Accuracy{}},
+		{"hca3:fitpts=200", "3us@1s", run, clocksync.Accuracy{Error: 3e-6, Horizon: 1}},
+		{"hca", "", run, clocksync.Accuracy{}}, // no Spread learner: the fixed counts
+		{"skampi", "none", run, clocksync.Accuracy{}},
+	} {
+		s, err := clocksync.ParseSpecAccuracy(c.spec, c.flag, c.def)
+		if err != nil {
+			t.Errorf("ParseSpecAccuracy(%q, %q): %v", c.spec, c.flag, err)
+			continue
+		}
+		if s.Accuracy != c.want {
+			t.Errorf("ParseSpecAccuracy(%q, %q, %v): accuracy %v, want %v", c.spec, c.flag, c.def, s.Accuracy, c.want)
+		}
+		// What is recorded says what ran: it parses back to the same spec
+		// whatever the default.
+		if back, err := clocksync.ParseSpecDefault(s.String(), clocksync.Accuracy{Error: 7e-6, Horizon: 7}); err != nil || back != s {
+			t.Errorf("%q recorded as %s parses back to %v, %v", c.spec, s, back, err)
+		}
+	}
+	if _, err := clocksync.ParseSpecAccuracy("skampi", "1us@1s", def); err == nil {
+		t.Error("skampi took an accuracy target from the flag")
+	}
+	if _, err := clocksync.ParseSpecAccuracy("hca3", "1us", def); err == nil {
+		t.Error("a target without a horizon was accepted")
 	}
 }
 
@@ -182,7 +234,7 @@ func TestCheckUncertainty(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			h := &clocksync.Harness{Sleep: r.Sleep, TrueNow: r.TrueNow, LocalAt: w.ClockAt, Implausible: limit}
+			h := &clocksync.Harness{Sleep: r.Sleep, TrueNow: r.TrueNow, ClockAt: w.ClockAt, Implausible: limit}
 			if r.ID() == 0 {
 				h.Models = res.Models()
 			}

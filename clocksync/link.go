@@ -38,7 +38,8 @@ type Link struct {
 	// reference implementations used it before measuring it).
 	RTT float64
 	// Sleep pauses the calling rank (Spread spaces its fit points with it);
-	// nil means time.Sleep. In simulation it is the rank's virtual sleep.
+	// nil keeps a real rank exchanging through the interval instead (see
+	// Spread). In simulation it is the rank's virtual sleep.
 	Sleep func(time.Duration)
 
 	scratchLocal, scratchDiff []float64 // JKPingPong's buffers

@@ -9,18 +9,21 @@ func TestParseSpecDefaults(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"skampi", "skampi:rttpingpongs=100,warmup=10,pingpongs=100,minpingpongs=10,stop=0"},
 		{"netgauge", "netgauge:pingpongs=100,maxpingpongs=10000"},
-		{"jk", "jk:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10"},
-		{"Jones-Koenig", "jk:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10"},
+		{"jk", "jk:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,accuracy=1µs@10s,budget=auto,burst=10,robust=rtt+trim"},
+		{"Jones-Koenig", "jk:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,accuracy=1µs@10s,budget=auto,burst=10,robust=rtt+trim"},
 		{"hca", "hca:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,pingpongs=100,minpingpongs=10,stop=0"},
 		{"hca2:", "hca2:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,pingpongs=100,minpingpongs=10,stop=0"},
-		{"HCA3", "hca3:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,intercept=skampi,pingpongs=100,minpingpongs=10,stop=0"},
+		{"HCA3", "hca3:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,intercept=skampi,pingpongs=100,minpingpongs=10,stop=0,accuracy=1µs@10s,budget=auto,burst=10,robust=rtt+trim"},
+		{"hca3:accuracy=none", "hca3:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,intercept=skampi,pingpongs=100,minpingpongs=10,stop=0,accuracy=none"},
 		{"hca3o", "hca3o:rttpingpongs=100,warmup=10,pingpongs=100,minpingpongs=10,stop=0"},
-		{"two-level", "twolevel:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,intercept=skampi,intra=offset,pingpongs=100,minpingpongs=10,stop=0"},
-		{"hca3:fitpts=200, exchanges=20,intercept=fit", "hca3:fitpts=200,exchanges=20,trim=0,rttpingpongs=100,warmup=10,intercept=fit,pingpongs=100,minpingpongs=10,stop=0"},
+		{"two-level", "twolevel:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,intercept=skampi,intra=offset,pingpongs=100,minpingpongs=10,stop=0,accuracy=1µs@10s,budget=auto,burst=10,robust=rtt+trim"},
+		{"hca3:fitpts=200, exchanges=20,intercept=fit", "hca3:fitpts=200,exchanges=20,trim=0,rttpingpongs=100,warmup=10,intercept=fit,pingpongs=100,minpingpongs=10,stop=0,accuracy=none"},
 		{"skampi:pingpongs=10", "skampi:rttpingpongs=100,warmup=10,pingpongs=10,minpingpongs=10,stop=0"},
 		{"skampi:pingpongs=50,minpingpongs=5,stop=1.5", "skampi:rttpingpongs=100,warmup=10,pingpongs=50,minpingpongs=5,stop=1.5"},
-		{"jk:trim=3.5", "jk:fitpts=1000,exchanges=100,trim=3.5,rttpingpongs=100,warmup=10"},
-		{"hca3:intercept=FIT", "hca3:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,intercept=fit,pingpongs=100,minpingpongs=10,stop=0"},
+		{"jk:trim=3.5", "jk:fitpts=1000,exchanges=100,trim=3.5,rttpingpongs=100,warmup=10,accuracy=1µs@10s,budget=auto,burst=10,robust=rtt+trim"},
+		{"jk:warmup=5", "jk:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=5,accuracy=none"},
+		{"hca3:budget=2s", "hca3:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,intercept=skampi,pingpongs=100,minpingpongs=10,stop=0,accuracy=1µs@10s,budget=2s,burst=10,robust=rtt+trim"},
+		{"hca3:intercept=FIT", "hca3:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,intercept=fit,pingpongs=100,minpingpongs=10,stop=0,accuracy=none"},
 	} {
 		s, err := ParseSpec(c.in)
 		if err != nil {
@@ -80,6 +83,11 @@ func TestSpecNewStructure(t *testing.T) {
 		},
 		"jk": func(a *Algorithm) bool {
 			_, ok := a.Topology.(*Linear)
+			_, sp := a.Learner.(*Spread)
+			return ok && sp
+		},
+		"jk:accuracy=none": func(a *Algorithm) bool {
+			_, ok := a.Topology.(*Linear)
 			_, r := a.Learner.(*Regression)
 			return ok && r
 		},
@@ -97,7 +105,17 @@ func TestSpecNewStructure(t *testing.T) {
 		},
 		"hca3": func(a *Algorithm) bool {
 			t, ok := a.Topology.(*TopDownTree)
-			return ok && t.Intercept != nil
+			sp, _ := a.Learner.(*Spread)
+			return ok && t.Intercept == nil && sp != nil && sp.Target == DefaultAccuracy()
+		},
+		"hca3:accuracy=none": func(a *Algorithm) bool {
+			t, ok := a.Topology.(*TopDownTree)
+			_, r := a.Learner.(*Regression)
+			return ok && r && t.Intercept != nil
+		},
+		"hca3:fitpts=200": func(a *Algorithm) bool {
+			_, r := a.Learner.(*Regression)
+			return r
 		},
 		"hca3o": func(a *Algorithm) bool {
 			_, ok := a.Topology.(*TopDownTree)
@@ -113,7 +131,7 @@ func TestSpecNewStructure(t *testing.T) {
 		if !check(a) {
 			t.Errorf("%s builds %T with %T", name, a.Topology, a.Learner)
 		}
-		if !strings.HasPrefix(a.Name, name+":") {
+		if n, _, _ := strings.Cut(name, ":"); !strings.HasPrefix(a.Name, n+":") {
 			t.Errorf("%s: Name %q", name, a.Name)
 		}
 	}

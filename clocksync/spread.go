@@ -1,6 +1,7 @@
 package clocksync
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -31,7 +32,11 @@ import (
 //     the smallest (more than twice the median's distance from the minimum
 //     plus 50 ns, or more than twice the minimum plus 100 ns) are dropped; the line
 //     is then fitted by least squares, refitted once without points beyond
-//     Trim robust standard deviations (default 3).
+//     Trim robust standard deviations (default 3). With fewer than three
+//     points left (a machine too loaded to exchange undisturbed) the line
+//     is fitted through the fastest quarter of the points (of at least 16;
+//     with fewer, the offset only) and the bound is unknown (Bound.Why
+//     says so).
 //   - Every 16 fit points (after MinPoints) the client predicts the link's
 //     error bound at the target horizon (fitLine: BoundZ standard errors,
 //     the larger of least squares' and a block jackknife's) and stops when
@@ -51,7 +56,8 @@ import (
 type Spread struct {
 	Target Accuracy
 	// Budget is the time the whole synchronization may take, seconds
-	// (default 1).
+	// (default: 1 s per round of the tree, ⌈log2 P⌉ s; 1 s on 2 ranks),
+	// so that a link of any tree learns for as long as on 2 ranks.
 	Budget float64
 	// Burst is the number of exchanges per fit point (default 10).
 	Burst int
@@ -69,6 +75,11 @@ type Spread struct {
 	// NoRTTFilter keeps every fit point whatever its RTT and never repeats
 	// a burst (for measuring what the filter is worth).
 	NoRTTFilter bool
+	// Record, when set, is called on the client of every link with all its
+	// fit points (kept or not, in time order; Sample.RTT set) before the
+	// final fit. bench/clocksync/calib replays the learner on them
+	// against the true offsets; Fit refits any prefix of them.
+	Record func(points []Sample)
 }
 
 // Points returns 0: the count is decided while learning.
@@ -83,6 +94,10 @@ func (s *Spread) Measurer() OffsetMeasurer { return nil }
 // add up to a rank's error (0: a tree's ⌈log2 p⌉ each).
 func (s *Spread) params(p, serial, path int) (rounds int, budget, interval, share float64, burst, minPts, maxPts int, trim float64) {
 	rounds = max(bits.Len(uint(p-1)), 1)
+	budget = s.Budget
+	if budget <= 0 {
+		budget = float64(rounds)
+	}
 	if serial <= 0 {
 		serial = rounds
 	}
@@ -90,10 +105,6 @@ func (s *Spread) params(p, serial, path int) (rounds int, budget, interval, shar
 		path = rounds
 	}
 	rounds = serial
-	budget = s.Budget
-	if budget <= 0 {
-		budget = 1
-	}
 	// 85 % of the share: the sync also barriers, gathers and stops the
 	// links, and a descheduled rank overshoots its deadline.
 	budget *= 0.85 / float64(rounds)
@@ -203,12 +214,36 @@ func spreadFit(points []Sample, trim float64, filter bool) (lineFit, FitStats) {
 			x, y = append(x, p.Local), append(y, p.Offset)
 		}
 	}
-	f, dropped := trimmedFit(x, y, max(trim, 0))
+	noBound := false
+	if len(x) < 3 && len(points) >= 16 {
+		// Fewer than three undisturbed points (a machine too loaded to
+		// exchange undisturbed within the budget): no bound can be
+		// stated, but the drift can still be learned roughly from the
+		// fastest quarter of the points (of at least 16), which a trimmed
+		// fit keeps away from the worst; a clock offset only would leave the
+		// whole drift in place (100 ppm is 200 µs after 2 s).
+		k := max(3, len(points)/4)
+		idx := make([]int, len(points))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(points[a].RTT, points[b].RTT) })
+		slices.Sort(idx[:k])
+		x, y = x[:0], y[:0]
+		for _, i := range idx[:k] {
+			x, y = append(x, points[i].Local), append(y, points[i].Offset)
+		}
+		noBound = true
+	}
+	tr := max(trim, 0)
+	if noBound {
+		tr = max(trim, 3)
+	}
+	f, dropped := trimmedFit(x, y, tr)
 	if len(x) < 3 {
 		// Two points a few µs apart can give any slope: with fewer than
-		// three undisturbed points (a machine too loaded to exchange
-		// within the budget) learn the offset only; the bound is unknown.
-		// (The point with the smallest RTT is always kept: y is not empty.)
+		// three points learn the offset only; the bound is unknown. (The
+		// point with the smallest RTT is always kept: y is not empty.)
 		var sum float64
 		for _, v := range y {
 			sum += v
@@ -216,8 +251,11 @@ func spreadFit(points []Sample, trim float64, filter bool) (lineFit, FitStats) {
 		f = lineFit{Intercept: sum / float64(len(y)), N: len(y)}
 	}
 	st := f.stats(all, dropped+len(points)-len(x))
+	if noBound {
+		st.SlopeSE, st.Bound = 0, unknown(WhyTooFewPoints)
+	}
 	st.MinRTT = lo
-	st.Bound.AtSync += asymmetryShare * lo
+	st.addAsymmetry(lo)
 	return f, st
 }
 
@@ -317,6 +355,9 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 	}
 	if err := c.SendFloat64(0, l.Ref, tagExchange); err != nil {
 		return Model{}, FitStats{}, err
+	}
+	if s.Record != nil {
+		s.Record(pts)
 	}
 	f, st = spreadFit(pts, trim, !s.NoRTTFilter)
 	st.ClockRead = clockRead

@@ -36,6 +36,32 @@ func TestSpreadFitFiltersByRTT(t *testing.T) {
 	}
 }
 
+// On a machine too loaded to exchange undisturbed, fewer than three fit
+// points pass the RTT filter: no bound is stated, but the drift (100 ppm
+// here, the skew clockcheck's tests inject) is still learned from the
+// fastest quarter of the points, not left in place. Seeded.
+func TestSpreadFitTooFewUndisturbed(t *testing.T) {
+	const slope, icpt = 100e-6, 1.0
+	rng := rand.New(rand.NewPCG(7, 28))
+	var pts []Sample
+	for i := range 300 {
+		x := 5 + float64(i)*2.8e-3
+		rtt := 20e-6 + rng.ExpFloat64()*200e-6 // every exchange waited for a core
+		if i == 17 || i == 250 {
+			rtt = 0.8e-6 // two lucky ones
+		}
+		noise := (rng.Float64() - 0.5) * rtt // up to half the RTT either way
+		pts = append(pts, Sample{Local: x, Offset: slope*x + icpt + noise, RTT: rtt})
+	}
+	f, st := spreadFit(pts, 3, true)
+	if !st.Bound.Unknown || st.Bound.Why != WhyTooFewPoints {
+		t.Errorf("bound %v, want unknown: %s", st.Bound, WhyTooFewPoints)
+	}
+	if st.Points < 3 || math.Abs(f.Slope-slope) > 5e-6 {
+		t.Errorf("slope %.4g ppm from %d points, want %.4g ± 5 ppm", f.Slope*1e6, st.Points, slope*1e6)
+	}
+}
+
 // Offset errors correlated in time (a slow wander, as a machine's fast and
 // slow states give) make least squares' standard error too small; the block
 // jackknife of fitLine sees it, and 3 standard errors cover the slope error.

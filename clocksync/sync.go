@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/timing"
 )
 
 // Algorithm is a clock synchronization algorithm: a Topology driving a
@@ -84,7 +85,11 @@ const recordLen = 17
 // between ranks (an Algorithm itself is shared).
 type SyncOptions struct {
 	// Sleep pauses the calling rank between the fit points of a Spread
-	// learner; nil means time.Sleep. In simulation pass the rank's Sleep.
+	// learner. When nil, a simulated clock's own Sleep is used
+	// (timing.SleepFunc of the global clock's base: mpitest's clocks wait
+	// in virtual time, so forgetting this option never sleeps in real
+	// time); a real rank then keeps exchanging through each interval
+	// (see Spread).
 	Sleep func(time.Duration)
 }
 
@@ -102,11 +107,17 @@ func (a *Algorithm) Sync(c mpi.Comm, g *GlobalClock) (*Result, error) {
 // Each rank's record is gathered at rank 0 afterwards (one Gather, not
 // counted in the cost).
 func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result, error) {
+	if c == nil || g == nil {
+		return nil, fmt.Errorf("clocksync: Sync needs a communicator and a global clock (NewGlobalClock)")
+	}
 	if a.Topology == nil || a.Learner == nil {
 		return nil, fmt.Errorf("clocksync: algorithm %q needs a Topology and a Learner", a.Name)
 	}
 	cc := newCounter(c)
 	base := g.Base()
+	if o.Sleep == nil {
+		o.Sleep = timing.SleepFunc(base)
+	}
 	now := func() float64 { return base.Seconds(base.Now()) }
 	if err := cc.Barrier(); err != nil {
 		return nil, err

@@ -13,8 +13,8 @@ type Env struct {
 	Comm    mpi.Comm
 	Now     func() float64 // the raw local clock, seconds since the process's epoch
 	Learner Learner        // how one link learns a model
-	// Sleep pauses the calling rank (nil: time.Sleep); topologies hand it
-	// to their links.
+	// Sleep pauses the calling rank (nil: a real rank keeps exchanging,
+	// see Link.Sleep); topologies hand it to their links.
 	Sleep func(time.Duration)
 }
 

@@ -111,7 +111,7 @@ func TestResync(t *testing.T) {
 		c := r.Comm()
 		g := clocksync.NewGlobalClock(r.Clock())
 		check := func(k int, res *clocksync.Result) error {
-			h := &clocksync.Harness{Sleep: r.Sleep, TrueNow: r.TrueNow, LocalAt: w.ClockAt}
+			h := &clocksync.Harness{Sleep: r.Sleep, TrueNow: r.TrueNow, ClockAt: w.ClockAt}
 			if c.Rank() == 0 {
 				// The models in use now are those of the last Sync.
 				h.Models = res.Models()

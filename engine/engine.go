@@ -64,13 +64,37 @@ type Experiment struct {
 	// one-sided calls; both recorded in the raw data for those calls only.
 	BWWindow int
 	RMASync  mpi.RMASync
+
+	// Func, when set, is the user's own operation, measured instead of
+	// Call (func.go): each observation waits as Sync says, then times one
+	// call of Func on every rank (window.Sync.RunFunc), and its completion
+	// time is Runtime's, local or global. Name is its call column in the
+	// raw data; MsizeBytes and Type describe what one call moves per rank
+	// (msize_bytes, count, datatype). Call, Op, Root, the loop and the
+	// cache fields do not apply. Func must be called by every rank once
+	// per observation (it is, collectively) and must not keep a reference
+	// to the communicator's buffers between calls.
+	Func func() error
+	Name string
+}
+
+// CallName returns the raw data's call column of the experiment: Name for
+// a user's function (Func), else Call's MPI name.
+func (e *Experiment) CallName() string {
+	if e.Func != nil {
+		return e.Name
+	}
+	return e.Call.String()
 }
 
 // Raw returns what the raw data records of ex besides its rows: its
 // factor levels and labels, to declare it to a rawdata.Writer.
 func (e *Experiment) Raw() rawdata.Experiment {
 	f := rawdata.Factors{ProcSync: e.Sync.Method.String(), RuntimeType: e.Runtime.String(), Cache: e.Cache.String(), ClockSync: e.ClockSync}
-	f.Skew = skewLevel(e) // vcoll
+	if e.Func == nil {
+		f.Skew = skewLevel(e)                  // vcoll
+		f.BWWindow, f.RMASync = e.p2pFactors() // p2p
+	}
 	if e.Sync.Method.Windowed() {
 		f.Window = e.Sync.Window
 	}
@@ -81,7 +105,6 @@ func (e *Experiment) Raw() rawdata.Experiment {
 	if e.Sync.NoiseGuard && e.Sync.Method.Windowed() {
 		f.NoiseGuard = "on"
 	}
-	f.BWWindow, f.RMASync = e.p2pFactors() // p2p
 	return rawdata.Experiment{Exp: e.Exp, Factors: f, Labels: e.Labels, NBCMode: e.NBCMode()}
 }
 
@@ -149,6 +172,9 @@ type Engine struct {
 // Run executes the experiments in order; rank 0 writes to sink (other ranks
 // may pass nil). It returns the summaries on rank 0.
 func (e *Engine) Run(exps []Experiment, sink Sink) ([]Summary, error) {
+	if e.Comm == nil || e.Clock == nil {
+		return nil, fmt.Errorf("engine: the Engine needs a Comm and a Clock")
+	}
 	if e.Comm.Rank() == 0 && sink == nil {
 		return nil, fmt.Errorf("engine: rank 0 needs a Sink")
 	}
@@ -164,7 +190,7 @@ func (e *Engine) Run(exps []Experiment, sink Sink) ([]Summary, error) {
 		}
 		s, err := e.runOne(ex, sink)
 		if err != nil {
-			return sums, fmt.Errorf("engine: experiment %d (%v, %d bytes): %w", ex.Exp, ex.Call, ex.MsizeBytes, err)
+			return sums, fmt.Errorf("engine: experiment %d (%s, %d bytes): %w", ex.Exp, ex.CallName(), ex.MsizeBytes, err)
 		}
 		if e.Comm.Rank() == 0 {
 			sums = append(sums, *s)
@@ -191,6 +217,9 @@ func (ex *Experiment) Check(p int) error {
 }
 
 func (ex *Experiment) check(p int) error {
+	if ex.Func != nil {
+		return ex.checkFunc() // func.go
+	}
 	if !ex.Call.Valid() {
 		return fmt.Errorf("invalid call %v", ex.Call)
 	}
@@ -215,16 +244,18 @@ func (ex *Experiment) check(p int) error {
 	if err := ex.Sync.Check(); err != nil {
 		return err
 	}
-	if ex.Call == mpi.CallPingPong && p < 2 {
-		return fmt.Errorf("pingpong needs at least 2 ranks")
+	op := ex.Call.Op() // the call's row of the operation table
+	if err := op.CheckRanks(p); err != nil {
+		return err
 	}
 	if ex.Root < 0 || ex.Root >= p {
 		return fmt.Errorf("root %d out of range [0,%d)", ex.Root, p)
 	}
-	if ex.Call.Reduces() {
-		if err := mpi.CheckReduce(ex.Type, ex.Op); err != nil {
-			return err
-		}
+	if err := op.CheckType(ex.Type, ex.Op); err != nil {
+		return err
+	}
+	if op.Bound && (ex.Cache == window.CacheCycle || ex.Cache == window.CacheRandom) {
+		return fmt.Errorf("%v: the request mpi.Prepare makes is bound to the buffers it was given, and cache mode %v moves them between observations (use warm or cold)", ex.Call, ex.Cache)
 	}
 	if err := checkSkew(ex, p); err != nil { // vcoll
 		return err
@@ -237,7 +268,7 @@ func (ex *Experiment) check(p int) error {
 
 func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	c := e.Comm
-	p, me := c.Size(), c.Rank()
+	p := c.Size()
 	if err := ex.check(p); err != nil {
 		return nil, err
 	}
@@ -253,11 +284,11 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	if err != nil {
 		return nil, err
 	}
-	count := ex.Count()
-	sendB, recvB := mpi.SkewedBufferSizes(ex.Call, count, ex.Type, p, ex.Skew) // vcoll: BufferSizes unless skewed
-	if ex.Call == mpi.CallBcast {
-		recvB = max(recvB, sendB)
+	if ex.Func != nil {
+		return e.runFunc(ex, sy, g, began, sink) // func.go
 	}
+	count := ex.Count()
+	sendB, recvB := mpi.SkewedBufferSizes(ex.Call, count, ex.Type, p, ex.Skew) // the row's rule (Op.Buffers)
 	slots := ex.CacheSlots
 	if slots <= 0 {
 		slots = 16
@@ -285,11 +316,11 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	}
 	release, err := mpi.Prepare(c, o)
 	if err != nil {
-		return nil, fmt.Errorf("engine: preparing %v: %w", ex.Call, err)
+		return nil, fmt.Errorf("preparing %v: %w", ex.Call, err)
 	}
 	defer func() {
 		if rerr := release(); rerr != nil && err == nil {
-			err = fmt.Errorf("engine: releasing %v: %w", ex.Call, rerr)
+			err = fmt.Errorf("releasing %v: %w", ex.Call, rerr)
 		}
 	}()
 	// nbc: the overlap measurement sizes its kernel, and records each
@@ -308,38 +339,87 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		}
 		sy.Buffers = buffers
 	}
-	guarded := ex.Sync.NoiseGuard && ex.Sync.Method.Windowed()
-	if guarded {
-		if e.NoiseGuard == nil {
-			if e.NoiseGuard, err = window.NewNoiseGuard(nil, noiseguard.Config{}); err != nil {
-				return nil, err
-			}
-		}
-		sy.Guard = e.NoiseGuard
-	}
-	cfg := sy.Config()
-	rec := window.NewRecord(cfg.Capacity(max(ex.Nrep, ex.Warmup)))
-	if ex.Warmup > 0 {
+	obs := &observed{sy: sy, g: g, began: began, reps: reps, ovr: ovr, ovCal: ovCal}
+	err = e.measure(ex, obs, func(n int, rec *window.Record, warmUp bool) error {
 		if ovr != nil {
 			ovr.next = 0 // nbc
 		}
-		if err := sy.Run(o, ex.Warmup, rec, true); err != nil {
-			return nil, fmt.Errorf("warm-up: %w", err)
-		}
-	}
-	var slots0, skipped0 int64
-	if guarded {
-		slots0, skipped0 = e.NoiseGuard.Slots()
-	}
-	var ms0, ms1 runtime.MemStats
-	if ovr != nil {
-		ovr.next = 0 // nbc
-	}
-	runtime.ReadMemStats(&ms0)
-	if err := sy.Run(o, ex.Nrep, rec, false); err != nil {
+		return sy.Run(o, n, rec, warmUp)
+	})
+	if err != nil {
 		return nil, err
 	}
+	return e.rows(ex, obs, sink)
+}
+
+// measure runs ex's warm-up and its measured observations with run into a
+// new Record (o.rec), with the run's noise guard when ex asks for it,
+// noting the guard's slots and the heap allocations of the measured
+// observations in o.
+func (e *Engine) measure(ex *Experiment, o *observed, run func(n int, rec *window.Record, warmUp bool) error) error {
+	var err error
+	if o.guarded, err = e.setGuard(ex, o.sy); err != nil {
+		return err
+	}
+	o.rec = window.NewRecord(o.sy.Config().Capacity(max(ex.Nrep, ex.Warmup)))
+	if ex.Warmup > 0 {
+		if err := run(ex.Warmup, o.rec, true); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	if o.guarded {
+		o.slots0, o.skipped0 = e.NoiseGuard.Slots()
+	}
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	if err := run(ex.Nrep, o.rec, false); err != nil {
+		return err
+	}
 	runtime.ReadMemStats(&ms1)
+	o.allocsPerObs = float64(ms1.Mallocs-ms0.Mallocs) / float64(max(o.rec.N, 1))
+	return nil
+}
+
+// setGuard gives sy the run's noise guard (made on first use) when ex
+// asks for one, and reports whether it did.
+func (e *Engine) setGuard(ex *Experiment, sy *window.Sync) (bool, error) {
+	if !ex.Sync.NoiseGuard || !ex.Sync.Method.Windowed() {
+		return false, nil
+	}
+	if e.NoiseGuard == nil {
+		var err error
+		if e.NoiseGuard, err = window.NewNoiseGuard(nil, noiseguard.Config{}); err != nil {
+			return false, err
+		}
+	}
+	sy.Guard = e.NoiseGuard
+	return true, nil
+}
+
+// observed is what an experiment's observations leave for its rows.
+type observed struct {
+	sy           *window.Sync
+	rec          *window.Record
+	g            window.GlobalClock // the global clock, window.Identity without one
+	began        time.Time          // when the experiment started
+	reps         int                // calls per observation
+	allocsPerObs float64            // heap allocations per measured observation on this rank
+	// noise guard: on, and its slot counts before the measured observations
+	guarded          bool
+	slots0, skipped0 int64
+	ovr              *overlapRecorder            // nbc
+	ovCal            *rawdata.OverlapCalibration // nbc
+}
+
+// rows gathers the ranks' timestamps of the observations in o at rank 0,
+// computes each observation's completion time as ex.Runtime says, and
+// writes the rows (and per-rank rows) to sink. It returns the experiment's
+// Summary on rank 0, nil elsewhere.
+func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) {
+	c := e.Comm
+	p, me := c.Size(), c.Rank()
+	sy, rec, g, ovr, reps := o.sy, o.rec, o.g, o.ovr, o.reps
+	cfg := sy.Config()
 	n := rec.N
 	// Gather [local start, local end, global start, global end, late,
 	// duration] per observation at rank 0. The duration is computed from the
@@ -371,19 +451,20 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		return nil, nil
 	}
 	bwWindow, rmaSync := ex.p2pFactors() // p2p
-	sum := &Summary{Exp: ex.Exp, Call: ex.Call.String(), MsizeBytes: ex.MsizeBytes, Method: cfg.Method.String(),
+	sum := &Summary{Exp: ex.Exp, Call: ex.CallName(), MsizeBytes: ex.MsizeBytes, Method: cfg.Method.String(),
 		RuntimeType: ex.Runtime.String(), Cache: ex.Cache.String(), WarmupCount: ex.Warmup, Rows: n,
-		Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: began.UTC(),
+		Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: o.began.UTC(),
 		// p2p:
 		BWWindow: bwWindow, RMASync: rmaSync,
-		AllocsPerObs: float64(ms1.Mallocs-ms0.Mallocs) / float64(max(n, 1)), Overlap: ovCal}
+		AllocsPerObs: o.allocsPerObs, Overlap: o.ovCal}
 	sum.Skew = skewLevel(ex) // vcoll
 	if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
 		sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), sy.WindowS()
 	}
-	if guarded {
-		sum.NoiseGuard = e.NoiseGuard.Record(slots0, skipped0)
+	if o.guarded {
+		sum.NoiseGuard = e.NoiseGuard.Record(o.slots0, o.skipped0)
 	}
+	sum.Wait = sy.Wait()
 	ls, le := make([]float64, p), make([]float64, p)
 	gs, ge := make([]float64, p), make([]float64, p)
 	dur := make([]float64, p)
@@ -391,8 +472,8 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	if ovr != nil {
 		ovPure, ovComp = make([]float64, p), make([]float64, p)
 	}
-	row := Row{Exp: ex.Exp, Call: ex.Call.String(), MsizeBytes: ex.MsizeBytes, Count: count, Datatype: ex.Type.ShortName(), Np: p}
-	rr := RankRow{Exp: ex.Exp, Call: ex.Call.String(), MsizeBytes: ex.MsizeBytes, Np: p}
+	row := Row{Exp: ex.Exp, Call: ex.CallName(), MsizeBytes: ex.MsizeBytes, Count: ex.Count(), Datatype: ex.Type.ShortName(), Np: p}
+	rr := RankRow{Exp: ex.Exp, Call: ex.CallName(), MsizeBytes: ex.MsizeBytes, Np: p}
 	for i := range n {
 		for r := range p {
 			v := all[r*k*n+k*i:]
@@ -440,6 +521,6 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 			}
 		}
 	}
-	sum.DurationS = time.Since(began).Seconds()
+	sum.DurationS = time.Since(o.began).Seconds()
 	return sum, nil
 }

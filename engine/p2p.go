@@ -24,13 +24,12 @@ func (e *Experiment) p2pFactors() (int, string) {
 }
 
 // checkP2P refuses what the bandwidth and one-sided calls cannot do on p
-// ranks, before any rank starts the experiment.
+// ranks, before any rank starts the experiment (their rows' MinRanks is
+// checked with every call's).
 func (e *Experiment) checkP2P(p int) error {
 	switch {
 	case e.Call == mpi.CallMBWMR && p%2 != 0:
 		return fmt.Errorf("mbw_mr pairs rank i with rank i+P/2 and needs an even number of ranks, have %d", p)
-	case (e.Call.Bandwidth() || e.Call.OneSided()) && p < 2:
-		return fmt.Errorf("%v needs at least 2 ranks", e.Call)
 	case e.Call.Bandwidth() && (e.BWWindow < 0 || e.BWWindow > mpi.MaxBWWindow):
 		return fmt.Errorf("bw window %d out of range [1,%d] (0: %d)", e.BWWindow, mpi.MaxBWWindow, mpi.DefaultBWWindow)
 	case e.Call.OneSided() && !e.RMASync.Valid():

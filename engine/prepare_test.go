@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,6 +80,27 @@ func TestPrepareOncePerExperiment(t *testing.T) {
 			if pc.prepared != 2 || pc.released != 2 || pc.open || pc.outside != 0 {
 				t.Errorf("rank %d: prepared %d, released %d, open %v, %d observations outside; want 2, 2, false, 0",
 					rank, pc.prepared, pc.released, pc.open, pc.outside)
+			}
+		}
+	}
+}
+
+// TestBoundBuffersRefused: a call whose prepared request is bound to its
+// buffers (Op.Bound: MPI_Allreduce_init) is refused, before any MPI, with
+// the cache modes that move the buffers, and accepted with those that do
+// not; an unbound call takes every mode.
+func TestBoundBuffersRefused(t *testing.T) {
+	for _, call := range []mpi.Call{mpi.CallAllreduceInit, mpi.CallAllreduce} {
+		for _, cache := range []window.CacheMode{window.CacheWarm, window.CacheCold, window.CacheCycle, window.CacheRandom} {
+			ex := engine.Experiment{Call: call, MsizeBytes: 8, Type: mpi.Float64, Op: mpi.Sum, Nrep: 1, Cache: cache,
+				Sync: window.Config{Method: window.Barrier}}
+			err := ex.Check(2)
+			refuse := call.Op().Bound && (cache == window.CacheCycle || cache == window.CacheRandom)
+			if refuse && (err == nil || !strings.Contains(err.Error(), "bound to the buffers")) {
+				t.Errorf("%v with cache %v: %v, want it refused as bound to the buffers", call, cache, err)
+			}
+			if !refuse && err != nil {
+				t.Errorf("%v with cache %v: %v", call, cache, err)
 			}
 		}
 	}

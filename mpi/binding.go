@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"unsafe"
 
 	"github.com/reprobench/reprobench/timing"
@@ -48,6 +49,9 @@ func InitThread(level ThreadLevel) (ThreadLevel, error) {
 	}
 	if ok, _ := Initialized(); ok {
 		return 0, &Error{Func: "MPI_Init_thread", Code: -1, Msg: "MPI is already initialized"}
+	}
+	if err := checkOpsHeader(); err != nil {
+		return 0, err
 	}
 	runtime.LockOSThread()
 	var provided C.int
@@ -194,22 +198,15 @@ type comm struct {
 
 var _ Comm = (*comm)(nil)
 
-// The C enum of rbmpi.h must list the calls in the order of Call: four
-// families appended theirs in one session, and a mismatch would run the
-// wrong operation without any error. The last call of each family pins it.
-func init() {
-	for _, c := range []struct {
-		c    C.int
-		want Call
-	}{{C.RB_PINGPONG, CallPingPong}, {C.RB_NEIGHBOR_ALLTOALL, CallNeighborAlltoall},
-		{C.RB_REDUCE_PLUS_SCATTER, CallReducePlusScatter}, {C.RB_ISCAN, CallIscan}, {C.RB_ACCUMULATE, CallAccumulate}} {
-		if int(c.c) != int(c.want) {
-			panic(fmt.Sprintf("mpi: rbmpi.h numbers %v as %d, Go as %d", c.want, int(c.c), int(c.want)))
-		}
+// checkOpsHeader refuses a binding whose rbmpi_ops.h was not written from
+// this operation table: the call numbers and C entries would disagree, and
+// an observation would run another operation without any error.
+func checkOpsHeader() error {
+	if uint32(C.RB_OPS_HASH) != OpsHash() || int(C.RB_NUM_CALLS) != int(numCalls) {
+		return &Error{Func: "MPI_Init_thread", Code: -1, Msg: fmt.Sprintf("rbmpi_ops.h (%d calls, hash %#x) was not written from mpi/ops.go (%d calls, hash %#x); "+
+			"regenerate it: go test -tags nompi ./mpi -run TestOpsHeader -update-ops-header", int(C.RB_NUM_CALLS), uint32(C.RB_OPS_HASH), int(numCalls), OpsHash())}
 	}
-	if int(C.RB_ACCUMULATE)+1 != int(numCalls) {
-		panic("mpi: rbmpi.h and types.go list a different number of calls")
-	}
+	return nil
 }
 
 var _ BatchObserver = (*comm)(nil)
@@ -251,14 +248,13 @@ func (c *comm) setArgs(o *Observation) *C.rb_args {
 	a.reps = C.int(max(o.Reps, 1))
 	a.each = cbool(o.TimeEach)
 	a.sync = C.int(o.Sync)
-	a.size = C.int(c.size) // guide
+	a.size = C.int(c.size)
 	// nbc
 	a.overlap = cbool(o.Overlap)
 	a.kernel_iters = C.int64_t(o.KernelIters)
 	a.test_every = C.int64_t(o.TestEvery)
 	a.timed_kernel = cbool(o.TimedKernel)
 	// p2p:
-	a.np = C.int(c.size)
 	a.bw_window = C.int(o.Window())
 	a.rma_sync = C.int(o.RMASync)
 	return a
@@ -272,14 +268,33 @@ func check(fn string, code C.int) error {
 	if code == 0 {
 		return nil
 	}
-	if code == C.RB_ERR_THREAD {
+	switch code {
+	case C.RB_ERR_THREAD:
 		return &Error{Func: fn, Code: -1, Msg: "called from an OS thread other than the one that called Init " +
 			"(make every MPI call from the goroutine that called Init)"}
+	case C.RB_ERR_UNPREPARED:
+		return ErrUnprepared(fn)
+	case C.RB_ERR_UNSUPPORTED:
+		return &Error{Func: fn, Code: -1, Msg: fmt.Sprintf("not provided by this MPI library (%s; \"reprobench ops\" says what the call needs)", libraryName())}
+	case C.RB_ERR_MOVED:
+		return ErrBoundBuffers(fn)
 	}
 	buf := make([]byte, int(C.rb_max_error_string())+1)
 	var n C.int
 	C.rb_error_string(code, (*C.char)(unsafe.Pointer(&buf[0])), &n)
 	return &Error{Func: fn, Code: int(code), Msg: string(buf[:n])}
+}
+
+// libraryName returns the first line of MPI_Get_library_version, or the
+// build flavor when it cannot be read.
+func libraryName() string {
+	v, err := LibraryVersion()
+	if err != nil || v == "" {
+		return BuildFlavor
+	}
+	v, _, _ = strings.Cut(v, "\n")
+	v, _, _ = strings.Cut(v, ",")
+	return v
 }
 
 func errf(fn, format string, args ...any) error {

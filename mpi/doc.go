@@ -72,6 +72,17 @@
 // paths — Rank, Send, Recv, the scalar helpers, Bcast, Allreduce, Observe —
 // do not allocate.
 //
+// # Operations
+//
+// Every benchmarkable call is one row of the operation table (Ops, an Op
+// per Call; ops.go): its name and family, the Observation fields it reads,
+// its buffer-size rule and datatypes, its C entry, its Go reference
+// semantics, the simulator model that package mpitest runs for it, and its
+// expected result, which the checkers compare every observation with. The
+// binding's C dispatch is generated from the same rows (rbmpi_ops.h), and
+// "reprobench ops" prints them. ops.go says why the table lives here and
+// names, rather than holds, what lives in C and in mpitest.
+//
 // # The critical path
 //
 // Observe runs one timed observation — wait for a barrier or a deadline,

@@ -35,3 +35,19 @@ func ExampleComm_Observe() {
 		fmt.Printf("MPI_Allreduce took %v\n", clk.Duration(o.End-o.Start))
 	}
 }
+
+// Each call is one row of the operation table; BufferSizes, Validate, the
+// engine, the simulator and the checkers read it.
+func ExampleOps() {
+	for _, op := range mpi.Ops() {
+		if op.Family == mpi.FamilyColl && op.Takes(mpi.ParamOp|mpi.ParamRoot) {
+			fmt.Printf("%s (%v): takes %v; buffers %s; C %s; simulator %v\n", op.Name, op.Family, op.Params, op.Buffers.Doc, op.C, op.Sim)
+		}
+	}
+	op := mpi.CallGather.Op()
+	s, r := mpi.BufferSizes(op.Call, 4, mpi.Float64, 3)
+	fmt.Printf("%s of 4 float64 on 3 ranks: send %d bytes, receive %d\n", op.Name, s, r)
+	// Output:
+	// MPI_Reduce (coll): takes op,root; buffers send n, recv n; C rb_reduce_call; simulator reference
+	// MPI_Gather of 4 float64 on 3 ranks: send 32 bytes, receive 96
+}

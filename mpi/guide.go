@@ -45,21 +45,6 @@ func GuideBlock(count, p int) int {
 	return (count + p - 1) / p
 }
 
-// guideBufferSizes is BufferSizes for the mock-up calls.
-func guideBufferSizes(call Call, count int, d Datatype, p int) (send, recv int) {
-	n := count * d.Size()
-	switch call {
-	case CallReduceScatterBlockAllgather, CallScatterAllgather:
-		b := GuideBlock(count, p) * p * d.Size()
-		return b, b
-	case CallGatherBcast:
-		return n, n * p
-	case CallReducePlusScatter:
-		return n * p, n * p
-	}
-	return n, n
-}
-
 // ReduceLocal sets inout[i] = in[i] op inout[i] for count elements of dt
 // (MPI_Reduce_local). It panics, as a caller bug, on a type that does not
 // reduce or on buffers shorter than count elements.

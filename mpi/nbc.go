@@ -51,31 +51,12 @@ import "fmt"
 
 // Blocking returns the blocking twin of a non-blocking call
 // (CallIallreduce → CallAllreduce) and true, or c and false for a call that
-// is not non-blocking.
+// is not non-blocking (the row's Twin, for the rows of FamilyNBC).
 func (c Call) Blocking() (Call, bool) {
-	switch c {
-	case CallIbarrier:
-		return CallBarrier, true
-	case CallIbcast:
-		return CallBcast, true
-	case CallIreduce:
-		return CallReduce, true
-	case CallIallreduce:
-		return CallAllreduce, true
-	case CallIgather:
-		return CallGather, true
-	case CallIscatter:
-		return CallScatter, true
-	case CallIallgather:
-		return CallAllgather, true
-	case CallIalltoall:
-		return CallAlltoall, true
-	case CallIreduceScatterBlock:
-		return CallReduceScatterBlock, true
-	case CallIscan:
-		return CallScan, true
+	if !c.Valid() || ops[c].Family != FamilyNBC {
+		return c, false
 	}
-	return c, false
+	return ops[c].Twin.Call, true
 }
 
 // NonBlocking reports whether c is a non-blocking collective.

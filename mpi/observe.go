@@ -1,6 +1,8 @@
 package mpi
 
 import (
+	"fmt"
+
 	"github.com/reprobench/reprobench/timing"
 )
 
@@ -11,7 +13,7 @@ import (
 // the wait and the call: prefer a clock with a C-readable Source for
 // measurements. o must already be validated.
 func ObserveGo(c Comm, o *Observation, clk timing.Clock) error {
-	if o.Call.NonBlocking() { // nbc: no Go path
+	if op := o.Call.Op(); op != nil && op.Go == nil { // nbc: no Go path
 		return errNoGoPath(o)
 	}
 	if err := syncGo(c, o, clk); err != nil {
@@ -186,66 +188,26 @@ func DisseminationBarrier(c Comm) error {
 	return nil
 }
 
-// TagPingPong is the tag the Go ping-pong of ObserveGo uses (reserved: see
-// TagReserved).
-const TagPingPong = TagInternal - 2
-
-// callGo executes o's call once.
-func callGo(c Comm, o *Observation) error {
-	n, dt := o.Count, o.Type
-	switch o.Call {
-	case CallBarrier:
-		return c.Barrier()
-	case CallBcast:
-		buf := o.Recv
-		if c.Rank() == o.Root {
-			buf = o.Send
-		}
-		return c.Bcast(buf, n, dt, o.Root)
-	case CallReduce:
-		return c.Reduce(o.Send, o.Recv, n, dt, o.Op, o.Root)
-	case CallAllreduce:
-		return c.Allreduce(o.Send, o.Recv, n, dt, o.Op)
-	case CallScan:
-		return c.Scan(o.Send, o.Recv, n, dt, o.Op)
-	case CallExscan:
-		return c.Exscan(o.Send, o.Recv, n, dt, o.Op)
-	case CallGather:
-		return c.Gather(o.Send, o.Recv, n, dt, o.Root)
-	case CallScatter:
-		return c.Scatter(o.Send, o.Recv, n, dt, o.Root)
-	case CallAllgather:
-		return c.Allgather(o.Send, o.Recv, n, dt)
-	case CallAlltoall:
-		return c.Alltoall(o.Send, o.Recv, n, dt)
-	case CallReduceScatterBlock:
-		return c.ReduceScatterBlock(o.Send, o.Recv, n, dt, o.Op)
-	case CallReduceBcast, CallReduceScatterBlockAllgather, CallScatterAllgather, CallGatherBcast,
-		CallExscanReduceLocal, CallReducePlusScatter: // guide
-		return ExecuteGuide(c, o)
-	case CallPingPong:
-		b := n * dt.Size()
-		switch c.Rank() {
-		case o.Root:
-			if err := c.Send(o.Send[:b], o.Peer, TagPingPong); err != nil {
-				return err
-			}
-			return c.Recv(o.Recv[:b], o.Peer, TagPingPong)
-		case o.Peer:
-			if err := c.Recv(o.Recv[:b], o.Root, TagPingPong); err != nil {
-				return err
-			}
-			return c.Send(o.Send[:b], o.Root, TagPingPong)
-		}
-		return nil
-	case CallAllgatherv, CallAlltoallv, CallGatherv, CallScatterv, CallReduceScatter, CallSendrecv,
-		CallNeighborAlltoall: // vcoll
-		return callVColl(c, o)
-	case CallIbarrier, CallIbcast, CallIreduce, CallIallreduce, CallIgather, CallIscatter, CallIallgather,
-		CallIalltoall, CallIreduceScatterBlock, CallIscan: // nbc
-		return errNoGoPath(o)
-	case CallBW, CallBiBW, CallMBWMR, CallPut, CallGet, CallAccumulate: // p2p
-		return callP2PGo(c, o)
+// goC is the Go reference semantics (Op.Go) of the rows whose call the
+// Comm interface cannot express (the vcoll rows): the binding's own C
+// entry, run once without timestamps (callOncer); other communicators
+// cannot run them.
+func goC(c Comm, o *Observation) error {
+	if x, ok := c.(callOncer); ok {
+		return x.callOnce(o)
 	}
-	return &Error{Func: "Observe", Code: -1, Msg: "invalid call " + o.Call.String()}
+	return &Error{Func: o.Call.String(), Code: -1, Msg: fmt.Sprintf("this communicator (%T) cannot execute %v", c, o.Call)}
+}
+
+// callGo executes o's call once: the row's Go reference semantics
+// (Op.Go), or a refusal for the calls that run only in C.
+func callGo(c Comm, o *Observation) error {
+	op := o.Call.Op()
+	if op == nil {
+		return &Error{Func: "Observe", Code: -1, Msg: "invalid call " + o.Call.String()}
+	}
+	if op.Go == nil {
+		return errNoGoPath(o)
+	}
+	return op.Go(c, o)
 }

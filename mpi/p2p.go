@@ -91,12 +91,12 @@ func ParseRMASync(s string) (RMASync, error) {
 }
 
 // Bandwidth reports whether the call is one of the windowed bandwidth
-// calls (bw, bibw, mbw_mr).
-func (c Call) Bandwidth() bool { return c == CallBW || c == CallBiBW || c == CallMBWMR }
+// calls (bw, bibw, mbw_mr): ParamBWWindow.
+func (c Call) Bandwidth() bool { return c.Valid() && ops[c].Takes(ParamBWWindow) }
 
 // OneSided reports whether the call is a one-sided operation (MPI_Put,
-// MPI_Get, MPI_Accumulate).
-func (c Call) OneSided() bool { return c == CallPut || c == CallGet || c == CallAccumulate }
+// MPI_Get, MPI_Accumulate): ParamRMASync.
+func (c Call) OneSided() bool { return c.Valid() && ops[c].Takes(ParamRMASync) }
 
 // Window returns the effective bw window of o: BWWindow, or
 // DefaultBWWindow when it is 0.
@@ -281,14 +281,18 @@ func WindowBytes(c Comm) []byte {
 func (c Call) EachBarrier() bool { return c != CallPingPong && !c.Bandwidth() }
 
 // Timer returns the rank whose clock OSU's benchmark of the call reads, as
-// the runtime types osu and imb take it: the sender of bw and bibw (root),
-// rank 0 for mbw_mr (the first sender), the origin of a one-sided call
-// (root); −1 for the other calls, which have their own definitions.
+// the runtime types osu and imb take it (the row's Timer): the sender of bw
+// and bibw (root), rank 0 for mbw_mr (the first sender), the origin of a
+// one-sided call (root); −1 for the other calls, which have their own
+// definitions.
 func (c Call) Timer(root int) int {
-	switch {
-	case c == CallMBWMR:
+	if !c.Valid() {
+		return -1
+	}
+	switch ops[c].Timer {
+	case TimerRank0:
 		return 0
-	case c.Bandwidth() || c.OneSided():
+	case TimerRoot:
 		return root
 	}
 	return -1

@@ -21,3 +21,18 @@ func Prepare(c Comm, o *Observation) (release func() error, err error) {
 	}
 	return func() error { return nil }, nil
 }
+
+// ErrBoundBuffers is the refusal of a call whose resources Prepare bound to
+// the observation's buffers (a persistent request keeps their addresses)
+// when an observation runs on other buffers: the binding and mpitest
+// return it alike.
+func ErrBoundBuffers(fn string) error {
+	return &Error{Func: fn, Code: -1, Msg: "the request mpi.Prepare made is bound to the buffers it was given, and this " +
+		"observation's are others (the cache modes cycle and random move the buffers: use warm or cold)"}
+}
+
+// ErrUnprepared is the refusal of a call whose resources Prepare has not
+// made: the binding and mpitest return it alike.
+func ErrUnprepared(fn string) error {
+	return &Error{Func: fn, Code: -1, Msg: "needs the resources of mpi.Prepare: call mpi.Prepare(comm, obs) once before the observations (and its release after them)"}
+}

@@ -1,76 +1,34 @@
 // rbmpi.h: the C side of reprobench's MPI binding.
 //
-// Everything here is static and included by exactly one Go file (binding.go).
+// Everything here is static and included by the Go files of the binding.
 // Handles and constants that are macros in some MPI libraries (Open MPI
 // defines MPI_COMM_WORLD as the address of a global) are wrapped in functions
 // so that cgo never has to evaluate them. Every wrapper returns the MPI error
 // code; communicators have MPI_ERRORS_RETURN installed, so errors come back
 // here instead of aborting the job.
+//
+// The shared types live in rbmpi_types.h, the clocks and waits in
+// rbmpi_sync.h, each family's C entries in rbmpi_<family>.h; this header
+// includes them all and dispatches to the entries through RB_OPS, the
+// operation table of package mpi as rbmpi_ops.h spells it.
 #ifndef RBMPI_H
 #define RBMPI_H
 
-#include <mpi.h>
-#include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <math.h>
-#include <time.h>
-#include <x86intrin.h>
 
-// Must match mpi.Datatype, mpi.ReduceOp, mpi.Call, mpi.SyncKind and
-// timing.SourceKind.
-enum { RB_BYTE, RB_INT32, RB_INT64, RB_FLOAT32, RB_FLOAT64 };
-enum { RB_SUM, RB_MIN, RB_MAX };
-enum {
-	RB_BARRIER, RB_BCAST, RB_REDUCE, RB_ALLREDUCE, RB_SCAN, RB_EXSCAN, RB_GATHER,
-	RB_SCATTER, RB_ALLGATHER, RB_ALLTOALL, RB_REDUCE_SCATTER_BLOCK, RB_PINGPONG,
-	// vcoll (rbmpi_vcoll.h)
-	RB_ALLGATHERV, RB_ALLTOALLV, RB_GATHERV, RB_SCATTERV, RB_REDUCE_SCATTER, RB_SENDRECV, RB_NEIGHBOR_ALLTOALL,
-	// guide (#18): the performance guidelines' mock-ups (rbmpi_guide.h)
-	RB_REDUCE_BCAST, RB_REDUCE_SCATTER_BLOCK_ALLGATHER, RB_SCATTER_ALLGATHER, RB_GATHER_BCAST,
-	RB_EXSCAN_REDUCE_LOCAL, RB_REDUCE_PLUS_SCATTER,
-	// nbc
-	RB_IBARRIER, RB_IBCAST, RB_IREDUCE, RB_IALLREDUCE, RB_IGATHER, RB_ISCATTER, RB_IALLGATHER, RB_IALLTOALL,
-	RB_IREDUCE_SCATTER_BLOCK, RB_ISCAN,
-	// end nbc
-	// p2p (rbmpi_p2p.h):
-	RB_BW, RB_BIBW, RB_MBW_MR, RB_PUT, RB_GET, RB_ACCUMULATE,
-};
-enum { RB_SYNC_NONE, RB_SYNC_BARRIER, RB_SYNC_DOUBLE_BARRIER, RB_SYNC_DISSEMINATION, RB_SYNC_DEADLINE };
-enum { RB_CLK_NONE, RB_CLK_MONOTONIC, RB_CLK_TSC, RB_CLK_TSC_FENCED, RB_CLK_WTIME };
-
-// Tags at and above RB_TAG_INTERNAL are reserved for the binding itself.
-#define RB_TAG_INTERNAL 32000
-#define RB_TAG_PINGPONG (RB_TAG_INTERNAL + 1)
-#define RB_TAG_DISSEM (RB_TAG_INTERNAL + 2)
-
-// RB_ERR_THREAD is returned, without entering MPI, by the observation
-// paths when called from a thread other than the one that initialized MPI.
-#define RB_ERR_THREAD (-7)
+#include "rbmpi_types.h"
+#include "rbmpi_sync.h"
+#include "rbmpi_coll.h"
+#include "rbmpi_vcoll.h"
+#include "rbmpi_guide.h"
+#include "rbmpi_nbc.h"
+#include "rbmpi_p2p.h"
 
 static MPI_Comm rb_comm_world(void) { return MPI_COMM_WORLD; }
 static MPI_Comm rb_comm_null(void) { return MPI_COMM_NULL; }
 static int rb_is_null(MPI_Comm c) { return c == MPI_COMM_NULL; }
-
-static MPI_Datatype rb_dt(int d) {
-	switch (d) {
-	case RB_INT32: return MPI_INT32_T;
-	case RB_INT64: return MPI_INT64_T;
-	case RB_FLOAT32: return MPI_FLOAT;
-	case RB_FLOAT64: return MPI_DOUBLE;
-	default: return MPI_BYTE;
-	}
-}
-
-static MPI_Op rb_op(int op) {
-	switch (op) {
-	case RB_MIN: return MPI_MIN;
-	case RB_MAX: return MPI_MAX;
-	default: return MPI_SUM;
-	}
-}
 
 // rb_thread_level maps mpi.ThreadLevel (0 single, 1 funneled, 2 serialized,
 // 3 multiple) to MPI's.
@@ -90,17 +48,6 @@ static const char *rb_thread_name(int provided) {
 	if (provided == MPI_THREAD_MULTIPLE) return "MPI_THREAD_MULTIPLE";
 	return "unknown";
 }
-
-// rb_main is the thread that initialized MPI: the only one allowed to call
-// it (the binding's contract at every thread level it requests). Weak, not
-// static: every cgo file that includes this header is its own translation
-// unit, and they must all see the one rb_main that rb_init set.
-__attribute__((weak)) pthread_t rb_main;
-
-// rb_on_main reports whether the calling thread is the one that called
-// rb_init: cheap (pthread_self reads a register), so the observation paths
-// check it before entering MPI.
-static int rb_on_main(void) { return pthread_equal(pthread_self(), rb_main); }
 
 static int rb_init(int level, int *provided) {
 	rb_main = pthread_self();
@@ -208,141 +155,66 @@ static int rb_comm_create_incl(MPI_Comm c, const int *ranks, int n, MPI_Comm *ou
 }
 static int rb_comm_free(MPI_Comm *c) { return MPI_Comm_free(c); }
 
-// Clocks. rb_now must read exactly what the Go timing package reads for the
-// same source, so that Go and C timestamps are comparable.
-static inline int64_t rb_wtime_ns(void) { return (int64_t)llround(MPI_Wtime() * 1e9); }
-
-static inline int64_t rb_now(int kind, int64_t epoch) {
-	struct timespec ts;
-	unsigned int aux;
-	switch (kind) {
-	case RB_CLK_TSC:
-		return (int64_t)__rdtscp(&aux) - epoch;
-	case RB_CLK_TSC_FENCED:
-		_mm_lfence();
-		return (int64_t)__rdtsc() - epoch;
-	case RB_CLK_WTIME:
-		return rb_wtime_ns() - epoch;
-	default:
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec - epoch;
+// rb_call executes one call of the operation a describes, with the send
+// buffer s and the receive buffer r: a switch over RB_OPS that hands it to
+// the row's C entry (a phased one in its call phase). The entries are
+// static inline, so each case compiles to the MPI call itself.
+#define RB_ENTRY_0(entry) entry(a, s, r, rank, c)
+#define RB_ENTRY_1(entry) entry((rb_args *)a, s, r, rank, c, RB_PHASE_CALL)
+static int rb_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
+	switch (a->call) {
+#define RB_CALL_CASE(id, entry, phased) \
+	case id: return RB_ENTRY_##phased(entry);
+		RB_OPS(RB_CALL_CASE)
+#undef RB_CALL_CASE
 	}
+	return MPI_ERR_OTHER;
 }
 
-// rb_dissemination_barrier is a dissemination barrier: in round k every rank
-// sends a zero-byte message to (rank + 2^k) mod p and receives one from
-// (rank - 2^k) mod p; after ceil(log2 p) rounds every rank has heard from
-// every other rank, transitively (Hensgen, Finkel and Manber 1988).
-static int rb_dissemination_barrier(MPI_Comm c, int rank, int p) {
-	char s = 0, r = 0;
-	for (int d = 1; d < p; d <<= 1) {
-		int err = MPI_Sendrecv(&s, 0, MPI_BYTE, (rank + d) % p, RB_TAG_DISSEM, &r, 0, MPI_BYTE,
-		                       (rank - d + p) % p, RB_TAG_DISSEM, c, MPI_STATUS_IGNORE);
-		if (err != MPI_SUCCESS) return err;
+// rb_phase runs phase of call's entry when it is phased (RB_PREP_1), and
+// does nothing for the others.
+#define RB_PREP_0(entry) MPI_SUCCESS
+#define RB_PREP_1(entry) entry(a, s, r, rank, c, phase)
+static int rb_phase(int call, rb_args *a, void *s, void *r, int rank, MPI_Comm c, int phase) {
+	switch (call) {
+#define RB_PREP_CASE(id, entry, phased) \
+	case id: return RB_PREP_##phased(entry);
+		RB_OPS(RB_PREP_CASE)
+#undef RB_PREP_CASE
 	}
+	return MPI_ERR_OTHER;
+}
+
+// rb_prepare runs, outside the timed part, the prepare phase
+// (RB_PHASE_PREPARE) of the entry of a's call — mpi.Prepare — or the release
+// phase (RB_PHASE_RELEASE) of the entry whose prepare last succeeded — its
+// release. A prepare that fails is released at once (what it made is
+// freed). Collective when the entry's phase is.
+static int rb_prepare(rb_args *a, void *s, void *r, int rank, MPI_Comm c, int phase) {
+	if (!rb_on_main()) return RB_ERR_THREAD;
+	if (phase == RB_PHASE_RELEASE) {
+		if (!a->prepared) return MPI_SUCCESS;
+		a->prepared = 0;
+		return rb_phase(a->prepared_call, a, s, r, rank, c, RB_PHASE_RELEASE);
+	}
+	a->bound_s = (uintptr_t)s;
+	a->bound_r = (uintptr_t)r;
+	int err = rb_phase(a->call, a, s, r, rank, c, RB_PHASE_PREPARE);
+	if (err != MPI_SUCCESS) {
+		rb_phase(a->call, a, s, r, rank, c, RB_PHASE_RELEASE);
+		return err;
+	}
+	a->prepared = 1;
+	a->prepared_call = a->call;
 	return MPI_SUCCESS;
 }
 
-// rb_args is what one observation executes, as mpi.Observation describes it,
-// except the buffers, which are Go memory and therefore passed as arguments:
-// an rb_args lives in C memory (one per communicator, comm.args in
-// binding.go) and must never hold a Go pointer. An operation family that
-// needs more (a count vector, an RMA window, a request array) appends its
-// fields at the end, and C-allocated resources may be pointers here.
-typedef struct rb_args {
-	int call;
-	int n;     // elements per rank
-	int dt;    // RB_BYTE ...
-	int op;    // RB_SUM ...
-	int root;  // root of rooted collectives; first rank of a ping-pong
-	int peer;  // second rank of a ping-pong
-	int bytes; // n times the element size
-	int reps;  // calls between the timestamps, at least 1
-	int each;  // time each call on its own (Observation.TimeEach)
-	int sync;  // RB_SYNC_NONE ...
-	// vcoll: the count and displacement vectors and the Cartesian
-	// communicator of rbmpi_vcoll.h, built outside the timed part
-	// (prepareVColl in vcoll_binding.go). vc_ready says they match
-	// (vc_call, vc_n, vc_skew).
-	int vc_ready, vc_call, vc_n, vc_skew;
-	int vc_scount, vc_rcount, vc_next, vc_prev;
-	int *vc_sc, *vc_sd, *vc_rc, *vc_rd; // C arrays of p ints, or NULL
-	MPI_Comm vc_cart;                    // Neighbor_alltoall's, when vc_has_cart
-	int vc_has_cart;
-	int size; // guide: the communicator's size (the mock-ups split and gather by it)
-	// nbc: the overlap measurement (mpi.Observation.Overlap …); pure and
-	// compute are outputs, in ticks.
-	int overlap;
-	int64_t kernel_iters;
-	int64_t test_every;
-	// timed_kernel: OSU's time-targeted kernel (Observation.TimedKernel);
-	// kernel_target is its target per call in ticks, set by rb_nbc_overlap
-	// from the pure phase.
-	int timed_kernel;
-	int64_t kernel_target;
-	int64_t pure;
-	int64_t compute;
-	// end nbc
-	// p2p (rbmpi_p2p.h): set by setArgs, except the resources, which
-	// p2pPrepare creates and releases.
-	int np;            // communicator size
-	int bw_window;     // messages per bw window (Observation.Window)
-	int rma_sync;      // RB_RMA_FENCE ...
-	MPI_Request *reqs; // nreqs requests (C memory), or NULL
-	int nreqs;
-	MPI_Win win;       // valid when has_win
-	int has_win;
-	int locked_all;    // an MPI_Win_lock_all epoch is open on win
-	void *win_base;    // this rank's part of win
-	int64_t win_bytes;
-	// end p2p
-} rb_args;
-
-#include "rbmpi_vcoll.h"
-#include "rbmpi_guide.h"
-#include "rbmpi_nbc.h" // nbc
-#include "rbmpi_p2p.h"
-
-// rb_call executes one call of the operation a describes, with the send
-// buffer s and the receive buffer r.
-static int rb_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
-	const int n = a->n, dt = a->dt, op = a->op, root = a->root, peer = a->peer, bytes = a->bytes;
-	switch (a->call) {
-	case RB_BARRIER: return MPI_Barrier(c);
-	case RB_BCAST: return MPI_Bcast(rank == root ? s : r, n, rb_dt(dt), root, c);
-	case RB_REDUCE: return MPI_Reduce(s, r, n, rb_dt(dt), rb_op(op), root, c);
-	case RB_ALLREDUCE: return MPI_Allreduce(s, r, n, rb_dt(dt), rb_op(op), c);
-	case RB_SCAN: return MPI_Scan(s, r, n, rb_dt(dt), rb_op(op), c);
-	case RB_EXSCAN: return MPI_Exscan(s, r, n, rb_dt(dt), rb_op(op), c);
-	case RB_GATHER: return MPI_Gather(s, n, rb_dt(dt), r, n, rb_dt(dt), root, c);
-	case RB_SCATTER: return MPI_Scatter(s, n, rb_dt(dt), r, n, rb_dt(dt), root, c);
-	case RB_ALLGATHER: return MPI_Allgather(s, n, rb_dt(dt), r, n, rb_dt(dt), c);
-	case RB_ALLTOALL: return MPI_Alltoall(s, n, rb_dt(dt), r, n, rb_dt(dt), c);
-	case RB_REDUCE_SCATTER_BLOCK: return MPI_Reduce_scatter_block(s, r, n, rb_dt(dt), rb_op(op), c);
-	case RB_REDUCE_BCAST: case RB_REDUCE_SCATTER_BLOCK_ALLGATHER: case RB_SCATTER_ALLGATHER: // guide
-	case RB_GATHER_BCAST: case RB_EXSCAN_REDUCE_LOCAL: case RB_REDUCE_PLUS_SCATTER:
-		return rb_guide_call(a, s, r, rank, c);
-	case RB_IBARRIER: case RB_IBCAST: case RB_IREDUCE: case RB_IALLREDUCE: case RB_IGATHER: case RB_ISCATTER:
-	case RB_IALLGATHER: case RB_IALLTOALL: case RB_IREDUCE_SCATTER_BLOCK: case RB_ISCAN: // nbc
-		return rb_nbc_call(a, s, r, rank, c);
-	case RB_PINGPONG:
-		if (rank == root) {
-			int err = MPI_Send(s, bytes, MPI_BYTE, peer, RB_TAG_PINGPONG, c);
-			if (err != MPI_SUCCESS) return err;
-			return MPI_Recv(r, bytes, MPI_BYTE, peer, RB_TAG_PINGPONG, c, MPI_STATUS_IGNORE);
-		} else if (rank == peer) {
-			int err = MPI_Recv(r, bytes, MPI_BYTE, root, RB_TAG_PINGPONG, c, MPI_STATUS_IGNORE);
-			if (err != MPI_SUCCESS) return err;
-			return MPI_Send(s, bytes, MPI_BYTE, root, RB_TAG_PINGPONG, c);
-		}
-		return MPI_SUCCESS;
-	case RB_ALLGATHERV: case RB_ALLTOALLV: case RB_GATHERV: case RB_SCATTERV: case RB_REDUCE_SCATTER:
-	case RB_SENDRECV: case RB_NEIGHBOR_ALLTOALL: // vcoll
-		return rb_vcoll_call(a, s, r, root, c);
-	case RB_BW: case RB_BIBW: case RB_MBW_MR: case RB_PUT: case RB_GET: case RB_ACCUMULATE: // p2p
-		return rb_p2p_call(a, s, r, rank, c);
-	}
-	return MPI_ERR_OTHER;
+// rb_call_once runs one call of a without timestamps (the Go path of
+// observations whose clock C cannot read, for the calls Go cannot
+// express).
+static int rb_call_once(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
+	if (!rb_on_main()) return RB_ERR_THREAD;
+	return rb_call(a, s, r, rank, c);
 }
 
 // rb_observe is the critical path of one observation (DESIGN.md): wait

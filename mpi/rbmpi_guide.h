@@ -1,44 +1,41 @@
 // rbmpi_guide.h: the mock-ups of the performance guidelines (issue #18),
-// included by rbmpi.h after struct rb_args. Each executes the right-hand
-// side of a guideline as one call of the critical path, so that rb_observe
-// times the composition as a whole. mpi/guide.go documents the buffers and
-// where each result lands; ExecuteGuide there is the reference in Go.
+// the C entry of every row of mpi.FamilyGuide. Each executes the
+// right-hand side of a guideline as one call of the critical path, so that
+// rb_observe times the composition as a whole. mpi/guide.go documents the
+// buffers and where each result lands; ExecuteGuide there is the reference
+// in Go.
 #ifndef RBMPI_GUIDE_H
 #define RBMPI_GUIDE_H
 
-static int rb_guide_es(int dt) {
-	switch (dt) {
-	case RB_INT32: case RB_FLOAT32: return 4;
-	case RB_INT64: case RB_FLOAT64: return 8;
-	default: return 1;
-	}
-}
+#include <string.h>
+
+#include "rbmpi_types.h"
 
 static int rb_guide_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
-	const int n = a->n, root = a->root, p = a->size, es = rb_guide_es(a->dt);
+	const int n = a->n, root = a->root, p = a->size, es = rb_dt_size(a->dt);
 	const MPI_Datatype dt = rb_dt(a->dt);
 	const MPI_Op op = rb_op(a->op);
 	const int m = p > 0 ? (n + p - 1) / p : n; // block of the split mock-ups
 	char *rc = (char *)r;
 	int err;
 	switch (a->call) {
-	case RB_REDUCE_BCAST: // Allreduce(n) <= Reduce(n) + Bcast(n)
+	case RB_REDUCE_PLUS_BCAST: // Allreduce(n) <= Reduce(n) + Bcast(n)
 		err = MPI_Reduce(s, r, n, dt, op, root, c);
 		if (err != MPI_SUCCESS) return err;
 		return MPI_Bcast(r, n, dt, root, c);
-	case RB_REDUCE_SCATTER_BLOCK_ALLGATHER: // Allreduce(n) <= Reduce_scatter_block(n/p) + Allgather(n/p)
+	case RB_REDUCE_SCATTER_BLOCK_PLUS_ALLGATHER: // Allreduce(n) <= Reduce_scatter_block(n/p) + Allgather(n/p)
 		err = MPI_Reduce_scatter_block(s, rc + (size_t)rank * m * es, m, dt, op, c);
 		if (err != MPI_SUCCESS) return err;
 		return MPI_Allgather(MPI_IN_PLACE, 0, dt, r, m, dt, c);
-	case RB_SCATTER_ALLGATHER: // Bcast(n) <= Scatter(n/p) + Allgather(n/p)
+	case RB_SCATTER_PLUS_ALLGATHER: // Bcast(n) <= Scatter(n/p) + Allgather(n/p)
 		err = MPI_Scatter(s, m, dt, rc + (size_t)rank * m * es, m, dt, root, c);
 		if (err != MPI_SUCCESS) return err;
 		return MPI_Allgather(MPI_IN_PLACE, 0, dt, r, m, dt, c);
-	case RB_GATHER_BCAST: // Allgather(n) <= Gather(n) + Bcast(p·n)
+	case RB_GATHER_PLUS_BCAST: // Allgather(n) <= Gather(n) + Bcast(p·n)
 		err = MPI_Gather(s, n, dt, r, n, dt, root, c);
 		if (err != MPI_SUCCESS) return err;
 		return MPI_Bcast(r, n * p, dt, root, c);
-	case RB_EXSCAN_REDUCE_LOCAL: // Scan(n) <= Exscan(n) + a local reduction
+	case RB_EXSCAN_PLUS_REDUCE_LOCAL: // Scan(n) <= Exscan(n) + a local reduction
 		err = MPI_Exscan(s, r, n, dt, op, c);
 		if (err != MPI_SUCCESS) return err;
 		if (rank == 0) {

@@ -1,7 +1,11 @@
-// rbmpi_nbc.h: the non-blocking collectives (issue #17, part 1), included
-// by rbmpi.h after struct rb_args. See mpi/nbc.go for the definitions.
+// rbmpi_nbc.h: the non-blocking collectives (issue #17, part 1; the C
+// entry of mpi.FamilyNBC is rb_nbc_call) and their overlap measurement. See
+// mpi/nbc.go for the definitions.
 #ifndef RBMPI_NBC_H
 #define RBMPI_NBC_H
+
+#include "rbmpi_sync.h"
+#include "rbmpi_types.h"
 
 // rb_nbc_post posts the non-blocking collective a describes (the
 // arguments of its blocking twin, as rb_call passes them).

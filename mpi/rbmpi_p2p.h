@@ -1,20 +1,20 @@
 // rbmpi_p2p.h: bandwidth (bw, bibw, mbw_mr) and one-sided (MPI_Put, MPI_Get,
-// MPI_Accumulate) calls of the binding, issue #17 parts 3 and 4. Included
-// by rbmpi.h after struct rb_args and before rb_call; mpi/p2p.go documents
-// the semantics, docs/data-format.md the exact definitions.
+// MPI_Accumulate) calls of the binding, issue #17 parts 3 and 4: rb_p2p_op
+// is the phased C entry of every row of mpi.FamilyP2P. mpi/p2p.go
+// documents the semantics, docs/data-format.md the exact definitions.
 #ifndef RBMPI_P2P_H
 #define RBMPI_P2P_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rbmpi_types.h"
 
 // Must match mpi.RMASync.
 enum { RB_RMA_FENCE, RB_RMA_LOCK, RB_RMA_FLUSH };
 
 #define RB_TAG_BW (RB_TAG_INTERNAL + 16)
 #define RB_TAG_BW_ACK (RB_TAG_INTERNAL + 17)
-
-// RB_ERR_UNPREPARED is returned, without entering MPI, when a call needs
-// resources that mpi.Prepare has not created (the request array or the
-// window).
-#define RB_ERR_UNPREPARED (-8)
 
 static char rb_bw_ack;
 
@@ -91,7 +91,7 @@ static int rb_p2p_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c)
 	case RB_MBW_MR:
 		if (a->reqs == NULL || a->nreqs < 2 * a->bw_window) return RB_ERR_UNPREPARED;
 		if (a->call == RB_MBW_MR) {
-			const int half = a->np / 2;
+			const int half = a->size / 2;
 			return rank < half ? rb_bw_pair(a, s, r, 1, rank + half, c) : rb_bw_pair(a, s, r, 0, rank - half, c);
 		}
 		if (rank != root && rank != peer) return MPI_SUCCESS;
@@ -178,10 +178,18 @@ static int rb_p2p_release(rb_args *a) {
 	return err;
 }
 
-// rb_call_once runs one call of a without timestamps (the Go path of
-// observations whose clock C cannot read).
-static int rb_call_once(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
-	if (!rb_on_main()) return RB_ERR_THREAD;
+// rb_p2p_op is the phased C entry of the p2p rows: one call; or, before
+// the timed part, the request array of 2·bw_window requests (bandwidth) or
+// the window of one message per rank (one-sided); or their release.
+static int rb_p2p_op(rb_args *a, void *s, void *r, int rank, MPI_Comm c, int phase) {
+	switch (phase) {
+	case RB_PHASE_PREPARE:
+		if (a->call == RB_BW || a->call == RB_BIBW || a->call == RB_MBW_MR)
+			return rb_p2p_prepare(a, c, 2 * a->bw_window, -1);
+		return rb_p2p_prepare(a, c, 0, (int64_t)a->bytes);
+	case RB_PHASE_RELEASE:
+		return rb_p2p_release(a);
+	}
 	return rb_p2p_call(a, s, r, rank, c);
 }
 

@@ -1,9 +1,11 @@
 // rbmpi_vcoll.h: the v-collectives, MPI_Reduce_scatter, the MPI_Sendrecv
-// ring and MPI_Neighbor_alltoall (helper vcoll). Included by rbmpi.h after
-// struct rb_args. Every count and displacement vector is built before the
+// ring and MPI_Neighbor_alltoall (mpi.FamilyVColl; rb_vcoll_call is the C
+// entry of each). Every count and displacement vector is built before the
 // timed part (vcoll_binding.go), so one call here is one MPI call.
 #ifndef RBMPI_VCOLL_H
 #define RBMPI_VCOLL_H
+
+#include "rbmpi_types.h"
 
 // RB_TAG_RING is the tag of the MPI_Sendrecv ring.
 #define RB_TAG_RING (RB_TAG_INTERNAL + 16)
@@ -11,8 +13,9 @@
 // rb_vcoll_call executes one call of a vcoll operation; a's vc_ fields
 // must describe it (vc_ready), which the Go side guarantees before every
 // observation.
-static inline int rb_vcoll_call(const rb_args *a, void *s, void *r, int root, MPI_Comm c) {
+static inline int rb_vcoll_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
 	if (!a->vc_ready) return MPI_ERR_OTHER;
+	const int root = a->root;
 	const MPI_Datatype dt = rb_dt(a->dt);
 	switch (a->call) {
 	case RB_ALLGATHERV: return MPI_Allgatherv(s, a->vc_scount, dt, r, a->vc_rc, a->vc_rd, dt, c);
@@ -26,12 +29,6 @@ static inline int rb_vcoll_call(const rb_args *a, void *s, void *r, int root, MP
 	case RB_NEIGHBOR_ALLTOALL: return MPI_Neighbor_alltoall(s, a->n, dt, r, a->n, dt, a->vc_cart);
 	}
 	return MPI_ERR_OTHER;
-}
-
-// rb_vcoll_once is one untimed call, for the Go path of Observe (clocks C
-// cannot read).
-static int rb_vcoll_once(const rb_args *a, void *s, void *r, MPI_Comm c) {
-	return rb_vcoll_call(a, s, r, a->root, c);
 }
 
 // rb_vcoll_cart creates the periodic 2-D Cartesian communicator of

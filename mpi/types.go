@@ -99,157 +99,6 @@ func CheckReduce(d Datatype, op ReduceOp) error {
 	return nil
 }
 
-// Call is an MPI operation that a benchmark times.
-type Call int
-
-// The benchmarkable operations.
-const (
-	CallBarrier Call = iota
-	CallBcast
-	CallReduce
-	CallAllreduce
-	CallScan
-	CallExscan
-	CallGather
-	CallScatter
-	CallAllgather
-	CallAlltoall
-	CallReduceScatterBlock
-	CallPingPong
-	// vcoll: v-collectives, Reduce_scatter, the Sendrecv ring and
-	// Neighbor_alltoall (mpi/vcoll.go).
-	CallAllgatherv
-	CallAlltoallv
-	CallGatherv
-	CallScatterv
-	CallReduceScatter
-	CallSendrecv
-	CallNeighborAlltoall
-	// guide (#18): the right-hand sides of the performance guidelines,
-	// each one observation (mpi/guide.go).
-	CallReduceBcast
-	CallReduceScatterBlockAllgather
-	CallScatterAllgather
-	CallGatherBcast
-	CallExscanReduceLocal
-	CallReducePlusScatter
-	// end guide
-	// nbc (#17 part 1): the non-blocking collectives, post then wait
-	// (see nbc.go).
-	CallIbarrier
-	CallIbcast
-	CallIreduce
-	CallIallreduce
-	CallIgather
-	CallIscatter
-	CallIallgather
-	CallIalltoall
-	CallIreduceScatterBlock
-	CallIscan
-	// end nbc
-	// p2p (issue #17 parts 3 and 4): bandwidth and one-sided; see p2p.go.
-	CallBW
-	CallBiBW
-	CallMBWMR
-	CallPut
-	CallGet
-	CallAccumulate
-	// end p2p
-	numCalls
-)
-
-var callNames = [...]string{"MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
-	"MPI_Exscan", "MPI_Gather", "MPI_Scatter", "MPI_Allgather", "MPI_Alltoall",
-	"MPI_Reduce_scatter_block", "pingpong",
-	// vcoll
-	"MPI_Allgatherv", "MPI_Alltoallv", "MPI_Gatherv", "MPI_Scatterv", "MPI_Reduce_scatter", "MPI_Sendrecv",
-	"MPI_Neighbor_alltoall",
-	// guide (#18)
-	"Reduce+Bcast", "Reduce_scatter_block+Allgather", "Scatter+Allgather", "Gather+Bcast",
-	"Exscan+Reduce_local", "Reduce+Scatter",
-	// nbc
-	"MPI_Ibarrier", "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce", "MPI_Igather", "MPI_Iscatter",
-	"MPI_Iallgather", "MPI_Ialltoall", "MPI_Ireduce_scatter_block", "MPI_Iscan",
-	// p2p:
-	"bw", "bibw", "mbw_mr", "MPI_Put", "MPI_Get", "MPI_Accumulate",
-}
-
-// Calls returns every benchmarkable call in a fixed order.
-func Calls() []Call {
-	cs := make([]Call, numCalls)
-	for i := range cs {
-		cs[i] = Call(i)
-	}
-	return cs
-}
-
-// Valid reports whether c is a known call.
-func (c Call) Valid() bool { return c >= 0 && c < numCalls }
-
-// String returns the MPI name, such as "MPI_Allreduce", or "pingpong".
-func (c Call) String() string {
-	if !c.Valid() {
-		return fmt.Sprintf("Call(%d)", int(c))
-	}
-	return callNames[c]
-}
-
-// Reduces reports whether the call applies a reduction operation.
-func (c Call) Reduces() bool {
-	switch c {
-	case CallReduce, CallAllreduce, CallScan, CallExscan, CallReduceScatterBlock:
-		return true
-	case CallReduceScatter: // vcoll
-		return true
-	case CallReduceBcast, CallReduceScatterBlockAllgather, CallExscanReduceLocal, CallReducePlusScatter, // guide
-		CallIreduce, CallIallreduce, CallIreduceScatterBlock, CallIscan, // nbc
-		CallAccumulate: // p2p
-		return true
-	}
-	return false
-}
-
-// ParseCall accepts "MPI_Allreduce", "allreduce" (any case) or "pingpong".
-func ParseCall(s string) (Call, error) {
-	for i, n := range callNames {
-		if strings.EqualFold(s, n) || strings.EqualFold("MPI_"+s, n) {
-			return Call(i), nil
-		}
-	}
-	return 0, fmt.Errorf("mpi: unknown call %q (want one of %s)", s, strings.Join(callNames[:], ", "))
-}
-
-// BufferSizes returns the number of bytes the send and receive buffers of
-// call need on a communicator of size p when count elements of type d form
-// one rank's contribution. For Gather, Scatter, Allgather, Alltoall and
-// Reduce_scatter_block the larger buffer holds p·count elements.
-func BufferSizes(call Call, count int, d Datatype, p int) (send, recv int) {
-	n := count * d.Size()
-	if b, ok := call.Blocking(); ok { // nbc: a non-blocking call's buffers are its blocking twin's
-		call = b
-	}
-	switch call {
-	case CallBarrier:
-		return 0, 0
-	case CallGather, CallAllgather:
-		return n, n * p
-	case CallScatter:
-		return n * p, n
-	case CallAlltoall:
-		return n * p, n * p
-	case CallReduceScatterBlock:
-		return n * p, n
-	case CallAllgatherv, CallAlltoallv, CallGatherv, CallScatterv, CallReduceScatter, CallSendrecv,
-		CallNeighborAlltoall: // vcoll
-		return vcollBufferSizes(call, count, d, p, 1)
-	case CallReduceBcast, CallReduceScatterBlockAllgather, CallScatterAllgather, CallGatherBcast,
-		CallExscanReduceLocal, CallReducePlusScatter: // guide
-		return guideBufferSizes(call, count, d, p)
-	default:
-		return n, n
-	}
-}
-
 // SyncKind selects how an observation waits before its start timestamp.
 type SyncKind int
 
@@ -370,17 +219,19 @@ func (o *Observation) Validate(p int) error {
 	if o.Root < 0 || o.Root >= p {
 		return fmt.Errorf("mpi: root %d out of range [0,%d)", o.Root, p)
 	}
+	op := o.Call.Op()
 	if o.Call == CallPingPong {
 		if o.Peer < 0 || o.Peer >= p || o.Peer == o.Root {
 			return fmt.Errorf("mpi: ping-pong peer %d invalid (root %d, size %d)", o.Peer, o.Root, p)
 		}
 	}
-	if o.Call.Reduces() {
-		if err := CheckReduce(o.Type, o.Op); err != nil {
-			return err
-		}
+	if err := op.CheckType(o.Type, o.Op); err != nil {
+		return err
 	}
 	if err := o.validateP2P(p); err != nil { // p2p
+		return err
+	}
+	if err := op.CheckRanks(p); err != nil {
 		return err
 	}
 	if o.Sync < SyncNone || o.Sync > SyncDeadline {

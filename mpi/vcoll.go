@@ -37,12 +37,12 @@ import (
 func SkewRank(p int) int { return p - 1 }
 
 // IsVColl reports whether c is one of the calls of this file (v-collectives,
-// Reduce_scatter, the Sendrecv ring, Neighbor_alltoall).
-func (c Call) IsVColl() bool { return c >= CallAllgatherv && c <= CallNeighborAlltoall }
+// Reduce_scatter, the Sendrecv ring, Neighbor_alltoall): FamilyVColl.
+func (c Call) IsVColl() bool { return c.Valid() && ops[c].Family == FamilyVColl }
 
-// Skewable reports whether c takes Observation.Skew: the v-collectives and
-// Reduce_scatter.
-func (c Call) Skewable() bool { return c >= CallAllgatherv && c <= CallReduceScatter }
+// Skewable reports whether c takes Observation.Skew (ParamSkew): the
+// v-collectives and Reduce_scatter.
+func (c Call) Skewable() bool { return c.Valid() && ops[c].Takes(ParamSkew) }
 
 // VLayout holds one rank's count and displacement vectors of a vcoll call,
 // in elements, as MPI receives them. Vectors not used by the call are nil.
@@ -107,31 +107,13 @@ func VCounts(call Call, count, skew, p, rank int) VLayout {
 //	MPI_Alltoallv               send k·p·n, receive K·n
 //	MPI_Reduce_scatter          send K·n, receive k·n
 //
-// For every other call, and skew ≤ 1, it is BufferSizes.
+// (the rows' rules, Op.Buffers). For every other call, and skew ≤ 1, it is
+// BufferSizes.
 func SkewedBufferSizes(call Call, count int, d Datatype, p, skew int) (send, recv int) {
-	if !call.IsVColl() {
+	if !call.Skewable() || skew < 1 {
 		return BufferSizes(call, count, d, p)
 	}
-	if !call.Skewable() || skew < 1 {
-		skew = 1
-	}
-	return vcollBufferSizes(call, count, d, p, skew)
-}
-
-func vcollBufferSizes(call Call, count int, d Datatype, p, k int) (send, recv int) {
-	n := count * d.Size()
-	all := n * (p - 1 + k) // every block, the heavy one k times
-	switch call {
-	case CallAllgatherv, CallGatherv:
-		return n * k, all
-	case CallScatterv, CallReduceScatter:
-		return all, n * k
-	case CallAlltoallv:
-		return n * k * p, all
-	case CallNeighborAlltoall:
-		return 4 * n, 4 * n
-	}
-	return n, n // CallSendrecv
+	return ops[call].Buffers.Size(count, d.Size(), p, skew)
 }
 
 // validateVColl checks o's skew (CheckSkew).
@@ -145,7 +127,7 @@ func CheckSkew(call Call, count, p, skew int) error {
 		return fmt.Errorf("mpi: negative skew %d (1 means uniform counts)", skew)
 	}
 	if skew > 1 && !call.Skewable() {
-		return fmt.Errorf("mpi: %v takes no skew (skew %d): only MPI_Allgatherv, MPI_Alltoallv, MPI_Gatherv, MPI_Scatterv and MPI_Reduce_scatter have count vectors", call, skew)
+		return fmt.Errorf("mpi: %v takes no skew (skew %d): only %s have count vectors", call, skew, CallNames(CallsTaking(ParamSkew)))
 	}
 	if call.IsVColl() {
 		k := max(skew, 1)
@@ -195,18 +177,4 @@ func CartNeighbors(dims [2]int, rank int) [4]int {
 		return ((x+dims[0])%dims[0])*dims[1] + (y+dims[1])%dims[1]
 	}
 	return [4]int{at(x-1, y), at(x+1, y), at(x, y-1), at(x, y+1)}
-}
-
-// vcollCaller executes one untimed vcoll call (the Go path of Observe, for
-// clocks C cannot read). The real binding implements it.
-type vcollCaller interface {
-	callVColl(o *Observation) error
-}
-
-// callVColl is callGo's case for the vcoll calls.
-func callVColl(c Comm, o *Observation) error {
-	if vc, ok := c.(vcollCaller); ok {
-		return vc.callVColl(o)
-	}
-	return &Error{Func: o.Call.String(), Code: -1, Msg: fmt.Sprintf("this communicator (%T) cannot execute %v", c, o.Call)}
 }

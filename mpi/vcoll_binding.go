@@ -106,14 +106,3 @@ func (c *comm) releaseVColl() error {
 	}
 	return nil
 }
-
-// callVColl implements vcollCaller: one untimed call, for ObserveGo.
-func (c *comm) callVColl(o *Observation) error {
-	if err := c.live(o.Call.String()); err != nil {
-		return err
-	}
-	if err := c.ensureVColl(o); err != nil {
-		return err
-	}
-	return check(o.Call.String(), C.rb_vcoll_once(c.setArgs(o), ptr(o.Send), ptr(o.Recv), c.h))
-}

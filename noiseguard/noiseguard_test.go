@@ -284,3 +284,24 @@ func TestFitKeepsSeedAhead(t *testing.T) {
 	}
 	match(t, got, tick, 7, 2e-6)
 }
+
+// A fit that finds a seeded source again from detours it saw only the
+// tail of (the guard keeps observations out of the rest) keeps the seed's
+// longer duration, as merge does for two fits: before, the 35 µs tick of
+// a probe became the run's 20 µs and the guard let starts into its first
+// 15 µs (TestNoiseGuardUnderMPI/mpich, once in 120 runs with a core busy).
+func TestFitKeepsSeededDuration(t *testing.T) {
+	l := NewLearner(Config{})
+	l.Seed([]Source{{PeriodS: 1e-3, DurationS: 35e-6, EndS: 5 + 0.97e-3 + 35e-6}})
+	tail := truth{period: 1e-3, phase: 0.985e-3, dur: 20e-6, jit: 1e-6} // ends where the seed does
+	for _, e := range events(13, 5, 1, tail) {
+		l.Add(e.DeadlineS, e.EndS)
+	}
+	got := l.Fit()
+	if len(got) != 1 || !got[0].Seeded || got[0].Events == 0 {
+		t.Fatalf("want the seed refitted, one source: %+v", got)
+	}
+	if s := got[0]; s.DurationS < 35e-6 || math.Abs(mod(s.EndS-s.DurationS-s.PhaseS+s.PeriodS/2, s.PeriodS)-s.PeriodS/2) > 1e-9 {
+		t.Errorf("refitted seed %+v: want its 35 µs duration kept, phase = end - duration", s)
+	}
+}

@@ -3,12 +3,17 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"math"
+	"os"
 	"strings"
+	"time"
 
+	"github.com/reprobench/reprobench/campaign"
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/timing"
+	"github.com/reprobench/reprobench/window"
 )
 
 // RankError is an error of one rank that the other ranks do not know
@@ -73,9 +78,15 @@ func Agree(c mpi.Comm, err error) error {
 }
 
 // ProcessorNames returns, on rank 0, every rank's MPI processor name
-// (collective; nil on the other ranks).
+// (collective; nil on the other ranks). Before MPI is initialized (a
+// simulated world) each rank reports the host name.
 func ProcessorNames(c mpi.Comm) ([]string, error) {
-	pn, _ := mpi.ProcessorName()
+	var pn string
+	if mpi.World() != nil { // MPI is initialized (Open MPI aborts the process before)
+		pn, _ = mpi.ProcessorName()
+	} else { // a simulated world: its ranks share this process's host
+		pn, _ = os.Hostname()
+	}
 	var pbuf [256]byte
 	copy(pbuf[:], pn)
 	var all []byte
@@ -96,44 +107,60 @@ func ProcessorNames(c mpi.Comm) ([]string, error) {
 
 // ResyncOptions configure NewResync.
 type ResyncOptions struct {
-	// Accuracy, when not empty, is a clock accuracy target ERROR@HORIZON
-	// (clocksync.ParseAccuracy, e.g. "1us@10s"; issue 22): every spec is
-	// parsed with it (clocksync.ParseWithAccuracy: learn until the predicted
-	// bound meets it), and a clocksync.Resyncer re-synchronizes only when
-	// the bound at the experiment's expected end would exceed the target.
+	// Accuracy is the clock accuracy flag of "reprobench run"
+	// (--clock-accuracy; clocksync.ParseSpecAccuracy): "" or "auto" gives
+	// every spec that names neither a target nor fixed counts the target
+	// Default; "none" runs the published fixed counts of every spec; a
+	// target ERROR@HORIZON (clocksync.ParseAccuracy, e.g. "1us@10s")
+	// replaces every spec's.
 	Accuracy string
+	// Default is the target of "" and "auto" (ClockAccuracy derives it
+	// from the experiments; zero: the fixed counts).
+	Default clocksync.Accuracy
 	// Record, when not nil, receives every result on every rank, with the
-	// reason of a re-synchronization under Accuracy ("" without).
+	// reason of the synchronization.
 	Record func(ex *engine.Experiment, res *clocksync.Result, reason string)
 }
 
 // NewResync returns an engine.Engine.Resync that synchronizes g's clocks
 // with each experiment's ClockSync spec (nothing for "none"), parsing each
-// spec once; see ResyncOptions. It fails on a malformed opt.Accuracy.
+// spec once with opt's target (ResyncOptions). A spec that learns to a
+// target is re-synchronized only when a clocksync.Resyncer says so (its
+// predicted bound at the experiment's expected end would exceed the
+// target), or when the previous experiment used another spec; a fixed-count
+// spec whenever the engine calls (before every experiment, or after
+// Engine.ResyncEvery). It fails on a malformed opt.Accuracy.
 func NewResync(c mpi.Comm, g *clocksync.GlobalClock, opt ResyncOptions) (func(ex *engine.Experiment) error, error) {
-	var resyncer *clocksync.Resyncer
-	if opt.Accuracy != "" {
-		acc, err := clocksync.ParseAccuracy(opt.Accuracy)
-		if err != nil {
+	if a := strings.TrimSpace(opt.Accuracy); a != "" && !strings.EqualFold(a, "auto") && !strings.EqualFold(a, "none") {
+		if _, err := clocksync.ParseAccuracy(a); err != nil {
 			return nil, fmt.Errorf("pipeline: %w", err)
 		}
-		resyncer = &clocksync.Resyncer{Target: acc}
 	}
+	resyncer := &clocksync.Resyncer{}
 	algs := map[string]*clocksync.Algorithm{}
+	targets := map[string]clocksync.Accuracy{}
+	last := ""
 	return func(ex *engine.Experiment) error {
 		if ex.ClockSync == "none" || ex.ClockSync == "" {
 			return nil
 		}
 		a, ok := algs[ex.ClockSync]
 		if !ok {
-			var err error
-			if a, err = clocksync.ParseWithAccuracy(ex.ClockSync, opt.Accuracy); err != nil {
+			s, err := clocksync.ParseSpecAccuracy(ex.ClockSync, opt.Accuracy, opt.Default)
+			if err != nil {
 				return fmt.Errorf("pipeline: %w", err)
 			}
-			algs[ex.ClockSync] = a
+			if a, err = s.New(); err != nil {
+				return fmt.Errorf("pipeline: %w", err)
+			}
+			algs[ex.ClockSync], targets[ex.ClockSync] = a, s.Accuracy
 		}
-		reason := ""
-		if resyncer != nil { // re-sync when the bound says so
+		reason := "before every experiment (fixed counts)"
+		switch t := targets[ex.ClockSync]; {
+		case last != "" && last != ex.ClockSync:
+			reason = "the experiment's clock sync differs from the last one"
+		case !t.IsZero(): // re-sync when the bound says so
+			resyncer.Target = t
 			due, why, err := resyncer.Due(c)
 			if err != nil || !due {
 				return err
@@ -144,14 +171,67 @@ func NewResync(c mpi.Comm, g *clocksync.GlobalClock, opt ResyncOptions) (func(ex
 		if err != nil {
 			return err
 		}
-		if resyncer != nil {
-			resyncer.Synced(res)
-		}
+		resyncer.Synced(res)
+		last = ex.ClockSync
 		if opt.Record != nil {
 			opt.Record(ex, res, reason)
 		}
 		return nil
 	}, nil
+}
+
+// ClockAccuracy derives the clock accuracy target of a run from its
+// experiments (issue 28), for ResyncOptions.Default, and says how. The error
+// is the smallest late tolerance (window.Config.LateTolerance, 1 µs when
+// unset) of the experiments that synchronize clocks, and at most a tenth of
+// a windowed experiment's window: a rank's clock error moves its window
+// starts against the other ranks', which the late tolerance is the run's
+// measure of. The horizon is the longest expected duration of such an
+// experiment — (warmup + nrep) windows for the windowed methods, the
+// budget for round-time — rounded up to whole seconds, at least 1 s. A
+// clocksync.Resyncer re-synchronizes when a later experiment would outlast
+// the bound. It returns the zero target when no experiment synchronizes.
+func ClockAccuracy(exps []engine.Experiment) (clocksync.Accuracy, string) {
+	errS, horizon := math.Inf(1), 0.0
+	var why []string
+	for i := range exps {
+		ex := &exps[i]
+		if ex.ClockSync == "none" || ex.ClockSync == "" {
+			continue
+		}
+		tol := ex.Sync.LateTolerance
+		if tol <= 0 {
+			tol = time.Microsecond
+		}
+		e, src := tol.Seconds(), fmt.Sprintf("late tolerance %v", tol)
+		var d float64
+		if m := ex.Sync.Method; m.Windowed() {
+			w := ex.Sync.Window
+			if w <= 0 {
+				w = 100 * time.Microsecond
+			}
+			if (w / 10).Seconds() < e {
+				e, src = (w / 10).Seconds(), fmt.Sprintf("a tenth of the %v window", w)
+			}
+			d = float64(ex.Warmup+ex.Nrep) * w.Seconds()
+			if m == window.RoundTime {
+				b := ex.Sync.Budget
+				if b <= 0 {
+					b = 10 * time.Second
+				}
+				d = b.Seconds()
+			}
+		}
+		if e < errS {
+			errS, why = e, []string{src}
+		}
+		horizon = max(horizon, d)
+	}
+	if math.IsInf(errS, 1) {
+		return clocksync.Accuracy{}, ""
+	}
+	h := max(math.Ceil(horizon), 1)
+	return clocksync.Accuracy{Error: errS, Horizon: h}, fmt.Sprintf("%s at the longest expected experiment (%.3g s, at least 1 s)", why[0], horizon)
 }
 
 // EventTickNote explains, for windowed methods under Open MPI with its
@@ -197,4 +277,33 @@ func Clock(name string, tscHz float64) (timing.Clock, error) {
 		return mpi.WtimeClock(), nil
 	}
 	return nil, fmt.Errorf("pipeline: unknown clock %q (want one of %s)", name, strings.Join(ClockNames, ", "))
+}
+
+// CheckLaunch is collective: it refuses a communicator whose size is not
+// the one its launcher declared (campaign.CheckSize with this build's MPI
+// library, mpi.BuildFlavor): a launcher or srun PMI plugin that does not
+// connect the ranks starts singletons, each of which would measure alone
+// and write a result of np 1 (issue #32). Every rank checks its own
+// environment (getenv, e.g. os.Getenv) and the ranks agree (Agree), so
+// that all of them stop before anything is written. A program that writes
+// measurements calls it right after mpi.Init.
+func CheckLaunch(c mpi.Comm, getenv func(string) string) error {
+	node, err := c.SplitShared()
+	if err != nil {
+		return &RankError{c.Rank(), err}
+	}
+	nodeNp := node.Size()
+	if err := node.Free(); err != nil {
+		return &RankError{c.Rank(), err}
+	}
+	return Agree(c, campaign.CheckSize(c.Size(), nodeNp, mpi.BuildFlavor, getenv))
+}
+
+// LaunchNote returns, for a process that srun started with a PMI plugin
+// this build's MPI library cannot use, a note naming the right one
+// (campaign.SrunPluginNote), and "" otherwise. Print it before mpi.Init:
+// there Debian's Open MPI ends such a process with its own message, before
+// CheckLaunch could say what to do.
+func LaunchNote(getenv func(string) string) string {
+	return campaign.SrunPluginNote(mpi.BuildFlavor, getenv)
 }

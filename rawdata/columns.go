@@ -107,8 +107,15 @@ func CheckRunID(id string) error {
 
 // CheckDatatype accepts the names of Datatypes.
 func CheckDatatype(d string) error {
+	if err := checkDatatype(d); err != nil {
+		return fmt.Errorf("rawdata: %w", err)
+	}
+	return nil
+}
+
+func checkDatatype(d string) error {
 	if !slices.Contains(Datatypes, d) {
-		return fmt.Errorf("rawdata: datatype %q is not one of %s", d, strings.Join(Datatypes, ", "))
+		return fmt.Errorf("datatype %q is not one of %s (MPI names such as MPI_DOUBLE are never written)", d, strings.Join(Datatypes, ", "))
 	}
 	return nil
 }

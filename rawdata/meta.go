@@ -2,6 +2,8 @@ package rawdata
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"time"
 )
 
@@ -26,10 +28,13 @@ type Metadata struct {
 	ClockSyncSpec string          `json:"clock_sync"`
 	ClockSyncs    []ClockSync     `json:"clock_syncs,omitempty"`
 	MPILibrary    string          `json:"mpi_library_version"`
-	MPIThread     string          `json:"mpi_thread_level"`
+	// MPIThread is the thread level the binding uses, by its short name
+	// (single, funneled, serialized, multiple: mpi.ThreadLevel.String).
+	MPIThread string `json:"mpi_thread_level"`
 	// MPIThreadRequested and MPIThreadProvided are the thread levels
 	// requested from MPI_Init_thread and granted by it, by their MPI names
-	// (MPI_THREAD_SINGLE, …).
+	// (MPI_THREAD_SINGLE, …). Writer.Close takes either spelling in any
+	// of the three fields and writes each field's own.
 	MPIThreadRequested string            `json:"mpi_thread_requested"`
 	MPIThreadProvided  string            `json:"mpi_thread_provided"`
 	ProcessorNames     []string          `json:"processor_names"`
@@ -40,6 +45,13 @@ type Metadata struct {
 	Environment json.RawMessage `json:"environment,omitempty"`
 	// Error is the error that ended an aborted mpirun (set by Writer.Abort).
 	Error string `json:"error,omitempty"`
+
+	// ClockAccuracy is the accuracy target of the clock syncs that learn to
+	// one (clocksync.Accuracy's text, e.g. "1µs@1s"; "none": the published
+	// fixed counts), ClockAccuracySource where it came from: the flag, or
+	// the default derived from the experiments and how (issue 28).
+	ClockAccuracy       string `json:"clock_accuracy,omitempty"`
+	ClockAccuracySource string `json:"clock_accuracy_source,omitempty"`
 }
 
 // ClockSync is one clock synchronization: before which experiment, and its
@@ -47,9 +59,10 @@ type Metadata struct {
 type ClockSync struct {
 	BeforeExp int             `json:"before_exp"`
 	Result    json.RawMessage `json:"result"`
-	// Reason says why a clock accuracy target (run --clock-accuracy)
-	// re-synchronized: "first synchronization", or the predicted bound at
-	// the experiment's expected end against the target.
+	// Reason says why the clocks were synchronized: "first
+	// synchronization", the predicted bound at the experiment's expected
+	// end against the target, a change of clock sync spec, or "before
+	// every experiment (fixed counts)".
 	Reason string `json:"reason,omitempty"`
 }
 
@@ -64,4 +77,19 @@ func MarshalRecord(v any) json.RawMessage {
 		return nil
 	}
 	return b
+}
+
+// ReadMetadata reads a mpirun's JSON sidecar. Fields it does not know (a
+// newer writer's) are ignored; a sidecar that is not JSON of this shape is
+// an error naming the file.
+func ReadMetadata(path string) (*Metadata, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Metadata
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("rawdata: %s: %w", path, err)
+	}
+	return &m, nil
 }

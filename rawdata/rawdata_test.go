@@ -116,7 +116,7 @@ func TestNeverOverwrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Row(&rawdata.Row{Exp: 0, Call: "c", Datatype: "byte", RuntimeS: 1}); err != nil {
+	if err := w.Row(&rawdata.Row{Exp: 0, Call: "c", Datatype: "byte", Np: 1, RuntimeS: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Abort(&rawdata.Metadata{}, errors.New("disk full")); err != nil {
@@ -177,6 +177,101 @@ func TestFormatSeconds(t *testing.T) {
 	for d, want := range map[time.Duration]string{130 * time.Microsecond: "0.00013", 0: "0", time.Second: "1", 100 * time.Microsecond: "0.0001"} {
 		if got := rawdata.FormatSeconds(d); got != want {
 			t.Errorf("FormatSeconds(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// TestCloseCompletesMetadata: Close(nil) is an error that leaves the
+// writer open; Close fills the run id, mpirun, np and error codes, takes
+// either spelling of a thread level and refuses a run id that is not the
+// writer's; Abort(nil) still leaves a sidecar; nothing is written after.
+func TestCloseCompletesMetadata(t *testing.T) {
+	dir := t.TempDir()
+	o := rawdata.Options{Dir: dir, RunID: "m", Mpirun: 3, Experiments: []rawdata.Experiment{{Exp: 0}}}
+	w, err := rawdata.Create(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Row(&rawdata.Row{Call: "Reduce+Bcast", Datatype: "int32", Np: 4, RuntimeS: 1e-6}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(nil); err == nil || !strings.Contains(err.Error(), "nil") {
+		t.Errorf("Close(nil) = %v, want an error", err)
+	}
+	if err := w.Close(&rawdata.Metadata{RunID: "other"}); err == nil || !strings.Contains(err.Error(), "run_id") {
+		t.Errorf("Close with another run id = %v, want an error naming run_id", err)
+	}
+	if err := w.Close(&rawdata.Metadata{MPIThread: "MPI_THREAD_FUNNELED", MPIThreadRequested: "bogus"}); err == nil || !strings.Contains(err.Error(), "mpi_thread_requested") {
+		t.Errorf("Close with a bogus thread level = %v, want an error naming mpi_thread_requested", err)
+	}
+	meta := &rawdata.Metadata{MPIThread: "MPI_THREAD_FUNNELED", MPIThreadRequested: "funneled", MPIThreadProvided: "mpi_thread_multiple"}
+	if err := w.Close(meta); err != nil {
+		t.Fatal(err)
+	}
+	if meta.RunID != "m" || meta.Mpirun != 3 || meta.Np != 4 || meta.ErrorCodes == nil ||
+		meta.MPIThread != "funneled" || meta.MPIThreadRequested != "MPI_THREAD_FUNNELED" || meta.MPIThreadProvided != "MPI_THREAD_MULTIPLE" {
+		t.Errorf("completed metadata %+v", meta)
+	}
+	if err := w.Row(&rawdata.Row{Call: "x", Datatype: "byte", Np: 1, Rep: 1}); err == nil {
+		t.Error("Row after Close accepted")
+	}
+
+	o.Mpirun = 4
+	w, err = rawdata.Create(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Abort(nil, errors.New("boom")); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(w.Names().JSON + rawdata.PartialSuffix)
+	if err != nil || !strings.Contains(string(b), `"error": "boom"`) || !strings.Contains(string(b), `"mpirun": 4`) {
+		t.Errorf("Abort(nil) sidecar: %s, %v", b, err)
+	}
+}
+
+// TestWriterRefusesFields: what the Writer refuses beyond the reader's
+// cases (rawdata's own vocabulary), each error naming the field.
+func TestWriterRefusesFields(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		o     rawdata.Options
+		row   rawdata.Row
+		field string
+	}{
+		{"MPI datatype name", rawdata.Options{}, rawdata.Row{Datatype: "MPI_DOUBLE"}, "datatype"},
+		{"call with a space around it", rawdata.Options{}, rawdata.Row{Call: " x"}, "call"},
+		{"call with a tab", rawdata.Options{}, rawdata.Row{Call: "a\tb"}, "call"},
+		{"negative count", rawdata.Options{}, rawdata.Row{Count: -1}, "count"},
+		{"negative errorcode", rawdata.Options{}, rawdata.Row{ErrorCode: -1}, "errorcode"},
+		{"NaN runtime of a valid observation", rawdata.Options{}, rawdata.Row{RuntimeS: math.NaN()}, "runtime_s"},
+		{"negative runtime of a valid observation", rawdata.Options{}, rawdata.Row{RuntimeS: -1e-6}, "runtime_s"},
+		{"infinite runtime of a valid observation", rawdata.Options{}, rawdata.Row{RuntimeS: math.Inf(1)}, "runtime_s"},
+		{"undeclared experiment", rawdata.Options{}, rawdata.Row{Exp: 5}, "declared"},
+		{"procsync with a comma", rawdata.Options{Experiments: []rawdata.Experiment{{Factors: rawdata.Factors{ProcSync: "a,b"}}}}, rawdata.Row{}, "procsync"},
+		{"clocksync with a quote", rawdata.Options{Experiments: []rawdata.Experiment{{Factors: rawdata.Factors{ClockSync: `hca3"`}}}}, rawdata.Row{}, "clocksync"},
+		{"cache with a line break", rawdata.Options{Experiments: []rawdata.Experiment{{Factors: rawdata.Factors{Cache: "warm\n"}}}}, rawdata.Row{}, "cache"},
+	} {
+		o := c.o
+		o.Dir, o.RunID = t.TempDir(), "f"
+		if o.Experiments == nil {
+			o.Experiments = []rawdata.Experiment{{Exp: 0}}
+		}
+		row := rawdata.Row{Call: "x", Datatype: "byte", Np: 1}
+		switch {
+		case c.row.Datatype != "":
+			row.Datatype = c.row.Datatype
+		case c.row.Call != "":
+			row.Call = c.row.Call
+		}
+		row.Count, row.ErrorCode, row.Exp, row.RuntimeS = c.row.Count, c.row.ErrorCode, c.row.Exp, c.row.RuntimeS
+		w, err := rawdata.Create(o)
+		if err == nil {
+			err = w.Row(&row)
+			_ = w.Abort(nil, nil)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("%s: err = %v, want one naming %s", c.name, err, c.field)
 		}
 	}
 }

@@ -132,6 +132,26 @@ type Summary struct {
 	// NoiseGuard is what the noise guard learned and cost by the end of
 	// the experiment (noise_guard = on); nil when it was off. (noise, issue 15)
 	NoiseGuard *NoiseGuard `json:"noise_guard,omitempty"`
+	// Wait is what the ranks did while they waited for each observation's
+	// start (window.Sync.Wait, issue 29).
+	Wait Wait `json:"wait"`
+}
+
+// Wait records what the ranks did between observations, while they waited
+// for the next start: a choice of the method that can change what is
+// measured, so the sidecar states it (package window documents why).
+type Wait struct {
+	// Deadline is how a windowed method waits for a start: "spin", a
+	// busy-wait reading the clock in C without MPI calls or yields; empty
+	// for the barrier methods, whose wait is the barrier.
+	Deadline string `json:"deadline,omitempty"`
+	// SleepGuardS: when a start was further ahead, the rank slept
+	// (time.Sleep) until this long before it; 0: it never slept.
+	SleepGuardS float64 `json:"sleep_guard_s,omitempty"`
+	// GoMaxProcs is runtime.GOMAXPROCS while the observations ran: 1 when
+	// the batches ran in one cgo call each, so that the Go runtime's
+	// monitor thread sleeps through them instead of waking every 20-86 µs.
+	GoMaxProcs int `json:"gomaxprocs"`
 }
 
 // OverlapCalibration records how the compute kernel of the overlap

@@ -38,11 +38,22 @@ type Writer struct {
 	done      bool
 	overlap   bool         // nbc: OverlapColumns end each row
 	nbcRows   map[int]bool // nbc: experiments whose rows fill them
+
+	runID  string
+	mpirun int
+	np     int // the rows' np: 0 before the first row, −1 when rows differ
+	// The repetitions written, per experiment (reps) and per experiment
+	// and rank (rankReps), to refuse a repeated one as the reader does.
+	reps     map[int]*repSet
+	rankReps map[[2]int]*repSet
+	lastExp  int
+	lastReps *repSet
 }
 
 // Check validates o and returns the file names, without creating anything:
-// the run id, the labels, and that no final or .partial file of these names
-// exists (wrapping ErrExists).
+// the run id, the labels, the experiments (numbers ≥ 0, declared once,
+// factor levels and nbc modes an unquoted CSV cell can hold), and that no
+// final or .partial file of these names exists (wrapping ErrExists).
 func Check(o *Options) (Names, error) {
 	if err := CheckRunID(o.RunID); err != nil {
 		return Names{}, err
@@ -57,10 +68,19 @@ func Check(o *Options) (Names, error) {
 	}
 	seen := map[int]bool{}
 	for _, e := range o.Experiments {
+		if e.Exp < 0 {
+			return Names{}, fmt.Errorf("rawdata: experiment %d: exp is negative", e.Exp)
+		}
 		if seen[e.Exp] {
 			return Names{}, fmt.Errorf("rawdata: experiment %d declared twice", e.Exp)
 		}
 		seen[e.Exp] = true
+		if err := checkFactors(e.Factors); err != nil {
+			return Names{}, fmt.Errorf("rawdata: experiment %d: %w", e.Exp, err)
+		}
+		if err := checkCell(e.NBCMode); err != nil { // nbc
+			return Names{}, fmt.Errorf("rawdata: experiment %d: nbc_mode %q: %w", e.Exp, e.NBCMode, err)
+		}
 		for k, v := range e.Labels {
 			if err := CheckLabel(k, v); err != nil {
 				return Names{}, fmt.Errorf("experiment %d: %w", e.Exp, err)
@@ -90,14 +110,12 @@ func Create(o Options) (*Writer, error) {
 		return nil, fmt.Errorf("rawdata: %w", err)
 	}
 	keys := labelKeys(&o)
-	s := &Writer{names: n, expSuffix: map[int][]byte{}, nbcRows: map[int]bool{}}
+	s := &Writer{names: n, expSuffix: map[int][]byte{}, nbcRows: map[int]bool{}, runID: o.RunID, mpirun: o.Mpirun,
+		reps: map[int]*repSet{}, rankReps: map[[2]int]*repSet{}, lastExp: -1}
 	for _, e := range o.Experiments { // nbc
 		if e.NBCMode != "" {
 			s.overlap = true
 			s.nbcRows[e.Exp] = true
-			if strings.ContainsAny(e.NBCMode, ",\"\n\r") {
-				return nil, fmt.Errorf("rawdata: experiment %d: nbc_mode %q must not contain commas, quotes or line breaks", e.Exp, e.NBCMode)
-			}
 		}
 	}
 	for _, e := range o.Experiments {
@@ -178,11 +196,42 @@ func (s *Writer) Rows() int { return s.rows }
 
 func appendFloat(b []byte, v float64) []byte { return strconv.AppendFloat(b, v, 'g', -1, 64) }
 
-// Row writes one raw row; its experiment must have been declared.
+// Row writes one raw row. It refuses, naming the field, a row that the
+// reader (package analysis) would refuse: an experiment not declared to
+// the writer, a (exp, rep) already written, a call name CheckCall refuses,
+// a datatype not among Datatypes, a negative msize_bytes, count, rep or
+// errorcode, or np < 1. A refused row is not written; the writer stays
+// usable.
 func (s *Writer) Row(r *Row) error {
+	if r == nil {
+		return errors.New("rawdata: Row(nil)")
+	}
+	if s.done {
+		return errors.New("rawdata: Row after Close or Abort")
+	}
 	suf, ok := s.expSuffix[r.Exp]
 	if !ok {
-		return fmt.Errorf("rawdata: experiment %d was not declared to the writer", r.Exp)
+		return fmt.Errorf("rawdata: row exp=%d rep=%d: experiment %d was not declared to the writer (Options.Experiments)", r.Exp, r.Rep, r.Exp)
+	}
+	if err := checkRow(r); err != nil {
+		return fmt.Errorf("rawdata: row exp=%d rep=%d: %w", r.Exp, r.Rep, err)
+	}
+	reps := s.lastReps
+	if r.Exp != s.lastExp {
+		if reps = s.reps[r.Exp]; reps == nil {
+			reps = &repSet{}
+			s.reps[r.Exp] = reps
+		}
+		s.lastExp, s.lastReps = r.Exp, reps
+	}
+	if !reps.add(r.Rep) {
+		return fmt.Errorf("rawdata: row exp=%d rep=%d: rep %d of experiment %d was already written (the reader refuses an observation given twice)", r.Exp, r.Rep, r.Rep, r.Exp)
+	}
+	switch {
+	case s.np == 0:
+		s.np = r.Np
+	case s.np != r.Np:
+		s.np = -1
 	}
 	b := append(s.buf[:0], s.prefix...)
 	b = strconv.AppendInt(b, int64(r.Exp), 10)
@@ -222,10 +271,34 @@ func (s *Writer) Row(r *Row) error {
 	return nil
 }
 
-// RankRow writes one per-rank row (Options.PerRank must be set).
+// RankRow writes one per-rank row (Options.PerRank must be set). Like Row
+// it refuses, naming the field, what the reader would refuse: an
+// undeclared experiment, a (exp, rep, rank) already written, a bad call
+// name, a rank outside [0, np), negative numbers.
 func (s *Writer) RankRow(r *RankRow) error {
+	if r == nil {
+		return errors.New("rawdata: RankRow(nil)")
+	}
+	if s.done {
+		return errors.New("rawdata: RankRow after Close or Abort")
+	}
 	if s.rw == nil {
 		return errors.New("rawdata: RankRow without Options.PerRank")
+	}
+	if _, ok := s.expSuffix[r.Exp]; !ok {
+		return fmt.Errorf("rawdata: per-rank row exp=%d rep=%d rank=%d: experiment %d was not declared to the writer (Options.Experiments)", r.Exp, r.Rep, r.Rank, r.Exp)
+	}
+	if err := checkRankRow(r); err != nil {
+		return fmt.Errorf("rawdata: per-rank row exp=%d rep=%d rank=%d: %w", r.Exp, r.Rep, r.Rank, err)
+	}
+	k := [2]int{r.Exp, r.Rank}
+	reps := s.rankReps[k]
+	if reps == nil {
+		reps = &repSet{}
+		s.rankReps[k] = reps
+	}
+	if !reps.add(r.Rep) {
+		return fmt.Errorf("rawdata: per-rank row exp=%d rep=%d rank=%d: already written (the reader refuses an observation given twice)", r.Exp, r.Rep, r.Rank)
 	}
 	b := append(s.buf[:0], s.prefix...)
 	b = strconv.AppendInt(b, int64(r.Exp), 10)
@@ -290,12 +363,23 @@ func writeJSON(path string, meta *Metadata) error {
 	return err
 }
 
-// Close completes the mpirun: it fsyncs the data files, writes meta (with
-// its Files set) as the sidecar, renames the .partial files, the sidecar
-// last, and fsyncs the directory.
+// Close completes the mpirun: it fsyncs the data files, writes meta as the
+// sidecar, renames the .partial files, the sidecar last, and fsyncs the
+// directory. It completes meta first: Files; the run id, mpirun and
+// error code table when empty (a run id or mpirun other than the
+// writer's is refused); np when empty and every row had the same; the
+// thread levels in their canonical spellings (either spelling of a level
+// is accepted, anything else refused). A nil meta or a refused one is an
+// error that leaves the writer open: call Close again, or Abort.
 func (s *Writer) Close(meta *Metadata) error {
 	if s.done {
 		return errors.New("rawdata: writer already closed")
+	}
+	if meta == nil {
+		return errors.New("rawdata: Close(nil): the sidecar needs the metadata (pipeline.CollectMetadata gathers what the CLI records); Abort gives up on the mpirun")
+	}
+	if err := s.complete(meta); err != nil {
+		return err
 	}
 	s.done = true
 	meta.Files = map[string]string{"raw": filepath.Base(s.names.CSV), "metadata": filepath.Base(s.names.JSON)}
@@ -329,13 +413,17 @@ func (s *Writer) Close(meta *Metadata) error {
 }
 
 // Abort ends a failed mpirun: the .partial files stay for inspection, the
-// sidecar's holding meta with Error set to cause. It returns the errors of
-// flushing and writing them, if any.
+// sidecar's holding meta (nil: an empty one with the run id and mpirun)
+// with Error set to cause. It returns the errors of flushing and writing
+// them, if any.
 func (s *Writer) Abort(meta *Metadata, cause error) error {
 	if s.done {
 		return nil
 	}
 	s.done = true
+	if meta == nil {
+		meta = &Metadata{RunID: s.runID, Mpirun: s.mpirun}
+	}
 	if cause != nil {
 		meta.Error = cause.Error()
 	}

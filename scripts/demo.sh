@@ -8,7 +8,9 @@
 #      code built twice), HCA3 clock synchronization and window-based process
 #      synchronization (SKaMPI's adaptive policy);
 #   3. the analysis table, the Wilcoxon comparison of the two libraries on
-#      per-mpirun medians with stars, and plots, all under demo-out/.
+#      per-mpirun medians with stars, and plots, all under demo-out/;
+#   4. one self-contained HTML page of both campaigns (reprobench report):
+#      demo-out/report.html, with the 12 rules of Hoefler and Belli checked.
 #
 # Earlier demo output is moved to demo-out.<time>/, never deleted.
 set -euo pipefail
@@ -84,3 +86,12 @@ echo "      32 KiB) on 2 ranks, $NREP observations per experiment in each of $MP
 echo "      each observation started in a common window on HCA3-synchronized clocks."
 echo "demo: raw data (one row per observation) and JSON metadata: $OUT/openmpi/ $OUT/mpich/"
 echo "demo: tables: $OUT/analysis.txt $OUT/analysis.csv $OUT/compare.txt; plots: $OUT/*.png"
+
+echo
+echo "== 5. report (one page: summary, groups, comparison, method, machine, the 12 rules) =="
+if [ -n "$mpich_run" ]; then
+	"$rb" report -o "$OUT/report.html" "$OUT"/openmpi/openmpi-mpirun*[0-9].csv -- "$OUT"/mpich/mpich-mpirun*[0-9].csv
+else
+	"$rb" report -o "$OUT/report.html" "${libs[@]}"
+fi
+echo "demo: open the report in a browser: $OUT/report.html"

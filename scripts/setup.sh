@@ -2,7 +2,9 @@
 # Installs what reprobench needs on Debian or Ubuntu: a C compiler and
 # pkg-config for cgo, Open MPI and MPICH (side by side), Slurm (slurmctld,
 # slurmd, slurm-client, munge: the Slurm tests start a one-node cluster;
-# WITHOUT_SLURM=1 skips them), and staticcheck.
+# WITHOUT_SLURM=1 skips them), Chromium (the test that renders reprobench
+# report's page in a headless browser; WITHOUT_CHROMIUM=1 skips it), and
+# staticcheck.
 # As root it installs missing Debian packages itself (apt-get update once);
 # otherwise it prints exactly what to install. R (r-base-core) is needed only
 # to regenerate the statistics fixtures and for bench/analysis: WITH_R=1.
@@ -44,6 +46,22 @@ if [ ${#slurm_missing[@]} -gt 0 ] && [ "${WITHOUT_SLURM:-0}" != 1 ]; then
 		apt-get install -y -qq --no-install-recommends "${slurm_missing[@]}" >/dev/null
 	else
 		echo "setup: for the Slurm tests: sudo apt-get install -y --no-install-recommends ${slurm_missing[*]} (or WITHOUT_SLURM=1, and unset RB_REQUIRE_SLURM)" >&2
+		exit 1
+	fi
+fi
+
+# Chromium for the report's browser test (report/browser_test.go renders the
+# page headless and checks it is not blank, has no console error and loads
+# nothing from the network). Debian names the package chromium; Ubuntu's
+# chromium-browser is a snap stub, so there install Chromium by hand.
+if ! { have chromium || have chromium-browser || have google-chrome; } && [ "${WITHOUT_CHROMIUM:-0}" != 1 ]; then
+	if [ "$(id -u)" = 0 ] && have apt-get && apt-cache show chromium >/dev/null 2>&1; then
+		echo "setup: installing chromium"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		apt-get install -y -qq chromium >/dev/null
+	else
+		echo "setup: for the report's browser test: sudo apt-get install -y chromium (or WITHOUT_CHROMIUM=1, and unset RB_REQUIRE_CHROMIUM)" >&2
 		exit 1
 	fi
 fi

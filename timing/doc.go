@@ -31,8 +31,18 @@
 //     and figures are kept in Frequency for the metadata.
 //   - MPI_Wtime, provided by package mpi.
 //
+// NewBestClock picks among them for timing on one process, handling every
+// error of NewTSC (RDTSCP, then LFENCE; RDTSC, then the monotonic clock), and
+// says which clocks it passed over and why; BestClock makes that choice once
+// per process.
+//
 // Skewed wraps any clock with a known offset and drift, for tests and for
 // injecting a skew that clock synchronization must recover.
+//
+// A simulated clock (package mpitest) is a Sleeper: its time passes only
+// when its rank acts. SleepFunc finds that Sleep through wrappers, and the
+// packages that wait between readings (clocksync, window) use it, so a
+// simulation never waits in real time.
 //
 // Each clock names the counter behind it (Source), so that the C code of
 // package mpi, which times an observation without returning to Go, reads the
@@ -54,6 +64,14 @@
 // cost more than 5% of it) or 10 times the resolution is not measured well;
 // Measurement.Warnings says so, and Measurement.MinInterval gives the bound.
 // Time several repetitions together or choose a finer clock.
+//
+// # Timing a kernel
+//
+// TimeFunc times a function in one process: warm-up calls, then n calls
+// each timed on its own, on a given clock or the best one; the Samples
+// carry the clock's resolution and overhead and the warnings that apply
+// to the median duration. Package window's TimeKernel brackets a kernel
+// across MPI ranks instead.
 //
 // # Noise
 //

@@ -19,24 +19,62 @@ func ExampleNewMonotonic() {
 	// Output: true monotonic monotonic
 }
 
-// A TSC clock with a calibrated frequency, falling back to the monotonic clock
-// where the TSC is unusable. The calibration takes one second.
+// A TSC clock with a calibrated frequency, handling each of NewTSC's
+// errors: RDTSCP hidden by a hypervisor (read with LFENCE instead), no
+// TSC, a TSC that is not invariant, an absurd frequency or a failed
+// calibration (fall back to the monotonic clock). NewBestClock does all of
+// this in one call. The calibration takes one second.
 func ExampleNewTSC() {
 	var clk timing.Clock
-	tsc, err := timing.NewTSC(timing.TSCConfig{Fenced: true})
+	tsc, err := timing.NewTSC(timing.TSCConfig{})
+	if errors.Is(err, timing.ErrNoRDTSCP) {
+		tsc, err = timing.NewTSC(timing.TSCConfig{Fenced: true})
+	}
 	switch {
 	case err == nil:
 		fmt.Println("TSC at", tsc.Frequency())
 		clk = tsc
-	case errors.Is(err, timing.ErrNoTSC), errors.Is(err, timing.ErrNotInvariant):
+	case errors.Is(err, timing.ErrNoTSC), errors.Is(err, timing.ErrNotInvariant),
+		errors.Is(err, timing.ErrAbsurdFrequency), errors.Is(err, timing.ErrNoRDTSCP):
 		fmt.Println("TSC unusable:", err)
 		clk = timing.NewMonotonic()
-	default:
-		log.Fatal(err)
+	default: // the calibration failed
+		fmt.Println("TSC calibration failed:", err)
+		clk = timing.NewMonotonic()
 	}
 	t0 := clk.Now()
 	t1 := clk.Now()
 	fmt.Println("two reads apart:", clk.Duration(t1-t0))
+}
+
+// The best clock of the machine, whatever NewTSC says about it.
+func ExampleNewBestClock() {
+	ch := timing.NewBestClock(timing.TSCConfig{})
+	fmt.Println("timing with", ch.Clock.Name())
+	for _, s := range ch.Skipped {
+		fmt.Println("passed over", s)
+	}
+}
+
+// A kernel timed in one process: 10 untimed calls, then 1000 timed ones
+// on the best clock (BestClock: calibrated once, a second), with the
+// warnings that apply to them.
+func ExampleTimeFunc() {
+	x := make([]float64, 4096)
+	var sum float64
+	s, err := timing.TimeFunc(nil, 10, 1000, func() {
+		for i := range x {
+			sum += x[i] * 1.5
+		}
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(s.Seconds), "durations; median", s.Median() > 0, "sum", sum)
+	for _, w := range s.Warnings {
+		fmt.Println("warning:", w)
+	}
+	// Output: 1000 durations; median true sum 0
 }
 
 // The nominal frequency of the counter, identical on every rank, is what paper

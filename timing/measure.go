@@ -35,6 +35,9 @@ var measureBudgetNs int64 = 200e6
 // resolution and read overhead. It fails only if the clock does not advance
 // within that time.
 func Measure(c Clock) (Measurement, error) {
+	if c == nil {
+		return Measurement{}, fmt.Errorf("timing: Measure(nil)")
+	}
 	m := Measurement{Name: c.Name(), Source: c.Source().Kind.String(), Hz: c.Hz(), TickNs: 1e9 / c.Hz()}
 
 	// Resolution: step from one reading to the next distinct one.

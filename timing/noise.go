@@ -94,7 +94,7 @@ func MeasureNoise(cfg NoiseConfig) (*NoiseProbe, error) {
 	cpus := cfg.CPUs
 	if len(cpus) == 0 {
 		var err error
-		if cpus, err = allowedCPUs(); err != nil {
+		if cpus, err = AllowedCPUs(); err != nil {
 			cpus = []int{-1}
 		}
 	}

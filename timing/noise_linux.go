@@ -4,8 +4,9 @@ package timing
 
 import "golang.org/x/sys/unix"
 
-// allowedCPUs lists the CPUs this process may run on.
-func allowedCPUs() ([]int, error) {
+// AllowedCPUs lists the CPUs this process may run on (its affinity mask),
+// in increasing order. Off Linux it returns an error.
+func AllowedCPUs() ([]int, error) {
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &set); err != nil {
 		return nil, err

@@ -166,7 +166,7 @@ func TestMeasureNoiseOnThisMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want, err := allowedCPUs(); runtime.GOOS == "linux" && (err != nil || len(p.CPUs) != len(want)) {
+	if want, err := AllowedCPUs(); runtime.GOOS == "linux" && (err != nil || len(p.CPUs) != len(want)) {
 		t.Fatalf("probed %d CPUs, allowed %v (%v)", len(p.CPUs), want, err)
 	}
 	for _, c := range p.CPUs {
@@ -222,7 +222,7 @@ func TestMeasureNoiseSeesACompetingThread(t *testing.T) {
 	if !cspin.Available {
 		t.Skip("the C spin loop needs cgo on Linux")
 	}
-	cpus, err := allowedCPUs()
+	cpus, err := AllowedCPUs()
 	if err != nil || len(cpus) == 0 {
 		t.Skip("no CPU list:", err)
 	}

@@ -434,6 +434,9 @@ func TestMeasureReal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Plausibility only: what Measure computes is asserted exactly on
+		// clocks of known cost and granularity (TestMeasureSynthetic); a
+		// real clock's cost depends on the machine and its load.
 		t.Logf("%+v", m)
 		if !(m.OverheadNs > 0 && m.OverheadNs < 10_000) || !(m.ResolutionNs > 0 && m.ResolutionNs < 1e6) {
 			t.Errorf("%s: implausible %+v", c.Name(), m)

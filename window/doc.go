@@ -4,22 +4,23 @@
 //
 // # Methods
 //
-// A Method names how the ranks are brought to a common start:
+// A Method names how the ranks are brought to a common start. Its name (as
+// ParseMethod and the command line spell it) and its constant:
 //
-//	barrier          MPI_Barrier before every observation (IMB, OSU)
-//	double_barrier   two MPI_Barrier calls (reduces the barrier's exit skew)
-//	dissemination    our own dissemination barrier, ⌈log2 P⌉ sendrecv rounds
-//	window           fixed window (Alg. 1 of 000, SKaMPI/ReproMPI): rank 0
-//	                 broadcasts a start time t0 in global time, observation i
-//	                 of a batch starts at t0 + i·window on every rank
-//	adaptive_skampi  window, and after each batch with ≥ 25% invalid
-//	                 observations window = max(2·window, 1.5·mean duration)
-//	adaptive_nbcbench window, and a batch with ≥ 25% invalid observations is
-//	                 marked discarded and repeated with window ×1.5 (NBCBench)
-//	roundtime        every round: barrier, rank 0 picks start = now +
-//	                 k·(measured MPI_Bcast time) and broadcasts it in global
-//	                 time; a late start invalidates the observation, which is
-//	                 redone; a time budget ends the experiment
+//	barrier           Barrier           MPI_Barrier before every observation (IMB, OSU)
+//	double_barrier    DoubleBarrier     two MPI_Barrier calls (reduces the barrier's exit skew)
+//	dissemination     Dissemination     our own dissemination barrier, ⌈log2 P⌉ sendrecv rounds
+//	window            Fixed             fixed window (Alg. 1 of 000, SKaMPI/ReproMPI): rank 0
+//	                                    broadcasts a start time t0 in global time, observation i
+//	                                    of a batch starts at t0 + i·window on every rank
+//	adaptive_skampi   AdaptiveSKaMPI    window, and after each batch with ≥ 25% invalid
+//	                                    observations window = max(2·window, 1.5·mean duration)
+//	adaptive_nbcbench AdaptiveNBCBench  window, and a batch with ≥ 25% invalid observations is
+//	                                    marked discarded and repeated with window ×1.5 (NBCBench)
+//	roundtime         RoundTime         every round: barrier, rank 0 picks start = now +
+//	                                    k·(measured MPI_Bcast time) and broadcasts it in global
+//	                                    time; a late start invalidates the observation, which is
+//	                                    redone; a time budget ends the experiment
 //
 // The adaptive policies count invalid observations, as published; with
 // Config.AdaptOn = AdaptOnExpired they count only expired ones. A late start
@@ -32,6 +33,18 @@
 // critical path, one cgo call with the real binding). Go converts window
 // starts from global time to local ticks (GlobalClock.ToLocal) before, and
 // interprets the timestamps after.
+//
+// # The wait
+//
+// Until a window start, every rank busy-waits on its clock in C: no MPI
+// call, no yield (Sync.Wait, recorded in the sidecar as the experiment's
+// wait). While a batch runs in one cgo call, Run holds runtime.GOMAXPROCS
+// at 1, so that the Go runtime's monitor thread sleeps instead of waking
+// every 20-86 µs and preempting the busy-waiting ranks of a machine whose
+// cores are all busy. wait.go gives the measurements behind both choices
+// (issue 29): polling MPI or yielding before a start bought nothing across
+// nodes, and the monitor thread cost MPICH's unbound ranks 2-3× the C
+// reference's invalid share on one host.
 //
 // # Flags
 //

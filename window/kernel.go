@@ -1,6 +1,7 @@
 package window
 
 import (
+	"errors"
 	"math"
 
 	"github.com/reprobench/reprobench/mpi"
@@ -27,6 +28,9 @@ type KernelTiming struct {
 // The bounds need no clock synchronization; GlobalS needs g (nil, or a nil
 // *clocksync.GlobalClock: NaN). Call it collectively.
 func TimeKernel(c mpi.Comm, clk timing.Clock, g GlobalClock, work func()) (KernelTiming, error) {
+	if c == nil || clk == nil || work == nil {
+		return KernelTiming{}, errors.New("window: TimeKernel needs a communicator, a clock and the work")
+	}
 	if Absent(g) {
 		g = nil
 	}

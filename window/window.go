@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
 	"strings"
 	"time"
 
@@ -361,7 +362,9 @@ type Sync struct {
 	// History lists every window change since the last Reset.
 	History []Adaptation
 	// Sleep, when set, replaces time.Sleep for the coarse wait before a
-	// deadline (see Config.SleepGuard); a simulation passes its own.
+	// deadline (see Config.SleepGuard). When nil, a simulated clock's own
+	// Sleep is used (timing.SleepFunc: mpitest's clocks wait in virtual
+	// time), else time.Sleep.
 	Sleep func(time.Duration)
 	// Before, when set, is called before each observation with its index in
 	// the Record. It must not allocate to keep Run allocation-free, and must
@@ -377,6 +380,7 @@ type Sync struct {
 	starts []float64 // the batch's start times (noise guard)
 	busyS  float64   // the operation's typical duration, at most a window (noise guard)
 	durs   []float64 // scratch for the median duration (noise guard)
+	procs  int       // GOMAXPROCS during the last Run (Wait)
 	// Buffers, when set, varies o's buffers from one observation to the
 	// next as its Mode says (cycled or random offsets, cold caches), within
 	// the batches (mpi.Observation.Offsets and Flush). Run records each
@@ -402,6 +406,9 @@ var ErrNoGlobalClock = errors.New("window: windowed process synchronization need
 // New returns a Sync for the calling rank of c reading clk (which must be
 // the base clock of g).
 func New(c mpi.Comm, clk timing.Clock, g GlobalClock, cfg Config) (*Sync, error) {
+	if c == nil || clk == nil {
+		return nil, errors.New("window: New needs a communicator and a clock")
+	}
 	cfg = cfg.withDefaults()
 	if cfg.Method < 0 || cfg.Method >= numMethods {
 		return nil, fmt.Errorf("window: invalid method %v", cfg.Method)
@@ -448,10 +455,22 @@ func (s *Sync) SetGlobal(g GlobalClock) { s.g = g }
 // from index 0 (rec.N is set). o's call and buffers are set by the caller;
 // Run sets o.Sync and o.Deadline. warmUp marks the adaptations of a warm-up
 // run in History. Every rank calls Run collectively with the same n.
+//
+// When the observations run a batch at a time in one step (the real
+// binding), Run holds runtime.GOMAXPROCS at 1 until it returns, so that the
+// Go runtime's monitor thread sleeps through the batches instead of
+// preempting busy-waiting ranks (wait.go; Sync.Wait records it).
 func (s *Sync) Run(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
+	if o == nil || rec == nil {
+		return errors.New("window: Run needs an Observation and a Record (NewRecord(Config().Capacity(n)))")
+	}
 	if need := s.cfg.Capacity(n); rec.Cap() < need {
 		return fmt.Errorf("window: Record holds %d observations, %v needs %d for n=%d", rec.Cap(), s.cfg.Method, need, n)
 	}
+	if s.holdsOneP() {
+		defer holdOneP()()
+	}
+	s.procs = runtime.GOMAXPROCS(0)
 	rec.N = 0
 	if s.guarded() {
 		if err := s.prepareGuard(); err != nil {
@@ -492,6 +511,9 @@ func (s *Sync) Run(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 // once per observation). Unlike Run's built-in calls, which execute a batch
 // in one cgo call, this runs in Go (mpi.ObserveFunc).
 func (s *Sync) RunFunc(work func() error, n int, rec *Record, warmUp bool) error {
+	if work == nil {
+		return errors.New("window: RunFunc of a nil function")
+	}
 	inner := s.comm
 	s.comm = &funcComm{Comm: inner, work: work}
 	defer func() { s.comm = inner }()
@@ -676,7 +698,7 @@ func (s *Sync) sleepUntilNear(deadline int64) {
 		if s.Sleep != nil {
 			s.Sleep(d)
 		} else {
-			time.Sleep(d)
+			timing.Sleep(s.clk, d)
 		}
 	}
 }

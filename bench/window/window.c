@@ -1,6 +1,6 @@
 /*
  * window: the pure-C reference for the window quality of reprobench's
- * windowed process synchronization (issue 6).
+ * windowed process synchronization (issues 6 and 29).
  *
  * It runs, in one mpirun, the same two experiments bench/window/run.sh
  * compares: W unrecorded warm-up observations and then N observations of an
@@ -17,29 +17,67 @@
  * next deadline on any rank; the flags are reduced with MPI_MAX after every
  * batch, as the engine does.
  *
- * The global clock is CLOCK_MONOTONIC itself: the program refuses to run
- * unless every rank is on the same host, where all ranks read the same
- * clock. That is perfect clock synchronization, the best case any clock
- * synchronization algorithm can reach, and no Go code is involved: what
- * this program loses to late starts, the machine loses.
+ * The global clock is perfect: on one host (every rank has the same
+ * processor name) CLOCK_MONOTONIC, which all ranks read; on the nodes of a
+ * virtual cluster (different names, one kernel: the same
+ * /proc/sys/kernel/random/boot_id) CLOCK_REALTIME, which time namespaces
+ * do not move (they offset CLOCK_MONOTONIC and CLOCK_BOOTTIME only). Ranks
+ * on different kernels are refused. That is perfect clock synchronization,
+ * the best case any clock synchronization algorithm can reach, and no Go
+ * code is involved: what this program loses to late starts, the machine
+ * loses. Rank 0 prints the clock it used.
+ *
+ * WAIT says what a rank does until GUARD_US before each deadline (the rest
+ * is always the spin): "spin" (default) reads the clock and nothing else,
+ * as the engine does; "iprobe" calls MPI_Iprobe on a tag nobody sends
+ * (MPI progress); "yield" calls sched_yield(). They compare what the wait
+ * costs or buys (issue 29: neither changed the valid median across the
+ * virtual cluster's nodes).
  *
  * Rank 0 writes OUTFILE with one row per observation:
  *     method,rep,runtime_s,errorcode,late_rank0_s,late_rank1_s,...
  * runtime_s is the local completion time (max over ranks of t1 - t0);
  * errorcode is 0 valid, 1 late, 2 expired, 3 both (the engine's codes).
  *
- * usage: mpirun -np P ./window N WARMUP WINDOW_US OUTFILE
+ * usage: mpirun -np P ./window N WARMUP WINDOW_US OUTFILE [WAIT [GUARD_US]]
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
+
+static clockid_t global_clock = CLOCK_MONOTONIC;
 
 static inline long long now_ns(void) {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(global_clock, &ts);
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* boot_id names the running kernel: ranks that read the same one share
+ * CLOCK_REALTIME, whatever their namespaces. */
+static void boot_id(char *buf, size_t n) {
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	memset(buf, 0, n);
+	if (f) {
+		if (!fgets(buf, (int)n, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+}
+
+/* wait_until spins until deadline; with mode 1 (MPI_Iprobe) or 2
+ * (sched_yield) it first does that until guard ns before it. */
+static void wait_until(long long deadline, int mode, long long guard) {
+	int flag;
+	if (mode == 1)
+		while (now_ns() < deadline - guard)
+			MPI_Iprobe(MPI_ANY_SOURCE, 32767, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+	else if (mode == 2)
+		while (now_ns() < deadline - guard)
+			sched_yield();
 }
 
 #define BATCH 100
@@ -50,36 +88,57 @@ int main(int argc, char **argv) {
 	int rank, size;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (argc != 5) {
+	if (argc < 5 || argc > 7) {
 		if (rank == 0)
-			fprintf(stderr, "usage: %s N WARMUP WINDOW_US OUTFILE\n", argv[0]);
+			fprintf(stderr, "usage: %s N WARMUP WINDOW_US OUTFILE [spin|iprobe|yield [GUARD_US]]\n", argv[0]);
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	int n = atoi(argv[1]), warmup = atoi(argv[2]);
 	long long window = (long long)(atof(argv[3]) * 1000.0);
-	if (n <= 0 || warmup < 0 || window <= 0) {
+	const char *wait = argc > 5 ? argv[5] : "spin";
+	int mode = strcmp(wait, "iprobe") == 0 ? 1 : strcmp(wait, "yield") == 0 ? 2 : 0;
+	long long guard = argc > 6 ? (long long)(atof(argv[6]) * 1000.0) : 20000;
+	if (n <= 0 || warmup < 0 || window <= 0 || guard < 0 || (mode == 0 && strcmp(wait, "spin") != 0)) {
 		if (rank == 0)
-			fprintf(stderr, "N and WINDOW_US must be positive, WARMUP not negative\n");
+			fprintf(stderr, "N and WINDOW_US must be positive, WARMUP and GUARD_US not negative, WAIT spin, iprobe or yield\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 
-	/* The shared CLOCK_MONOTONIC is a global clock only on one host. */
-	char host[MPI_MAX_PROCESSOR_NAME] = {0}, *hosts = NULL;
+	/* A perfect global clock: CLOCK_MONOTONIC on one host, CLOCK_REALTIME
+	 * across the namespaced nodes of one kernel. */
+	char host[MPI_MAX_PROCESSOR_NAME] = {0}, *hosts = NULL, boot[64], *boots = NULL;
 	int len;
 	MPI_Get_processor_name(host, &len);
-	if (rank == 0)
+	boot_id(boot, sizeof boot);
+	if (rank == 0) {
 		hosts = calloc((size_t)size, MPI_MAX_PROCESSOR_NAME);
+		boots = calloc((size_t)size, sizeof boot);
+	}
 	MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
 	           MPI_COMM_WORLD);
-	int same = 1;
+	MPI_Gather(boot, sizeof boot, MPI_CHAR, boots, sizeof boot, MPI_CHAR, 0, MPI_COMM_WORLD);
+	int same[2] = {1, boot[0] != 0}; /* one host name, one kernel */
 	if (rank == 0)
-		for (int r = 1; r < size; r++)
-			same &= strcmp(hosts, hosts + (size_t)r * MPI_MAX_PROCESSOR_NAME) == 0;
-	MPI_Bcast(&same, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	if (!same) {
+		for (int r = 1; r < size; r++) {
+			same[0] &= strcmp(hosts, hosts + (size_t)r * MPI_MAX_PROCESSOR_NAME) == 0;
+			same[1] &= strcmp(boots, boots + (size_t)r * sizeof boot) == 0;
+		}
+	MPI_Bcast(same, 2, MPI_INT, 0, MPI_COMM_WORLD);
+	if (!same[0] && !same[1]) {
 		if (rank == 0)
-			fprintf(stderr, "all ranks must run on one host (the reference uses CLOCK_MONOTONIC as global clock)\n");
+			fprintf(stderr, "all ranks must run on one host or one kernel (the reference needs a clock all ranks read)\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	if (!same[0])
+		global_clock = CLOCK_REALTIME;
+	if (rank == 0) {
+		printf("window: %d ranks, global clock %s (%s), wait: ", size,
+		       same[0] ? "CLOCK_MONOTONIC" : "CLOCK_REALTIME", same[0] ? "one host" : "namespaced nodes of one kernel");
+		if (mode)
+			printf("%s until %.1f us before each start, then spin\n", wait, (double)guard / 1e3);
+		else
+			printf("spin (busy-wait on the clock)\n");
+		fflush(stdout);
 	}
 
 	double sbuf = 1, rbuf = 0;
@@ -107,6 +166,7 @@ int main(int argc, char **argv) {
 		MPI_Bcast(&start, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
 		for (int i = 0; i < b; i++) {
 			long long deadline = start + (long long)i * window, t0, t1;
+			wait_until(deadline, mode, guard);
 			do {
 				t0 = now_ns();
 			} while (t0 < deadline);

@@ -43,7 +43,7 @@ func Run(cfg mpitest.Config, spec string, after []time.Duration) (*Outcome, erro
 		if err != nil {
 			return err
 		}
-		h := &clocksync.Harness{After: after, Sleep: r.Sleep, TrueNow: r.TrueNow, LocalAt: w.ClockAt}
+		h := &clocksync.Harness{After: after, Sleep: r.Sleep, TrueNow: r.TrueNow, ClockAt: w.ClockAt}
 		if c.Rank() == 0 {
 			h.Models = res.Models()
 		}

@@ -31,7 +31,7 @@ func TestRunAbortsWhenDiskFull(t *testing.T) {
 				t.Skipf("cannot mount a tmpfs here (%v: %s)", err, out)
 			}
 			t.Cleanup(func() { _ = exec.Command("umount", small).Run() })
-			bin := mpirun.Build(t, f, ".", ".")
+			bin := mpirun.BuildShared(t, f, ".", ".")
 			start := time.Now()
 			r := mpirun.Run(f, 2, 120*time.Second, nil, bin, "run", "--calls", "MPI_Bcast,MPI_Allreduce,MPI_Reduce,MPI_Barrier",
 				"--sizes", "8,64,512,4096", "--nrep", "200", "--per-rank", "--clock-sync", "none", "--seed", "1", "--run-id", "full", "--out", small)

@@ -37,13 +37,7 @@ func anReadFiles(stdin io.Reader, files []string, keepDup bool) (*analysis.Datas
 			}
 			continue
 		}
-		fh, err := os.Open(f)
-		if err != nil {
-			return nil, err
-		}
-		err = d.Read(fh, f)
-		fh.Close()
-		if err != nil {
+		if err := d.ReadFiles(f); err != nil {
 			return nil, anReadError(err)
 		}
 	}
@@ -128,9 +122,6 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	}
 	return fmt.Errorf("%w: unknown --format %q", errUsage, o.format)
 }
-
-// anUnit is analysis.TimeUnit (plot_layout.go uses the short name).
-func anUnit(v float64) (string, float64) { return analysis.TimeUnit(v) }
 
 // anColumn is one column of analyze's text table.
 type anColumn struct {

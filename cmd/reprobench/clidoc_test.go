@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -35,6 +36,12 @@ func cliReference(t *testing.T) []byte {
 		}
 		fmt.Fprintf(&b, "\n## reprobench %s\n\n```\n%s%s```\n", n, out.String(), errb.String())
 	}
+	// The operations: the operation table as "reprobench ops" prints it.
+	var ops bytes.Buffer
+	if err := run(&ops, io.Discard, []string{"ops"}); err != nil {
+		t.Fatalf("ops: %v", err)
+	}
+	fmt.Fprintf(&b, "\n## Operations\n\nThe output of `reprobench ops`, written from the operation table of package mpi (mpi/ops.go).\n\n```\n%s```\n", ops.String())
 	return b.Bytes()
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +16,7 @@ import (
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/timing"
 )
 
@@ -46,7 +49,10 @@ type clockcheckReport struct {
 	// Target is the accuracy target (--clock-accuracy or the spec's
 	// accuracy=), TargetMet whether the bound meets it, BudgetExceeded how
 	// many ranks ran out of time before meeting it.
-	Target         string            `json:"target,omitempty"`
+	Target string `json:"target,omitempty"`
+	// TargetSource says where the target came from: the default, the
+	// flag, or the spec (and how to get the published fixed counts).
+	TargetSource   string            `json:"target_source,omitempty"`
 	TargetMet      bool              `json:"target_met"`
 	BudgetExceeded int               `json:"budget_exceeded_ranks,omitempty"`
 	Checks         []clockcheckCheck `json:"checks"`
@@ -96,6 +102,8 @@ type clockcheckOptions struct {
 	perRank   bool
 	failAbove time.Duration
 
+	targetSource string // where alg's accuracy target came from
+
 	skewRank   int
 	skewOffset time.Duration
 	skewPPM    float64
@@ -121,7 +129,7 @@ func runClockcheck(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("clockcheck", "[--alg SPEC] [--after 0,1,5,10s] [--json] [--sim [--ranks N] [--drift-ppm X] …]", stderr)
 	var o clockcheckOptions
 	algSpec := fs.String("alg", "hca3", "clock synchronization algorithm and parameters, name[:key=value,…]; names: "+strings.Join(clocksync.Algorithms(), ", ")+" (see the clocksync package doc for the keys and defaults)")
-	accText := fs.String("clock-accuracy", "", "accuracy target ERROR@HORIZON, e.g. 1us@10s: jk, hca3 and twolevel then learn until every rank's predicted error bound at HORIZON meets ERROR, within the spec's budget (1s); empty: the fixed fit points of --alg")
+	accText := fs.String("clock-accuracy", "auto", "accuracy `target` ERROR@HORIZON, e.g. 1us@10s: jk, hca3 and twolevel learn until every rank's predicted error bound at HORIZON meets ERROR, within the spec's budget (1s); auto: "+clocksync.DefaultAccuracy().String()+" unless --alg gives fixed counts or accuracy=; none: the published fixed counts (1000 fit points × 100 exchanges)")
 	afterText := fs.String("after", "0,10s", "when to measure the offsets, after the synchronization: comma-separated durations (a bare number is seconds)")
 	fs.IntVar(&o.pingpongs, "pingpongs", 10, "SKaMPI ping-pongs per rank and check (the paper's nrounds)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
@@ -149,9 +157,14 @@ func runClockcheck(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("%w: clockcheck takes no arguments (give the algorithm with --alg)", errUsage)
 	}
 	var err error
-	if o.alg, err = clocksync.ParseWithAccuracy(*algSpec, *accText); err != nil {
+	spec, err := clocksync.ParseSpecAccuracy(*algSpec, *accText, clocksync.DefaultAccuracy())
+	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
+	if o.alg, err = spec.New(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	o.targetSource = targetSource(*algSpec, *accText, spec)
 	if o.after, err = parseAfter(*afterText); err != nil {
 		return fmt.Errorf("%w: --after: %v", errUsage, err)
 	}
@@ -196,6 +209,26 @@ func runClockcheck(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	return rep.failed(o.failAbove)
+}
+
+// targetSource says where clockcheck's accuracy target came from, for its
+// report: the default, --clock-accuracy, or the spec.
+func targetSource(alg, acc string, s clocksync.Spec) string {
+	a := strings.TrimSpace(acc)
+	switch {
+	case strings.EqualFold(a, "none"):
+		return "--clock-accuracy none: the published fixed counts"
+	case a != "" && !strings.EqualFold(a, "auto"):
+		return "--clock-accuracy"
+	case s.Accuracy.IsZero():
+		if !slices.Contains(clocksync.AccuracyAlgorithms(), s.Name) {
+			return ""
+		}
+		return "--alg " + alg + " gives fixed counts"
+	case strings.Contains(strings.ToLower(alg), "accuracy="):
+		return "--alg " + alg
+	}
+	return "the default; --clock-accuracy sets another, none the published fixed counts"
 }
 
 // parseAfter parses "0,1,5,10s": durations, bare numbers in seconds,
@@ -268,6 +301,7 @@ func (o *clockcheckOptions) check(c mpi.Comm, clk timing.Clock, sleep func(time.
 		rep.PerRank = res.PerRank
 	}
 	rep.Bound, rep.Target, rep.TargetMet, rep.BudgetExceeded = res.Bound, res.Target, res.TargetMet, res.BudgetExceeded
+	rep.TargetSource = o.targetSource
 	for _, ck := range checks {
 		cc := clockcheckCheck{After: ck.After, MaxAbs: ck.MaxAbs, MedianAbs: ck.MedianAbs,
 			TrueMaxAbs: ck.TrueMaxAbs, TrueMedianAbs: ck.TrueMedian,
@@ -345,7 +379,7 @@ func clockcheckSim(o clockcheckOptions) (*clockcheckReport, error) {
 			s.Base = clk
 			clk = &s
 		}
-		h := &clocksync.Harness{TrueNow: r.TrueNow, LocalAt: localAt}
+		h := &clocksync.Harness{TrueNow: r.TrueNow, ClockAt: localAt}
 		return o.check(r.Comm(), clk, r.Sleep, h, rep)
 	})
 	if err != nil {
@@ -358,6 +392,9 @@ func clockcheckSim(o clockcheckOptions) (*clockcheckReport, error) {
 }
 
 func clockcheckMPI(o clockcheckOptions) (rep *clockcheckReport, err error) {
+	if note := pipeline.LaunchNote(os.Getenv); note != "" {
+		fmt.Fprintln(os.Stderr, "reprobench clockcheck: note:", note)
+	}
 	if err := mpi.Init(); err != nil {
 		return nil, err
 	}
@@ -367,6 +404,10 @@ func clockcheckMPI(o clockcheckOptions) (rep *clockcheckReport, err error) {
 		}
 	}()
 	c := mpi.World()
+	// Singletons of a wrong launcher would each report a job of one.
+	if err := pipeline.CheckLaunch(c, os.Getenv); err != nil {
+		return nil, err
+	}
 	if o.skewRank >= c.Size() {
 		return nil, fmt.Errorf("%w: --skew-rank %d but only %d ranks", errUsage, o.skewRank, c.Size())
 	}
@@ -478,10 +519,12 @@ func writeClockcheckText(w io.Writer, r *clockcheckReport) error {
 	}
 	if r.Target != "" {
 		if r.TargetMet {
-			fmt.Fprintf(w, "target     %s: met\n", r.Target)
+			fmt.Fprintf(w, "target     %s: met (%s)\n", r.Target, r.TargetSource)
 		} else {
-			fmt.Fprintf(w, "target     %s: NOT MET — %d rank(s) ran out of the time budget; the bound above is what was reached\n", r.Target, r.BudgetExceeded)
+			fmt.Fprintf(w, "target     %s: NOT MET — %d rank(s) ran out of the time budget; the bound above is what was reached (%s)\n", r.Target, r.BudgetExceeded, r.TargetSource)
 		}
+	} else if r.TargetSource != "" {
+		fmt.Fprintf(w, "target     none (%s)\n", r.TargetSource)
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

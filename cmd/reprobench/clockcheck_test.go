@@ -120,16 +120,19 @@ func TestClockcheckUsage(t *testing.T) {
 // check's own uncertainty; text and JSON.
 func TestClockcheckAccuracyTarget(t *testing.T) {
 	var out, errb bytes.Buffer
-	err := run(&out, &errb, []string{"clockcheck", "--sim", "--ranks", "4", "--clock-accuracy", "1us@10s",
+	// 4 ranks: two links add up to each rank's error (1 µs@10s is just
+	// out of reach of the bound in 1 s per round), so 2 µs.
+	err := run(&out, &errb, []string{"clockcheck", "--sim", "--ranks", "4", "--clock-accuracy", "2us@10s",
 		"--after", "0,10s", "--json", "--skew-rank", "1", "--skew-ppm", "100"})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
 	var rep struct {
-		Algorithm string `json:"algorithm"`
-		Target    string `json:"target"`
-		TargetMet bool   `json:"target_met"`
-		Bound     struct {
+		Algorithm    string `json:"algorithm"`
+		Target       string `json:"target"`
+		TargetSource string `json:"target_source"`
+		TargetMet    bool   `json:"target_met"`
+		Bound        struct {
 			AtSync float64 `json:"bound_at_sync_s"`
 			Slope  float64 `json:"bound_slope"`
 		} `json:"bound"`
@@ -145,7 +148,7 @@ func TestClockcheckAccuracyTarget(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	if !strings.Contains(rep.Algorithm, "accuracy=1µs@10s") || rep.Target != "1µs@10s" || !rep.TargetMet ||
+	if !strings.Contains(rep.Algorithm, "accuracy=2µs@10s") || rep.Target != "2µs@10s" || !rep.TargetMet || rep.TargetSource != "--clock-accuracy" ||
 		!(rep.Bound.AtSync > 0) || !(rep.Bound.Slope > 0) || len(rep.Checks) != 2 {
 		t.Fatalf("report %s", out.String())
 	}
@@ -156,13 +159,26 @@ func TestClockcheckAccuracyTarget(t *testing.T) {
 		}
 	}
 	out.Reset()
-	err = run(&out, &errb, []string{"clockcheck", "--sim", "--ranks", "2", "--clock-accuracy", "1us@10s", "--after", "0"})
+	// No flag: the default target, and the text says it is the default.
+	err = run(&out, &errb, []string{"clockcheck", "--sim", "--ranks", "2", "--after", "0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"bound      predicted |error| ≤", "target     1µs@10s: met", "predicted bound", "± (RTT)"} {
+	for _, want := range []string{"accuracy=1µs@10s", "bound      predicted |error| ≤", "target     1µs@10s: met (the default; --clock-accuracy sets another, none the published fixed counts)",
+		"predicted bound", "± (RTT)"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, out.String())
+		}
+	}
+	// none: the published fixed counts, and the text says so.
+	for _, args := range [][]string{{"--clock-accuracy", "none"}, {"--alg", "hca3:fitpts=200,exchanges=20"}} {
+		out.Reset()
+		err = run(&out, &errb, append([]string{"clockcheck", "--sim", "--ranks", "2", "--after", "0"}, args...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "accuracy=none") || !strings.Contains(out.String(), "target     none (") {
+			t.Errorf("clockcheck %v:\n%s", args, out.String())
 		}
 	}
 	// An unreachable target within a tiny budget says so loudly.

@@ -40,9 +40,15 @@ Text columns (one row per matched group; times in the row's unit):
   median A/B     median of the per-mpirun medians of each side (the values
                  the test compares; with one mpirun on a side: the median
                  of the Tukey-filtered observations)
-  B/A            median B / median A, and its confidence interval: exp of
-                 the Hodges-Lehmann interval of log B − log A ("-" when too
-                 few mpiruns for the level)
+  B/A            the ratio by which B is shifted from A: exp of the
+                 Hodges-Lehmann estimate of log B − log A, and its
+                 confidence interval, exp of that estimate's interval ("-"
+                 when too few values for the level). It is median B /
+                 median A when B is A scaled; when the sides differ in
+                 shape (a single mpirun that ran partly in a fast and
+                 partly in a slow mode) the two part, and only this one
+                 lies inside its interval (csv and json: ratio_shift, and
+                 ratio = median B / median A)
   shift B−A      Hodges-Lehmann estimate of B − A with its interval
   p  sig         p-value of the Wilcoxon test (see "test"), against
                  --alternative stated for A relative to B, and its stars:
@@ -281,13 +287,13 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, header []string, opt 
 		} else {
 			fmt.Fprintf(tw, "%s\t", name)
 		}
-		ratio := anRatio(c.Ratio) + " [-]"
+		ratio := analysis.FormatRatio(c.RatioShift) + " [-]"
 		if c.RatioCI.Valid() {
-			ratio = anRatio(c.Ratio) + " [" + anRatio(c.RatioCI.Lo) + ", " + anRatio(c.RatioCI.Hi) + "]"
+			ratio = analysis.FormatRatio(c.RatioShift) + " [" + analysis.FormatRatio(c.RatioCI.Lo) + ", " + analysis.FormatRatio(c.RatioCI.Hi) + "]"
 		}
-		shift := cmpSigned(c.Shift.Estimate, sc, unit) + " [-]"
+		shift := analysis.FormatTimeSigned(c.Shift.Estimate, sc, unit) + " [-]"
 		if c.Shift.Valid() {
-			shift = cmpSigned(c.Shift.Estimate, sc, unit) + " [" + strings.ReplaceAll(analysis.FormatTimeScaledPair(c.Shift.Lo, c.Shift.Hi, sc, unit), unit, "") + "]"
+			shift = analysis.FormatTimeSigned(c.Shift.Estimate, sc, unit) + " [" + strings.ReplaceAll(analysis.FormatTimeScaledPair(c.Shift.Lo, c.Shift.Hi, sc, unit), unit, "") + "]"
 		}
 		sig := analysis.Stars(c.Result.P)
 		if !c.Significant || sig == "" {
@@ -341,15 +347,6 @@ func cmpTestHelp(t string) string {
 	return t
 }
 
-// cmpSigned formats a shift with its sign.
-func cmpSigned(v, sc float64, unit string) string {
-	s := analysis.FormatTimeScaled(v, sc, unit)
-	if v > 0 {
-		s = "+" + s
-	}
-	return s
-}
-
 func cmpP(p float64) string {
 	if math.IsNaN(p) {
 		return "NaN"
@@ -358,7 +355,7 @@ func cmpP(p float64) string {
 }
 
 var cmpCSVHeader = []string{"call", "msize_bytes", "np", "datatype", "labels", "a", "b", "median_a_s", "median_b_s", "ratio",
-	"p_value", "stars", "significant", "alternative", "test", "n_a", "n_b", "shift_s", "shift_ci_lo_s", "shift_ci_hi_s", "a12", "ratio_ci_lo", "ratio_ci_hi", "warnings"}
+	"p_value", "stars", "significant", "alternative", "test", "n_a", "n_b", "shift_s", "shift_ci_lo_s", "shift_ci_hi_s", "a12", "ratio_ci_lo", "ratio_ci_hi", "warnings", "ratio_shift"}
 
 func cmpWriteCSV(w io.Writer, rows []analysis.Comparison, opt analysis.Options) error {
 	cw := csv.NewWriter(w)
@@ -367,7 +364,8 @@ func cmpWriteCSV(w io.Writer, rows []analysis.Comparison, opt analysis.Options) 
 		cw.Write([]string{c.Key.Call, strconv.Itoa(c.Key.MsizeBytes), strconv.Itoa(c.Key.Np), c.Key.Datatype, c.Key.Labels,
 			c.NameA, c.NameB, anF(c.MedianA), anF(c.MedianB), anF(c.Ratio), anF(c.Result.P), analysis.Stars(c.Result.P),
 			strconv.FormatBool(c.Significant), opt.Alternative.String(), c.Test, strconv.Itoa(c.NA), strconv.Itoa(c.NB),
-			anF(c.Shift.Estimate), anF(c.Shift.Lo), anF(c.Shift.Hi), anF(c.A12), anF(c.RatioCI.Lo), anF(c.RatioCI.Hi), strings.Join(c.Warnings, "; ")})
+			anF(c.Shift.Estimate), anF(c.Shift.Lo), anF(c.Shift.Hi), anF(c.A12), anF(c.RatioCI.Lo), anF(c.RatioCI.Hi), strings.Join(c.Warnings, "; "),
+			anF(c.RatioShift)})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -386,7 +384,7 @@ func cmpWriteJSON(w io.Writer, rows []analysis.Comparison, header []string, opt 
 			"p_value": anJ(c.Result.P), "stars": analysis.Stars(c.Result.P), "significant": c.Significant,
 			"alternative": opt.Alternative.String(), "test": c.Test, "n_a": c.NA, "n_b": c.NB, "warnings": warn,
 			"shift_s": anJ(c.Shift.Estimate), "shift_ci_s": anJS([]float64{c.Shift.Lo, c.Shift.Hi}), "a12": anJ(c.A12),
-			"ratio_ci": anJS([]float64{c.RatioCI.Lo, c.RatioCI.Hi}),
+			"ratio_ci": anJS([]float64{c.RatioCI.Lo, c.RatioCI.Hi}), "ratio_shift": anJ(c.RatioShift),
 		})
 	}
 	enc := json.NewEncoder(w)

@@ -67,7 +67,7 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	replicates := fs.Int("replicates", 1, "replicates of each combination per mpirun")
 	var calls, nps, datatypes, nreps, procsyncs, windows, runtimes, caches designListFlag
 	var clocksyncs, factors designRepeatFlag
-	fs.Var(&calls, "calls", "MPI `calls`, comma-separated (e.g. MPI_Bcast,MPI_Allreduce,pingpong)")
+	fs.Var(&calls, "calls", "MPI `calls`, comma-separated (e.g. MPI_Bcast,MPI_Allreduce,pingpong; \"reprobench ops\" lists them)")
 	msizes := fs.String("sizes", "", "message `sizes` in bytes: a list 8,64,1K, pow2:A..B, or logu:A..B:COUNT[:STEP] (log-uniform, paper 004 §V; STEP: multiples, e.g. 8 for float64), or several of these comma-separated; K/M/G = 1024^1/2/3")
 	fs.Var(&nps, "np", "process `counts`, comma-separated (default: all ranks of the mpirun)")
 	fs.Var(&datatypes, "datatype", "element `types`, comma-separated (byte, int32, int64, float32, float64; as run's --datatype)")
@@ -85,7 +85,7 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	fs.Var(&rmaSyncs, "rma-sync", "synchronizations of the one-sided calls, comma-separated (fence, lock, flush; as run's --rma-sync)")
 	fs.Var(&factors, "factor", "user factor `key=v1,v2,…` (repeatable); becomes column label:key")
 	var skews designListFlag // vcoll
-	fs.Var(&skews, "skew", "v-collectives' skew `levels`, comma-separated positive integers (k: the last rank's blocks have k times the count; 1: uniform); levels above 1 need every --calls to be MPI_Allgatherv, Alltoallv, Gatherv, Scatterv or Reduce_scatter")
+	fs.Var(&skews, "skew", "v-collectives' skew `levels`, comma-separated positive integers (k: the last rank's blocks have k times the count; 1: uniform); levels above 1 need every --calls to be one of "+mpi.CallNames(mpi.CallsTaking(mpi.ParamSkew)))
 	var noiseGuards designListFlag // (noise, issue 15)
 	fs.Var(&noiseGuards, "noise-guard", "noise guard `levels` of the windowed methods, comma-separated (on, off; see run --noise-guard)")
 	if err := parseFlags(fs, args); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/guidelines"
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/plots"
 )
 
 func init() {
@@ -200,7 +201,7 @@ func runGuidelines(stdout, stderr io.Writer, args []string) error {
 				ext := filepath.Ext(name)
 				name = strings.TrimSuffix(name, ext) + "-" + strconv.Itoa(i+1) + ext
 			}
-			if err := savePlot(p, 10*vg.Inch, vg.Length(1.4+0.3*float64(rows))*vg.Inch, name); err != nil {
+			if err := (plots.Figure{Plot: p, Width: 10 * vg.Inch, Height: vg.Length(1.4+0.3*float64(rows)) * vg.Inch}).Save(name); err != nil {
 				return err
 			}
 			fmt.Fprintf(stderr, "guidelines: plot of context %d in %s\n", i+1, name)

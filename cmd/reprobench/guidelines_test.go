@@ -52,7 +52,7 @@ func TestGuidelinesUnderMPI(t *testing.T) {
 	}
 	for _, f := range mpirun.Flavors(t) {
 		t.Run(f.Name, func(t *testing.T) {
-			bin := mpirun.Build(t, f, ".", ".")
+			bin := mpirun.BuildShared(t, f, ".", ".")
 			dir := t.TempDir()
 			launcher := strings.Join(f.Launcher, " ") + " -np {np}"
 			js := filepath.Join(dir, "r.json")

@@ -249,12 +249,12 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 }
 
 // launchSrunPMI makes an srun launcher use the PMI plugin that this
-// binary's MPI library needs (srunPMI): without --mpi it adds it (Slurm's
+// binary's MPI library needs (campaign.SrunPMI): without --mpi it adds it (Slurm's
 // default, MpiDefault, is often none, which starts singletons), and with
 // another one it warns (sites name plugins differently, e.g. pmix_v4; run
 // refuses singletons anyway).
 func launchSrunPMI(stderr io.Writer, tmpl []string) []string {
-	want, ok := srunPMI[mpi.BuildFlavor]
+	want, ok := campaign.SrunPMI[mpi.BuildFlavor]
 	if len(tmpl) == 0 || filepath.Base(tmpl[0]) != "srun" || !ok {
 		return tmpl
 	}

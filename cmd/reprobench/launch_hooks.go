@@ -7,9 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/reprobench/reprobench/campaign"
 	"github.com/reprobench/reprobench/clocksync"
-	"github.com/reprobench/reprobench/mpi"
 )
 
 // Test hook of the launcher's kill tests (campaign/integration_test.go):
@@ -88,34 +86,4 @@ func runCheckFlags(o *runOptions, np int) error {
 		return fmt.Errorf("%w: no experiments", errUsage)
 	}
 	return nil
-}
-
-// srunPMI is the srun --mpi plugin each MPI library's Debian build needs
-// (measured on Slurm 22.05.8: the other plugins fail or start singletons).
-var srunPMI = map[string]string{"openmpi": "pmix", "mpich": "pmi2"}
-
-// launchCheckSize refuses a run whose communicator has not the size that
-// launch started it with (campaign.ExpectNpEnv): a launcher or PMI that does
-// not connect the ranks starts singletons, each of which would otherwise
-// measure alone and write a result (issue #20: srun --mpi=none of the MPICH
-// build exited 0 with two "np": 1 result sets).
-func launchCheckSize(np int) error {
-	v := os.Getenv(campaign.ExpectNpEnv)
-	if v == "" {
-		return nil
-	}
-	want, err := strconv.Atoi(v)
-	if err != nil || want < 1 {
-		return fmt.Errorf("%s=%q: want a process count", campaign.ExpectNpEnv, v)
-	}
-	if np == want {
-		return nil
-	}
-	hint := "under mpirun, use the mpirun of the MPI library this binary was built with (" + mpi.BuildFlavor + ")"
-	if os.Getenv("SLURM_JOB_ID") != "" {
-		hint = fmt.Sprintf("under srun the PMI plugin is likely wrong (SLURM_MPI_TYPE=%q): this binary is built with %s, which needs srun --mpi=%s",
-			os.Getenv("SLURM_MPI_TYPE"), mpi.BuildFlavor, srunPMI[mpi.BuildFlavor])
-	}
-	return fmt.Errorf("this run's communicator has %d process(es) but launch started %d (%s): the processes did not join one MPI job, so nothing is measured; %s",
-		np, want, campaign.ExpectNpEnv, hint)
 }

@@ -49,7 +49,7 @@ func TestNBCRunUnderMPI(t *testing.T) {
 		t.Skip("integration test: needs mpirun")
 	}
 	for _, f := range mpirun.Flavors(t) {
-		bin := mpirun.Build(t, f, ".", ".")
+		bin := mpirun.BuildShared(t, f, ".", ".")
 		t.Run(f.Name, func(t *testing.T) {
 			dir := t.TempDir()
 			mpirun.MustRun(t, f, 2, 240*time.Second, nil, bin, "run", "--out", dir, "--run-id", "nbc", "--seed", "1",

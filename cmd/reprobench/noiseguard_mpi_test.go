@@ -26,7 +26,7 @@ func TestNoiseGuardUnderMPI(t *testing.T) {
 	anchor := float64(timing.MonotonicNs()/1e9) + 5e-6
 	probe := `{"periodic_sources": [{"period_s": 0.001, "duration_s": 3.5e-05, "end_s": ` + strings.TrimSpace(rawdata.FormatSeconds(time.Duration(anchor*1e9))) + `}]}`
 	for _, f := range mpirun.Flavors(t) {
-		bin := mpirun.Build(t, f, ".", ".")
+		bin := mpirun.BuildShared(t, f, ".", ".")
 		t.Run(f.Name, func(t *testing.T) {
 			dir := t.TempDir()
 			seed := filepath.Join(dir, "probe.json")
@@ -67,6 +67,11 @@ func TestNoiseGuardUnderMPI(t *testing.T) {
 				if g == nil {
 					continue
 				}
+				// The invalid share is informative here: under real MPI it
+				// depends on the machine's noise and load; that the guard
+				// lowers it is asserted against the simulator's ground
+				// truth (window's TestNoiseGuard*, engine's
+				// TestNoiseGuardExperiment). This test checks the wiring.
 				t.Logf("%s: %d of %d invalid; guard %+v", e.Method, e.Invalid, e.Rows, *g)
 				// The seeded tick stays within the guard's budget ahead of
 				// learned sources (before it did not: MPICH's own 0.3-0.6 ms

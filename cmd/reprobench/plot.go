@@ -1,44 +1,39 @@
 package main
 
 import (
-	"cmp"
+	"errors"
 	"fmt"
-	"image/color"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/plots"
 )
 
 func init() {
 	register(command{
 		name:    "plot",
-		summary: "plot raw observations: box, violin, hist, qq, acf, compare (with stars) or drift, to PNG or SVG",
+		summary: "plot raw observations: box, violin, mpiruns, hist, qq, acf, compare (with stars) or drift, to PNG or SVG",
 		run:     runPlot,
 	})
 }
 
 func runPlot(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("plot", "--kind box|violin|hist|qq|acf|compare|drift|qreg -o FILE.png|.svg [--group SUBSTR] FILES... [-- B-FILES...]", stderr)
+	fs := newFlagSet("plot", "--kind box|violin|mpiruns|hist|qq|acf|compare|drift|qreg -o FILE.png|.svg [--group SUBSTR] FILES... [-- B-FILES...]", stderr)
 	var o anOptions
 	o.register(false, fs, "")
-	kind := fs.String("kind", "box", "plot kind: box, violin, hist, qq, acf, compare, drift, qreg (quantile differences B−A over τ, paper 002 Fig. 4)")
+	kind := fs.String("kind", "box", "plot kind: box, violin, mpiruns (each mpirun's median and interquartile range relative to the group's median), hist, qq, acf, compare, drift, qreg (quantile differences B−A over τ, paper 002 Fig. 4)")
 	outFile := fs.String("o", "", "output file; the extension (.png, .svg, .pdf) selects the format")
 	group := fs.String("group", "", "only groups whose name contains this substring (hist, qq, acf and drift plot the first match)")
 	by := fs.String("by", "", "for --kind compare: compare the values of this label within one data set")
 	width := fs.Float64("width", 8, "width in inches")
-	height := fs.Float64("height", 0, "height in inches (0: 5, or enough for one readable row per group with box, violin and compare)")
+	height := fs.Float64("height", 0, "height in inches (0: 5, or enough for one readable row per group with box, violin, mpiruns and compare)")
 	logFlag := fs.String("log", "auto", "log scale for the run-time axis of box and violin: auto (when the largest median exceeds the smallest by more than 10×), on or off")
 	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
@@ -47,29 +42,18 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	lm, err := parseLogMode(*logFlag)
+	lm, err := plots.ParseLogMode(*logFlag)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: --log: %v", errUsage, err)
 	}
 	ext := strings.ToLower(filepath.Ext(*outFile))
-	if err := checkFigureSize(*width, *height, ext); err != nil {
+	if err := plots.CheckSize(*width, *height, ext); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if *outFile != "" && ext != ".png" && ext != ".svg" && ext != ".pdf" {
 		return fmt.Errorf("%w: output must end in .png, .svg or .pdf", errUsage)
 	}
-	// size returns the figure size for a plot with a row per group in keys
-	// (none for the plots that show one group).
-	size := func(keys []analysis.GroupKey, titleLines int) (vg.Length, vg.Length) {
-		h := *height
-		if h == 0 {
-			h = 5
-			if len(keys) > 0 {
-				h = groupPlotHeight(len(keys), labelLines(keys), titleLines)
-			}
-		}
-		return vg.Length(*width) * vg.Inch, vg.Length(h) * vg.Inch
-	}
+	size := plots.Size{Width: *width, Height: *height}
 	if *outFile == "" {
 		return fmt.Errorf("%w: -o FILE is required", errUsage)
 	}
@@ -114,20 +98,21 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 		setA = "A"
 	}
 	reportDropped(stderr, "plot", setA, d, use)
-	var p *plot.Plot
-	w, h := size(nil, 0)
+	var fig plots.Figure
 	switch *kind {
 	case "box", "violin":
 		if len(sel) > 40 {
 			return fmt.Errorf("%d groups: too many for one plot, select with --group", len(sel))
 		}
-		keys := make([]analysis.GroupKey, len(sel))
-		for i, s := range sel {
-			keys[i] = s.Key
+		fig, err = plots.Distributions(d, sel, opt, *kind == "violin", lm, size)
+		if errors.Is(err, plots.ErrLogAxis) {
+			err = fmt.Errorf("%w: --log on: %v", errUsage, err)
 		}
-		w, h = size(keys, 2)
-		warnCrowded(stderr, h, len(sel), 2)
-		p, err = plotDistributions(d, sel, opt, *kind == "violin", lm, rowSpace(h, len(sel), 2), stderr)
+	case "mpiruns":
+		if len(sel) > 40 {
+			return fmt.Errorf("%d groups: too many for one plot, select with --group", len(sel))
+		}
+		fig, err = plots.Mpiruns(d, sel, opt, size)
 	case "hist", "qq", "acf", "drift":
 		if len(sel) > 1 {
 			fmt.Fprintf(stderr, "plot: %d groups match; plotting %s (choose with --group)\n", len(sel), sel[0].Key)
@@ -135,16 +120,21 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 		g := groupData(sel[0].Key)
 		switch *kind {
 		case "hist":
-			p, err = plotHist(g, sel[0])
+			fig, err = plots.Hist(g, sel[0], size)
 		case "qq":
-			p, err = plotQQ(g, sel[0], opt.TukeyK)
+			fig, err = plots.QQ(g, sel[0], opt.TukeyK, size)
 		case "acf":
-			p, err = plotACF(g)
+			fig, err = plots.ACF(g, size)
 		case "drift":
-			p, err = plotDrift(d, g, h, opt.TukeyK)
+			fig, err = plots.Drift(d, g, opt.TukeyK, size)
 		}
 	case "qreg":
-		p, err = plotQReg(d, bFiles, *by, *group, opt, o.keepDup, stderr)
+		ga, gb, nameA, nameB, perr := qregPair(d, bFiles, *by, *group, o.keepDup, stderr)
+		if perr != nil {
+			return perr
+		}
+		fmt.Fprintf(stderr, "plot: quantile regression of %s (%s) against %s (%s)\n", gb.Key, nameB, ga.Key, nameA)
+		fig, err = plots.QReg(ga, gb, nameA, nameB, *by, opt, size)
 	case "compare":
 		var rows []analysis.Comparison
 		switch {
@@ -177,26 +167,12 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 			if len(keep) > 40 {
 				return fmt.Errorf("%d comparisons: too many for one plot, select with --group", len(keep))
 			}
-			keys := make([]analysis.GroupKey, len(keep))
-			for i, r := range keep {
-				keys[i] = r.Key
-			}
-			w, h = size(keys, 3)
-			warnCrowded(stderr, h, len(keep), 3)
 			for _, r := range keep {
 				for _, wn := range r.Warnings {
 					fmt.Fprintf(stderr, "plot: warning: %s: %s\n", r.Key, wn)
 				}
 			}
-			p, err = plotCompare(keep, rowSpace(h, len(keep), 3), opt.Level)
-			if err == nil {
-				// The labels right of the bars need room: the data area is
-				// about the figure less the y labels (~2.5 in).
-				data := w - 2.5*vg.Inch
-				if frac := float64(compareLabelRoom / data); frac < 0.7 {
-					p.X.Max = p.X.Max / (1 - frac)
-				}
-			}
+			fig, err = plots.Compare(keep, opt.Level, size)
 		}
 	default:
 		return fmt.Errorf("%w: unknown --kind %q", errUsage, *kind)
@@ -204,626 +180,23 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Linear axes that kept gonum/plot's default ticks get niceTicks.
-	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
-		if _, ok := ax.Tick.Marker.(plot.DefaultTicks); ok {
-			ax.Tick.Marker = niceTicks{}
-		}
+	for _, wn := range fig.Warnings {
+		fmt.Fprintln(stderr, "plot: "+wn)
 	}
-	fitTitle(p, w)
 	if plotHook != nil {
-		plotHook(*kind, p, w, h)
+		plotHook(*kind, fig.Plot, fig.Width, fig.Height)
 	}
-	return savePlot(p, w, h, *outFile)
+	return fig.Save(*outFile)
 }
 
-// plotHook, when set (by tests), sees every plot before it is saved.
+// plotHook, when set (by tests), sees every figure before it is saved.
 var plotHook func(kind string, p *plot.Plot, w, h vg.Length)
 
-// fitTitle breaks every line of p's title that is wider than the figure
-// (width w less the margins) before a "/", ", " or " " (in that order of
-// preference), so that no title is cut at the edges.
-func fitTitle(p *plot.Plot, w vg.Length) {
-	avail := w - 2*plotMargin - 4
-	var out []string
-	for _, line := range strings.Split(p.Title.Text, "\n") {
-		for p.Title.TextStyle.Width(line) > avail {
-			cut := -1
-			for _, sep := range []string{"/", ", ", " "} {
-				// The last separator at which the head fits.
-				for i := len(line) - 1; i > 0; i-- {
-					if strings.HasPrefix(line[i:], sep) && p.Title.TextStyle.Width(line[:i+len(sep)]) <= avail {
-						cut = i + len(sep)
-						break
-					}
-				}
-				if cut > 0 {
-					break
-				}
-			}
-			if cut <= 0 {
-				break // one word wider than the figure: leave it
-			}
-			out = append(out, strings.TrimRight(line[:cut], " "))
-			line = line[cut:]
-		}
-		out = append(out, line)
-	}
-	p.Title.Text = strings.Join(out, "\n")
-}
-
-// plotDistributions draws one horizontal box (Tukey whiskers at 1.5 IQR, as
-// gonum/plot's BoxPlot) or violin (analysis.KernelDensity) per group of
-// filtered observations, with the headline median (analysis.GroupSummary:
-// the median of the per-mpirun medians) as a white dot and its interval
-// as a black bar, visible on any fill. Rows are ordered by call, np,
-// message size and datatype, then labels, so that the groups of one size
-// that differ only in a label (two libraries) are next to each other;
-// each value of the labels that vary gets its own fill color, named in
-// the legend. The run-time axis is logarithmic when lm says so (see
-// useLog). row is the height of one row in points.
-func plotDistributions(d *analysis.Dataset, sel []analysis.GroupSummary, opt analysis.Options, violin bool, lm logMode, row vg.Length, stderr io.Writer) (*plot.Plot, error) {
-	sel = slices.Clone(sel)
-	slices.SortStableFunc(sel, func(a, b analysis.GroupSummary) int {
-		ka, kb := a.Key, b.Key
-		switch {
-		case ka.Call != kb.Call:
-			return strings.Compare(ka.Call, kb.Call)
-		case ka.Np != kb.Np:
-			return ka.Np - kb.Np
-		case ka.MsizeBytes != kb.MsizeBytes:
-			return cmp.Compare(ka.MsizeBytes, kb.MsizeBytes)
-		case ka.Datatype != kb.Datatype:
-			return strings.Compare(ka.Datatype, kb.Datatype)
-		}
-		return strings.Compare(ka.Labels, kb.Labels)
-	})
-	vals := make([][]float64, len(sel))
-	var meds []float64
-	minV := math.Inf(1)
-	for i, s := range sel {
-		for _, g := range d.Groups {
-			if g.Key == s.Key {
-				vals[i] = analysis.Filtered(g, opt.TukeyK)
-			}
-		}
-		for _, v := range vals[i] {
-			minV = math.Min(minV, v)
-		}
-		meds = append(meds, s.Median)
-	}
-	logY, err := useLog(lm, meds, minV)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errUsage, err)
-	}
-	if lm == "auto" && !logY && !(minV > 0) {
-		fmt.Fprintln(stderr, "plot: a run time ≤ 0 rules out the log axis; using a linear one")
-	}
-	// Linear axes are scaled to one unit; log axes stay in seconds and
-	// every tick carries its own unit.
-	unit, sc := analysis.TimeUnit(analysis.Median(meds))
-	if logY {
-		unit, sc = "", 1
-	}
-	n := len(sel)
-	keys := make([]analysis.GroupKey, n)
-	for i, s := range sel {
-		keys[i] = s.Key
-	}
-	series, seriesNames := plotSeries(keys)
-	p := plot.New()
-	what := "distribution"
-	if violin {
-		what = "density"
-	}
-	ciWhat := fmt.Sprintf("its %g%% CI", 100*opt.Level)
-	if slices.ContainsFunc(sel, func(s analysis.GroupSummary) bool { return s.MedianCI.Confidence < opt.Level }) {
-		ciWhat = fmt.Sprintf("its CI (%g%%, or [min, max] when too few mpiruns)", 100*opt.Level)
-	}
-	p.Title.Text = fmt.Sprintf("run-time %s per group (Tukey-filtered per mpirun)\n○ median of mpirun medians, black bar: %s", what, ciWhat)
-	legendDone := map[int]bool{}
-	for i, s := range sel {
-		y := float64(n - 1 - i) // first group on top
-		v := slices.Clone(vals[i])
-		for j := range v {
-			v[j] *= sc
-		}
-		if len(v) == 0 {
-			continue
-		}
-		fill := plotutil.SoftColors[series[i]%len(plotutil.SoftColors)]
-		if violin {
-			poly, err := violinPolygon(v, y, 0.42, logY)
-			if err != nil {
-				return nil, err
-			}
-			poly.Color = fill
-			poly.LineStyle.Color = color.Gray{Y: 60}
-			p.Add(poly)
-			if len(seriesNames) > 1 && !legendDone[series[i]] {
-				p.Legend.Add(seriesNames[series[i]], poly)
-				legendDone[series[i]] = true
-			}
-		} else {
-			b, err := plotter.NewBoxPlot(min(vg.Points(18), row*0.6), y, plotter.Values(v))
-			if err != nil {
-				return nil, err
-			}
-			b.Horizontal = true
-			b.FillColor = fill
-			p.Add(b)
-			if len(seriesNames) > 1 && !legendDone[series[i]] {
-				thumb, _ := plotter.NewPolygon(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}, {X: 1, Y: 1}})
-				thumb.Color = fill
-				p.Legend.Add(seriesNames[series[i]], thumb)
-				legendDone[series[i]] = true
-			}
-		}
-		if s.MedianCI.Valid() {
-			ci, err := plotter.NewLine(plotter.XYs{{X: s.MedianCI.Lo * sc, Y: y}, {X: s.MedianCI.Hi * sc, Y: y}})
-			if err != nil {
-				return nil, fmt.Errorf("median CI of %s: %v", s.Key, err)
-			}
-			ci.Color = color.Black
-			ci.Width = vg.Points(2.5)
-			p.Add(ci)
-		}
-		if !math.IsNaN(s.Median) {
-			dot, _ := plotter.NewScatter(plotter.XYs{{X: s.Median * sc, Y: y}})
-			dot.GlyphStyle = draw.GlyphStyle{Shape: draw.CircleGlyph{}, Color: color.White, Radius: vg.Points(3)}
-			ring, _ := plotter.NewScatter(plotter.XYs{{X: s.Median * sc, Y: y}})
-			ring.GlyphStyle = draw.GlyphStyle{Shape: draw.RingGlyph{}, Color: color.Black, Radius: vg.Points(3)}
-			p.Add(dot, ring)
-		}
-	}
-	names, common := groupLabels(keys, labelWrap)
-	if common != "" {
-		p.Title.Text += "\n" + common
-	}
-	p.Legend.Top = true
-	p.NominalY(reversed(names)...)
-	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
-	if len(seriesNames) > 1 {
-		// A spare row on top for the legend.
-		p.Y.Max += float64((vg.Length(len(seriesNames))*p.Legend.TextStyle.Height("M") + 8) / row)
-	}
-	if logY {
-		if p.X.Min == p.X.Max { // one value: a log axis needs a range > 0
-			p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
-		}
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = timeLogTicks{}
-		p.X.Label.Text = "run time (log scale, units on the ticks)"
-	} else {
-		p.X.Label.Text = "run time [" + unit + "]"
-	}
-	p.Add(plotter.NewGrid())
-	return p, nil
-}
-
-// plotSeries assigns each key a series: the values of the labels that
-// vary between keys (say lib=mpich), numbered in order of appearance, with
-// their names.
-func plotSeries(keys []analysis.GroupKey) (series []int, names []string) {
-	varying := map[string]bool{}
-	for _, k := range keys {
-		for _, kv := range strings.Split(k.Labels, ",") {
-			name, _, _ := strings.Cut(kv, "=")
-			if name == "" {
-				continue
-			}
-			for _, o := range keys {
-				if o.LabelValue(name) != k.LabelValue(name) {
-					varying[name] = true
-				}
-			}
-		}
-	}
-	idx := map[string]int{}
-	for _, k := range keys {
-		var parts []string
-		for _, kv := range strings.Split(k.Labels, ",") {
-			name, _, _ := strings.Cut(kv, "=")
-			if varying[name] {
-				parts = append(parts, kv)
-			}
-		}
-		v := strings.Join(parts, ", ")
-		i, ok := idx[v]
-		if !ok {
-			i = len(names)
-			idx[v] = i
-			names = append(names, v)
-		}
-		series = append(series, i)
-	}
-	return series, names
-}
-
-func reversed(s []string) []string {
-	r := slices.Clone(s)
-	slices.Reverse(r)
-	return r
-}
-
-// violinPolygon returns the outline of a horizontal violin centred on row
-// y: analysis.KernelDensity of vals, scaled to halfWidth at its maximum.
-// With logX the density is estimated on log10(vals), which is what the
-// eye sees on a log axis.
-func violinPolygon(vals []float64, y, halfWidth float64, logX bool) (*plotter.Polygon, error) {
-	s := slices.Clone(vals)
-	if logX {
-		for i, v := range s {
-			s[i] = math.Log10(v)
-		}
-	}
-	d := analysis.KernelDensity(s, 81)
-	maxD := slices.Max(d.Y)
-	if !(maxD > 0) {
-		maxD = 1
-	}
-	if !(maxD > 0) { // bandwidth or values overflow (runtimes near MaxFloat64)
-		return nil, fmt.Errorf("no density estimate for run times from %s to %s", fmtShortest(vals[0]), fmtShortest(vals[len(vals)-1]))
-	}
-	at := func(x float64) float64 {
-		if logX {
-			return math.Pow(10, x)
-		}
-		return x
-	}
-	var pts plotter.XYs
-	for i := range d.X {
-		pts = append(pts, plotter.XY{X: at(d.X[i]), Y: y + halfWidth*d.Y[i]/maxD})
-	}
-	for i := len(d.X) - 1; i >= 0; i-- {
-		pts = append(pts, plotter.XY{X: at(d.X[i]), Y: y - halfWidth*d.Y[i]/maxD})
-	}
-	return plotter.NewPolygon(pts)
-}
-
-// oneGroupTitle is the title of the plots that show one group: what is
-// plotted, then the full group key (the form --group matches), broken
-// into lines at its "/" (fitTitle wraps what is still too wide).
-func oneGroupTitle(what string, k analysis.GroupKey) string {
-	return what + "\n" + k.String()
-}
-
-// plotHist draws the histogram of the valid observations of one group
-// over the range that holds their bulk: up to the upper fence
-// Q3 + 3·IQR of all of them (plotClip). The observations above it are
-// counted in the title with the largest, instead of stretching the axis
-// so far that the bulk fills the first bin.
-func plotHist(g *analysis.Group, s analysis.GroupSummary) (*plot.Plot, error) {
-	unit, sc := analysis.TimeUnit(s.Median)
-	p := plot.New()
-	clip, all := plotClip(g.Runtimes, 3)
-	var vals plotter.Values
-	for _, v := range all {
-		if v <= clip {
-			vals = append(vals, v*sc)
-		}
-	}
-	what := fmt.Sprintf("histogram of %d valid observations", len(all))
-	if out := len(all) - len(vals); out > 0 {
-		what += fmt.Sprintf("; %d above %s not shown (up to %s)", out, analysis.FormatTime(clip), analysis.FormatTime(all[len(all)-1]))
-	}
-	p.Title.Text = oneGroupTitle(what, g.Key)
-	p.X.Label.Text = "run time [" + unit + "]"
-	p.Y.Label.Text = "count [observations]"
-	bins := int(math.Min(100, math.Max(10, math.Sqrt(float64(len(vals))))))
-	h, err := plotter.NewHist(vals, bins)
-	if err != nil {
-		return nil, err
-	}
-	h.FillColor = plotutil.SoftColors[2]
-	p.Add(h)
-	return p, nil
-}
-
-// plotClip returns the end of a run-time axis that shows the bulk of x:
-// the upper fence Q3 + k·IQR, or +Inf when no value lies above it; and x
-// sorted.
-func plotClip(x []float64, k float64) (float64, []float64) {
-	all := slices.Clone(x)
-	slices.Sort(all)
-	if len(all) == 0 {
-		return math.Inf(1), all
-	}
-	q1, q3 := analysis.Quantile(0.25, all), analysis.Quantile(0.75, all)
-	clip := q3 + k*(q3-q1)
-	if !(clip < all[len(all)-1]) {
-		clip = math.Inf(1)
-	}
-	return clip, all
-}
-
-// plotQQ plots the per-mpirun medians (or, with fewer than 3 mpiruns, the
-// filtered observations) against normal quantiles, as paper 000 Fig. 27.
-func plotQQ(g *analysis.Group, s analysis.GroupSummary, tukeyK float64) (*plot.Plot, error) {
-	vals := slices.Clone(s.MpirunMedians)
-	what := "per-mpirun medians"
-	if len(vals) < 3 {
-		vals = analysis.Filtered(g, tukeyK)
-		what = "Tukey-filtered observations"
-	}
-	slices.Sort(vals)
-	unit, sc := anUnit(s.Median)
-	n := len(vals)
-	pts := make(plotter.XYs, n)
-	for i, v := range vals {
-		pts[i] = plotter.XY{X: normQ((float64(i+1) - 0.375) / (float64(n) + 0.25)), Y: v * sc}
-	}
-	p := plot.New()
-	sw := analysis.ShapiroWilk(vals)
-	p.Title.Text = oneGroupTitle(fmt.Sprintf("normal Q-Q plot of %d %s (Shapiro-Wilk p=%s)", n, what, anP(sw.P)), g.Key)
-	p.X.Label.Text = "theoretical normal quantile [standard deviations]"
-	p.Y.Label.Text = "sample [" + unit + "]"
-	sct, err := plotter.NewScatter(pts)
-	if err != nil {
-		return nil, err
-	}
-	p.Add(sct)
-	// The normal reference line needs two points and a finite mean and
-	// standard deviation (values near MaxFloat64 overflow them).
-	m, sd := analysis.Mean(vals)*sc, analysis.StdDev(vals)*sc
-	ln, err := plotter.NewLine(plotter.XYs{{X: pts[0].X, Y: m + sd*pts[0].X}, {X: pts[n-1].X, Y: m + sd*pts[n-1].X}})
-	switch {
-	case n < 2:
-		p.Title.Text += "\n(one value: no normal reference line)"
-	case err != nil:
-		p.Title.Text += "\n(mean or SD not finite: no normal reference line)"
-	default:
-		ln.Color = color.RGBA{R: 200, A: 255}
-		p.Add(ln)
-	}
-	p.Add(plotter.NewGrid())
-	return p, nil
-}
-
-func normQ(p float64) float64 { return distuv.UnitNormal.Quantile(p) }
-
-// plotACF draws the autocorrelation of the valid observations in file order
-// with ±1.96/√n bounds (paper 001 §4.4, Fig. 5).
-func plotACF(g *analysis.Group) (*plot.Plot, error) {
-	if len(g.Runtimes) < 2 {
-		return nil, fmt.Errorf("%s: the autocorrelation needs at least 2 valid observations, the group has %d", g.Key, len(g.Runtimes))
-	}
-	// The ACF does not change with the scale; dividing by the largest
-	// magnitude keeps sums of squares of huge run times finite.
-	x := slices.Clone(g.Runtimes)
-	var big float64
-	for _, v := range x {
-		big = math.Max(big, math.Abs(v))
-	}
-	for i := range x {
-		if big > 0 {
-			x[i] /= big
-		}
-	}
-	maxLag := min(100, len(x)-1)
-	r, bound := analysis.ACF(x, maxLag, 0.05)
-	if len(r) == 0 || !finite(r[0]) {
-		return nil, fmt.Errorf("%s: all %d valid observations are equal (%s): the autocorrelation is undefined", g.Key, len(x), fmtShortest(g.Runtimes[0]))
-	}
-	p := plot.New()
-	p.Title.Text = oneGroupTitle(fmt.Sprintf("autocorrelation of %d valid observations in file order (dashed: 95%% bounds)", len(g.Runtimes)), g.Key)
-	p.X.Label.Text = "lag [observations]"
-	p.Y.Label.Text = "autocorrelation (unitless)"
-	for h, v := range r {
-		l, err := plotter.NewLine(plotter.XYs{{X: float64(h), Y: 0}, {X: float64(h), Y: v}})
-		if err != nil {
-			return nil, fmt.Errorf("%s: autocorrelation at lag %d: %v", g.Key, h, err)
-		}
-		l.Width = vg.Points(1.5)
-		p.Add(l)
-	}
-	for _, b := range []float64{bound, -bound} {
-		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: b}, {X: float64(maxLag), Y: b}})
-		if err != nil {
-			return nil, err
-		}
-		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		l.Color = color.RGBA{B: 200, A: 255}
-		p.Add(l)
-	}
-	p.Add(plotter.NewGrid())
-	return p, nil
-}
-
-// plotDrift draws run time against observation index, one color per mpirun,
-// to show drift within and between mpiruns. The y axis ends at the upper
-// Tukey fence (3 × IQR, or k × IQR when --tukey is larger) of all
-// observations, so that a few outliers do not squash the rest; the points
-// above it are drawn on the top edge as black triangles, counted in the
-// legend with the largest value. height is the figure height, used to
-// keep the legend clear of the points.
-func plotDrift(d *analysis.Dataset, g *analysis.Group, height vg.Length, tukeyK float64) (*plot.Plot, error) {
-	unit, sc := analysis.TimeUnit(analysis.Median(g.Runtimes))
-	p := plot.New()
-	p.Title.Text = oneGroupTitle("run time over observation index, one color per mpirun", g.Key)
-	p.X.Label.Text = "observation index [observations, file order]"
-	p.Y.Label.Text = "run time [" + unit + "]"
-	clip, all := plotClip(g.Runtimes, math.Max(3, tukeyK))
-	byMp := map[int32]plotter.XYs{}
-	count := map[int32]int{}
-	var above plotter.XYs
-	var order []int32
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for i, v := range g.Runtimes {
-		m := g.Mpirun[i]
-		if _, ok := byMp[m]; !ok {
-			order = append(order, m)
-			byMp[m] = nil
-		}
-		count[m]++
-		if v > clip {
-			above = append(above, plotter.XY{X: float64(i), Y: clip * sc})
-			continue
-		}
-		byMp[m] = append(byMp[m], plotter.XY{X: float64(i), Y: v * sc})
-		lo, hi = math.Min(lo, v*sc), math.Max(hi, v*sc)
-	}
-	entries := 0
-	for i, m := range order {
-		if len(byMp[m]) == 0 {
-			continue
-		}
-		s, err := plotter.NewScatter(byMp[m])
-		if err != nil {
-			return nil, err
-		}
-		s.GlyphStyle.Radius = vg.Points(1.6)
-		s.GlyphStyle.Shape = draw.CircleGlyph{}
-		s.GlyphStyle.Color = plotutil.DarkColors[i%len(plotutil.DarkColors)]
-		p.Add(s)
-		if i < 8 {
-			id := d.Mpiruns[m]
-			p.Legend.Add(fmt.Sprintf("%s/%d (%d obs.)", id.RunID, id.Mpirun, count[m]), s)
-			entries++
-		}
-	}
-	if len(order) > 8 {
-		p.Legend.Add(fmt.Sprintf("… %d more mpiruns", len(order)-8))
-		entries++
-	}
-	if len(above) > 0 {
-		s, err := plotter.NewScatter(above)
-		if err != nil {
-			return nil, err
-		}
-		s.GlyphStyle = draw.GlyphStyle{Shape: draw.PyramidGlyph{}, Color: color.Black, Radius: vg.Points(2.5)}
-		p.Add(s)
-		p.Legend.Add(fmt.Sprintf("%d above the axis, up to %s", len(above), analysis.FormatTime(all[len(all)-1])), s)
-		entries++
-		hi = clip * sc
-	}
-	p.Legend.Top = true
-	// Keep the legend above the points: grow the y range by the legend's
-	// share of the data area.
-	legend := vg.Length(entries)*p.Legend.TextStyle.Height("M") + 8
-	data := height - 2*plotMargin - 100
-	if frac := float64(legend / data); hi > lo && frac < 0.6 {
-		p.Y.Min, p.Y.Max = lo, hi+(hi-lo)*frac/(1-frac)
-	}
-	p.Add(plotter.NewGrid())
-	return p, nil
-}
-
-// plotCompare draws, per group, the median of per-mpirun medians of A and B
-// relative to A as a pair of horizontal bars, B's with the confidence
-// interval of the ratio (analysis.Comparison.RatioCI) as a black error
-// bar, and to the right of each pair the ratio with that interval, the
-// Wilcoxon significance (stars, or ~ when not significant), the p-value
-// and the sample sizes (paper 000 Fig. 26). Groups are rows labelled on
-// the y axis in full; row is the height of one row in points.
-func plotCompare(rows []analysis.Comparison, row vg.Length, level float64) (*plot.Plot, error) {
-	n := len(rows)
-	va, vb := make(plotter.Values, n), make(plotter.Values, n)
-	var lab plotter.XYLabels
-	keys := make([]analysis.GroupKey, n)
-	w := min(vg.Points(12), row*0.38)
-	off := float64(w / 2 / row) // B's bar centre below the row, in rows
-	maxR := 1.0
-	var bars []plot.Plotter
-	for i, r := range rows {
-		y := n - 1 - i // first group on top
-		va[y], vb[y] = 1, r.Ratio
-		keys[i] = r.Key
-		right := 1.0
-		for _, v := range []float64{r.Ratio, r.RatioCI.Hi} {
-			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				right = math.Max(right, v)
-			}
-		}
-		maxR = math.Max(maxR, right)
-		mark := analysis.Stars(r.Result.P)
-		if mark == "" || !r.Significant {
-			mark = "~"
-		}
-		ci := ""
-		if r.RatioCI.Valid() {
-			ci = " [" + anRatio(r.RatioCI.Lo) + ", " + anRatio(r.RatioCI.Hi) + "]"
-			e, _ := plotter.NewLine(plotter.XYs{{X: r.RatioCI.Lo, Y: float64(y) - off}, {X: r.RatioCI.Hi, Y: float64(y) - off}})
-			e.Width = vg.Points(1.5)
-			e.Color = color.Black
-			bars = append(bars, e)
-			for _, x := range []float64{r.RatioCI.Lo, r.RatioCI.Hi} {
-				t, _ := plotter.NewLine(plotter.XYs{{X: x, Y: float64(y) - 1.6*off}, {X: x, Y: float64(y) - 0.4*off}})
-				t.Width = vg.Points(1.5)
-				t.Color = color.Black
-				bars = append(bars, t)
-			}
-		}
-		lab.XYs = append(lab.XYs, plotter.XY{X: right, Y: float64(y)})
-		lab.Labels = append(lab.Labels, fmt.Sprintf("%s×%s  %s  p=%s n=%d+%d", anRatio(r.Ratio), ci, mark, anP(r.Result.P), r.NA, r.NB))
-	}
-	ba, err := plotter.NewBarChart(va, w)
-	if err != nil {
-		return nil, err
-	}
-	bb, err := plotter.NewBarChart(vb, w)
-	if err != nil {
-		return nil, err
-	}
-	ba.Horizontal, bb.Horizontal = true, true
-	ba.Color, bb.Color = plotutil.SoftColors[1], plotutil.SoftColors[0]
-	ba.Offset, bb.Offset = w/2, -w/2 // A above B
-	p := plot.New()
-	nameA, nameB := "A", "B"
-	if rows[0].NameA != "" {
-		nameA, nameB = rows[0].NameA, rows[0].NameB
-	}
-	names, common := groupLabels(keys, labelWrap)
-	p.Title.Text = fmt.Sprintf("%s vs %s: median of per-mpirun medians, relative to %s; black: %g%% CI of the ratio\nWilcoxon rank-sum: * p≤0.05  ** p≤0.01  *** p≤0.001  ~ not significant", nameB, nameA, nameA, 100*level)
-	if common != "" {
-		p.Title.Text += "\n" + common
-	}
-	p.X.Label.Text = "run time / run time of " + nameA + " [ratio]"
-	one, err := plotter.NewLine(plotter.XYs{{X: 1, Y: -0.5}, {X: 1, Y: float64(n) - 0.5}})
-	if err != nil {
-		return nil, err
-	}
-	one.Color = color.Gray{Y: 110}
-	one.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
-	p.Add(ba, bb, one)
-	p.Add(bars...)
-	labels, err := plotter.NewLabels(lab)
-	if err != nil {
-		return nil, err
-	}
-	var labelW vg.Length
-	for i := range labels.TextStyle {
-		labels.TextStyle[i].YAlign = draw.YCenter
-		labels.TextStyle[i].Font.Size = vg.Points(10)
-		labelW = max(labelW, labels.TextStyle[i].Width(lab.Labels[i]))
-	}
-	labels.Offset = vg.Point{X: vg.Points(4)}
-	p.Add(labels)
-	p.Legend.Add(nameA, ba)
-	p.Legend.Add(nameB, bb)
-	p.Legend.Top = true
-	p.NominalY(reversed(names)...)
-	// One spare row on top for the legend.
-	spare := float64((2*p.Legend.TextStyle.Height("M") + 8) / row)
-	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5+spare
-	p.X.Min, p.X.Max = 0, maxR*1.05
-	compareLabelRoom = labelW + vg.Points(8)
-	return p, nil
-}
-
-// compareLabelRoom is the width of plotCompare's widest label; runPlot
-// widens the x range so that the labels stay inside the data area.
-var compareLabelRoom vg.Length
-
-// anRatio is analysis.FormatRatio.
-func anRatio(r float64) string { return analysis.FormatRatio(r) }
-
-// plotQReg draws the quantile regression of paper 002 §3.2.3 (Fig. 4) for
-// the first matching pair of groups: the difference Q_B(τ) − Q_A(τ) of the
-// Tukey-filtered observations for τ = 0.02…0.98 with its confidence band.
-func plotQReg(d *analysis.Dataset, bFiles []string, by, group string, opt analysis.Options, keepDup bool, stderr io.Writer) (*plot.Plot, error) {
-	var ga, gb *analysis.Group
-	var nameA, nameB string
+// qregPair finds the first pair of groups matching group for the quantile
+// regression: two values of label by in d, or a group of d and the group
+// of the data set in bFiles that matches it as compare matches (without
+// the labels that name the sides).
+func qregPair(d *analysis.Dataset, bFiles []string, by, group string, keepDup bool, stderr io.Writer) (ga, gb *analysis.Group, nameA, nameB string, err error) {
 	match := func(g *analysis.Group) bool { return strings.Contains(g.Key.String(), group) && len(g.Runtimes) > 0 }
 	switch {
 	case by != "":
@@ -849,7 +222,7 @@ func plotQReg(d *analysis.Dataset, bFiles []string, by, group string, opt analys
 	case len(bFiles) > 0:
 		db, err := anReadFiles(os.Stdin, bFiles, keepDup)
 		if err != nil {
-			return nil, err
+			return nil, nil, "", "", err
 		}
 		reportDropped(stderr, "plot", "B", db, func(k analysis.GroupKey) bool { return strings.Contains(k.String(), group) })
 		// Matched as compare matches: without the labels that name the sides.
@@ -876,52 +249,10 @@ func plotQReg(d *analysis.Dataset, bFiles []string, by, group string, opt analys
 		}
 		nameA, nameB = "A", "B"
 	default:
-		return nil, fmt.Errorf("%w: --kind qreg needs A-FILES -- B-FILES or --by LABEL", errUsage)
+		return nil, nil, "", "", fmt.Errorf("%w: --kind qreg needs A-FILES -- B-FILES or --by LABEL", errUsage)
 	}
 	if ga == nil || gb == nil {
-		return nil, fmt.Errorf("no pair of groups to compare matches %q", group)
+		return nil, nil, "", "", fmt.Errorf("no pair of groups to compare matches %q", group)
 	}
-	fmt.Fprintf(stderr, "plot: quantile regression of %s (%s) against %s (%s)\n", gb.Key, nameB, ga.Key, nameA)
-	a := analysis.Filtered(ga, opt.TukeyK)
-	b := analysis.Filtered(gb, opt.TukeyK)
-	slices.Sort(a)
-	slices.Sort(b)
-	qs := analysis.QuantileRegression(a, b, analysis.Taus(), opt.Level)
-	unit, sc := anUnit(analysis.Quantile(0.5, a))
-	var pts, lo, hi plotter.XYs
-	for _, q := range qs {
-		pts = append(pts, plotter.XY{X: q.Tau, Y: q.Diff * sc})
-		if !math.IsNaN(q.Lo) {
-			lo = append(lo, plotter.XY{X: q.Tau, Y: q.Lo * sc})
-			hi = append(hi, plotter.XY{X: q.Tau, Y: q.Hi * sc})
-		}
-	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("quantile regression: %s − %s per quantile (%g%% CI dashed)\n%s", nameB, nameA, 100*opt.Level, ga.Key.WithoutLabel(by))
-	p.X.Label.Text = "quantile τ [probability]"
-	p.Y.Label.Text = "difference B − A [" + unit + "]"
-	line, sct, err := plotter.NewLinePoints(pts)
-	if err != nil {
-		return nil, err
-	}
-	p.Add(line, sct)
-	for _, band := range []plotter.XYs{lo, hi} {
-		if len(band) < 2 {
-			continue
-		}
-		l, err := plotter.NewLine(band)
-		if err != nil {
-			return nil, err
-		}
-		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		l.Color = color.RGBA{R: 200, A: 255}
-		p.Add(l)
-	}
-	zero, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}})
-	if err != nil {
-		return nil, err
-	}
-	zero.Color = color.Gray{Y: 120}
-	p.Add(zero, plotter.NewGrid())
-	return p, nil
+	return ga, gb, nameA, nameB, nil
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/rawdata"
-	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -54,6 +53,9 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	}
 	if o.checkNp > 0 {
 		return runCheckFlags(o, o.checkNp) // launch_hooks.go
+	}
+	if note := pipeline.LaunchNote(os.Getenv); note != "" {
+		fmt.Fprintln(stderr, "reprobench run: note:", note)
 	}
 	if _, err := mpi.InitThread(level); err != nil {
 		return err
@@ -163,7 +165,9 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	c := mpi.World()
 	me, np := c.Rank(), c.Size()
 	start := time.Now().UTC()
-	if err := launchCheckSize(np); err != nil { // launch_hooks.go
+	// A launcher or PMI that did not connect the ranks: refuse before
+	// anything is written (issue #32).
+	if err := pipeline.CheckLaunch(c, os.Getenv); err != nil {
 		return err
 	}
 
@@ -208,9 +212,12 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 			perr = fmt.Errorf("%w: --clock-sync: %v", errUsage, perr)
 		}
 	}
-	for i := 0; perr == nil && o.clockAccuracy != "" && i < len(exps); i++ {
+	// The default clock accuracy target, from what the experiments need
+	// (issue 28); --clock-accuracy none or a target replaces it.
+	target, targetWhy := pipeline.ClockAccuracy(exps)
+	for i := 0; perr == nil && i < len(exps); i++ {
 		if cs := exps[i].ClockSync; cs != "" && cs != "none" {
-			if _, err := clocksync.ParseWithAccuracy(cs, o.clockAccuracy); err != nil {
+			if _, err := clocksync.ParseSpecAccuracy(cs, o.clockAccuracy, target); err != nil {
 				perr = fmt.Errorf("%w: --clock-accuracy %s with clock sync %s: %v", errUsage, o.clockAccuracy, cs, err)
 			}
 		}
@@ -233,9 +240,23 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 		}
 	}
 
-	meta := &rawdata.Metadata{RunID: o.runID, Mpirun: o.mpirun, Seed: o.seed, SeedGenerated: seedGenerated, Np: np,
-		Flags: map[string]string{}, Args: os.Args, Labels: o.labels, Design: o.designFile, StartUTC: start,
-		ClockSyncSpec: spec, ErrorCodes: rawdata.ErrorCodes}
+	// From here on, an error on one rank aborts the job.
+	fail := func(err error) error { return &pipeline.RankError{Rank: me, Err: err} }
+	// Facts for the metadata (clock, MPI library, processor names,
+	// environment): what a library program's pipeline.Run records too.
+	meta, err := pipeline.CollectMetadata(c, clk)
+	if err != nil {
+		return fail(err)
+	}
+	meta.RunID, meta.Mpirun, meta.Seed, meta.SeedGenerated = o.runID, o.mpirun, o.seed, seedGenerated
+	meta.Labels, meta.Design, meta.StartUTC, meta.ClockSyncSpec = o.labels, o.designFile, start, spec
+	meta.Flags = map[string]string{}
+	if pipeline.NeedsSync(exps) {
+		meta.ClockAccuracy, meta.ClockAccuracySource = clockAccuracyNote(o.clockAccuracy, target, targetWhy)
+		if me == 0 {
+			fmt.Fprintf(stderr, "reprobench run: clock accuracy target %s (%s)\n", meta.ClockAccuracy, meta.ClockAccuracySource)
+		}
+	}
 	fs.VisitAll(func(f *flag.Flag) {
 		if _, removed := renamedRunFlags[f.Name]; !removed {
 			meta.Flags[f.Name] = f.Value.String()
@@ -243,14 +264,11 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	})
 	meta.Flags["seed"] = strconv.FormatUint(o.seed, 10)
 	meta.Flags["run-id"] = o.runID
-
-	// From here on, an error on one rank aborts the job.
-	fail := func(err error) error { return &pipeline.RankError{Rank: me, Err: err} }
 	eng := &engine.Engine{Comm: c, Clock: clk, PerRank: o.perRank, ResyncEvery: o.resyncEvery}
 	if pipeline.NeedsSync(exps) {
 		g := clocksync.NewGlobalClock(clk)
 		eng.Global = g
-		resync, err := pipeline.NewResync(c, g, pipeline.ResyncOptions{Accuracy: o.clockAccuracy,
+		resync, err := pipeline.NewResync(c, g, pipeline.ResyncOptions{Accuracy: o.clockAccuracy, Default: target,
 			Record: func(ex *engine.Experiment, res *clocksync.Result, reason string) {
 				if me != 0 {
 					return
@@ -266,31 +284,11 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 		eng.Resync = resync
 	}
 
-	// Facts for the metadata: clock, MPI library, processor names.
-	if me == 0 {
-		if m, err := timing.Measure(clk); err == nil {
-			meta.Clock = rawdata.MarshalRecord(m)
-		}
-		if t, ok := clk.(*timing.TSC); ok {
-			meta.TSC = rawdata.MarshalRecord(struct {
-				Frequency timing.Frequency `json:"frequency"`
-				Facts     timing.TSCFacts  `json:"facts"`
-			}{t.Frequency(), t.Facts()})
-		}
-		meta.MPILibrary, _ = mpi.LibraryVersion()
-		meta.MPIThread = mpi.Thread().String()
-		meta.MPIThreadRequested, meta.MPIThreadProvided = mpi.ThreadRequested().MPIName(), mpi.ThreadProvided()
-	}
-	if meta.ProcessorNames, err = pipeline.ProcessorNames(c); err != nil {
-		return fail(err)
-	}
 	if eng.NoiseGuard, err = noiseGuardHook(c, meta.ProcessorNames, exps, o); err != nil { // noise.go (noise, issue 15)
 		return fail(err)
 	}
 	var w *rawdata.Writer
 	if me == 0 {
-		env := design.CollectEnvironment()
-		meta.Environment = rawdata.MarshalRecord(&env)
 		w, err = rawdata.Create(rawdata.Options{Dir: o.out, RunID: o.runID, Mpirun: o.mpirun, PerRank: o.perRank,
 			Labels: o.labels, Experiments: engine.Declare(exps)})
 		if err != nil {
@@ -326,4 +324,18 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	}
 	fmt.Fprintf(stdout, "%s: %d experiments, %d rows\n", w.Names().CSV, len(sums), w.Rows())
 	return nil
+}
+
+// clockAccuracyNote returns the clock accuracy target a run records and
+// prints, and where it came from: the --clock-accuracy flag (none: the
+// published fixed counts) or the default derived from the experiments.
+func clockAccuracyNote(flag string, target clocksync.Accuracy, why string) (string, string) {
+	switch f := strings.TrimSpace(flag); {
+	case strings.EqualFold(f, "none"):
+		return "none", "--clock-accuracy none: the published fixed counts, re-synchronized before every experiment (or --resync-every)"
+	case f != "" && !strings.EqualFold(f, "auto"):
+		a, _ := clocksync.ParseAccuracy(f) // checked by runOptions.check
+		return a.String(), "--clock-accuracy"
+	}
+	return target.String(), "default: " + why + "; specs with fixed counts or accuracy= keep theirs; --clock-accuracy sets another, none the published fixed counts"
 }

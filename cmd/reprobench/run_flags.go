@@ -82,7 +82,7 @@ func removedFlag(fs *flag.FlagSet, old, now string) {
 func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs := newFlagSet("run", "[flags]   (under mpirun -np N)", stderr)
 	o := &runOptions{labels: labelFlag{}}
-	fs.StringVar(&o.calls, "calls", "MPI_Allreduce", "comma-separated `calls`: "+strings.Join(callNames(), ", "))
+	fs.StringVar(&o.calls, "calls", "MPI_Allreduce", "comma-separated `calls` (\"reprobench ops\" says what each does, takes and needs): "+strings.Join(callNames(), ", "))
 	fs.StringVar(&o.sizes, "sizes", "8", "message `sizes` in bytes, as in design: a list 8,64,1K, pow2:A..B, logu:A..B:COUNT[:STEP], or several of these comma-separated; K/M/G = 1024^1/2/3")
 	fs.StringVar(&o.datatype, "datatype", "float64", "element `type`: byte, int32, int64, float32, float64")
 	fs.IntVar(&o.nrep, "nrep", 1000, "recorded observations per experiment")
@@ -99,8 +99,8 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.Float64Var(&o.roundK, "roundtime-k", 4, "round-time: start = now + k·(MPI_Bcast time)")
 	fs.DurationVar(&o.budget, "roundtime-budget", 10*time.Second, "round-time: time budget per experiment")
 	fs.StringVar(&o.clockSync, "clock-sync", "auto", "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto (hca3 when a windowed method or global runtime needs it, else none)")
-	fs.StringVar(&o.clockAccuracy, "clock-accuracy", "", "clock accuracy target ERROR@HORIZON, e.g. 1us@10s (jk, hca3, twolevel): learn until the predicted bound meets it, and re-synchronize before an experiment whose end it would otherwise exceed; empty: fixed fit points and --resync-every")
-	fs.DurationVar(&o.resyncEvery, "resync-every", 0, "re-synchronize the clocks before an experiment when this much time has passed (0: before every experiment)")
+	fs.StringVar(&o.clockAccuracy, "clock-accuracy", "auto", "clock accuracy `target` ERROR@HORIZON, e.g. 1us@10s: jk, hca3 and twolevel learn until every rank's predicted error bound at HORIZON meets ERROR, and re-synchronize before an experiment whose end the bound would otherwise exceed; auto: the late tolerance (at most a tenth of the window) at the longest expected experiment, at least 1 s, for every spec without fixed counts or accuracy=; none: the published fixed counts, re-synchronized before every experiment (--resync-every)")
+	fs.DurationVar(&o.resyncEvery, "resync-every", 0, "re-synchronize the clocks before an experiment when this much time has passed (0: before every experiment); with an accuracy target the predicted bound decides among those")
 	fs.StringVar(&o.runtimeType, "runtime", "local", "completion time per observation: local (max over ranks of end−start), global (max end − min start, global clock), loop (n calls back to back, max over ranks of (end−start)/n: IMB's t_max), osu (what OSU prints: collectives time each call t0;call;t1 with a barrier after it, average over calls then over ranks; ping-pong: root's elapsed/(2n)), imb (what IMB prints: n calls back to back after the barrier, (t2−t1)/n averaged over ranks = t_avg; ping-pong: root's (t2−t1)/(2n)); see docs/data-format.md")
 	fs.IntVar(&o.loopReps, "loop-reps", 100, "calls per observation n for --runtime loop, osu and imb (OSU's iterations: 1000, 100 above 8 KiB; osu_latency 10000)")
 	fs.StringVar(&o.clock, "clock", "monotonic", "clock: monotonic, tsc, tsc_lfence or mpi_wtime")
@@ -109,7 +109,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.cache, "cache", "warm", "cache mode: warm, cold (overwrite an LLC-sized buffer before each observation), cycle or random (buffer offsets)")
 	fs.IntVar(&o.cacheBytes, "cache-bytes", 0, "bytes overwritten by --cache cold (0: last-level cache size from sysfs)")
 	fs.IntVar(&o.cacheSlots, "cache-slots", 16, "buffer copies for --cache cycle and random")
-	fs.IntVar(&o.skew, "skew", 1, "v-collectives' skew k: the last rank's blocks have k times the count of the others (MPI_Allgatherv, Alltoallv, Gatherv, Scatterv, Reduce_scatter; other calls ignore it and record 1); 1: uniform counts") // vcoll
+	fs.IntVar(&o.skew, "skew", 1, "v-collectives' skew k: the last rank's blocks have k times the count of the others ("+mpi.CallNames(mpi.CallsTaking(mpi.ParamSkew))+"; other calls ignore it and record 1); 1: uniform counts") // vcoll
 	fs.StringVar(&o.out, "out", ".", "output `directory`")
 	fs.StringVar(&o.runID, "run-id", "", "run identifier (default: generated from the time and random bits)")
 	fs.IntVar(&o.mpirun, "mpirun", 0, "index of this mpirun in a campaign")
@@ -125,8 +125,8 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.IntVar(&o.checkNp, "check-np", 0, "only check the flags (and --design) for this many processes, without MPI, and exit (launch does so before its first mpirun)")
 	nbcFlags(fs, &o.nbc) // nbc.go
 	// p2p:
-	fs.IntVar(&o.bwWindow, "bw-window", mpi.DefaultBWWindow, "messages per window of bw, bibw and mbw_mr (osu_bw's window size); recorded in the raw data's bw_window column")
-	fs.StringVar(&o.rmaSync, "rma-sync", "fence", "synchronization of MPI_Put, MPI_Get and MPI_Accumulate: fence (MPI_Win_fence; op; MPI_Win_fence), lock (MPI_Win_lock; op; MPI_Win_unlock) or flush (op; MPI_Win_flush inside MPI_Win_lock_all); recorded in the raw data's rma_sync column")
+	fs.IntVar(&o.bwWindow, "bw-window", mpi.DefaultBWWindow, "messages per window of "+mpi.CallNames(mpi.CallsTaking(mpi.ParamBWWindow))+" (osu_bw's window size); recorded in the raw data's bw_window column")
+	fs.StringVar(&o.rmaSync, "rma-sync", "fence", "synchronization of "+mpi.CallNames(mpi.CallsTaking(mpi.ParamRMASync))+": fence (MPI_Win_fence; op; MPI_Win_fence), lock (MPI_Win_lock; op; MPI_Win_unlock) or flush (op; MPI_Win_flush inside MPI_Win_lock_all); recorded in the raw data's rma_sync column")
 	for old, now := range renamedRunFlags {
 		removedFlag(fs, old, now)
 	}
@@ -171,8 +171,8 @@ func (o *runOptions) check() error {
 	if !(o.roundK > 0) || o.roundK > 1e6 {
 		return fmt.Errorf("--roundtime-k %v: must be in (0, 1e6]", o.roundK)
 	}
-	if o.clockAccuracy != "" {
-		if _, err := clocksync.ParseAccuracy(o.clockAccuracy); err != nil {
+	if a := strings.TrimSpace(o.clockAccuracy); a != "" && !strings.EqualFold(a, "auto") && !strings.EqualFold(a, "none") {
+		if _, err := clocksync.ParseAccuracy(a); err != nil {
 			return fmt.Errorf("--clock-accuracy: %v", err)
 		}
 	}

@@ -26,7 +26,7 @@ func designSkews(f *design.Factors, levels, calls []string) error {
 		return nil
 	}
 	if len(calls) == 0 {
-		return fmt.Errorf("--skew above 1 needs --calls naming v-collectives (MPI_Allgatherv, MPI_Alltoallv, MPI_Gatherv, MPI_Scatterv, MPI_Reduce_scatter)")
+		return fmt.Errorf("--skew above 1 needs --calls naming v-collectives (%s)", mpi.CallNames(mpi.CallsTaking(mpi.ParamSkew)))
 	}
 	var bad []string
 	for _, s := range calls {
@@ -36,7 +36,7 @@ func designSkews(f *design.Factors, levels, calls []string) error {
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("--skew above 1 applies only to MPI_Allgatherv, MPI_Alltoallv, MPI_Gatherv, MPI_Scatterv and MPI_Reduce_scatter, not to %s: put those calls in a design of their own (or write skew cells by hand)", strings.Join(bad, ", "))
+		return fmt.Errorf("--skew above 1 applies only to %s, not to %s: put those calls in a design of their own (or write skew cells by hand)", mpi.CallNames(mpi.CallsTaking(mpi.ParamSkew)), strings.Join(bad, ", "))
 	}
 	return nil
 }

@@ -56,10 +56,10 @@ func run(stdout io.Writer, args []string) error {
 		if i <= 0 || i == len(rest)-1 {
 			return fmt.Errorf("usage: compare A-FILES... -- B-FILES...  or  compare -synthetic")
 		}
-		if err := readFiles(a, rest[:i]); err != nil {
+		if err := a.ReadFiles(rest[:i]...); err != nil {
 			return err
 		}
-		if err := readFiles(b, rest[i+1:]); err != nil {
+		if err := b.ReadFiles(rest[i+1:]...); err != nil {
 			return err
 		}
 	}
@@ -73,21 +73,6 @@ func run(stdout io.Writer, args []string) error {
 		nameA, nameB = la, lb // name the columns after the campaigns' labels
 	}
 	return Print(stdout, nameA, nameB, rows, opt.Alpha)
-}
-
-func readFiles(d *analysis.Dataset, names []string) error {
-	for _, n := range names {
-		f, err := os.Open(n)
-		if err != nil {
-			return err
-		}
-		err = d.Read(f, n)
-		f.Close()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // generate writes a seeded synthetic campaign (analysis/synth: log-normal

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"os"
-	"time"
 
-	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/pipeline"
@@ -51,57 +48,19 @@ func WriteRaw(out Output, cfg Config, np int, res *Result) error {
 // RunCall measures a built-in MPI call with package engine — the
 // experiment "reprobench run --calls CALL --sizes BYTES --proc-sync METHOD
 // --clock-sync SYNC" runs — and rank 0 writes the raw data through package
-// rawdata, so analyze puts these rows in the same group as that command's.
-// cfg.Sync may be "auto" (hca3 for windowed methods, else none), as in run.
-// It returns the number of rows written on rank 0.
+// rawdata (pipeline.Run: clock sync, metadata, engine, files), so analyze
+// puts these rows in the same group as that command's. cfg.Sync may be
+// "auto" (hca3 for windowed methods, else none), as in run. It returns the
+// number of rows written on rank 0.
 func RunCall(c mpi.Comm, clk timing.Clock, call mpi.Call, cfg Config, out Output) (int, error) {
 	exps := []engine.Experiment{{Call: call, MsizeBytes: cfg.Bytes, Type: mpi.Float64, Nrep: cfg.N, Warmup: cfg.Warmup,
 		Sync: window.Config{Method: cfg.Method, Window: cfg.Window}}}
-	spec, err := pipeline.ResolveClockSync(exps, cfg.Sync)
-	if err != nil {
+	// An error on one rank may leave the others in a collective: a real
+	// program aborts (reprobench run calls MPI_Abort); main exits, which
+	// ends the job too.
+	res, err := pipeline.Run(c, clk, exps, pipeline.Output{Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun, ClockSync: cfg.Sync})
+	if err != nil || res == nil {
 		return 0, err
 	}
-	if err := exps[0].Check(c.Size()); err != nil {
-		return 0, err
-	}
-	eng := &engine.Engine{Comm: c, Clock: clk}
-	meta := &rawdata.Metadata{RunID: out.RunID, Mpirun: out.Mpirun, Np: c.Size(), Args: os.Args, ClockSyncSpec: spec,
-		ErrorCodes: rawdata.ErrorCodes, StartUTC: time.Now().UTC()}
-	if spec != "none" {
-		alg, err := clocksync.Parse(spec)
-		if err != nil {
-			return 0, err
-		}
-		g := clocksync.NewGlobalClock(clk)
-		eng.Global = g
-		eng.Resync = func(*engine.Experiment) error {
-			res, err := alg.Sync(c, g)
-			if c.Rank() == 0 && err == nil {
-				meta.ClockSyncs = append(meta.ClockSyncs, rawdata.ClockSync{Result: rawdata.MarshalRecord(res)})
-			}
-			return err
-		}
-	}
-	var w *rawdata.Writer
-	var sink engine.Sink
-	if c.Rank() == 0 {
-		// An error here leaves the other ranks in the engine's first
-		// collective: a real program aborts (reprobench run calls
-		// MPI_Abort); main exits, which ends the job too.
-		if w, err = rawdata.Create(rawdata.Options{Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun, Experiments: engine.Declare(exps)}); err != nil {
-			return 0, err
-		}
-		sink = w
-	}
-	sums, err := eng.Run(exps, sink)
-	if c.Rank() != 0 {
-		return 0, err
-	}
-	meta.Experiments, meta.EndUTC = sums, time.Now().UTC()
-	meta.DurationS = meta.EndUTC.Sub(meta.StartUTC).Seconds()
-	if err != nil {
-		_ = w.Abort(meta, err)
-		return 0, fmt.Errorf("custom: %w", err)
-	}
-	return w.Rows(), w.Close(meta)
+	return res.Rows, nil
 }

@@ -97,7 +97,7 @@ func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
 			// Ground truth of the clocks the synchronization saw: the
 			// simulated raw clock, skewed on the skew rank.
 			h.TrueNow, h.Models = o.TrueNow, models
-			h.LocalAt = func(r int, t float64) int64 {
+			h.ClockAt = func(r int, t float64) int64 {
 				if r == o.SkewRank {
 					return skew.Skew(o.ClockAt(r, t))
 				}

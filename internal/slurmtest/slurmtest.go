@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -53,6 +54,64 @@ func RepoRoot() (string, error) {
 // Start starts a cluster for t and registers its stop with t.Cleanup.
 func Start(t testing.TB) *Cluster {
 	t.Helper()
+	c, down := start(t)
+	t.Cleanup(func() {
+		if err := down(); err != nil {
+			t.Error(err)
+		}
+	})
+	return c
+}
+
+var shared struct {
+	sync.Mutex
+	c    *Cluster
+	down func() error
+}
+
+// Shared returns the cluster shared by the tests of this test binary,
+// starting it on first use: the Slurm tests of a package are independent
+// (each ends with WaitNoJobs and uses job names and directories of its
+// own), and a cluster takes seconds to start. Before it hands the cluster
+// out it cancels every job a failed earlier test may have left (scancel
+// of the cluster's user, ours alone) and waits until none is left, so a
+// test starts on an empty cluster. The package's TestMain must call
+// StopShared after m.Run. Where Slurm cannot start, every caller skips
+// (or fails under RB_REQUIRE_SLURM=1), as with Start.
+func Shared(t testing.TB) *Cluster {
+	t.Helper()
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.c == nil {
+		shared.c, shared.down = start(t) // skips or fails t when it cannot
+	}
+	c := shared.c
+	if jobs := c.Jobs(t, "running,pending,completing,configuring,suspended"); len(jobs) > 0 {
+		t.Logf("cancelling jobs an earlier test left: %v", jobs)
+		if out, err := c.Command("scancel", "--user", strconv.Itoa(os.Getuid())).CombinedOutput(); err != nil {
+			t.Fatalf("scancel: %v %s", err, out)
+		}
+		c.WaitNoJobs(t)
+	}
+	return c
+}
+
+// StopShared stops the cluster of Shared, if one was started. A TestMain
+// calls it after m.Run, and fails the run when it returns an error.
+func StopShared() error {
+	shared.Lock()
+	defer shared.Unlock()
+	var err error
+	if shared.down != nil {
+		err = shared.down()
+	}
+	shared.c, shared.down = nil, nil
+	return err
+}
+
+// start starts a cluster and returns it with the function that stops it.
+func start(t testing.TB) (*Cluster, func() error) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("Slurm test: needs slurmctld, slurmd and munged")
 	}
@@ -74,13 +133,12 @@ func Start(t testing.TB) *Cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	down := func() {
+	down := func() error {
 		out, err := exec.Command("bash", filepath.Join(root, "scripts", "slurm-down.sh"), dir).CombinedOutput()
 		if err != nil {
-			t.Errorf("slurm-down.sh: %v\n%s", err, out)
-			return
+			return fmt.Errorf("slurm-down.sh %s: %v\n%s", dir, err, out)
 		}
-		os.RemoveAll(dir)
+		return os.RemoveAll(dir)
 	}
 	cmd := exec.Command("bash", filepath.Join(root, "scripts", "slurm-up.sh"), dir)
 	cmd.Env = append(os.Environ(), "RB_SLURM_WATCH_PID="+strconv.Itoa(os.Getpid()))
@@ -101,9 +159,8 @@ func Start(t testing.TB) *Cluster {
 		down()
 		t.Fatalf("slurm-up.sh: %v\n%s", err, out.String())
 	}
-	t.Cleanup(down)
 	t.Logf("%s", strings.TrimSpace(out.String()))
-	return &Cluster{Dir: dir, Env: []string{"SLURM_CONF=" + filepath.Join(dir, "slurm.conf")}}
+	return &Cluster{Dir: dir, Env: []string{"SLURM_CONF=" + filepath.Join(dir, "slurm.conf")}}, down
 }
 
 // Command returns a Slurm client command (srun, sbatch, squeue, scancel,

@@ -15,12 +15,18 @@ type ClockcheckReport struct {
 	Ranks        int     `json:"ranks"`
 	SyncDuration float64 `json:"sync_duration_s"`
 	Truth        string  `json:"truth"`
+	Target       string  `json:"target"`
 	Checks       []struct {
 		After      float64   `json:"after_s"`
 		MaxAbs     float64   `json:"max_abs_offset_s"`
 		TrueMaxAbs *float64  `json:"true_max_abs_error_s"`
 		Offsets    []float64 `json:"offsets_s"`
 		TrueErrors []float64 `json:"true_errors_s"`
+		// The stated bound at the check (nil when unknown), and how many
+		// ranks' true errors it covered of those with a known bound.
+		Bound        *float64 `json:"predicted_bound_s"`
+		RanksCovered *int     `json:"ranks_within_own_bound"`
+		RanksJudged  *int     `json:"ranks_judged"`
 	} `json:"checks"`
 	PerRank []struct {
 		Rank      int `json:"rank"`

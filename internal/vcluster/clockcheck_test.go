@@ -30,9 +30,16 @@ func buildReprobench(t *testing.T, flavor string) string {
 // and checks the exact truth: it is there, it agrees with the ping-pong
 // measurement, and it sees SKaMPI's error grow with exactly the injected
 // skew. Two-level must find the nodes itself (MPI_Comm_split_type SHARED).
-// The drift-aware algorithms' errors are logged; their accuracy depends on
-// the load and is measured by vcluster bench (make vcluster RUNS=10). RB_VCLUSTER_AFTER sets the checks (default
-// 0,2s); docs/measured.md's numbers come from make vcluster RUNS=10.
+// HCA3 on 2 × 1 runs the default (the accuracy target, issue 28), whose
+// stated bound must cover every rank's true error at every check: on the
+// calibration records (bench/clocksync/out/calib-20261125, 160 links
+// across 2 nodes) and in 20 clockchecks with no flags
+// (bench/clocksync/defaults.sh) it covered every one, the errors being
+// 0.1–1.4 % of the RTT right after the sync against the 5 % the bound
+// allows. The other drift-aware algorithms' errors are logged; their
+// accuracy depends on the load and is measured by vcluster bench (make
+// vcluster RUNS=10). RB_VCLUSTER_AFTER sets the checks (default 0,2s); the
+// docs/measured.md's numbers come from make vcluster RUNS=10.
 func TestClockcheckAcrossNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no MPI launches")
@@ -55,7 +62,7 @@ func TestClockcheckAcrossNodes(t *testing.T) {
 		alg, params    string
 		nodes, perNode int
 	}{
-		{"hca3", light, 2, 1}, {"jk", light, 2, 2}, {"twolevel", light, 2, 2}, {"skampi", "", 4, 1},
+		{"hca3", "", 2, 1}, {"jk", light, 2, 2}, {"twolevel", light, 2, 2}, {"skampi", "", 4, 1},
 	}
 	for _, f := range fs {
 		bin := buildReprobench(t, f)
@@ -68,6 +75,9 @@ func TestClockcheckAcrossNodes(t *testing.T) {
 					t.Fatal(err)
 				}
 				checkTruth(t, c, r, tc.alg, tc.perNode)
+				if tc.params == "" && tc.alg == "hca3" {
+					checkBound(t, r)
+				}
 			})
 		}
 	}
@@ -135,6 +145,27 @@ func checkTruth(t *testing.T, c *Cluster, r *ClockcheckReport, alg string, perNo
 			if pr.Rank > 0 && leader != (pr.FitPoints > 1) {
 				t.Errorf("twolevel rank %d (node %d, leader %v): %d fit points: the node structure was not found", pr.Rank, pr.Rank/perNode, leader, pr.FitPoints)
 			}
+		}
+	}
+}
+
+// checkBound asserts that a clockcheck of the default learned to the
+// default target and that its stated bound covered every rank's true error
+// at every check.
+func checkBound(t *testing.T, r *ClockcheckReport) {
+	t.Helper()
+	if r.Target == "" {
+		t.Errorf("%s: no accuracy target: the default is not the accuracy target", r.Algorithm)
+	}
+	for _, ck := range r.Checks {
+		switch {
+		case ck.Bound == nil || ck.RanksCovered == nil || ck.RanksJudged == nil:
+			t.Errorf("after %gs: no stated bound", ck.After)
+		case *ck.RanksJudged != r.Ranks || *ck.RanksCovered != *ck.RanksJudged:
+			t.Errorf("after %gs: the stated bound (%.3f µs at most) covered %d of %d ranks' true errors (max %.3f µs)",
+				ck.After, *ck.Bound*1e6, *ck.RanksCovered, *ck.RanksJudged, *ck.TrueMaxAbs*1e6)
+		default:
+			t.Logf("after %5gs: stated bound %.3f µs covers the true max |error| %.3f µs", ck.After, *ck.Bound*1e6, *ck.TrueMaxAbs*1e6)
 		}
 	}
 }

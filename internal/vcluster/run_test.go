@@ -2,7 +2,6 @@ package vcluster
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -17,8 +16,11 @@ import (
 // clock read of the rank on the skewed node must see that skew (run applies
 // clocksync.NodeSkew): the drift its clock sync learns is the node's, where
 // before it learned 0 ppm (rank 1, seed 1: −0.05 ± 0.05 ppm learned against
-// +65.547 injected; 65.56 ± 0.06 with the skew applied). The late/expired
-// share is logged: it depends on the machine's load.
+// +65.547 injected; 65.56 ± 0.06 with the skew applied). The clock sync is
+// the default (hca3 to the run's derived accuracy target, issue 28); see
+// checkDrift for what is asserted. The same mpirun measures the allreduce
+// under barrier and window synchronization, and checkWindows asserts that
+// the windows work across the nodes (issue 29).
 func TestRunAcrossNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no MPI launches")
@@ -38,7 +40,7 @@ func TestRunAcrossNodes(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			cmd, err := c.MPIRun(ctx, f, 2, 1, bin, "run", "--calls", "allreduce", "--sizes", "8",
-				"--proc-sync", "window", "--nrep", fmt.Sprint(nrep), "--clock-sync", "hca3:fitpts=200,exchanges=20", "--out", out)
+				"--proc-sync", "barrier,window", "--nrep", fmt.Sprint(nrep), "--clock-sync", "hca3", "--out", out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,11 +55,7 @@ func TestRunAcrossNodes(t *testing.T) {
 			var meta struct {
 				ClockSyncs []struct {
 					Result struct {
-						PerRank []struct {
-							Rank    int     `json:"rank"`
-							Slope   float64 `json:"slope"`
-							SlopeSE float64 `json:"slope_se"`
-						} `json:"per_rank"`
+						PerRank []rankSync `json:"per_rank"`
 					} `json:"result"`
 				} `json:"clock_syncs"`
 			}
@@ -71,46 +69,61 @@ func TestRunAcrossNodes(t *testing.T) {
 			if len(meta.ClockSyncs) == 0 || len(meta.ClockSyncs[0].Result.PerRank) != 2 {
 				t.Fatalf("sidecar has no per-rank clock sync: %s", tail(string(b)))
 			}
-			pr := meta.ClockSyncs[0].Result.PerRank[1]
-			learned := pr.Slope * 1e6
-			t.Logf("rank 1 learned %.3f ± %.3f ppm; node skew %+.3f ppm", learned, pr.SlopeSE*1e6, skew)
-			// 20 ppm: a fit over 200 points spans about 0.1 s, and a loaded
-			// machine delays some exchanges; a missed skew is off by 65 ppm.
-			// Or 4 standard errors of the fit where it says it knows less:
-			// MPICH's ranks busy-poll, and at load 26 its fit reported
-			// ±170 ppm (Open MPI's ±1.2 ppm in the same minute).
-			if math.Abs(learned-skew) > max(20, 4*pr.SlopeSE*1e6) {
-				t.Errorf("rank 1 learned a drift of %.3f ppm, the node's is %+.3f ppm", learned, skew)
+			for _, cs := range meta.ClockSyncs {
+				checkDrift(t, cs.Result.PerRank[1], c.Nodes[0].SkewPPM, c.Nodes[1].SkewPPM)
 			}
-			fh, err := os.Open(raw[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer fh.Close()
-			recs, err := csv.NewReader(fh).ReadAll()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(recs) != nrep+1 {
-				t.Fatalf("%d rows, want %d", len(recs)-1, nrep)
-			}
-			col := -1
-			for i, h := range recs[0] {
-				if h == "errorcode" {
-					col = i
-				}
-			}
-			if col < 0 {
-				t.Fatalf("no errorcode column in %v", recs[0])
-			}
-			bad := 0
-			for _, r := range recs[1:] {
-				if r[col] != "0" {
-					bad++
-				}
-			}
-			load, _ := os.ReadFile("/proc/loadavg")
-			t.Logf("%d of %d observations late or expired (load %s)", bad, nrep, load[:len(load)-1])
+			checkWindows(t, raw[0], side[0], nrep)
 		})
+	}
+}
+
+// rankSync is the part of a rank's clock sync record (clocksync.RankRecord)
+// that checkDrift reads.
+type rankSync struct {
+	Rank    int     `json:"rank"`
+	Slope   float64 `json:"slope"`
+	SlopeSE float64 `json:"slope_se"`
+	Span    float64 `json:"fit_span_s"`
+	Bound   struct {
+		Slope   float64 `json:"bound_slope"`
+		Unknown bool    `json:"bound_unknown"`
+		Why     string  `json:"bound_unknown_why"`
+	} `json:"bound"`
+}
+
+// checkDrift asserts that a rank on a node skewed by ppm1 against rank 0's
+// node (ppm0) learned that drift within its own stated uncertainty, the
+// slope part of its predicted bound (3 standard errors of the fitted slope
+// plus clocksync.SlopeWander / span), and that the uncertainty is narrow
+// enough to tell a learned drift from a missed one.
+//
+// The true slope of the rank's model (offset = slope·local + intercept,
+// local the skewed clock) is (ppm1 − ppm0)/(1 + ppm1) parts: 4 ppb from
+// ppm1 − ppm0 at 65 ppm, a tenth of the bound.
+//
+// It cannot pass by luck: a missed skew is off by the whole skew (50 ppm or
+// more here), and a stated uncertainty above a quarter of it fails (quiet
+// runs state 0.05–0.3 ppm). It does not fail by chance: on the calibration
+// records of bench/clocksync/calib (bench/clocksync/out/calib-20261125),
+// replayed with the stopping rule of this run's default target (1 µs@1s),
+// the slope part covered the true drift in 160 of 160 links across 2 nodes
+// of the virtual cluster and 480 of 480 on one host. Zero in 160 bounds
+// the rate per link below 1.9 % (95 % confidence); with normal errors 3
+// standard errors alone leave 0.27 % outside and the systematic term
+// (clocksync.SlopeWander) less, so a run of both libraries fails by chance
+// in well under 1 % of runs.
+func checkDrift(t *testing.T, pr rankSync, ppm0, ppm1 float64) {
+	t.Helper()
+	truth := (ppm1 - ppm0) / (1 + ppm1*1e-6)
+	learned, stated := pr.Slope*1e6, pr.Bound.Slope*1e6
+	t.Logf("rank %d learned %.4f ppm (±%.4f ppm stated, slope SE %.4f ppm, fit span %.3f s); true drift %+.4f ppm",
+		pr.Rank, learned, stated, pr.SlopeSE*1e6, pr.Span, truth)
+	switch {
+	case pr.Bound.Unknown:
+		t.Errorf("rank %d stated no bound (%s): the clock sync learned no usable drift", pr.Rank, pr.Bound.Why)
+	case stated > math.Abs(truth)/4:
+		t.Errorf("rank %d stated ±%.3f ppm: too wide to tell the node's drift %+.3f ppm from a missed one", pr.Rank, stated, truth)
+	case math.Abs(learned-truth) > stated:
+		t.Errorf("rank %d learned %.4f ppm, %.4f ppm from the true %+.4f ppm: outside its stated ±%.4f ppm", pr.Rank, learned, learned-truth, truth, stated)
 	}
 }

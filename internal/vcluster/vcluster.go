@@ -39,6 +39,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/reprobench/reprobench/timing"
 )
 
 // Prefix starts the name of every namespace and directory a cluster makes.
@@ -56,6 +58,10 @@ const Subnet = "10.213.0.0/24"
 // NodeSkewEnv is clocksync.NodeSkewEnv (kept equal by a test; vcluster does
 // not import clocksync).
 const NodeSkewEnv = "RB_NODE_SKEW_PPM"
+
+// NoPinEnv, when set to a non-empty value, keeps every node's ranks off
+// CPUs of their own (NodeCPUs returns nil).
+const NoPinEnv = "RBVC_NO_PIN"
 
 // Config describes a cluster. Offsets and skews are drawn from Seed.
 type Config struct {
@@ -236,22 +242,90 @@ func (c *Cluster) addNode(n *Node) error {
 // (address or name) to its node, exports the node's skew and runs the
 // command through sh inside the node's namespaces, as sshd would.
 func (c *Cluster) writeAgent() error {
+	c.Agent = filepath.Join(c.Dir, "agent")
+	return os.WriteFile(c.Agent, []byte(c.agentScript(nil)), 0o755)
+}
+
+// agentScript is the agent's text; with cpus, node i's command runs under
+// taskset -c cpus[i] (nodes past the end of cpus are not restricted).
+func (c *Cluster) agentScript(cpus []string) string {
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n# reprobench virtual cluster " + c.ID + ": ssh replacement, agent HOST COMMAND...\n")
 	b.WriteString("while [ $# -gt 0 ]; do case \"$1\" in -o|-p|-l|-i|-F|-E) shift 2;; -*) shift;; *) break;; esac; done\n")
 	b.WriteString("host=$1; shift\ncase \"$host\" in\n")
-	for _, n := range c.Nodes {
+	for i, n := range c.Nodes {
 		skew := ""
 		if n.SkewPPM != 0 {
 			skew = strconv.FormatFloat(n.SkewPPM, 'g', -1, 64)
 		}
-		fmt.Fprintf(&b, "%s|%s) net=%s uts=%s tns=%s skew=%s;;\n", n.Addr, n.Name, n.netns, n.uts, n.tns, skew)
+		pin := ""
+		if i < len(cpus) {
+			pin = "taskset -c " + cpus[i]
+		}
+		fmt.Fprintf(&b, "%s|%s) net=%s uts=%s tns=%s skew=%s pin=%q;;\n", n.Addr, n.Name, n.netns, n.uts, n.tns, skew, pin)
 	}
 	b.WriteString("*) echo \"vcluster agent: unknown host $host\" >&2; exit 255;;\nesac\n")
 	b.WriteString("if [ -n \"$skew\" ]; then export " + NodeSkewEnv + "=$skew; else unset " + NodeSkewEnv + "; fi\n")
-	b.WriteString("exec nsenter --net=$net --uts=$uts --time=$tns sh -c \"$*\"\n")
-	c.Agent = filepath.Join(c.Dir, "agent")
-	return os.WriteFile(c.Agent, []byte(b.String()), 0o755)
+	b.WriteString("exec nsenter --net=$net --uts=$uts --time=$tns $pin sh -c \"$*\"\n")
+	return b.String()
+}
+
+// NodeCPUs returns the CPUs each of the first nodes nodes owns in a layout
+// of perNode ranks per node (taskset -c lists, node order): perNode
+// consecutive CPUs each, of those this process may run on, when
+// nodes×perNode ranks fit them; nil when they do not, and the ranks of all
+// nodes share every CPU.
+//
+// On a real cluster a node's ranks have the node's cores to themselves. On
+// this one every node sees the whole machine, and nothing keeps the ranks
+// of two nodes off one core: Open MPI's default binding put the first rank
+// of every node on core 0, and unbound ranks met on one core whenever a
+// third task made the scheduler move one (measured on 2 × 1 with
+// --bind-to none: in 3 of 10 runs a barrier-synchronized 8-byte allreduce
+// took 39-46 µs instead of 9-13, and 55-86 % of the windows were invalid,
+// in the pure-C reference as in the engine). A busy-waiting rank then holds
+// the core its peer needs.
+//
+// With NoPinEnv set to a non-empty value it returns nil: the ranks of all
+// nodes share every CPU, to compare the two.
+func NodeCPUs(nodes, perNode int) []string {
+	cpus, err := timing.AllowedCPUs()
+	if err != nil || nodes < 1 || perNode < 1 || nodes*perNode > len(cpus) || os.Getenv(NoPinEnv) != "" {
+		return nil
+	}
+	out := make([]string, nodes)
+	for i := range out {
+		ids := make([]string, perNode)
+		for j := range ids {
+			ids[j] = strconv.Itoa(cpus[i*perNode+j])
+		}
+		out[i] = strings.Join(ids, ",")
+	}
+	return out
+}
+
+// OnNodeCPUs returns argv prefixed with taskset so that it runs on node 0's
+// CPUs of the layout (NodeCPUs), or argv itself when the layout does not fit
+// the machine. The launcher on node 0 needs it: it starts node 0's ranks
+// itself, not through the agent, and they inherit its CPUs.
+func OnNodeCPUs(nodes, perNode int, argv []string) []string {
+	cpus := NodeCPUs(nodes, perNode)
+	if cpus == nil {
+		return argv
+	}
+	return append([]string{"taskset", "-c", cpus[0]}, argv...)
+}
+
+// layoutAgent returns the agent for a layout: one that keeps each node on
+// its own CPUs (NodeCPUs) when the ranks fit the machine, written once per
+// layout into the cluster's directory; the plain agent otherwise.
+func (c *Cluster) layoutAgent(nodes, perNode int) (string, error) {
+	cpus := NodeCPUs(nodes, perNode)
+	if cpus == nil {
+		return c.Agent, nil
+	}
+	p := filepath.Join(c.Dir, fmt.Sprintf("agent-%dx%d", nodes, perNode))
+	return p, os.WriteFile(p, []byte(c.agentScript(cpus)), 0o755)
 }
 
 // Hostfile writes a hostfile with the first nodes nodes and slots ranks
@@ -284,7 +358,15 @@ func (c *Cluster) Hostfile(flavor string, nodes, slots int) (string, error) {
 // Open MPI: mpi_yield_when_idle=1, because busy-polling ranks on a machine
 // with few cores starve the softirq that moves packets between namespaces
 // (measured here: an 8-byte ping-pong with a median of 4 ms without it,
-// 9 µs with it). MPICH (ch4:ucx): UCX would use shared memory between the
+// 9 µs with it). And --bind-to none: every node's daemon sees the whole
+// machine and would bind its first rank to core 0, so the first ranks of
+// all nodes shared one core (--report-bindings: "[B/.]" on both nodes of
+// 2 × 1), and a rank busy-waiting for a window start held the core its peer
+// needed: every windowed observation took its whole window (1000 of 1000
+// invalid), and barrier-synchronized allreduces took 33-46 µs instead of
+// 11-14. MPICH's hydra does not bind by default. Instead, when the ranks
+// fit the machine, the agent starts each node's daemon restricted to the
+// node's own CPUs (NodeCPUs), and its ranks inherit them. MPICH (ch4:ucx): UCX would use shared memory between the
 // nodes (it sees one machine), so UCX_TLS=tcp and UCX_NET_DEVICES=eth0;
 // MPICH's own shared memory still joins the ranks of a node.
 //
@@ -306,17 +388,21 @@ func (c *Cluster) LauncherArgs(flavor string, nodes, perNode int) ([]string, err
 	if err != nil {
 		return nil, err
 	}
+	agent, err := c.layoutAgent(nodes, perNode)
+	if err != nil {
+		return nil, err
+	}
 	np := strconv.Itoa(nodes * perNode)
 	switch flavor {
 	case "openmpi":
 		return []string{"--hostfile", hf, "-np", np, "--map-by", "ppr:" + strconv.Itoa(perNode) + ":node",
-			"--mca", "plm_rsh_agent", c.Agent,
+			"--mca", "plm_rsh_agent", agent,
 			"--mca", "oob_tcp_if_include", Subnet, "--mca", "btl_tcp_if_include", Subnet,
 			"--mca", "btl", "tcp,self,vader", "--mca", "mpi_yield_when_idle", "1",
-			"--oversubscribe"}, nil
+			"--bind-to", "none", "--oversubscribe"}, nil
 	case "mpich":
 		args := []string{"-f", hf, "-np", np, "-ppn", strconv.Itoa(perNode),
-			"-launcher", "ssh", "-launcher-exec", c.Agent, "-iface", "eth0",
+			"-launcher", "ssh", "-launcher-exec", agent, "-iface", "eth0",
 			"-genv", "UCX_TLS", "tcp", "-genv", "UCX_NET_DEVICES", "eth0"}
 		if c.noShim {
 			return args, nil
@@ -362,13 +448,14 @@ var Launchers = map[string]string{"openmpi": "mpirun.openmpi", "mpich": "mpiexec
 // MPIRun returns a command that runs the flavor's launcher on node 0 with
 // LauncherArgs and prog: nodes×perNode ranks, perNode on each of the first
 // nodes nodes. Cancelling ctx kills the launcher's process group (Close
-// kills whatever else is left in the cluster).
+// kills whatever else is left in the cluster). When the layout fits the
+// machine, the launcher runs on node 0's CPUs (OnNodeCPUs).
 func (c *Cluster) MPIRun(ctx context.Context, flavor string, nodes, perNode int, prog string, args ...string) (*exec.Cmd, error) {
 	la, err := c.LauncherArgs(flavor, nodes, perNode)
 	if err != nil {
 		return nil, err
 	}
-	argv := append(append(append([]string{Launchers[flavor]}, la...), prog), args...)
+	argv := OnNodeCPUs(nodes, perNode, append(append(append([]string{Launchers[flavor]}, la...), prog), args...))
 	cmd := c.CommandContext(ctx, 0, argv...)
 	if flavor == "openmpi" {
 		cmd.Env = append(cmd.Env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",

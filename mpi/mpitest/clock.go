@@ -229,3 +229,10 @@ func (c *simClock) Name() string { return "mpitest" }
 
 // Source reports SourceNone: the clock exists only in the simulation.
 func (c *simClock) Source() timing.Source { return timing.Source{Kind: timing.SourceNone, Hz: 1e9} }
+
+// Sleep advances the rank's true time by d (Rank.Sleep): the clock is a
+// timing.Sleeper, so code that waits on it (clocksync, window, Harness)
+// waits in virtual time even when no Sleep option was passed.
+func (c *simClock) Sleep(d time.Duration) { c.r.Sleep(d) }
+
+var _ timing.Sleeper = (*simClock)(nil)

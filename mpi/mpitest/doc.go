@@ -16,7 +16,10 @@
 //
 //   - reading the rank's clock costs the clock's read overhead, so busy-wait
 //     loops on a clock terminate;
-//   - Rank.Sleep stands for computation or waiting;
+//   - Rank.Sleep stands for computation or waiting; the rank's clock is a
+//     timing.Sleeper with the same Sleep, so library code that waits on a
+//     clock (clocksync's learners and Harness, window's sleep guard) waits
+//     in virtual time without being told;
 //   - a message sent at true time s arrives at s + latency (see Latency); a
 //     receive completes at max(receiver's time, arrival); a sender pays the
 //     message's injection time bytes/bandwidth, and so does the receiver's
@@ -60,20 +63,27 @@
 // SyncDissemination; for SyncDeadline the busy-wait loop
 // `for clk.Now() < o.Deadline {}`, whose reads are skipped in bulk rather
 // than simulated one by one), Start = clk.Now(), max(Reps, 1) calls, End =
-// clk.Now(). Bcast broadcasts o.Send. A ping-pong sends Count elements from
-// o.Send of rank Root to rank Peer, which receives them into o.Recv and
-// returns them; other ranks only take the two timestamps. clk should be the
-// rank's clock or one derived from it, such as a synchronized global clock.
+// clk.Now(). Each call runs the model its row of the operation table names
+// (mpi.Op.Sim; models.go implements every model, most rows running their
+// Go reference semantics, mpi.Op.Go, on this package's collectives), with
+// the binding's semantics: Bcast broadcasts the root's o.Send into the
+// other ranks' o.Recv; a ping-pong sends Count elements from o.Send of rank
+// Root to rank Peer, which receives them into o.Recv and sends its own
+// o.Send back; other ranks only take the two timestamps. The checkers
+// compare the result of every row with its expected result
+// (mpi.Op.Result), here and under mpirun. clk should be the rank's clock
+// or one derived from it, such as a synchronized global clock.
 //
 // # Clocks and ground truth
 //
 // Rank r's clock reads local(t) = t + offset + drift·t + wander(t) at true
 // time t, quantized to its resolution (ClockParams). The parameters are
 // drawn from Config.Clock with Config.Seed or given per rank. The World's
-// ClockAt, LocalAt, TrueOffset, TrueDriftPPM and TrueTime return the ground
+// ClockAt (ticks), ClockSecondsAt (seconds), TrueOffset, TrueDriftPPM and
+// TrueTime return the ground
 // truth at any true time, so a test can measure the real error of a clock
 // synchronization algorithm: map a timestamp of rank r through the
-// algorithm's global clock and compare it with LocalAt(0, TrueTime(r, ts)).
+// algorithm's global clock and compare it with ClockSecondsAt(0, TrueTime(r, ts)).
 //
 // With Config.Log set, World.Log returns every simulated message (sender,
 // receiver, tag, size, send and arrival times), as httptest's

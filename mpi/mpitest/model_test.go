@@ -130,7 +130,7 @@ func TestClockReadings(t *testing.T) {
 		for r := range 2 {
 			ticks := w.ClockAt(r, tt)
 			back := w.TrueTime(r, ticks)
-			if back > tt+1e-12 || w.LocalAt(r, back) < float64(ticks)*1e-9-1e-12 {
+			if back > tt+1e-12 || w.ClockSecondsAt(r, back) < float64(ticks)*1e-9-1e-12 {
 				t.Errorf("TrueTime(%d, %d) = %v, not consistent with t = %v", r, ticks, back, tt)
 			}
 		}
@@ -158,11 +158,11 @@ func TestWander(t *testing.T) {
 	for i := range 10 {
 		for k := 0.0; k < 5; k++ {
 			f := w.TrueDriftPPM(i, k+0.5) * 1e-6
-			got := w.LocalAt(i, k+0.75) - w.LocalAt(i, k+0.25)
+			got := w.ClockSecondsAt(i, k+0.75) - w.ClockSecondsAt(i, k+0.25)
 			if !near(got, 0.5*(1+f), 1e-12) {
 				t.Errorf("rank %d step %v: advance %v, want %v", i, k, got, 0.5*(1+f))
 			}
-			if d := w.LocalAt(i, k+1+1e-9) - w.LocalAt(i, k+1-1e-9); math.Abs(d-2e-9) > 1e-12 {
+			if d := w.ClockSecondsAt(i, k+1+1e-9) - w.ClockSecondsAt(i, k+1-1e-9); math.Abs(d-2e-9) > 1e-12 {
 				t.Errorf("phase jumps at %v by %v", k+1, d)
 			}
 		}

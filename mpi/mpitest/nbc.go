@@ -59,12 +59,13 @@ func (p Progress) String() string {
 	return fmt.Sprintf("Progress(%d)", int(p))
 }
 
-// executeNBC is one execution of the latency measurement (post, then
-// wait): the blocking twin's messages in either progress model.
-func (c *comm) executeNBC(o *mpi.Observation) error {
+// executeTwin is ModelTwin: the messages of the row's twin (mpi.Op.Twin).
+// For a non-blocking collective it is one execution of the latency
+// measurement (post, then wait): the blocking twin's messages in either
+// progress model.
+func (c *comm) executeTwin(o *mpi.Observation) error {
 	nb := o.Call
-	b, _ := nb.Blocking()
-	o.Call = b
+	o.Call = nb.Op().Twin.Call
 	err := c.execute(o)
 	o.Call = nb
 	return err
@@ -98,7 +99,7 @@ func (c *comm) overlapped(o *mpi.Observation, clk timing.Clock, target int64) (i
 	r := c.r
 	if c.r.w.cfg.Progress == ProgressAsync {
 		posted := r.now
-		if err := c.executeNBC(o); err != nil {
+		if err := c.executeTwin(o); err != nil {
 			return 0, err
 		}
 		done := r.now
@@ -112,7 +113,7 @@ func (c *comm) overlapped(o *mpi.Observation, clk timing.Clock, target int64) (i
 	k0 := clk.Now()
 	c.kernel(o, clk, target)
 	k1 := clk.Now()
-	return k1 - k0, c.executeNBC(o)
+	return k1 - k0, c.executeTwin(o)
 }
 
 // syncNBC is the barrier-type wait of the overlap measurement.
@@ -143,7 +144,7 @@ func (c *comm) observeOverlap(o *mpi.Observation, clk timing.Clock) error {
 	if o.TimeEach {
 		for range reps {
 			t0 := clk.Now()
-			err := c.executeNBC(o)
+			err := c.executeTwin(o)
 			o.Pure += clk.Now() - t0
 			if err == nil {
 				err = barrier()
@@ -155,7 +156,7 @@ func (c *comm) observeOverlap(o *mpi.Observation, clk timing.Clock) error {
 	} else {
 		t0 := clk.Now()
 		for range reps {
-			if err := c.executeNBC(o); err != nil {
+			if err := c.executeTwin(o); err != nil {
 				return err
 			}
 		}

@@ -21,10 +21,11 @@ import (
 // after the deadline, but the loop's reads are skipped in bulk rather than
 // performed one by one.
 //
-// Bcast broadcasts o.Send (every rank's o.Send holds the root's data
-// afterwards). A ping-pong sends Count elements from o.Send of rank Root to
-// rank Peer, which receives them into o.Recv and returns them; the other
-// ranks only take the two timestamps.
+// Every call runs as the binding runs it (mpi.Ops gives each row's
+// semantics): Bcast broadcasts the root's o.Send into the other ranks'
+// o.Recv; a ping-pong sends Count elements from o.Send of rank Root to rank
+// Peer, which receives them into o.Recv and sends its own o.Send back; the
+// other ranks only take the two timestamps.
 func (c *comm) Observe(o *mpi.Observation, clk timing.Clock) error {
 	const fn = "Observe"
 	if err := c.check(fn); err != nil {
@@ -86,61 +87,14 @@ func (c *comm) Observe(o *mpi.Observation, clk timing.Clock) error {
 	return nil
 }
 
-// execute runs o.Call once.
+// execute runs o.Call once: the model its row names (models.go).
 func (c *comm) execute(o *mpi.Observation) error {
-	n := o.Count * o.Type.Size()
-	c.callDelay(o) // guide: Config.CallDelay
-	switch o.Call {
-	case mpi.CallBarrier:
-		return c.Barrier()
-	case mpi.CallBcast:
-		return c.Bcast(o.Send, o.Count, o.Type, o.Root)
-	case mpi.CallReduce:
-		return c.Reduce(o.Send, o.Recv, o.Count, o.Type, o.Op, o.Root)
-	case mpi.CallAllreduce:
-		return c.Allreduce(o.Send, o.Recv, o.Count, o.Type, o.Op)
-	case mpi.CallScan:
-		return c.Scan(o.Send, o.Recv, o.Count, o.Type, o.Op)
-	case mpi.CallExscan:
-		return c.Exscan(o.Send, o.Recv, o.Count, o.Type, o.Op)
-	case mpi.CallGather:
-		return c.Gather(o.Send, o.Recv, o.Count, o.Type, o.Root)
-	case mpi.CallScatter:
-		return c.Scatter(o.Send, o.Recv, o.Count, o.Type, o.Root)
-	case mpi.CallAllgather:
-		return c.Allgather(o.Send, o.Recv, o.Count, o.Type)
-	case mpi.CallAlltoall:
-		return c.Alltoall(o.Send, o.Recv, o.Count, o.Type)
-	case mpi.CallReduceScatterBlock:
-		return c.ReduceScatterBlock(o.Send, o.Recv, o.Count, o.Type, o.Op)
-	case mpi.CallReduceBcast, mpi.CallReduceScatterBlockAllgather, mpi.CallScatterAllgather, mpi.CallGatherBcast,
-		mpi.CallExscanReduceLocal, mpi.CallReducePlusScatter: // guide: composed of this package's collectives
-		return mpi.ExecuteGuide(c, o)
-	case mpi.CallPingPong:
-		const fn = "pingpong"
-		switch c.rank {
-		case o.Root:
-			if err := c.csend(o.Peer, tagPingPong, o.Send[:n]); err != nil {
-				return err
-			}
-			return c.crecv(o.Recv[:n], o.Peer, tagPingPong, fn)
-		case o.Peer:
-			if err := c.crecv(o.Recv[:n], o.Root, tagPingPong, fn); err != nil {
-				return err
-			}
-			return c.csend(o.Root, tagPingPong, o.Recv[:n])
-		}
-		return nil
-	case mpi.CallAllgatherv, mpi.CallAlltoallv, mpi.CallGatherv, mpi.CallScatterv, mpi.CallReduceScatter,
-		mpi.CallSendrecv, mpi.CallNeighborAlltoall: // vcoll (vcoll.go)
-		return c.executeVColl(o)
-	case mpi.CallIbarrier, mpi.CallIbcast, mpi.CallIreduce, mpi.CallIallreduce, mpi.CallIgather, mpi.CallIscatter,
-		mpi.CallIallgather, mpi.CallIalltoall, mpi.CallIreduceScatterBlock, mpi.CallIscan: // nbc
-		return c.executeNBC(o)
-	case mpi.CallBW, mpi.CallBiBW, mpi.CallMBWMR, mpi.CallPut, mpi.CallGet, mpi.CallAccumulate: // p2p
-		return c.executeP2P(o)
+	m, err := modelOf(o)
+	if err != nil {
+		return err
 	}
-	return &mpi.Error{Func: "Observe", Code: -1, Msg: "unsupported call " + o.Call.String()}
+	c.callDelay(o) // guide: Config.CallDelay
+	return m.run(c, o)
 }
 
 // waitUntil advances the rank's true time as the loop

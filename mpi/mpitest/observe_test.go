@@ -24,8 +24,11 @@ func TestObservePingPong(t *testing.T) {
 		o := &obs[r.ID()]
 		*o = mpi.Observation{Call: mpi.CallPingPong, Count: 4, Type: mpi.Float64, Root: 0, Peer: 2, Reps: 3,
 			Send: make([]byte, 32), Recv: make([]byte, 32)}
-		if r.ID() == 0 {
+		switch r.ID() {
+		case 0:
 			elem.Put(mpi.Float64, o.Send, 3, 42)
+		case 2:
+			elem.Put(mpi.Float64, o.Send, 3, 7)
 		}
 		return r.Comm().Observe(o, r.Clock())
 	})
@@ -39,8 +42,9 @@ func TestObservePingPong(t *testing.T) {
 	if got := elem.Get(mpi.Float64, obs[2].Recv, 3); got != 42 {
 		t.Errorf("peer received %v", got)
 	}
-	if got := elem.Get(mpi.Float64, obs[0].Recv, 3); got != 42 {
-		t.Errorf("root got back %v", got)
+	// As rb_pingpong_call: the peer answers with its own send buffer.
+	if got := elem.Get(mpi.Float64, obs[0].Recv, 3); got != 7 {
+		t.Errorf("root got back %v, want the peer's 7", got)
 	}
 	if o := obs[1]; o.End-o.Start != 20 {
 		t.Errorf("bystander: %d ticks, want one read", o.End-o.Start)

@@ -4,16 +4,18 @@ import "github.com/reprobench/reprobench/mpi"
 
 var _ mpi.Preparer = (*comm)(nil)
 
-// Prepare implements mpi.Preparer: it dispatches on the call family to the
-// function of the file that owns it, and returns a release that does
-// nothing for calls that need no resources.
+// Prepare implements mpi.Preparer: the prepare of the model o's row names
+// (models.go), or a release that does nothing for a model that needs none.
 func (c *comm) Prepare(o *mpi.Observation) (release func() error, err error) {
 	if err := c.check("Prepare"); err != nil {
 		return nil, err
 	}
-	switch {
-	case o.Call.Bandwidth() || o.Call.OneSided(): // p2p
-		return c.prepareP2P(o)
+	m, err := modelOf(o)
+	if err != nil {
+		return nil, err
+	}
+	if m.prepare != nil {
+		return m.prepare(c, o)
 	}
 	return func() error { return nil }, nil
 }

@@ -443,15 +443,16 @@ func (w *World) Params(rank int) ClockParams { return w.ranks[rank].clk.p }
 // time t returns exactly this value.
 func (w *World) ClockAt(rank int, t float64) int64 { return w.ranks[rank].clk.ticks(t) }
 
-// LocalAt returns rank's clock at true time t in seconds, not quantized:
-// t + OffsetS + drift and wander.
-func (w *World) LocalAt(rank int, t float64) float64 { return w.ranks[rank].clk.local(t) }
+// ClockSecondsAt returns rank's clock at true time t in seconds, not
+// quantized: t + OffsetS + drift and wander. ClockAt is the same reading
+// in ticks, quantized as the rank reads it.
+func (w *World) ClockSecondsAt(rank int, t float64) float64 { return w.ranks[rank].clk.local(t) }
 
 // TrueOffset returns, in seconds, how far rank's clock is ahead of rank 0's
-// clock at true time t: LocalAt(rank, t) − LocalAt(0, t), not quantized.
+// clock at true time t: ClockSecondsAt(rank, t) − ClockSecondsAt(0, t), not quantized.
 // This is the offset a clock synchronization algorithm estimates when it
 // maps every clock to the clock of root 0. The offset from true time is
-// LocalAt(rank, t) − t.
+// ClockSecondsAt(rank, t) − t.
 func (w *World) TrueOffset(rank int, t float64) float64 {
 	return w.ranks[rank].clk.local(t) - w.ranks[0].clk.local(t)
 }
@@ -464,7 +465,7 @@ func (w *World) TrueDriftPPM(rank int, t float64) float64 {
 }
 
 // TrueTime returns the earliest true time, in seconds, at which rank's clock
-// (unquantized) reads at least ticks. It inverts LocalAt: together they map
+// (unquantized) reads at least ticks. It inverts ClockSecondsAt: together they map
 // a timestamp of one rank to the reading of another rank's clock at the same
 // instant, which is the ground truth for a global clock.
 func (w *World) TrueTime(rank int, ticks int64) float64 { return w.ranks[rank].clk.trueTime(ticks) }

@@ -16,6 +16,7 @@ import (
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/internal/badargs"
 	"github.com/reprobench/reprobench/mpi/internal/elem"
+	"github.com/reprobench/reprobench/mpi/internal/opcheck"
 	"github.com/reprobench/reprobench/timing"
 )
 
@@ -51,6 +52,8 @@ func main() {
 	errorsAndEdges(k, w)
 	allocations(k, w)
 	observe(k, w)
+	table(k, w)
+	persistent(k, w)
 	threads(k, w)
 
 	// Agree on the outcome so that every rank reports the same verdict.
@@ -527,6 +530,64 @@ func observe(k *checker, w mpi.Comm) {
 	// Observe validates its input.
 	bad := &mpi.Observation{Call: mpi.CallAllreduce, Count: 4, Type: mpi.Float64}
 	k.ok(w.Observe(bad, mpi.WtimeClock()) != nil, "observe with missing buffers must fail")
+}
+
+// table checks every row of the operation table against its Result
+// (opcheck): through the C critical path, and, on 2 ranks, through the
+// rows' Go reference semantics (a skewed clock, which C cannot read; the
+// rows without Go semantics are left out there).
+func table(k *checker, w mpi.Comm) {
+	p := w.Size()
+	types := []mpi.Datatype{mpi.Byte, mpi.Int32, mpi.Int64, mpi.Float32, mpi.Float64}
+	counts, roots := []int{1, 7}, []int{0, p - 1}
+	if p > 2 {
+		// Oversubscribed: fewer cases (see observe).
+		types, counts, roots = []mpi.Datatype{mpi.Int32, mpi.Float64}, []int{3}, []int{p - 1}
+	}
+	mono := timing.NewMonotonic()
+	clocks := []timing.Clock{mono, timing.NewSkewed(mono, 0, 0)}
+	if p > 2 {
+		clocks = clocks[:1]
+	}
+	for _, clk := range clocks {
+		for _, c := range opcheck.Cases(p, types, counts, roots, mpi.Sum) {
+			if clk.Source().Kind == timing.SourceNone && c.Call.Op().Go == nil {
+				continue
+			}
+			err := opcheck.Run(w, clk, c)
+			k.ok(err == nil, "table, %s clock: %v", clk.Name(), err)
+		}
+	}
+}
+
+// persistent checks what the binding refuses of a persistent collective
+// (its results are table's): a call before Prepare, a second Prepare, a
+// call on other buffers than those Prepare bound, a call after the release.
+func persistent(k *checker, w mpi.Comm) {
+	clk := timing.NewMonotonic()
+	o := &mpi.Observation{Call: mpi.CallAllreduceInit, Count: 2, Type: mpi.Float64, Op: mpi.Sum, Sync: mpi.SyncBarrier,
+		Send: mpi.Bytes([]float64{1, 2}), Recv: make([]byte, 16)}
+	refused := func(what string, err error, text string) {
+		var me *mpi.Error
+		k.ok(errors.As(err, &me) && strings.Contains(me.Msg, text), "persistent, %s: %v, want %q", what, err, text)
+	}
+	refused("unprepared", w.Observe(o, clk), "needs the resources of mpi.Prepare")
+	release, err := mpi.Prepare(w, o)
+	k.noErr(err, "persistent prepare")
+	if err != nil {
+		return
+	}
+	_, err = mpi.Prepare(w, o)
+	refused("second Prepare", err, "still holds")
+	moved := *o
+	moved.Send = mpi.Bytes([]float64{1, 2})
+	refused("other buffers", w.Observe(&moved, clk), "bound to the buffers")
+	k.noErr(w.Observe(o, clk), "persistent observe")
+	got := []float64{elem.Get(mpi.Float64, o.Recv, 0), elem.Get(mpi.Float64, o.Recv, 1)}
+	p := float64(w.Size())
+	k.ok(got[0] == p && got[1] == 2*p, "persistent allreduce %v, want [%v %v]", got, p, 2*p)
+	k.noErr(release(), "persistent release")
+	refused("released", w.Observe(o, clk), "needs the resources of mpi.Prepare")
 }
 
 func equalF(a, b []float64) bool {

@@ -14,7 +14,10 @@
 // within a node and TCP between nodes. run gives cmd the environment
 // RBVC_AGENT (the ssh replacement), RBVC_DIR, RBVC_NODES (addresses) and
 // RBVC_OPENMPI_ARGS / RBVC_MPICH_ARGS (launcher arguments for all nodes,
-// one rank each; split on spaces), for scripts that launch themselves.
+// one rank each; split on spaces), for scripts that launch themselves; when
+// that layout fits the machine, cmd runs on node 0's CPUs (the launcher
+// starts node 0's ranks itself, and they inherit them; RBVC_NO_PIN=1 turns
+// that off).
 // The node table (name, address, CLOCK_MONOTONIC offset, skew) goes to
 // stderr.
 package main
@@ -111,7 +114,9 @@ func runCmd(mode string, args []string) error {
 			return err
 		}
 	} else {
-		cmd = c.Command(0, argv...)
+		// The launcher arguments below are for one rank per node: run the
+		// command on node 0's CPUs of that layout, as MPIRun runs a launcher.
+		cmd = c.Command(0, vcluster.OnNodeCPUs(*nodes, 1, argv)...)
 		var addrs []string
 		for _, n := range c.Nodes {
 			addrs = append(addrs, n.Addr)

@@ -1,18 +1,14 @@
-package main
+package plots
 
 import (
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/reprobench/reprobench/analysis"
 )
@@ -20,9 +16,9 @@ import (
 // Layout helpers shared by the plot kinds: readable group labels, tick
 // markers in time units, automatic log axes and a margin around the figure.
 
-// plotMargin is left free around the whole figure so that neither the title
+// Margin is left free around the whole figure so that neither the title
 // nor the outermost tick labels touch the edge of the image.
-const plotMargin = vg.Length(8)
+const Margin = vg.Length(8)
 
 // Figure size bounds: each side between minFigureInches and
 // maxFigureInches, and a PNG at most maxPNGPixels (the raster is held in
@@ -37,9 +33,10 @@ const (
 // pngDPI is the resolution gonum/plot renders PNGs at (vgimg.DefaultDPI).
 const pngDPI = 96
 
-// checkFigureSize checks a figure of w×h inches (h 0: chosen from the
-// number of groups) in the format of extension ext.
-func checkFigureSize(w, h float64, ext string) error {
+// CheckSize checks a figure of w×h inches (h 0: chosen from the number of
+// groups) in the format of file extension ext (".png", ".svg", ".pdf"):
+// each side between 1 and 100 inches, a PNG at most 40 Mpixel.
+func CheckSize(w, h float64, ext string) error {
 	side := func(name string, v float64) error {
 		if !(v >= minFigureInches && v <= maxFigureInches) {
 			return fmt.Errorf("--%s %g: must be between %d and %d inches", name, v, minFigureInches, maxFigureInches)
@@ -61,39 +58,9 @@ func checkFigureSize(w, h float64, ext string) error {
 	return nil
 }
 
-// savePlot writes p to file (format from the extension) at w×h, keeping
-// plotMargin free on every side.
-func savePlot(p *plot.Plot, w, h vg.Length, file string) (err error) {
-	if err := checkFigureSize(float64(w/vg.Inch), float64(h/vg.Inch), filepath.Ext(file)); err != nil {
-		return err
-	}
-	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
-	c, err := draw.NewFormattedCanvas(w, h, format)
-	if err != nil {
-		return err
-	}
-	dc := draw.New(c)
-	if p.BackgroundColor != nil {
-		dc.SetColor(p.BackgroundColor)
-		dc.Fill(dc.Rectangle.Path())
-	}
-	p.Draw(draw.Crop(dc, plotMargin, -plotMargin, plotMargin, -plotMargin))
-	f, err := os.Create(file)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if e := f.Close(); err == nil {
-			err = e
-		}
-	}()
-	_, err = c.WriteTo(f)
-	return err
-}
-
-// humanBytes renders a message size in bytes with binary prefixes, the way
+// HumanBytes renders a message size in bytes with binary prefixes, the way
 // MPI users speak of them: 8 B, 1 KiB, 32 KiB, 1.5 MiB.
-func humanBytes(n int) string {
+func HumanBytes(n int) string {
 	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
 	v := float64(n)
 	i := 0
@@ -108,7 +75,7 @@ func humanBytes(n int) string {
 // without its MPI_ prefix, the message size in human units, np, the
 // datatype and each label.
 func groupParts(k analysis.GroupKey) []string {
-	parts := []string{strings.TrimPrefix(k.Call, "MPI_"), humanBytes(k.MsizeBytes), "np=" + strconv.Itoa(k.Np)}
+	parts := []string{strings.TrimPrefix(k.Call, "MPI_"), HumanBytes(k.MsizeBytes), "np=" + strconv.Itoa(k.Np)}
 	if k.Datatype != "" {
 		parts = append(parts, k.Datatype)
 	}
@@ -118,11 +85,11 @@ func groupParts(k analysis.GroupKey) []string {
 	return parts
 }
 
-// groupLabels returns, for several groups, the parts of their names that
+// GroupLabels returns, for several groups, the parts of their names that
 // differ (as tick labels, wrapped to at most wrap characters per line) and
 // the parts all groups share (for the title), so that each label stays
 // short enough to be read in full.
-func groupLabels(keys []analysis.GroupKey, wrap int) (names []string, common string) {
+func GroupLabels(keys []analysis.GroupKey, wrap int) (names []string, common string) {
 	parts := make([][]string, len(keys))
 	for i, k := range keys {
 		parts[i] = groupParts(k)
@@ -280,9 +247,20 @@ func edgeTicks(min, max float64, format func(float64) string) []plot.Tick {
 // than 20 decades only powers of ten are marked, at most maxTicks of them.
 type timeLogTicks struct{}
 
-func (timeLogTicks) Ticks(min, max float64) []plot.Tick {
+func (timeLogTicks) Ticks(min, max float64) []plot.Tick { return logTicks(min, max, fmtTime) }
+
+// ratioLogTicks marks a logarithmic axis of ratios as timeLogTicks marks
+// one of seconds, the labels plain numbers (0.5, 1, 2).
+type ratioLogTicks struct{}
+
+func (ratioLogTicks) Ticks(min, max float64) []plot.Tick {
+	return logTicks(min, max, func(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) })
+}
+
+// logTicks are the ticks of timeLogTicks, labelled with format.
+func logTicks(min, max float64, format func(float64) string) []plot.Tick {
 	if !(min > 0) || !finite(max) || !(max > min) {
-		return edgeTicks(min, max, fmtTime)
+		return edgeTicks(min, max, format)
 	}
 	decades := math.Log10(max / min)
 	labelled := func(m int) bool { return m == 1 || m == 2 || m == 5 }
@@ -309,22 +287,22 @@ func (timeLogTicks) Ticks(min, max float64) []plot.Tick {
 			}
 			t := plot.Tick{Value: v}
 			if labelled(m) {
-				t.Label = fmtTime(v)
+				t.Label = format(v)
 			}
 			ticks = append(ticks, t)
 		}
 	}
 	if len(ticks) == 0 {
-		return edgeTicks(min, max, fmtTime)
+		return edgeTicks(min, max, format)
 	}
 	return ticks
 }
 
-// fmtTime renders seconds in the unit anUnit picks, with up to three
+// fmtTime renders seconds in the unit analysis.TimeUnit picks, with up to three
 // significant digits and no trailing zeros: 500 ns, 1 µs, 2.5 ms; beyond
 // 10^6 of a unit in exponent notation (1e+300 s).
 func fmtTime(v float64) string {
-	unit, sc := anUnit(v)
+	unit, sc := analysis.TimeUnit(v)
 	x := v * sc
 	s := strconv.FormatFloat(x, 'g', 3, 64)
 	if strings.ContainsAny(s, "e") && math.Abs(x) < 1e6 && math.Abs(x) >= 1 {
@@ -333,15 +311,26 @@ func fmtTime(v float64) string {
 	return s + " " + unit
 }
 
-// logMode is the value of plot --log.
-type logMode string
+// LogMode says whether the run-time axis of Distributions is logarithmic:
+// LogAuto, LogOn or LogOff.
+type LogMode string
 
-func parseLogMode(s string) (logMode, error) {
-	switch s {
-	case "auto", "on", "off":
-		return logMode(s), nil
+// The values of LogMode.
+const (
+	// LogAuto: logarithmic when the largest median exceeds the smallest
+	// by more than 10× (and every run time is > 0).
+	LogAuto LogMode = "auto"
+	LogOn   LogMode = "on"
+	LogOff  LogMode = "off"
+)
+
+// ParseLogMode parses "auto", "on" or "off".
+func ParseLogMode(s string) (LogMode, error) {
+	switch LogMode(s) {
+	case LogAuto, LogOn, LogOff:
+		return LogMode(s), nil
 	}
-	return "", fmt.Errorf("%w: --log must be auto, on or off, not %q", errUsage, s)
+	return "", fmt.Errorf("log scale must be auto, on or off, not %q", s)
 }
 
 // logAutoRatio is the spread of the plotted medians (max/min) above which
@@ -352,13 +341,13 @@ const logAutoRatio = 10
 // never with off, and with auto when max/min of the medians exceeds
 // logAutoRatio. A log axis needs every plotted value > 0 (minPlotted); auto
 // then falls back to linear, on fails.
-func useLog(mode logMode, medians []float64, minPlotted float64) (bool, error) {
+func useLog(mode LogMode, medians []float64, minPlotted float64) (bool, error) {
 	switch mode {
 	case "off":
 		return false, nil
 	case "on":
 		if !(minPlotted > 0) {
-			return false, fmt.Errorf("--log on: a run time ≤ 0 cannot be shown on a log axis")
+			return false, fmt.Errorf("%w: a run time ≤ 0 cannot be shown on a log axis", ErrLogAxis)
 		}
 		return true, nil
 	}
@@ -383,7 +372,7 @@ func groupPlotHeight(rows, lines, titleLines int) float64 {
 
 // labelLines is the largest number of lines of the group labels for keys.
 func labelLines(keys []analysis.GroupKey) int {
-	names, _ := groupLabels(keys, labelWrap)
+	names, _ := GroupLabels(keys, labelWrap)
 	n := 1
 	for _, s := range names {
 		n = max(n, 1+strings.Count(s, "\n"))
@@ -397,15 +386,16 @@ const labelWrap = 34
 // rowSpace is the vertical space per group row in points, for sizing boxes
 // and bars (which gonum/plot measures in points, not data units).
 func rowSpace(height vg.Length, rows, titleLines int) vg.Length {
-	data := height - 2*plotMargin - vg.Length(14*titleLines+6) - 40
+	data := height - 2*Margin - vg.Length(14*titleLines+6) - 40
 	return max(data/vg.Length(max(rows, 1)), 6)
 }
 
-// warnCrowded tells the user when an explicit --height leaves less than a
-// line of label text per group row.
-func warnCrowded(w io.Writer, height vg.Length, rows, titleLines int) {
+// crowded is the warning for an explicit height that leaves less than a
+// line of label text per group row ("" when there is room).
+func crowded(height vg.Length, rows, titleLines int) string {
 	if row := rowSpace(height, rows, titleLines); row < 13 {
-		fmt.Fprintf(w, "plot: %.1f in leaves %.0f pt per group; labels may overlap (omit --height to fit %d groups)\n",
+		return fmt.Sprintf("%.1f in leaves %.0f pt per group; labels may overlap (leave the height automatic to fit %d groups)",
 			float64(height/vg.Inch), float64(row), rows)
 	}
+	return ""
 }

@@ -1,0 +1,42 @@
+package analysis
+
+import (
+	"math"
+	"testing"
+)
+
+// TestNilArguments: an exported function given a nil data set, group or
+// reader returns an error where it can, and an empty result otherwise; it
+// never panics (issue 31).
+func TestNilArguments(t *testing.T) {
+	if _, err := CompareBy(nil, "lib", Options{}); err == nil {
+		t.Error("CompareBy(nil) returned no error")
+	}
+	if _, err := ReadRaw(nil, "x.csv"); err == nil {
+		t.Error("ReadRaw(nil) returned no error")
+	}
+	if got := Analyze(nil, Options{}); got != nil {
+		t.Errorf("Analyze(nil) = %v", got)
+	}
+	if s := AnalyzeGroup(nil, Options{}); s.N != 0 {
+		t.Errorf("AnalyzeGroup(nil) = %+v", s)
+	}
+	if rows, a, b := Compare(nil, nil, Options{}); rows != nil || a != nil || b != nil {
+		t.Errorf("Compare(nil, nil) = %v %v %v", rows, a, b)
+	}
+	if got := SideLabels(nil, NewDataset()); got != nil {
+		t.Errorf("SideLabels(nil) = %v", got)
+	}
+	if got := Filtered(nil, 1.5); got != nil {
+		t.Errorf("Filtered(nil) = %v", got)
+	}
+	if got := PerMpirun(nil, 1.5); len(got) != 0 {
+		t.Errorf("PerMpirun(nil) = %v", got)
+	}
+	if got := PoolRanks(nil, 0.05); got != nil {
+		t.Errorf("PoolRanks(nil) = %v", got)
+	}
+	if ci := MedianCI(nil, 0.95); !math.IsNaN(ci.Lo) {
+		t.Errorf("MedianCI(nil) = %+v", ci)
+	}
+}

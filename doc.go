@@ -1,0 +1,77 @@
+// Package reprobench is reproducible, statistically sound MPI
+// micro-benchmarking in Go: synchronized clocks, window-based process
+// synchronization, randomized designs over several mpiruns, raw data with
+// full metadata, and an analysis that says how sure it is. It is a command
+// (cmd/reprobench) and the library that command is built from. This
+// package holds only this overview; the code is in the packages below.
+//
+// # Three ways to use the library
+//
+// Measure your own MPI code. Describe the operation as an
+// engine.Experiment whose Func is your function (Name is its call column),
+// choose the process synchronization (window.Config; window.Fixed starts
+// every observation at one instant of the global clock) and the completion
+// time (window.RuntimeLocal or window.RuntimeGlobal), and hand it to
+// pipeline.Run. Run synchronizes the clocks, runs the observations on
+// every rank, and rank 0 writes the raw data and a complete metadata
+// sidecar (pipeline.CollectMetadata) that "reprobench analyze", "compare"
+// and "plot" read like the CLI's own:
+//
+//	res, err := pipeline.Run(mpi.World(), timing.NewMonotonic(),
+//		[]engine.Experiment{{Name: "ring_shift", Func: shift, MsizeBytes: 8192, Type: mpi.Float64,
+//			Nrep: 1000, Sync: window.Config{Method: window.Fixed}, Runtime: window.RuntimeGlobal}},
+//		pipeline.Output{Dir: "out", RunID: "ring"})
+//
+// Time a kernel inside one process, without MPI. timing.TimeFunc calls a
+// function after a warm-up, times each call on the best clock the machine
+// has (timing.BestClock: the TSC where usable, else CLOCK_MONOTONIC, every
+// error of timing.NewTSC handled), and returns the durations with the
+// clock's resolution and overhead and the warnings that apply;
+// analysis.Summarize and analysis.MedianCI take the durations as they are.
+// Across ranks, window.TimeKernel brackets a kernel with barriers
+// (McCalpin's provable bounds).
+//
+// Test your benchmark with go test on a simulated MPI world. mpitest.New
+// makes P ranks in one process, in virtual time, with clocks that are
+// offset and drift and a network of known latency; World.Run runs the same
+// code you run under mpirun, and the World's ground truth (ClockAt,
+// ClockSecondsAt, TrueOffset, TrueTime, the message log) says what the
+// right answer is. The simulated clocks wait in virtual time, so nothing
+// in the library sleeps in real time there.
+//
+// The README's "Use it as a library" has the three as complete programs
+// (examples/quickstart, tested so they cannot go stale).
+//
+// # Packages
+//
+//   - mpi: the cgo binding (Open MPI, or MPICH with -tags mpich) and the
+//     Comm interface everything else programs against; mpi/mpitest, the
+//     simulated world with ground truth.
+//   - timing: clocks as int64 ticks (TSC, CLOCK_MONOTONIC, MPI_Wtime), their
+//     resolution and overhead, the kernel timer, the machine's noise.
+//   - clocksync: clock synchronization (SKaMPI, JK, HCA, HCA3, two-level, …)
+//     with a predicted error bound, and the accuracy harness;
+//     clocksync/clocksim, an algorithm and its harness on simulated ranks.
+//   - window: process synchronization (barriers, fixed and adaptive windows,
+//     round-time, the noise guard), completion times, McCalpin's bracket.
+//   - engine: the experiment loop, observations to raw rows, for built-in
+//     calls and your own functions.
+//   - pipeline: what "reprobench run" does as a library: experiments from
+//     flags or a design, clock sync, metadata, Run.
+//   - rawdata: the raw-data format (CSV and JSON sidecar) and its Writer,
+//     which refuses what the reader would refuse.
+//   - design: factors, randomized designs over mpiruns, the environment.
+//   - campaign: the launcher of a campaign's mpiruns (mpirun, srun, Slurm
+//     jobs and arrays), its manifest and resume.
+//   - analysis: reading raw data, Tukey's filter, per-mpirun medians,
+//     confidence intervals, Wilcoxon and the other tests, comparisons;
+//     analysis/synth, synthetic raw data of known shape for tests.
+//   - plots: the figures of "reprobench plot" (violin, box, compare,
+//     drift, mpiruns, …) as gonum plots.
+//   - report: the self-contained HTML page of "reprobench report", with
+//     the 12 rules of paper 002 checked.
+//   - noiseguard: learning a machine's periodic noise to place window
+//     starts around it.
+//   - guidelines: MPI performance guidelines (is MPI_Allreduce slower than
+//     MPI_Reduce + MPI_Bcast?) as data, their campaign and their verdict.
+package reprobench

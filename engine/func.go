@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/rawdata"
+	"github.com/reprobench/reprobench/window"
+)
+
+// checkFunc validates an experiment of a user's function (Experiment.Func):
+// a name the raw data can hold that is no built-in call's, a datatype and
+// a message size that is a multiple of it, nrep ≥ 1, the local or global
+// runtime type, and none of the fields that apply to built-in calls only
+// (which would otherwise be ignored silently).
+func (ex *Experiment) checkFunc() error {
+	if err := rawdata.CheckCall(ex.Name); err != nil {
+		return fmt.Errorf("function's name: %w", err)
+	}
+	if c, err := mpi.ParseCall(ex.Name); err == nil {
+		return fmt.Errorf("function's name %q is the built-in call %v: its rows would fall into that call's groups; choose another name", ex.Name, c)
+	}
+	if !ex.Type.Valid() {
+		return fmt.Errorf("invalid datatype %v", ex.Type)
+	}
+	if ex.MsizeBytes < 0 || ex.MsizeBytes%ex.Type.Size() != 0 {
+		return fmt.Errorf("message size %d bytes is not a multiple of %v's %d bytes", ex.MsizeBytes, ex.Type, ex.Type.Size())
+	}
+	if ex.Nrep < 1 || ex.Warmup < 0 {
+		return fmt.Errorf("need nrep ≥ 1 and warm-up ≥ 0, have %d and %d", ex.Nrep, ex.Warmup)
+	}
+	if ex.Runtime != window.RuntimeLocal && ex.Runtime != window.RuntimeGlobal {
+		return fmt.Errorf("runtime type %v: a function is timed once per observation, local or global", ex.Runtime)
+	}
+	if ex.Cache != window.CacheWarm || ex.LoopReps != 0 || ex.CacheSlots != 0 || ex.FlushBytes != 0 || ex.Overlap ||
+		ex.Skew > 1 || ex.BWWindow != 0 || ex.KernelIters != 0 || ex.TestEvery != 0 {
+		return fmt.Errorf("function %s: cache modes, loop repetitions, skew, overlap and bandwidth windows apply to built-in calls only", ex.Name)
+	}
+	return ex.Sync.Check()
+}
+
+// runFunc takes the observations of a user's function (the warm-up, then
+// Nrep observations under sy, each timing one call of ex.Func on every
+// rank) and hands them to rows.
+func (e *Engine) runFunc(ex *Experiment, sy *window.Sync, g window.GlobalClock, began time.Time, sink Sink) (*Summary, error) {
+	o := &observed{sy: sy, g: g, began: began, reps: 1}
+	err := e.measure(ex, o, func(n int, rec *window.Record, warmUp bool) error {
+		return sy.RunFunc(ex.Func, n, rec, warmUp)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e.rows(ex, o, sink)
+}
