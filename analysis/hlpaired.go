@@ -29,6 +29,9 @@ func HodgesLehmannPaired(x, y []float64, alt Alternative, level float64) Shift {
 	nan := math.NaN()
 	sh := Shift{Estimate: nan, Interval: Interval{Lo: nan, Hi: nan, Level: level, Confidence: nan}}
 	d, zeros, why := nonzeroDiffs(x, y)
+	if why == "" && (hasInf(x) || hasInf(y)) {
+		why = "infinite value in a sample"
+	}
 	if why != "" {
 		sh.Warning = why
 		return sh

@@ -40,3 +40,18 @@ func TestNilArguments(t *testing.T) {
 		t.Errorf("MedianCI(nil) = %+v", ci)
 	}
 }
+
+// TestHodgesLehmannInfinite: an infinite value gives no shift and a
+// warning, and returns (the interval's search once never ended on it).
+func TestHodgesLehmannInfinite(t *testing.T) {
+	x, y := []float64{1, 2, 3, math.Inf(1)}, []float64{0, 1, 2, 3}
+	for name, sh := range map[string]Shift{
+		"unpaired": HodgesLehmann(x, y, TwoSided, 0.95),
+		"paired":   HodgesLehmannPaired(x, y, TwoSided, 0.95),
+		"log 0":    HodgesLehmann([]float64{math.Log(0), 1, 2}, y, TwoSided, 0.95),
+	} {
+		if !math.IsNaN(sh.Estimate) || sh.Warning == "" {
+			t.Errorf("%s: %+v, want no estimate and a warning", name, sh)
+		}
+	}
+}

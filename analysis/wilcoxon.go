@@ -323,6 +323,12 @@ func HodgesLehmann(x, y []float64, alt Alternative, level float64) Shift {
 		sh.Warning = "empty sample or NaN in a sample"
 		return sh
 	}
+	if hasInf(x) || hasInf(y) {
+		// A shift by an infinite value has no estimate, and the interval's
+		// search over differences would not end.
+		sh.Warning = "infinite value in a sample"
+		return sh
+	}
 	pooled := append(slices.Clone(x), y...)
 	_, tieSum := Ranks(pooled)
 	alpha := 1 - level
@@ -503,6 +509,16 @@ func mergeRankStats(x, y []float64) (rx, tieSum float64) {
 		pos += cx + cy
 	}
 	return rx, tieSum
+}
+
+// hasInf reports whether x holds +Inf or -Inf.
+func hasInf(x []float64) bool {
+	for _, v := range x {
+		if math.IsInf(v, 0) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasNaN(x []float64) bool {
