@@ -401,7 +401,13 @@ func TestBoundBottomUpTrees(t *testing.T) {
 		if float64(cov) < 0.95*float64(n) {
 			t.Errorf("%s: bound covered every rank in %d of %d runs", spec, cov, n)
 		}
-		if ratio[1] > 10 {
+		// After 5 s the bound is mostly its slope part, and a third of
+		// that is the systematic term (SlopeWander + SlopeWanderRTT·RTT)/
+		// span, calibrated on real links whose biases wander; the
+		// simulator's do not, so the ratio is 8.7 with the term's RTT share
+		// at 0.5 % and 12 at 2 %. A bound that ignores the fit's error, or
+		// a slope part 10× too wide, reads 80 or more.
+		if ratio[1] > 15 {
 			t.Errorf("%s: median bound/true %.3g after 5 s: the bound says little", spec, ratio[1])
 		}
 	}

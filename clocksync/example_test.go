@@ -172,7 +172,8 @@ func ExampleSpread() {
 		fmt.Println(err)
 		return
 	}
-	w, _ := mpitest.New(mpitest.Config{Ranks: 2, Seed: 1})
+	// Two ranks of one host: 300 ns one way, as shared memory here.
+	w, _ := mpitest.New(mpitest.Config{Ranks: 2, Seed: 1, Latency: mpitest.Latency{Base: 300 * time.Nanosecond}})
 	err = w.Run(func(r *mpitest.Rank) error {
 		g := clocksync.NewGlobalClock(r.Clock())
 		// In simulation the learner and the harness wait in virtual time

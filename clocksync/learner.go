@@ -136,12 +136,22 @@ func (f lineFit) stats(x []float64, dropped int) FitStats {
 // in 151 of 160 links without the term, 158 with 40 ns (stopping for
 // 1 µs@1s, which stops earliest there), 160 with 40 ns + 0.5 % of the RTT;
 // on one host the RTT share changes nothing (480 of 480, median 0.55 s).
+// The RTT share is 2 %, not 0.5 %, since 40 syncs of TestRunAcrossNodes
+// (make vcluster and make test, 2026-11-25) reached 1.09, 0.89 and 0.63
+// of a 0.5 % bound: a cross-node bias wandered by 330 ns over a 0.85 s fit
+// on a 16 µs link, 2 % of its RTT. With 2 % the largest ratio of slope
+// error to slope bound is 0.61 in those 40 syncs and 0.46 in the 160
+// calibration links (0.71 with 0.5 %); on one host, for 1 µs@10s, the
+// bound still holds in 480 of 480 and learning takes a median 0.62 s (0.55
+// with 0.5 %) and meets the target within the 1 s budget in 420 of 480
+// links (459) — bench/clocksync/out/calib-20261125/replay.txt, columns
+// "s/b 95" and "s/b max".
 // The same terms apply to the fixed-count Regression, whose offsets (JK's
 // RTT/2-corrected median exchange) wander more; they were not calibrated
 // for it.
 const (
 	SlopeWander    = 40e-9 // seconds
-	SlopeWanderRTT = 0.005 // of the smallest RTT
+	SlopeWanderRTT = 0.02  // of the smallest RTT
 )
 
 // OffsetOnly learns no drift: one offset measurement gives a model with slope

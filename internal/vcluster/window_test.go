@@ -3,9 +3,13 @@ package vcluster
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
+	"runtime"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/reprobench/reprobench/analysis"
 )
@@ -40,19 +44,74 @@ import (
 // the pure-C reference as in the engine: Open MPI 99.2-100 % invalid, MPICH
 // 45-100 %, with each node on a CPU of its own or not. Beside other
 // helpers' builds and tests (load 3.3-7.5) this test failed 3 of 6 times.
+//
+// So the test measures whether it has the machine: busyCPUs samples
+// /proc/stat for probeTime right before and right after the mpirun, while
+// the test itself only waits. When other processes kept more than
+// maxOtherCPU of a CPU busy in either probe, the window bounds are not
+// applied (the subtest "windows" is skipped and says why; everything else,
+// the sidecar's record of the wait included, is still asserted). On a
+// quiet machine the probes read 0.00–0.05 CPUs (make vcluster, 2026-11-25);
+// with `nice -n 19 sh -c 'while :; do :; done'` beside it, 0.97–1.00.
 const (
 	maxInvalidShare = 0.5 // of the windowed observations late or expired
 	maxMedianRatio  = 2.0 // valid windowed median over the barrier median
 	windowBatch     = 100 // observations per broadcast start (window.Config's default), for the log
+	maxOtherCPU     = 0.5 // CPUs kept busy by other processes, above which the bounds do not apply
+	probeTime       = 300 * time.Millisecond
 )
+
+// busyCPUs returns how many CPUs' worth of time the machine spent busy
+// (user, nice, system, irq, softirq and steal: all but idle and iowait in
+// /proc/stat's cpu line) over d, during which the caller only waits: the
+// load of other processes, in CPUs.
+func busyCPUs(d time.Duration) (float64, error) {
+	read := func() (busy, total float64, err error) {
+		b, err := os.ReadFile("/proc/stat")
+		if err != nil {
+			return 0, 0, err
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		f := strings.Fields(line)
+		if len(f) < 8 || f[0] != "cpu" {
+			return 0, 0, fmt.Errorf("/proc/stat: unexpected first line %q", line)
+		}
+		for i, s := range f[1:] {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return 0, 0, fmt.Errorf("/proc/stat: %v", err)
+			}
+			total += v
+			if i != 3 && i != 4 { // idle, iowait
+				busy += v
+			}
+		}
+		return busy, total, nil
+	}
+	b0, t0, err := read()
+	if err != nil {
+		return 0, err
+	}
+	time.Sleep(d)
+	b1, t1, err := read()
+	if err != nil {
+		return 0, err
+	}
+	if t1 <= t0 {
+		return 0, fmt.Errorf("/proc/stat did not advance in %v", d)
+	}
+	return float64(runtime.NumCPU()) * (b1 - b0) / (t1 - t0), nil
+}
 
 // checkWindows reads the raw data and sidecar of a "run --proc-sync
 // barrier,window" of n observations each and asserts that the windows work
 // across the nodes: at most maxInvalidShare of the windowed observations
 // late or expired, and their valid median at most maxMedianRatio times the
 // barrier-synchronized median of the same mpirun. It also checks that the
-// sidecar records the wait.
-func checkWindows(t *testing.T, rawPath, sidePath string, n int) {
+// sidecar records the wait. others is the largest busyCPUs probe around the
+// run: above maxOtherCPU the bounds are not applied, and the subtest
+// "windows" that holds them is skipped with the reason.
+func checkWindows(t *testing.T, rawPath, sidePath string, n int, others float64) {
 	t.Helper()
 	fh, err := os.Open(rawPath)
 	if err != nil {
@@ -105,12 +164,18 @@ func checkWindows(t *testing.T, rawPath, sidePath string, n int) {
 	load, _ := os.ReadFile("/proc/loadavg")
 	t.Logf("window: %d of %d observations late or expired, per batch of %d %v; valid median %.2f µs, barrier median %.2f µs: ratio %.2f (load %s)",
 		invalid["window"], n, windowBatch, batches, 1e6*win, 1e6*bar, ratio, load[:len(load)-1])
-	if share > maxInvalidShare {
-		t.Errorf("window: %.1f %% of the observations late or expired, want at most %.0f %%", 100*share, 100*maxInvalidShare)
-	}
-	if !(ratio <= maxMedianRatio) { // NaN: no valid observation
-		t.Errorf("window: valid median %.2f µs is %.2f× the barrier median %.2f µs, want at most %.1f×", 1e6*win, ratio, 1e6*bar, maxMedianRatio)
-	}
+	t.Run("windows", func(t *testing.T) {
+		if others > maxOtherCPU {
+			t.Skipf("other processes kept %.2f CPUs busy around the run (more than %.1f): windows need a free core per rank, "+
+				"and the pure-C reference fails them too then (see maxInvalidShare)", others, maxOtherCPU)
+		}
+		if share > maxInvalidShare {
+			t.Errorf("window: %.1f %% of the observations late or expired, want at most %.0f %%", 100*share, 100*maxInvalidShare)
+		}
+		if !(ratio <= maxMedianRatio) { // NaN: no valid observation
+			t.Errorf("window: valid median %.2f µs is %.2f× the barrier median %.2f µs, want at most %.1f×", 1e6*win, ratio, 1e6*bar, maxMedianRatio)
+		}
+	})
 
 	var meta struct {
 		Experiments []struct {

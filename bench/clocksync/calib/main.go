@@ -185,7 +185,8 @@ type candidate struct {
 
 type outcome struct {
 	stopN          int
-	slopeOK        bool // the slope part of the bound covers the slope's error
+	slopeOK        bool    // the slope part of the bound covers the slope's error
+	slopeRatio     float64 // the slope's error over the slope part of the bound
 	span, t        float64
 	e0, eh, b0, bh float64
 	met, budgetOut bool
@@ -247,13 +248,13 @@ func replay(args []string) error {
 	sp := &clocksync.Spread{Target: target}
 	h := target.Horizon
 	fmt.Printf("%d records; target %v; bound judged right after the last fit point and %gs later\n", len(recs), target, h)
-	fmt.Printf("%-28s %5s %5s %5s %5s %6s %6s %6s %8s %8s %8s\n", "candidate", "cov0", "covh", "both", "slope", "≤err", "met", "t med", "t max", "|e_h| max", "b_h med")
+	fmt.Printf("%-28s %5s %5s %5s %5s %6s %6s %6s %8s %8s %8s %6s %6s\n", "candidate", "cov0", "covh", "both", "slope", "≤err", "met", "t med", "t max", "|e_h| max", "b_h med", "s/b 95", "s/b max")
 	for _, cd := range cands {
 		if *only != "" && !strings.Contains(cd.name, *only) {
 			continue
 		}
 		var cov0, covh, both, within, met, slope int
-		var ts, ehs, bhs []float64
+		var ts, ehs, bhs, srs []float64
 		for i, r := range recs {
 			o := replayOne(sp, r, cd, target, budgetD.Seconds())
 			if o.e0 <= o.b0 {
@@ -274,20 +275,29 @@ func replay(args []string) error {
 			if o.slopeOK {
 				slope++
 			}
-			ts, ehs, bhs = append(ts, o.t), append(ehs, o.eh), append(bhs, o.bh)
+			ts, ehs, bhs, srs = append(ts, o.t), append(ehs, o.eh), append(bhs, o.bh), append(srs, o.slopeRatio)
 			if *verbose {
 				fmt.Printf("  %-50s %s n %4d span %.3f e0 %6.1f b0 %6.1f eh %7.1f bh %7.1f ns%s\n", names[i], r.Tag, o.stopN, o.span,
 					o.e0*1e9, o.b0*1e9, o.eh*1e9, o.bh*1e9, map[bool]string{true: "", false: "  MISS"}[o.e0 <= o.b0 && o.eh <= o.bh])
 			}
 		}
 		n := len(recs)
-		fmt.Printf("%-28s %5s %5s %5s %5s %5s %6s %6.3f %8.3f %8.1f %8.1f\n", cd.name, frac(cov0, n), frac(covh, n), frac(both, n),
-			frac(slope, n), frac(within, n), frac(met, n), median(ts), slices.Max(ts), slices.Max(ehs)*1e9, median(bhs)*1e9)
+		fmt.Printf("%-28s %5s %5s %5s %5s %5s %6s %6.3f %8.3f %8.1f %8.1f %6.2f %6.2f\n", cd.name, frac(cov0, n), frac(covh, n), frac(both, n),
+			frac(slope, n), frac(within, n), frac(met, n), median(ts), slices.Max(ts), slices.Max(ehs)*1e9, median(bhs)*1e9,
+			quantile(srs, 0.95), slices.Max(srs))
 	}
 	return nil
 }
 
 func frac(k, n int) string { return fmt.Sprintf("%d/%d", k, n) }
+
+// quantile returns the q-quantile of v, the order statistic at ⌈q·n⌉.
+func quantile(v []float64, q float64) float64 {
+	s := slices.Clone(v)
+	sort.Float64s(s)
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(i, 0)]
+}
 
 func median(v []float64) float64 {
 	s := slices.Clone(v)
@@ -335,6 +345,10 @@ func replayOne(sp *clocksync.Spread, r record, cd candidate, target clocksync.Ac
 	e := func(x float64) float64 { return math.Abs(r.TruthA + r.TruthB*x - (m.Slope*x + m.Intercept)) }
 	o.span, o.t = st.Span, x-start
 	o.slopeOK = !b.Unknown && math.Abs(m.Slope-r.TruthB) <= b.Slope
+	o.slopeRatio = math.Inf(1)
+	if !b.Unknown {
+		o.slopeRatio = math.Abs(m.Slope-r.TruthB) / b.Slope
+	}
 	o.e0, o.eh = e(x), e(x+target.Horizon)
 	if b.Unknown {
 		o.b0, o.bh = math.Inf(1), math.Inf(1)
