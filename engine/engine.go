@@ -41,6 +41,13 @@ type Experiment struct {
 	CacheSlots int              // buffer copies for CacheCycle and CacheRandom (default 16)
 	FlushBytes int              // CacheCold: bytes overwritten (default: LLCBytes, else 32 MiB)
 	Seed       uint64           // for CacheRandom
+	// AlignProbe > 0 runs the alignment probe after the warm-up (align.go)
+	// for messages of up to 1 KiB on 2 or more ranks: blocks of that many
+	// observations (at most Nrep/8, at least 10) with the transport's
+	// shared-memory ring as the run's history left it and moved by one
+	// empty message, and the faster alignment is kept and recorded
+	// (Summary.Align). 0: no probe, the ring stays where the history put it.
+	AlignProbe int
 	// ClockSync is the clock synchronization spec in force for this
 	// experiment (clocksync's syntax, or "none"); Engine.Resync applies it.
 	// It is recorded in the raw data's clocksync column.
@@ -232,6 +239,9 @@ func (ex *Experiment) check(p int) error {
 	if ex.Nrep < 1 || ex.Warmup < 0 {
 		return fmt.Errorf("need nrep ≥ 1 and warm-up ≥ 0, have %d and %d", ex.Nrep, ex.Warmup)
 	}
+	if ex.AlignProbe < 0 {
+		return fmt.Errorf("negative alignment probe %d (0: none)", ex.AlignProbe)
+	}
 	if ex.LoopReps < 0 || ex.CacheSlots < 0 || ex.FlushBytes < 0 {
 		return fmt.Errorf("negative loop repetitions %d, cache slots %d or flush bytes %d (0: default)", ex.LoopReps, ex.CacheSlots, ex.FlushBytes)
 	}
@@ -367,6 +377,11 @@ func (e *Engine) measure(ex *Experiment, o *observed, run func(n int, rec *windo
 			return fmt.Errorf("warm-up: %w", err)
 		}
 	}
+	if alignBlock(ex, e.Comm.Size()) > 0 {
+		if o.align, err = e.alignProbe(ex, o, run); err != nil {
+			return fmt.Errorf("alignment probe: %w", err)
+		}
+	}
 	if o.guarded {
 		o.slots0, o.skipped0 = e.NoiseGuard.Slots()
 	}
@@ -409,6 +424,7 @@ type observed struct {
 	slots0, skipped0 int64
 	ovr              *overlapRecorder            // nbc
 	ovCal            *rawdata.OverlapCalibration // nbc
+	align            *rawdata.AlignProbe         // the alignment probe, nil without one
 }
 
 // rows gathers the ranks' timestamps of the observations in o at rank 0,
@@ -456,7 +472,7 @@ func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) 
 		Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: o.began.UTC(),
 		// p2p:
 		BWWindow: bwWindow, RMASync: rmaSync,
-		AllocsPerObs: o.allocsPerObs, Overlap: o.ovCal}
+		AllocsPerObs: o.allocsPerObs, Overlap: o.ovCal, Align: o.align}
 	sum.Skew = skewLevel(ex) // vcoll
 	if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
 		sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), sy.WindowS()

@@ -20,6 +20,10 @@ const (
 	TagClockSync = TagReserved + 0x50
 	// TagClockSyncEnd is one past clocksync's last tag.
 	TagClockSyncEnd = TagClockSync + 16
+	// TagAlign is the tag of package engine's alignment probe: the one
+	// empty message that moves the transport's shared-memory ring by one
+	// message (engine.Experiment.AlignProbe).
+	TagAlign = TagReserved + 0x72
 )
 
 // The reserved range must end where the C side's begins.

@@ -135,6 +135,25 @@ type Summary struct {
 	// Wait is what the ranks did while they waited for each observation's
 	// start (window.Sync.Wait, issue 29).
 	Wait Wait `json:"wait"`
+	// Align is what the alignment probe saw and kept (engine.Experiment.
+	// AlignProbe); nil when the experiment ran without one.
+	Align *AlignProbe `json:"align_probe,omitempty"`
+}
+
+// AlignProbe records the alignment probe of one experiment (engine,
+// align.go): after the warm-up, four blocks of Observations observations,
+// the first and third with the transport's shared-memory ring where the
+// run's history left it, the second and fourth with it moved by one empty
+// message from rank 0 to rank 1 (Open MPI's fast box: one message moves
+// every later one by a 32-byte slot). Each median is the mean of its two
+// blocks' medians of the observations' largest duration over the ranks.
+type AlignProbe struct {
+	Observations int     `json:"observations"`
+	MedianAsIsS  float64 `json:"median_as_is_s"`
+	MedianMovedS float64 `json:"median_moved_s"`
+	// Moved: the moved alignment was at least 3 % faster and was kept for
+	// the measured observations; false: the ring was moved back.
+	Moved bool `json:"moved"`
 }
 
 // Wait records what the ranks did between observations, while they waited

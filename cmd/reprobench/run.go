@@ -115,6 +115,13 @@ func buildExperiments(o *runOptions, np int) (out []engine.Experiment, err error
 		if err == nil {
 			err = o.nbc.apply(out, np) // nbc.go
 		}
+		for i := range out {
+			// The tools' loops keep the alignment their history gives, as
+			// the tools do (--align-probe).
+			if rt := out[i].Runtime; rt != window.RuntimeOSU && rt != window.RuntimeIMB {
+				out[i].AlignProbe = o.alignProbe
+			}
+		}
 	}()
 	base, err := baseExperiment(o)
 	if err != nil {

@@ -50,17 +50,17 @@ func (l labelFlag) Set(s string) error {
 
 // runOptions are the flags of "reprobench run".
 type runOptions struct {
-	calls, sizes, datatype, procSync, clockSync, runtimeType, clock, cache, out, runID, designFile string
-	mpiThread, adaptOn                                                                             string
-	nrep, warmup, root, mpirun, batch, loopReps, cacheSlots, cacheBytes, maxRepeats, checkNp       int
-	skew                                                                                           int // vcoll
-	seed                                                                                           uint64
-	seedSet, perRank                                                                               bool
-	window, maxWindow, sleepGuard, lateTol, budget, resyncEvery                                    time.Duration
-	roundK, tscHz                                                                                  float64
-	labels                                                                                         labelFlag
-	adaptTrigger                                                                                   window.AdaptTrigger
-	clockAccuracy                                                                                  string // ERROR@HORIZON, clocksync.ParseAccuracy
+	calls, sizes, datatype, procSync, clockSync, runtimeType, clock, cache, out, runID, designFile       string
+	mpiThread, adaptOn                                                                                   string
+	nrep, warmup, alignProbe, root, mpirun, batch, loopReps, cacheSlots, cacheBytes, maxRepeats, checkNp int
+	skew                                                                                                 int // vcoll
+	seed                                                                                                 uint64
+	seedSet, perRank                                                                                     bool
+	window, maxWindow, sleepGuard, lateTol, budget, resyncEvery                                          time.Duration
+	roundK, tscHz                                                                                        float64
+	labels                                                                                               labelFlag
+	adaptTrigger                                                                                         window.AdaptTrigger
+	clockAccuracy                                                                                        string // ERROR@HORIZON, clocksync.ParseAccuracy
 
 	nbc nbcOptions // the overlap measurement's flags (nbc.go)
 	// noise, issue 15: --noise-guard on|off and its seed (noise.go)
@@ -87,6 +87,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.datatype, "datatype", "float64", "element `type`: byte, int32, int64, float32, float64")
 	fs.IntVar(&o.nrep, "nrep", 1000, "recorded observations per experiment")
 	fs.IntVar(&o.warmup, "warmup", 100, "unrecorded observations before each experiment (same sync method; at 32 KiB the observations 10–99 after MPI_Init were 13–16 % slower than later ones, bench/fidelity/candidates)")
+	fs.IntVar(&o.alignProbe, "align-probe", 200, "observations per block of the alignment probe after the warm-up, for messages up to 1 KiB (at most nrep/8, at least 10): two blocks as the run's history left Open MPI's shared-memory ring (its fast box, where one small message moves every later one by 32 bytes), two with the ring moved by one empty message, alternating, and the faster is kept and recorded in the sidecar (align_probe); an 8-byte allreduce ran 1.7× slower in one alignment than in the other for a whole mpirun (docs/fidelity.md). 0: no probe, the alignment the history gives. Runtimes osu and imb never probe (the tools do not)")
 	fs.IntVar(&o.root, "root", 0, "root of rooted calls and first rank of pingpong")
 	fs.StringVar(&o.procSync, "proc-sync", "barrier", "comma-separated process synchronization `methods`: "+strings.Join(window.MethodNames(), ", "))
 	fs.DurationVar(&o.window, "window", 100*time.Microsecond, "initial window of the windowed methods")
@@ -189,7 +190,7 @@ func (o *runOptions) check() error {
 	if !(o.tscHz >= 0) {
 		return fmt.Errorf("--tsc-hz %v: must not be negative (0: calibrate)", o.tscHz)
 	}
-	return errors.Join(nonneg("mpirun", o.mpirun), pos("nrep", o.nrep), nonneg("warmup", o.warmup), nonneg("root", o.root),
+	return errors.Join(nonneg("mpirun", o.mpirun), pos("nrep", o.nrep), nonneg("warmup", o.warmup), nonneg("align-probe", o.alignProbe), nonneg("root", o.root),
 		pos("bw-window", o.bwWindow), // p2p
 		pos("window-batch", o.batch), pos("loop-reps", o.loopReps), pos("cache-slots", o.cacheSlots), nonneg("cache-bytes", o.cacheBytes),
 		pos("nbcbench-max-repeats", o.maxRepeats), pos("skew", o.skew), // vcoll: skew

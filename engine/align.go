@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/rawdata"
+	"github.com/reprobench/reprobench/window"
+)
+
+// The alignment probe (issue 30).
+//
+// Open MPI's shared-memory transport (btl/vader) passes small messages
+// through a per-peer ring of 32-byte slots, the fast box. Where in the
+// ring, and so in the cache lines, the messages of a timed loop fall
+// depends on every small message the two ranks exchanged before it: a
+// single empty message moves the ring by one slot. Measured here
+// (docs/measured.md, "Fidelity against a plain C loop"), an 8-byte
+// MPI_Allreduce on 2 ranks then runs in one of two states for the whole
+// mpirun, about 0.55 µs or 0.95 µs, and one message flips it; the state
+// stays put for thousands of observations. A plain C loop, which sends
+// nothing before its loop, mostly lands in the fast one; a program that
+// exchanges configuration first lands wherever its history puts it. That
+// is a factor nobody chose, different from one version of a program to
+// the next.
+//
+// The probe takes it out of chance: after the warm-up it times AlignProbe
+// observations as they are (A), moves the ring by one empty message from
+// the first to the second rank (mpi.TagAlign) and times as many (B), and
+// does so twice, A B A B, so that a drift of the machine over the probe
+// (seen here: 1.4 µs falling to 0.9 µs over the first 10 000 calls after
+// MPI_Init) favours neither. One allreduce then gives every observation's
+// largest duration over the ranks, the measured statistic, and every rank
+// decides alike: the alignment whose two blocks have the smaller median sum
+// is kept, B only when it is at least alignGain faster (after three moves
+// the ring is at B; a fourth brings it back to A). Neither the barrier, a
+// round trip, nor an allreduce of up to 800 doubles moves the state here;
+// only a lone message one way does. With MPICH, whose shared-memory queue
+// does not show this, both sums agree and A is kept. What the probe saw and
+// kept is recorded in the sidecar (rawdata.AlignProbe).
+
+// alignGain is how much faster (fraction of the median) the moved
+// alignment must be for the probe to keep it: less is noise between two
+// blocks of the same state (the two blocks of one state differ by 0.5-3 %
+// here), more is the fast box (10-70 %).
+const alignGain = 0.03
+
+// alignMaxBytes is the largest message the probe runs for: Open MPI's fast
+// box takes a message of at most a quarter of its 4 KiB, larger ones never
+// enter the ring, and their own time dwarfs the ring's 0.4 µs.
+const alignMaxBytes = 1024
+
+// alignBlock returns the observations per block of ex's probe, 0 for none:
+// ex.AlignProbe, but at most an eighth of the measured observations (the
+// probe costs at most half of them), and at least 10.
+func alignBlock(ex *Experiment, p int) int {
+	if ex.AlignProbe <= 0 || p < 2 || ex.MsizeBytes > alignMaxBytes {
+		return 0
+	}
+	return min(ex.AlignProbe, max(ex.Nrep/8, 10))
+}
+
+// alignProbe runs the probe of ex (alignBlock observations per block)
+// with run, and returns what it saw. Every rank calls it.
+func (e *Engine) alignProbe(ex *Experiment, o *observed, run func(n int, rec *window.Record, warmUp bool) error) (*rawdata.AlignProbe, error) {
+	c := e.Comm
+	k := alignBlock(ex, c.Size())
+	rec := window.NewRecord(o.sy.Config().Capacity(k))
+	// Each block's durations, k per block (a method that records more
+	// attempts than asked, round-time, keeps its first k).
+	mine := make([]float64, 4*k)
+	move := func() error {
+		switch c.Rank() {
+		case 0:
+			return c.Send(nil, 1, mpi.TagAlign)
+		case 1:
+			return c.Recv(nil, 0, mpi.TagAlign)
+		}
+		return nil
+	}
+	for b := range 4 {
+		if b > 0 {
+			if err := move(); err != nil {
+				return nil, fmt.Errorf("moving the ring: %w", err)
+			}
+		}
+		if err := run(k, rec, true); err != nil {
+			return nil, err
+		}
+		for i := range min(k, rec.N) {
+			mine[b*k+i] = e.Clock.Seconds(rec.End[i] - rec.Start[i])
+		}
+	}
+	all := make([]float64, len(mine))
+	if err := mpi.Allreduce(c, mine, all, mpi.Max); err != nil {
+		return nil, err
+	}
+	med := func(b int) float64 {
+		d := slices.Clone(all[b*k : (b+1)*k])
+		slices.Sort(d)
+		return d[len(d)/2]
+	}
+	ap := &rawdata.AlignProbe{Observations: k, MedianAsIsS: (med(0) + med(2)) / 2, MedianMovedS: (med(1) + med(3)) / 2}
+	ap.Moved = ap.MedianMovedS < (1-alignGain)*ap.MedianAsIsS
+	if !ap.Moved {
+		if err := move(); err != nil {
+			return nil, fmt.Errorf("moving the ring back: %w", err)
+		}
+	}
+	return ap, nil
+}
