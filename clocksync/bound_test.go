@@ -124,11 +124,12 @@ func TestSpecDefaultAccuracy(t *testing.T) {
 // coverage runs spec on seeds 1…n and counts the seeds whose true max |error|
 // is within the predicted bound at both checks, and those within 1 µs after
 // 10 s.
-func coverage(t *testing.T, ranks, n int, spec string) (covered, within1us int, worst float64) {
+func coverage(t *testing.T, cfg mpitest.Config, n int, spec string) (covered, within1us int, worst float64) {
 	t.Helper()
 	after := []time.Duration{0, 10 * time.Second}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
-		o := runSim(t, mpitest.Config{Ranks: ranks, Seed: seed}, spec, after)
+		cfg.Seed = seed
+		o := runSim(t, cfg, spec, after)
 		b := o.Result.Bound
 		ok := !b.Unknown
 		for _, ck := range o.Checks {
@@ -157,7 +158,7 @@ func coverage(t *testing.T, ranks, n int, spec string) (covered, within1us int, 
 // runs on 64 and 1024 ranks are TestBoundCoverage100Seeds and
 // go run ./bench/clocksync -only bound.)
 func TestSpreadMeetsTargetInSimulation(t *testing.T) {
-	cov, in, worst := coverage(t, 16, 10, "hca3:accuracy=1us@10s,budget=4s")
+	cov, in, worst := coverage(t, mpitest.Config{Ranks: 16}, 10, "hca3:accuracy=1us@10s,budget=4s")
 	if in != 10 {
 		t.Errorf("true max |error| after 10 s within 1 µs in %d of 10 seeds (worst %.3g µs)", in, worst*1e6)
 	}
@@ -177,7 +178,7 @@ func TestBoundCoverage100Seeds(t *testing.T) {
 	if os.Getenv("CLOCKSYNC_FULL") == "" {
 		n = 20
 	}
-	cov, in, worst := coverage(t, 64, n, "hca3:accuracy=1us@10s,budget=5s")
+	cov, in, worst := coverage(t, mpitest.Config{Ranks: 64}, n, "hca3:accuracy=1us@10s,budget=5s")
 	t.Logf("64 ranks, %d seeds: bound covered %d, within 1 µs after 10 s %d (worst %.3g µs)", n, cov, in, worst*1e6)
 	if in != n || float64(cov) < 0.95*float64(n) {
 		t.Errorf("64 ranks, %d seeds: bound covered %d, within 1 µs %d (worst %.3g µs)", n, cov, in, worst*1e6)
@@ -405,9 +406,10 @@ func TestBoundBottomUpTrees(t *testing.T) {
 		// that is the systematic term (SlopeWander + SlopeWanderRTT·RTT)/
 		// span, calibrated on real links whose biases wander; the
 		// simulator's do not, so the ratio is 8.7 with the term's RTT share
-		// at 0.5 % and 12 at 2 %. A bound that ignores the fit's error, or
-		// a slope part 10× too wide, reads 80 or more.
-		if ratio[1] > 15 {
+		// at 0.5 %, 12 at 2 % and 18.8–19.1 at 5 % (the share's present
+		// value). A bound that ignores the fit's error, or a slope part 10×
+		// too wide, reads 80 or more.
+		if ratio[1] > 25 {
 			t.Errorf("%s: median bound/true %.3g after 5 s: the bound says little", spec, ratio[1])
 		}
 	}
@@ -424,19 +426,23 @@ func TestBoundBottomUpTrees(t *testing.T) {
 
 // JK's linear scheme with an accuracy target (issue 22): every rank learns
 // against rank 0 with the Spread learner, one after the other. On 4
-// simulated ranks (mpitest defaults) with the target 1 µs@10 s and a 4 s
+// simulated ranks of one host (300 ns one way; on the simulator's default
+// 2 µs RTT the bound's systematic slope term, 5 % of the RTT per span,
+// keeps 1 µs@10s out of reach) with the target 1 µs@10 s and a 4 s
 // budget, every seed keeps every rank within 1 µs 10 s after the sync, and
 // the bound covers the truth in at least 95 % of 20 seeds.
 func TestSpreadLinearJK(t *testing.T) {
 	const n = 20
-	cov, in, worst := coverage(t, 4, n, "jk:accuracy=1us@10s,budget=4s")
+	host := mpitest.Config{Ranks: 4, Latency: mpitest.Latency{Base: 300 * time.Nanosecond}}
+	cov, in, worst := coverage(t, host, n, "jk:accuracy=1us@10s,budget=4s")
 	t.Logf("jk with target, 4 ranks: covered %d of %d, within 1 µs after 10 s %d (worst %.3g µs)", cov, n, in, worst*1e6)
 	if in != n || float64(cov) < 0.95*n {
 		t.Errorf("jk with target, 4 ranks: covered %d of %d, within 1 µs after 10 s %d (worst %.3g µs)", cov, n, in, worst*1e6)
 	}
 	// Every link stops when its bound meets the target; an unreachable
 	// target uses up the budget and says so.
-	o := runSim(t, mpitest.Config{Ranks: 4, Seed: 1}, "jk:accuracy=1us@10s,budget=4s", nil)
+	host.Seed = 1
+	o := runSim(t, host, "jk:accuracy=1us@10s,budget=4s", nil)
 	if r := o.Result; !r.TargetMet || r.Duration > 4 || r.Bound.At(10) > 1e-6 {
 		t.Errorf("target met %v, sync %.3g s, bound %v", r.TargetMet, r.Duration, r.Bound)
 	}

@@ -50,7 +50,8 @@ func ExampleAlgorithm_Sync() {
 		fmt.Println(err)
 		return
 	}
-	w, _ := mpitest.New(mpitest.Config{Ranks: 4, Seed: 1})
+	// Four ranks of one host: 300 ns one way, as shared memory here.
+	w, _ := mpitest.New(mpitest.Config{Ranks: 4, Seed: 1, Latency: mpitest.Latency{Base: 300 * time.Nanosecond}})
 	err = w.Run(func(r *mpitest.Rank) error {
 		g := clocksync.NewGlobalClock(r.Clock())
 		// In simulation the learner sleeps in virtual time between its

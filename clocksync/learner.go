@@ -136,7 +136,7 @@ func (f lineFit) stats(x []float64, dropped int) FitStats {
 // in 151 of 160 links without the term, 158 with 40 ns (stopping for
 // 1 µs@1s, which stops earliest there), 160 with 40 ns + 0.5 % of the RTT;
 // on one host the RTT share changes nothing (480 of 480, median 0.55 s).
-// The RTT share is 2 %, not 0.5 %, since 40 syncs of TestRunAcrossNodes
+// The RTT share was 2 %, not 0.5 %, since 40 syncs of TestRunAcrossNodes
 // (make vcluster and make test, 2026-11-25) reached 1.09, 0.89 and 0.63
 // of a 0.5 % bound: a cross-node bias wandered by 330 ns over a 0.85 s fit
 // on a 16 µs link, 2 % of its RTT. With 2 % the largest ratio of slope
@@ -146,12 +146,21 @@ func (f lineFit) stats(x []float64, dropped int) FitStats {
 // with 0.5 %) and meets the target within the 1 s budget in 420 of 480
 // links (459) — bench/clocksync/out/calib-20261125/replay.txt, columns
 // "s/b 95" and "s/b max".
+// The RTT share is 5 %, not 2 %, since the next 27 syncs of the same test
+// (make vcluster ×8, 2026-11-27, load 0.9–2.2) reached 1.22, 0.73 and 0.64
+// of the 2 % bound: a bias that wandered by 430 ns over a 0.75 s fit on a
+// 13 µs link, 3.3 % of its RTT. With 5 % those three read 0.52, 0.31 and
+// 0.27 (the bound's slope part is almost all systematic term there: 40 +
+// 660 ns against 40 + 265 ns per span), and the calibration links read at
+// most 0.33 across nodes. On one host, where the RTT is 0.35–1.1 µs, the
+// share adds 5–35 ns to the 40 ns: the replay of "wander 5 % rtt" alone
+// and of 50 ns covered 480 of 480 links there.
 // The same terms apply to the fixed-count Regression, whose offsets (JK's
 // RTT/2-corrected median exchange) wander more; they were not calibrated
 // for it.
 const (
 	SlopeWander    = 40e-9 // seconds
-	SlopeWanderRTT = 0.02  // of the smallest RTT
+	SlopeWanderRTT = 0.05  // of the smallest RTT
 )
 
 // OffsetOnly learns no drift: one offset measurement gives a model with slope
