@@ -114,13 +114,14 @@ type rankSync struct {
 // It cannot pass by luck: a missed skew is off by the whole skew (50 ppm or
 // more here), and a stated uncertainty above a quarter of it fails (quiet
 // runs state 0.2–1.3 ppm). It does not fail by chance: the learned drift's
-// error over the slope part of the bound, for the bound's present
-// systematic term (40 ns + 5 % of the RTT), was at most 0.52 in the 27
-// syncs of make vcluster ×8 on 2026-11-27 (1.22 with the 2 % it had then,
-// whose 40 syncs of 2026-11-25 had reached 0.61, and 1.09 with 0.5 %
-// before), and at most 0.33 on the 160 cross-node calibration links of
-// bench/clocksync/calib (replay.txt, column "s/b max"): a miss needs an
-// error about twice the largest of 187. A run checks 2–4 syncs.
+// error over the slope part of the bound, with a systematic term of
+// 40 ns + 5 % of the RTT, was at most 0.59 in the 40 syncs of make
+// vcluster ×10 on 2026-11-27 (with 40 ns + 2 % one of 27 syncs had read
+// 1.22, and with 0.5 % one of 40 had read 1.09), and the cross-node
+// calibration links of bench/clocksync/calib read at most 0.33 with 5 %
+// (replay.txt, column "s/b max"). The present term, 30 ns + 5 %, is 0.99
+// of that on these 13 µs links. A run checks 2–4 syncs; the counts of the
+// latest proof runs are in docs/reliability.md.
 func checkDrift(t *testing.T, pr rankSync, ppm0, ppm1 float64) {
 	t.Helper()
 	truth := (ppm1 - ppm0) / (1 + ppm1*1e-6)
