@@ -87,7 +87,7 @@
 // a real machine are correlated in time (its fast and slow states, bursts of
 // descheduling), and the textbook error then understates the slope's. What
 // no fit sees is a bias that wanders on the time scale of the fit itself; a
-// link's slope bound adds (SlopeWander + SlopeWanderRTT·RTT)/span for it,
+// link's slope bound adds SlopeWanderTerm(RTT)/span for it,
 // calibrated against the true error of 640 real links (issue 28; without
 // it the bound 10 s after the sync covered 450 of 480 links on one host).
 //

@@ -103,9 +103,9 @@ type rankSync struct {
 // checkDrift asserts that a rank on a node skewed by ppm1 against rank 0's
 // node (ppm0) learned that drift within its own stated uncertainty, the
 // slope part of its predicted bound (3 standard errors of the fitted slope
-// plus the systematic term, (clocksync.SlopeWander + clocksync.SlopeWanderRTT
-// · RTT) / span), and that the uncertainty is narrow
-// enough to tell a learned drift from a missed one.
+// plus the systematic term, clocksync.SlopeWanderTerm(RTT) / span), and
+// that the uncertainty is narrow enough to tell a learned drift from a
+// missed one.
 //
 // The true slope of the rank's model (offset = slope·local + intercept,
 // local the skewed clock) is (ppm1 − ppm0)/(1 + ppm1) parts: 4 ppb from
@@ -119,8 +119,8 @@ type rankSync struct {
 // vcluster ×10 on 2026-11-27 (with 40 ns + 2 % one of 27 syncs had read
 // 1.22, and with 0.5 % one of 40 had read 1.09), and the cross-node
 // calibration links of bench/clocksync/calib read at most 0.33 with 5 %
-// (replay.txt, column "s/b max"). The present term, 30 ns + 5 %, is 0.99
-// of that on these 13 µs links. A run checks 2–4 syncs; the counts of the
+// (replay.txt, column "s/b max"). The present term, the larger of 40 ns
+// and 5 %, is 0.94 of that on these 13 µs links. A run checks 2–4 syncs; the counts of the
 // latest proof runs are in docs/reliability.md.
 func checkDrift(t *testing.T, pr rankSync, ppm0, ppm1 float64) {
 	t.Helper()

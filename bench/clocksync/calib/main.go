@@ -176,6 +176,9 @@ type candidate struct {
 	// slope part gains wander/span; wanderRTT adds that share of the
 	// smallest RTT to it.
 	wander, wanderRTT float64
+	// library: the library's own term (clocksync.SlopeWanderTerm), not
+	// wander and wanderRTT.
+	library bool
 	// asym is the share of the smallest RTT in the bound at sync, asymNs
 	// a constant added to it (s).
 	asym, asymNs float64
@@ -224,8 +227,7 @@ func replay(args []string) error {
 		return fmt.Errorf("no records")
 	}
 	cands := []candidate{{name: "no wander (issue 22)", asym: 0.05},
-		{name: fmt.Sprintf("library (wander %.3gns+%g%% rtt)", clocksync.SlopeWander*1e9, clocksync.SlopeWanderRTT*100),
-			wander: clocksync.SlopeWander, wanderRTT: clocksync.SlopeWanderRTT, asym: 0.05}}
+		{name: fmt.Sprintf("library (max of %.3gns, %g%% rtt)", clocksync.SlopeWander*1e9, clocksync.SlopeWanderRTT*100), library: true, asym: 0.05}}
 	for _, w := range []float64{5e-9, 10e-9, 15e-9, 20e-9, 25e-9, 30e-9, 40e-9, 50e-9} {
 		cands = append(cands, candidate{name: fmt.Sprintf("wander %.3gns", w*1e9), wander: w, asym: 0.05})
 	}
@@ -322,7 +324,9 @@ func replayOne(sp *clocksync.Spread, r record, cd candidate, target clocksync.Ac
 		b.AtSync += (cd.asym-0.05)*st.MinRTT + cd.asymNs + r.ClockRead
 		if st.Span > 0 {
 			// The candidate's systematic term instead of the library's.
-			b.Slope += (cd.wander + cd.wanderRTT*st.MinRTT - clocksync.SlopeWander - clocksync.SlopeWanderRTT*st.MinRTT) / st.Span
+			if !cd.library {
+				b.Slope += (cd.wander + cd.wanderRTT*st.MinRTT - clocksync.SlopeWanderTerm(st.MinRTT)) / st.Span
+			}
 		}
 		return m, b, st
 	}
