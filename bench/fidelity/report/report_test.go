@@ -180,13 +180,7 @@ func TestReportModes(t *testing.T) {
 			}
 			return b, o
 		})
-		cells, err := load(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out bytes.Buffer
-		ok := write(&out, cells, 1.3)
-		st := analyse(cells[0], 1.3)
+		ok, out, st := reportOf(t, dir)
 		if st.all.Est > 1.05 {
 			t.Errorf("%s: all pairs %.3f, want the rare slow state not to move the median", c.name, st.all.Est)
 		}
@@ -306,17 +300,24 @@ func TestReportLoneRun(t *testing.T) {
 		}
 		return b, o
 	})
-	cells, err := load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	ok := write(&out, cells, 1.3)
-	st := analyse(cells[0], 1.3)
+	ok, out, st := reportOf(t, dir)
 	if st.nBaseModes != 1 || st.nOursModes != 1 || !ok {
 		t.Errorf("modes %d/%d, pass %v; want one mode each and a pass\n%s", st.nBaseModes, st.nOursModes, ok, out.String())
 	}
 	if st.all.N != 30 || !(st.all.Max > 1.5) {
 		t.Errorf("all pairs: %d, largest ratio %.3f; want 30 pairs, the lone run's pair among them (≈1.6)", st.all.N, st.all.Max)
 	}
+}
+
+// reportOf loads the runs of dir (one cell) and returns whether the tables
+// met every target, the tables, and the cell's statistics, with -gap 1.3.
+func reportOf(t *testing.T, dir string) (bool, *bytes.Buffer, cellStats) {
+	t.Helper()
+	cells, err := load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	ok := write(&out, cells, 1.3)
+	return ok, &out, analyse(cells[0], 1.3)
 }
