@@ -53,7 +53,8 @@ const alignMaxBytes = 1024
 
 // alignBlock returns the observations per block of ex's probe, 0 for none:
 // ex.AlignProbe, but at most an eighth of the measured observations (the
-// probe costs at most half of them), and at least 10.
+// four blocks cost at most half of them), and at least 10 (so at most 40
+// observations more than that on a short experiment).
 func alignBlock(ex *Experiment, p int) int {
 	if ex.AlignProbe <= 0 || p < 2 || ex.MsizeBytes > alignMaxBytes {
 		return 0
