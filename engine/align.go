@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
@@ -97,11 +96,7 @@ func (e *Engine) alignProbe(ex *Experiment, o *observed, run func(n int, rec *wi
 	if err := mpi.Allreduce(c, mine, all, mpi.Max); err != nil {
 		return nil, err
 	}
-	med := func(b int) float64 {
-		d := slices.Clone(all[b*k : (b+1)*k])
-		slices.Sort(d)
-		return d[len(d)/2]
-	}
+	med := func(b int) float64 { return median(all[b*k : (b+1)*k]) } // nbc.go
 	ap := &rawdata.AlignProbe{Observations: k, MedianAsIsS: (med(0) + med(2)) / 2, MedianMovedS: (med(1) + med(3)) / 2}
 	ap.Moved = ap.MedianMovedS < (1-alignGain)*ap.MedianAsIsS
 	if !ap.Moved {
