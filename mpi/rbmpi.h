@@ -267,8 +267,10 @@ static int rb_observe(MPI_Comm c, int rank, int p, const rb_args *a, void *s, vo
 			int64_t t1 = rb_now(clk, epoch);
 			if (err != MPI_SUCCESS) return err;
 			sum += t1 - t0;
-			err = MPI_Barrier(c);
-			if (err != MPI_SUCCESS) return err;
+			if (barrier) {
+				err = MPI_Barrier(c);
+				if (err != MPI_SUCCESS) return err;
+			}
 		}
 		*end = t + sum;
 		return MPI_SUCCESS;
