@@ -38,6 +38,18 @@ import (
 // only a lone message one way does. With MPICH, whose shared-memory queue
 // does not show this, both sums agree and A is kept. What the probe saw and
 // kept is recorded in the sidecar (rawdata.AlignProbe).
+//
+// With window.RuntimeIMB the probe keeps the slower alignment instead (B
+// only when it is at least alignGain slower): the value of runtime imb is
+// what IMB-MPI1 prints, and IMB's own set-up leaves Open MPI's fast box in
+// the slow alignment. Measured here (2026-11-27, 6 mpiruns each, 8 B
+// MPI_Allreduce): IMB-MPI1 read 0.65-0.77 µs where osu_allreduce, the same
+// loop, read 0.52-0.64 µs, and with the fast boxes off
+// (btl_vader_fbox_max=0) the two read alike (1.05-1.52 and 1.13-1.57 µs).
+// Keeping the faster alignment put --runtime imb at 0.87x IMB's Allreduce
+// and 0.93x its PingPong (30 pairs), keeping the slower at 0.96x and
+// 1.05x (15 pairs). OSU (runtime osu) and the plain C loop start in the
+// fast alignment, which the default keeps.
 
 // alignGain is how much faster (fraction of the median) the moved
 // alignment must be for the probe to keep it: less is noise between two
@@ -97,8 +109,14 @@ func (e *Engine) alignProbe(ex *Experiment, o *observed, run func(n int, rec *wi
 		return nil, err
 	}
 	med := func(b int) float64 { return median(all[b*k : (b+1)*k]) } // nbc.go
-	ap := &rawdata.AlignProbe{Observations: k, MedianAsIsS: (med(0) + med(2)) / 2, MedianMovedS: (med(1) + med(3)) / 2}
-	ap.Moved = ap.MedianMovedS < (1-alignGain)*ap.MedianAsIsS
+	ap := &rawdata.AlignProbe{Observations: k, MedianAsIsS: (med(0) + med(2)) / 2, MedianMovedS: (med(1) + med(3)) / 2,
+		Kept: rawdata.AlignFaster}
+	if ex.Runtime == window.RuntimeIMB {
+		ap.Kept = rawdata.AlignSlower
+		ap.Moved = ap.MedianMovedS > (1+alignGain)*ap.MedianAsIsS
+	} else {
+		ap.Moved = ap.MedianMovedS < (1-alignGain)*ap.MedianAsIsS
+	}
 	if !ap.Moved {
 		if err := move(); err != nil {
 			return nil, fmt.Errorf("moving the ring back: %w", err)

@@ -9,6 +9,7 @@ import (
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
 )
@@ -61,8 +62,10 @@ func (c *ringComm) Observe(o *mpi.Observation, clk timing.Clock) error {
 // started in the fast one, it moves it back; with no difference between
 // the alignments (MPICH), it keeps the first. Without the probe, or for a
 // message larger than the fast box takes (2 KiB), the slow start stays
-// slow. Every rank ends in the same alignment, and the sidecar
-// records what the probe saw.
+// slow. With runtime imb the probe keeps the slower alignment, where
+// IMB-MPI1 runs: a slow start stays slow, a fast start is moved. Every rank
+// ends in the same alignment, and the sidecar records what the probe saw
+// and which alignment it kept.
 func TestAlignProbe(t *testing.T) {
 	const slow = 20 * time.Microsecond // the simulated allreduce itself takes about 2.2 µs
 	for _, c := range []struct {
@@ -73,12 +76,16 @@ func TestAlignProbe(t *testing.T) {
 		bytes     int
 		wantMoved bool
 		wantOdd   bool
+		runtime   window.RuntimeType
 	}{
-		{"slow start", true, slow, 50, 8, true, false},
-		{"fast start", false, slow, 50, 8, false, false},
-		{"no difference", true, 0, 50, 8, false, true},
-		{"no probe", true, slow, 0, 8, false, true},
-		{"2 KiB", true, slow, 50, 2048, false, true},
+		{"slow start", true, slow, 50, 8, true, false, window.RuntimeLocal},
+		{"fast start", false, slow, 50, 8, false, false, window.RuntimeLocal},
+		{"no difference", true, 0, 50, 8, false, true, window.RuntimeLocal},
+		{"no probe", true, slow, 0, 8, false, true, window.RuntimeLocal},
+		{"2 KiB", true, slow, 50, 2048, false, true, window.RuntimeLocal},
+		{"imb slow start", true, slow, 50, 8, false, true, window.RuntimeIMB},
+		{"imb fast start", false, slow, 50, 8, true, true, window.RuntimeIMB},
+		{"imb no difference", false, 0, 50, 8, false, false, window.RuntimeIMB},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w, err := mpitest.New(mpitest.Config{Ranks: 2, Seed: 3})
@@ -95,7 +102,7 @@ func TestAlignProbe(t *testing.T) {
 					s = sink
 				}
 				ex := engine.Experiment{Call: mpi.CallAllreduce, MsizeBytes: c.bytes, Type: mpi.Float64, Nrep: 400, Warmup: 10,
-					AlignProbe: c.probe, Sync: window.Config{Method: window.Barrier}}
+					AlignProbe: c.probe, Runtime: c.runtime, LoopReps: 1, Sync: window.Config{Method: window.Barrier}}
 				_, err := e.Run([]engine.Experiment{ex}, s)
 				ends[r.ID()] = rc.odd
 				return err
@@ -128,10 +135,21 @@ func TestAlignProbe(t *testing.T) {
 			if ap == nil {
 				t.Fatal("the sidecar records no probe")
 			}
-			if ap.Observations != c.probe || ap.Moved != c.wantMoved {
-				t.Errorf("probe %+v, want %d observations, moved %v", ap, c.probe, c.wantMoved)
+			kept := rawdata.AlignFaster
+			if c.runtime == window.RuntimeIMB {
+				kept = rawdata.AlignSlower
 			}
-			if c.slow > 0 {
+			if ap.Observations != c.probe || ap.Moved != c.wantMoved || ap.Kept != kept {
+				t.Errorf("probe %+v, want %d observations, moved %v, kept %s", ap, c.probe, c.wantMoved, kept)
+			}
+			if c.slow > 0 && kept == rawdata.AlignSlower {
+				if d := ap.MedianMovedS - ap.MedianAsIsS; c.startOdd && d > 0 || !c.startOdd && d < 0 {
+					t.Errorf("probe medians as is %.3g s, moved %.3g s: the wrong one is slower", ap.MedianAsIsS, ap.MedianMovedS)
+				}
+				if med < c.slow.Seconds() {
+					t.Errorf("measured median %.3g s, want the slow alignment's (> %.3g s)", med, c.slow.Seconds())
+				}
+			} else if c.slow > 0 {
 				// The probe saw both alignments: they differ by the model's slow.
 				if d := math.Abs(ap.MedianAsIsS - ap.MedianMovedS); math.Abs(d-c.slow.Seconds()) > 0.1*c.slow.Seconds() {
 					t.Errorf("probe medians %.3g and %.3g s differ by %.3g s, want %v", ap.MedianAsIsS, ap.MedianMovedS, d, c.slow)

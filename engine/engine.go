@@ -45,7 +45,8 @@ type Experiment struct {
 	// for messages of up to 1 KiB on 2 or more ranks: blocks of that many
 	// observations (at most Nrep/8, at least 10) with the transport's
 	// shared-memory ring as the run's history left it and moved by one
-	// empty message, and the faster alignment is kept and recorded
+	// empty message, and the faster alignment is kept (the slower with
+	// window.RuntimeIMB, as IMB-MPI1 runs in it) and recorded
 	// (Summary.Align). 0: no probe, the ring stays where the history put it.
 	AlignProbe int
 	// ClockSync is the clock synchronization spec in force for this

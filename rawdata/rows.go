@@ -151,10 +151,21 @@ type AlignProbe struct {
 	Observations int     `json:"observations"`
 	MedianAsIsS  float64 `json:"median_as_is_s"`
 	MedianMovedS float64 `json:"median_moved_s"`
-	// Moved: the moved alignment was at least 3 % faster and was kept for
-	// the measured observations; false: the ring was moved back.
+	// Kept is which alignment the probe was to keep: AlignFaster, or
+	// AlignSlower for runtime imb (the one IMB-MPI1's own set-up leaves).
+	// Empty in files written before it was recorded, which kept the faster.
+	Kept string `json:"kept,omitempty"`
+	// Moved: the moved alignment was at least 3 % faster (with Kept
+	// AlignSlower: slower) and was kept for the measured observations;
+	// false: the ring was moved back.
 	Moved bool `json:"moved"`
 }
+
+// The alignments AlignProbe.Kept names.
+const (
+	AlignFaster = "faster"
+	AlignSlower = "slower"
+)
 
 // Wait records what the ranks did between observations, while they waited
 // for the next start: a choice of the method that can change what is

@@ -117,12 +117,13 @@ func buildExperiments(o *runOptions, np int) (out []engine.Experiment, err error
 		}
 		for i := range out {
 			// The tools' loops probe too. The alignment is no part of
-			// a tool's loop but of what ran before it: OSU 7.4's
-			// collectives send only barriers before theirs, so, like
-			// the plain C loop, they start in the fast alignment, which
-			// our own set-up messages do not give (--align-probe;
-			// osu_allreduce 8 B, Open MPI, 15 pairs: 1.07 and 1.07
-			// with the probe, 1.17 and 1.24 without).
+			// a tool's loop but of what ran before it, which our own
+			// set-up messages do not reproduce: OSU 7.4's collectives
+			// send only barriers before theirs and, like the plain C
+			// loop, start in the fast alignment (osu_allreduce 8 B,
+			// Open MPI, 15 pairs: 1.07 and 1.07 with the probe, 1.17
+			// and 1.24 without); IMB-MPI1 runs in the slow one, which
+			// the engine keeps for runtime imb (engine/align.go).
 			out[i].AlignProbe = o.alignProbe
 		}
 	}()
