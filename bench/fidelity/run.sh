@@ -49,10 +49,10 @@
 # run` (to test a suspected factor, e.g. OURS_FLAGS="--cache cold").
 # Output: OUT/runs.csv (one line per run and metric, in launch order, with
 # the 1-minute load) and the files it names; the tables: go run
-# ./bench/fidelity/report OUT. Duration on the 2-vCPU VM (about 1 s per
-# launch, 24 launches per pair and library with every part): 30 pairs,
-# both libraries, every part ≈ 25 min; PARTS=cloop alone ≈ 2 min per
-# library.
+# ./bench/fidelity/report OUT. Duration on the 2-vCPU VM (about 0.25 s
+# per launch, 22 launches per pair and library with every part): 30
+# pairs, both libraries, every part 330-345 s (2026-11-27); PARTS=cloop
+# alone about 30 s.
 set -euo pipefail
 PAIRS=${1:-30}
 N=${2:-10000}
