@@ -5,7 +5,7 @@
 #
 #   TOOLS=DIR bench/fidelity/run.sh [PAIRS=30] [N=10000] [OUT=/tmp/rb-fidelity]
 #
-# Parts (PARTS="cloop reprompi osu imb", default all of them; the tool
+# Parts (PARTS="cloop reprompi osu imb" by default; aa only when named; the tool
 # parts need TOOLS, the directory bench/fidelity/build-tools.sh filled):
 #
 #   cloop     allreduce-8: fidelity.c (MPI_Init, MPI_Barrier; t0; call; t1,
@@ -15,6 +15,10 @@
 #             informative). Target (issue 30): median per-pair ratio
 #             <= 1.05, upper end of its 95 % interval <= 1.10, over all
 #             pairs and in each mode both sides show.
+#   aa        aa-allreduce-8: fidelity.c against itself, in alternating
+#             pairs as cloop, judged by cloop's target: an A/A test of how
+#             far that target's statistics reach on this machine when both
+#             sides are the same program.
 #   reprompi  reprompi-allreduce-8: ReproMPI's mpibenchmark with barrier
 #             sync (--proc-sync=MPI_Barrier, MPI_Wtime, local runtime,
 #             MPI_DOUBLE) next to `reprobench run --clock mpi_wtime`, N
@@ -66,10 +70,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_va
 needs_tools=0
 for g in $PARTS; do
 	case $g in
-	cloop) ;;
+	cloop | aa) ;;
 	reprompi | osu | imb) needs_tools=1 ;;
 	*)
-		echo "run.sh: unknown part $g (want cloop, reprompi, osu, imb)" >&2
+		echo "run.sh: unknown part $g (want cloop, aa, reprompi, osu, imb)" >&2
 		exit 2
 		;;
 	esac
@@ -170,6 +174,14 @@ for p in $(seq 1 "$PAIRS"); do
 					ours "$fl" "$p" allreduce-8 8 "$s" -- --calls MPI_Allreduce --sizes 8 --nrep "$N" ${OURS_FLAGS:-}
 					base "$fl" "$p" allreduce-8 8 "$s" -- "$BIN/fidelity-$fl" allreduce "$N" "$W" 8 @OUT@
 				fi
+				;;
+			aa)
+				s="aa-allreduce-8:cloop:median;aa-allreduce-8-p99:info:p99"
+				for side in base ours; do
+					f=$OUT/$fl-aa-allreduce-8-$side-$p.csv
+					launch "$fl" - "$BIN/fidelity-$fl" allreduce "$N" "$W" 8 "$f"
+					record "$fl" "$p" $side "$f" 8 "$s"
+				done
 				;;
 			reprompi)
 				s="reprompi-allreduce-8:tool:reprompi"
