@@ -47,9 +47,10 @@ import (
 // loop, read 0.52-0.64 µs, and with the fast boxes off
 // (btl_vader_fbox_max=0) the two read alike (1.05-1.52 and 1.13-1.57 µs).
 // Keeping the faster alignment put --runtime imb at 0.87x IMB's Allreduce
-// and 0.93x its PingPong (30 pairs), keeping the slower at 0.96x and
-// 1.05x (15 pairs). OSU (runtime osu) and the plain C loop start in the
-// fast alignment, which the default keeps.
+// and 0.93x its PingPong (30 pairs), keeping the slower at 0.94-0.99x and
+// 1.00-1.02x (two runs of 30 pairs; docs/measured.md). OSU (runtime osu)
+// and the plain C loop start in the fast alignment, which the default
+// keeps.
 
 // alignGain is how much faster (fraction of the median) the moved
 // alignment must be for the probe to keep it: less is noise between two
