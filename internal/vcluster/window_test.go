@@ -25,17 +25,26 @@ import (
 // sync), fails the same way: every observation expired, or a median of
 // several barrier medians.
 //
-// They do not fail by chance. Over 16 calibration runs (8 per library, 2 × 1
-// nodes, 1000 observations, node 1 skewed, 2026-11-25, load 3.2-3.9 from
-// other work on the machine) the invalid share was 1.7-25.8 % (mean 6.6 %,
-// standard deviation 6.0 %: stalls of the machine of a few ms invalidate
-// whole batches in a row, in the pure-C loop as well), and the ratio
-// 0.77-1.14 (mean 0.97, sd 0.07). By Cantelli's inequality, whatever the
-// distribution, a run lies k standard deviations above the mean with
-// probability at most 1/(1+k²): the bounds sit 7.2 and 13.7 standard
-// deviations above, so a library fails the share check by chance in at
-// most 1.9 % of runs and the ratio check in at most 0.6 % (under a normal
-// model: 3·10⁻¹³ and less).
+// They do not fail by chance. Over the 40 checks of 20 runs of make
+// vcluster on a quiet machine (2 per run, one per library, 2 × 1 nodes,
+// 1000 observations, node 1 skewed; 10 runs on 2026-11-27 at 14:25 and 10
+// at 17:20) the invalid share was 0.8-38.2 % (mean 4.8 %, standard
+// deviation 6.8 %: stalls of the machine of a few ms invalidate whole
+// batches in a row, in the pure-C loop as well), and the ratio 0.64-2.25
+// (mean 1.14, sd 0.28). The ratio's tail comes from the machine's states:
+// the barrier experiment runs first and the window one after it, and in the
+// 2.25 the barrier median was the second lowest of the 40 (7.55 µs; all:
+// 7.41-14.99 µs) and the window's the second highest (16.97 µs; all:
+// 6.99-19.04 µs): the machine changed state between them. By
+// Cantelli's inequality, whatever the distribution, a check lies k standard
+// deviations above the mean with probability at most 1/(1+k²): the bounds
+// sit 6.7 and 10.3 standard deviations above, so a library fails the share
+// check by chance in at most 2.2 % of runs and the ratio check in at most
+// 0.9 %; the largest of the 40 were 38.2 % and 2.25. (The ratio bound
+// was 2.0 from 16 runs of 2026-11-25, ratio 0.77-1.14; the 2.25 above
+// failed it.) A window whose observations stretch to four barrier medians
+// or more still fails it, and one that never meets its start fails the
+// share.
 //
 // They need the machine to themselves, as make test's -p 1 gives them on a
 // runner of its own: two busy-waiting ranks on a 2-core machine leave no
@@ -55,7 +64,7 @@ import (
 // with `nice -n 19 sh -c 'while :; do :; done'` beside it, 0.97–1.00.
 const (
 	maxInvalidShare = 0.5 // of the windowed observations late or expired
-	maxMedianRatio  = 2.0 // valid windowed median over the barrier median
+	maxMedianRatio  = 4.0 // valid windowed median over the barrier median
 	windowBatch     = 100 // observations per broadcast start (window.Config's default), for the log
 	maxOtherCPU     = 0.5 // CPUs kept busy by other processes, above which the bounds do not apply
 	probeTime       = 300 * time.Millisecond
