@@ -127,6 +127,7 @@ func Calibrate(counter func() int64, ref Reference, cfg CalibrationConfig) (Freq
 	}
 
 	pts := make([]calPoint, 0, cfg.Samples)
+	var x, y []float64 // the kept points, as undisturbed gives them
 	interval := cfg.Duration / time.Duration(cfg.Samples-1)
 	var start int64
 	for i := 0; ; i++ {
@@ -154,7 +155,7 @@ func Calibrate(counter func() int64, ref Reference, cfg CalibrationConfig) (Freq
 		// extra points continue the schedule, so the spacing stays even; after
 		// twice the duration the checks below say what went wrong.
 		if len(pts) >= cfg.Samples && elapsed >= cfg.Duration.Nanoseconds() {
-			x, _ := undisturbed(pts)
+			x, y = undisturbed(pts)
 			if len(x) >= 10 && x[len(x)-1]-x[0] >= cfg.Duration.Seconds() || elapsed >= 2*cfg.Duration.Nanoseconds() {
 				break
 			}
@@ -169,7 +170,6 @@ func Calibrate(counter func() int64, ref Reference, cfg CalibrationConfig) (Freq
 		}
 	}
 
-	x, y := undisturbed(pts)
 	if len(x) < 10 {
 		return Frequency{}, fmt.Errorf("timing: calibration failed: only %d of %d points undisturbed", len(x), len(pts))
 	}
