@@ -63,9 +63,13 @@ func TestNoiseJSONAndRawDetours(t *testing.T) {
 		}
 		perCPU[rec[0]]++
 	}
+	// The CSV holds exactly the detours kept; those beyond the room
+	// timing.MeasureNoise allots (50 000 per second + 1000) are counted in
+	// Dropped and not written (a burst of 10 058 in 50 ms, seen in a CI
+	// run, kept 3500).
 	for _, c := range r.CPUs {
-		if perCPU[strconv.Itoa(c.CPU)] != c.Count {
-			t.Errorf("CPU %d: %d rows in the CSV, %d in the summary", c.CPU, perCPU[strconv.Itoa(c.CPU)], c.Count)
+		if c.Dropped < 0 || c.Dropped > c.Count || perCPU[strconv.Itoa(c.CPU)] != c.Count-c.Dropped {
+			t.Errorf("CPU %d: %d rows in the CSV, %d detours in the summary of which %d dropped", c.CPU, perCPU[strconv.Itoa(c.CPU)], c.Count, c.Dropped)
 		}
 	}
 	// Raw data is never overwritten.
