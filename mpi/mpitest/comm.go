@@ -679,6 +679,10 @@ func (c *comm) Sub(ranks []int) (mpi.Comm, error) {
 }
 
 // SplitShared splits by node (Config.RanksPerNode).
+// NodeName names the simulated node of the rank (Config.RanksPerNode), for
+// mpi.NodeSize.
+func (c *comm) NodeName() string { return fmt.Sprintf("mpitest-node-%d", c.r.w.node(c.r.id)) }
+
 func (c *comm) SplitShared() (mpi.Comm, error) {
 	return c.Split(c.r.w.node(c.r.id), c.rank)
 }
