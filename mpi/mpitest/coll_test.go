@@ -361,3 +361,45 @@ func TestAllEqual(t *testing.T) {
 		return nil
 	})
 }
+
+// TestNodeSize: mpi.NodeSize gives every rank the size of the communicator
+// SplitShared would return (nodes of RanksPerNode ranks, the last one
+// short), on the world and on a sub-communicator, and creates none.
+func TestNodeSize(t *testing.T) {
+	w, err := New(Config{Ranks: 5, RanksPerNode: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Run(func(rk *Rank) error {
+		c := rk.Comm()
+		for _, cc := range []mpi.Comm{c, nil} {
+			if cc == nil { // ranks 1..4: nodes {1}, {2, 3}, {4}
+				sub, err := c.Sub([]int{1, 2, 3, 4})
+				if err != nil || sub == nil {
+					return err
+				}
+				defer sub.Free()
+				cc = sub
+			}
+			n, err := mpi.NodeSize(cc)
+			if err != nil {
+				return err
+			}
+			node, err := cc.SplitShared()
+			if err != nil {
+				return err
+			}
+			want := node.Size()
+			if err := node.Free(); err != nil {
+				return err
+			}
+			if n != want {
+				return fmt.Errorf("rank %d of %d: NodeSize %d, SplitShared's size %d", cc.Rank(), cc.Size(), n, want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

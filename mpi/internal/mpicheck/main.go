@@ -333,6 +333,10 @@ func subcomms(k *checker, w mpi.Comm) {
 		k.ok(nl.Size() == p && nl.Rank() == r, "shared comm rank %d size %d (one host)", nl.Rank(), nl.Size())
 		k.noErr(nl.Free(), "free shared")
 	}
+	// NodeSize: the same count from processor names, no communicator.
+	ns, err := mpi.NodeSize(w)
+	k.noErr(err, "node size")
+	k.ok(ns == p, "NodeSize %d, want %d (one host)", ns, p)
 	k.ok(w.Free() != nil, "freeing the world must fail")
 }
 
