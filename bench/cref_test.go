@@ -62,8 +62,11 @@ func TestCReferencePrograms(t *testing.T) {
 			for i, call := range []string{"allreduce", "bcast", "alltoall", "pingpong"} {
 				out := filepath.Join(t.TempDir(), call+".csv")
 				args := []string{call, "200", "5", "1024", out}
-				if i == 0 {
+				switch i {
+				case 0:
 					args = append(args, "funneled")
+				case 1:
+					args = append(args, "split")
 				}
 				mpirun.MustRun(t, f, 2, 60*time.Second, nil, fid, args...)
 				recs := readCSV(t, out)
@@ -74,6 +77,9 @@ func TestCReferencePrograms(t *testing.T) {
 			}
 			if res := mpirun.Run(f, 2, 60*time.Second, nil, fid, "gather", "10", "0", "8", filepath.Join(t.TempDir(), "x")); res.Err == nil {
 				t.Errorf("fidelity with an unknown call: no error")
+			}
+			if res := mpirun.Run(f, 2, 60*time.Second, nil, fid, "allreduce", "10", "0", "8", filepath.Join(t.TempDir(), "x"), "splitt"); res.Err == nil {
+				t.Errorf("fidelity with an unknown option: no error")
 			}
 			win := compile(t, f, "window/window.c")
 			out := filepath.Join(t.TempDir(), "window.csv")

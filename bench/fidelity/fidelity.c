@@ -29,9 +29,14 @@
  *              slower here); other ranks only take the timestamps
  *
  * An optional last argument "funneled" requests MPI_THREAD_FUNNELED with
- * MPI_Init_thread instead, to show what the thread level alone changes.
+ * MPI_Init_thread instead, to show what the thread level alone changes;
+ * "split" creates and frees one communicator (MPI_Comm_split_type,
+ * MPI_COMM_TYPE_SHARED) before the warm-up, as reprobench's launch check
+ * did before it counted the node's ranks from processor names: with Open
+ * MPI 4.1.4 that alone made the loop 3-6 % slower (issue 30; run.sh's
+ * part "split").
  *
- * usage: mpirun -np 2 ./fidelity CALL N W BYTES OUTFILE [funneled]
+ * usage: mpirun -np 2 ./fidelity CALL N W BYTES OUTFILE [funneled|split]
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -58,10 +63,10 @@ int main(int argc, char **argv) {
 	int rank, size;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (argc != 6 && argc != 7) {
+	if (argc != 6 && (argc != 7 || (strcmp(argv[6], "funneled") != 0 && strcmp(argv[6], "split") != 0))) {
 		if (rank == 0)
 			fprintf(stderr,
-			        "usage: %s allreduce|bcast|alltoall|alltoallv|pingpong|iallreduce N WARMUP BYTES OUTFILE [funneled]\n",
+			        "usage: %s allreduce|bcast|alltoall|alltoallv|pingpong|iallreduce N WARMUP BYTES OUTFILE [funneled|split]\n",
 			        argv[0]);
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
@@ -102,6 +107,11 @@ int main(int argc, char **argv) {
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	memset(sbuf, 0, elems * 8);
 	memset(rbuf, 0, elems * 8);
+	if (argc == 7 && strcmp(argv[6], "split") == 0) {
+		MPI_Comm node;
+		MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+		MPI_Comm_free(&node);
+	}
 	double *dur = malloc(sizeof(double) * n);
 	double *all = rank == 0 ? malloc(sizeof(double) * n * size) : NULL;
 	for (int i = -warmup; i < n; i++) {

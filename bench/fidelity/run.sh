@@ -5,7 +5,7 @@
 #
 #   TOOLS=DIR bench/fidelity/run.sh [PAIRS=30] [N=10000] [OUT=/tmp/rb-fidelity]
 #
-# Parts (PARTS="cloop reprompi osu imb" by default; aa only when named; the tool
+# Parts (PARTS="cloop reprompi osu imb" by default; aa and split only when named; the tool
 # parts need TOOLS, the directory bench/fidelity/build-tools.sh filled):
 #
 #   cloop     allreduce-8: fidelity.c (MPI_Init, MPI_Barrier; t0; call; t1,
@@ -19,6 +19,11 @@
 #             pairs as cloop, judged by cloop's target: an A/A test of how
 #             far that target's statistics reach on this machine when both
 #             sides are the same program.
+#   split     split-allreduce-8: fidelity.c against itself with one
+#             communicator created and freed before its loop (fidelity.c's
+#             "split"), in alternating pairs as aa (informative): what
+#             reprobench's launch check cost before it stopped creating one
+#             (issue 30; Open MPI 4.1.4 3-6 % slower).
 #   reprompi  reprompi-allreduce-8: ReproMPI's mpibenchmark with barrier
 #             sync (--proc-sync=MPI_Barrier, MPI_Wtime, local runtime,
 #             MPI_DOUBLE) next to `reprobench run --clock mpi_wtime`, N
@@ -70,10 +75,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_va
 needs_tools=0
 for g in $PARTS; do
 	case $g in
-	cloop | aa) ;;
+	cloop | aa | split) ;;
 	reprompi | osu | imb) needs_tools=1 ;;
 	*)
-		echo "run.sh: unknown part $g (want cloop, aa, reprompi, osu, imb)" >&2
+		echo "run.sh: unknown part $g (want cloop, aa, split, reprompi, osu, imb)" >&2
 		exit 2
 		;;
 	esac
@@ -180,6 +185,16 @@ for p in $(seq 1 "$PAIRS"); do
 				for side in base ours; do
 					f=$OUT/$fl-aa-allreduce-8-$side-$p.csv
 					launch "$fl" - "$BIN/fidelity-$fl" allreduce "$N" "$W" 8 "$f"
+					record "$fl" "$p" $side "$f" 8 "$s"
+				done
+				;;
+			split)
+				s="split-allreduce-8:info:median;split-allreduce-8-p99:info:p99"
+				for side in base ours; do
+					f=$OUT/$fl-split-allreduce-8-$side-$p.csv
+					extra=()
+					[ $side = ours ] && extra=(split)
+					launch "$fl" - "$BIN/fidelity-$fl" allreduce "$N" "$W" 8 "$f" "${extra[@]}"
 					record "$fl" "$p" $side "$f" 8 "$s"
 				done
 				;;
