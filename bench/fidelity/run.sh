@@ -5,7 +5,7 @@
 #
 #   TOOLS=DIR bench/fidelity/run.sh [PAIRS=30] [N=10000] [OUT=/tmp/rb-fidelity]
 #
-# Parts (PARTS="cloop reprompi osu imb" by default; aa and split only when named; the tool
+# Parts (PARTS="cloop reprompi osu imb" by default; aa, split and toolaa only when named; the tool
 # parts need TOOLS, the directory bench/fidelity/build-tools.sh filled):
 #
 #   cloop     allreduce-8: fidelity.c (MPI_Init, MPI_Barrier; t0; call; t1,
@@ -42,6 +42,11 @@
 #             (-O0), next to `--runtime imb --proc-sync double_barrier` (IMB's
 #             two barriers before its loop), 1000 calls; the same sources
 #             at -O2 (imb-O2-*, informative).
+#   toolaa    each tool against itself (aa-osu-latency-8, aa-osu-allreduce-8,
+#             aa-osu-bcast-1024, aa-osu-iallreduce-8-*, aa-imb-allreduce-8,
+#             aa-imb-pingpong-8), in alternating pairs, judged by the tool
+#             targets: how far those targets reach on this machine when
+#             both sides are the same binary (only when named).
 #   Tool targets: median per-pair ratio in [0.95, 1.05] over >= 15 pairs;
 #   osu_iallreduce's overlap: median difference within 5 points.
 #
@@ -76,9 +81,9 @@ needs_tools=0
 for g in $PARTS; do
 	case $g in
 	cloop | aa | split) ;;
-	reprompi | osu | imb) needs_tools=1 ;;
+	reprompi | osu | imb | toolaa) needs_tools=1 ;;
 	*)
-		echo "run.sh: unknown part $g (want cloop, aa, split, reprompi, osu, imb)" >&2
+		echo "run.sh: unknown part $g (want cloop, aa, split, reprompi, osu, imb, toolaa)" >&2
 		exit 2
 		;;
 	esac
@@ -123,7 +128,7 @@ launch() {
 # record FLAVOR PAIR SIDE FILE BYTES "CELL:TARGET:KIND;…": one line of
 # runs.csv per metric the run FILE gives (a KIND may hold ':' and spaces).
 record() {
-	local fl=$1 p=$2 side=$3 file=$4 bytes=$5 load spec cell target kind
+	local fl=$1 p=$2 side=$3 file=$4 bytes=$5 load spec cell target kind specs
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	IFS=';' read -ra specs <<<"$6"
 	for spec in "${specs[@]}"; do
@@ -156,6 +161,17 @@ base() {
 	done
 	if [[ $file == *.csv ]]; then launch "$fl" - "${args[@]}"; else launch "$fl" "$file" "${args[@]}"; fi
 	record "$fl" "$p" base "$file" "$bytes" "$specs"
+}
+
+# toolaa FLAVOR PAIR NAME BYTES SPECS -- CMD...: the tool CMD on both sides
+# of a pair (A/A), each run's output its file.
+toolaa() {
+	local fl=$1 p=$2 name=$3 bytes=$4 specs=$5 side
+	shift 6
+	for side in base ours; do
+		launch "$fl" "$OUT/$fl-$name-$side-$p.txt" "$@"
+		record "$fl" "$p" $side "$OUT/$fl-$name-$side-$p.txt" "$bytes" "$specs"
+	done
 }
 
 rbtool() { echo --clock mpi_wtime --clock-sync none --nrep 1 --warmup 1 --seed 1 "$@"; }
@@ -197,6 +213,16 @@ for p in $(seq 1 "$PAIRS"); do
 					launch "$fl" - "$BIN/fidelity-$fl" allreduce "$N" "$W" 8 "$f" "${extra[@]}"
 					record "$fl" "$p" $side "$f" 8 "$s"
 				done
+				;;
+			toolaa)
+				toolaa "$fl" "$p" aa-osu-latency-8 8 "aa-osu-latency-8:tool:osu:Avg Latency" -- "$OSU/pt2pt/standard/osu_latency" -m 8:8
+				toolaa "$fl" "$p" aa-osu-allreduce-8 8 "aa-osu-allreduce-8:tool:osu:Avg Latency" -- \
+					"$OSU/collective/blocking/osu_allreduce" -m 8:8 -T mpi_float
+				toolaa "$fl" "$p" aa-osu-bcast-1024 1024 "aa-osu-bcast-1024:tool:osu:Avg Latency" -- "$OSU/collective/blocking/osu_bcast" -m 1024:1024
+				toolaa "$fl" "$p" aa-osu-iallreduce-8 8 "aa-osu-iallreduce-8-pure:tool:osu:Pure Comm.;aa-osu-iallreduce-8-overall:tool:osu:Overall;aa-osu-iallreduce-8-overlap:diff:osu:Overlap" -- \
+					"$OSU/collective/non_blocking/osu_iallreduce" -m 8:8 -T mpi_float
+				toolaa "$fl" "$p" aa-imb-allreduce-8 8 "aa-imb-allreduce-8:tool:imb:t_avg[usec]" -- "$T/imb/IMB-MPI1" Allreduce -msglog 3:3 -npmin 2
+				toolaa "$fl" "$p" aa-imb-pingpong-8 8 "aa-imb-pingpong-8:tool:imb:t[usec]" -- "$T/imb/IMB-MPI1" PingPong -msglog 3:3
 				;;
 			reprompi)
 				s="reprompi-allreduce-8:tool:reprompi"
