@@ -379,7 +379,7 @@ func (e *Engine) measure(ex *Experiment, o *observed, run func(n int, rec *windo
 		}
 	}
 	if alignBlock(ex, e.Comm.Size()) > 0 {
-		if o.align, err = e.alignProbe(ex, o, run); err != nil {
+		if o.align, err = e.alignProbe(ex); err != nil {
 			return fmt.Errorf("alignment probe: %w", err)
 		}
 	}
