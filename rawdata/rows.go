@@ -141,7 +141,9 @@ type Summary struct {
 }
 
 // AlignProbe records the alignment probe of one experiment (engine,
-// align.go): after the warm-up, four blocks of Observations observations,
+// align.go): after the warm-up, four blocks of Observations observations
+// of the probe's reference loop (MPI_Barrier, then an 8-byte
+// MPI_Allreduce; before 2026-11-27 evening, of the experiment's own call),
 // the first and third with the transport's shared-memory ring where the
 // run's history left it, the second and fourth with it moved by one empty
 // message from rank 0 to rank 1 (Open MPI's fast box: one message moves
