@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Rounds of several programs, each an mpirun of np 2, in a rotating order
+# (round p starts with command p mod k), every round counted: per run the
+# median of its runtime_s column, then each command's ratio to the first
+# command, paired (median over rounds of the per-round ratio, with a
+# bootstrap 95 % interval) and unpaired (Hodges-Lehmann: the median of all
+# ratios between its runs and the first command's, with a bootstrap
+# interval). It is how issue 30's causes were located: the C loop with and
+# without a communicator made before it, reprobench run before and after a
+# change, in the same rounds.
+#
+#   bench/fidelity/rounds.sh ROUNDS OUT 'CMD0' 'CMD1' [...]
+#
+# In a command, @CSV@ is replaced by a file the run writes (fidelity.c's
+# OUTFILE) and @DIR@ by a directory (reprobench run --out @DIR@: its first
+# CSV is read). FLAVOR=mpich runs mpiexec.mpich instead of Open MPI's mpirun.
+# Example (Open MPI, 100 rounds, about 3 min):
+#
+#   mpicc.openmpi -O2 -o /tmp/fid bench/fidelity/fidelity.c
+#   go build -o /tmp/rb ./cmd/reprobench
+#   bench/fidelity/rounds.sh 100 /tmp/rounds '/tmp/fid allreduce 10000 100 8 @CSV@' \
+#       '/tmp/fid allreduce 10000 100 8 @CSV@ split' \
+#       '/tmp/rb run --out @DIR@ --calls MPI_Allreduce --sizes 8 --nrep 10000'
+#
+# Output: OUT/runs.txt (round, command, median ns, in launch order) and the
+# table on standard output.
+set -euo pipefail
+if [ $# -lt 4 ]; then
+	echo "usage: $0 ROUNDS OUT 'CMD0' 'CMD1' [...]" >&2
+	exit 2
+fi
+rounds=$1 out=$2
+shift 2
+cmds=("$@")
+k=${#cmds[@]}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+run=mpirun.openmpi
+[ "${FLAVOR:-openmpi}" = mpich ] && run=mpiexec.mpich
+rm -rf "$out" && mkdir -p "$out"
+for p in $(seq 1 "$rounds"); do
+	for j in $(seq 0 $((k - 1))); do
+		i=$(((j + p) % k))
+		csv=$out/r$p-c$i.csv dir=$out/r$p-c$i
+		cmd=${cmds[$i]//@CSV@/$csv}
+		cmd=${cmd//@DIR@/$dir}
+		# shellcheck disable=SC2086
+		if ! timeout 300 $run -np 2 $cmd >"$out/last.log" 2>&1; then
+			echo "rounds.sh: failed: $run -np 2 $cmd" >&2
+			cat "$out/last.log" >&2
+			exit 1
+		fi
+		[ -f "$csv" ] || csv=$(find "$dir" -name '*.csv' | head -1)
+		python3 - "$p" "$i" "$csv" >>"$out/runs.txt" <<'EOF'
+import csv, statistics, sys
+v = [float(r["runtime_s"]) for r in csv.DictReader(open(sys.argv[3]))]
+print(sys.argv[1], sys.argv[2], "%.1f" % (statistics.median(v) * 1e9))
+EOF
+		rm -rf "$out/r$p-c$i.csv" "$out/r$p-c$i"
+	done
+done
+python3 - "$out/runs.txt" "$k" <<'EOF'
+import random, statistics as st, sys
+k = int(sys.argv[2])
+m = {}
+for line in open(sys.argv[1]):
+    p, i, v = line.split()
+    m.setdefault(int(p), {})[int(i)] = float(v)
+random.seed(1)
+base = [x[0] for x in m.values()]
+print(f"{len(m)} rounds; per command the median of the runs' medians, and its ratio to command 0")
+for i in range(k):
+    vals = [x[i] for x in m.values()]
+    line = f"cmd{i}: median {st.median(vals):.0f} ns"
+    if i > 0:
+        r = [x[i] / x[0] for x in m.values()]
+        bs = sorted(st.median(random.choices(r, k=len(r))) for _ in range(2000))
+        hl = st.median(y / x for x in base for y in vals)
+        bh = sorted(st.median(y / x for x in random.choices(base, k=len(base)) for y in random.choices(vals, k=len(vals)))
+                    for _ in range(300))
+        line += (f"; paired {st.median(r):.3f} [{bs[50]:.3f}, {bs[1950]:.3f}]"
+                 f"; unpaired (Hodges-Lehmann) {hl:.3f} [{bh[7]:.3f}, {bh[292]:.3f}]")
+    print(line)
+EOF
