@@ -45,9 +45,10 @@ import (
 // loop and OSU send nothing one way before their loops), so every call is
 // then measured in the alignment a C benchmark of that call has, not in
 // whichever alignment happens to suit that call best. Measured here
-// (2026-11-27, Open MPI, 30 pairs), timing the call itself put
-// --runtime osu at 0.91-0.93x osu_iallreduce's pure time and 0.93-0.94x
-// osu_bcast 1 KiB.
+// (2026-11-27, Open MPI), timing the call itself put --runtime osu at
+// 0.909, 0.927 and 0.960x osu_iallreduce's pure time (three runs of 30
+// pairs) and 0.944x in 40 alternating rounds, where the reference loop
+// read 1.010x (unpaired Hodges-Lehmann; docs/measured.md).
 //
 // With window.RuntimeIMB the probe keeps the slower alignment instead (B
 // only when it is at least alignGain slower): the value of runtime imb is

@@ -678,11 +678,11 @@ func (c *comm) Sub(ranks []int) (mpi.Comm, error) {
 	return c.newSub(ctx, ranks), nil
 }
 
-// SplitShared splits by node (Config.RanksPerNode).
 // NodeName names the simulated node of the rank (Config.RanksPerNode), for
 // mpi.NodeSize.
 func (c *comm) NodeName() string { return fmt.Sprintf("mpitest-node-%d", c.r.w.node(c.r.id)) }
 
+// SplitShared splits by node (Config.RanksPerNode).
 func (c *comm) SplitShared() (mpi.Comm, error) {
 	return c.Split(c.r.w.node(c.r.id), c.rank)
 }
