@@ -229,9 +229,7 @@ func NodeSize(c Comm) (int, error) {
 			return 0, err
 		}
 	}
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	v := float64(h.Sum64() >> 12) // 52 bits: exact in a float64
+	v := hash52(name)
 	all := make([]float64, c.Size())
 	if err := Allgather(c, []float64{v}, all); err != nil {
 		return 0, err
@@ -251,12 +249,19 @@ func NodeSize(c Comm) (int, error) {
 // FNV-1a hashes of s, so unequal strings pass as equal with probability
 // about 2^-52 per pair.
 func AllEqual(c Comm, s string) (bool, error) {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	v := float64(h.Sum64() >> 12) // 52 bits: exact in a float64
-	out := make([]float64, 2)     // max v and −min v
+	v := hash52(s)
+	out := make([]float64, 2) // max v and −min v
 	if err := Allreduce(c, []float64{v, -v}, out, Max); err != nil {
 		return false, err
 	}
 	return out[0] == -out[1], nil
+}
+
+// hash52 is the 52-bit FNV-1a hash of s as a float64 (exact: 52 bits fit
+// its mantissa), so that ranks can compare strings with one float64
+// collective (AllEqual, NodeSize).
+func hash52(s string) float64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return float64(h.Sum64() >> 12)
 }
