@@ -174,6 +174,20 @@ toolaa() {
 	done
 }
 
+# cloopaa FLAVOR PAIR NAME TARGET [OPTION]: fidelity.c's 8-byte allreduce
+# on both sides of a pair (cell NAME-allreduce-8, judged by TARGET), the
+# second side with fidelity.c's OPTION when one is given.
+cloopaa() {
+	local fl=$1 p=$2 name=$3 target=$4 side f extra=()
+	local s="$name-allreduce-8:$target:median;$name-allreduce-8-p99:info:p99"
+	for side in base ours; do
+		f=$OUT/$fl-$name-allreduce-8-$side-$p.csv
+		[ $side = ours ] && extra=("${@:5}")
+		launch "$fl" - "$BIN/fidelity-$fl" allreduce "$N" "$W" 8 "$f" "${extra[@]}"
+		record "$fl" "$p" $side "$f" 8 "$s"
+	done
+}
+
 rbtool() { echo --clock mpi_wtime --clock-sync none --nrep 1 --warmup 1 --seed 1 "$@"; }
 
 for p in $(seq 1 "$PAIRS"); do
@@ -196,24 +210,8 @@ for p in $(seq 1 "$PAIRS"); do
 					base "$fl" "$p" allreduce-8 8 "$s" -- "$BIN/fidelity-$fl" allreduce "$N" "$W" 8 @OUT@
 				fi
 				;;
-			aa)
-				s="aa-allreduce-8:cloop:median;aa-allreduce-8-p99:info:p99"
-				for side in base ours; do
-					f=$OUT/$fl-aa-allreduce-8-$side-$p.csv
-					launch "$fl" - "$BIN/fidelity-$fl" allreduce "$N" "$W" 8 "$f"
-					record "$fl" "$p" $side "$f" 8 "$s"
-				done
-				;;
-			split)
-				s="split-allreduce-8:info:median;split-allreduce-8-p99:info:p99"
-				for side in base ours; do
-					f=$OUT/$fl-split-allreduce-8-$side-$p.csv
-					extra=()
-					[ $side = ours ] && extra=(split)
-					launch "$fl" - "$BIN/fidelity-$fl" allreduce "$N" "$W" 8 "$f" "${extra[@]}"
-					record "$fl" "$p" $side "$f" 8 "$s"
-				done
-				;;
+			aa) cloopaa "$fl" "$p" aa cloop ;;
+			split) cloopaa "$fl" "$p" split info split ;;
 			toolaa)
 				toolaa "$fl" "$p" aa-osu-latency-8 8 "aa-osu-latency-8:tool:osu:Avg Latency" -- "$OSU/pt2pt/standard/osu_latency" -m 8:8
 				toolaa "$fl" "$p" aa-osu-allreduce-8 8 "aa-osu-allreduce-8:tool:osu:Avg Latency" -- \
