@@ -106,6 +106,13 @@ type overlapRecorder struct {
 	next          int
 }
 
+// Unwrap returns the communicator the recorder observes through, so that
+// window.Sync.Run holds GOMAXPROCS at 1 through it as through the real
+// binding itself (window.Unwrapper).
+func (r *overlapRecorder) Unwrap() mpi.Comm { return r.Comm }
+
+var _ window.Unwrapper = (*overlapRecorder)(nil)
+
 func newOverlapRecorder(c mpi.Comm, capacity int) *overlapRecorder {
 	return &overlapRecorder{Comm: c, pure: make([]int64, capacity), compute: make([]int64, capacity)}
 }

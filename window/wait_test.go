@@ -30,6 +30,28 @@ func (b *batchComm) ObserveBatch(o *mpi.Observation, clk timing.Clock, deadlines
 	return mpi.ObserveBatch(b.Comm, o, clk, deadlines, starts, ends)
 }
 
+// recordingWrapper observes one observation at a time through the
+// batchComm it wraps (it is no BatchObserver), recording GOMAXPROCS during
+// each, and exposes it through Unwrap, as the engine's overlap recorder
+// does.
+type recordingWrapper struct {
+	*batchComm
+}
+
+var _ Unwrapper = recordingWrapper{}
+
+func (w recordingWrapper) Unwrap() mpi.Comm { return w.batchComm }
+
+func (w recordingWrapper) Observe(o *mpi.Observation, clk timing.Clock) error {
+	w.mu.Lock()
+	*w.procs = append(*w.procs, runtime.GOMAXPROCS(0))
+	w.mu.Unlock()
+	return w.batchComm.Comm.Observe(o, clk)
+}
+
+// ObserveBatch hides batchComm's: the wrapper is no BatchObserver.
+func (w recordingWrapper) ObserveBatch() {}
+
 // trueClock is the simulation's ground truth as the global clock.
 type trueClock struct {
 	w    *mpitest.World
@@ -42,7 +64,9 @@ func (t trueClock) ToLocal(global float64) int64 { return t.w.ClockAt(t.rank, gl
 // TestRunHoldsOneP: through a communicator that runs a batch in one step,
 // Run holds GOMAXPROCS at 1 during every batch of every rank (the ranks'
 // holds nest) and restores it when the last rank returns; Wait records it.
-// RunFunc and a plain communicator leave GOMAXPROCS alone.
+// So does a communicator that runs one observation at a time but unwraps
+// to one (an Unwrapper). RunFunc and a plain communicator leave GOMAXPROCS
+// alone.
 func TestRunHoldsOneP(t *testing.T) {
 	const procs = 3
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -50,16 +74,18 @@ func TestRunHoldsOneP(t *testing.T) {
 		name   string
 		method Method
 		batch  bool // a BatchObserver
+		wrap   bool // under a recordingWrapper
 		fn     bool // RunFunc
 		want   int  // GOMAXPROCS during the observations
 		wait   string
 	}{
-		{"window", Fixed, true, false, 1, WaitSpin},
-		{"barrier", Barrier, true, false, 1, ""},
-		{"adaptive", AdaptiveSKaMPI, true, false, 1, WaitSpin},
-		{"roundtime", RoundTime, true, false, procs, WaitSpin},
-		{"plain", Fixed, false, false, procs, WaitSpin},
-		{"func", Fixed, true, true, procs, WaitSpin},
+		{"window", Fixed, true, false, false, 1, WaitSpin},
+		{"barrier", Barrier, true, false, false, 1, ""},
+		{"adaptive", AdaptiveSKaMPI, true, false, false, 1, WaitSpin},
+		{"unwrapped", Barrier, true, true, false, 1, ""},
+		{"roundtime", RoundTime, true, false, false, procs, WaitSpin},
+		{"plain", Fixed, false, false, false, procs, WaitSpin},
+		{"func", Fixed, true, false, true, procs, WaitSpin},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, err := mpitest.New(mpitest.Config{Ranks: 2, Seed: 3, Latency: mpitest.Latency{SpikeProb: -1}})
@@ -73,6 +99,9 @@ func TestRunHoldsOneP(t *testing.T) {
 				var c mpi.Comm = r.Comm()
 				if tc.batch {
 					c = &batchComm{Comm: c, mu: &mu, procs: &seen}
+				}
+				if tc.wrap {
+					c = recordingWrapper{c.(*batchComm)}
 				}
 				s, err := New(c, r.Clock(), trueClock{w, r.ID()}, Config{Method: tc.method, Window: 50 * time.Microsecond, Batch: 10})
 				if err != nil {
