@@ -2,7 +2,7 @@
 // tables: reprobench next to the program a user would check it against
 // (a plain C loop, OSU, IMB, ReproMPI), in alternating pairs of mpiruns.
 //
-//	go run ./bench/fidelity/report [-gap 1.3] OUT
+//	go run ./bench/fidelity/report [-gap 1.3] OUT [OUT ...]
 //
 // It reads OUT/runs.csv, one line per launch in launch order:
 //
@@ -34,6 +34,11 @@
 // each mode, and Fisher's exact test of whether one side is slow more
 // often, come with it.
 //
+// Given several OUTs (runs of run.sh with the same parts), it pools them:
+// each cell's pairs are those of every run (pair k of the i-th OUT is pair
+// i·pairStride + k), so that a ratio's interval is that of all pairs, as
+// docs/measured.md gives it beside the runs one by one.
+//
 // The exit status is 1 when a cell with a target misses it.
 package main
 
@@ -55,15 +60,15 @@ import (
 func main() {
 	gap := flag.Float64("gap", 1.3, "factor between consecutive sorted run values that starts a new mode")
 	flag.Usage = func() {
-		fmt.Fprintln(flag.CommandLine.Output(), "usage: report [-gap 1.3] OUT   (OUT: the directory of bench/fidelity/run.sh)")
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: report [-gap 1.3] OUT [OUT ...]   (OUT: the directory of bench/fidelity/run.sh; several are pooled)")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() != 1 {
+	if flag.NArg() < 1 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	cells, err := load(flag.Arg(0))
+	cells, err := load(flag.Args()...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(2)
@@ -88,21 +93,11 @@ type pair struct {
 }
 
 // load reads OUT/runs.csv and every run's value.
-func load(dir string) ([]*cell, error) {
-	f, err := os.Open(filepath.Join(dir, "runs.csv"))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	head, err := r.Read()
-	if err != nil {
-		return nil, fmt.Errorf("runs.csv: %v", err)
-	}
-	want := []string{"flavor", "cell", "target", "bytes", "pair", "side", "kind", "file", "load1"}
-	if !slices.Equal(head, want) {
-		return nil, fmt.Errorf("runs.csv: header %q, want %q", head, want)
-	}
+// pairStride separates the pair numbers of pooled runs (load): run.sh's
+// pairs are numbered from 1, far below it.
+const pairStride = 1000000
+
+func load(dirs ...string) ([]*cell, error) {
 	type key struct{ flavor, cell string }
 	byKey := map[key]*cell{}
 	var order []*cell
@@ -113,53 +108,84 @@ func load(dir string) ([]*cell, error) {
 	}
 	sides := map[key]map[int]map[string]*half{}
 	var errs []string
-	line := 1
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		line++
+	for d, dir := range dirs {
+		f, err := os.Open(filepath.Join(dir, "runs.csv"))
 		if err != nil {
-			return nil, fmt.Errorf("runs.csv line %d: %v", line, err)
+			return nil, err
 		}
-		k := key{rec[0], rec[1]}
-		c := byKey[k]
-		bytes, err := strconv.Atoi(rec[3])
+		name := "runs.csv"
+		if len(dirs) > 1 {
+			name = filepath.Join(dir, name)
+		}
+		r := csv.NewReader(f)
+		head, err := r.Read()
 		if err != nil {
-			return nil, fmt.Errorf("runs.csv line %d: bytes %q", line, rec[3])
+			f.Close()
+			return nil, fmt.Errorf("%s: %v", name, err)
 		}
-		if c == nil {
-			c = &cell{flavor: rec[0], name: rec[1], target: rec[2], bytes: bytes}
-			byKey[k] = c
-			order = append(order, c)
-			sides[k] = map[int]map[string]*half{}
+		want := []string{"flavor", "cell", "target", "bytes", "pair", "side", "kind", "file", "load1"}
+		if !slices.Equal(head, want) {
+			f.Close()
+			return nil, fmt.Errorf("%s: header %q, want %q", name, head, want)
 		}
-		id, err := strconv.Atoi(rec[4])
-		if err != nil {
-			return nil, fmt.Errorf("runs.csv line %d: pair %q", line, rec[4])
+		line := 1
+		for {
+			rec, err := r.Read()
+			if err == io.EOF {
+				break
+			}
+			line++
+			if err != nil {
+				f.Close()
+				return nil, fmt.Errorf("%s line %d: %v", name, line, err)
+			}
+			k := key{rec[0], rec[1]}
+			c := byKey[k]
+			bytes, err := strconv.Atoi(rec[3])
+			if err != nil {
+				f.Close()
+				return nil, fmt.Errorf("%s line %d: bytes %q", name, line, rec[3])
+			}
+			if c == nil {
+				c = &cell{flavor: rec[0], name: rec[1], target: rec[2], bytes: bytes}
+				byKey[k] = c
+				order = append(order, c)
+				sides[k] = map[int]map[string]*half{}
+			} else if c.target != rec[2] || c.bytes != bytes {
+				f.Close()
+				return nil, fmt.Errorf("%s line %d: %s %s has target %q and %d bytes here, %q and %d before",
+					name, line, c.flavor, c.name, rec[2], bytes, c.target, c.bytes)
+			}
+			id, err := strconv.Atoi(rec[4])
+			if err != nil || id < 0 || id >= pairStride {
+				f.Close()
+				return nil, fmt.Errorf("%s line %d: pair %q", name, line, rec[4])
+			}
+			id += d * pairStride
+			side := rec[5]
+			if side != "base" && side != "ours" {
+				f.Close()
+				return nil, fmt.Errorf("%s line %d: side %q (want base or ours)", name, line, side)
+			}
+			if sides[k][id] == nil {
+				sides[k][id] = map[string]*half{}
+			}
+			file := rec[7]
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(dir, file)
+			}
+			v, err := value(rec[6], file, c.bytes)
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s %s %s %s: %v", c.flavor, c.name, pairName(id, len(dirs)), side, err))
+				continue
+			}
+			h := &half{v: v, set: true, first: len(sides[k][id]) == 0}
+			sides[k][id][side] = h
+			if l, err := strconv.ParseFloat(rec[8], 64); err == nil {
+				c.loads = append(c.loads, l)
+			}
 		}
-		side := rec[5]
-		if side != "base" && side != "ours" {
-			return nil, fmt.Errorf("runs.csv line %d: side %q (want base or ours)", line, side)
-		}
-		if sides[k][id] == nil {
-			sides[k][id] = map[string]*half{}
-		}
-		file := rec[7]
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(dir, file)
-		}
-		v, err := value(rec[6], file, c.bytes)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s %s pair %d %s: %v", c.flavor, c.name, id, side, err))
-			continue
-		}
-		h := &half{v: v, set: true, first: len(sides[k][id]) == 0}
-		sides[k][id][side] = h
-		if l, err := strconv.ParseFloat(rec[8], 64); err == nil {
-			c.loads = append(c.loads, l)
-		}
+		f.Close()
 	}
 	for _, c := range order {
 		k := key{c.flavor, c.name}
@@ -171,7 +197,7 @@ func load(dir string) ([]*cell, error) {
 		for _, id := range ids {
 			b, o := sides[k][id]["base"], sides[k][id]["ours"]
 			if b == nil || o == nil {
-				errs = append(errs, fmt.Sprintf("%s %s pair %d: only one side ran", c.flavor, c.name, id))
+				errs = append(errs, fmt.Sprintf("%s %s %s: only one side ran", c.flavor, c.name, pairName(id, len(dirs))))
 				continue
 			}
 			first := "base"
@@ -187,6 +213,15 @@ func load(dir string) ([]*cell, error) {
 		return nil, fmt.Errorf("%d runs without a value:\n  %s", len(errs), strings.Join(errs, "\n  "))
 	}
 	return order, nil
+}
+
+// pairName names pair id of load's numbering for a message: "pair k", or
+// with pooled runs "run i pair k" (i from 1, in the order of the OUTs).
+func pairName(id, runs int) string {
+	if runs > 1 {
+		return fmt.Sprintf("run %d pair %d", id/pairStride+1, id%pairStride)
+	}
+	return fmt.Sprintf("pair %d", id)
 }
 
 // minModeRuns is the fewest runs of one side that make a mode of it.

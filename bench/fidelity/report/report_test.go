@@ -209,6 +209,46 @@ func TestReportMissingRun(t *testing.T) {
 	}
 }
 
+// TestReportPools: several OUTs pool into one cell whose pairs are those of
+// every run, each pair keeping its own two values (a pairing across runs
+// would give other ratios); a missing run is named by run and pair; and a
+// cell whose target differs between the runs is refused.
+func TestReportPools(t *testing.T) {
+	a := writeRuns(t, "tool", func(i int) (float64, float64) { return 1e-6, 1.02e-6 })
+	b := writeRuns(t, "tool", func(i int) (float64, float64) { return 2e-6, 1.9e-6 })
+	cells, err := load(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells) != 1 || len(cells[0].pairs) != 60 {
+		t.Fatalf("%d cells, want 1 with 60 pairs", len(cells))
+	}
+	var lo, hi int
+	for _, p := range cells[0].pairs {
+		switch r := p.ours / p.base; {
+		case math.Abs(r-1.02) < 1e-9:
+			lo++
+		case math.Abs(r-0.95) < 1e-9:
+			hi++
+		default:
+			t.Fatalf("pair %d: ratio %g, want 1.02 (first run) or 0.95 (second)", p.id, r)
+		}
+	}
+	if lo != 30 || hi != 30 {
+		t.Fatalf("%d pairs of the first run and %d of the second, want 30 and 30", lo, hi)
+	}
+	if err := os.Remove(filepath.Join(b, "ours-7.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := load(a, b); err == nil || !strings.Contains(err.Error(), "run 2 pair 7 ours") {
+		t.Fatalf("load = %v, want an error naming run 2 pair 7", err)
+	}
+	c := writeRuns(t, "cloop", func(i int) (float64, float64) { return 1e-6, 1e-6 })
+	if _, err := load(a, c); err == nil || !strings.Contains(err.Error(), "target") {
+		t.Fatalf("load of two targets = %v, want an error", err)
+	}
+}
+
 // TestReportToolTarget: the tool target is two-sided and needs 15 pairs.
 func TestReportToolTarget(t *testing.T) {
 	for _, c := range []struct {
