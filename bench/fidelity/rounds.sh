@@ -11,9 +11,13 @@
 #
 #   bench/fidelity/rounds.sh ROUNDS OUT 'CMD0' 'CMD1' [...]
 #
-# In a command, @CSV@ is replaced by a file the run writes (fidelity.c's
-# OUTFILE) and @DIR@ by a directory (reprobench run --out @DIR@: its first
-# CSV is read). FLAVOR=mpich runs mpiexec.mpich instead of Open MPI's mpirun.
+# In a command, @CSV@ is replaced by a file the run writes (fidelity.c's or
+# nbc.c's OUTFILE) and @DIR@ by a directory (reprobench run --out @DIR@: its
+# first CSV is read); of that CSV the column COL is read (default
+# runtime_s; pure_s for the overlap measurement and nbc.c). A command with
+# neither is an OSU benchmark: its standard output is OSU's table, and the
+# column OSUCOL of its first row (default "Avg Latency", in µs) is read.
+# FLAVOR=mpich runs mpiexec.mpich instead of Open MPI's mpirun.
 # Example (Open MPI, 100 rounds, about 3 min):
 #
 #   mpicc.openmpi -O2 -o /tmp/fid bench/fidelity/fidelity.c
@@ -21,6 +25,14 @@
 #   bench/fidelity/rounds.sh 100 /tmp/rounds '/tmp/fid allreduce 10000 100 8 @CSV@' \
 #       '/tmp/fid allreduce 10000 100 8 @CSV@ split' \
 #       '/tmp/rb run --out @DIR@ --calls MPI_Allreduce --sizes 8 --nrep 10000'
+#
+# MPICH, osu_iallreduce's pure time against nbc.c (OSU's loops in a plain C
+# program) and the overlap measurement (docs/fidelity.md, about 1 min):
+#
+#   FLAVOR=mpich COL=pure_s OSUCOL="Pure Comm." bench/fidelity/rounds.sh 60 /tmp/rounds \
+#       '/tmp/nbc osu 8 1000 100 1 @CSV@' "$OSU/collective/non_blocking/osu_iallreduce -m 8:8 -T mpi_float" \
+#       '/tmp/rb run --out @DIR@ --calls MPI_Iallreduce --sizes 8 --datatype float32 --runtime osu
+#        --nbc-overlap --loop-reps 1000 --nrep 1 --warmup 1 --clock mpi_wtime --clock-sync none --seed 1'
 #
 # Output: OUT/runs.txt (round, command, median ns, in launch order) and the
 # table on standard output.
@@ -44,17 +56,40 @@ for p in $(seq 1 "$rounds"); do
 		cmd=${cmds[$i]//@CSV@/$csv}
 		cmd=${cmd//@DIR@/$dir}
 		# shellcheck disable=SC2086
-		if ! timeout 300 $run -np 2 $cmd >"$out/last.log" 2>&1; then
+		if ! timeout 300 $run -np 2 $cmd >"$out/last.log" 2>"$out/last.err"; then
 			echo "rounds.sh: failed: $run -np 2 $cmd" >&2
-			cat "$out/last.log" >&2
+			cat "$out/last.err" "$out/last.log" >&2
 			exit 1
 		fi
-		[ -f "$csv" ] || csv=$(find "$dir" -name '*.csv' | head -1)
-		python3 - "$p" "$i" "$csv" >>"$out/runs.txt" <<'EOF'
-import csv, statistics, sys
-v = [float(r["runtime_s"]) for r in csv.DictReader(open(sys.argv[3]))]
-print(sys.argv[1], sys.argv[2], "%.1f" % (statistics.median(v) * 1e9))
+		src=$out/last.log # an OSU table
+		if [ "$cmd" != "${cmds[$i]}" ]; then
+			src=$csv
+			[ -f "$src" ] || src=$(find "$dir" -name '*.csv' | head -1)
+		fi
+		if ! python3 - "$p" "$i" "$src" "${COL:-runtime_s}" "${OSUCOL:-Avg Latency}" >>"$out/runs.txt" <<'EOF'; then
+import csv, re, statistics, sys
+p, i, src, col, osucol = sys.argv[1:]
+if src.endswith(".csv"):
+    rows = list(csv.DictReader(open(src)))
+    if not rows or col not in rows[0]:
+        sys.exit(f"rounds.sh: {src}: no column {col} (COL)")
+    v = statistics.median(float(r[col]) for r in rows) * 1e9
+else:
+    head = None
+    for line in open(src):
+        if line.startswith("# Size"):
+            head = [re.sub(r"\(.*\)$", "", h).strip() for h in re.split(r"\s{2,}", line[1:].strip())]
+        elif head and line.strip() and not line.startswith("#"):
+            if osucol not in head:
+                sys.exit(f"rounds.sh: OSU table without column {osucol} (OSUCOL): {head}")
+            v = float(line.split()[head.index(osucol)]) * 1e3
+            break
+    else:
+        sys.exit(f"rounds.sh: no OSU table in the output: {src}")
+print(p, i, "%.1f" % v)
 EOF
+			exit 1
+		fi
 		rm -rf "$out/r$p-c$i.csv" "$out/r$p-c$i"
 	done
 done
