@@ -98,10 +98,10 @@ type Unwrapper interface {
 // millisecond of each observation, which is its pure phase: perf counted
 // 378 sysmon sleeps in one run of both ranks before, 235 after (start-up
 // included). MPI_Iallreduce's pure time had read 1.08-1.13x
-// osu_iallreduce's in five runs of 30 pairs. In 60 alternating rounds
-// against a C program that runs osu_iallreduce's pure loop, it read 1.085x
-// before and 1.035x after, osu_iallreduce itself 1.075x (unpaired
-// Hodges-Lehmann, 2026-11-27).
+// osu_iallreduce's in five runs of 30 pairs. Against bench/fidelity/nbc.c
+// (OSU's loops in a plain C program; rounds.sh, 60 rounds, unpaired
+// Hodges-Lehmann, 2026-11-27) it read 1.130x before and 1.046x after,
+// osu_iallreduce itself 1.024x.
 func (s *Sync) holdsOneP() bool {
 	if !s.batched() || s.cfg.Method == RoundTime {
 		return false
