@@ -35,8 +35,8 @@
 // often, come with it.
 //
 // Given several OUTs (runs of run.sh with the same parts), it pools them:
-// each cell's pairs are those of every run (pair k of the i-th OUT is pair
-// i·pairStride + k), so that a ratio's interval is that of all pairs, as
+// each cell's pairs are those of every run (pair k of the i-th OUT, i from
+// 0, is pair i·pairStride + k), so that a ratio's interval is that of all pairs, as
 // docs/measured.md gives it beside the runs one by one.
 //
 // The exit status is 1 when a cell with a target misses it.
@@ -92,7 +92,8 @@ type pair struct {
 	first      string // the side launched first
 }
 
-// load reads OUT/runs.csv and every run's value.
+// load reads runs.csv of every OUT in dirs and every run's value, pooling
+// the OUTs' pairs (pair k of dirs[i] becomes pair i·pairStride + k).
 // pairStride separates the pair numbers of pooled runs (load): run.sh's
 // pairs are numbered from 1, far below it.
 const pairStride = 1000000
