@@ -92,12 +92,12 @@ type pair struct {
 	first      string // the side launched first
 }
 
-// load reads runs.csv of every OUT in dirs and every run's value, pooling
-// the OUTs' pairs (pair k of dirs[i] becomes pair i·pairStride + k).
 // pairStride separates the pair numbers of pooled runs (load): run.sh's
 // pairs are numbered from 1, far below it.
 const pairStride = 1000000
 
+// load reads runs.csv of every OUT in dirs and every run's value, pooling
+// the OUTs' pairs (pair k of dirs[i] becomes pair i·pairStride + k).
 func load(dirs ...string) ([]*cell, error) {
 	type key struct{ flavor, cell string }
 	byKey := map[key]*cell{}
@@ -109,11 +109,14 @@ func load(dirs ...string) ([]*cell, error) {
 	}
 	sides := map[key]map[int]map[string]*half{}
 	var errs []string
-	for d, dir := range dirs {
+	// readDir adds the runs of the d-th OUT; a run without a value goes to
+	// errs, a malformed runs.csv is the error it returns.
+	readDir := func(d int, dir string) error {
 		f, err := os.Open(filepath.Join(dir, "runs.csv"))
 		if err != nil {
-			return nil, err
+			return err
 		}
+		defer f.Close()
 		name := "runs.csv"
 		if len(dirs) > 1 {
 			name = filepath.Join(dir, name)
@@ -121,31 +124,27 @@ func load(dirs ...string) ([]*cell, error) {
 		r := csv.NewReader(f)
 		head, err := r.Read()
 		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: %v", name, err)
+			return fmt.Errorf("%s: %v", name, err)
 		}
 		want := []string{"flavor", "cell", "target", "bytes", "pair", "side", "kind", "file", "load1"}
 		if !slices.Equal(head, want) {
-			f.Close()
-			return nil, fmt.Errorf("%s: header %q, want %q", name, head, want)
+			return fmt.Errorf("%s: header %q, want %q", name, head, want)
 		}
 		line := 1
 		for {
 			rec, err := r.Read()
 			if err == io.EOF {
-				break
+				return nil
 			}
 			line++
 			if err != nil {
-				f.Close()
-				return nil, fmt.Errorf("%s line %d: %v", name, line, err)
+				return fmt.Errorf("%s line %d: %v", name, line, err)
 			}
 			k := key{rec[0], rec[1]}
 			c := byKey[k]
 			bytes, err := strconv.Atoi(rec[3])
 			if err != nil {
-				f.Close()
-				return nil, fmt.Errorf("%s line %d: bytes %q", name, line, rec[3])
+				return fmt.Errorf("%s line %d: bytes %q", name, line, rec[3])
 			}
 			if c == nil {
 				c = &cell{flavor: rec[0], name: rec[1], target: rec[2], bytes: bytes}
@@ -153,20 +152,17 @@ func load(dirs ...string) ([]*cell, error) {
 				order = append(order, c)
 				sides[k] = map[int]map[string]*half{}
 			} else if c.target != rec[2] || c.bytes != bytes {
-				f.Close()
-				return nil, fmt.Errorf("%s line %d: %s %s has target %q and %d bytes here, %q and %d before",
+				return fmt.Errorf("%s line %d: %s %s has target %q and %d bytes here, %q and %d before",
 					name, line, c.flavor, c.name, rec[2], bytes, c.target, c.bytes)
 			}
 			id, err := strconv.Atoi(rec[4])
 			if err != nil || id < 0 || id >= pairStride {
-				f.Close()
-				return nil, fmt.Errorf("%s line %d: pair %q", name, line, rec[4])
+				return fmt.Errorf("%s line %d: pair %q", name, line, rec[4])
 			}
 			id += d * pairStride
 			side := rec[5]
 			if side != "base" && side != "ours" {
-				f.Close()
-				return nil, fmt.Errorf("%s line %d: side %q (want base or ours)", name, line, side)
+				return fmt.Errorf("%s line %d: side %q (want base or ours)", name, line, side)
 			}
 			if sides[k][id] == nil {
 				sides[k][id] = map[string]*half{}
@@ -186,7 +182,11 @@ func load(dirs ...string) ([]*cell, error) {
 				c.loads = append(c.loads, l)
 			}
 		}
-		f.Close()
+	}
+	for d, dir := range dirs {
+		if err := readDir(d, dir); err != nil {
+			return nil, err
+		}
 	}
 	for _, c := range order {
 		k := key{c.flavor, c.name}
