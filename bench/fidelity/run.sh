@@ -188,6 +188,45 @@ cloopaa() {
 	done
 }
 
+# ab PAIR FIRST... :: SECOND...: the two sides of a pair, FIRST then SECOND
+# in odd pairs and SECOND then FIRST in even ones (A B B A …), so that a
+# drift or a carry-over from one mpirun to the next cannot favour one side.
+# Fixed-order rounds (the baseline always first) read Open MPI's
+# osu_allreduce 2-5 points higher than rotating ones did (2026-11-27).
+ab() {
+	local p=$1 a=() b=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != :: ]; do
+		a+=("$1")
+		shift
+	done
+	[ $# -gt 0 ] || { echo "run.sh: ab without ::" >&2; exit 2; }
+	shift
+	b=("$@")
+	if [ $((p % 2)) = 1 ]; then "${a[@]}"; "${b[@]}"; else "${b[@]}"; "${a[@]}"; fi
+}
+
+# imbbase FLAVOR PAIR O2: the IMB-MPI1 baselines (O2 is imb-O2 when that
+# build exists, empty otherwise); imbours FLAVOR PAIR O2: ours.
+imbbase() {
+	local fl=$1 p=$2 o2=$3 v t
+	for v in imb $o2; do
+		t=tool
+		[ "$v" = imb-O2 ] && t=info
+		base "$fl" "$p" "$v-allreduce-8" 8 "$v-allreduce-8:$t:imb:t_avg[usec]" -- "$T/$v/IMB-MPI1" Allreduce -msglog 3:3 -npmin 2
+		base "$fl" "$p" "$v-pingpong-8" 8 "$v-pingpong-8:$t:imb:t[usec]" -- "$T/$v/IMB-MPI1" PingPong -msglog 3:3
+	done
+}
+imbours() {
+	local fl=$1 p=$2 o2=$3
+	# shellcheck disable=SC2046
+	ours "$fl" "$p" imb-allreduce-8 8 "imb-allreduce-8:tool:median${o2:+;imb-O2-allreduce-8:info:median}" -- \
+		$(rbtool --calls MPI_Allreduce --sizes 8 --datatype float32 --runtime imb --proc-sync double_barrier --loop-reps 1000)
+	# shellcheck disable=SC2046
+	ours "$fl" "$p" imb-pingpong-8 8 "imb-pingpong-8:tool:median${o2:+;imb-O2-pingpong-8:info:median}" -- \
+		$(rbtool --calls pingpong --sizes 8 --datatype byte --runtime imb --proc-sync double_barrier --loop-reps 1000)
+}
+
 rbtool() { echo --clock mpi_wtime --clock-sync none --nrep 1 --warmup 1 --seed 1 "$@"; }
 
 for p in $(seq 1 "$PAIRS"); do
@@ -198,17 +237,9 @@ for p in $(seq 1 "$PAIRS"); do
 			case $g in
 			cloop)
 				s="allreduce-8:cloop:median;allreduce-8-p99:info:p99"
-				# Odd pairs launch the C loop first, even pairs ours
-				# (A B B A …), so that a drift or a carry-over from one
-				# mpirun to the next cannot favour one side.
 				# shellcheck disable=SC2086
-				if [ $((p % 2)) = 1 ]; then
-					base "$fl" "$p" allreduce-8 8 "$s" -- "$BIN/fidelity-$fl" allreduce "$N" "$W" 8 @OUT@
-					ours "$fl" "$p" allreduce-8 8 "$s" -- --calls MPI_Allreduce --sizes 8 --nrep "$N" ${OURS_FLAGS:-}
-				else
-					ours "$fl" "$p" allreduce-8 8 "$s" -- --calls MPI_Allreduce --sizes 8 --nrep "$N" ${OURS_FLAGS:-}
-					base "$fl" "$p" allreduce-8 8 "$s" -- "$BIN/fidelity-$fl" allreduce "$N" "$W" 8 @OUT@
-				fi
+				ab "$p" base "$fl" "$p" allreduce-8 8 "$s" -- "$BIN/fidelity-$fl" allreduce "$N" "$W" 8 @OUT@ \
+					:: ours "$fl" "$p" allreduce-8 8 "$s" -- --calls MPI_Allreduce --sizes 8 --nrep "$N" ${OURS_FLAGS:-}
 				;;
 			aa) cloopaa "$fl" "$p" aa cloop ;;
 			split) cloopaa "$fl" "$p" split info split ;;
@@ -223,56 +254,45 @@ for p in $(seq 1 "$PAIRS"); do
 				toolaa "$fl" "$p" aa-imb-pingpong-8 8 "aa-imb-pingpong-8:tool:imb:t[usec]" -- "$T/imb/IMB-MPI1" PingPong -msglog 3:3
 				;;
 			reprompi)
-				s="reprompi-allreduce-8:tool:reprompi"
-				base "$fl" "$p" reprompi-allreduce-8 8 "$s" -- "$T/reprompi/bin/mpibenchmark" --calls-list=MPI_Allreduce \
-					--msizes-list=8 --nrep="$N" --proc-sync=MPI_Barrier --datatype=MPI_DOUBLE --operation=MPI_SUM
-				ours "$fl" "$p" reprompi-allreduce-8 8 "reprompi-allreduce-8:tool:median" -- --calls MPI_Allreduce --sizes 8 \
+				ab "$p" base "$fl" "$p" reprompi-allreduce-8 8 "reprompi-allreduce-8:tool:reprompi" -- \
+					"$T/reprompi/bin/mpibenchmark" --calls-list=MPI_Allreduce --msizes-list=8 --nrep="$N" \
+					--proc-sync=MPI_Barrier --datatype=MPI_DOUBLE --operation=MPI_SUM \
+					:: ours "$fl" "$p" reprompi-allreduce-8 8 "reprompi-allreduce-8:tool:median" -- --calls MPI_Allreduce --sizes 8 \
 					--nrep "$N" --clock mpi_wtime
 				;;
 			osu)
-				base "$fl" "$p" osu-latency-8 8 "osu-latency-8:tool:osu:Avg Latency" -- "$OSU/pt2pt/standard/osu_latency" -m 8:8
 				# shellcheck disable=SC2046
-				ours "$fl" "$p" osu-latency-8 8 "osu-latency-8:tool:median" -- $(rbtool --calls pingpong --sizes 8 --datatype byte \
+				ab "$p" base "$fl" "$p" osu-latency-8 8 "osu-latency-8:tool:osu:Avg Latency" -- "$OSU/pt2pt/standard/osu_latency" -m 8:8 \
+					:: ours "$fl" "$p" osu-latency-8 8 "osu-latency-8:tool:median" -- $(rbtool --calls pingpong --sizes 8 --datatype byte \
 					--runtime osu --loop-reps 10000)
-				base "$fl" "$p" osu-allreduce-8 8 "osu-allreduce-8:tool:osu:Avg Latency" -- \
-					"$OSU/collective/blocking/osu_allreduce" -m 8:8 -T mpi_float
 				# shellcheck disable=SC2046
-				ours "$fl" "$p" osu-allreduce-8 8 "osu-allreduce-8:tool:median" -- $(rbtool --calls MPI_Allreduce --sizes 8 \
+				ab "$p" base "$fl" "$p" osu-allreduce-8 8 "osu-allreduce-8:tool:osu:Avg Latency" -- \
+					"$OSU/collective/blocking/osu_allreduce" -m 8:8 -T mpi_float \
+					:: ours "$fl" "$p" osu-allreduce-8 8 "osu-allreduce-8:tool:median" -- $(rbtool --calls MPI_Allreduce --sizes 8 \
 					--datatype float32 --runtime osu --loop-reps 1000)
-				base "$fl" "$p" osu-allreduce-8-z 8 "osu-allreduce-8-p50:info:osu:P50;osu-allreduce-8-p90:info:osu:P90;osu-allreduce-8-p99:info:osu:P99" -- \
-					"$OSU/collective/blocking/osu_allreduce" -m 8:8 -T mpi_float -z
-				ours "$fl" "$p" osu-allreduce-8-z 8 "osu-allreduce-8-p50:info:nearest:50;osu-allreduce-8-p90:info:nearest:90;osu-allreduce-8-p99:info:nearest:99" -- \
+				ab "$p" base "$fl" "$p" osu-allreduce-8-z 8 "osu-allreduce-8-p50:info:osu:P50;osu-allreduce-8-p90:info:osu:P90;osu-allreduce-8-p99:info:osu:P99" -- \
+					"$OSU/collective/blocking/osu_allreduce" -m 8:8 -T mpi_float -z \
+					:: ours "$fl" "$p" osu-allreduce-8-z 8 "osu-allreduce-8-p50:info:nearest:50;osu-allreduce-8-p90:info:nearest:90;osu-allreduce-8-p99:info:nearest:99" -- \
 					--calls MPI_Allreduce --sizes 8 --datatype float32 --runtime osu --loop-reps 1 --nrep 1000 --warmup 100 \
 					--clock mpi_wtime --clock-sync none --seed 1
-				base "$fl" "$p" osu-bcast-1024 1024 "osu-bcast-1024:tool:osu:Avg Latency" -- "$OSU/collective/blocking/osu_bcast" -m 1024:1024
 				# shellcheck disable=SC2046
-				ours "$fl" "$p" osu-bcast-1024 1024 "osu-bcast-1024:tool:median" -- $(rbtool --calls MPI_Bcast --sizes 1024 \
+				ab "$p" base "$fl" "$p" osu-bcast-1024 1024 "osu-bcast-1024:tool:osu:Avg Latency" -- "$OSU/collective/blocking/osu_bcast" -m 1024:1024 \
+					:: ours "$fl" "$p" osu-bcast-1024 1024 "osu-bcast-1024:tool:median" -- $(rbtool --calls MPI_Bcast --sizes 1024 \
 					--datatype byte --runtime osu --loop-reps 1000)
-				base "$fl" "$p" osu-bw-65536 65536 "osu-bw-65536:tool:osu:Bandwidth" -- "$OSU/pt2pt/standard/osu_bw" -m 65536:65536
 				# shellcheck disable=SC2046
-				ours "$fl" "$p" osu-bw-65536 65536 "osu-bw-65536:tool:bw:65536:64" -- $(rbtool --calls bw --sizes 65536 \
+				ab "$p" base "$fl" "$p" osu-bw-65536 65536 "osu-bw-65536:tool:osu:Bandwidth" -- "$OSU/pt2pt/standard/osu_bw" -m 65536:65536 \
+					:: ours "$fl" "$p" osu-bw-65536 65536 "osu-bw-65536:tool:bw:65536:64" -- $(rbtool --calls bw --sizes 65536 \
 					--datatype byte --runtime osu --loop-reps 20)
-				base "$fl" "$p" osu-iallreduce-8 8 "osu-iallreduce-8-pure:tool:osu:Pure Comm.;osu-iallreduce-8-overall:tool:osu:Overall;osu-iallreduce-8-overlap:diff:osu:Overlap" -- \
-					"$OSU/collective/non_blocking/osu_iallreduce" -m 8:8 -T mpi_float
 				# shellcheck disable=SC2046
-				ours "$fl" "$p" osu-iallreduce-8 8 "osu-iallreduce-8-pure:tool:col:pure_s;osu-iallreduce-8-overall:tool:col:total_s;osu-iallreduce-8-overlap:diff:col:overlap_frac*100" -- \
+				ab "$p" base "$fl" "$p" osu-iallreduce-8 8 "osu-iallreduce-8-pure:tool:osu:Pure Comm.;osu-iallreduce-8-overall:tool:osu:Overall;osu-iallreduce-8-overlap:diff:osu:Overlap" -- \
+					"$OSU/collective/non_blocking/osu_iallreduce" -m 8:8 -T mpi_float \
+					:: ours "$fl" "$p" osu-iallreduce-8 8 "osu-iallreduce-8-pure:tool:col:pure_s;osu-iallreduce-8-overall:tool:col:total_s;osu-iallreduce-8-overlap:diff:col:overlap_frac*100" -- \
 					$(rbtool --calls MPI_Iallreduce --sizes 8 --datatype float32 --runtime osu --nbc-overlap --loop-reps 1000)
 				;;
 			imb)
 				o2=""
 				[ -x "$T/imb-O2/IMB-MPI1" ] && o2=imb-O2 # informative; left out when not built
-				for v in imb $o2; do
-					t=tool
-					[ $v = imb-O2 ] && t=info
-					base "$fl" "$p" $v-allreduce-8 8 "$v-allreduce-8:$t:imb:t_avg[usec]" -- "$T/$v/IMB-MPI1" Allreduce -msglog 3:3 -npmin 2
-					base "$fl" "$p" $v-pingpong-8 8 "$v-pingpong-8:$t:imb:t[usec]" -- "$T/$v/IMB-MPI1" PingPong -msglog 3:3
-				done
-				# shellcheck disable=SC2046
-				ours "$fl" "$p" imb-allreduce-8 8 "imb-allreduce-8:tool:median${o2:+;imb-O2-allreduce-8:info:median}" -- \
-					$(rbtool --calls MPI_Allreduce --sizes 8 --datatype float32 --runtime imb --proc-sync double_barrier --loop-reps 1000)
-				# shellcheck disable=SC2046
-				ours "$fl" "$p" imb-pingpong-8 8 "imb-pingpong-8:tool:median${o2:+;imb-O2-pingpong-8:info:median}" -- \
-					$(rbtool --calls pingpong --sizes 8 --datatype byte --runtime imb --proc-sync double_barrier --loop-reps 1000)
+				ab "$p" imbbase "$fl" "$p" "$o2" :: imbours "$fl" "$p" "$o2"
 				;;
 			esac
 		done
