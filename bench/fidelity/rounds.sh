@@ -13,10 +13,13 @@
 #
 # In a command, @CSV@ is replaced by a file the run writes (fidelity.c's or
 # nbc.c's OUTFILE) and @DIR@ by a directory (reprobench run --out @DIR@: its
-# first CSV is read); of that CSV the column COL is read (default
-# runtime_s; pure_s for the overlap measurement and nbc.c). A command with
-# neither is an OSU benchmark: its standard output is OSU's table, and the
-# column OSUCOL of its first row (default "Avg Latency", in µs) is read.
+# first CSV is read); of that CSV the median of column COL is taken
+# (default runtime_s; pure_s for the overlap measurement and nbc.c). A
+# command with neither is an OSU benchmark: its standard output is OSU's
+# table, and the column OSUCOL (default "Avg Latency", in µs) of its row for
+# BYTES (default 8) is read. Each run is read by `bench/fidelity/report
+# -value`, the same code that reads run.sh's runs; COL and OSUCOL name time
+# columns, kept in ns.
 # FLAVOR=mpich runs mpiexec.mpich instead of Open MPI's mpirun.
 # Example (Open MPI, 100 rounds, about 3 min):
 #
@@ -49,6 +52,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_va
 run=mpirun.openmpi
 [ "${FLAVOR:-openmpi}" = mpich ] && run=mpiexec.mpich
 rm -rf "$out" && mkdir -p "$out"
+# Each run is read by bench/fidelity/report -value, as the fidelity tables
+# read it; built once here, before the first round.
+report=$out/report
+(cd "$(dirname "$0")/../.." && go build -o "$report" ./bench/fidelity/report)
 for p in $(seq 1 "$rounds"); do
 	for j in $(seq 0 $((k - 1))); do
 		i=$(((j + p) % k))
@@ -66,30 +73,13 @@ for p in $(seq 1 "$rounds"); do
 			src=$csv
 			[ -f "$src" ] || src=$(find "$dir" -name '*.csv' | head -1)
 		fi
-		if ! python3 - "$p" "$i" "$src" "${COL:-runtime_s}" "${OSUCOL:-Avg Latency}" >>"$out/runs.txt" <<'EOF'; then
-import csv, re, statistics, sys
-p, i, src, col, osucol = sys.argv[1:]
-if src.endswith(".csv"):
-    rows = list(csv.DictReader(open(src)))
-    if not rows or col not in rows[0]:
-        sys.exit(f"rounds.sh: {src}: no column {col} (COL)")
-    v = statistics.median(float(r[col]) for r in rows) * 1e9
-else:
-    head = None
-    for line in open(src):
-        if line.startswith("# Size"):
-            head = [re.sub(r"\(.*\)$", "", h).strip() for h in re.split(r"\s{2,}", line[1:].strip())]
-        elif head and line.strip() and not line.startswith("#"):
-            if osucol not in head:
-                sys.exit(f"rounds.sh: OSU table without column {osucol} (OSUCOL): {head}")
-            v = float(line.split()[head.index(osucol)]) * 1e3
-            break
-    else:
-        sys.exit(f"rounds.sh: no OSU table in the output: {src}")
-print(p, i, "%.1f" % v)
-EOF
+		kind="col:${COL:-runtime_s}"
+		[ "$src" = "$out/last.log" ] && kind="osu:${OSUCOL:-Avg Latency}"
+		if ! v=$("$report" -value "$kind" -bytes "${BYTES:-8}" "$src"); then
+			echo "rounds.sh: round $p, command $i: no value ($kind) in $src" >&2
 			exit 1
 		fi
+		awk -v p="$p" -v i="$i" -v v="$v" 'BEGIN { printf "%d %d %.1f\n", p, i, v * 1e9 }' >>"$out/runs.txt"
 		rm -rf "$out/r$p-c$i.csv" "$out/r$p-c$i"
 	done
 done

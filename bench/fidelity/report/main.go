@@ -3,6 +3,7 @@
 // (a plain C loop, OSU, IMB, ReproMPI), in alternating pairs of mpiruns.
 //
 //	go run ./bench/fidelity/report [-gap 1.3] OUT [OUT ...]
+//	go run ./bench/fidelity/report -value KIND [-bytes N] FILE
 //
 // It reads OUT/runs.csv, one line per launch in launch order:
 //
@@ -39,6 +40,11 @@
 // 0, is pair i·pairStride + k), so that a ratio's interval is that of all pairs, as
 // docs/measured.md gives it beside the runs one by one.
 //
+// With -value it reads one run's FILE the way the tables read it (the
+// kinds of parse.go; -bytes selects the row of OSU's and IMB's tables) and
+// prints its value, so that bench/fidelity/rounds.sh reads a run as the
+// tables do.
+//
 // The exit status is 1 when a cell with a target misses it.
 package main
 
@@ -59,11 +65,26 @@ import (
 
 func main() {
 	gap := flag.Float64("gap", 1.3, "factor between consecutive sorted run values that starts a new mode")
+	kind := flag.String("value", "", "print the value of one run's FILE read as `KIND` (median, col:NAME, osu:COLUMN, …; parse.go) instead of the tables")
+	bytes := flag.Int("bytes", 8, "with -value: the message size whose row an osu: or imb: KIND reads")
 	flag.Usage = func() {
-		fmt.Fprintln(flag.CommandLine.Output(), "usage: report [-gap 1.3] OUT [OUT ...]   (OUT: the directory of bench/fidelity/run.sh; several are pooled)")
+		out := flag.CommandLine.Output()
+		fmt.Fprintln(out, "usage: report [-gap 1.3] OUT [OUT ...]   (OUT: the directory of bench/fidelity/run.sh; several are pooled)")
+		fmt.Fprintln(out, "       report -value KIND [-bytes 8] FILE   (one run's value, as the tables read it)")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if *kind != "" {
+		if flag.NArg() != 1 {
+			flag.Usage()
+			os.Exit(2)
+		}
+		if err := printValue(os.Stdout, *kind, flag.Arg(0), *bytes); err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if flag.NArg() < 1 {
 		flag.Usage()
 		os.Exit(2)
@@ -76,6 +97,17 @@ func main() {
 	if !write(os.Stdout, cells, *gap) {
 		os.Exit(1)
 	}
+}
+
+// printValue writes the value of one run's file, read as kind (parse.go's
+// value), on a line of its own: report -value.
+func printValue(w io.Writer, kind, file string, bytes int) error {
+	v, err := value(kind, file, bytes)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, strconv.FormatFloat(v, 'g', -1, 64))
+	return err
 }
 
 // cell is one row of the tables: a comparison in one library.
@@ -239,31 +271,41 @@ type modeStats struct {
 
 // cellStats is everything the tables print about one cell.
 type cellStats struct {
-	all         ratioCI
-	diff        ratioCI // target diff: ours − base
-	modes       []modeStats
-	nBaseModes  int
-	nOursModes  int
-	slowP       float64 // Fisher: the sides land outside their fastest mode equally often
-	baseMedian  float64
-	oursMedian  float64
-	verdict     string
-	ok          bool
-	firstOrders [2]int // pairs with base first, ours first
+	all        ratioCI
+	diff       ratioCI // target diff: ours − base
+	modes      []modeStats
+	nBaseModes int
+	nOursModes int
+	slowP      float64 // Fisher: the sides land outside their fastest mode equally often
+	baseMedian float64
+	oursMedian float64
+	verdict    string
+	ok         bool
+	// byOrder is the cell's median per-pair ratio (difference with target
+	// diff) over the pairs that launched base first [0] and ours first
+	// [1]: run.sh alternates the order (A B B A), and a gap between the
+	// two is a carry-over from one mpirun to the next that the
+	// alternation cancels in the median over all pairs.
+	byOrder [2]ratioCI
 }
 
 func analyse(c *cell, gap float64) cellStats {
 	n := len(c.pairs)
 	base, ours, ratios, diffs := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	var st cellStats
+	var ordered [2][]float64
 	for i, p := range c.pairs {
 		base[i], ours[i], ratios[i], diffs[i] = p.base, p.ours, p.ours/p.base, p.ours-p.base
-		if p.first == "base" {
-			st.firstOrders[0]++
-		} else {
-			st.firstOrders[1]++
+		o, v := 0, ratios[i]
+		if p.first == "ours" {
+			o = 1
 		}
+		if c.target == "diff" {
+			v = diffs[i]
+		}
+		ordered[o] = append(ordered[o], v)
 	}
+	st.byOrder = [2]ratioCI{pairedMedian(ordered[0]), pairedMedian(ordered[1])}
 	st.all, st.diff = pairedMedian(ratios), pairedMedian(diffs)
 	st.baseMedian, st.oursMedian = analysis.Median(base), analysis.Median(ours)
 	// A lone run is not a mode (minModeRuns): one C run in the machine's
@@ -366,9 +408,17 @@ func write(w io.Writer, cells []*cell, gap float64) bool {
 	fmt.Fprintf(w, "Every pair counted; modes split where sorted run values step by more than %.2f×; ratio = ours / base.\n\n", gap)
 	fmt.Fprintln(w, "| library | cell | pairs | base median | ours median | median ratio [95 % CI] | range | modes base/ours | runs per mode base : ours | slow more often? | load | verdict |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
-	var detail []string
+	var detail, order []string
 	for _, c := range cells {
 		st := analyse(c, gap)
+		if st.byOrder[0].N > 0 && st.byOrder[1].N > 0 {
+			f := "%d pairs: %.3f [%.3f, %.3f]"
+			if c.target == "diff" {
+				f = "%d pairs: %+.1f pt [%+.1f, %+.1f]"
+			}
+			b, o := st.byOrder[0], st.byOrder[1]
+			order = append(order, fmt.Sprintf("| %s | %s | "+f+" | "+f+" |", c.flavor, c.name, b.N, b.Est, b.Lo, b.Hi, o.N, o.Est, o.Lo, o.Hi))
+		}
 		ok = ok && st.ok
 		est := st.all
 		unit := unitOf(c)
@@ -412,6 +462,14 @@ func write(w io.Writer, cells []*cell, gap float64) bool {
 		fmt.Fprintln(w, "\n| library | cell | mode | runs base : ours | medians | paired ratio [95 % CI] | unpaired ratio [95 % CI] |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 		for _, l := range detail {
+			fmt.Fprintln(w, l)
+		}
+	}
+	if len(order) > 0 {
+		fmt.Fprintln(w, "\nBy launch order (informative): the median per-pair ratio of the pairs that launched the baseline first and of those that launched ours first; the verdict is over all pairs, whose alternation cancels a carry-over from one mpirun to the next.")
+		fmt.Fprintln(w, "\n| library | cell | base first | ours first |")
+		fmt.Fprintln(w, "|---|---|---|---|")
+		for _, l := range order {
 			fmt.Fprintln(w, l)
 		}
 	}

@@ -130,6 +130,54 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestPrintValue: report -value prints one run's value as the tables read
+// it — the row of the asked size of an OSU table, a CSV column's median —
+// exactly (rounds.sh keeps it in ns), and an unreadable run is an error,
+// not a line.
+func TestPrintValue(t *testing.T) {
+	dir := t.TempDir()
+	osu := filepath.Join(dir, "osu.txt")
+	obs := filepath.Join(dir, "obs.csv")
+	if err := os.WriteFile(osu, []byte(osuAllreduce), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(obs, []byte("runtime_s,pure_s\n3e-7,1.5e-7\n1e-7,2.5e-7\n2.25e-7,3e-7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		kind, file string
+		want       string
+	}{
+		{"osu:Avg Latency", osu, "7.4e-07\n"},
+		{"col:runtime_s", obs, "2.25e-07\n"},
+		{"col:pure_s", obs, "2.5e-07\n"},
+	} {
+		var b strings.Builder
+		if err := printValue(&b, c.kind, c.file, 8); err != nil {
+			t.Errorf("%s: %v", c.kind, err)
+			continue
+		}
+		if b.String() != c.want {
+			t.Errorf("%s: printed %q, want %q", c.kind, b.String(), c.want)
+		}
+	}
+	var b strings.Builder
+	for _, c := range []struct {
+		kind  string
+		bytes int
+	}{{"osu:Avg Latency", 16}, {"osu:Nope", 8}} {
+		if err := printValue(&b, c.kind, osu, c.bytes); err == nil {
+			t.Errorf("%s at %d B: no error", c.kind, c.bytes)
+		}
+	}
+	if err := printValue(&b, "col:nope", obs, 8); err == nil {
+		t.Error("col:nope: no error")
+	}
+	if b.Len() != 0 {
+		t.Errorf("failed reads printed %q", b.String())
+	}
+}
+
 // writeRuns makes an OUT directory of 30 pairs of one cell whose base and
 // ours values come from f(pair) and returns it.
 func writeRuns(t *testing.T, target string, f func(i int) (base, ours float64)) string {
@@ -360,4 +408,39 @@ func reportOf(t *testing.T, dir string) (bool, *bytes.Buffer, cellStats) {
 	var out bytes.Buffer
 	ok := write(&out, cells, 1.3)
 	return ok, &out, analyse(cells[0], 1.3)
+}
+
+// TestReportByOrder: in pairs launched A B B A, a side that runs 20 %
+// slower whenever it goes first shows in the by-order table (1.0 with the
+// baseline first, 1.2 with ours first), while the verdict stays on all
+// pairs.
+func TestReportByOrder(t *testing.T) {
+	dir := writeRuns(t, "tool", func(i int) (float64, float64) {
+		if i%2 == 0 {
+			return 1e-6, 1.2e-6
+		}
+		return 1e-6, 1e-6
+	})
+	// writeRuns launches base first in every pair; even pairs launch ours first.
+	runs := filepath.Join(dir, "runs.csv")
+	b, err := os.ReadFile(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	for i := 1; i+1 < len(lines); i += 2 {
+		if pair := (i + 1) / 2; pair%2 == 0 {
+			lines[i], lines[i+1] = lines[i+1], lines[i]
+		}
+	}
+	if err := os.WriteFile(runs, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, st := reportOf(t, dir)
+	if st.byOrder[0].N != 15 || st.byOrder[1].N != 15 || st.byOrder[0].Est != 1 || math.Abs(st.byOrder[1].Est-1.2) > 1e-12 {
+		t.Errorf("by order %+v, want 15 pairs at 1.0 (base first) and 15 at 1.2 (ours first)", st.byOrder)
+	}
+	if !strings.Contains(out.String(), "| openmpi | allreduce-8 | 15 pairs: 1.000 [1.000, 1.000] | 15 pairs: 1.200 [1.200, 1.200] |") {
+		t.Errorf("no by-order row:\n%s", out.String())
+	}
 }
