@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fidelity of reprobench against the programs users check it against, in
-# alternating pairs of mpiruns (baseline, ours, baseline, ours, …), np 2,
-# Open MPI and MPICH; every pair is counted (go run ./bench/fidelity/report).
+# pairs of mpiruns launched A B B A (baseline then ours in odd pairs, ours
+# then baseline in even ones), np 2, Open MPI and MPICH; every pair is
+# counted (go run ./bench/fidelity/report).
 #
 #   TOOLS=DIR bench/fidelity/run.sh [PAIRS=30] [N=10000] [OUT=/tmp/rb-fidelity]
 #
