@@ -457,28 +457,28 @@ func write(w io.Writer, cells []*cell, gap float64) bool {
 			}
 		}
 	}
-	if len(detail) > 0 {
-		fmt.Fprintln(w, "\nPer mode (mode 1 = each side's fastest runs): the median per-pair ratio of the pairs whose two runs are both in the mode, and the Hodges–Lehmann ratio of all runs of the mode (rank-sum 95 % CI).")
-		fmt.Fprintln(w, "\n| library | cell | mode | runs base : ours | medians | paired ratio [95 % CI] | unpaired ratio [95 % CI] |")
-		fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
-		for _, l := range detail {
-			fmt.Fprintln(w, l)
-		}
-	}
-	if len(order) > 0 {
-		fmt.Fprintln(w, "\nBy launch order (informative): the median per-pair ratio of the pairs that launched the baseline first and of those that launched ours first; the verdict is over all pairs, whose alternation cancels a carry-over from one mpirun to the next.")
-		fmt.Fprintln(w, "\n| library | cell | base first | ours first |")
-		fmt.Fprintln(w, "|---|---|---|---|")
-		for _, l := range order {
-			fmt.Fprintln(w, l)
-		}
-	}
+	subTable(w, "Per mode (mode 1 = each side's fastest runs): the median per-pair ratio of the pairs whose two runs are both in the mode, and the Hodges–Lehmann ratio of all runs of the mode (rank-sum 95 % CI).",
+		[]string{"library", "cell", "mode", "runs base : ours", "medians", "paired ratio [95 % CI]", "unpaired ratio [95 % CI]"}, detail)
+	subTable(w, "By launch order (informative): the median per-pair ratio of the pairs that launched the baseline first and of those that launched ours first; the verdict is over all pairs, whose alternation cancels a carry-over from one mpirun to the next.",
+		[]string{"library", "cell", "base first", "ours first"}, order)
 	if ok {
 		fmt.Fprintln(w, "\nall targets met")
 	} else {
 		fmt.Fprintln(w, "\nsome targets NOT met")
 	}
 	return ok
+}
+
+// subTable writes, when there are rows, a paragraph and a Markdown table of
+// the rows under the header cols.
+func subTable(w io.Writer, intro string, cols []string, rows []string) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n\n| %s |\n|%s\n", intro, strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
+	for _, l := range rows {
+		fmt.Fprintln(w, l)
+	}
 }
 
 // unitOf formats a run value of the cell: seconds as µs, MB/s and percent as printed.
