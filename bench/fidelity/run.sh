@@ -192,8 +192,10 @@ cloopaa() {
 # ab PAIR FIRST... :: SECOND...: the two sides of a pair, FIRST then SECOND
 # in odd pairs and SECOND then FIRST in even ones (A B B A …), so that a
 # drift or a carry-over from one mpirun to the next cannot favour one side.
-# Fixed-order rounds (the baseline always first) read Open MPI's
-# osu_allreduce 2-5 points higher than rotating ones did (2026-11-27).
+# The tool parts launched the baseline first until 2026-11-28; ten runs in
+# this order then read the same (Open MPI's osu_allreduce 1.064 with the
+# baseline first, 1.068 with ours first), and the report's by-order table
+# keeps showing it.
 ab() {
 	local p=$1 a=() b=()
 	shift
