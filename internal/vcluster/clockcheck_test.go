@@ -186,14 +186,16 @@ func checkBound(t *testing.T, r *ClockcheckReport) {
 	if r.Target == "" {
 		t.Errorf("%s: no accuracy target: the default is not the accuracy target", r.Algorithm)
 	}
+	if miss := boundMiss(r); miss != "" {
+		t.Error(miss)
+	}
 	for _, ck := range r.Checks {
 		switch {
 		case ck.Bound == nil || ck.RanksCovered == nil || ck.RanksJudged == nil:
 			t.Errorf("after %gs: no stated bound", ck.After)
-		case *ck.RanksJudged != r.Ranks || *ck.RanksCovered != *ck.RanksJudged:
-			t.Errorf("after %gs: the stated bound (%.3f µs at most) covered %d of %d ranks' true errors (max %.3f µs)",
-				ck.After, *ck.Bound*1e6, *ck.RanksCovered, *ck.RanksJudged, *ck.TrueMaxAbs*1e6)
-		default:
+		case *ck.RanksJudged != r.Ranks:
+			t.Errorf("after %gs: the stated bound judged %d of %d ranks", ck.After, *ck.RanksJudged, r.Ranks)
+		case *ck.RanksCovered == *ck.RanksJudged:
 			t.Logf("after %5gs: stated bound %.3f µs covers the true max |error| %.3f µs", ck.After, *ck.Bound*1e6, *ck.TrueMaxAbs*1e6)
 		}
 	}
