@@ -2,10 +2,11 @@
 # Rounds of several programs, each an mpirun of np 2, in a rotating order
 # (round p starts with command p mod k), every round counted: per run the
 # median of its runtime_s column, then each command's ratio to the first
-# command, paired (median over rounds of the per-round ratio, with a
-# bootstrap 95 % interval) and unpaired (Hodges-Lehmann: the median of all
-# ratios between its runs and the first command's, with a bootstrap
-# interval). It is how issue 30's causes were located: the C loop with and
+# command, paired (median over rounds of the per-round ratio, with the exact
+# order-statistic 95 % interval) and unpaired (Hodges-Lehmann: the shift of
+# its runs' logs from the first command's, with the rank-sum 95 %
+# interval), printed by `bench/fidelity/report -rounds` with the statistics
+# of the fidelity tables. It is how issue 30's causes were located: the C loop with and
 # without a communicator made before it, reprobench run before and after a
 # change, in the same rounds.
 #
@@ -38,7 +39,8 @@
 #        --nbc-overlap --loop-reps 1000 --nrep 1 --warmup 1 --clock mpi_wtime --clock-sync none --seed 1'
 #
 # Output: OUT/runs.txt (round, command, median ns, in launch order) and the
-# table on standard output.
+# table on standard output (again from the file: `report -rounds
+# OUT/runs.txt`, report built at OUT/report).
 set -euo pipefail
 if [ $# -lt 4 ]; then
 	echo "usage: $0 ROUNDS OUT 'CMD0' 'CMD1' [...]" >&2
@@ -53,7 +55,8 @@ run=mpirun.openmpi
 [ "${FLAVOR:-openmpi}" = mpich ] && run=mpiexec.mpich
 rm -rf "$out" && mkdir -p "$out"
 # Each run is read by bench/fidelity/report -value, as the fidelity tables
-# read it; built once here, before the first round.
+# read it, and the rounds' table is its -rounds; built once here, before the
+# first round.
 report=$out/report
 (cd "$(dirname "$0")/../.." && go build -o "$report" ./bench/fidelity/report)
 for p in $(seq 1 "$rounds"); do
@@ -83,26 +86,4 @@ for p in $(seq 1 "$rounds"); do
 		rm -rf "$out/r$p-c$i.csv" "$out/r$p-c$i"
 	done
 done
-python3 - "$out/runs.txt" "$k" <<'EOF'
-import random, statistics as st, sys
-k = int(sys.argv[2])
-m = {}
-for line in open(sys.argv[1]):
-    p, i, v = line.split()
-    m.setdefault(int(p), {})[int(i)] = float(v)
-random.seed(1)
-base = [x[0] for x in m.values()]
-print(f"{len(m)} rounds; per command the median of the runs' medians, and its ratio to command 0")
-for i in range(k):
-    vals = [x[i] for x in m.values()]
-    line = f"cmd{i}: median {st.median(vals):.0f} ns"
-    if i > 0:
-        r = [x[i] / x[0] for x in m.values()]
-        bs = sorted(st.median(random.choices(r, k=len(r))) for _ in range(2000))
-        hl = st.median(y / x for x in base for y in vals)
-        bh = sorted(st.median(y / x for x in random.choices(base, k=len(base)) for y in random.choices(vals, k=len(vals)))
-                    for _ in range(300))
-        line += (f"; paired {st.median(r):.3f} [{bs[50]:.3f}, {bs[1950]:.3f}]"
-                 f"; unpaired (Hodges-Lehmann) {hl:.3f} [{bh[7]:.3f}, {bh[292]:.3f}]")
-    print(line)
-EOF
+"$report" -rounds "$out/runs.txt"

@@ -4,6 +4,7 @@
 //
 //	go run ./bench/fidelity/report [-gap 1.3] OUT [OUT ...]
 //	go run ./bench/fidelity/report -value KIND [-bytes N] FILE
+//	go run ./bench/fidelity/report -rounds FILE
 //
 // It reads OUT/runs.csv, one line per launch in launch order:
 //
@@ -43,7 +44,9 @@
 // With -value it reads one run's FILE the way the tables read it (the
 // kinds of parse.go; -bytes selects the row of OSU's and IMB's tables) and
 // prints its value, so that bench/fidelity/rounds.sh reads a run as the
-// tables do.
+// tables do. With -rounds it reads the runs.txt of bench/fidelity/rounds.sh
+// (rounds.go) and prints each command's ratio to the first with the
+// statistics of the tables.
 //
 // The exit status is 1 when a cell with a target misses it.
 package main
@@ -67,13 +70,26 @@ func main() {
 	gap := flag.Float64("gap", 1.3, "factor between consecutive sorted run values that starts a new mode")
 	kind := flag.String("value", "", "print the value of one run's FILE read as `KIND` (median, col:NAME, osu:COLUMN, …; parse.go) instead of the tables")
 	bytes := flag.Int("bytes", 8, "with -value: the message size whose row an osu: or imb: KIND reads")
+	roundsFile := flag.String("rounds", "", "print the table of bench/fidelity/rounds.sh's runs.txt `FILE` (each command's ratio to the first) instead of the tables")
 	flag.Usage = func() {
 		out := flag.CommandLine.Output()
 		fmt.Fprintln(out, "usage: report [-gap 1.3] OUT [OUT ...]   (OUT: the directory of bench/fidelity/run.sh; several are pooled)")
 		fmt.Fprintln(out, "       report -value KIND [-bytes 8] FILE   (one run's value, as the tables read it)")
+		fmt.Fprintln(out, "       report -rounds FILE   (the ratios of bench/fidelity/rounds.sh's runs.txt)")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if *roundsFile != "" {
+		if flag.NArg() != 0 || *kind != "" {
+			flag.Usage()
+			os.Exit(2)
+		}
+		if err := printRounds(os.Stdout, *roundsFile); err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *kind != "" {
 		if flag.NArg() != 1 {
 			flag.Usage()

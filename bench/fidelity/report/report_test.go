@@ -444,3 +444,64 @@ func TestReportByOrder(t *testing.T) {
 		t.Errorf("no by-order row:\n%s", out.String())
 	}
 }
+
+// TestRounds: report -rounds gives a command that is 1.1× the first in
+// every round a paired ratio of exactly 1.100 and an unpaired one of 1.100,
+// a copy of the first 1.000, says why three rounds give no paired
+// interval, and refuses a file in which a round lacks a run, repeats one,
+// or has a line it cannot read, naming the round or line.
+func TestRounds(t *testing.T) {
+	var b strings.Builder
+	for p := 1; p <= 30; p++ {
+		base := 1000 + 7.3*float64(p)
+		for j := range 3 {
+			i := (j + p) % 3 // rounds.sh's rotation
+			v := []float64{base, 1.1 * base, base}[i]
+			fmt.Fprintf(&b, "%d %d %.4f\n", p, i, v)
+		}
+	}
+	rs, err := readRounds(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := writeRounds(&out, rs); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "30 rounds;") {
+		t.Fatalf("printed\n%s\nwant a header for 30 rounds and three commands", out.String())
+	}
+	for i, want := range []string{
+		"cmd0: median 1113 ns",
+		"cmd1: median 1224 ns; paired 1.100 [1.100, 1.100]; unpaired 1.100 [",
+		"cmd2: median 1113 ns; paired 1.000 [1.000, 1.000]; unpaired 1.000 [",
+	} {
+		if !strings.HasPrefix(lines[i+1], want) {
+			t.Errorf("line %d: %q, want it to begin %q", i+1, lines[i+1], want)
+		}
+	}
+	// Three rounds are too few for the paired interval: the line says so.
+	few, err := readRounds(strings.NewReader("1 0 100\n1 1 110\n2 1 120\n2 0 100\n3 0 100\n3 1 105\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := writeRounds(&out, few); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "cmd1: median 110 ns; paired 1.100 [NaN, NaN]") || !strings.Contains(out.String(), "(need at least") {
+		t.Errorf("three rounds printed\n%s\nwant the paired ratio 1.100 without an interval, and why", out.String())
+	}
+	for _, c := range []struct{ in, want string }{
+		{"1 0 100\n1 1 110\n2 0 100\n", "round 2: no run of command 1"},
+		{"1 0 100\n1 1 110\n1 1 120\n", "round 1: command 1 ran twice"},
+		{"1 0 100\n1 1 x\n", "line 2"},
+		{"1 0 100\n2 0 100\n", "a ratio needs two commands"},
+		{"1 0 100\n1 1 0\n", "line 2"},
+	} {
+		if _, err := readRounds(strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one that says %q", c.in, err, c.want)
+		}
+	}
+}
