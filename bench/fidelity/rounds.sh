@@ -6,9 +6,9 @@
 # order-statistic 95 % interval) and unpaired (Hodges-Lehmann: the shift of
 # its runs' logs from the first command's, with the rank-sum 95 %
 # interval), printed by `bench/fidelity/report -rounds` with the statistics
-# of the fidelity tables. It is how issue 30's causes were located: the C loop with and
-# without a communicator made before it, reprobench run before and after a
-# change, in the same rounds.
+# of the fidelity tables. It is how issue 30's causes were located: the C
+# loop with and without a communicator made before it, reprobench run
+# before and after a change, in the same rounds.
 #
 #   bench/fidelity/rounds.sh ROUNDS OUT 'CMD0' 'CMD1' [...]
 #
