@@ -99,9 +99,9 @@ func writeRounds(w io.Writer, rs *rounds) error {
 			}
 			pr, ur := pairedMedian(r), unpairedRatio(v, base)
 			line += fmt.Sprintf("; paired %.3f [%.3f, %.3f]; unpaired %.3f [%.3f, %.3f]", pr.Est, pr.Lo, pr.Hi, ur.Est, ur.Lo, ur.Hi)
-			for _, w := range []string{pr.CIWarning, ur.CIWarning} {
-				if w != "" {
-					line += " (" + w + ")" // e.g. too few rounds for an interval
+			for _, warn := range []string{pr.CIWarning, ur.CIWarning} {
+				if warn != "" {
+					line += " (" + warn + ")" // e.g. too few rounds for an interval
 				}
 			}
 		}
