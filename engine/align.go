@@ -11,34 +11,41 @@ import (
 // The alignment probe (issue 30).
 //
 // Open MPI's shared-memory transport (btl/vader) passes small messages
-// through a per-peer ring of 32-byte slots, the fast box. Where in the
-// ring, and so in the cache lines, the messages of a timed loop fall
-// depends on every small message the two ranks exchanged before it: a
-// single empty message moves the ring by one slot. Measured here
-// (docs/measured.md, "Fidelity against a plain C loop"), an 8-byte
-// MPI_Allreduce on 2 ranks then runs in one of two states for the whole
-// mpirun, about 0.55 µs or 0.95 µs, and one message flips it; the state
-// stays put for thousands of observations. A plain C loop, which sends
-// nothing before its loop, mostly lands in the fast one; a program that
-// exchanges configuration first lands wherever its history puts it. That
-// is a factor nobody chose, different from one version of a program to
-// the next.
+// through a per-peer ring of 32-byte slots, the fast box, one per
+// direction, and the speed of a loop of small messages depends on the
+// offset between the two directions' rings, which every message one way
+// changes (alignlevel.go). A plain C loop, which sends nothing one way
+// before its loop, starts level; a program that exchanges configuration
+// first starts wherever its history puts it, up to 1.5x slower for the
+// whole mpirun. That is a factor nobody chose, different from one version
+// of a program to the next.
 //
-// The probe takes it out of chance: after the warm-up it times AlignProbe
-// observations of a reference loop (alignReference: MPI_Barrier, then an
-// 8-byte MPI_Allreduce) as they are (A), moves the ring by one empty message from
-// the first to the second rank (mpi.TagAlign) and times as many (B), and
-// does so twice, A B A B, so that a drift of the machine over the probe
-// (seen here: 1.4 µs falling to 0.9 µs over the first 10 000 calls after
-// MPI_Init) favours neither. One allreduce then gives every observation's
-// largest duration over the ranks, the measured statistic, and every rank
-// decides alike: the alignment whose two blocks have the smaller median sum
-// is kept, B only when it is at least alignGain faster (after three moves
-// the ring is at B; a fourth brings it back to A). Neither the barrier, a
-// round trip, nor an allreduce of up to 800 doubles moves the state here;
-// only a lone message one way does. With MPICH, whose shared-memory queue
-// does not show this, both sums agree and A is kept. What the probe saw and
-// kept is recorded in the sidecar (rawdata.AlignProbe).
+// The probe takes it out of chance. After the warm-up it levels the rings
+// (alignLevel) and times AlignProbe observations of a reference loop
+// (alignReference: MPI_Barrier, then an 8-byte MPI_Allreduce) as they are
+// (A), moves the ring by one empty message from the first to the second
+// rank (mpi.TagAlign) and times as many (B), and does so twice, A B A B, so
+// that a drift of the machine over the probe (seen here: 1.4 µs falling to
+// 0.9 µs over the first 10 000 calls after MPI_Init) favours neither. One
+// allreduce then gives every observation's largest duration over the
+// ranks, the measured statistic, and the rings are levelled again for the
+// measured observations (Kept rawdata.AlignLevel): what the probe records
+// is how much this machine and library care (with MPICH, whose
+// shared-memory queue does not show this, A and B read alike).
+//
+// Until 2026-11-28 the probe kept whichever of A and B read faster, after
+// three moves (B) or four (A), on a model of two states that one message
+// flips. That fixes the parity of the offset but not the offset: a run
+// whose set-up left it at 40 slots stayed about 4 % slow, and a probe that
+// misjudged two states within its noise (23 of 200 runs from a level
+// start) left it at 3, the slow parity. Between experiments the engine
+// gathers each one's timestamps at rank 0, traffic one way, and the offset
+// moves on: in a design of 40 identical experiments the later ones read
+// up to 1.18x the first (median
+// over 8 mpiruns by position, 2026-11-28); levelled, 0.93-0.97x, the
+// machine warming up. Against osu_allreduce, one experiment per mpirun,
+// levelling read the same: 1.056 [1.040, 1.085] where the probe before it
+// read 1.060 [1.026, 1.090] (300 rotating rounds, paired; docs/measured.md).
 //
 // The probe times the reference loop, not the experiment's own call: the
 // reference's fast alignment is the one a plain program starts in (the C
@@ -50,8 +57,9 @@ import (
 // pairs) and 0.944x in 40 alternating rounds, where the reference loop
 // read 1.010x (unpaired Hodges-Lehmann; docs/measured.md).
 //
-// With window.RuntimeIMB the probe keeps the slower alignment instead (B
-// only when it is at least alignGain slower): the value of runtime imb is
+// With window.RuntimeIMB the probe does not level the rings and keeps the
+// slower of A and B instead (B only when it is at least alignGain slower),
+// as before 2026-11-28: the value of runtime imb is
 // what IMB-MPI1 prints, and IMB's own set-up leaves Open MPI's fast box in
 // the slow alignment. Measured here (2026-11-27, 6 mpiruns each, 8 B
 // MPI_Allreduce): IMB-MPI1 read 0.65-0.77 µs where osu_allreduce, the same
@@ -59,9 +67,11 @@ import (
 // (btl_vader_fbox_max=0) the two read alike (1.05-1.52 and 1.13-1.57 µs).
 // Keeping the faster alignment put --runtime imb at 0.87x IMB's Allreduce
 // and 0.93x its PingPong (30 pairs), keeping the slower at 0.94-0.99x and
-// 1.00-1.02x (two runs of 30 pairs; docs/measured.md). OSU (runtime osu)
-// and the plain C loop start in the fast alignment, which the default
-// keeps.
+// 1.00-1.02x (two runs of 30 pairs; docs/measured.md). Where IMB's set-up
+// leaves the offset is not known, so the probe keeps the slower parity
+// from wherever the run's history put it, which is what those runs
+// measured. OSU (runtime osu) and the plain C loop start level, as the
+// default leaves them.
 
 // alignReference returns the probe's reference observation, MPI_Barrier
 // then one 8-byte MPI_Allreduce (one float64, sum), and room for k of its
@@ -73,10 +83,10 @@ func alignReference(k int) (*mpi.Observation, []int64, []int64) {
 	return ref, make([]int64, k), make([]int64, k)
 }
 
-// alignGain is how much faster (fraction of the median) the moved
-// alignment must be for the probe to keep it: less is noise between two
-// blocks of the same state (the two blocks of one state differ by 0.5-3 %
-// here), more is the fast box (10-70 %).
+// alignGain is how much slower (fraction of the median) the moved
+// alignment must be for runtime imb's probe to keep it: less is noise
+// between two blocks of the same state (the two blocks of one state differ
+// by 0.5-3 % here), more is the fast box (10-70 %).
 const alignGain = 0.03
 
 // alignMaxBytes is the largest message the probe runs for: Open MPI's fast
@@ -101,6 +111,12 @@ func alignBlock(ex *Experiment, p int) int {
 func (e *Engine) alignProbe(ex *Experiment) (*rawdata.AlignProbe, error) {
 	c := e.Comm
 	k := alignBlock(ex, c.Size())
+	level := ex.Runtime != window.RuntimeIMB
+	if level {
+		if err := alignLevel(c); err != nil {
+			return nil, fmt.Errorf("levelling the rings: %w", err)
+		}
+	}
 	ref, starts, ends := alignReference(k)
 	mine := make([]float64, 4*k) // each block's durations, k per block
 	move := func() error {
@@ -131,13 +147,15 @@ func (e *Engine) alignProbe(ex *Experiment) (*rawdata.AlignProbe, error) {
 	}
 	med := func(b int) float64 { return median(all[b*k : (b+1)*k]) } // nbc.go
 	ap := &rawdata.AlignProbe{Observations: k, MedianAsIsS: (med(0) + med(2)) / 2, MedianMovedS: (med(1) + med(3)) / 2,
-		Kept: rawdata.AlignFaster}
-	if ex.Runtime == window.RuntimeIMB {
-		ap.Kept = rawdata.AlignSlower
-		ap.Moved = ap.MedianMovedS > (1+alignGain)*ap.MedianAsIsS
-	} else {
-		ap.Moved = ap.MedianMovedS < (1-alignGain)*ap.MedianAsIsS
+		Kept: rawdata.AlignLevel}
+	if level {
+		if err := alignLevel(c); err != nil {
+			return nil, fmt.Errorf("levelling the rings: %w", err)
+		}
+		return ap, nil
 	}
+	ap.Kept = rawdata.AlignSlower
+	ap.Moved = ap.MedianMovedS > (1+alignGain)*ap.MedianAsIsS
 	if !ap.Moved {
 		if err := move(); err != nil {
 			return nil, fmt.Errorf("moving the ring back: %w", err)

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"math"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,40 +15,51 @@ import (
 	"github.com/reprobench/reprobench/window"
 )
 
-// ringComm models Open MPI's fast-box ring on top of a simulated rank:
-// every message with mpi.TagAlign this rank sends or receives moves the
-// ring by one slot, and every observation while the ring is at an odd
-// slot takes slow longer, inside its timed region (the simulator's
-// virtual time advances by as much). The state starts at odd when
-// startOdd, as a run's history may leave it.
+// fboxRings models Open MPI's two fast-box rings between ranks 0 and 1
+// (engine.FboxNext): pos[r] is where the next message from rank r starts.
+// The loop runs slow while the two rings stand at slots of different
+// parity (engine/alignlevel.go).
+type fboxRings struct {
+	mu  sync.Mutex
+	pos [2]int
+}
+
+func (f *fboxRings) send(from, payload int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pos[from] = engine.FboxNext(f.pos[from], engine.FboxSlots(16, payload))
+}
+
+func (f *fboxRings) misaligned() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.pos[0]%2 != f.pos[1]%2
+}
+
+// ringComm puts a simulated rank on the modelled rings: every message with
+// mpi.TagAlign it sends moves its ring as Open MPI's would, and every
+// observation while the rings are misaligned takes slow longer, inside its
+// timed region (the simulator's virtual time advances by as much).
 type ringComm struct {
 	mpi.Comm
 	r     *mpitest.Rank
 	clk   timing.Clock
-	odd   bool
+	rings *fboxRings
 	slow  time.Duration
-	moves int
 }
 
 func (c *ringComm) Send(buf []byte, dest, tag int) error {
-	if tag == mpi.TagAlign {
-		c.odd, c.moves = !c.odd, c.moves+1
+	if tag == mpi.TagAlign && c.r.ID() < 2 {
+		c.rings.send(c.r.ID(), len(buf))
 	}
 	return c.Comm.Send(buf, dest, tag)
-}
-
-func (c *ringComm) Recv(buf []byte, src, tag int) error {
-	if tag == mpi.TagAlign {
-		c.odd, c.moves = !c.odd, c.moves+1
-	}
-	return c.Comm.Recv(buf, src, tag)
 }
 
 func (c *ringComm) Observe(o *mpi.Observation, clk timing.Clock) error {
 	if err := c.Comm.Observe(o, clk); err != nil {
 		return err
 	}
-	if c.odd {
+	if c.rings.misaligned() {
 		// The slow alignment: the call took longer. Its end timestamp
 		// moves by as many ticks, and the rank's virtual time with it.
 		before := clk.Now()
@@ -57,30 +69,31 @@ func (c *ringComm) Observe(o *mpi.Observation, clk timing.Clock) error {
 	return nil
 }
 
-// TestAlignProbe against the modelled ring: started in the slow alignment,
-// the probe moves the ring and every measured observation runs fast;
-// started in the fast one, it moves it back; with no difference between
-// the alignments (MPICH), it keeps the first. Without the probe, or for a
-// message larger than the fast box takes (2 KiB), the slow start stays
-// slow. With runtime imb the probe keeps the slower alignment, where
-// IMB-MPI1 runs: a slow start stays slow, a fast start is moved. Every rank
-// ends in the same alignment, and the sidecar records what the probe saw
-// and which alignment it kept.
+// TestAlignProbe against the modelled rings: started misaligned (an odd
+// offset, 41 slots) or aligned at an even one (60 slots), the probe levels
+// the rings, sees the moved ring slower by the model's slow, levels them
+// again, and every measured observation runs fast; with no difference
+// between the alignments (MPICH) it levels them all the same. Without the
+// probe, or for a message larger than the fast box takes (2 KiB), a
+// misaligned start stays slow. With runtime imb the probe does not level
+// and keeps the slower alignment, where IMB-MPI1 runs: a slow start stays
+// slow, a fast start is moved. The sidecar records what the probe saw and
+// which alignment it kept.
 func TestAlignProbe(t *testing.T) {
 	const slow = 20 * time.Microsecond // the simulated allreduce itself takes about 2.2 µs
 	for _, c := range []struct {
-		name      string
-		startOdd  bool
-		slow      time.Duration
-		probe     int
-		bytes     int
-		wantMoved bool
-		wantOdd   bool
-		runtime   window.RuntimeType
+		name            string
+		startMisaligned bool
+		slow            time.Duration
+		probe           int
+		bytes           int
+		wantMoved       bool
+		wantMisaligned  bool
+		runtime         window.RuntimeType
 	}{
-		{"slow start", true, slow, 50, 8, true, false, window.RuntimeLocal},
+		{"slow start", true, slow, 50, 8, false, false, window.RuntimeLocal},
 		{"fast start", false, slow, 50, 8, false, false, window.RuntimeLocal},
-		{"no difference", true, 0, 50, 8, false, true, window.RuntimeLocal},
+		{"no difference", true, 0, 50, 8, false, false, window.RuntimeLocal},
 		{"no probe", true, slow, 0, 8, false, true, window.RuntimeLocal},
 		{"2 KiB", true, slow, 50, 2048, false, true, window.RuntimeLocal},
 		{"imb slow start", true, slow, 50, 8, false, true, window.RuntimeIMB},
@@ -94,8 +107,12 @@ func TestAlignProbe(t *testing.T) {
 			}
 			sink := &memSink{}
 			ends := make([]bool, 2)
+			rings := &fboxRings{pos: [2]int{40, 100}}
+			if c.startMisaligned {
+				rings.pos[1] = 81
+			}
 			err = w.Run(func(r *mpitest.Rank) error {
-				rc := &ringComm{Comm: r.Comm(), r: r, clk: r.Clock(), odd: c.startOdd, slow: c.slow}
+				rc := &ringComm{Comm: r.Comm(), r: r, clk: r.Clock(), rings: rings, slow: c.slow}
 				e := &engine.Engine{Comm: rc, Clock: r.Clock()}
 				var s engine.Sink
 				if r.ID() == 0 {
@@ -104,14 +121,14 @@ func TestAlignProbe(t *testing.T) {
 				ex := engine.Experiment{Call: mpi.CallAllreduce, MsizeBytes: c.bytes, Type: mpi.Float64, Nrep: 400, Warmup: 10,
 					AlignProbe: c.probe, Runtime: c.runtime, LoopReps: 1, Sync: window.Config{Method: window.Barrier}}
 				_, err := e.Run([]engine.Experiment{ex}, s)
-				ends[r.ID()] = rc.odd
+				ends[r.ID()] = rings.misaligned()
 				return err
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ends[0] != ends[1] || ends[0] != c.wantOdd {
-				t.Errorf("ring ends odd on rank 0 %v, rank 1 %v; want both %v", ends[0], ends[1], c.wantOdd)
+			if ends[0] != ends[1] || ends[0] != c.wantMisaligned {
+				t.Errorf("rings end misaligned as rank 0 sees them %v, as rank 1 does %v; want both %v", ends[0], ends[1], c.wantMisaligned)
 			}
 			if len(sink.sums) != 1 || len(sink.rows) != 400 {
 				t.Fatalf("%d summaries, %d rows", len(sink.sums), len(sink.rows))
@@ -135,7 +152,7 @@ func TestAlignProbe(t *testing.T) {
 			if ap == nil {
 				t.Fatal("the sidecar records no probe")
 			}
-			kept := rawdata.AlignFaster
+			kept := rawdata.AlignLevel
 			if c.runtime == window.RuntimeIMB {
 				kept = rawdata.AlignSlower
 			}
@@ -143,7 +160,7 @@ func TestAlignProbe(t *testing.T) {
 				t.Errorf("probe %+v, want %d observations, moved %v, kept %s", ap, c.probe, c.wantMoved, kept)
 			}
 			if c.slow > 0 && kept == rawdata.AlignSlower {
-				if d := ap.MedianMovedS - ap.MedianAsIsS; c.startOdd && d > 0 || !c.startOdd && d < 0 {
+				if d := ap.MedianMovedS - ap.MedianAsIsS; c.startMisaligned && d > 0 || !c.startMisaligned && d < 0 {
 					t.Errorf("probe medians as is %.3g s, moved %.3g s: the wrong one is slower", ap.MedianAsIsS, ap.MedianMovedS)
 				}
 				if med < c.slow.Seconds() {

@@ -144,27 +144,32 @@ type Summary struct {
 // align.go): after the warm-up, four blocks of Observations observations
 // of the probe's reference loop (MPI_Barrier, then an 8-byte
 // MPI_Allreduce; before 2026-11-27 evening, of the experiment's own call),
-// the first and third with the transport's shared-memory ring where the
-// run's history left it, the second and fourth with it moved by one empty
-// message from rank 0 to rank 1 (Open MPI's fast box: one message moves
-// every later one by a 32-byte slot). Each median is the mean of its two
-// blocks' medians of the observations' largest duration over the ranks.
+// the first and third with the transport's shared-memory rings as they
+// stand (levelled first, Kept AlignLevel; where the run's history left
+// them, Kept AlignSlower and in files from before 2026-11-28), the second
+// and fourth with the ring from rank 0 to rank 1 moved by one empty message
+// (Open MPI's fast box: one message moves every later one by a 32-byte
+// slot). Each median is the mean of its two blocks' medians of the
+// observations' largest duration over the ranks.
 type AlignProbe struct {
 	Observations int     `json:"observations"`
 	MedianAsIsS  float64 `json:"median_as_is_s"`
 	MedianMovedS float64 `json:"median_moved_s"`
-	// Kept is which alignment the probe was to keep: AlignFaster, or
-	// AlignSlower for runtime imb (the one IMB-MPI1's own set-up leaves).
-	// Empty in files written before it was recorded, which kept the faster.
+	// Kept is which alignment the probe was to keep: AlignLevel (the
+	// rings levelled again, as a plain program's symmetric traffic keeps
+	// them), or AlignSlower for runtime imb (the one IMB-MPI1's own set-up
+	// leaves). AlignFaster in files written from 2026-11-27 to 2026-11-28;
+	// empty in files written before it was recorded, which kept the faster.
 	Kept string `json:"kept,omitempty"`
-	// Moved: the moved alignment was at least 3 % faster (with Kept
-	// AlignSlower: slower) and was kept for the measured observations;
-	// false: the ring was moved back.
+	// Moved: the moved alignment was at least 3 % slower (AlignSlower;
+	// faster with AlignFaster) and was kept for the measured observations;
+	// false: the ring was moved back, or levelled (AlignLevel).
 	Moved bool `json:"moved"`
 }
 
 // The alignments AlignProbe.Kept names.
 const (
+	AlignLevel  = "level"
 	AlignFaster = "faster"
 	AlignSlower = "slower"
 )

@@ -120,10 +120,10 @@ func buildExperiments(o *runOptions, np int) (out []engine.Experiment, err error
 			// a tool's loop but of what ran before it, which our own
 			// set-up messages do not reproduce: OSU 7.4's collectives
 			// send only barriers before theirs and, like the plain C
-			// loop, start in the fast alignment (osu_allreduce 8 B,
+			// loop, start with the rings level (osu_allreduce 8 B,
 			// Open MPI, 15 pairs: 1.07 and 1.07 with the probe, 1.17
-			// and 1.24 without); IMB-MPI1 runs in the slow one, which
-			// the engine keeps for runtime imb (engine/align.go).
+			// and 1.24 without); IMB-MPI1 runs in the slow alignment,
+			// which the engine keeps for runtime imb (engine/align.go).
 			out[i].AlignProbe = o.alignProbe
 		}
 	}()
