@@ -39,13 +39,13 @@ import (
 // whose set-up left it at 40 slots stayed about 4 % slow, and a probe that
 // misjudged two states within its noise (23 of 200 runs from a level
 // start) left it at 3, the slow parity. Between experiments the engine
-// gathers each one's timestamps at rank 0, traffic one way, and the offset
-// moves on: in a design of 40 identical experiments the later ones read
-// up to 1.18x the first (median
-// over 8 mpiruns by position, 2026-11-28); levelled, 0.93-0.97x, the
-// machine warming up. Against osu_allreduce, one experiment per mpirun,
-// levelling read the same: 1.056 [1.040, 1.085] where the probe before it
-// read 1.060 [1.026, 1.090] (300 rotating rounds, paired; docs/measured.md).
+// gathers each one's timestamps at rank 0, traffic one way, and the
+// offset moves on: in a design of 40 identical experiments the later ones
+// read up to 1.26x the first (median over 12 mpiruns by position, default
+// flags, 2026-11-28); levelled, 1.00-1.09x. Against osu_allreduce, one
+// experiment per mpirun, levelling read the same: 1.056 [1.040, 1.085]
+// where the probe before it read 1.060 [1.026, 1.090] (300 rotating
+// rounds, paired; docs/measured.md).
 //
 // The probe times the reference loop, not the experiment's own call: the
 // reference's fast alignment is the one a plain program starts in (the C
