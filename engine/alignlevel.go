@@ -23,8 +23,8 @@ import "github.com/reprobench/reprobench/mpi"
 // falling to 1.12x at d = 63: the share of the ring in which the two
 // messages of one iteration stand at slots of different parity. A plain
 // program's traffic is the same both ways and keeps d at 0 (the C loop,
-// OSU); reprobench run's set-up sends configuration from rank 0 and
-// gathers to it, and leaves d wherever that puts it.
+// OSU); reprobench run's set-up broadcasts its seed and run id from rank
+// 0, traffic one way, and leaves d wherever that puts it.
 //
 // alignLevel takes both rings to the same slot whatever d was: the two
 // ranks play alignLevelWord as a ping-pong, one message each way per
@@ -33,10 +33,12 @@ import "github.com/reprobench/reprobench/mpi"
 // checks it against the arithmetic above). The ping-pong keeps each
 // message the only one in its ring, so a ring is never full and the skip
 // rule applies as modelled; its letters take at most 8 slots (at most 216
-// bytes of payload, which Open MPI sends inline). Measured in one mpirun,
-// the loop read 0.86-1.09x of a level start after it, whatever the offset
-// before (up to 1.97x). 568 round trips, about 0.6 ms here; with MPICH,
-// or without fast boxes, they are just round trips.
+// bytes of payload, under btl_vader_max_inline_send's 256). Measured in
+// one mpirun, the loop read 0.86-1.09x of a level start after it, whatever
+// the offset before (up to 1.97x), in 9 of 10 mpiruns. 568 round trips:
+// 0.63 ms here with Open MPI, 0.76-0.81 ms with MPICH (a C loop of 20
+// levellings, 3 mpiruns each), and the probe levels twice; with MPICH, or
+// without fast boxes, they are just round trips.
 
 // alignLevelWord is the synchronizing word of the fast box's ring: one
 // decimal digit per message, the slots it takes (1-8).
