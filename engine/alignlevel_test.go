@@ -1,6 +1,10 @@
 package engine_test
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/reprobench/reprobench/engine"
@@ -40,5 +44,26 @@ func TestAlignLevelWord(t *testing.T) {
 		if got := engine.FboxNext(c.pos, c.slots); got != c.want {
 			t.Errorf("FboxNext(%d, %d) = %d, want %d", c.pos, c.slots, got, c.want)
 		}
+	}
+}
+
+// TestRingLevelWordMatches keeps bench/fidelity/ring.c's move L, which
+// shows the levelling in a plain C program, playing the engine's word: the
+// C file holds a copy of it (a standalone program, built alone by mpicc).
+func TestRingLevelWordMatches(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "bench", "fidelity", "ring.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl := regexp.MustCompile(`(?s)static const char level_word\[\] =(.*?);`).FindSubmatch(src)
+	if decl == nil {
+		t.Fatal("ring.c declares no level_word")
+	}
+	var word strings.Builder
+	for _, lit := range regexp.MustCompile(`"([0-9]*)"`).FindAllSubmatch(decl[1], -1) {
+		word.Write(lit[1])
+	}
+	if got := word.String(); got != engine.AlignLevelWord {
+		t.Errorf("ring.c's level_word has %d letters and differs from engine's alignLevelWord (%d letters)", len(got), len(engine.AlignLevelWord))
 	}
 }
