@@ -36,9 +36,10 @@ import "github.com/reprobench/reprobench/mpi"
 // bytes of payload, under btl_vader_max_inline_send's 256). Measured in
 // one mpirun, the loop read 0.86-1.09x of a level start after it, whatever
 // the offset before (up to 1.97x), in 9 of 10 mpiruns. 568 round trips:
-// 0.63 ms here with Open MPI, 0.76-0.81 ms with MPICH (a C loop of 20
-// levellings, 3 mpiruns each), and the probe levels twice; with MPICH, or
-// without fast boxes, they are just round trips.
+// per levelling 0.61-1.94 ms here with Open MPI (median 0.68 ms) and
+// 0.86-1.29 ms with MPICH (median 1.04 ms), the middle of three timings of
+// 20 levellings in each of 10 mpiruns of a C loop; the probe levels twice.
+// With MPICH, or without fast boxes, they are just round trips.
 
 // alignLevelWord is the synchronizing word of the fast box's ring: one
 // decimal digit per message, the slots it takes (1-8).
