@@ -40,6 +40,13 @@ import "github.com/reprobench/reprobench/mpi"
 // 0.86-1.29 ms with MPICH (median 1.04 ms), the middle of three timings of
 // 20 levellings in each of 10 mpiruns of a C loop; the probe levels twice.
 // With MPICH, or without fast boxes, they are just round trips.
+//
+// The word leaves the sender's copy of the reader's position, which the
+// sender re-reads once per lap, at slot 120 or 121, where a fresh ring
+// has it at slot 1 (bench/fidelity/fbox_readpos.py models it). Tails that
+// reset it to 127, or to 1, read the same against osu_allreduce (1.069x
+// and 1.069x, 1.060x without; 300 rotating rounds, 2026-11-28,
+// docs/measured.md), so the levelling stops at the offset.
 
 // alignLevelWord is the synchronizing word of the fast box's ring: one
 // decimal digit per message, the slots it takes (1-8).
