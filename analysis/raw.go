@@ -155,9 +155,14 @@ func ReadRaw(r io.Reader, name string) (*Dataset, error) {
 }
 
 // ReadFiles adds the raw and per-rank files of names to d, in order (Read
-// on each; the errors name the file and line).
+// on each; the errors name the file and line). A file whose sidecar (BASE.json
+// beside BASE.csv or BASE.ranks.csv) has a newer major format version is
+// refused (rawdata.CheckCSVVersion).
 func (d *Dataset) ReadFiles(names ...string) error {
 	for _, n := range names {
+		if err := rawdata.CheckCSVVersion(n); err != nil {
+			return err
+		}
 		f, err := os.Open(n)
 		if err != nil {
 			return err

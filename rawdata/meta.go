@@ -9,6 +9,9 @@ import (
 
 // Metadata is the JSON sidecar of one mpirun.
 type Metadata struct {
+	// FormatVersion is the raw-data format of this sidecar and the CSV
+	// files it names (FormatVersion; set by Writer.Close and Abort).
+	FormatVersion string `json:"format_version"`
 	RunID         string            `json:"run_id"`
 	Mpirun        int               `json:"mpirun"`
 	Seed          uint64            `json:"seed"`           // seed of the experiment order, always recorded
@@ -80,7 +83,8 @@ func MarshalRecord(v any) json.RawMessage {
 }
 
 // ReadMetadata reads a mpirun's JSON sidecar. Fields it does not know (a
-// newer writer's) are ignored; a sidecar that is not JSON of this shape is
+// newer minor version's) are ignored; a sidecar of a newer major format
+// version (CheckFormatVersion), or one that is not JSON of this shape, is
 // an error naming the file.
 func ReadMetadata(path string) (*Metadata, error) {
 	b, err := os.ReadFile(path)
@@ -89,6 +93,9 @@ func ReadMetadata(path string) (*Metadata, error) {
 	}
 	var m Metadata
 	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("rawdata: %s: %w", path, err)
+	}
+	if err := CheckFormatVersion(m.FormatVersion); err != nil {
 		return nil, fmt.Errorf("rawdata: %s: %w", path, err)
 	}
 	return &m, nil

@@ -382,6 +382,7 @@ func (s *Writer) Close(meta *Metadata) error {
 		return err
 	}
 	s.done = true
+	meta.FormatVersion = FormatVersion
 	meta.Files = map[string]string{"raw": filepath.Base(s.names.CSV), "metadata": filepath.Base(s.names.JSON)}
 	if s.rf != nil {
 		meta.Files["per_rank"] = filepath.Base(s.names.Ranks)
@@ -424,6 +425,7 @@ func (s *Writer) Abort(meta *Metadata, cause error) error {
 	if meta == nil {
 		meta = &Metadata{RunID: s.runID, Mpirun: s.mpirun}
 	}
+	meta.FormatVersion = FormatVersion
 	if cause != nil {
 		meta.Error = cause.Error()
 	}
