@@ -473,9 +473,12 @@ func PoolRanks(d *Dataset, alpha float64) []RankPooling {
 	return out
 }
 
-// ReproducibilityMetric returns, for the per-mpirun (or per-trial) means of
-// one group, the normalized values mean/min(means) of paper 000 §6.3; the
-// maximum of the result is the largest relative difference between trials.
+// ReproducibilityMetric returns the per-mpirun means of one group divided
+// by their minimum; its maximum is the largest relative difference between
+// the mpiruns of one campaign. This is the normalization of Hunold &
+// Carpen-Amarie 2016 (§6.3) applied within a campaign: their metric
+// normalizes per-trial means of per-mpirun medians, one trial being a whole
+// repetition of the method (Normalize over those values computes it).
 func ReproducibilityMetric(s GroupSummary) []float64 { return Normalize(s.MpirunMeans) }
 
 // mergeSorted merges sorted runs into one sorted slice by pairwise merging

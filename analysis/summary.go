@@ -223,9 +223,10 @@ func tukeySorted(s []float64, k float64) ([]float64, int) {
 	return s[i:j], len(s) - (j - i)
 }
 
-// Normalize returns x divided by its minimum: the normalized run times used
-// as the reproducibility metric of paper 000 §6.3 (there applied to the
-// per-trial means of one group). NaN entries when the minimum is ≤ 0.
+// Normalize returns x divided by its minimum: the normalized run times of
+// the reproducibility metric of Hunold & Carpen-Amarie 2016 (§6.3), where x
+// holds one value per trial (a whole repetition of the method). NaN entries
+// when the minimum is ≤ 0.
 func Normalize(x []float64) []float64 {
 	out := make([]float64, len(x))
 	if len(x) == 0 {

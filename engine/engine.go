@@ -39,7 +39,7 @@ type Experiment struct {
 	LoopReps   int              // calls per observation for RuntimeLoop (default 100)
 	Cache      window.CacheMode //
 	CacheSlots int              // buffer copies for CacheCycle and CacheRandom (default 16)
-	FlushBytes int              // CacheCold: bytes overwritten (default: LLCBytes, else 32 MiB)
+	FlushBytes int              // CacheCold: bytes overwritten (default: window.PrivateCacheBytes, else 32 MiB)
 	Seed       uint64           // for CacheRandom
 	// AlignProbe > 0 runs the alignment probe after the warm-up (align.go)
 	// for messages of up to 1 KiB on 2 or more ranks: blocks of that many
@@ -306,7 +306,7 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	}
 	flush := ex.FlushBytes
 	if ex.Cache == window.CacheCold && flush <= 0 {
-		if flush, err = window.LLCBytes(); err != nil {
+		if flush, err = window.PrivateCacheBytes(window.SysCPU); err != nil {
 			flush = 32 << 20
 		}
 	}

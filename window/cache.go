@@ -11,15 +11,19 @@ import (
 	"strings"
 )
 
-// CacheMode selects the cache state an observation starts in (paper 004).
+// CacheMode selects the cache state an observation starts in: warm, cold
+// (Hunold & Carpen-Amarie 2016, §5.8), or buffers moved between
+// observations, cyclically as mpptest does (Gropp & Lusk 1999) or to random
+// offsets (Stanisic et al. 2015, §V.A).
 type CacheMode int
 
 // The cache modes.
 const (
 	// CacheWarm reuses the same buffers back to back.
 	CacheWarm CacheMode = iota
-	// CacheCold overwrites a buffer of last-level-cache size before each
-	// observation (outside the timed span).
+	// CacheCold overwrites a buffer the size of the core's last private
+	// cache (PrivateCacheBytes) before each observation, outside the timed
+	// span.
 	CacheCold
 	// CacheCycle moves the message buffers to the next offset of a larger
 	// allocation before each observation.
@@ -53,33 +57,67 @@ func ParseCacheMode(s string) (CacheMode, error) {
 	return 0, fmt.Errorf("window: unknown cache mode %q (want warm, cold, cycle or random)", s)
 }
 
-// LLCBytes returns the size of the largest (last-level) cache of CPU 0 from
-// sysfs, or an error if it cannot be read.
-func LLCBytes() (int, error) {
-	dirs, _ := filepath.Glob("/sys/devices/system/cpu/cpu0/cache/index*")
+// SysCPU is where Linux describes the CPUs' caches (PrivateCacheBytes).
+const SysCPU = "/sys/devices/system/cpu"
+
+// PrivateCacheBytes returns the size of the last cache level private to CPU
+// 0's core, read from sysfs under sysCPU (SysCPU on Linux): the data or
+// unified cache of the highest level whose shared_cpu_list names only the
+// core's hardware threads (topology/thread_siblings_list). CacheCold
+// overwrites a buffer of this size before each observation, as Hunold &
+// Carpen-Amarie 2016 (§5.8) do after each measurement: "the last level of
+// data cache, which is private to each core … often cache level 2". A
+// shared last-level cache is not flushed: a message read from it counts as
+// cold here, as in the paper. It returns an error naming the directory if
+// no cache's size and sharing can be read.
+func PrivateCacheBytes(sysCPU string) (int, error) {
+	cpu0 := filepath.Join(sysCPU, "cpu0")
+	siblings, err := readCPUList(filepath.Join(cpu0, "topology", "thread_siblings_list"))
+	if err != nil {
+		siblings = "0" // no topology: CPU 0 alone
+	}
+	dirs, _ := filepath.Glob(filepath.Join(cpu0, "cache", "index*"))
 	best, bestLevel := 0, -1
 	for _, d := range dirs {
-		lv, err1 := os.ReadFile(filepath.Join(d, "level"))
-		sz, err2 := os.ReadFile(filepath.Join(d, "size"))
-		if err1 != nil || err2 != nil {
+		read := func(name string) string {
+			b, err := os.ReadFile(filepath.Join(d, name))
+			if err != nil {
+				return ""
+			}
+			return strings.TrimSpace(string(b))
+		}
+		if t := read("type"); t != "Data" && t != "Unified" {
 			continue
 		}
-		level, err := strconv.Atoi(strings.TrimSpace(string(lv)))
+		shared, err := readCPUList(filepath.Join(d, "shared_cpu_list"))
+		if err != nil || shared != siblings {
+			continue
+		}
+		level, err := strconv.Atoi(read("level"))
 		if err != nil {
 			continue
 		}
-		b, err := units.ParseBytes(strings.TrimSpace(string(sz)))
-		if err != nil {
+		b, err := units.ParseBytes(read("size"))
+		if err != nil || b <= 0 {
 			continue
 		}
-		if level > bestLevel || (level == bestLevel && b > best) {
+		if level > bestLevel {
 			best, bestLevel = b, level
 		}
 	}
 	if best == 0 {
-		return 0, fmt.Errorf("window: no cache sizes in /sys/devices/system/cpu/cpu0/cache; give the size explicitly")
+		return 0, fmt.Errorf("window: no private cache's size and sharing in %s; give the flush size explicitly", filepath.Join(cpu0, "cache"))
 	}
 	return best, nil
+}
+
+// readCPUList reads a sysfs CPU list ("0", "0,36", "0-1") as written.
+func readCPUList(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(b)), nil
 }
 
 // Buffers holds an observation's message buffers under a cache mode. Its
@@ -103,7 +141,7 @@ type Buffers struct {
 
 // NewBuffers allocates buffers of sendBytes and recvBytes. For CacheCycle and
 // CacheRandom the allocation holds slots copies of each, 64-byte aligned
-// apart; for CacheCold, flushBytes (the LLC size) is the buffer overwritten.
+// apart; for CacheCold, flushBytes (PrivateCacheBytes) is the buffer overwritten.
 func NewBuffers(mode CacheMode, sendBytes, recvBytes, slots, flushBytes int, seed uint64) *Buffers {
 	b := &Buffers{Mode: mode, sendN: sendBytes, recvN: recvBytes, slots: 1}
 	if mode == CacheCycle || mode == CacheRandom {

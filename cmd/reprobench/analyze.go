@@ -674,9 +674,11 @@ func anWriteBenchstat(w io.Writer, sums []analysis.GroupSummary) error {
 	return bw.Flush()
 }
 
-// anNormMax is the reproducibility metric of paper 000 §6.3 for one group:
-// the largest per-mpirun mean divided by the smallest (1 = perfectly
-// reproducible); NaN without mpiruns.
+// anNormMax is the largest per-mpirun mean of one group divided by the
+// smallest (1: every mpirun agrees); NaN without mpiruns. It applies the
+// normalization of Hunold & Carpen-Amarie 2016 (§6.3) to the mpiruns of one
+// campaign, not their metric itself, which normalizes per-trial means over
+// whole repetitions of the method (bench/papers: papertool repro).
 func anNormMax(s analysis.GroupSummary) float64 {
 	v := analysis.ReproducibilityMetric(s)
 	if len(v) == 0 {

@@ -17,8 +17,8 @@ import (
 	"github.com/reprobench/reprobench/analysis"
 )
 
-// reproSummary is the reproducibility metric of paper 000 §6.3 for one
-// method and group: trial values normalized by their minimum.
+// reproSummary is the reproducibility metric of Hunold & Carpen-Amarie 2016
+// (§6.3) for one method and group: trial values normalized by their minimum.
 type reproSummary struct {
 	Method        string    `json:"method"`
 	Group         string    `json:"group"`
@@ -34,8 +34,9 @@ type reproSummary struct {
 
 // cmdRepro computes one value per trial and group for two methods and the
 // normalized values value/min over trials. "ours": DIR/tNN/*-mpirunNNN.csv
-// hold the mpiruns of trial NN; the value is the median of the per-mpirun
-// medians after Tukey's filter (paper 000 Alg. 6, package analysis). "loop":
+// hold the mpiruns of trial NN; the value is the mean of the per-mpirun
+// medians after Tukey's filter (Hunold & Carpen-Amarie 2016, Alg. 6 and
+// §6.3, which take the mean of a trial's n values). "loop":
 // DIR/tNN/*-mpirunNNN.csv hold one mpirun of loop-averaged observations; the
 // value is their median (one observation: the IMB/OSU number itself).
 func cmdRepro(args []string) error {
@@ -97,7 +98,7 @@ func cmdRepro(args []string) error {
 				var v float64
 				if m.name == "ours" {
 					s := analysis.AnalyzeGroup(gr, analysis.Options{TukeyK: 1.5, Level: 0.95, Alpha: 0.05})
-					v = analysis.Median(s.MpirunMedians)
+					v = analysis.Mean(s.MpirunMedians)
 				} else {
 					v = analysis.Median(gr.Runtimes)
 				}
