@@ -14,7 +14,7 @@ import (
 // CacheMode selects the cache state an observation starts in: warm, cold
 // (Hunold & Carpen-Amarie 2016, §5.8), or buffers moved between
 // observations, cyclically as mpptest does (Gropp & Lusk 1999) or to random
-// offsets (Stanisic et al. 2015, §V.A).
+// offsets (randomizing a factor, as Stanisic et al. 2017, §V, ask).
 type CacheMode int
 
 // The cache modes.
