@@ -69,7 +69,7 @@
 //   - plots: the figures of "reprobench plot" (violin, box, compare,
 //     drift, mpiruns, …) as gonum plots.
 //   - report: the self-contained HTML page of "reprobench report", with
-//     the 12 rules of paper 002 checked.
+//     the 12 rules of Hoefler & Belli 2015 checked.
 //   - noiseguard: learning a machine's periodic noise to place window
 //     starts around it.
 //   - guidelines: MPI performance guidelines (is MPI_Allreduce slower than

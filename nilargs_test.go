@@ -14,8 +14,8 @@ import (
 )
 
 // TestNilArguments: the library's entry points return an error for a nil
-// communicator, clock, function, record or metadata instead of panicking
-// (issue 31), and the order statistics take unsorted samples.
+// communicator, clock, function, record or metadata instead of panicking,
+// and the order statistics take unsorted samples.
 func TestNilArguments(t *testing.T) {
 	clk := timing.NewMonotonic()
 	w, err := mpitest.New(mpitest.Config{Ranks: 1})

@@ -10,7 +10,7 @@ import (
 // ACF returns the sample autocorrelation of x for lags 0..maxLag, as R's
 // acf(x, lag.max, plot = FALSE): r_h = C_h/C_0 with the biased
 // autocovariance C_h = (1/n) Σ_{t=1}^{n−h} (x_t − x̄)(x_{t+h} − x̄)
-// (paper 001 §4.4). bound is the approximate significance bound
+// (Hunold et al. 2014, §4.4). bound is the approximate significance bound
 // ±Φ⁻¹(1−α/2)/√n for white noise at level 1−α (R's plot.acf default with
 // α = 0.05); lags whose |r_h| exceeds it indicate dependent measurements.
 func ACF(x []float64, maxLag int, alpha float64) (r []float64, bound float64) {
@@ -40,7 +40,7 @@ func ACF(x []float64, maxLag int, alpha float64) (r []float64, bound float64) {
 
 // SubSample keeps each element of x independently with probability p, using
 // a PCG generator seeded with seed; Le Boudec's remedy for autocorrelated
-// measurements (paper 001 §4.4 uses p = 1/32). Order is preserved.
+// measurements (Hunold et al. 2014, §4.4 uses p = 1/32). Order is preserved.
 func SubSample(x []float64, p float64, seed uint64) []float64 {
 	rng := rand.New(rand.NewPCG(seed, 0x2545f4914f6cdd1d))
 	var out []float64
@@ -54,7 +54,7 @@ func SubSample(x []float64, p float64, seed uint64) []float64 {
 
 // SampleSizeNormal returns the number of measurements needed for the
 // 1−α confidence interval of the mean to lie within ±e·x̄, from a pilot
-// sample with mean and standard deviation sd (paper 002 §4.2.2):
+// sample with mean and standard deviation sd (Hoefler & Belli 2015, §4.2.2):
 // n = (s·t(n−1, 1−α/2)/(e·x̄))², solved by fixed-point iteration on n
 // (starting from the normal quantile), and at least 2.
 func SampleSizeNormal(mean, sd, e, level float64) int {
@@ -76,7 +76,7 @@ func SampleSizeNormal(mean, sd, e, level float64) int {
 	return int(n)
 }
 
-// MedianCIStop reports whether the nonparametric stopping rule of paper 002
+// MedianCIStop reports whether the nonparametric stopping rule of Hoefler & Belli 2015
 // §4.2.2 is met by the sample x (any order): the level confidence interval of the
 // median exists and lies within ±e·median. Check it after every k new
 // measurements and stop when it returns true.
@@ -101,7 +101,7 @@ type QuantileShift struct {
 }
 
 // QuantileRegression fits, for each τ in taus, the quantile regression
-// y = β₀(τ) + β₁(τ)·[sample is B] of paper 002 §3.2.3 (Fig. 4): with a single
+// y = β₀(τ) + β₁(τ)·[sample is B] of Hoefler & Belli 2015, §3.2.3 (Fig. 4): with a single
 // binary regressor the linear program is solved exactly by the sample
 // quantiles, β₀ = Q_A(τ) and β₁ = Q_B(τ) − Q_A(τ), where Q is the empirical
 // (type 1, inverse-ECDF) quantile minimizing the check loss.
@@ -145,7 +145,7 @@ func quantileType1(tau float64, x []float64) float64 {
 	return x[k-1]
 }
 
-// Taus returns τ = 0.02, 0.04, …, 0.98, the grid of paper 002 Fig. 4.
+// Taus returns τ = 0.02, 0.04, …, 0.98, the grid of Hoefler & Belli 2015, Fig. 4.
 func Taus() []float64 {
 	t := make([]float64, 49)
 	for i := range t {

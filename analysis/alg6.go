@@ -14,7 +14,7 @@ import (
 // Options configures AnalyzeGroup and Compare.
 type Options struct {
 	// TukeyK is the constant of Tukey's fences applied per mpirun
-	// (paper 000 Alg. 6, remove_outliers); 0 disables filtering.
+	// (Hunold & Carpen-Amarie 2016, Alg. 6, remove_outliers); 0 disables filtering.
 	TukeyK float64
 	// Level is the confidence level of the intervals (e.g. 0.95).
 	Level float64
@@ -27,7 +27,7 @@ type Options struct {
 	// signed-rank test (CompareSummariesPaired). That removes the
 	// mpirun-to-mpirun variation from the comparison but needs at least 6
 	// mpiruns to reach p < 0.05, and with little variation between mpiruns
-	// the rank-sum test on the same medians (the default, paper 000 §6.2)
+	// the rank-sum test on the same medians (the default, Hunold & Carpen-Amarie 2016, §6.2)
 	// is the more powerful one; both are valid for paired mpiruns.
 	PairByMpirun bool
 }
@@ -35,7 +35,7 @@ type Options struct {
 // DefaultOptions are Tukey's k = 1.5, 95% intervals and α = 0.05.
 var DefaultOptions = Options{TukeyK: 1.5, Level: 0.95, Alpha: 0.05}
 
-// GroupSummary is one row of the analysis table: paper 000 Alg. 6 for one
+// GroupSummary is one row of the analysis table: Hunold & Carpen-Amarie 2016, Alg. 6 for one
 // (call, msize, np, datatype, labels) group. All times are in seconds.
 type GroupSummary struct {
 	Key             GroupKey
@@ -101,7 +101,7 @@ func byMpirun(g *Group) (order []int32, byMp map[int32][]float64) {
 	return order, byMp
 }
 
-// AnalyzeGroup applies paper 000 Alg. 6 to one group: it splits the
+// AnalyzeGroup applies Hunold & Carpen-Amarie 2016, Alg. 6 to one group: it splits the
 // observations by mpirun, removes outliers per mpirun with Tukey's fences,
 // and computes per-mpirun medians and means, plus the pooled summary and
 // confidence intervals of the filtered observations.
@@ -160,7 +160,7 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%d observations with NaN, infinite or negative runtime_s skipped", g.Bad))
 	}
 	if s.NMpiruns == 1 {
-		s.Warnings = append(s.Warnings, "single mpirun: results may not be reproducible across mpiruns (paper 001 §3)")
+		s.Warnings = append(s.Warnings, "single mpirun: results may not be reproducible across mpiruns (Hunold et al. 2014, §3)")
 	}
 	return s
 }
@@ -224,7 +224,7 @@ func keyLess(a, b GroupKey) bool {
 	return a.MsizeBytes < b.MsizeBytes
 }
 
-// Comparison is one row of a comparison table (paper 000 §6.2).
+// Comparison is one row of a comparison table (Hunold & Carpen-Amarie 2016, §6.2).
 type Comparison struct {
 	Key              GroupKey // without the --by label, if any
 	NameA, NameB     string   // label values when comparing by label
@@ -246,7 +246,7 @@ type Comparison struct {
 	Result  TestResult
 	NA, NB  int // sample sizes entering the test
 	// Shift is the Hodges-Lehmann estimate of B − A with its confidence
-	// interval at Options.Level (paper 002 §3.2: report the size of a
+	// interval at Options.Level (Hoefler & Belli 2015, §3.2: report the size of a
 	// difference, not only its significance).
 	Shift Shift
 	// A12 is the probability that a value of B exceeds one of A
@@ -264,7 +264,7 @@ const TestPairedMpirunMedians = "wilcoxon-signed-rank-paired-mpirun-medians"
 const ShiftLimit = 20000
 
 // CompareSummaries compares two analyzed groups with the Wilcoxon rank-sum
-// test (paper 000 §6.2). When both sides have at least two mpiruns the test
+// test (Hunold & Carpen-Amarie 2016, §6.2). When both sides have at least two mpiruns the test
 // runs on the per-mpirun medians, as the paper does; otherwise it falls back
 // to the filtered observations of the single mpirun and warns that
 // observations within one mpirun are not independent of the mpirun.
@@ -335,7 +335,7 @@ func ratioShift(a, b []float64, level float64) (float64, Interval) {
 // CompareSummariesPaired compares two analyzed groups whose observations
 // come from the same mpiruns (the same MpirunIndex, at least two): the
 // Wilcoxon signed-rank test on the per-mpirun medians paired by mpirun.
-// Pairing removes what varies from one mpirun to the next (paper 001: the
+// Pairing removes what varies from one mpirun to the next (Hunold et al. 2014: the
 // mpirun is a factor), so it detects differences that mpirun-to-mpirun
 // variation hides from the rank-sum test on the same medians; with n pairs
 // its smallest two-sided p-value is 2/2^n. Ratio, A12 and Shift stay those of the two sets of
@@ -436,7 +436,7 @@ const NotPairedWarning = "not paired: the two label values did not run in the sa
 // Paired reports whether c was computed by the paired signed-rank test.
 func (c Comparison) Paired() bool { return c.Test == TestPairedMpirunMedians }
 
-// RankPooling is the outcome of the Rule 10 check of paper 002: can the
+// RankPooling is the outcome of the Rule 10 check of Hoefler & Belli 2015: can the
 // completion times of different ranks be pooled?
 type RankPooling struct {
 	Key           GroupKey
@@ -449,7 +449,7 @@ type RankPooling struct {
 }
 
 // PoolRanks runs one-way ANOVA and Kruskal-Wallis across ranks for every
-// per-rank group of d (paper 002 §3.2.2 and Rule 10).
+// per-rank group of d (Hoefler & Belli 2015, §3.2.2 and Rule 10).
 func PoolRanks(d *Dataset, alpha float64) []RankPooling {
 	if d == nil {
 		return nil

@@ -171,7 +171,7 @@ func TestQuantileRegressionMatchesQuantiles(t *testing.T) {
 
 func TestSubSampleAndACF(t *testing.T) {
 	// An AR(1) series x_t = 0.8 x_{t−1} + e_t is autocorrelated; sub-sampling
-	// with p = 1/32 (paper 001 §4.4) removes most of it.
+	// with p = 1/32 (Hunold et al. 2014, §4.4) removes most of it.
 	rng := newRNG(t, 9)
 	x := make([]float64, 64000)
 	for i := 1; i < len(x); i++ {

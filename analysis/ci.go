@@ -33,7 +33,7 @@ func checkLevel(level float64) {
 }
 
 // MeanCI returns the Student-t confidence interval of the mean,
-// x̄ ± t(n−1, 1−α/2)·s/√n (paper 002 §3.1.2). It assumes the sample mean is
+// x̄ ± t(n−1, 1−α/2)·s/√n (Hoefler & Belli 2015, §3.1.2). It assumes the sample mean is
 // normally distributed; check with ShapiroWilk. NaN bounds for n < 2.
 func MeanCI(x []float64, level float64) Interval {
 	checkLevel(level)
@@ -50,7 +50,7 @@ func MeanCI(x []float64, level float64) Interval {
 
 // ExactRankLimit is the largest sample size for which QuantileCI searches the
 // exact binomial ranks; above it the ranks start from the normal
-// approximation of paper 002 §3.1.3.
+// approximation of Hoefler & Belli 2015, §3.1.3.
 const ExactRankLimit = 1000
 
 // binomCDF returns P(B ≤ k) for B ~ Binomial(n, p).
@@ -85,7 +85,7 @@ const epsilon = 2.220446049250313e-16
 // QuantileCI returns a distribution-free confidence interval for the
 // p-quantile of the population from the sample x (any order; not
 // modified): the order statistics x(l) and x(u) (1-based) such that, with B ~ Binomial(n, p),
-// P(l ≤ B ≤ u−1) ≥ level (paper 002 §3.1.3 after Le Boudec).
+// P(l ≤ B ≤ u−1) ≥ level (Hoefler & Belli 2015, §3.1.3 after Le Boudec).
 //
 // For n ≤ ExactRankLimit, l = qbinom(α/2, n, p) and u = qbinom(1−α/2, n, p)+1
 // (the shortest equal-tailed exact ranks). For larger n the ranks come from
@@ -159,7 +159,7 @@ func MedianCI(x []float64, level float64) Interval { return QuantileCI(0.5, x, l
 // MpirunMedianCI returns the confidence interval of the median of the
 // per-mpirun medians (any order; not modified): the headline interval of
 // GroupSummary when a group ran in at least 2 mpiruns. The m medians are
-// the independent samples (paper 000 §5.2, paper 001: the mpirun is a
+// the independent samples (Hunold & Carpen-Amarie 2016, §5.2, Hunold et al. 2014: the mpirun is a
 // factor), so the exact order-statistic interval of QuantileCI on them
 // covers the median of the mpirun-median distribution with at least the
 // achieved Confidence whatever that distribution is, and it widens with

@@ -53,8 +53,8 @@ func (lr *lineReader) readLine() ([]byte, error) {
 		}
 		if err == io.EOF && len(lr.buf) > 0 {
 			// A last line without a line end is what a file cut off
-			// mid-write looks like ("none" truncated to "no" made a fake
-			// group, issue #21 row 10): refuse it rather than guess.
+			// mid-write looks like ("none" truncated to "no" would make a
+			// fake group): refuse it rather than guess.
 			lr.line++
 			return nil, ErrUnterminated
 		}

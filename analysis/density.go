@@ -71,7 +71,7 @@ func KernelDensity(x []float64, points int) Density {
 
 // Filtered returns the observations of g that AnalyzeGroup keeps: each
 // mpirun's runtimes with Tukey's fences of constant k applied to that
-// mpirun alone (paper 000 Alg. 6, remove_outliers; k = 0 keeps all),
+// mpirun alone (Hunold & Carpen-Amarie 2016, Alg. 6, remove_outliers; k = 0 keeps all),
 // pooled in mpirun order, each mpirun's values sorted. The box, violin and
 // quantile-regression plots show these.
 func Filtered(g *Group, k float64) []float64 {

@@ -2,7 +2,7 @@
 // tests a reader can trust: summaries, outlier filtering, confidence
 // intervals, hypothesis tests, autocorrelation, the required number of
 // measurements, the per-mpirun analysis of Hunold and Carpen-Amarie
-// (paper 000, Alg. 6) and the reproducibility metric (paper 000 §6.3).
+// (Hunold & Carpen-Amarie 2016, Alg. 6) and the reproducibility metric (Hunold & Carpen-Amarie 2016, §6.3).
 //
 // The package never imports MPI code: every method is a plain function over
 // []float64 in the style of gonum's stat package, and the raw-data reader
@@ -10,7 +10,7 @@
 //
 // # Statistical choices
 //
-// Following Hoefler and Belli (paper 002, Rules 3–8) nothing is assumed about
+// Following Hoefler and Belli (Hoefler & Belli 2015, Rules 3–8) nothing is assumed about
 // the distribution of run times unless the caller says so:
 //
 //   - The center is the median; quantiles use R's default definition (type 7,
@@ -18,7 +18,7 @@
 //     with LinInterp is type 4 and is not used.
 //
 //   - The confidence interval of the median (and any quantile) is
-//     nonparametric, from binomial order statistics (paper 002 §3.1.3, Le
+//     nonparametric, from binomial order statistics (Hoefler & Belli 2015, §3.1.3, Le
 //     Boudec): exact ranks from the binomial distribution for n ≤
 //     ExactRankLimit, the normal approximation with the *positive* quantile
 //     z = Φ⁻¹(1−α/2) above, widened until the achieved confidence (computed
@@ -46,7 +46,7 @@
 //   - Outliers are removed by Tukey's fences (Q1 − k·IQR, Q3 + k·IQR) and the
 //     number removed is always reported.
 //
-//   - Alg. 6 of paper 000 groups observations by (call, msize_bytes, np,
+//   - Alg. 6 of Hunold & Carpen-Amarie 2016 groups observations by (call, msize_bytes, np,
 //     datatype, labels), filters each mpirun separately, and compares the
 //     distributions of per-mpirun medians with the Wilcoxon test, marking
 //     p ≤ 0.05, 0.01, 0.001 with *, **, ***.
@@ -59,7 +59,7 @@
 //     ratio of medians with a Hodges-Lehmann interval on the log scale
 //     and the Hodges-Lehmann shift, not only the p-value.
 //
-//   - Quantile regression with a group dummy (paper 002 §3.2.3) reduces to
+//   - Quantile regression with a group dummy (Hoefler & Belli 2015, §3.2.3) reduces to
 //     differences of empirical quantiles; QuantileRegression computes those
 //     exactly and their intervals from the two order-statistic intervals.
 //
@@ -67,7 +67,7 @@
 //
 // Observations of one mpirun are not independent of that mpirun: a rerun
 // of the same benchmark can move every observation by the same factor
-// (paper 000 §5.2, paper 001: the mpirun is a factor). An interval
+// (Hunold & Carpen-Amarie 2016, §5.2, Hunold et al. 2014: the mpirun is a factor). An interval
 // computed from the pooled observations (PooledMedianCI) shrinks with the
 // number of observations and ignores that variation; in the simulation of
 // TestHeadlineCoverageWithMpirunVariation (per-mpirun levels ±20 %,

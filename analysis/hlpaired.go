@@ -11,7 +11,7 @@ import (
 // paired samples, the (pseudo)median of the differences d = x − y, with the
 // confidence interval that inverts the Wilcoxon signed-rank test: the
 // companion of WilcoxonSignedRank as HodgesLehmann is of WilcoxonRankSum
-// (paper 002 §3.2: report the size of a difference with its interval).
+// (Hoefler & Belli 2015, §3.2: report the size of a difference with its interval).
 //
 // Exact case (fewer than WilcoxonExactLimit pairs, no zero difference, no
 // ties among |d|), as R's wilcox.test(x, y, paired = TRUE, conf.int = TRUE,

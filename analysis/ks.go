@@ -6,7 +6,7 @@ import (
 )
 
 // KSOneSample performs the one-sample Kolmogorov-Smirnov test of H0: x is a
-// sample from the continuous distribution with CDF cdf (paper 000 §6.2 uses
+// sample from the continuous distribution with CDF cdf (Hunold & Carpen-Amarie 2016, §6.2 uses
 // it to check normality of per-mpirun means), as R's ks.test(x, cdf):
 // two-sided D = sup|Fₙ − F|, "greater" D⁺ = sup(Fₙ − F), "less"
 // D⁻ = sup(F − Fₙ).

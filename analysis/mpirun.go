@@ -6,7 +6,7 @@ import (
 )
 
 // MpirunSummary describes the observations of one mpirun of a group after
-// Tukey's fences (paper 000 Alg. 6, remove_outliers, per mpirun): how many
+// Tukey's fences (Hunold & Carpen-Amarie 2016, Alg. 6, remove_outliers, per mpirun): how many
 // were kept and removed, their median and quartiles, and the Shapiro-Wilk
 // test of their normality (NaN p with fewer than 3 or more than 5000).
 type MpirunSummary struct {

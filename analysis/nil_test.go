@@ -7,7 +7,7 @@ import (
 
 // TestNilArguments: an exported function given a nil data set, group or
 // reader returns an error where it can, and an empty result otherwise; it
-// never panics (issue 31).
+// never panics.
 func TestNilArguments(t *testing.T) {
 	if _, err := CompareBy(nil, "lib", Options{}); err == nil {
 		t.Error("CompareBy(nil) returned no error")

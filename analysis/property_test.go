@@ -208,7 +208,7 @@ func normQuantile(p float64) float64 {
 // TestHeadlineCoverageWithMpirunVariation checks the headline interval of
 // AnalyzeGroup by simulation with real mpirun-to-mpirun variation: each
 // mpirun has its own level 1 + 0.2·Z (a rerun moves the median by ±20 %,
-// as paper 000 §5.2 shows for real machines) and observations scatter by
+// as Hunold & Carpen-Amarie 2016, §5.2 shows for real machines) and observations scatter by
 // 5 % around it. Both the distribution of the observations and that of
 // the per-mpirun medians are symmetric about 1, so the pooled median and
 // the median of mpirun medians estimate the same value, 1. The interval

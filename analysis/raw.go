@@ -27,7 +27,7 @@ var PerRankColumns = rawdata.RankColumns
 // Label is one free-form label of a group.
 type Label struct{ Name, Value string }
 
-// GroupKey identifies a group of observations (paper 000 Alg. 6: message
+// GroupKey identifies a group of observations (Hunold & Carpen-Amarie 2016, Alg. 6: message
 // size, function, number of processes; plus datatype and every label).
 type GroupKey struct {
 	Call       string
@@ -475,7 +475,7 @@ func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map
 // optional exponent (1e-06, .5, 3.), or NaN, Inf or Infinity in any case.
 // Go's own extensions that strconv.ParseFloat also accepts — hexadecimal
 // floats (0x1p-20) and digit separators (1_0) — are refused: no tool writes
-// them into a CSV file, so such a field is corrupt data (issue #21 row 12).
+// them into a CSV file, so such a field is corrupt data.
 // Values beyond ±MaxFloat64 are errors, not infinities.
 func ParseDecimal(s string) (float64, error) {
 	for i := 0; i < len(s); i++ {
@@ -501,8 +501,8 @@ func ParseDecimal(s string) (float64, error) {
 
 // DuplicateError reports an observation read twice: two rows with the same
 // run_id, mpirun, exp and rep (and rank, in per-rank files). Counting both
-// would double n and shift every p-value (issue #21 row 7: the same file
-// given twice, or a resumed campaign's aside copies picked up by a glob).
+// would double n and shift every p-value (the same file given twice, or a
+// resumed campaign's aside copies picked up by a glob).
 type DuplicateError struct {
 	RunID          string
 	Mpirun         int

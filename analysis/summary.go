@@ -116,7 +116,7 @@ func Variance(x []float64) float64 {
 // StdDev returns the sample standard deviation √Variance(x).
 func StdDev(x []float64) float64 { return math.Sqrt(Variance(x)) }
 
-// GeoMean returns the geometric mean exp(mean(log x)) (paper 002 Rule 3: for
+// GeoMean returns the geometric mean exp(mean(log x)) (Hoefler & Belli 2015, Rule 3: for
 // ratios such as speedups). NaN when empty or when any value is ≤ 0.
 func GeoMean(x []float64) float64 {
 	if len(x) == 0 {
@@ -132,7 +132,7 @@ func GeoMean(x []float64) float64 {
 	return math.Exp(s / float64(len(x)))
 }
 
-// HarmMean returns the harmonic mean n/Σ(1/x) (paper 002 Rule 3: for rates).
+// HarmMean returns the harmonic mean n/Σ(1/x) (Hoefler & Belli 2015, Rule 3: for rates).
 // NaN when empty or when any value is ≤ 0.
 func HarmMean(x []float64) float64 {
 	if len(x) == 0 {
@@ -185,7 +185,7 @@ func summarizeSorted(s []float64) Summary {
 // TukeyFilter returns the values of x inside Tukey's fences
 // [Q1 − k·IQR, Q3 + k·IQR] (type-7 quartiles; k = 1.5 is Tukey's choice) in
 // their original order, and how many were removed. Samples with fewer than 4
-// values are returned unchanged. Paper 000 Alg. 6, remove_outliers.
+// values are returned unchanged. Hunold & Carpen-Amarie 2016, Alg. 6, remove_outliers.
 func TukeyFilter(x []float64, k float64) (kept []float64, removed int) {
 	if len(x) < 4 {
 		return slices.Clone(x), 0

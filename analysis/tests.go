@@ -9,7 +9,7 @@ import (
 )
 
 // WelchT performs Welch's two-sample t-test of H0: equal means without
-// assuming equal variances (paper 000 §6.2), as R's
+// assuming equal variances (Hunold & Carpen-Amarie 2016, §6.2), as R's
 // t.test(x, y, var.equal = FALSE): t = (x̄ − ȳ)/√(s²x/m + s²y/n) with
 // Welch-Satterthwaite degrees of freedom. It assumes normal sample means.
 func WelchT(x, y []float64, alt Alternative) TestResult {
@@ -46,7 +46,7 @@ func tP(t, df float64, alt Alternative) float64 {
 }
 
 // OneWayANOVA performs the one-way analysis of variance of H0: all group
-// means are equal, assuming normal data with equal variances (paper 002
+// means are equal, assuming normal data with equal variances (Hoefler & Belli 2015
 // §3.2.2), as R's oneway.test(y ~ g, var.equal = TRUE): F = MSB/MSW with
 // (k−1, N−k) degrees of freedom. Empty groups are ignored.
 func OneWayANOVA(groups [][]float64) TestResult {
@@ -89,7 +89,7 @@ func OneWayANOVA(groups [][]float64) TestResult {
 }
 
 // KruskalWallis performs the Kruskal-Wallis rank-sum test of H0: all groups
-// come from the same distribution (paper 002 §3.2.2), as R's kruskal.test:
+// come from the same distribution (Hoefler & Belli 2015, §3.2.2), as R's kruskal.test:
 // H = (12/(N(N+1)) Σ R²ᵢ/nᵢ − 3(N+1)) / (1 − Σ(t³−t)/(N³−N)), compared with
 // χ²(k−1). Empty groups are ignored.
 func KruskalWallis(groups [][]float64) TestResult {
@@ -140,7 +140,7 @@ type EffectSize struct {
 	RankBiserial float64
 }
 
-// Effect returns the effect sizes of x relative to y (paper 002 §3.2:
+// Effect returns the effect sizes of x relative to y (Hoefler & Belli 2015, §3.2:
 // report the size of a difference, not only its significance).
 func Effect(x, y []float64) EffectSize {
 	m, n := float64(len(x)), float64(len(y))
@@ -153,7 +153,7 @@ func Effect(x, y []float64) EffectSize {
 
 // ShapiroWilk tests H0: x is a sample from a normal distribution, with
 // Royston's algorithm AS R94 (1995) for 3 ≤ n ≤ 5000, as R's shapiro.test
-// (paper 000 §6.2, paper 002 §3.1.2). The statistic W is the squared
+// (Hunold & Carpen-Amarie 2016, §6.2, Hoefler & Belli 2015, §3.1.2). The statistic W is the squared
 // correlation between the ordered sample and approximate normal scores.
 func ShapiroWilk(x []float64) TestResult {
 	res := TestResult{Method: "Shapiro-Wilk normality test", DF: math.NaN(), DF2: math.NaN()}

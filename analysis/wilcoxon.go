@@ -54,7 +54,7 @@ type TestResult struct {
 	Warning   string
 }
 
-// Stars returns the significance marks of paper 000 §6.2: "***" for
+// Stars returns the significance marks of Hunold & Carpen-Amarie 2016, §6.2: "***" for
 // p ≤ 0.001, "**" for p ≤ 0.01, "*" for p ≤ 0.05 and "" otherwise.
 func Stars(p float64) string {
 	switch {
@@ -183,7 +183,7 @@ const WilcoxonExactLimit = 50
 
 // WilcoxonRankSum performs the Wilcoxon rank-sum (Mann-Whitney U) test of
 // H0: x and y come from the same distribution against a location shift
-// (paper 000 §6.2, paper 002 §3.2.2). The statistic is
+// (Hunold & Carpen-Amarie 2016, §6.2, Hoefler & Belli 2015, §3.2.2). The statistic is
 // W = Σ rank(x) − m(m+1)/2 over the pooled average ranks.
 //
 // With both samples smaller than WilcoxonExactLimit and no ties the p-value
@@ -303,7 +303,7 @@ type Shift struct {
 
 // HodgesLehmann returns the Hodges-Lehmann estimate of the shift x − y and
 // its confidence interval by inverting the Wilcoxon rank-sum test, as R's
-// wilcox.test(x, y, conf.int = TRUE, conf.level = level) does (paper 002
+// wilcox.test(x, y, conf.int = TRUE, conf.level = level) does (Hoefler & Belli 2015
 // §3.2.2, effect size of a nonparametric comparison).
 //
 // Exact case (both samples < WilcoxonExactLimit, no ties): the estimate is

@@ -38,8 +38,8 @@ const (
 )
 
 // MaxMpiruns bounds the mpiruns of one campaign, checked before any memory
-// is committed to them (issue #21: 10^8 mpiruns were once built up front
-// until the kernel killed the launcher at 24 GB). The manifest holds a
+// is committed to them (10^8 mpiruns built up front would take the
+// launcher's memory past 24 GB). The manifest holds a
 // record of every mpirun (its argv and attempts: about 0.5 KB) and is
 // rewritten after each start and end, so a campaign costs memory and
 // manifest bytes proportional to its mpiruns on every save: 10000 mpiruns
@@ -80,7 +80,7 @@ func AsideDir(dir, runID string) string { return filepath.Join(dir, runID+"-asid
 
 // AsideSuffix ends the name of every file moved into AsideDir, so that a
 // glob for the data (*.csv, find -name '*.csv') cannot pick up the
-// incomplete copies and count their observations (issue #21 row 7).
+// incomplete copies and count their observations.
 const AsideSuffix = ".aside"
 
 // LogDir returns DIR/RUNID-logs, which holds the stdout and stderr of every
@@ -191,7 +191,7 @@ type Campaign struct {
 	// ["srun", "-n", "{np}", "--mpi=pmix"]. The submission command must
 	// block until the job ends and exit with its status (sbatch --wait).
 	// Each allocation may get other nodes: the allocation becomes a factor
-	// like the mpirun (paper 000 §5.2, paper 004), and the manifest records
+	// like the mpirun (Hunold & Carpen-Amarie 2016, §5.2, Stanisic et al. 2017), and the manifest records
 	// each job's id and nodes.
 	Batch []string
 	// Array, with Batch, submits the mpiruns as the tasks of one Slurm
@@ -1067,5 +1067,5 @@ func tailLines(path string, n int) []string {
 // tells every rank how many processes it launched (Campaign.Np): it is one
 // of the declarations CheckSize compares with the communicator, which
 // differs when a launcher or PMI does not connect the ranks (a run of
-// singletons, issue #20).
+// singletons).
 const ExpectNpEnv = "RB_EXPECT_NP"

@@ -303,7 +303,7 @@ func TestLaunchKillLauncherThenResume(t *testing.T) {
 	dir := t.TempDir()
 	c := localCampaign(t, dir, 3)
 	// Mpirun 1 is held mid-run until killed: no sleep decides whether it
-	// is still running when the launcher dies (issue #23).
+	// is still running when the launcher dies.
 	cmd, out := startLauncher(t, helperJob{Campaign: c, Options: Options{Timeout: time.Minute, Env: []string{"FAKERUN_HOLD_MPIRUN=1"}}})
 	mp := ManifestPath(dir, "t1")
 	pidFile := filepath.Join(dir, "pids", "mpirun001-rank0.pid")
@@ -431,7 +431,7 @@ func TestLaunchInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	// Cancel once mpirun 0 (which hangs) has started. The deadline is only
 	// a safety net, far beyond a loaded machine's start-up time; passing it
-	// is reported as such rather than as a wrong status (issue #23).
+	// is reported as such rather than as a wrong status.
 	started := make(chan bool, 1)
 	go func() { // t.Fatal is not for other goroutines: poll by hand
 		ok := false
@@ -501,7 +501,7 @@ func TestStartRefusesTooManyMpiruns(t *testing.T) {
 }
 
 // A mpirun that ignores SIGTERM is killed with SIGKILL after the grace
-// (issue #20: SIGTERM first, so that srun can cancel its job step).
+// (SIGTERM first, so that srun can cancel its job step).
 func TestLaunchTimeoutGraceThenKill(t *testing.T) {
 	dir := t.TempDir()
 	m, err := Start(context.Background(), localCampaign(t, dir, 1),

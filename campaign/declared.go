@@ -10,7 +10,7 @@ import (
 // launcher or PMI plugin that does not connect the ranks to the MPI library
 // of the binary (srun --mpi=none for Debian's MPICH, mpirun of Open MPI for
 // an MPICH binary), every process initializes MPI alone, as a job of one,
-// measures alone and writes a complete result of np 1 (issue #20, #32).
+// measures alone and writes a complete result of np 1.
 // Every launcher tells the processes it starts how many it started, in
 // their environment; a process whose communicator has another size was not
 // connected, and must not measure. Declared reads those declarations, and

@@ -17,7 +17,7 @@ import (
 	"github.com/reprobench/reprobench/internal/slurmtest"
 )
 
-// The Slurm tests (issue #20) run reprobench launch through srun on a
+// The Slurm tests run reprobench launch through srun on a
 // one-node Slurm (internal/slurmtest, scripts/slurm-up.sh), for each MPI
 // library with the PMI plugin its Debian build needs. They share one
 // cluster (slurmtest.Shared; TestMain stops it): each uses job names and
@@ -33,7 +33,7 @@ var slurmPMI = SrunPMI
 // would not test a timeout of a running mpirun), and, where the same
 // timeout governs a mpirun that must complete (a resume's rerun,
 // checkRerunInTime), that mpirun's whole duration. Measured on the 2-core
-// VM at load 6-9 (issue #32): held 0.14-2.6 s after the start (srun, step,
+// VM at load 6-9: held 0.14-2.6 s after the start (srun, step,
 // batch); a batch mpirun of 200 observations took 0.8-6.3 s, an srun one
 // 0.5-2 s. The tests log both margins.
 const slurmTimeout = "8s"
@@ -205,7 +205,7 @@ func launchLast(s string) string {
 
 // TestSlurmTimeoutLeavesNoJob: a mpirun held until killed times out; the
 // launcher's SIGTERM makes srun cancel the step, the job ends, and no job
-// or rank is left (issue #20: SIGKILL to srun left the job running).
+// or rank is left (SIGKILL to srun would leave the job running).
 func TestSlurmTimeoutLeavesNoJob(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs mpirun and Slurm")

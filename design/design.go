@@ -12,7 +12,7 @@ import (
 // design; see [Generate]).
 type Experiment struct {
 	// Mpirun is the 0-based index of the mpirun (call of the launcher) that
-	// executes this experiment; paper 000 §5.2 shows that the mpirun is a
+	// executes this experiment; Hunold & Carpen-Amarie 2016, §5.2 shows that the mpirun is a
 	// factor, so every configuration is measured in several of them.
 	Mpirun int
 	// Exp identifies the experiment within its mpirun. Generated designs
@@ -30,7 +30,7 @@ type Experiment struct {
 	Datatype string
 	// Nrep is the number of observations of this experiment.
 	Nrep int
-	// ProcSync is the process synchronization method (paper 000 §3).
+	// ProcSync is the process synchronization method (Hunold & Carpen-Amarie 2016, §3).
 	ProcSync string
 	// WindowS is the window size in seconds for window-based sync.
 	WindowS float64
@@ -44,7 +44,6 @@ type Experiment struct {
 	Cache string
 	// NoiseGuard is "on", "off" or empty (the run's --noise-guard): the
 	// noise guard of the windowed methods (window.Config.NoiseGuard).
-	// (noise, issue 15)
 	NoiseGuard string
 	// p2p: BWWindow is the number of messages per window of bw, bibw and
 	// mbw_mr (0: the run's default); RMASync the synchronization of the
@@ -80,7 +79,7 @@ func (e Experiment) config() string {
 }
 
 // Design is a list of experiments over several mpiruns, with the seed that
-// shuffled them (paper 000 Alg. 5: the order of the experiments is a random
+// shuffled them (Hunold & Carpen-Amarie 2016, Alg. 5: the order of the experiments is a random
 // permutation within each mpirun).
 type Design struct {
 	// Seed is the seed recorded in the file ("# seed=N"). It is 0 when

@@ -416,7 +416,7 @@ func TestCollectEnvironment(t *testing.T) {
 	t.Logf("%+v", e)
 }
 
-// The noise_guard column (issue 15): generated as a factor, written only
+// The noise_guard column: generated as a factor, written only
 // when some row sets it, read back, and refused with another value.
 func TestNoiseGuardColumn(t *testing.T) {
 	f := testFactors()

@@ -2,7 +2,7 @@
 // mpiruns, stores them as design files, and records the environment they
 // ran in. Package campaign launches the mpiruns of a design.
 //
-// It is the first of the three stages of paper 004 §V (design → engine →
+// It is the first of the three stages of Stanisic et al. 2017, §V (design → engine →
 // analysis): the design is written to a file before anything is measured,
 // so the order in which experiments run is decided, and recorded, up front,
 // and the engine ("reprobench run") only executes it.
@@ -14,12 +14,12 @@
 // window size, completion-time type, cache mode, user labels) measured Nrep
 // times in one mpirun. [Generate] builds the full factorial of a [Plan]'s
 // [Factors], replicates it, and gives every mpirun its own random order
-// from a recorded seed: paper 000 §6.1 Alg. 5 and paper 001 §5.1 Alg. 2
-// (shuffle the experiments within each call to mpirun), because paper 000
+// from a recorded seed: Hunold & Carpen-Amarie 2016, §6.1 Alg. 5 and Hunold et al. 2014, §5.1 Alg. 2
+// (shuffle the experiments within each call to mpirun), because Hunold & Carpen-Amarie 2016
 // §5.2 shows that the mpirun itself is a factor, so every configuration is
 // measured in several mpiruns. The factors are those of Table VI of paper
 // 000. Message sizes may be lists, powers of two, or log-uniform random
-// sizes 10^X, X ~ U(log10 a, log10 b) (paper 004 §V.A, Eq. 1), which avoids
+// sizes 10^X, X ~ U(log10 a, log10 b) (Stanisic et al. 2017, §V.A, Eq. 1), which avoids
 // measuring only at "round" sizes ([ParseSizes], [LogUniformSizes]).
 //
 // # Randomness
@@ -44,8 +44,8 @@
 //
 // # Environment
 //
-// [CollectEnvironment] records Table VI of paper 000 and the environment
-// capture of paper 004 §V as far as the process can see it (compiler and
+// [CollectEnvironment] records Table VI of Hunold & Carpen-Amarie 2016 and the environment
+// capture of Stanisic et al. 2017, §V as far as the process can see it (compiler and
 // cgo flags, CPU, frequency governor, TSC flags, kernel, MPI-related
 // environment variables, the benchmark's git commit). What only MPI can
 // report is added by the engine.

@@ -17,8 +17,8 @@ import (
 )
 
 // Environment describes the machine, the build and the launch environment of
-// a benchmark: the factors of Table VI of paper 000 that the process itself
-// can see, and the environment capture that paper 004 §V asks for. What only
+// a benchmark: the factors of Table VI of Hunold & Carpen-Amarie 2016 that the process itself
+// can see, and the environment capture that Stanisic et al. 2017, §V asks for. What only
 // MPI can report (library version, binding, processor names) is added by the
 // engine. Fields that could not be read are empty and explained in
 // Unavailable.

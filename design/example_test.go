@@ -9,7 +9,7 @@ import (
 )
 
 // Two calls × two sizes, measured in two mpiruns, each mpirun with its own
-// random order from seed 1 (paper 000 Alg. 5).
+// random order from seed 1 (Hunold & Carpen-Amarie 2016, Alg. 5).
 func ExampleGenerate() {
 	d, err := design.Generate(design.Plan{
 		Factors: design.Factors{
@@ -42,7 +42,7 @@ func ExampleGenerate() {
 }
 
 // Message sizes as a list, as powers of two, or log-uniform random sizes
-// (paper 004 §V) drawn from a seed.
+// (Stanisic et al. 2017, §V) drawn from a seed.
 func ExampleParseSizes() {
 	for _, spec := range []string{"8,64,1K", "pow2:1..64", "logu:1..1000000:5"} {
 		sizes, err := design.ParseSizes(spec, 42)

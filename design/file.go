@@ -21,7 +21,7 @@ var Columns = []string{
 	"mpirun", "exp", "np", "call", "msize_bytes", "datatype", "nrep",
 	"procsync", "window_s", "clocksync", "runtime_type", "cache",
 	"skew",                  // vcoll
-	"noise_guard",           // on or off (issue 15); Write omits it when every row leaves it empty
+	"noise_guard",           // on or off; Write omits it when every row leaves it empty
 	"bw_window", "rma_sync", // p2p
 }
 
@@ -330,7 +330,7 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 		return str(&e.RuntimeType, vocab.RuntimeTypes)
 	case "cache":
 		return str(&e.Cache, vocab.CacheModes)
-	case "noise_guard": // (noise, issue 15)
+	case "noise_guard": //
 		return str(&e.NoiseGuard, []string{"on", "off"})
 	case "bw_window": // p2p
 		if v == "0" {
@@ -382,7 +382,7 @@ func Write(w io.Writer, d *Design) error {
 	if !skew {
 		header = slices.DeleteFunc(header, func(c string) bool { return c == "skew" })
 	}
-	guard := false // the noise_guard column only when a row sets it (noise, issue 15)
+	guard := false // the noise_guard column only when a row sets it
 	for _, m := range d.Mpiruns() {
 		for _, e := range d.Mpirun(m) {
 			guard = guard || e.NoiseGuard != ""

@@ -31,7 +31,7 @@ type Factors struct {
 	RMASyncs     []string // p2p
 	Labels       []Factor
 	Skews        []int    // vcoll: the v-collectives' skew levels (column skew)
-	NoiseGuards  []string // "on", "off" (issue 15); last in the mixed radix, after the labels
+	NoiseGuards  []string // "on", "off"; last in the mixed radix, after the labels
 }
 
 // MaxRows bounds the rows of a generated design: Generate refuses larger
@@ -90,7 +90,7 @@ func (f Factors) lens() []int {
 	for _, u := range f.Labels {
 		ls = append(ls, len(u.Levels))
 	}
-	ls = append(ls, len(f.NoiseGuards)) // (noise, issue 15)
+	ls = append(ls, len(f.NoiseGuards)) //
 	return ls
 }
 
@@ -99,7 +99,7 @@ func (f Factors) lens() []int {
 type Plan struct {
 	Factors Factors
 	// Mpiruns is the number of mpiruns (at least 1); every combination is
-	// measured in every mpirun (paper 000 §5.2, Alg. 5).
+	// measured in every mpirun (Hunold & Carpen-Amarie 2016, §5.2, Alg. 5).
 	Mpiruns int
 	// Replicates is how often each combination runs per mpirun (0 means
 	// 1), each time with Nrep observations, at a random place in the
@@ -114,7 +114,7 @@ type Plan struct {
 
 // Generate returns the full factorial design of p: every combination of
 // the levels of p.Factors, p.Replicates times, in each of p.Mpiruns
-// mpiruns, shuffled independently per mpirun (paper 000 Alg. 5, line 15)
+// mpiruns, shuffled independently per mpirun (Hunold & Carpen-Amarie 2016, Alg. 5, line 15)
 // by Fisher–Yates from PCG(p.Seed, mpirun). Combinations are numbered in
 // lexicographic order of the levels, in the order of the Factors fields
 // (Nps outermost, user labels innermost); experiment numbers are
@@ -170,7 +170,7 @@ func MpirunOrder(p Plan, m int) ([]Experiment, error) {
 }
 
 // appendMpirun appends mpirun m: the combinations of base, reps times
-// each, shuffled by Fisher–Yates from PCG(seed, m) (paper 000 Alg. 5).
+// each, shuffled by Fisher–Yates from PCG(seed, m) (Hunold & Carpen-Amarie 2016, Alg. 5).
 func appendMpirun(out, base []Experiment, reps int, seed uint64, m int) []Experiment {
 	order := make([]int, len(base)*reps)
 	for i := range order {
@@ -251,7 +251,7 @@ func (f Factors) point(i int) Experiment {
 			e.Labels[u.Name] = u.Levels[digits[labelDigit+k]]
 		}
 	}
-	if len(f.NoiseGuards) > 0 { // (noise, issue 15)
+	if len(f.NoiseGuards) > 0 { //
 		e.NoiseGuard = f.NoiseGuards[digits[labelDigit+len(f.Labels)]]
 	}
 	return e

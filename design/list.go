@@ -5,7 +5,7 @@ import "fmt"
 // FromList returns the design that measures the experiments of base (a
 // list, not a full factorial) in each of mpiruns mpiruns, replicates times
 // each (0 means 1), shuffled independently per mpirun exactly as Generate
-// shuffles (paper 000 Alg. 5: Fisher–Yates from PCG(seed, mpirun)).
+// shuffles (Hunold & Carpen-Amarie 2016, Alg. 5: Fisher–Yates from PCG(seed, mpirun)).
 // Experiment numbers are index·replicates + replicate, the same in every
 // mpirun; the Mpirun and Exp fields of base are ignored. The design records
 // seed. Package guidelines builds its campaigns with it: only the pairs

@@ -55,7 +55,7 @@ func RunSeed(seed uint64, i int) uint64 {
 
 // LogUniformSizes returns n distinct message sizes in [a, b] bytes drawn
 // log-uniformly, 10^U(log10 a, log10 b) rounded to the nearest integer, as
-// paper 004 §V recommends (sizes spread evenly over orders of magnitude and
+// Stanisic et al. 2017, §V recommends (sizes spread evenly over orders of magnitude and
 // not only "round" sizes, which hides artefacts of particular sizes). It is
 // LogUniformMultiples with step 1.
 func LogUniformSizes(a, b, n int, seed uint64) (sizes []int, ok bool) {

@@ -17,7 +17,7 @@ import (
 //	1K,pow2:8..64      several of these, comma-separated, in this order
 //
 // Log-uniform sizes are drawn once per design, not per mpirun: every mpirun
-// measures the same sizes, so that the per-mpirun medians of paper 000
+// measures the same sizes, so that the per-mpirun medians of Hunold & Carpen-Amarie 2016
 // Alg. 6 can be compared across mpiruns.
 //
 // Numbers may carry a binary suffix: K = 1024, M = 1024², G = 1024³.

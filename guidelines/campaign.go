@@ -9,7 +9,7 @@ import (
 
 // Plan is a campaign that measures guidelines: every side of every
 // guideline at every size, in Mpiruns mpiruns of Np ranks, each mpirun in
-// its own random order (paper 000 Alg. 5, design.FromList).
+// its own random order (Hunold & Carpen-Amarie 2016, Alg. 5, design.FromList).
 type Plan struct {
 	Guidelines []Guideline
 	SizesBytes []int  // the guidelines' sizes n (multiples of ElemBytes)

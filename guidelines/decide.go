@@ -40,7 +40,7 @@ func (c Context) String() string {
 	return s
 }
 
-// FromSummaries splits analyzed groups (analysis.Analyze, paper 000 Alg. 6:
+// FromSummaries splits analyzed groups (analysis.Analyze, Hunold & Carpen-Amarie 2016, Alg. 6:
 // per mpirun, Tukey-filtered medians) into contexts.
 func FromSummaries(sums []analysis.GroupSummary) map[Context]Data {
 	out := map[Context]Data{}
@@ -104,7 +104,7 @@ type Decision struct {
 	// P is the one-sided signed-rank p-value, PHolm the Holm-adjusted one.
 	P     float64 `json:"p"`
 	PHolm float64 `json:"p_holm"`
-	// Stars mark PHolm as paper 000 §6.2 does (*** ≤ 0.001, ** ≤ 0.01, * ≤ 0.05).
+	// Stars mark PHolm as Hunold & Carpen-Amarie 2016, §6.2 does (*** ≤ 0.001, ** ≤ 0.01, * ≤ 0.05).
 	Stars string `json:"stars"`
 	// Violated: PHolm ≤ Alpha, the left-hand side is significantly slower.
 	Violated bool `json:"violated"`
@@ -172,7 +172,7 @@ func Holm(p []float64) []float64 {
 
 // Decide decides every guideline of gs at every size in one context: the
 // one-sided Wilcoxon signed-rank test on the per-mpirun medians of the two
-// sides paired by mpirun (paper 001: the mpirun is a factor, so the mpirun,
+// sides paired by mpirun (Hunold et al. 2014: the mpirun is a factor, so the mpirun,
 // not the observation, is the unit), Holm's correction over all (guideline,
 // size) pairs, and the Hodges-Lehmann shift as the size of a violation.
 // Pairs that share no two mpiruns get p = NaN and a warning, and do not

@@ -23,10 +23,10 @@
 // Plan.Design makes the campaign: every distinct side of every guideline
 // at every size is one experiment, measured in each of several mpiruns,
 // in an order shuffled per mpirun with a recorded seed (design.FromList,
-// paper 000 Alg. 5). The mpirun is the unit of the test (paper 001: the
+// Hunold & Carpen-Amarie 2016, Alg. 5). The mpirun is the unit of the test (Hunold et al. 2014: the
 // mpirun is a factor, and the noise between mpiruns can be larger than a
 // violation): FromSummaries takes each side's per-mpirun medians after
-// Tukey's filter (analysis.Analyze, paper 000 Alg. 6), and Decide tests,
+// Tukey's filter (analysis.Analyze, Hunold & Carpen-Amarie 2016, Alg. 6), and Decide tests,
 // for every guideline and size, H0: lhs ≤ rhs against H1: lhs > rhs with
 // the one-sided Wilcoxon signed-rank test on the medians paired by mpirun
 // (exact for fewer than 50 mpiruns without ties). Holm's step-down

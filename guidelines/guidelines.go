@@ -189,7 +189,7 @@ func parseSide(s string) (Side, error) {
 	return Side{Call: call, Size: sz}, nil
 }
 
-// defaultTable is the guidelines of issue #18, in the table format of
+// defaultTable is the default guidelines (Default), in the table format of
 // ReadTable. Mock-ups (the names with "+") are calls of package mpi that
 // execute the composition as one observation (mpi/guide.go).
 const defaultTable = `# name                       guideline
@@ -206,8 +206,8 @@ scan-exscan-reduce_local     MPI_Scan(n) <= Exscan+Reduce_local(n)
 barrier-allreduce            MPI_Barrier(0) <= MPI_Allreduce(elem)
 `
 
-// Default returns the guidelines of issue #18 (Hunold, Carpen-Amarie and
-// Träff's set): every side a single observation. The size n is the
+// Default returns the self-consistent performance guidelines of Hunold,
+// Carpen-Amarie and Träff: every side a single observation. The size n is the
 // left-hand side's msize_bytes:
 //
 //	Allreduce(n) ≤ Reduce(n) + Bcast(n)

@@ -16,11 +16,11 @@ import (
 
 // simCampaign measures plan in the simulator: mpirun m is a world of its
 // own (seed, and a base latency scaled by a per-mpirun factor in
-// [0.8, 1.2], the mpirun-to-mpirun variation of paper 001), running the
+// [0.8, 1.2], the mpirun-to-mpirun variation of Hunold et al. 2014), running the
 // design's experiments of that mpirun in their shuffled order. Each
 // observation is barrier, start, call, end (as the engine's barrier
 // method); its runtime is the slowest rank's end − start, and the series
-// of a point is the per-mpirun median (paper 000 Alg. 6). delay is the
+// of a point is the per-mpirun median (Hunold & Carpen-Amarie 2016, Alg. 6). delay is the
 // latency-model hook (mpitest.Config.CallDelay).
 func simCampaign(t *testing.T, plan guidelines.Plan, seed uint64, delay func(mpi.Call, int, mpi.Datatype) time.Duration) guidelines.Data {
 	t.Helper()

@@ -212,13 +212,10 @@ func lenErr(fn string, want, have int) error {
 // It compares 52-bit FNV-1a hashes of the names, as AllEqual does.
 //
 // Why not SplitShared: creating a communicator changes how the process
-// measures afterwards. Measured here (Open MPI 4.1.4, 2 ranks, 8-byte
-// MPI_Allreduce, issue 30), a plain C loop that created and freed one
-// communicator with MPI_Comm_split_type before its loop read 1.059 [1.024,
-// 1.107] and 1.031 [0.982, 1.064] × the same loop without it (100
-// alternating rounds each; median per-round ratio [95 % CI]); a program
-// that checks its launch before measuring (pipeline.CheckLaunch) must
-// leave no such trace.
+// measures afterwards (with Open MPI 4.1.4, an 8-byte MPI_Allreduce loop
+// after MPI_Comm_split_type read up to 1.06× the same loop without it;
+// docs/fidelity.md), and a program that checks its launch before measuring
+// (pipeline.CheckLaunch) must leave no such trace.
 func NodeSize(c Comm) (int, error) {
 	var name string
 	if n, ok := c.(interface{ NodeName() string }); ok {

@@ -6,8 +6,8 @@ import (
 	"math"
 )
 
-// The mock-ups of the performance guidelines (issue #18; Hunold,
-// Carpen-Amarie and Träff, "self-consistent MPI performance guidelines"):
+// The mock-ups of the performance guidelines (Hunold, Carpen-Amarie and
+// Träff, "self-consistent MPI performance guidelines"):
 // each right-hand side that is a composition of collectives is one Call,
 // executed as one observation in the C critical path (rbmpi_guide.h), so
 // that the composition is timed as a whole, exactly as its left-hand side.

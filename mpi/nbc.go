@@ -2,7 +2,7 @@ package mpi
 
 import "fmt"
 
-// Non-blocking collectives (issue #17, part 1).
+// Non-blocking collectives.
 //
 // A non-blocking call (MPI_Ibarrier … MPI_Iscan) is observed like any call:
 // one execution is the post (MPI_Iallreduce, …) followed at once by

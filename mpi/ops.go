@@ -75,7 +75,7 @@ const (
 	CallReduceScatter
 	CallSendrecv
 	CallNeighborAlltoall
-	// guide (#18): the right-hand sides of the performance guidelines,
+	// guide: the right-hand sides of the performance guidelines,
 	// each one observation (mpi/guide.go).
 	CallReduceBcast
 	CallReduceScatterBlockAllgather
@@ -83,7 +83,7 @@ const (
 	CallGatherBcast
 	CallExscanReduceLocal
 	CallReducePlusScatter
-	// nbc (#17 part 1): the non-blocking collectives, post then wait
+	// nbc: the non-blocking collectives, post then wait
 	// (see nbc.go).
 	CallIbarrier
 	CallIbcast
@@ -95,7 +95,7 @@ const (
 	CallIalltoall
 	CallIreduceScatterBlock
 	CallIscan
-	// p2p (issue #17 parts 3 and 4): bandwidth and one-sided; see p2p.go.
+	// p2p: bandwidth and one-sided; see p2p.go.
 	CallBW
 	CallBiBW
 	CallMBWMR

@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// Point-to-point bandwidth and one-sided communication (issue #17, parts 3
-// and 4). docs/data-format.md ("Bandwidth and one-sided operations") gives
+// Point-to-point bandwidth and one-sided communication.
+// docs/data-format.md ("Bandwidth and one-sided operations") gives
 // the exact definitions; in short, one call of the operation is:
 //
 //	bw      rank Root: BWWindow × MPI_Isend of Count elements to Peer, MPI_Waitall,

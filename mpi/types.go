@@ -166,7 +166,7 @@ type Observation struct {
 	//   - Offsets, when not nil, gives each observation of the batch a
 	//     byte offset into Send and Recv: observation i uses
 	//     Send[Offsets[i]:] and Recv[Offsets[i]:] (buffers cycled or
-	//     randomized within a larger allocation, paper 004);
+	//     randomized within a larger allocation, Stanisic et al. 2017);
 	//   - Flush, when not nil, is written (every 64th byte) before each
 	//     observation's wait, to evict the caches (cold-cache mode).
 	Offsets []int64
@@ -177,7 +177,7 @@ type Observation struct {
 	// elements, every other rank Count (see SkewedBufferSizes for each
 	// call). 0 and 1 mean uniform counts; other calls refuse Skew > 1.
 	Skew int
-	// nbc (#17 part 1): the overlap measurement of a non-blocking
+	// nbc: the overlap measurement of a non-blocking
 	// collective (see nbc.go and docs/data-format.md). With Overlap set, an
 	// observation runs a pure phase (Reps × post, wait) and, after the
 	// same synchronization again, the overlapped phase (Reps × post,

@@ -1,7 +1,6 @@
 // Package noiseguard learns a machine's periodic noise — timer ticks,
 // hypervisor housekeeping, daemons: detours that stop a CPU at a fixed
-// period — and places observation starts where no detour is predicted
-// (issue 15, noise-aware windows).
+// period — and places observation starts where no detour is predicted.
 //
 // # What it learns from
 //

@@ -23,7 +23,7 @@ const Margin = vg.Length(8)
 // Figure size bounds: each side between minFigureInches and
 // maxFigureInches, and a PNG at most maxPNGPixels (the raster is held in
 // memory, 4 bytes per pixel), so that --width 1e6 is refused with a message
-// instead of exhausting memory (issue #21 row 4).
+// instead of exhausting memory.
 const (
 	minFigureInches = 1
 	maxFigureInches = 100

@@ -19,7 +19,7 @@ import (
 // relative to the group's headline median (analysis.GroupSummary.Median)
 // as a dot, with the interquartile range of that mpirun's Tukey-filtered
 // observations (analysis.PerMpirun) as a line through it: how far a rerun
-// moves the result (the spread of paper 001 §3), and how that compares
+// moves the result (the spread of Hunold et al. 2014, §3), and how that compares
 // with the spread within one mpirun. The mpiruns of a row are stacked
 // within it in mpirun order. Rows are ordered and colored as in
 // Distributions; size as there.

@@ -382,7 +382,7 @@ func QQ(g *analysis.Group, s analysis.GroupSummary, tukeyK float64, size Size) (
 }
 
 // plotQQ plots the per-mpirun medians (or, with fewer than 3 mpiruns, the
-// filtered observations) against normal quantiles, as paper 000 Fig. 27.
+// filtered observations) against normal quantiles, as Hunold & Carpen-Amarie 2016, Fig. 27.
 func plotQQ(g *analysis.Group, s analysis.GroupSummary, tukeyK float64) (*plot.Plot, error) {
 	vals := slices.Clone(s.MpirunMedians)
 	what := "per-mpirun medians"
@@ -436,7 +436,7 @@ func ACF(g *analysis.Group, size Size) (Figure, error) {
 }
 
 // plotACF draws the autocorrelation of the valid observations in file order
-// with ±1.96/√n bounds (paper 001 §4.4, Fig. 5).
+// with ±1.96/√n bounds (Hunold et al. 2014, §4.4, Fig. 5).
 func plotACF(g *analysis.Group) (*plot.Plot, error) {
 	if len(g.Runtimes) < 2 {
 		return nil, fmt.Errorf("%s: the autocorrelation needs at least 2 valid observations, the group has %d", g.Key, len(g.Runtimes))
@@ -602,7 +602,7 @@ func Compare(rows []analysis.Comparison, level float64, size Size) (Figure, erro
 // B's with the confidence interval of that ratio (RatioCI) as a black
 // error bar, and to the right of each pair the ratio with that interval, the
 // Wilcoxon significance (stars, or ~ when not significant), the p-value
-// and the sample sizes (paper 000 Fig. 26). Groups are rows labelled on
+// and the sample sizes (Hunold & Carpen-Amarie 2016, Fig. 26). Groups are rows labelled on
 // the y axis in full; row is the height of one row in points. labelRoom is
 // the width of the widest label, which the x range must leave free.
 func plotCompare(rows []analysis.Comparison, row vg.Length, level float64) (p *plot.Plot, labelRoom vg.Length, err error) {
@@ -710,7 +710,7 @@ func formatP(p float64) string {
 	return fmt.Sprintf("%.3g", p)
 }
 
-// QReg draws the quantile regression of paper 002 §3.2.3 (Fig. 4) of
+// QReg draws the quantile regression of Hoefler & Belli 2015, §3.2.3 (Fig. 4) of
 // group gb against group ga: the difference Q_B(τ) − Q_A(τ) of the
 // Tukey-filtered observations for τ = 0.02…0.98 with its confidence band.
 // nameA and nameB name the sides; the title shows ga's key without the

@@ -16,7 +16,7 @@ var Columns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "count"
 // observations taken under different methods would fall into one group.
 //
 // skew (vcoll) is the v-collectives' skew, empty for other calls;
-// noise_guard (issue 15) is "on" when the noise guard placed the window
+// noise_guard is "on" when the noise guard placed the window
 // starts away from predicted periodic noise, else "off".
 //
 // bw_window and rma_sync (p2p) are the bandwidth calls' window (messages

@@ -11,7 +11,7 @@ import (
 type Metadata struct {
 	// FormatVersion is the raw-data format of this sidecar and the CSV
 	// files it names (FormatVersion; set by Writer.Close and Abort).
-	FormatVersion string `json:"format_version"`
+	FormatVersion string            `json:"format_version"`
 	RunID         string            `json:"run_id"`
 	Mpirun        int               `json:"mpirun"`
 	Seed          uint64            `json:"seed"`           // seed of the experiment order, always recorded
@@ -52,7 +52,7 @@ type Metadata struct {
 	// ClockAccuracy is the accuracy target of the clock syncs that learn to
 	// one (clocksync.Accuracy's text, e.g. "1µs@1s"; "none": the published
 	// fixed counts), ClockAccuracySource where it came from: the flag, or
-	// the default derived from the experiments and how (issue 28).
+	// the default derived from the experiments and how.
 	ClockAccuracy       string `json:"clock_accuracy,omitempty"`
 	ClockAccuracySource string `json:"clock_accuracy_source,omitempty"`
 }

@@ -48,7 +48,7 @@ type Factors struct {
 	Cache       string        // cache
 	ClockSync   string        // clocksync spec, or "none"
 	Skew        int           // vcoll: skew (the v-collectives' heavy-rank factor, ≥ 1); 0, for the other calls, is an empty cell
-	NoiseGuard  string        // noise_guard: "on" or "off" (noise, issue 15)
+	NoiseGuard  string        // noise_guard: "on" or "off"
 	// p2p:
 	BWWindow int    // bw_window: messages per window of bw, bibw, mbw_mr; 0 (an empty cell) for other calls
 	RMASync  string // rma_sync: fence, lock or flush for one-sided calls; empty for others
@@ -130,10 +130,10 @@ type Summary struct {
 	// overlap measurement.
 	Overlap *OverlapCalibration `json:"overlap_calibration,omitempty"`
 	// NoiseGuard is what the noise guard learned and cost by the end of
-	// the experiment (noise_guard = on); nil when it was off. (noise, issue 15)
+	// the experiment (noise_guard = on); nil when it was off.
 	NoiseGuard *NoiseGuard `json:"noise_guard,omitempty"`
 	// Wait is what the ranks did while they waited for each observation's
-	// start (window.Sync.Wait, issue 29).
+	// start (window.Sync.Wait).
 	Wait Wait `json:"wait"`
 	// Align is what the alignment probe saw and kept (engine.Experiment.
 	// AlignProbe); nil when the experiment ran without one.
@@ -212,8 +212,8 @@ type OverlapCalibration struct {
 	KernelS      []float64 `json:"kernel_s"`                    // per rank, the median kernel time per call at that count (last round)
 }
 
-// NoiseGuard records the noise guard of one experiment (window.NoiseGuard,
-// issue 15): the periodic noise sources learned so far, per node, and the
+// NoiseGuard records the noise guard of one experiment (window.NoiseGuard):
+// the periodic noise sources learned so far, per node, and the
 // window slots the experiment's observations considered and skipped
 // because a predicted detour overlapped them.
 type NoiseGuard struct {

@@ -1,13 +1,13 @@
 // Package report makes one self-contained HTML page of a benchmark
 // campaign, or of two compared, that a reader can judge without any other
 // file: what was measured and how often, the headline medians with their
-// confidence intervals (package analysis, paper 000 Alg. 6), every group's
+// confidence intervals (package analysis, Hunold & Carpen-Amarie 2016, Alg. 6), every group's
 // distribution and the spread from one mpirun to the next (package plots,
 // inline SVG), the comparison of B with A (ratios, shifts, Wilcoxon stars),
 // the method (process and clock synchronization with the stated error
 // bound, windows and their invalid share, warm-up, the timer's resolution
 // and overhead), the machine with the commands that reproduce the
-// campaign, and the twelve rules of Hoefler and Belli (paper 002,
+// campaign, and the twelve rules of Hoefler and Belli (Hoefler & Belli 2015,
 // "Scientific Benchmarking of Parallel Computing Systems", SC15), each
 // checked against the data.
 //

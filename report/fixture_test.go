@@ -17,7 +17,7 @@ import (
 
 // spec describes a synthetic campaign written by writeCampaign with the
 // real raw-data writer: 3 calls × 3 sizes on 2 processes, one mpi_lib
-// label, log-normal noise per observation and per mpirun (paper 001: the
+// label, log-normal noise per observation and per mpirun (Hunold et al. 2014: the
 // mpirun is a factor), a share of outliers ×10 and of invalid rows.
 type spec struct {
 	runID, lib    string

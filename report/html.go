@@ -529,7 +529,7 @@ func (r *Report) methodView(v *page) {
 	}
 	row("measured time", "local: per observation the largest over ranks of end − start on each rank's own clock; global: the latest end minus the earliest start in synchronized time",
 		func(m Method, _ int) string { return orNone(m.RuntimeTypes) })
-	row("process synchronization", "how the ranks start each observation together (paper 000 §4; windows: paper 002 §4.2.1)",
+	row("process synchronization", "how the ranks start each observation together (Hunold & Carpen-Amarie 2016, §4; windows: Hoefler & Belli 2015, §4.2.1)",
 		func(m Method, _ int) string { return orNone(m.ProcSyncs) })
 	row("windows", "initial → final window of the windowed methods, and how often an adaptive policy changed it",
 		func(m Method, _ int) string {
@@ -594,18 +594,18 @@ func (r *Report) methodView(v *page) {
 		})
 	row("clock accuracy (true error)", "needs a ground truth: reprobench clockcheck, or the virtual cluster's known offsets",
 		func(Method, int) string { return "not measured in this campaign (the data cannot show it)" })
-	row("warm-up", "observations run and discarded before each experiment's first recorded one (paper 002 §4.1.2)",
+	row("warm-up", "observations run and discarded before each experiment's first recorded one (Hoefler & Belli 2015, §4.1.2)",
 		func(m Method, _ int) string {
 			if m.Warmup.N == 0 {
 				return "not recorded"
 			}
 			return rangeInts(m.Warmup) + " per experiment"
 		})
-	row("timer", "resolution and read overhead measured at the start of each mpirun; paper 002 §4.2.1 asks for an overhead below 5% of the interval and a resolution 10× finer",
+	row("timer", "resolution and read overhead measured at the start of each mpirun; Hoefler & Belli 2015, §4.2.1 asks for an overhead below 5% of the interval and a resolution 10× finer",
 		func(m Method, i int) string { return timerCell(m, r.Groups[i]) })
 	row("summary", "what the headline numbers are",
 		func(Method, int) string {
-			return fmt.Sprintf("Tukey's fences (k = %g) per mpirun, per-mpirun medians, their median with a %g%% order-statistic CI (paper 000 Alg. 6)", r.Options.Analysis.TukeyK, 100*r.Options.Analysis.Level)
+			return fmt.Sprintf("Tukey's fences (k = %g) per mpirun, per-mpirun medians, their median with a %g%% order-statistic CI (Hunold & Carpen-Amarie 2016, Alg. 6)", r.Options.Analysis.TukeyK, 100*r.Options.Analysis.Level)
 		})
 	row("heap allocations", "per observation, whole process, rank 0: the observation loop should not allocate",
 		func(m Method, _ int) string {

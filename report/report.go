@@ -47,7 +47,7 @@ type Report struct {
 	Machines  []Machine
 	// Comparison compares side B with side A (nil with one side).
 	Comparison *Comparison
-	// Rules are the twelve rules of Hoefler and Belli (paper 002), in
+	// Rules are the twelve rules of Hoefler and Belli (Hoefler & Belli 2015), in
 	// order, each checked against this campaign.
 	Rules []Rule
 }

@@ -43,7 +43,7 @@ func worse(a, b Status) Status {
 }
 
 // Rule is one of the twelve rules of Hoefler and Belli, "Scientific
-// Benchmarking of Parallel Computing Systems" (SC15, paper 002), checked
+// Benchmarking of Parallel Computing Systems" (SC15, Hoefler & Belli 2015), checked
 // against a campaign: the status and the evidence for it.
 type Rule struct {
 	Number   int
@@ -52,7 +52,7 @@ type Rule struct {
 	Evidence []string
 }
 
-// RuleTexts are the twelve rules of paper 002, verbatim.
+// RuleTexts are the twelve rules of Hoefler & Belli 2015, verbatim.
 var RuleTexts = [12]string{
 	"When publishing parallel speedup, report if the base case is a single parallel process or best serial execution, as well as the absolute execution performance of the base case.",
 	"Specify the reason for only reporting subsets of standard benchmarks or applications or not using all system resources.",
@@ -345,7 +345,7 @@ func minP(c analysis.Comparison, alt analysis.Alternative) float64 {
 func testName(t string) string {
 	switch t {
 	case "wilcoxon-mpirun-medians":
-		return "Wilcoxon rank-sum on per-mpirun medians (paper 000 §6.2)"
+		return "Wilcoxon rank-sum on per-mpirun medians (Hunold & Carpen-Amarie 2016, §6.2)"
 	case analysis.TestPairedMpirunMedians:
 		return "Wilcoxon signed-rank on per-mpirun medians paired by mpirun"
 	case "wilcoxon-observations":
@@ -437,7 +437,7 @@ func rule10(r *Report) (Status, []string) {
 		ev = append(ev, fmt.Sprintf("%s: measurement: runtime %s; process synchronization: %s; clock synchronization: %s",
 			s.Name, strings.Join(m.RuntimeTypes, ", "), strings.Join(m.ProcSyncs, ", "), orNone(m.ClockSyncs)))
 		if len(s.Data.PerRank) == 0 {
-			ev = append(ev, fmt.Sprintf("%s: no per-rank data (run --per-rank): whether ranks differ (ANOVA, Kruskal-Wallis, paper 002 §4.2.1) cannot be shown", s.Name))
+			ev = append(ev, fmt.Sprintf("%s: no per-rank data (run --per-rank): whether ranks differ (ANOVA, Kruskal-Wallis, Hoefler & Belli 2015, §4.2.1) cannot be shown", s.Name))
 		} else {
 			pool := analysis.PoolRanks(s.Data, r.Options.Analysis.Alpha)
 			n := 0
@@ -446,10 +446,10 @@ func rule10(r *Report) (Status, []string) {
 					n++
 				}
 			}
-			ev = append(ev, fmt.Sprintf("%s: the ranks' times can be pooled (Kruskal-Wallis across ranks not significant, paper 002 §4.2.1) in %d of %d groups", s.Name, n, len(pool)))
+			ev = append(ev, fmt.Sprintf("%s: the ranks' times can be pooled (Kruskal-Wallis across ranks not significant, Hoefler & Belli 2015, §4.2.1) in %d of %d groups", s.Name, n, len(pool)))
 		}
 	}
-	ev = append(ev, fmt.Sprintf("summary: per group, Tukey's fences (k = %g) per mpirun, per-mpirun medians, their median with its CI (paper 000 Alg. 6); the method section says each step", r.Options.Analysis.TukeyK))
+	ev = append(ev, fmt.Sprintf("summary: per group, Tukey's fences (k = %g) per mpirun, per-mpirun medians, their median with its CI (Hunold & Carpen-Amarie 2016, Alg. 6); the method section says each step", r.Options.Analysis.TukeyK))
 	return st, ev
 }
 

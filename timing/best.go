@@ -102,7 +102,7 @@ func (s *Samples) Median() time.Duration {
 //
 // The durations include one clock read; reading the clock costs more than
 // 5 % of calls shorter than 20 times the overhead, and Warnings says so
-// (paper 002 §4.2.1). Make f's result observable (store it somewhere)
+// (Hoefler & Belli 2015, §4.2.1). Make f's result observable (store it somewhere)
 // so that the compiler cannot remove the work.
 func TimeFunc(clk Clock, warmup, n int, f func()) (*Samples, error) {
 	switch {

@@ -98,7 +98,7 @@ type CalibrationConfig struct {
 // ticks on seconds is the frequency; its standard error
 // sqrt(SSR/(n−2) / Σ(x−x̄)²), relative to the slope, is the uncertainty.
 //
-// Paper 000 §4.2.1 shows that Netgauge's estimate (ticks counted over one
+// Hunold & Carpen-Amarie 2016, §4.2.1 shows that Netgauge's estimate (ticks counted over one
 // sleep of one second) is off by about 4 ppm, i.e. 4 µs of drift per second
 // between processes; fitting a line through many bracketed points over the
 // same second brings that down by one or two orders of magnitude, and the

@@ -26,7 +26,7 @@
 //     CPUID and the kernel's constant_tsc and nonstop_tsc flags report). Its
 //     frequency is either fixed by the user or calibrated by least squares
 //     against CLOCK_MONOTONIC_RAW over at least a second, with the uncertainty
-//     stated (paper 000 §3.4, §4.2.1: a crude estimate makes the clocks of
+//     stated (Hunold & Carpen-Amarie 2016, §3.4, §4.2.1: a crude estimate makes the clocks of
 //     different ranks drift apart by microseconds per second). The method
 //     and figures are kept in Frequency for the metadata.
 //   - MPI_Wtime, provided by package mpi.
@@ -52,7 +52,7 @@
 // # Resolution and overhead
 //
 // A clock's tick (1/Hz) is not what it can resolve. Measure reads a clock back
-// to back many times and reports two figures, as LibSciBench does (paper 002,
+// to back many times and reports two figures, as LibSciBench does (Hoefler & Belli 2015,
 // §4.2.1):
 //
 //   - the resolution: the median step between consecutive distinct readings,

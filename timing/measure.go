@@ -107,7 +107,7 @@ func median(x []float64) float64 {
 	return (x[n/2-1] + x[n/2]) / 2
 }
 
-// The factors of paper 002 §4.2.1: the read overhead should be at most 5% of
+// The factors of Hoefler & Belli 2015, §4.2.1: the read overhead should be at most 5% of
 // a measured interval, and the timer's precision ten times finer than it.
 const (
 	OverheadFactor   = 20
@@ -123,7 +123,7 @@ func (m Measurement) MinInterval() time.Duration {
 
 // Warnings returns what is wrong with measuring an interval d with this
 // clock: a warning when d is shorter than 20× the read overhead, another when
-// it is shorter than 10× the resolution (paper 002 §4.2.1), none when d is
+// it is shorter than 10× the resolution (Hoefler & Belli 2015, §4.2.1), none when d is
 // long enough. Time several repetitions of the operation together, or use a
 // finer clock.
 func (m Measurement) Warnings(d time.Duration) []string {

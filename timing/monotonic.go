@@ -14,7 +14,7 @@ func nanotime() int64
 
 // MonotonicNs returns CLOCK_MONOTONIC in nanoseconds (the Go runtime's
 // monotonic clock; on Linux CLOCK_MONOTONIC itself): the time axis of
-// NoiseProbe.EpochNs. (noise, issue 15)
+// NoiseProbe.EpochNs.
 func MonotonicNs() int64 { return nanotime() }
 
 // Monotonic is a Clock on CLOCK_MONOTONIC in nanoseconds, read the way the Go

@@ -65,7 +65,7 @@ type NoiseProbe struct {
 	CPUs      []CPUNoise    `json:"cpus"`
 	// EpochNs is CLOCK_MONOTONIC (MonotonicNs) at the probe's time zero:
 	// the detours' absolute times, which periodic noise locked to the
-	// kernel's tick keeps its phase against. (noise, issue 15)
+	// kernel's tick keeps its phase against.
 	EpochNs int64 `json:"epoch_ns"`
 }
 

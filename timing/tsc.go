@@ -174,7 +174,7 @@ func checkTSCHz(hz float64, method string) error {
 type TSCConfig struct {
 	// Fenced reads the counter with LFENCE; RDTSC instead of RDTSCP.
 	Fenced bool
-	// Hz fixes the frequency in ticks per second (the paper 000 §4.2.1
+	// Hz fixes the frequency in ticks per second (the Hunold & Carpen-Amarie 2016, §4.2.1
 	// recommendation: the nominal TSC frequency, identical on every rank). Zero
 	// calibrates it against CLOCK_MONOTONIC_RAW.
 	Hz float64

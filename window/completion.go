@@ -9,7 +9,7 @@ import (
 )
 
 // RuntimeType selects how one observation's completion time is computed
-// from the ranks' timestamps (paper 000 §4.6).
+// from the ranks' timestamps (Hunold & Carpen-Amarie 2016, §4.6).
 type RuntimeType int
 
 // The runtime types.

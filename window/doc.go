@@ -1,5 +1,5 @@
 // Package window decides when each observation of an MPI benchmark starts —
-// process synchronization, paper 000 §3 and §4.6 — and how its completion
+// process synchronization, Hunold & Carpen-Amarie 2016, §3 and §4.6 — and how its completion
 // time is computed.
 //
 // # Methods
@@ -41,8 +41,8 @@
 // wait). While a batch runs in one cgo call, Run holds runtime.GOMAXPROCS
 // at 1, so that the Go runtime's monitor thread sleeps instead of waking
 // every 20-86 µs and preempting the busy-waiting ranks of a machine whose
-// cores are all busy. wait.go gives the measurements behind both choices
-// (issue 29): polling MPI or yielding before a start bought nothing across
+// cores are all busy. wait.go gives the measurements behind both choices:
+// polling MPI or yielding before a start bought nothing across
 // nodes, and the monitor thread cost MPICH's unbound ranks 2-3× the C
 // reference's invalid share on one host.
 //
@@ -59,7 +59,7 @@
 //
 // # Noise guard
 //
-// Config.NoiseGuard (issue 15) places the windowed methods' starts where
+// Config.NoiseGuard places the windowed methods' starts where
 // no periodic noise is predicted. Rank 0 learns each node's periodic
 // noise sources (package noiseguard: period, phase, duration, a drifting
 // phase, several at once) from the late observations of the node's ranks:
@@ -79,13 +79,13 @@
 //
 // LocalCompletion is the maximum over ranks of end − start, each on the
 // rank's own clock (no clock synchronization needed); GlobalCompletion is
-// the latest end minus the earliest start in global time (paper 000 §4.6).
+// the latest end minus the earliest start in global time (Hunold & Carpen-Amarie 2016, §4.6).
 // The loop-averaged scheme of IMB and OSU (n calls back to back, divided
 // by n) is RuntimeLoop.
 //
 // # Kernels and barriers
 //
-// TimeKernel is McCalpin's bracket (paper 003) around user work: provable
+// TimeKernel is McCalpin's bracket (McCalpin) around user work: provable
 // lower and upper bounds of its duration without synchronized clocks, and the
 // global-clock estimate with them. BarrierExitSkew measures how far apart in
 // global time the ranks leave a barrier (Fig. 10 of 000).

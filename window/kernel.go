@@ -20,7 +20,7 @@ type KernelTiming struct {
 	GlobalS float64 `json:"global_s"`
 }
 
-// TimeKernel times work on every rank with McCalpin's bracket (paper 003):
+// TimeKernel times work on every rank with McCalpin's bracket (McCalpin):
 //
 //	t0, barrier, t1, work, t2, barrier, t3
 //

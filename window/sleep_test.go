@@ -11,7 +11,7 @@ import (
 
 // TestSleepGuardSimulatedWithoutSleep: with a sleep guard and no Sync.Sleep,
 // ranks of a simulated world wait for one-second windows in virtual time
-// (the clock is a timing.Sleeper), not in real time (issue 31).
+// (the clock is a timing.Sleeper), not in real time.
 func TestSleepGuardSimulatedWithoutSleep(t *testing.T) {
 	w := newWorld(t, 2, 5)
 	cfg := window.Config{Method: window.Fixed, Window: time.Second, SleepGuard: time.Millisecond}

@@ -8,7 +8,7 @@ import (
 	"github.com/reprobench/reprobench/rawdata"
 )
 
-// What a rank does while it waits for an observation's start (issue 29).
+// What a rank does while it waits for an observation's start.
 //
 // Every rank busy-waits on its clock inside the batch's single cgo call
 // (mpi.ObserveBatch): no MPI call, no yield, no sleep (unless
@@ -95,13 +95,9 @@ type Unwrapper interface {
 // The overlap measurement (engine's overlapRecorder) is why Run looks
 // through Unwrappers. MPICH's ranks are not bound, so they got GOMAXPROCS
 // 2, and without the hold sysmon woke every 20 µs through the first
-// millisecond of each observation, which is its pure phase: perf counted
-// 378 sysmon sleeps in one run of both ranks before, 235 after (start-up
-// included). MPI_Iallreduce's pure time had read 1.08-1.13x
-// osu_iallreduce's in five runs of 30 pairs. Against bench/fidelity/nbc.c
-// (OSU's loops in a plain C program; rounds.sh, 60 rounds, unpaired
-// Hodges-Lehmann, 2026-11-27) it read 1.130x before and 1.046x after,
-// osu_iallreduce itself 1.024x.
+// millisecond of each observation, which is its pure phase, and
+// MPI_Iallreduce's pure time read up to 1.13× osu_iallreduce's
+// (docs/windows.md, "What a rank does while it waits").
 func (s *Sync) holdsOneP() bool {
 	if !s.batched() || s.cfg.Method == RoundTime {
 		return false

@@ -25,7 +25,7 @@ type Config struct {
 	Label       string
 	LabelValues []string
 	Factors     []float64
-	// MpirunSD is the log-normal sd of the per-mpirun factor (paper 001:
+	// MpirunSD is the log-normal sd of the per-mpirun factor (Hunold et al. 2014:
 	// the mpirun is a factor); NoiseSD the log-normal sd per observation.
 	MpirunSD, NoiseSD float64
 	InvalidFrac       float64 // fraction of rows with errorcode 1

@@ -8,7 +8,7 @@
 // BenchmarkRead gives each reader's cost per read (ns/op) in the usual
 // way. BenchmarkSideBySide interleaves all readers in rounds of 1000 reads and
 // reports each one's median ns/read; BenchmarkGoVsC pairs a Go round with a C
-// round and reports the median ratio "go/c" (issue 3 requires ≤ 1.2), as does
+// round and reports the median ratio "go/c", as does
 // TestGoTSCReadCost, which fails above it.
 //
 // MPI_Wtime is measured when the binary links MPI (mpi.Available) and

@@ -18,7 +18,7 @@ var (
 	boundSpec  = flag.String("bound-spec", "hca3:accuracy=1us@10s,budget=10s", "bound experiment: the algorithm")
 )
 
-// bound is the acceptance experiment of issue 22: for each rank count and
+// bound is the bound's acceptance experiment: for each rank count and
 // seeds 1…n, the true max |error| right after the sync and 10 s later, the
 // predicted bound at both, whether it covered the truth, and the sync time
 // (virtual). Checks: true max |error| ≤ 1 µs after 10 s in every seed, and the

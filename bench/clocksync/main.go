@@ -1,6 +1,6 @@
 // Command clocksync benchmarks the clock synchronization algorithms of
 // package clocksync on the simulated world of mpitest and reproduces the shape
-// of Fig. 6–8 of paper 000 (Hunold and Carpen-Amarie, "MPI Benchmarking
+// of Fig. 6–8 of Hunold & Carpen-Amarie 2016 (Hunold and Carpen-Amarie, "MPI Benchmarking
 // Revisited"), with ground truth the paper could not have:
 //
 //   - scaling: every algorithm on 16 … 1024 ranks with reduced parameters —
@@ -16,10 +16,10 @@
 //     {10, 100, 200, 500, 1000} × {10, 100}, the median offset 5 s after the
 //     synchronization against the synchronization's duration (Fig. 8);
 //   - bound: HCA3 with the accuracy target 1 µs@10 s on 64 and 1024 ranks,
-//     100 seeds each: the true error against the predicted bound (issue 22).
+//     100 seeds each: the true error against the predicted bound.
 //
 // It writes CSV files, PNG plots and summary_EXPERIMENT.json with the
-// acceptance checks of issue 5 to -out, and exits with status 1 if a check
+// acceptance checks to -out, and exits with status 1 if a check
 // fails.
 //
 //	go run ./bench/clocksync -out bench/clocksync/out   # about 10 min on 2 cores
@@ -67,8 +67,9 @@ var (
 )
 
 // paper returns the spec of the named algorithm with the published fixed
-// counts of paper 000 ("hca3" alone learns to an accuracy target since
-// issue 28): name:accuracy=none for jk, hca3 and twolevel.
+// counts of Hunold & Carpen-Amarie 2016 (the algorithms that learn to an
+// accuracy target by default get accuracy=none): name:accuracy=none for jk,
+// hca3 and twolevel.
 func paper(name string) string {
 	if slices.Contains(clocksync.AccuracyAlgorithms(), name) {
 		return name + ":accuracy=none"
@@ -244,7 +245,7 @@ func scaling(s *summary) error {
 			s.add("tree "+what, r, "≤ 2×", r <= 2, got)
 		case "hca":
 			// HCA re-measures every intercept from rank 0 after the
-			// tree: O(log P) + O(P) (paper 000, Sec. 4.5). Reported,
+			// tree: O(log P) + O(P) (Hunold & Carpen-Amarie 2016, Sec. 4.5). Reported,
 			// not asserted; the share of the linear phase shrinks with
 			// more fit points (see headline).
 			s.Notes = append(s.Notes, "hca is O(log P)+O(P): "+what+": "+got)

@@ -20,7 +20,7 @@ var (
 
 // robust compares the Spread learner's robustness variants (spec key
 // robust=) on outlier-heavy links, same seeds for every variant. It was
-// written to judge a Theil–Sen fit (issue 22), which commit 40e5499 added
+// written to judge a Theil–Sen fit, which commit 40e5499 added
 // as robust=rtt+theilsen and theilsen and which was removed again because
 // it did not beat the default (out/robust_theilsen_4.txt, 4 ranks, 20
 // seeds: with the RTT filter, median true error after 10 s 0.21 against

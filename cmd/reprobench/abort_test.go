@@ -12,7 +12,7 @@ import (
 	"github.com/reprobench/reprobench/internal/mpirun"
 )
 
-// TestRunAbortsWhenDiskFull (issue #21 row 1): rank 0 cannot write its raw
+// TestRunAbortsWhenDiskFull: rank 0 cannot write its raw
 // data (a 200 KiB tmpfs fills up) while rank 1 is already in the next
 // experiment's collective. The job must end within seconds with the cause
 // on stderr and exit status exitAborted (MPI_Abort), for every installed

@@ -20,7 +20,7 @@ import (
 func init() {
 	register(command{
 		name:    "analyze",
-		summary: "summarize raw observations per group (paper 000 Alg. 6): medians with CIs, per-mpirun medians",
+		summary: "summarize raw observations per group (Hunold & Carpen-Amarie 2016, Alg. 6): medians with CIs, per-mpirun medians",
 		run:     runAnalyze,
 	})
 }
@@ -79,7 +79,7 @@ func (o *anOptions) options() (analysis.Options, error) {
 
 func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("analyze", "[--format text|csv|json|benchstat] [--tukey K] [--level L] [--wide | --columns C,...] FILES...\n\n"+
-		"Per group of observations with the same call, message size, np, datatype and labels (paper 000\nAlg. 6): outliers removed per mpirun, per-mpirun medians, the headline median with its interval.\n\n"+
+		"Per group of observations with the same call, message size, np, datatype and labels (Hunold & Carpen-Amarie 2016\nAlg. 6): outliers removed per mpirun, per-mpirun medians, the headline median with its interval.\n\n"+
 		anColumnHelp(), stderr)
 	var o anOptions
 	o.register(true, fs, "text, csv, json or benchstat (Go benchmark format, one line per mpirun median)")
@@ -399,7 +399,7 @@ func anWriteText(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 		if len(sums) > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintln(w, "can ranks be pooled? (paper 002 Rule 10: ANOVA and Kruskal-Wallis across ranks)")
+		fmt.Fprintln(w, "can ranks be pooled? (Hoefler & Belli 2015, Rule 10: ANOVA and Kruskal-Wallis across ranks)")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "group\tranks\tANOVA p\tKruskal-Wallis p\tpool\n")
 		for _, p := range pool {
@@ -645,7 +645,7 @@ func commonLabels(keys []analysis.GroupKey) []string {
 }
 
 // anWriteBenchstat writes the Go benchmark format: one line per mpirun
-// median (the independent samples of paper 000 Alg. 6), in ns/op.
+// median (the independent samples of Hunold & Carpen-Amarie 2016, Alg. 6), in ns/op.
 //
 // Labels with one value across the whole output are written once, on a
 // "# labels:" line that benchstat ignores, and left out of the names, so

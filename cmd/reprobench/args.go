@@ -8,8 +8,8 @@ import (
 
 // parseFlagsAnywhere parses args like parseFlags but also takes the flags
 // that follow file names ("analyze a.csv --format json"): without it the
-// flag package stops at the first file and "--format" was opened as a file
-// (issue #21 row 12). "--" stays a positional argument (compare and plot
+// flag package stops at the first file and "--format" was opened as a
+// file. "--" stays a positional argument (compare and plot
 // separate data sets A and B with it), and so does "-" (stdin); a file
 // whose name starts with "-" is given as ./-name. Afterwards fs.Args() holds
 // the positional arguments in their order.

@@ -52,7 +52,7 @@ func parseClockcheck(t *testing.T, out string) clockcheckOut {
 // shows as ~1 s, an uncorrected drift as 200 µs after 2 s. The offset-only
 // SKaMPI sync must show that drift, which proves the skew is really injected.
 //
-// A drift-aware sync is held to its own claim (issue 32). When its
+// A drift-aware sync is held to its own claim. When its
 // predicted bound 2 s after the sync is at most 10 µs (as it is whenever an
 // accuracy target is met), its true error must be within 20 µs right after
 // and 50 µs 2 s later: 5 times its claim, so only a sync that claims what it

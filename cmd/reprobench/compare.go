@@ -57,7 +57,7 @@ Text columns (one row per matched group; times in the row's unit):
                  observations when a side has one mpirun); below the
                  table when the same in every row
   test           (below the table when the same in every row)
-                 medians: rank-sum on per-mpirun medians (paper 000 §6.2);
+                 medians: rank-sum on per-mpirun medians (Hunold & Carpen-Amarie 2016, §6.2);
                  paired: signed-rank on medians paired by mpirun (--paired);
                  obs: rank-sum on single observations (a side had 1 mpirun)
 --paired needs every compared pair to have run in the same mpiruns; if one
@@ -326,7 +326,7 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, header []string, opt 
 	for _, t := range slices.Sorted(maps.Keys(tests)) {
 		fmt.Fprintf(w, "test %s: %s\n", cmpShortTest(t), cmpTestHelp(t))
 	}
-	fmt.Fprintf(w, "p: %s; sig: * p≤0.05, ** p≤0.01, *** p≤0.001, ~ not significant at alpha=%g (paper 000 §6.2)\n", opt.Alternative, opt.Alpha)
+	fmt.Fprintf(w, "p: %s; sig: * p≤0.05, ** p≤0.01, *** p≤0.001, ~ not significant at alpha=%g (Hunold & Carpen-Amarie 2016, §6.2)\n", opt.Alternative, opt.Alpha)
 	fmt.Fprintln(w, "columns: reprobench help compare")
 	for _, wn := range anFoldWarnings(warns) {
 		fmt.Fprintln(w, wrapLine("warning: "+wn, len("warning: ")))

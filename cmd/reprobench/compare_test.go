@@ -102,7 +102,7 @@ func TestCompareSideLabel(t *testing.T) {
 			}
 		}
 	}
-	// stderr says only what was left out (issue #21 row 9), nothing unmatched.
+	// stderr says only what was left out, nothing unmatched.
 	for _, l := range strings.Split(strings.TrimSpace(errb.String()), "\n") {
 		if l != "" && !strings.HasPrefix(l, "compare: A: left out ") && !strings.HasPrefix(l, "compare: B: left out ") {
 			t.Errorf("unexpected stderr line %q", l)

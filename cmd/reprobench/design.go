@@ -63,12 +63,12 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("design", "[-o FILE] [--seed S] [--mpiruns N] [--replicates R] [factor flags]", stderr)
 	out := fs.String("o", "-", "output design file (\"-\": stdout); an existing file is never overwritten")
 	seedStr := fs.String("seed", "", "seed of the shuffles and random sizes (uint64; default: random, printed to stderr)")
-	mpiruns := fs.Int("mpiruns", 10, "number of mpiruns (paper 000 §5.2: the mpirun is a factor)")
+	mpiruns := fs.Int("mpiruns", 10, "number of mpiruns (Hunold & Carpen-Amarie 2016, §5.2: the mpirun is a factor)")
 	replicates := fs.Int("replicates", 1, "replicates of each combination per mpirun")
 	var calls, nps, datatypes, nreps, procsyncs, windows, runtimes, caches designListFlag
 	var clocksyncs, factors designRepeatFlag
 	fs.Var(&calls, "calls", "MPI `calls`, comma-separated (e.g. MPI_Bcast,MPI_Allreduce,pingpong; \"reprobench ops\" lists them)")
-	msizes := fs.String("sizes", "", "message `sizes` in bytes: a list 8,64,1K, pow2:A..B, or logu:A..B:COUNT[:STEP] (log-uniform, paper 004 §V; STEP: multiples, e.g. 8 for float64), or several of these comma-separated; K/M/G = 1024^1/2/3")
+	msizes := fs.String("sizes", "", "message `sizes` in bytes: a list 8,64,1K, pow2:A..B, or logu:A..B:COUNT[:STEP] (log-uniform, Stanisic et al. 2017, §V; STEP: multiples, e.g. 8 for float64), or several of these comma-separated; K/M/G = 1024^1/2/3")
 	fs.Var(&nps, "np", "process `counts`, comma-separated (default: all ranks of the mpirun)")
 	fs.Var(&datatypes, "datatype", "element `types`, comma-separated (byte, int32, int64, float32, float64; as run's --datatype)")
 	fs.Var(&nreps, "nrep", "observations per experiment, comma-separated `levels`")
@@ -86,7 +86,7 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	fs.Var(&factors, "factor", "user factor `key=v1,v2,…` (repeatable); becomes column label:key")
 	var skews designListFlag // vcoll
 	fs.Var(&skews, "skew", "v-collectives' skew `levels`, comma-separated positive integers (k: the last rank's blocks have k times the count; 1: uniform); levels above 1 need every --calls to be one of "+mpi.CallNames(mpi.CallsTaking(mpi.ParamSkew)))
-	var noiseGuards designListFlag // (noise, issue 15)
+	var noiseGuards designListFlag //
 	fs.Var(&noiseGuards, "noise-guard", "noise guard `levels` of the windowed methods, comma-separated (on, off; see run --noise-guard)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -122,7 +122,7 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 		f.Calls = append(f.Calls, call.String())
 	}
 	if *msizes != "" {
-		// Refuse an oversized design before drawing its sizes (issue #21).
+		// Refuse an oversized design before drawing its sizes.
 		if n, err := design.CountSizes(*msizes); err == nil && n > design.MaxRows / *mpiruns / *replicates {
 			return usage("--sizes: %d sizes × %d mpiruns × %d replicates is more than %d rows", n, *mpiruns, *replicates, design.MaxRows)
 		}
@@ -214,7 +214,7 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	if err := designSkews(f, skews, calls); err != nil { // vcoll
 		return usage("%v", err)
 	}
-	for _, s := range noiseGuards { // (noise, issue 15)
+	for _, s := range noiseGuards { //
 		if _, err := parseNoiseGuard(s); err != nil {
 			return usage("%v", err)
 		}

@@ -8,9 +8,10 @@ import (
 	"github.com/reprobench/reprobench/analysis"
 )
 
-// What the analysis commands did not use of their input, said on stderr
-// (issue #21 row 9: compare and plot used to drop invalid and NaN rows
-// silently; analyze shows them in its invalid and bad columns).
+// What the analysis commands did not use of their input, said on stderr:
+// compare and plot name the invalid and NaN rows they leave out (analyze
+// shows them in its invalid and bad columns), so nothing is dropped
+// silently.
 
 // anReadError adds the command-line remedy to a duplicate-observation error.
 func anReadError(err error) error {

@@ -116,7 +116,7 @@ func writeRaw(t *testing.T, dir, name string, mpiruns int, vals []float64) strin
 }
 
 // adversarialSets are data sets on which plot layouts used to hang, panic or
-// exhaust memory (issue #21 rows 2 and 3), and their neighbours.
+// exhaust memory, and their neighbours.
 func adversarialSets(t *testing.T, dir string) map[string]string {
 	rep := func(n int, f func(i int) float64) []float64 {
 		v := make([]float64, n)

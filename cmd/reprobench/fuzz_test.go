@@ -35,7 +35,7 @@ func plotSeed(vals ...float64) []byte {
 // values 1 ulp apart and MaxFloat64 all occur), spread over mpiruns
 // round-robin, optionally repeated so that a group has many equal values.
 // The command must end within seconds with a figure or an error: no panic,
-// no hang, no unbounded memory (issue #21 rows 2 and 3).
+// no hang, no unbounded memory.
 func FuzzPlotLayout(f *testing.F) {
 	u := math.Nextafter(1e-6, 1)
 	for _, s := range []struct {

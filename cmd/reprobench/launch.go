@@ -55,7 +55,7 @@ var launchStderrIsTerminal = func(w io.Writer) bool {
 
 func runLaunch(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("launch", launchSynopsis, stderr)
-	mpiruns := fs.Int("mpiruns", 0, "number of mpiruns (default: the design's; paper 000 §5.2: the mpirun is a factor)")
+	mpiruns := fs.Int("mpiruns", 0, "number of mpiruns (default: the design's; Hunold & Carpen-Amarie 2016, §5.2: the mpirun is a factor)")
 	np := fs.Int("np", 0, "processes per mpirun, replaces {np} in the launcher (default: the design's largest np)")
 	launcher := fs.String("launcher", "mpirun -np {np}", "launcher command template, split into words without a shell (quotes and \\ work; nothing is expanded); e.g. 'srun -n {np}'")
 	timeout := fs.Duration("timeout", 0, "kill a mpirun's process group and all its processes after this long (0: no limit)")
@@ -270,7 +270,7 @@ func launchSrunPMI(stderr io.Writer, tmpl []string) []string {
 // launchCheckRunFlags validates the run flags (and the design) of c for
 // c.Np processes as "reprobench run --check-np" does, in this process and
 // without MPI, before any mpirun starts: bad flags are one usage error now,
-// not the same failure in every mpirun of the campaign (issue #21 row 12).
+// not the same failure in every mpirun of the campaign.
 func launchCheckRunFlags(c campaign.Campaign) error {
 	args := []string{"--check-np", strconv.Itoa(c.Np), "--out", c.Dir, "--run-id", c.RunID, "--mpirun", "0", "--seed", "0"}
 	if c.DesignFile != "" {

@@ -12,7 +12,7 @@ import (
 
 // Test hook of the launcher's kill tests (campaign/integration_test.go):
 // they must kill a run that is certainly still running, however fast the
-// machine, so no sleep may decide whether the run is over (issue #23).
+// machine, so no sleep may decide whether the run is over.
 //
 // When the environment variable RB_TEST_HOLD_MPIRUN equals the run's
 // --mpirun, every rank, once its output .partial files exist and just before
@@ -62,8 +62,8 @@ const checkAllMpiruns = -1
 // runCheckFlags is "reprobench run --check-np NP": it validates the run's
 // flags and design for NP processes as every rank would, without MPI and
 // without measuring, so that launch can refuse bad run flags before it
-// starts any mpirun (issue #21 row 12: every mpirun failed with the same
-// usage error). With a design, the experiments of every mpirun are
+// starts any mpirun (instead of every mpirun failing with the same usage
+// error). With a design, the experiments of every mpirun are
 // checked. The clock is checked by name only: the launcher's host need not
 // be where the ranks run.
 func runCheckFlags(o *runOptions, np int) error {

@@ -163,7 +163,7 @@ func TestLaunchCommandFakeRun(t *testing.T) {
 	if _, errs, err := runCmd("launch", "--resume", "--out", out); err != nil || !strings.Contains(errs, "2 of 2 mpiruns complete") {
 		t.Errorf("resume: %v\n%s", err, errs)
 	}
-	// The original command with --resume added is accepted (issue #19) ...
+	// The original command with --resume added is accepted ...
 	orig := []string{"launch", "--design", dfile, "--launcher", "env NP={np}", "--exe", fake, "--out", out, "--run-id", "c1", "--", "--sleep", "10ms"}
 	if _, errs, err := runCmd(append([]string{orig[0], "--resume"}, orig[1:]...)...); err != nil || !strings.Contains(errs, "2 of 2 mpiruns complete") {
 		t.Errorf("resume with the original command: %v\n%s", err, errs)

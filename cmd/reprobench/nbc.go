@@ -8,7 +8,7 @@ import (
 )
 
 // nbcOptions are the flags of the overlap measurement of the non-blocking
-// collectives (issue #17 part 1; engine/nbc.go).
+// collectives.
 type nbcOptions struct {
 	overlap     bool
 	testEvery   int64

@@ -30,7 +30,7 @@ func TestNoiseJSONAndRawDetours(t *testing.T) {
 	}
 	// On a loaded machine a probe thread may start after another ended
 	// (seen: load 11 on 2 vCPUs): then no span was covered by every CPU and
-	// the report says so with no expected-late share (issue #23 audit).
+	// the report says so with no expected-late share.
 	if len(r.CPUs) == 0 || r.CoveredS < 0 || r.CoveredS > 0.05 || (r.ExpectedLate == nil) != (r.CoveredS == 0) ||
 		(r.ExpectedLate != nil && (*r.ExpectedLate < 0 || *r.ExpectedLate > 1)) {
 		t.Fatalf("report %+v", r)
@@ -39,7 +39,7 @@ func TestNoiseJSONAndRawDetours(t *testing.T) {
 		t.Logf("the probe threads never spun at once (a busy machine): %+v", r.CPUs)
 	}
 	// The periodic sources are always present (an empty list when none
-	// were found), for run --noise-guard-seed (issue 15).
+	// were found), for run --noise-guard-seed.
 	if !strings.Contains(out.String(), `"periodic_sources": [`) {
 		t.Errorf("no periodic_sources list in %s", out.String())
 	}

@@ -28,7 +28,7 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("plot", "--kind box|violin|mpiruns|hist|qq|acf|compare|drift|qreg -o FILE.png|.svg [--group SUBSTR] FILES... [-- B-FILES...]", stderr)
 	var o anOptions
 	o.register(false, fs, "")
-	kind := fs.String("kind", "box", "plot kind: box, violin, mpiruns (each mpirun's median and interquartile range relative to the group's median), hist, qq, acf, compare, drift, qreg (quantile differences B−A over τ, paper 002 Fig. 4)")
+	kind := fs.String("kind", "box", "plot kind: box, violin, mpiruns (each mpirun's median and interquartile range relative to the group's median), hist, qq, acf, compare, drift, qreg (quantile differences B−A over τ, Hoefler & Belli 2015, Fig. 4)")
 	outFile := fs.String("o", "", "output file; the extension (.png, .svg, .pdf) selects the format")
 	group := fs.String("group", "", "only groups whose name contains this substring (hist, qq, acf and drift plot the first match)")
 	by := fs.String("by", "", "for --kind compare: compare the values of this label within one data set")
@@ -88,7 +88,7 @@ func runPlot(stdout, stderr io.Writer, args []string) error {
 		return nil
 	}
 	// Say what the figure leaves out: the plotted groups' invalid and bad
-	// observations (issue #21 row 9).
+	// observations.
 	use := func(k analysis.GroupKey) bool { return strings.Contains(k.String(), *group) }
 	if len(sel) > 0 && (*kind == "hist" || *kind == "qq" || *kind == "acf" || *kind == "drift") {
 		use = func(k analysis.GroupKey) bool { return k == sel[0].Key }

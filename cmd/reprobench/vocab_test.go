@@ -51,7 +51,7 @@ func TestRunSeedMatchesDesign(t *testing.T) {
 
 // TestRunRefusesBadValues: values outside their documented bounds are
 // refused before MPI starts, with the flag named, instead of being replaced
-// by a default while the metadata records them (issue #21 rows 6 and 8).
+// by a default while the metadata records them.
 func TestRunRefusesBadValues(t *testing.T) {
 	for _, c := range []struct{ args []string }{
 		{[]string{"--window", "0"}}, {[]string{"--window", "-1ms"}}, {[]string{"--window", "1h"}},
@@ -59,7 +59,7 @@ func TestRunRefusesBadValues(t *testing.T) {
 		{[]string{"--window-max", "1h"}}, {[]string{"--window-batch", "0"}}, {[]string{"--cache-slots", "0"}},
 		{[]string{"--nrep", "0"}}, {[]string{"--roundtime-k", "0"}}, {[]string{"--window", "1ms", "--window-max", "100us"}},
 		{[]string{"--run-id", "a,b"}}, {[]string{"--run-id", `q"x`}}, {[]string{"--run-id", "../escaped"}},
-		{[]string{"--noise-guard", "maybe"}}, // (noise, issue 15)
+		{[]string{"--noise-guard", "maybe"}}, //
 	} {
 		err := run(io.Discard, io.Discard, append([]string{"run", "--out", t.TempDir()}, c.args...))
 		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--"+strings.TrimPrefix(c.args[len(c.args)-2], "--")) {

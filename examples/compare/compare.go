@@ -17,7 +17,7 @@ type Row struct {
 }
 
 // CompareCampaigns analyzes two data sets and compares every group present in
-// both — the method of paper 000 (Alg. 6 and §6.2), step by step:
+// both — the method of Hunold & Carpen-Amarie 2016 (Alg. 6 and §6.2), step by step:
 //
 //  1. group the observations by (call, msize, np, datatype, labels),
 //     ignoring the label that names the campaign (e.g. mpi_lib);
@@ -25,7 +25,7 @@ type Row struct {
 //     (analysis.Analyze gives GroupSummary.MpirunMedians);
 //  3. compare the two samples of per-mpirun medians with the Wilcoxon
 //     rank-sum test: the mpirun is the experimental unit, observations within
-//     one mpirun are not independent of it (paper 001).
+//     one mpirun are not independent of it (Hunold et al. 2014).
 //
 // analysis.Compare and analysis.CompareBy do all of this in one call (and add
 // the Hodges-Lehmann shift and effect sizes); this function spells it out.

@@ -70,7 +70,7 @@ func Bench(c mpi.Comm, clk timing.Clock, cfg Config) (*Result, *window.Record, e
 	}
 
 	// 4. The completion time of observation i is the maximum over ranks of
-	// end − start, each on its own clock (paper 000 §4.6, "local").
+	// end − start, each on its own clock (Hunold & Carpen-Amarie 2016, §4.6, "local").
 	d := make([]float64, rec.N)
 	for i := range d {
 		d[i] = clk.Seconds(rec.End[i] - rec.Start[i])

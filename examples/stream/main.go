@@ -1,5 +1,5 @@
 // Command stream times a kernel inside an MPI application with McCalpin's
-// bracket (paper 003): an MPI STREAM triad, a = b + q·c on every rank's share
+// bracket (McCalpin): an MPI STREAM triad, a = b + q·c on every rank's share
 // of three arrays. It prints, per iteration and for the best one, the
 // provable bounds of the parallel duration,
 //

@@ -49,7 +49,7 @@ func (t *Triad) Check() error {
 }
 
 // Measure times ntimes executions of kernel on every rank with McCalpin's
-// bracket (paper 003), window.TimeKernel:
+// bracket (McCalpin), window.TimeKernel:
 //
 //	t0 = now; barrier; t1 = now; kernel(); t2 = now; barrier; t3 = now
 //

@@ -129,7 +129,7 @@ var (
 	// history that belongs in docs/ and in commit messages, not in code.
 	historyRe = regexp.MustCompile(`20[0-9]{2}-[0-9]{2}-[0-9]{2}|[Ii]ssues? #?[0-9]+|\(#[0-9]+\)`)
 	// paperRe matches the numbering of the papers beside the repository
-	// ("paper 000"), which a reader of the code does not have.
+	// ("Hunold & Carpen-Amarie 2016"), which a reader of the code does not have.
 	paperRe = regexp.MustCompile(`[Pp]apers? 00[0-9]`)
 )
 

@@ -93,7 +93,7 @@ var (
 	measureRe = regexp.MustCompile(`\]\(docs/measured\.md#([^)]+)\)`)
 	// refUseRe and measuredDefRe: a reference-style link [text][name] and its
 	// definition [name]: docs/measured.md#anchor.
-	refUseRe = regexp.MustCompile(`\]\[([^\]]+)\]`)
+	refUseRe      = regexp.MustCompile(`\]\[([^\]]+)\]`)
 	measuredDefRe = regexp.MustCompile(`(?m)^\[([^\]]+)\]:\s*docs/measured\.md#(\S+)\s*$`)
 )
 

@@ -1,4 +1,4 @@
-// Package slurmtest starts a one-node Slurm cluster for tests (issue #20):
+// Package slurmtest starts a one-node Slurm cluster for tests:
 // munged, slurmctld and slurmd, with their configuration, state, logs and
 // sockets in a temporary directory, through scripts/slurm-up.sh, and stops
 // it by pid through scripts/slurm-down.sh when the test ends, whatever

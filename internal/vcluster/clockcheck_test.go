@@ -31,7 +31,7 @@ func buildReprobench(t *testing.T, flavor string) string {
 // and checks the exact truth: it is there, it agrees with the ping-pong
 // measurement, and it sees SKaMPI's error grow with exactly the injected
 // skew. Two-level must find the nodes itself (MPI_Comm_split_type SHARED).
-// HCA3 on 2 × 1 runs the default (the accuracy target, issue 28), whose
+// HCA3 on 2 × 1 runs the default, whose
 // stated bound must cover every rank's true error at every check: on the
 // calibration records (bench/clocksync/out/calib-20261125, 160 links
 // across 2 nodes) and in the 63 clockchecks with no flags across 2 nodes

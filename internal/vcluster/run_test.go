@@ -20,7 +20,7 @@ import (
 // the default (hca3 to the run's derived accuracy target, issue 28); see
 // checkDrift for what is asserted. The same mpirun measures the allreduce
 // under barrier and window synchronization, and checkWindows asserts that
-// the windows work across the nodes (issue 29).
+// the windows work across the nodes.
 func TestRunAcrossNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no MPI launches")

@@ -14,7 +14,7 @@ import (
 	"github.com/reprobench/reprobench/analysis"
 )
 
-// Bounds of checkWindows (issue 29).
+// Bounds of checkWindows.
 //
 // A broken window cannot pass them. When the ranks of both nodes shared
 // one core (Open MPI's binding before LauncherArgs passed --bind-to none),

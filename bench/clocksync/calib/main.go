@@ -1,5 +1,5 @@
 // Command calib calibrates the predicted error bound of clocksync's Spread
-// learner against the true error of real ranks (issue 28).
+// learner against the true error of real ranks.
 //
 // collect, under mpirun with 2 ranks of one kernel (one host, or two nodes
 // of internal/vcluster), synchronizes with HCA3's tree and a Spread learner
@@ -226,7 +226,7 @@ func replay(args []string) error {
 	if len(recs) == 0 {
 		return fmt.Errorf("no records")
 	}
-	cands := []candidate{{name: "no wander (issue 22)", asym: 0.05},
+	cands := []candidate{{name: "no wander", asym: 0.05},
 		{name: fmt.Sprintf("library (max of %.3gns, %g%% rtt)", clocksync.SlopeWander*1e9, clocksync.SlopeWanderRTT*100), library: true, asym: 0.05}}
 	for _, w := range []float64{5e-9, 10e-9, 15e-9, 20e-9, 25e-9, 30e-9, 40e-9, 50e-9} {
 		cands = append(cands, candidate{name: fmt.Sprintf("wander %.3gns", w*1e9), wander: w, asym: 0.05})

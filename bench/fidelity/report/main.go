@@ -16,7 +16,7 @@
 //
 //	cloop  median per-pair ratio ≤ 1.05 with the upper end of its 95 %
 //	       interval ≤ 1.10, over all pairs and in each mode that both sides
-//	       show (issue 30)
+//	       show
 //	tool   median per-pair ratio in [0.95, 1.05] over ≥ 15 pairs
 //	diff   the median per-pair difference ours − base within ±5 (percentage
 //	       points: OSU's overlap)
@@ -327,7 +327,7 @@ func analyse(c *cell, gap float64) cellStats {
 	// A lone run is not a mode (minModeRuns): one C run in the machine's
 	// fast state (0.41 µs among 28 at 0.64 µs) otherwise became the C
 	// side's mode 1 and was matched with ours' main mode, and every later
-	// mode shifted by one (2026-11-27, 30 pairs).
+	// mode shifted by one.
 	mb, mo := modes(base, gap, minModeRuns), modes(ours, gap, minModeRuns)
 	st.nBaseModes, st.nOursModes = slices.Max(append(mb, 0))+1, slices.Max(append(mo, 0))+1
 	if n == 0 {

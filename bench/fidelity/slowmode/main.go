@@ -2,8 +2,8 @@
 
 // Command slowmode takes apart, inside one Go rank, what separates
 // `reprobench run` from the plain C loop of bench/fidelity/fidelity.c
-// (issue 30: Open MPI runs, from one mpirun to the next, in a fast or a
-// slow state, and in the slow one the engine read 1.45× the C loop).
+// (Open MPI runs, from one mpirun to the next, in a fast or a slow state;
+// docs/fidelity.md says what is known of them).
 //
 // The state can change from one mpirun to the next and, more rarely, inside
 // one, so the variants alternate in blocks (A B C … A B C …) inside the same

@@ -54,7 +54,7 @@ type driftResult struct {
 }
 
 // cmdDrift tabulates and plots |offset| over time for several clockcheck
-// runs given as LABEL=FILE.json (paper 000 §4.2, Fig. 7).
+// runs given as LABEL=FILE.json (Hunold & Carpen-Amarie 2016, §4.2, Fig. 7).
 func cmdDrift(args []string) error {
 	fs := flag.NewFlagSet("drift", flag.ContinueOnError)
 	out := fs.String("out", ".", "output directory")

@@ -71,7 +71,7 @@ type factorResult struct {
 }
 
 // cmdFactor tests whether the unit (mpirun, or experiment within an mpirun)
-// is a factor of the run time: paper 000 §5.2.
+// is a factor of the run time: Hunold & Carpen-Amarie 2016, §5.2.
 func cmdFactor(args []string) error {
 	fs := flag.NewFlagSet("factor", flag.ContinueOnError)
 	unit := fs.String("unit", "mpirun", "unit of grouping: mpirun, or exp (each experiment of each mpirun)")
@@ -181,7 +181,7 @@ type errPoints struct {
 	plotter.YErrors
 }
 
-// plotUnits draws each unit's median with its 95% CI (paper 000 Fig. 14
+// plotUnits draws each unit's median with its 95% CI (Hunold & Carpen-Amarie 2016, Fig. 14
 // shows means; we show medians) and the median of the unit medians.
 func plotUnits(path, key, unit string, us []unitStats, mm float64) error {
 	p := plot.New()

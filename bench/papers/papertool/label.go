@@ -21,7 +21,7 @@ import (
 // methods apart. With -scheme it writes one column scheme=SYNC-RT instead
 // (e.g. barrier-local), and -keep keeps only the rows of the listed schemes,
 // so that "compare --by scheme" compares, say, barrier-local with
-// window-global as Fig. 9 (left) of paper 000 does. All inputs must have the
+// window-global as Fig. 9 (left) of Hunold & Carpen-Amarie 2016 does. All inputs must have the
 // same header; the output is one CSV with the rows of every input in order.
 func cmdLabel(args []string) error {
 	fs := flag.NewFlagSet("label", flag.ContinueOnError)

@@ -1,5 +1,5 @@
 // Command papertool post-processes the raw output of reprobench for the
-// scripts in bench/papers, which reproduce key findings of paper 000
+// scripts in bench/papers, which reproduce key findings of Hunold & Carpen-Amarie 2016
 // (Hunold and Carpen-Amarie, "MPI Benchmarking Revisited"). It has five
 // subcommands:
 //

@@ -17,7 +17,7 @@ import (
 )
 
 // skewRow summarizes how far apart in global time the ranks started the
-// timed call (paper 000 Fig. 10: the exit imbalance of MPI_Barrier).
+// timed call (Hunold & Carpen-Amarie 2016, Fig. 10: the exit imbalance of MPI_Barrier).
 type skewRow struct {
 	Group string `json:"group"` // call/msize/sync/rt
 	N     int    `json:"n"`

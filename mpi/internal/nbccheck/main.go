@@ -1,5 +1,5 @@
 // Command nbccheck exercises the non-blocking collectives of the mpi
-// binding (issue #17, part 1) under a real mpirun: for every call, the
+// binding under a real mpirun: for every call, the
 // result of an observation (post, then wait, in one C call) is compared
 // element by element with its blocking twin's, in single observations,
 // loops, OSU's per-call loop and batches; the overlap measurement is
