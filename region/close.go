@@ -48,8 +48,8 @@ type Record struct {
 	// RuntimeS and GlobalRuntimeS define the columns of the same names.
 	RuntimeS       string `json:"runtime_s"`
 	GlobalRuntimeS string `json:"global_runtime_s"`
-	// Sync says how global time was obtained: "none", "start" or
-	// "start+end" (interpolated between the two models).
+	// Sync says when the clocks were synchronized: "none", "start" or
+	// "start+end"; RankLog.Model which model each rank used.
 	Sync    string    `json:"sync"`
 	PerRank []RankLog `json:"per_rank"`
 	// CloseS is how long Close took on rank 0 (its clock), seconds,
@@ -75,6 +75,10 @@ type RankLog struct {
 	// BoundS is the stated bound on this rank's global clock error over
 	// the recorded span, seconds (package doc); absent when unknown.
 	BoundS *float64 `json:"bound_s,omitempty"`
+	// Model is the model that mapped this rank's records to global time:
+	// "none", "start", "end" or "start+end" (interpolated), the one with
+	// the smallest stated bound (package doc).
+	Model string `json:"model"`
 }
 
 // Row is one occurrence of a region across the ranks, as written to the
@@ -133,6 +137,13 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 		}
 	}
 	model, bound, how := r.conversion(endSync, lastS)
+	synced := "none"
+	switch {
+	case endSync != nil:
+		synced = "start+end"
+	case r.startSync != nil:
+		synced = "start"
+	}
 
 	// This rank's records, closed ones only, as float64 fields.
 	vals := make([]float64, 0, r.n*recFields)
@@ -144,13 +155,13 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 		}
 		ls, le := r.clk.Seconds(p.start), r.clk.Seconds(p.end)
 		gs, ge := math.NaN(), math.NaN()
-		if how != "none" {
+		if r.startSync != nil {
 			gs, ge = model.Global(ls), model.Global(le)
 		}
 		vals = append(vals, float64(p.name), float64(p.labels), float64(p.iter), float64(p.depth), ls, le, gs, ge)
 	}
 	log := RankLog{Rank: r.c.Rank(), Records: len(vals) / recFields, Dropped: r.dropped, Unclosed: unclosed,
-		Misuse: r.misuse, FirstMisuse: r.firstMisuse, PairOverheadNs: r.pairNs}
+		Misuse: r.misuse, FirstMisuse: r.firstMisuse, PairOverheadNs: r.pairNs, Model: how}
 	log.OverheadS = float64(log.Records) * r.pairNs * 1e-9
 	if !math.IsNaN(bound) {
 		b := bound
@@ -169,7 +180,7 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 		return nil, fmt.Errorf("region: gathering the records: %w", err)
 	}
 	res := &Result{Record: Record{Version: Version, Clock: r.clk.Name(), Capacity: len(r.recs), Overflow: DropNewest.String(),
-		RuntimeS: RuntimeSDef, GlobalRuntimeS: GlobalRuntimeSDef, Sync: how}}
+		RuntimeS: RuntimeSDef, GlobalRuntimeS: GlobalRuntimeSDef, Sync: synced}}
 	if r.c.Rank() != 0 {
 		res.Record.PerRank = []RankLog{log}
 		return res, nil
@@ -206,19 +217,32 @@ type rankTables struct {
 }
 
 // conversion returns the model from this rank's clock (seconds) to global
-// time, the stated bound over the recording, and how it was obtained.
+// time, the stated bound over the recording [s.localS, lastS], and which
+// model it is: "none" (no synchronization), or of "start" (the start's
+// model, bound Bound.At(lastS − start)), "end" (the end's model, bound
+// Bound.At(end − start): back to the first record) and "start+end" (the
+// offsets interpolated, bound the larger of the two at their syncs), the
+// one whose stated bound is the smallest. So a synchronization that went
+// wrong (a loaded machine, a bound far over its target) is not averaged
+// into the other.
 func (r *Recorder) conversion(end *syncPoint, lastS float64) (clocksync.Model, float64, string) {
 	s := r.startSync
 	if s == nil {
 		return clocksync.Model{}, math.NaN(), "none"
 	}
+	m, b, how := s.res.Model, s.bound.At(lastS-s.localS), "start"
 	if end == nil || end.localS <= s.localS {
-		return s.res.Model, s.res.Bound.At(lastS - s.localS), "start"
+		return m, b, how
+	}
+	if be := end.bound.At(end.localS - s.localS); be < b || math.IsNaN(b) {
+		m, b, how = end.res.Model, be, "end"
 	}
 	o0, o1 := s.res.Model.Offset(s.localS), end.res.Model.Offset(end.localS)
 	slope := (o1 - o0) / (end.localS - s.localS)
-	m := clocksync.Model{Slope: slope, Intercept: o0 - slope*s.localS}
-	return m, math.Max(s.res.Bound.At(0), end.res.Bound.At(0)), "start+end"
+	if bi := math.Max(s.bound.At(0), end.bound.At(0)); bi <= b {
+		m, b, how = clocksync.Model{Slope: slope, Intercept: o0 - slope*s.localS}, bi, "start+end"
+	}
+	return m, b, how
 }
 
 // gatherBytes gathers every rank's b at rank 0 (collective), in rounds of

@@ -68,13 +68,17 @@
 // # The clock's bound
 //
 // With synchronizations at New and at Close, each rank's offset to rank 0
-// is interpolated linearly between the two models (as tracing tools align
-// their clocks at the start and end of a run). If the offset moves linearly
-// in between (constant drift), the interpolation's error at any instant in
-// between is at most the larger of the two synchronizations' bounds at
-// their end (clocksync.Bound.AtSync), which is the stated bound; a drift
-// that changes within the run (frequency wander) is not covered. With the
-// start synchronization only, the bound is the start's bound at the last
-// record (Bound.At). Without synchronization the global columns are NaN and
-// only runtime_s is meaningful.
+// can be interpolated linearly between the two models (as tracing tools
+// align their clocks at the start and end of a run). If the offset moves
+// linearly in between (constant drift), the interpolation's error at any
+// instant in between is at most the larger of the two synchronizations'
+// bounds at their end (clocksync.Bound.AtSync); a drift that changes within
+// the run (frequency wander) is not covered. Each rank also considers the
+// start's model alone (bound Bound.At of the time to the last record) and
+// the end's alone (Bound.At of the time back to the start), and uses the
+// one of the three whose stated bound is the smallest, so that one failed
+// synchronization (a loaded machine) is not averaged into a good one; the
+// choice and the bound are recorded per rank (RankLog). Rank 0, the
+// reference, has bound 0. Without synchronization the global columns are
+// NaN and only runtime_s is meaningful.
 package region

@@ -111,6 +111,7 @@ type Recorder struct {
 // end, seconds.
 type syncPoint struct {
 	res    *clocksync.Result
+	bound  clocksync.Bound // this rank's own (Result.Bound is the largest on rank 0)
 	localS float64
 }
 
@@ -181,7 +182,11 @@ func syncNow(c mpi.Comm, clk timing.Clock, a *clocksync.Algorithm) (*syncPoint, 
 	if err != nil {
 		return nil, err
 	}
-	return &syncPoint{res: res, localS: clk.Seconds(clk.Now())}, nil
+	sp := &syncPoint{res: res, bound: res.Bound, localS: clk.Seconds(clk.Now())}
+	if c.Rank() == 0 && len(res.PerRank) > 0 {
+		sp.bound = res.PerRank[0].Bound
+	}
+	return sp, nil
 }
 
 // Enabled reports whether r records (not nil, not disabled).

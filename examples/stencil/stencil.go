@@ -13,13 +13,14 @@ type Stencil struct {
 	c           mpi.Comm
 	u, v        []float64 // len Cells+2; u[0] and u[Cells+1] are ghosts
 	left, right int
-	out, in     [1]float64
+	out, in     []float64 // one cell each; slices of their own, since cgo refuses a pointer into a struct holding Go pointers
 }
 
 // NewStencil allocates n interior cells on the calling rank, set to its
 // rank number (so the exchange has something to smooth).
 func NewStencil(c mpi.Comm, n int) *Stencil {
 	s := &Stencil{c: c, u: make([]float64, n+2), v: make([]float64, n+2),
+		out: make([]float64, 1), in: make([]float64, 1),
 		left: (c.Rank() + c.Size() - 1) % c.Size(), right: (c.Rank() + 1) % c.Size()}
 	for i := range s.u {
 		s.u[i] = float64(c.Rank())
@@ -31,12 +32,12 @@ func NewStencil(c mpi.Comm, n int) *Stencil {
 func (s *Stencil) Halo() error {
 	n := len(s.u) - 2
 	s.out[0] = s.u[n]
-	if err := mpi.Sendrecv(s.c, s.out[:], s.right, 1, s.in[:], s.left, 1); err != nil {
+	if err := mpi.Sendrecv(s.c, s.out, s.right, 1, s.in, s.left, 1); err != nil {
 		return err
 	}
 	s.u[0] = s.in[0]
 	s.out[0] = s.u[1]
-	if err := mpi.Sendrecv(s.c, s.out[:], s.left, 2, s.in[:], s.right, 2); err != nil {
+	if err := mpi.Sendrecv(s.c, s.out, s.left, 2, s.in, s.right, 2); err != nil {
 		return err
 	}
 	s.u[n+1] = s.in[0]
