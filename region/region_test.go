@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/mpi/mpitest"
@@ -181,10 +182,11 @@ func TestWriteRead(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		for it := range 5 {
+		for it := range 10 {
 			rec.SetIter(int64(it))
+			rec.SetLabel("phase", []string{"warm", "hot"}[it/5])
 			rec.Begin("a")
-			r.Sleep(2000)
+			r.Sleep(2000 + 500*time.Duration(it/5))
 			rec.End("a")
 			rec.Begin("b")
 			r.Sleep(3000)
@@ -198,27 +200,35 @@ func TestWriteRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	hdr := strings.SplitN(string(b), "\n", 2)[0]
-	if !strings.HasSuffix(hdr, ",app,region,iter,start_s,global_runtime_s,entry_spread_s,nranks") {
+	if !strings.HasSuffix(hdr, ",app,phase,region,iter,start_s,global_runtime_s,entry_spread_s,nranks") {
 		t.Errorf("header %s", hdr)
 	}
 	d := analysis.NewDataset()
 	if err := d.ReadFiles(raw, filepath.Join(dir, "w-mpirun000.ranks.csv")); err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Groups) != 2 || len(d.Groups[0].Runtimes) != 5 || len(d.PerRank) != 2 {
+	// (a, warm), (b, warm), (a, hot), (b, hot).
+	if len(d.Groups) != 4 || len(d.Groups[0].Runtimes) != 5 || len(d.PerRank) != 4 {
 		t.Fatalf("groups %d, per-rank %d", len(d.Groups), len(d.PerRank))
 	}
-	if k := d.Groups[1].Key.String(); k != "region/msize=0/np=2/byte/app=t/clocksync=none/noise_guard=off/procsync=none/region=b/runtime_type=local/window_s=0" {
+	if k := d.Groups[1].Key.String(); k != "region/msize=0/np=2/byte/app=t/clocksync=none/noise_guard=off/phase=warm/procsync=none/region=b/runtime_type=local/window_s=0" {
 		t.Errorf("key %s", k)
 	}
-	if k := d.PerRank[0].Key.Labels; k != "app=t/region=a" && k != "app=t,region=a" {
+	if k := d.PerRank[0].Key.Labels; k != "app=t,phase=warm,region=a" {
 		t.Errorf("per-rank key labels %q", k)
+	}
+	// compare --by region and --by phase: region a is 0.5 µs slower when hot.
+	for _, by := range []string{"region", "phase"} {
+		rows, err := analysis.CompareBy(d, by, analysis.DefaultOptions)
+		if err != nil || len(rows) != 2 {
+			t.Errorf("CompareBy %s: %d rows, %v", by, len(rows), err)
+		}
 	}
 	m, err := rawdata.ReadMetadata(filepath.Join(dir, "w-mpirun000.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(m.Regions), `"drop_newest"`) || len(m.Experiments) != 2 || m.Np != 2 {
+	if !strings.Contains(string(m.Regions), `"drop_newest"`) || len(m.Experiments) != 4 || m.Np != 2 {
 		t.Errorf("sidecar regions %s, %d experiments", m.Regions, len(m.Experiments))
 	}
 }
