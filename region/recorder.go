@@ -14,7 +14,7 @@ import (
 )
 
 // DefaultCapacity is the number of records a rank preallocates when
-// Options.Capacity is 0: 65536 records of 48 bytes, 3 MiB.
+// Options.Capacity is 0: 65536 records of 40 bytes, 2.5 MiB per rank.
 const DefaultCapacity = 1 << 16
 
 // MaxDepth is the deepest nesting of open regions; a Begin beyond it

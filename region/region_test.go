@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/mpi/mpitest"
@@ -122,6 +123,13 @@ func TestMisuseAndUnclosed(t *testing.T) {
 	l := res.Record.PerRank[0]
 	if l.Misuse != 3 || l.Unclosed != 1 || l.Records != 1 || !strings.Contains(l.FirstMisuse, "without an open region") {
 		t.Errorf("log %+v", l)
+	}
+}
+
+// TestRecordSize pins the size DefaultCapacity's doc states.
+func TestRecordSize(t *testing.T) {
+	if n := unsafe.Sizeof(record{}); n != 40 {
+		t.Errorf("a record is %d bytes, the doc says 40", n)
 	}
 }
 
