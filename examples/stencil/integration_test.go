@@ -23,9 +23,9 @@ func TestMpirun(t *testing.T) {
 			bin := mpirun.Build(t, f, ".", ".")
 			rb := mpirun.Build(t, f, "../..", "./cmd/reprobench")
 			dir := t.TempDir()
-			out := mpirun.MustRun(t, f, 2, 120*time.Second, nil, bin, "-iters", "500", "-out", dir)
+			out := mpirun.MustRun(t, f, 2, 120*time.Second, nil, bin, "-iters", "200", "-out", dir)
 			t.Logf("\n%s", out)
-			if !strings.Contains(out, "halo") || !strings.Contains(out, "compute") || !strings.Contains(out, "rank 1: 1000 records, 0 dropped") {
+			if !strings.Contains(out, "halo") || !strings.Contains(out, "compute") || !strings.Contains(out, "rank 1: 400 records, 0 dropped") {
 				t.Fatalf("output:\n%s", out)
 			}
 			raw := filepath.Join(dir, "stencil-mpirun000.csv")
