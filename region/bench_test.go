@@ -9,7 +9,7 @@ import (
 
 // The benchmarks compare the recorder's hot path with what it cannot
 // avoid, two reads of the same clock through the same timing.Clock
-// interface. The targets: an enabled Begin/End pair at most 2× two
+// interface. The targets: an enabled Begin/End pair at most 2× two
 // bare reads + 20 ns, a disabled pair at most 2 ns. Results and the command
 // are in docs/regions.md.
 
