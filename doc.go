@@ -58,6 +58,10 @@
 //     calls and your own functions.
 //   - pipeline: what "reprobench run" does as a library: experiments from
 //     flags or a design, clock sync, metadata, Run.
+//   - region: named regions of an application timed on every rank
+//     (Begin/End, nesting, labels, the iteration), put on the synchronized
+//     clock with a stated bound and written as raw data by a collective
+//     Close.
 //   - rawdata: the raw-data format (CSV and JSON sidecar) and its Writer,
 //     which refuses what the reader would refuse.
 //   - design: factors, randomized designs over mpiruns, the environment.

@@ -12,9 +12,10 @@ import (
 
 var updateQuickStart = flag.Bool("update-quickstart", false, "rewrite the quick start's code blocks in the Markdown files from examples/quickstart")
 
-// quickStartFiles are the quick start's three programs (the first one's
+// quickStartFiles are the quick start's four programs (the first one's
 // test is the third).
-var quickStartFiles = []string{"examples/quickstart/ring/main.go", "examples/quickstart/kernel/main.go", "examples/quickstart/ring/main_test.go"}
+var quickStartFiles = []string{"examples/quickstart/ring/main.go", "examples/quickstart/kernel/main.go", "examples/quickstart/ring/main_test.go",
+	"examples/quickstart/regions/main.go"}
 
 // quickStartRE matches a quick-start block: the marker naming the file, then
 // a Go code block.

@@ -106,9 +106,11 @@ type Group struct {
 }
 
 // PerRankGroup holds per-rank completion times (local_end_s −
-// local_start_s) of the valid observations of one (call, msize, np) group.
+// local_start_s) of the valid observations of one (call, msize, np) group,
+// and of its labels where the per-rank file has label columns (region
+// runs, rawdata.Experiment.Region).
 type PerRankGroup struct {
-	Key    GroupKey // Datatype and Labels empty
+	Key    GroupKey // Datatype empty; Labels empty unless the file has label columns
 	ByRank map[int][]float64
 }
 
@@ -291,6 +293,9 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 	for _, c := range rawdata.OverlapValueColumns { // nbc: values, not labels
 		known[c] = true
 	}
+	for _, c := range rawdata.RegionColumns { // region rows: values, not labels
+		known[c] = true
+	}
 	type lab struct {
 		name string
 		idx  int
@@ -421,6 +426,15 @@ func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map
 	}
 	cCall, cMsize, cNP, cRank, cLS, cLE, cErr := col["call"], col["msize_bytes"], col["np"], col["rank"], col["local_start_s"], col["local_end_s"], col["errorcode"]
 	cRun, cMp, cExp, cRep := col["run_id"], col["mpirun"], col["exp"], col["rep"]
+	// Columns beyond PerRankColumns are labels (region runs write them),
+	// part of the per-rank group's key as in raw files.
+	var labels []int
+	for i, h := range hdr {
+		if !slices.Contains(PerRankColumns, h) {
+			labels = append(labels, i)
+		}
+	}
+	slices.SortFunc(labels, func(a, b int) int { return strings.Compare(hdr[a], hdr[b]) })
 	for {
 		rec, line, err := d.nextRecord(cr, name, hdr)
 		if rec == nil || err != nil {
@@ -458,11 +472,25 @@ func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map
 		kb = strconv.AppendInt(kb, int64(msize), 10)
 		kb = append(kb, 0)
 		kb = strconv.AppendInt(kb, int64(np), 10)
+		for _, i := range labels {
+			if rec[i] != "" {
+				kb = append(kb, 0)
+				kb = append(kb, hdr[i]...)
+				kb = append(kb, '=')
+				kb = append(kb, rec[i]...)
+			}
+		}
 		d.keyBuf = kb
 		gi, ok := d.prIndex[string(kb)]
 		if !ok {
+			var parts []string
+			for _, i := range labels {
+				if rec[i] != "" {
+					parts = append(parts, hdr[i]+"="+rec[i])
+				}
+			}
 			gi = len(d.PerRank)
-			d.PerRank = append(d.PerRank, &PerRankGroup{Key: GroupKey{Call: strings.Clone(rec[cCall]), MsizeBytes: msize, Np: np}, ByRank: map[int][]float64{}})
+			d.PerRank = append(d.PerRank, &PerRankGroup{Key: GroupKey{Call: strings.Clone(rec[cCall]), MsizeBytes: msize, Np: np, Labels: strings.Join(parts, ",")}, ByRank: map[int][]float64{}})
 			d.prIndex[string(kb)] = gi
 		}
 		g := d.PerRank[gi]

@@ -37,6 +37,17 @@ var OverlapColumns = []string{"nbc_mode", "pure_s", "compute_s", "total_s", "ove
 // readers must not take for labels.
 var OverlapValueColumns = OverlapColumns[1:]
 
+// RegionColumns end the raw file when a run has experiments of
+// application regions (Experiment.Region, package region): per-row values,
+// never labels, so that the iteration is a column rather than one group
+// per iteration. iter is the iteration the application stamped on the
+// occurrence (−1: none); start_s the earliest global start over the ranks;
+// global_runtime_s the latest global end minus the earliest global start;
+// entry_spread_s the latest minus the earliest global start; nranks the
+// ranks that recorded the occurrence. Rows of other experiments leave them
+// empty. See package region for runtime_s of a region row.
+var RegionColumns = []string{"iter", "start_s", "global_runtime_s", "entry_spread_s", "nranks"}
+
 // RankColumns are the columns of a per-rank file, in order.
 var RankColumns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "np", "rep", "rank",
 	"local_start_s", "local_end_s", "global_start_s", "global_end_s", "errorcode"}
@@ -55,6 +66,7 @@ var ErrorCodes = map[string]string{
 	"2": "window expired (ended after the next window's start on some rank)",
 	"3": "started late and window expired",
 	"4": "discarded: its batch was repeated with a larger window (NBCBench policy); 5, 6, 7 combine 4 with 1, 2, 3",
+	"8": "incomplete region occurrence: some rank did not record it (its buffer was full, or it never entered the region)",
 }
 
 var labelKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
@@ -63,7 +75,8 @@ var labelKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 // which a label key must not shadow.
 func IsColumn(name string) bool {
 	return slices.Contains(Columns, name) || slices.Contains(FactorColumns, name) || slices.Contains(RankColumns, name) ||
-		slices.Contains(OverlapColumns, name) // nbc
+		slices.Contains(OverlapColumns, name) || // nbc
+		slices.Contains(RegionColumns, name)
 }
 
 // CheckLabelKey accepts label keys of letters, digits and '_', starting

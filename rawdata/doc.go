@@ -67,9 +67,16 @@
 // never a column name; an experiment's label overrides the run's label of
 // the same key; an unset label is an empty cell.
 //
+// A run with experiments of the overlap measurement ends each row with
+// [OverlapColumns]; a run of application regions (package region,
+// Experiment.Region) with [RegionColumns], values that readers must not
+// take for labels.
+//
 // The per-rank file has [RankColumns]: local_*_s are seconds on the rank's
 // own clock since its epoch, global_*_s the same instants in global time;
-// errorcode is the observation's (identical on every rank's row).
+// errorcode is the observation's (identical on every rank's row). In a run
+// of application regions the label columns follow, so that per-rank rows
+// of different regions fall into different groups.
 //
 // # Sidecar
 //

@@ -48,6 +48,9 @@ type Metadata struct {
 	Environment json.RawMessage `json:"environment,omitempty"`
 	// Error is the error that ended an aborted mpirun (set by Writer.Abort).
 	Error string `json:"error,omitempty"`
+	// Regions is the region recorder's record of its own configuration,
+	// overhead and overflow (region.Record), for runs of package region.
+	Regions json.RawMessage `json:"regions,omitempty"`
 
 	// ClockAccuracy is the accuracy target of the clock syncs that learn to
 	// one (clocksync.Accuracy's text, e.g. "1µs@1s"; "none": the published

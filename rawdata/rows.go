@@ -21,6 +21,18 @@ type Row struct {
 	// nbc: the overlap measurement (OverlapColumns), written only for an
 	// experiment declared with an NBCMode: per call, averaged over ranks.
 	PureS, ComputeS, TotalS, OverlapFrac float64
+	// Region holds the RegionColumns, written only for an experiment
+	// declared with Region set.
+	Region RegionValues
+}
+
+// RegionValues are the per-row values of a region row (RegionColumns).
+type RegionValues struct {
+	Iter           int64   // iter: the application's iteration, −1 for none
+	StartS         float64 // start_s: earliest global start over the ranks, seconds
+	GlobalRuntimeS float64 // global_runtime_s: latest global end − earliest global start
+	EntrySpreadS   float64 // entry_spread_s: latest − earliest global start
+	Nranks         int     // nranks: ranks that recorded the occurrence
 }
 
 // RankRow is one rank's timestamps of one observation, seconds: local on
@@ -85,6 +97,11 @@ type Experiment struct {
 	// NBCMode, when not empty, marks an experiment of the overlap
 	// measurement: its rows carry OverlapColumns (nbc).
 	NBCMode string
+	// Region marks an experiment of application regions (package region):
+	// its rows carry RegionColumns, and when any experiment is one, the
+	// per-rank file carries the label columns too, so that per-rank rows
+	// of different regions fall into different groups.
+	Region bool
 }
 
 // Adaptation is one change of the window by an adaptive process

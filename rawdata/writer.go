@@ -38,6 +38,9 @@ type Writer struct {
 	done      bool
 	overlap   bool         // nbc: OverlapColumns end each row
 	nbcRows   map[int]bool // nbc: experiments whose rows fill them
+	region    bool         // RegionColumns end each row, label columns each per-rank row
+	regRows   map[int]bool // experiments whose rows fill RegionColumns
+	rankSuf   map[int][]byte
 
 	runID  string
 	mpirun int
@@ -112,24 +115,38 @@ func Create(o Options) (*Writer, error) {
 	keys := labelKeys(&o)
 	s := &Writer{names: n, expSuffix: map[int][]byte{}, nbcRows: map[int]bool{}, runID: o.RunID, mpirun: o.Mpirun,
 		reps: map[int]*repSet{}, rankReps: map[[2]int]*repSet{}, lastExp: -1}
+	s.regRows, s.rankSuf = map[int]bool{}, map[int][]byte{}
 	for _, e := range o.Experiments { // nbc
 		if e.NBCMode != "" {
 			s.overlap = true
 			s.nbcRows[e.Exp] = true
 		}
+		if e.Region {
+			s.region = true
+			s.regRows[e.Exp] = true
+		}
 	}
 	for _, e := range o.Experiments {
 		b := []byte("," + strings.Join(e.Factors.Values(), ","))
+		lab := []byte{}
 		for _, k := range keys {
-			b = append(b, ',')
+			lab = append(lab, ',')
 			if v := e.Labels[k]; v != "" {
-				b = append(b, v...)
+				lab = append(lab, v...)
 			} else {
-				b = append(b, o.Labels[k]...)
+				lab = append(lab, o.Labels[k]...)
 			}
+		}
+		b = append(b, lab...)
+		if s.region {
+			s.rankSuf[e.Exp] = append(lab, '\n')
 		}
 		if s.overlap { // nbc: the row's values follow (Row)
 			s.expSuffix[e.Exp] = append(append(b, ','), e.NBCMode...)
+			continue
+		}
+		if s.region { // the region values follow (Row)
+			s.expSuffix[e.Exp] = b
 			continue
 		}
 		s.expSuffix[e.Exp] = append(b, '\n')
@@ -142,6 +159,9 @@ func Create(o Options) (*Writer, error) {
 	if s.overlap { // nbc
 		hdr = append(hdr, OverlapColumns...)
 	}
+	if s.region {
+		hdr = append(hdr, RegionColumns...)
+	}
 	s.w.WriteString(strings.Join(hdr, ",") + "\n")
 	if n.Ranks != "" {
 		if s.rf, err = createExclusive(n.Ranks + PartialSuffix); err != nil {
@@ -149,7 +169,11 @@ func Create(o Options) (*Writer, error) {
 			return nil, err
 		}
 		s.rw = bufio.NewWriterSize(s.rf, 1<<16)
-		s.rw.WriteString(strings.Join(RankColumns, ",") + "\n")
+		rh := RankColumns
+		if s.region {
+			rh = slices.Concat(RankColumns, keys)
+		}
+		s.rw.WriteString(strings.Join(rh, ",") + "\n")
 	}
 	s.prefix = []byte(o.RunID + "," + strconv.Itoa(o.Mpirun) + ",")
 	return s, nil
@@ -261,6 +285,24 @@ func (s *Writer) Row(r *Row) error {
 		} else {
 			b = append(b, ",,,,"...)
 		}
+		if !s.region {
+			b = append(b, '\n')
+		}
+	}
+	if s.region {
+		if s.regRows[r.Exp] {
+			v := &r.Region
+			b = append(b, ',')
+			b = strconv.AppendInt(b, v.Iter, 10)
+			for _, x := range [...]float64{v.StartS, v.GlobalRuntimeS, v.EntrySpreadS} {
+				b = append(b, ',')
+				b = appendFloat(b, x)
+			}
+			b = append(b, ',')
+			b = strconv.AppendInt(b, int64(v.Nranks), 10)
+		} else {
+			b = append(b, ",,,,,"...)
+		}
 		b = append(b, '\n')
 	}
 	s.buf = b
@@ -314,7 +356,11 @@ func (s *Writer) RankRow(r *RankRow) error {
 	}
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(r.ErrorCode), 10)
-	b = append(b, '\n')
+	if s.region {
+		b = append(b, s.rankSuf[r.Exp]...)
+	} else {
+		b = append(b, '\n')
+	}
 	s.buf = b
 	if _, err := s.rw.Write(b); err != nil {
 		return fmt.Errorf("rawdata: %w", err)

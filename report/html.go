@@ -75,6 +75,18 @@ type page struct {
 	Commands                             [][]Command
 	Files                                [][]File
 	Missing                              [][]string
+	Regions                              []regionView
+}
+
+// regionView is one run of application regions on the page.
+type regionView struct {
+	Title, Note string
+	SVG         template.HTML
+	Rows        []entryRow
+}
+
+type entryRow struct {
+	Region, N, Runtime, Median, P90, Max, Bound, Resolved string
 }
 
 type sideView struct {
@@ -238,7 +250,50 @@ func (r *Report) view() *page {
 	r.findings(v)
 	r.methodView(v)
 	r.machineView(v)
+	r.regionsView(v)
 	return v
+}
+
+// regionsView shows each run of application regions: the timeline of a
+// slice of iterations and, per region, the spread of the ranks' entries
+// beside what the clocks allow.
+func (r *Report) regionsView(v *page) {
+	for i, runs := range r.Regions {
+		for _, run := range runs {
+			rv := regionView{Title: fmt.Sprintf("%s mpirun %d (%d ranks)", run.ID.RunID, run.ID.Mpirun, run.Np), SVG: timelineSVG(run)}
+			if len(r.Sides) == 2 {
+				rv.Title = r.Sides[i].Name + ": " + rv.Title
+			}
+			switch {
+			case !run.Synced:
+				rv.Note = "The clocks were not synchronized: no global times, no timeline and no entry spread; runtime_s (each rank's own clock) stands."
+			case rv.SVG == "":
+				rv.Note = fmt.Sprintf("No region occurrence in iterations %d to %d.", run.From, run.To-1)
+			default:
+				rv.Note = fmt.Sprintf("Iterations %d to %d on the global clock. Stated clock bounds per rank: %s.", run.From, run.To-1, boundList(run.BoundS))
+			}
+			for _, e := range run.Entry {
+				row := entryRow{Region: e.Region, N: strconv.Itoa(e.N), Runtime: e.MedianRuntimeS, Median: fmtSeconds(e.MedianS), P90: fmtSeconds(e.P90S),
+					Max: fmtSeconds(e.MaxS), Bound: fmtSeconds(e.BoundS), Resolved: "—"}
+				if !math.IsNaN(e.MedianS) && !math.IsNaN(e.BoundS) {
+					row.Resolved = "no: within the clocks' error"
+					if e.MedianS > e.BoundS {
+						row.Resolved = "yes"
+					}
+				}
+				rv.Rows = append(rv.Rows, row)
+			}
+			v.Regions = append(v.Regions, rv)
+		}
+	}
+}
+
+func boundList(b []float64) string {
+	parts := make([]string, len(b))
+	for i, x := range b {
+		parts[i] = fmt.Sprintf("rank %d %s", i, fmtSeconds(x))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // foldWarnings takes the warnings that more than 3 groups have out of

@@ -40,6 +40,8 @@ type Side struct {
 	// Missing says what could not be read, and why: a sidecar that is not
 	// beside its raw file, a manifest that does not parse.
 	Missing []string
+
+	rawOf []string // the raw file of each mpirun (same index as Meta)
 }
 
 // File is one raw file read.
@@ -76,6 +78,7 @@ func Load(files []string, keepDup bool) (*Side, error) {
 		for _, id := range s.Data.Mpiruns[before:] {
 			path := rawdata.SidecarPath(dir, id.RunID, id.Mpirun)
 			m, err := rawdata.ReadMetadata(path)
+			s.rawOf = append(s.rawOf, f)
 			switch {
 			case err == nil:
 				s.Meta = append(s.Meta, m)
@@ -164,6 +167,25 @@ func designCommand(path string) string {
 		}
 	}
 	return ""
+}
+
+// regionRuns loads the runs of application regions among the side's
+// mpiruns (sidecars with a region record); what cannot be read is added to
+// Missing.
+func (s *Side) regionRuns(iters [2]int64) []*RegionRun {
+	var out []*RegionRun
+	for i, m := range s.Meta {
+		if m == nil || len(m.Regions) == 0 || i >= len(s.rawOf) {
+			continue
+		}
+		run, err := loadRegions(s.rawOf[i], s.Data.Mpiruns[i], m, iters[0], iters[1])
+		if err != nil {
+			s.Missing = append(s.Missing, fmt.Sprintf("regions of %s mpirun %d: %v", s.Data.Mpiruns[i].RunID, s.Data.Mpiruns[i].Mpirun, err))
+			continue
+		}
+		out = append(out, run)
+	}
+	return out
 }
 
 // metas returns the sidecars found, in mpirun order.

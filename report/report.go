@@ -32,6 +32,10 @@ type Options struct {
 	// Command is the command line that made the report, shown so that a
 	// reader can make it again (nil: not shown).
 	Command []string
+	// RegionIters are the iterations [from, to) the timeline of a run of
+	// application regions (package region) shows; to ≤ from: the
+	// DefaultRegionIters iterations from the middle of the run.
+	RegionIters [2]int64
 }
 
 // Report is everything the page shows, computed by New from one or two
@@ -50,6 +54,9 @@ type Report struct {
 	// Rules are the twelve rules of Hoefler and Belli (Hoefler & Belli 2015), in
 	// order, each checked against this campaign.
 	Rules []Rule
+	// Regions has, per side, the runs of application regions (package
+	// region): a timeline of a slice of iterations and the entry spreads.
+	Regions [][]*RegionRun
 }
 
 // Overview is what was measured on one side.
@@ -171,6 +178,7 @@ func New(sides []*Side, opt Options) (*Report, error) {
 		r.Overviews = append(r.Overviews, newOverview(s, groups))
 		r.Methods = append(r.Methods, newMethod(s))
 		r.Machines = append(r.Machines, newMachine(s))
+		r.Regions = append(r.Regions, s.regionRuns(opt.RegionIters))
 	}
 	r.Rules = checkRules(r)
 	return r, nil

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,8 +45,19 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	out := fs.String("o", "report.html", "output file")
 	title := fs.String("title", "", "page title (default: from the run ids)")
 	alpha := fs.Float64("alpha", 0.05, "significance level of the comparison and of the normality tests")
+	iters := fs.String("region-iters", "", "the timeline of application regions (package region) shows iterations [`FROM:TO`); default: 4 from the middle of the run")
 	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
+	}
+	var regionIters [2]int64
+	if *iters != "" {
+		a, b, ok := strings.Cut(*iters, ":")
+		from, err1 := strconv.ParseInt(a, 10, 64)
+		to, err2 := strconv.ParseInt(b, 10, 64)
+		if !ok || err1 != nil || err2 != nil || from < 0 || to <= from {
+			return fmt.Errorf("%w: --region-iters %q: want FROM:TO with 0 ≤ FROM < TO", errUsage, *iters)
+		}
+		regionIters = [2]int64{from, to}
 	}
 	opt, err := o.options()
 	if err != nil {
@@ -84,7 +96,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 		sides = append(sides, s)
 	}
 	r, err := report.New(sides, report.Options{Analysis: opt, Title: *title, Generated: time.Now(),
-		Generator: generator(), Command: append([]string{"reprobench", "report"}, args...)})
+		Generator: generator(), Command: append([]string{"reprobench", "report"}, args...), RegionIters: regionIters})
 	if err != nil {
 		return err
 	}
