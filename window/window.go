@@ -239,7 +239,7 @@ type Config struct {
 // by value).
 const MaxWindowLimit = time.Second
 
-// Check rejects values that withDefaults would silently replace or that
+// Check rejects values that WithDefaults would silently replace or that
 // cannot run: negative durations and counts, a window or maximal window
 // above MaxWindowLimit, a maximal window below the window, a NaN or
 // negative round-time factor or invalid fraction. Zero fields mean the
@@ -271,7 +271,10 @@ func (c Config) Check() error {
 	return nil
 }
 
-func (c Config) withDefaults() Config {
+// WithDefaults returns c with every zero field replaced by its documented
+// default: the configuration a Sync made from c runs (Sync.Config), and
+// so the one its raw data must record.
+func (c Config) WithDefaults() Config {
 	if c.Window <= 0 {
 		c.Window = 100 * time.Microsecond
 	}
@@ -334,7 +337,7 @@ func (r *Record) Cap() int { return len(r.Start) }
 // Capacity returns the Record capacity Run needs for n observations with
 // this configuration.
 func (c Config) Capacity(n int) int {
-	c = c.withDefaults()
+	c = c.WithDefaults()
 	switch c.Method {
 	case RoundTime:
 		return 10 * n
@@ -409,7 +412,7 @@ func New(c mpi.Comm, clk timing.Clock, g GlobalClock, cfg Config) (*Sync, error)
 	if c == nil || clk == nil {
 		return nil, errors.New("window: New needs a communicator and a clock")
 	}
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	if cfg.Method < 0 || cfg.Method >= numMethods {
 		return nil, fmt.Errorf("window: invalid method %v", cfg.Method)
 	}
