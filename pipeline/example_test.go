@@ -3,7 +3,6 @@ package pipeline_test
 import (
 	"fmt"
 
-	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/window"
@@ -14,7 +13,7 @@ import (
 func ExampleFactorial_Experiments() {
 	sizes, _ := pipeline.ParseSizes("1K,pow2:8..16", 1)
 	f := pipeline.Factorial{Calls: []mpi.Call{mpi.CallBcast}, Sizes: sizes, Methods: []window.Method{window.Barrier}}
-	exps, err := f.Experiments(engine.Experiment{Type: mpi.Float64, Nrep: 100}, 1, 0, 2)
+	exps, err := f.Experiments(pipeline.DefaultBase(), 1, 0, 2)
 	if err != nil {
 		fmt.Println(err)
 		return

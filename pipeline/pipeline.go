@@ -72,13 +72,31 @@ func Seconds(s float64) (time.Duration, error) {
 // offsets) in a run with seed seed.
 func ExperimentSeed(seed uint64, exp int) uint64 { return seed ^ uint64(exp)*0x9e3779b97f4a7c15 }
 
+// Base holds the levels that the empty cells of a design row take: the
+// run's (its flags'). DefaultBase returns the verified ones.
+type Base struct {
+	engine.Experiment
+	// AutoRuntime gives a row whose runtime cell is empty the completion
+	// time engine.DefaultRuntime names for the row's method — global for
+	// the windowed methods, local for the barrier methods — instead of
+	// Experiment.Runtime.
+	AutoRuntime bool
+}
+
+// DefaultBase returns what "reprobench run" fills empty cells with when
+// given no flags: engine.DefaultExperiment under barrier synchronization,
+// with AutoRuntime.
+func DefaultBase() Base {
+	return Base{Experiment: engine.DefaultExperiment(window.Barrier), AutoRuntime: true}
+}
+
 // FromDesign returns the engine experiment of design row de for a
 // communicator of np ranks. base holds the run's defaults (its flags):
-// every empty cell of de takes base's value, except call (required) and
-// msize_bytes (empty is 0 bytes). The result carries de's
-// labels (over base's) and clock synchronization spec as fields, and its
-// seed derives from seed and de.Exp.
-func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np int) (engine.Experiment, error) {
+// every empty cell of de takes base's value, except call (required),
+// msize_bytes (empty is 0 bytes) and, with base.AutoRuntime, runtime. The
+// result carries de's labels (over base's) and clock synchronization spec
+// as fields, and its seed derives from seed and de.Exp.
+func FromDesign(de design.Experiment, base Base, seed uint64, np int) (engine.Experiment, error) {
 	where := fmt.Sprintf("mpirun %d exp %d", de.Mpirun, de.Exp)
 	if de.File != "" {
 		where = fmt.Sprintf("%s:%d", de.File, de.Line)
@@ -89,7 +107,7 @@ func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np in
 	if de.Np != 0 && de.Np != np {
 		return fail(fmt.Errorf("np=%d, but this mpirun has %d ranks", de.Np, np))
 	}
-	ex := base
+	ex := base.Experiment
 	ex.Exp = de.Exp
 	ex.Seed = ExperimentSeed(seed, de.Exp)
 	var err error
@@ -124,6 +142,8 @@ func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np in
 		if ex.Runtime, err = window.ParseRuntimeType(de.RuntimeType); err != nil {
 			return fail(err)
 		}
+	} else if base.AutoRuntime {
+		ex.Runtime = engine.DefaultRuntime(ex.Sync.Method)
 	}
 	if de.Cache != "" {
 		if ex.Cache, err = window.ParseCacheMode(de.Cache); err != nil {
@@ -177,7 +197,7 @@ func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np in
 }
 
 // FromDesignFile returns the experiments of mpirun m of d, in its order.
-func FromDesignFile(d *design.Design, m int, base engine.Experiment, seed uint64, np int) ([]engine.Experiment, error) {
+func FromDesignFile(d *design.Design, m int, base Base, seed uint64, np int) ([]engine.Experiment, error) {
 	var exps []engine.Experiment
 	for _, de := range d.Mpirun(m) {
 		ex, err := FromDesign(de, base, seed, np)
@@ -216,7 +236,7 @@ func (f Factorial) Plan(seed uint64) design.Plan {
 // on base, numbered and shuffled exactly as design.Generate numbers and
 // shuffles the same factors with the same seed (paper 000 Alg. 5), so the
 // experiment number names the same configuration in every mpirun.
-func (f Factorial) Experiments(base engine.Experiment, seed uint64, m, np int) ([]engine.Experiment, error) {
+func (f Factorial) Experiments(base Base, seed uint64, m, np int) ([]engine.Experiment, error) {
 	des, err := design.MpirunOrder(f.Plan(seed), m)
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)

@@ -63,7 +63,7 @@ func TestFactorialIsDesignOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for m := range 4 {
-		exps, err := f.Experiments(base, seed, m, 2)
+		exps, err := f.Experiments(pipeline.Base{Experiment: base}, seed, m, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,8 +82,8 @@ func TestFactorialIsDesignOrder(t *testing.T) {
 		}
 	}
 	// Different mpiruns, different orders; the numbers name the same configuration.
-	a, _ := f.Experiments(base, seed, 0, 2)
-	b, _ := f.Experiments(base, seed, 1, 2)
+	a, _ := f.Experiments(pipeline.Base{Experiment: base}, seed, 0, 2)
+	b, _ := f.Experiments(pipeline.Base{Experiment: base}, seed, 1, 2)
 	same := true
 	for i := range a {
 		same = same && a[i].Exp == b[i].Exp
@@ -101,7 +101,7 @@ func TestFromDesign(t *testing.T) {
 		Sync: window.Config{Method: window.Barrier, Window: 100 * time.Microsecond}}
 	de := design.Experiment{Mpirun: 1, Exp: 4, Call: "MPI_Allreduce", MsizeBytes: 16, Datatype: "MPI_DOUBLE", ProcSync: "window", WindowS: 0.00013,
 		ClockSync: "hca3o", Labels: map[string]string{"alg": "b"}}
-	ex, err := pipeline.FromDesign(de, base, 5, 2)
+	ex, err := pipeline.FromDesign(de, pipeline.Base{Experiment: base}, 5, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestFromDesign(t *testing.T) {
 		{File: "d.csv", Line: 3, Call: "MPI_Bcast", Labels: map[string]string{"rep": "1"}},
 		{File: "d.csv", Line: 3},
 	} {
-		if _, err := pipeline.FromDesign(bad, base, 5, 2); err == nil || !strings.HasPrefix(err.Error(), "pipeline: d.csv:3: ") {
+		if _, err := pipeline.FromDesign(bad, pipeline.Base{Experiment: base}, 5, 2); err == nil || !strings.HasPrefix(err.Error(), "pipeline: d.csv:3: ") {
 			t.Errorf("%+v: %v, want an error naming d.csv:3", bad, err)
 		}
 	}

@@ -77,9 +77,10 @@ func Agree(c mpi.Comm, err error) error {
 	return fmt.Errorf("rank %d: %s", low[0], m)
 }
 
-// ProcessorNames returns, on rank 0, every rank's MPI processor name
-// (collective; nil on the other ranks). Before MPI is initialized (a
-// simulated world) each rank reports the host name.
+// ProcessorNames returns every rank's MPI processor name, on every rank
+// (collective: one allgather, so that the set-up's traffic is
+// net-symmetric). Before MPI is initialized (a simulated world) each rank
+// reports the host name. A name is cut at 256 bytes.
 func ProcessorNames(c mpi.Comm) ([]string, error) {
 	var pn string
 	if mpi.World() != nil { // MPI is initialized (Open MPI aborts the process before)
@@ -87,20 +88,15 @@ func ProcessorNames(c mpi.Comm) ([]string, error) {
 	} else { // a simulated world: its ranks share this process's host
 		pn, _ = os.Hostname()
 	}
-	var pbuf [256]byte
-	copy(pbuf[:], pn)
-	var all []byte
-	if c.Rank() == 0 {
-		all = make([]byte, 256*c.Size())
-	}
-	if err := c.Gather(pbuf[:], all, 256, mpi.Byte, 0); err != nil {
+	pbuf := make([]byte, 256)
+	copy(pbuf, pn)
+	all := make([]byte, 256*c.Size())
+	if err := mpi.Allgather(c, pbuf, all); err != nil {
 		return nil, err
 	}
-	var names []string
-	for r := range c.Size() {
-		if c.Rank() == 0 {
-			names = append(names, strings.TrimRight(string(all[256*r:256*(r+1)]), "\x00"))
-		}
+	names := make([]string, c.Size())
+	for r := range names {
+		names[r] = strings.TrimRight(string(all[256*r:256*(r+1)]), "\x00")
 	}
 	return names, nil
 }
