@@ -103,7 +103,7 @@ type Unwrapper interface {
 // Hodges-Lehmann, 2026-11-27) it read 1.130x before and 1.046x after,
 // osu_iallreduce itself 1.024x.
 func (s *Sync) holdsOneP() bool {
-	if !s.batched() || s.cfg.Method == RoundTime {
+	if s.cfg.ProcHold == ProcHoldNever || !s.batched() || s.cfg.Method == RoundTime {
 		return false
 	}
 	c := s.comm
@@ -122,7 +122,7 @@ func (s *Sync) holdsOneP() bool {
 // Wait describes what the ranks did while they waited for each observation
 // of the last Run (the sidecar's wait record).
 func (s *Sync) Wait() rawdata.Wait {
-	w := rawdata.Wait{GoMaxProcs: s.procs}
+	w := rawdata.Wait{GoMaxProcs: s.procs, GoMaxProcsHold: s.cfg.ProcHold.String()}
 	if w.GoMaxProcs == 0 { // no Run yet
 		w.GoMaxProcs = runtime.GOMAXPROCS(0)
 	}
