@@ -17,7 +17,6 @@ package pipeline
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/reprobench/reprobench/clocksync"
@@ -59,9 +58,9 @@ func CheckClockSync(spec string) error {
 	return nil
 }
 
-// Seconds converts seconds (a design file's window_s) to a Duration,
+// seconds converts seconds (a design file's window_s) to a Duration,
 // rounded to the nanosecond: 0.00013 s is 130µs, not 129.999µs.
-func Seconds(s float64) (time.Duration, error) {
+func seconds(s float64) (time.Duration, error) {
 	if math.IsNaN(s) || s < 0 || s > float64(math.MaxInt64)/1e9 {
 		return 0, fmt.Errorf("pipeline: %v s is not a non-negative duration", s)
 	}
@@ -134,7 +133,7 @@ func FromDesign(de design.Experiment, base Base, seed uint64, np int) (engine.Ex
 		}
 	}
 	if de.WindowS != 0 {
-		if ex.Sync.Window, err = Seconds(de.WindowS); err != nil {
+		if ex.Sync.Window, err = seconds(de.WindowS); err != nil {
 			return fail(err)
 		}
 	}
@@ -252,25 +251,25 @@ func (f Factorial) Experiments(base Base, seed uint64, m, np int) ([]engine.Expe
 	return exps, nil
 }
 
-// NeedsGlobalClock reports whether ex needs synchronized clocks (a
+// needsGlobalClock reports whether ex needs synchronized clocks (a
 // windowed method or the global runtime).
-func NeedsGlobalClock(ex *engine.Experiment) bool {
+func needsGlobalClock(ex *engine.Experiment) bool {
 	return ex.Sync.Method.Windowed() || ex.Runtime == window.RuntimeGlobal
 }
 
-// ResolveClockSync sets the clock synchronization of the experiments that
+// resolveClockSync sets the clock synchronization of the experiments that
 // have none (ClockSync ""): spec, or for spec "auto" hca3 when one of
 // them needs synchronized clocks and none otherwise. It returns the
 // run-wide spec and refuses an experiment that needs synchronized clocks
 // under "none".
-func ResolveClockSync(exps []engine.Experiment, spec string) (string, error) {
+func resolveClockSync(exps []engine.Experiment, spec string) (string, error) {
 	if err := CheckClockSync(spec); err != nil {
 		return "", err
 	}
 	if spec == "auto" {
 		spec = "none"
 		for i := range exps {
-			if NeedsGlobalClock(&exps[i]) && (exps[i].ClockSync == "" || exps[i].ClockSync == "auto") {
+			if needsGlobalClock(&exps[i]) && (exps[i].ClockSync == "" || exps[i].ClockSync == "auto") {
 				spec = "hca3"
 			}
 		}
@@ -280,53 +279,19 @@ func ResolveClockSync(exps []engine.Experiment, spec string) (string, error) {
 		if ex.ClockSync == "" || ex.ClockSync == "auto" {
 			ex.ClockSync = spec
 		}
-		if ex.ClockSync == "none" && NeedsGlobalClock(ex) {
+		if ex.ClockSync == "none" && needsGlobalClock(ex) {
 			return "", fmt.Errorf("pipeline: experiment %d (%v, %v runtime) needs synchronized clocks, but its clock sync is none", ex.Exp, ex.Sync.Method, ex.Runtime)
 		}
 	}
 	return spec, nil
 }
 
-// NeedsSync reports whether any experiment synchronizes clocks.
-func NeedsSync(exps []engine.Experiment) bool {
+// needsSync reports whether any experiment synchronizes clocks.
+func needsSync(exps []engine.Experiment) bool {
 	for i := range exps {
 		if exps[i].ClockSync != "none" && exps[i].ClockSync != "" {
 			return true
 		}
 	}
 	return false
-}
-
-// ParseCalls parses a comma-separated list of calls.
-func ParseCalls(s string) ([]mpi.Call, error) { return parseList(s, mpi.ParseCall) }
-
-// ParseMethods parses a comma-separated list of process synchronization
-// methods.
-func ParseMethods(s string) ([]window.Method, error) { return parseList(s, window.ParseMethod) }
-
-// parseList parses each comma-separated field of s, trimmed, with parse.
-func parseList[T any](s string, parse func(string) (T, error)) ([]T, error) {
-	var out []T
-	for _, f := range strings.Split(s, ",") {
-		v, err := parse(strings.TrimSpace(f))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-// ParseSizes parses message sizes with design.ParseSizes (8,1K,
-// pow2:A..B, logu:A..B:N[:STEP]); the old form LO-HI gets an error naming
-// pow2:LO..HI.
-func ParseSizes(spec string, seed uint64) ([]int, error) {
-	if lo, hi, ok := strings.Cut(spec, "-"); ok && !strings.ContainsAny(spec, ",:") && lo != "" {
-		return nil, fmt.Errorf("pipeline: sizes %q: LO-HI is no longer accepted; write pow2:%s..%s", spec, lo, hi)
-	}
-	s, err := design.ParseSizes(spec, seed)
-	if err != nil {
-		return nil, fmt.Errorf("pipeline: %w", err)
-	}
-	return s, nil
 }

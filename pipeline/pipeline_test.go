@@ -1,7 +1,6 @@
 package pipeline_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -28,23 +27,6 @@ func TestSecondsRounds(t *testing.T) {
 		if _, err := pipeline.Seconds(bad); err == nil {
 			t.Errorf("Seconds(%v) accepted", bad)
 		}
-	}
-}
-
-func TestParseSizes(t *testing.T) {
-	for in, want := range map[string]string{"1K,pow2:3..6": "[1024 4]", "8": "[8]", "8,64, 1024": "[8 64 1024]", "pow2:8..64": "[8 16 32 64]"} {
-		got, err := pipeline.ParseSizes(in, 1)
-		if err != nil || fmt.Sprint(got) != want {
-			t.Errorf("ParseSizes(%q) = %v, %v; want %s", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"x", "-1", "8,-3", "8,pow2:8..16", "0"} {
-		if _, err := pipeline.ParseSizes(bad, 1); err == nil {
-			t.Errorf("ParseSizes(%q) accepted", bad)
-		}
-	}
-	if _, err := pipeline.ParseSizes("8-64", 1); err == nil || !strings.Contains(err.Error(), "pow2:8..64") {
-		t.Errorf("old LO-HI form: %v, want an error naming pow2:8..64", err)
 	}
 }
 
@@ -142,29 +124,5 @@ func TestResolveClockSync(t *testing.T) {
 	}
 	if _, err := pipeline.ResolveClockSync(nil, "bogus:x=1"); err == nil {
 		t.Error("bogus spec accepted")
-	}
-}
-
-func TestEventTickNote(t *testing.T) {
-	win := []engine.Experiment{{Sync: window.Config{Method: window.Barrier}}, {Sync: window.Config{Method: window.AdaptiveSKaMPI}}}
-	bar := win[:1]
-	unset := func(string) string { return "" }
-	set := func(k string) string {
-		if k == "OMPI_MCA_mpi_event_tick_rate" {
-			return "0"
-		}
-		return ""
-	}
-	if n := pipeline.EventTickNote(win, "openmpi", unset); !strings.Contains(n, "OMPI_MCA_mpi_event_tick_rate=0") {
-		t.Errorf("windowed under Open MPI, tick unset: note %q", n)
-	}
-	for _, c := range []struct {
-		exps   []engine.Experiment
-		flavor string
-		getenv func(string) string
-	}{{bar, "openmpi", unset}, {win, "openmpi", set}, {win, "mpich", unset}} {
-		if n := pipeline.EventTickNote(c.exps, c.flavor, c.getenv); n != "" {
-			t.Errorf("%s, %d experiments: unexpected note %q", c.flavor, len(c.exps), n)
-		}
 	}
 }

@@ -31,7 +31,7 @@ import (
 //     and provided, when c is the real binding (MPI initialized); for a
 //     simulated clock (a timing.Sleeper, package mpitest) the library is
 //     "simulated";
-//   - every rank's processor name (ProcessorNames) and rank 0's
+//   - every rank's processor name (an allgather) and rank 0's
 //     design.Environment.
 //
 // It reads no flags and no command line: what belongs to the run — run
@@ -63,7 +63,7 @@ func CollectMetadata(c mpi.Comm, clk timing.Clock) (*rawdata.Metadata, error) {
 		}
 	}
 	var err error
-	if meta.ProcessorNames, err = ProcessorNames(c); err != nil {
+	if meta.ProcessorNames, err = processorNames(c); err != nil {
 		return nil, err
 	}
 	if c.Rank() == 0 {
@@ -100,7 +100,7 @@ type Options struct {
 	// ClockAccuracy is the clock accuracy target of the specs that learn
 	// to one (clocksync.ParseSpecAccuracy), without a change of the
 	// spec's name: "" or "auto" (the default) gives every spec that names
-	// neither a target nor fixed counts the target ClockAccuracy derives
+	// neither a target nor fixed counts the target derived
 	// from the experiments; "none" runs the published fixed counts of
 	// every spec, re-synchronized before every experiment; a target
 	// ERROR@HORIZON (clocksync.ParseAccuracy, e.g. "1us@10s") replaces
@@ -113,7 +113,7 @@ type Options struct {
 	ResyncEvery time.Duration
 	// NoiseProbe is, on rank 0, empty or the output of "reprobench noise
 	// --json" (NoiseProbe), whose periodic sources seed the noise guard of
-	// the experiments that use it (NewNoiseGuard).
+	// the experiments that use it (newNoiseGuard).
 	NoiseProbe []byte
 	// Design, Args and Flags are recorded in the sidecar as they are: the
 	// design file the experiments came from, the program's command line,
@@ -233,25 +233,13 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*
 		_, setup = rawdata.Check(&rawdata.Options{Dir: opt.Dir, RunID: opt.RunID, Mpirun: opt.Mpirun, PerRank: opt.PerRank,
 			Labels: opt.Labels, Experiments: engine.Declare(exps)})
 	}
-	if len(exps) == 0 {
-		setup = errors.Join(setup, errors.New("pipeline: Run: no experiments"))
-	}
 	for i := range exps {
 		if exps[i].Seed == 0 {
 			exps[i].Seed = ExperimentSeed(opt.Seed, exps[i].Exp)
 		}
-		if err := exps[i].Check(c.Size()); err != nil {
-			setup = errors.Join(setup, fmt.Errorf("experiment %d: %w", exps[i].Exp, err))
-		}
 	}
-	spec := opt.ClockSync
-	if spec == "" {
-		spec = "auto"
-	}
-	spec, err = ResolveClockSync(exps, spec)
+	spec, target, targetWhy, err := checkExperiments(exps, opt, c.Size())
 	setup = errors.Join(setup, err)
-	target, targetWhy := ClockAccuracy(exps)
-	setup = errors.Join(setup, checkAccuracy(exps, opt.ClockAccuracy, target))
 	if err := Agree(c, setup); err != nil {
 		return nil, err
 	}
@@ -273,12 +261,12 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*
 		}
 	}
 	eng := &engine.Engine{Comm: c, Clock: clk, PerRank: opt.PerRank, ResyncEvery: opt.ResyncEvery}
-	if NeedsSync(exps) {
-		meta.ClockAccuracy, meta.ClockAccuracySource = AccuracyNote(opt.ClockAccuracy, target, targetWhy)
+	if needsSync(exps) {
+		meta.ClockAccuracy, meta.ClockAccuracySource = accuracyNote(opt.ClockAccuracy, target, targetWhy)
 		note(fmt.Sprintf("clock accuracy target %s (%s)", meta.ClockAccuracy, meta.ClockAccuracySource))
 		g := clocksync.NewGlobalClock(clk)
 		eng.Global = g
-		if eng.Resync, err = NewResync(c, g, ResyncOptions{Accuracy: opt.ClockAccuracy, Default: target,
+		if eng.Resync, err = newResync(c, g, resyncOptions{Accuracy: opt.ClockAccuracy, Default: target,
 			Record: func(ex *engine.Experiment, res *clocksync.Result, reason string) {
 				if me != 0 {
 					return
@@ -291,8 +279,8 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*
 			return nil, fail(err)
 		}
 	}
-	if GuardsNoise(exps) {
-		if eng.NoiseGuard, err = NewNoiseGuard(c, names, opt.NoiseProbe); err != nil {
+	if guardsNoise(exps) {
+		if eng.NoiseGuard, err = newNoiseGuard(c, names, opt.NoiseProbe); err != nil {
 			return nil, fail(err)
 		}
 	}
@@ -330,6 +318,42 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*
 	return &Result{Files: w.Names(), Rows: w.Rows(), Metadata: meta, Summaries: sums}, nil
 }
 
+// CheckExperiments returns what Run refuses in exps with opt before it
+// writes anything, found without communicating and so the same on every
+// rank: no experiments, an experiment that cannot run on np ranks
+// (engine.Experiment.Check), a clock synchronization that does not parse
+// or is none for an experiment that needs synchronized clocks
+// (opt.ClockSync), or an accuracy option that a spec cannot take
+// (opt.ClockAccuracy). A command checks its flags with it before Run.
+func CheckExperiments(exps []engine.Experiment, opt Options, np int) error {
+	_, _, _, err := checkExperiments(append([]engine.Experiment(nil), exps...), opt, np)
+	return err
+}
+
+// checkExperiments is CheckExperiments on exps, whose clock
+// synchronizations it resolves: it returns the run-wide spec and the
+// default accuracy target with how it was derived.
+func checkExperiments(exps []engine.Experiment, opt Options, np int) (spec string, target clocksync.Accuracy, why string, err error) {
+	if len(exps) == 0 {
+		err = errors.New("pipeline: Run: no experiments")
+	}
+	for i := range exps {
+		if e := exps[i].Check(np); e != nil {
+			err = errors.Join(err, fmt.Errorf("experiment %d: %w", exps[i].Exp, e))
+		}
+	}
+	spec = opt.ClockSync
+	if spec == "" {
+		spec = "auto"
+	}
+	spec, e := resolveClockSync(exps, spec)
+	if e != nil {
+		return spec, target, why, errors.Join(err, e)
+	}
+	target, why = clockAccuracy(exps)
+	return spec, target, why, errors.Join(err, checkAccuracy(exps, opt.ClockAccuracy, target))
+}
+
 // checkAccuracy refuses an accuracy option that a clock sync spec of exps
 // cannot take (clocksync.ParseSpecAccuracy).
 func checkAccuracy(exps []engine.Experiment, accuracy string, target clocksync.Accuracy) error {
@@ -343,11 +367,11 @@ func checkAccuracy(exps []engine.Experiment, accuracy string, target clocksync.A
 	return nil
 }
 
-// AccuracyNote returns the clock accuracy target a run records for the
+// accuracyNote returns the clock accuracy target a run records for the
 // accuracy option accuracy (Options.ClockAccuracy), and where it came from:
 // the option ("none": the published fixed counts), or the default target
-// derived from the experiments (ClockAccuracy: target, and why).
-func AccuracyNote(accuracy string, target clocksync.Accuracy, why string) (string, string) {
+// derived from the experiments (target, and why).
+func accuracyNote(accuracy string, target clocksync.Accuracy, why string) (string, string) {
 	switch a := strings.TrimSpace(accuracy); {
 	case strings.EqualFold(a, "none"):
 		return "none", "given: none, the published fixed counts, re-synchronized before every experiment (or after ResyncEvery)"

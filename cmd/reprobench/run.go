@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -84,7 +85,7 @@ func baseExperiment(o *runOptions) (pipeline.Base, error) {
 	if err != nil {
 		return pipeline.Base{}, err
 	}
-	methods, err := pipeline.ParseMethods(o.procSync)
+	methods, err := parseMethods(o.procSync)
 	if err != nil {
 		return pipeline.Base{}, err
 	}
@@ -146,13 +147,13 @@ func buildExperiments(o *runOptions, np int) (out []engine.Experiment, err error
 		return pipeline.FromDesignFile(d, o.mpirun, base, o.seed, np)
 	}
 	var f pipeline.Factorial
-	if f.Calls, err = pipeline.ParseCalls(o.calls); err != nil {
+	if f.Calls, err = parseCalls(o.calls); err != nil {
 		return nil, fmt.Errorf("%w: --calls: %v", errUsage, err)
 	}
-	if f.Sizes, err = pipeline.ParseSizes(o.sizes, o.seed); err != nil {
+	if f.Sizes, err = parseSizes(o.sizes, o.seed); err != nil {
 		return nil, fmt.Errorf("%w: --sizes: %v", errUsage, err)
 	}
-	if f.Methods, err = pipeline.ParseMethods(o.procSync); err != nil {
+	if f.Methods, err = parseMethods(o.procSync); err != nil {
 		return nil, fmt.Errorf("%w: --proc-sync: %v", errUsage, err)
 	}
 	exps, err := f.Experiments(base, o.seed, o.mpirun, np)
@@ -192,21 +193,12 @@ func runOn(c mpi.Comm, clk timing.Clock, stdout, stderr io.Writer, fs *flag.Flag
 	// What every rank can check alone, the same way on every rank.
 	exps, perr := buildExperiments(o, np)
 	if perr == nil {
-		resolved := append([]engine.Experiment(nil), exps...)
-		if _, perr = pipeline.ResolveClockSync(resolved, o.clockSync); perr != nil {
-			perr = fmt.Errorf("%w: --clock-sync: %v", errUsage, perr)
-		}
-		target, _ := pipeline.ClockAccuracy(resolved)
-		for i := 0; perr == nil && i < len(resolved); i++ {
-			if cs := resolved[i].ClockSync; cs != "" && cs != "none" {
-				if _, err := clocksync.ParseSpecAccuracy(cs, o.clockAccuracy, target); err != nil {
-					perr = fmt.Errorf("%w: --clock-accuracy %s with clock sync %s: %v", errUsage, o.clockAccuracy, cs, err)
-				}
-			}
+		if perr = pipeline.CheckExperiments(exps, opt, np); perr != nil { // --clock-sync, --clock-accuracy
+			perr = fmt.Errorf("%w: %v", errUsage, perr)
 		}
 	}
 	if perr == nil && o.noiseGuardSeed != "" {
-		if !pipeline.GuardsNoise(exps) {
+		if !slices.ContainsFunc(exps, func(ex engine.Experiment) bool { return ex.Sync.NoiseGuard && ex.Sync.Method.Windowed() }) {
 			perr = fmt.Errorf("%w: --noise-guard-seed without an experiment that uses the noise guard (--noise-guard on and a windowed method)", errUsage)
 		} else if me == 0 {
 			if opt.NoiseProbe, perr = os.ReadFile(o.noiseGuardSeed); perr != nil {
@@ -216,7 +208,7 @@ func runOn(c mpi.Comm, clk timing.Clock, stdout, stderr io.Writer, fs *flag.Flag
 	}
 	var cerr error
 	if clk == nil {
-		clk, cerr = pipeline.Clock(o.clock, o.tscHz)
+		clk, cerr = clockByName(o.clock, o.tscHz)
 		// vcluster: a node's drift (clocksync.NodeSkewEnv, set only on a
 		// virtual cluster's skewed nodes) for every clock read of this
 		// rank; a skewed clock has no C-readable source, so such a rank
@@ -230,7 +222,7 @@ func runOn(c mpi.Comm, clk timing.Clock, stdout, stderr io.Writer, fs *flag.Flag
 		return err
 	}
 	if me == 0 {
-		if note := pipeline.EventTickNote(exps, mpi.BuildFlavor, os.Getenv); note != "" {
+		if note := eventTickNote(exps, mpi.BuildFlavor, os.Getenv); note != "" {
 			fmt.Fprintln(stderr, "reprobench run: note:", note)
 		}
 	}

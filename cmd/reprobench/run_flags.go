@@ -190,7 +190,7 @@ func (o *runOptions) check() error {
 	switch o.clock {
 	case "monotonic", "tsc", "tsc_rdtscp", "tsc_lfence", "mpi_wtime", "wtime":
 	default:
-		return fmt.Errorf("--clock %q: want one of %s", o.clock, strings.Join(pipeline.ClockNames, ", "))
+		return fmt.Errorf("--clock %q: want one of %s", o.clock, strings.Join(clockNames, ", "))
 	}
 	if !(o.tscHz >= 0) {
 		return fmt.Errorf("--tsc-hz %v: must not be negative (0: calibrate)", o.tscHz)
