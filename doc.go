@@ -7,20 +7,21 @@
 //
 // # Three ways to use the library
 //
-// Measure your own MPI code. Describe the operation as an
-// engine.Experiment whose Func is your function (Name is its call column),
-// choose the process synchronization (window.Config; window.Fixed starts
-// every observation at one instant of the global clock) and the completion
-// time (window.RuntimeLocal or window.RuntimeGlobal), and hand it to
-// pipeline.Run. Run synchronizes the clocks, runs the observations on
+// Measure your own MPI code. Start from engine.DefaultExperiment(method),
+// the settings the README's numbers were measured with and "reprobench
+// run" uses without flags (window.Fixed starts every observation at one
+// instant of the global clock and records the global completion time), set
+// its Func to your function (Name is its call column), and hand it to
+// pipeline.Run with pipeline.DefaultOptions. Run synchronizes the clocks, runs the observations on
 // every rank, and rank 0 writes the raw data and a complete metadata
 // sidecar (pipeline.CollectMetadata) that "reprobench analyze", "compare"
 // and "plot" read like the CLI's own:
 //
-//	res, err := pipeline.Run(mpi.World(), timing.NewMonotonic(),
-//		[]engine.Experiment{{Name: "ring_shift", Func: shift, MsizeBytes: 8192, Type: mpi.Float64,
-//			Nrep: 1000, Sync: window.Config{Method: window.Fixed}, Runtime: window.RuntimeGlobal}},
-//		pipeline.Output{Dir: "out", RunID: "ring"})
+//	ex := engine.DefaultExperiment(window.Fixed)
+//	ex.Name, ex.Func, ex.MsizeBytes, ex.Type = "ring_shift", shift, 8192, mpi.Float64
+//	opt := pipeline.DefaultOptions()
+//	opt.Dir = "out"
+//	res, err := pipeline.Run(mpi.World(), timing.NewMonotonic(), []engine.Experiment{ex}, opt)
 //
 // Time a kernel inside one process, without MPI. timing.TimeFunc calls a
 // function after a warm-up, times each call on the best clock the machine

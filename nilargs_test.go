@@ -40,7 +40,7 @@ func TestNilArguments(t *testing.T) {
 			"Harness.Run(nil)":       func() error { _, err := (&clocksync.Harness{}).Run(c, nil); return err },
 			"timing.Measure(nil)":    func() error { _, err := timing.Measure(nil); return err },
 			"timing.TimeFunc(nil f)": func() error { _, err := timing.TimeFunc(clk, 0, 1, nil); return err },
-			"pipeline.Run(nil)":      func() error { _, err := pipeline.Run(nil, nil, nil, pipeline.Output{}); return err },
+			"pipeline.Run(nil)":      func() error { _, err := pipeline.Run(nil, nil, nil, pipeline.Options{}); return err },
 			"CollectMetadata(nil)":   func() error { _, err := pipeline.CollectMetadata(c, nil); return err },
 		} {
 			if err := f(); err == nil {

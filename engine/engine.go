@@ -104,7 +104,7 @@ func (e *Experiment) Raw() rawdata.Experiment {
 		f.BWWindow, f.RMASync = e.p2pFactors() // p2p
 	}
 	if e.Sync.Method.Windowed() {
-		f.Window = e.Sync.Window
+		f.Window = e.Sync.WithDefaults().Window // the window that runs: zero is window's default
 	}
 	if f.ClockSync == "" {
 		f.ClockSync = "none"

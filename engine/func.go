@@ -33,8 +33,11 @@ func (ex *Experiment) checkFunc() error {
 	if ex.Runtime != window.RuntimeLocal && ex.Runtime != window.RuntimeGlobal {
 		return fmt.Errorf("runtime type %v: a function is timed once per observation, local or global", ex.Runtime)
 	}
-	if ex.Cache != window.CacheWarm || ex.LoopReps != 0 || ex.CacheSlots != 0 || ex.FlushBytes != 0 || ex.Overlap ||
-		ex.Skew > 1 || ex.BWWindow != 0 || ex.KernelIters != 0 || ex.TestEvery != 0 {
+	// The values DefaultExperiment sets (or zero) are accepted: they do
+	// not apply to a function, and a function's experiment starts from it.
+	if ex.Cache != window.CacheWarm || (ex.LoopReps != 0 && ex.LoopReps != DefaultLoopReps) ||
+		(ex.CacheSlots != 0 && ex.CacheSlots != DefaultCacheSlots) || ex.FlushBytes != 0 || ex.Overlap ||
+		ex.Skew > 1 || (ex.BWWindow != 0 && ex.BWWindow != mpi.DefaultBWWindow) || ex.KernelIters != 0 || ex.TestEvery != 0 {
 		return fmt.Errorf("function %s: cache modes, loop repetitions, skew, overlap and bandwidth windows apply to built-in calls only", ex.Name)
 	}
 	return ex.Sync.Check()

@@ -3,7 +3,7 @@ package pipeline_test
 import (
 	"fmt"
 
-	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/window"
@@ -12,9 +12,9 @@ import (
 // The experiments of mpirun 0 of a flag-driven run with seed 1: the order
 // "reprobench design --seed 1" writes for the same factors.
 func ExampleFactorial_Experiments() {
-	sizes, _ := pipeline.ParseSizes("1K,pow2:8..16", 1)
+	sizes, _ := design.ParseSizes("1K,pow2:8..16", 1)
 	f := pipeline.Factorial{Calls: []mpi.Call{mpi.CallBcast}, Sizes: sizes, Methods: []window.Method{window.Barrier}}
-	exps, err := f.Experiments(engine.Experiment{Type: mpi.Float64, Nrep: 100}, 1, 0, 2)
+	exps, err := f.Experiments(pipeline.DefaultBase(), 1, 0, 2)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -10,9 +10,9 @@ import (
 	"github.com/reprobench/reprobench/window"
 )
 
-// NodeIndex numbers the nodes of ranks with processor names names: ranks
+// nodeIndex numbers the nodes of ranks with processor names names: ranks
 // with the same name share a node, numbered in order of first appearance.
-func NodeIndex(names []string) []int {
+func nodeIndex(names []string) []int {
 	seen := map[string]int{}
 	out := make([]int, len(names))
 	for r, n := range names {
@@ -33,9 +33,9 @@ type NoiseProbe struct {
 	Periodic []noiseguard.Source `json:"periodic_sources"`
 }
 
-// GuardsNoise reports whether some experiment uses the noise guard (a
+// guardsNoise reports whether some experiment uses the noise guard (a
 // windowed method with Sync.NoiseGuard).
-func GuardsNoise(exps []engine.Experiment) bool {
+func guardsNoise(exps []engine.Experiment) bool {
 	for _, ex := range exps {
 		if ex.Sync.NoiseGuard && ex.Sync.Method.Windowed() {
 			return true
@@ -44,22 +44,22 @@ func GuardsNoise(exps []engine.Experiment) bool {
 	return false
 }
 
-// NewNoiseGuard returns this rank's window.NoiseGuard for a run
+// newNoiseGuard returns this rank's window.NoiseGuard for a run
 // (collective): names are the ranks' processor names on rank 0
 // (ProcessorNames; ignored on the other ranks), probe is empty or, on rank
 // 0, the output of "reprobench noise --json" (NoiseProbe), whose periodic
 // sources then seed every node (window.NoiseGuard.SeedMonotonic).
-func NewNoiseGuard(c mpi.Comm, names []string, probe []byte) (*window.NoiseGuard, error) {
+func newNoiseGuard(c mpi.Comm, names []string, probe []byte) (*window.NoiseGuard, error) {
 	nodes := make([]int64, c.Size())
 	if c.Rank() == 0 {
-		for r, n := range NodeIndex(names) {
+		for r, n := range nodeIndex(names) {
 			nodes[r] = int64(n)
 		}
 	}
 	if err := mpi.Bcast(c, nodes, 0); err != nil {
 		return nil, err
 	}
-	js, err := BcastString(c, string(probe), 0)
+	js, err := bcastString(c, string(probe), 0)
 	if err != nil {
 		return nil, err
 	}

@@ -67,7 +67,7 @@ func TestFromDesignNoiseGuard(t *testing.T) {
 		cell string
 		want bool
 	}{{"", true}, {"on", true}, {"off", false}} {
-		ex, err := pipeline.FromDesign(design.Experiment{Call: "MPI_Allreduce", MsizeBytes: 8, NoiseGuard: tc.cell}, base, 1, 2)
+		ex, err := pipeline.FromDesign(design.Experiment{Call: "MPI_Allreduce", MsizeBytes: 8, NoiseGuard: tc.cell}, pipeline.Base{Experiment: base}, 1, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

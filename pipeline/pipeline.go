@@ -17,7 +17,6 @@ package pipeline
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/reprobench/reprobench/clocksync"
@@ -59,9 +58,9 @@ func CheckClockSync(spec string) error {
 	return nil
 }
 
-// Seconds converts seconds (a design file's window_s) to a Duration,
+// seconds converts seconds (a design file's window_s) to a Duration,
 // rounded to the nanosecond: 0.00013 s is 130µs, not 129.999µs.
-func Seconds(s float64) (time.Duration, error) {
+func seconds(s float64) (time.Duration, error) {
 	if math.IsNaN(s) || s < 0 || s > float64(math.MaxInt64)/1e9 {
 		return 0, fmt.Errorf("pipeline: %v s is not a non-negative duration", s)
 	}
@@ -72,13 +71,31 @@ func Seconds(s float64) (time.Duration, error) {
 // offsets) in a run with seed seed.
 func ExperimentSeed(seed uint64, exp int) uint64 { return seed ^ uint64(exp)*0x9e3779b97f4a7c15 }
 
+// Base holds the levels that the empty cells of a design row take: the
+// run's (its flags'). DefaultBase returns the verified ones.
+type Base struct {
+	engine.Experiment
+	// AutoRuntime gives a row whose runtime cell is empty the completion
+	// time engine.DefaultRuntime names for the row's method — global for
+	// the windowed methods, local for the barrier methods — instead of
+	// Experiment.Runtime.
+	AutoRuntime bool
+}
+
+// DefaultBase returns what "reprobench run" fills empty cells with when
+// given no flags: engine.DefaultExperiment under barrier synchronization,
+// with AutoRuntime.
+func DefaultBase() Base {
+	return Base{Experiment: engine.DefaultExperiment(window.Barrier), AutoRuntime: true}
+}
+
 // FromDesign returns the engine experiment of design row de for a
 // communicator of np ranks. base holds the run's defaults (its flags):
-// every empty cell of de takes base's value, except call (required) and
-// msize_bytes (empty is 0 bytes). The result carries de's
-// labels (over base's) and clock synchronization spec as fields, and its
-// seed derives from seed and de.Exp.
-func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np int) (engine.Experiment, error) {
+// every empty cell of de takes base's value, except call (required),
+// msize_bytes (empty is 0 bytes) and, with base.AutoRuntime, runtime. The
+// result carries de's labels (over base's) and clock synchronization spec
+// as fields, and its seed derives from seed and de.Exp.
+func FromDesign(de design.Experiment, base Base, seed uint64, np int) (engine.Experiment, error) {
 	where := fmt.Sprintf("mpirun %d exp %d", de.Mpirun, de.Exp)
 	if de.File != "" {
 		where = fmt.Sprintf("%s:%d", de.File, de.Line)
@@ -89,7 +106,7 @@ func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np in
 	if de.Np != 0 && de.Np != np {
 		return fail(fmt.Errorf("np=%d, but this mpirun has %d ranks", de.Np, np))
 	}
-	ex := base
+	ex := base.Experiment
 	ex.Exp = de.Exp
 	ex.Seed = ExperimentSeed(seed, de.Exp)
 	var err error
@@ -116,7 +133,7 @@ func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np in
 		}
 	}
 	if de.WindowS != 0 {
-		if ex.Sync.Window, err = Seconds(de.WindowS); err != nil {
+		if ex.Sync.Window, err = seconds(de.WindowS); err != nil {
 			return fail(err)
 		}
 	}
@@ -124,6 +141,8 @@ func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np in
 		if ex.Runtime, err = window.ParseRuntimeType(de.RuntimeType); err != nil {
 			return fail(err)
 		}
+	} else if base.AutoRuntime {
+		ex.Runtime = engine.DefaultRuntime(ex.Sync.Method)
 	}
 	if de.Cache != "" {
 		if ex.Cache, err = window.ParseCacheMode(de.Cache); err != nil {
@@ -177,7 +196,7 @@ func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np in
 }
 
 // FromDesignFile returns the experiments of mpirun m of d, in its order.
-func FromDesignFile(d *design.Design, m int, base engine.Experiment, seed uint64, np int) ([]engine.Experiment, error) {
+func FromDesignFile(d *design.Design, m int, base Base, seed uint64, np int) ([]engine.Experiment, error) {
 	var exps []engine.Experiment
 	for _, de := range d.Mpirun(m) {
 		ex, err := FromDesign(de, base, seed, np)
@@ -216,7 +235,7 @@ func (f Factorial) Plan(seed uint64) design.Plan {
 // on base, numbered and shuffled exactly as design.Generate numbers and
 // shuffles the same factors with the same seed (paper 000 Alg. 5), so the
 // experiment number names the same configuration in every mpirun.
-func (f Factorial) Experiments(base engine.Experiment, seed uint64, m, np int) ([]engine.Experiment, error) {
+func (f Factorial) Experiments(base Base, seed uint64, m, np int) ([]engine.Experiment, error) {
 	des, err := design.MpirunOrder(f.Plan(seed), m)
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
@@ -232,25 +251,25 @@ func (f Factorial) Experiments(base engine.Experiment, seed uint64, m, np int) (
 	return exps, nil
 }
 
-// NeedsGlobalClock reports whether ex needs synchronized clocks (a
+// needsGlobalClock reports whether ex needs synchronized clocks (a
 // windowed method or the global runtime).
-func NeedsGlobalClock(ex *engine.Experiment) bool {
+func needsGlobalClock(ex *engine.Experiment) bool {
 	return ex.Sync.Method.Windowed() || ex.Runtime == window.RuntimeGlobal
 }
 
-// ResolveClockSync sets the clock synchronization of the experiments that
+// resolveClockSync sets the clock synchronization of the experiments that
 // have none (ClockSync ""): spec, or for spec "auto" hca3 when one of
 // them needs synchronized clocks and none otherwise. It returns the
 // run-wide spec and refuses an experiment that needs synchronized clocks
 // under "none".
-func ResolveClockSync(exps []engine.Experiment, spec string) (string, error) {
+func resolveClockSync(exps []engine.Experiment, spec string) (string, error) {
 	if err := CheckClockSync(spec); err != nil {
 		return "", err
 	}
 	if spec == "auto" {
 		spec = "none"
 		for i := range exps {
-			if NeedsGlobalClock(&exps[i]) && (exps[i].ClockSync == "" || exps[i].ClockSync == "auto") {
+			if needsGlobalClock(&exps[i]) && (exps[i].ClockSync == "" || exps[i].ClockSync == "auto") {
 				spec = "hca3"
 			}
 		}
@@ -260,53 +279,19 @@ func ResolveClockSync(exps []engine.Experiment, spec string) (string, error) {
 		if ex.ClockSync == "" || ex.ClockSync == "auto" {
 			ex.ClockSync = spec
 		}
-		if ex.ClockSync == "none" && NeedsGlobalClock(ex) {
+		if ex.ClockSync == "none" && needsGlobalClock(ex) {
 			return "", fmt.Errorf("pipeline: experiment %d (%v, %v runtime) needs synchronized clocks, but its clock sync is none", ex.Exp, ex.Sync.Method, ex.Runtime)
 		}
 	}
 	return spec, nil
 }
 
-// NeedsSync reports whether any experiment synchronizes clocks.
-func NeedsSync(exps []engine.Experiment) bool {
+// needsSync reports whether any experiment synchronizes clocks.
+func needsSync(exps []engine.Experiment) bool {
 	for i := range exps {
 		if exps[i].ClockSync != "none" && exps[i].ClockSync != "" {
 			return true
 		}
 	}
 	return false
-}
-
-// ParseCalls parses a comma-separated list of calls.
-func ParseCalls(s string) ([]mpi.Call, error) { return parseList(s, mpi.ParseCall) }
-
-// ParseMethods parses a comma-separated list of process synchronization
-// methods.
-func ParseMethods(s string) ([]window.Method, error) { return parseList(s, window.ParseMethod) }
-
-// parseList parses each comma-separated field of s, trimmed, with parse.
-func parseList[T any](s string, parse func(string) (T, error)) ([]T, error) {
-	var out []T
-	for _, f := range strings.Split(s, ",") {
-		v, err := parse(strings.TrimSpace(f))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-// ParseSizes parses message sizes with design.ParseSizes (8,1K,
-// pow2:A..B, logu:A..B:N[:STEP]); the old form LO-HI gets an error naming
-// pow2:LO..HI.
-func ParseSizes(spec string, seed uint64) ([]int, error) {
-	if lo, hi, ok := strings.Cut(spec, "-"); ok && !strings.ContainsAny(spec, ",:") && lo != "" {
-		return nil, fmt.Errorf("pipeline: sizes %q: LO-HI is no longer accepted; write pow2:%s..%s", spec, lo, hi)
-	}
-	s, err := design.ParseSizes(spec, seed)
-	if err != nil {
-		return nil, fmt.Errorf("pipeline: %w", err)
-	}
-	return s, nil
 }

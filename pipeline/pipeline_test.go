@@ -1,7 +1,6 @@
 package pipeline_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -31,23 +30,6 @@ func TestSecondsRounds(t *testing.T) {
 	}
 }
 
-func TestParseSizes(t *testing.T) {
-	for in, want := range map[string]string{"1K,pow2:3..6": "[1024 4]", "8": "[8]", "8,64, 1024": "[8 64 1024]", "pow2:8..64": "[8 16 32 64]"} {
-		got, err := pipeline.ParseSizes(in, 1)
-		if err != nil || fmt.Sprint(got) != want {
-			t.Errorf("ParseSizes(%q) = %v, %v; want %s", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"x", "-1", "8,-3", "8,pow2:8..16", "0"} {
-		if _, err := pipeline.ParseSizes(bad, 1); err == nil {
-			t.Errorf("ParseSizes(%q) accepted", bad)
-		}
-	}
-	if _, err := pipeline.ParseSizes("8-64", 1); err == nil || !strings.Contains(err.Error(), "pow2:8..64") {
-		t.Errorf("old LO-HI form: %v, want an error naming pow2:8..64", err)
-	}
-}
-
 // TestFactorialIsDesignOrder: a flag-driven run's experiments of mpirun m
 // are design.Generate's rows of mpirun m for the same factors and seed,
 // in the same order and with the same numbers.
@@ -63,7 +45,7 @@ func TestFactorialIsDesignOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for m := range 4 {
-		exps, err := f.Experiments(base, seed, m, 2)
+		exps, err := f.Experiments(pipeline.Base{Experiment: base}, seed, m, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,8 +64,8 @@ func TestFactorialIsDesignOrder(t *testing.T) {
 		}
 	}
 	// Different mpiruns, different orders; the numbers name the same configuration.
-	a, _ := f.Experiments(base, seed, 0, 2)
-	b, _ := f.Experiments(base, seed, 1, 2)
+	a, _ := f.Experiments(pipeline.Base{Experiment: base}, seed, 0, 2)
+	b, _ := f.Experiments(pipeline.Base{Experiment: base}, seed, 1, 2)
 	same := true
 	for i := range a {
 		same = same && a[i].Exp == b[i].Exp
@@ -101,7 +83,7 @@ func TestFromDesign(t *testing.T) {
 		Sync: window.Config{Method: window.Barrier, Window: 100 * time.Microsecond}}
 	de := design.Experiment{Mpirun: 1, Exp: 4, Call: "MPI_Allreduce", MsizeBytes: 16, Datatype: "MPI_DOUBLE", ProcSync: "window", WindowS: 0.00013,
 		ClockSync: "hca3o", Labels: map[string]string{"alg": "b"}}
-	ex, err := pipeline.FromDesign(de, base, 5, 2)
+	ex, err := pipeline.FromDesign(de, pipeline.Base{Experiment: base}, 5, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +102,7 @@ func TestFromDesign(t *testing.T) {
 		{File: "d.csv", Line: 3, Call: "MPI_Bcast", Labels: map[string]string{"rep": "1"}},
 		{File: "d.csv", Line: 3},
 	} {
-		if _, err := pipeline.FromDesign(bad, base, 5, 2); err == nil || !strings.HasPrefix(err.Error(), "pipeline: d.csv:3: ") {
+		if _, err := pipeline.FromDesign(bad, pipeline.Base{Experiment: base}, 5, 2); err == nil || !strings.HasPrefix(err.Error(), "pipeline: d.csv:3: ") {
 			t.Errorf("%+v: %v, want an error naming d.csv:3", bad, err)
 		}
 	}
@@ -142,29 +124,5 @@ func TestResolveClockSync(t *testing.T) {
 	}
 	if _, err := pipeline.ResolveClockSync(nil, "bogus:x=1"); err == nil {
 		t.Error("bogus spec accepted")
-	}
-}
-
-func TestEventTickNote(t *testing.T) {
-	win := []engine.Experiment{{Sync: window.Config{Method: window.Barrier}}, {Sync: window.Config{Method: window.AdaptiveSKaMPI}}}
-	bar := win[:1]
-	unset := func(string) string { return "" }
-	set := func(k string) string {
-		if k == "OMPI_MCA_mpi_event_tick_rate" {
-			return "0"
-		}
-		return ""
-	}
-	if n := pipeline.EventTickNote(win, "openmpi", unset); !strings.Contains(n, "OMPI_MCA_mpi_event_tick_rate=0") {
-		t.Errorf("windowed under Open MPI, tick unset: note %q", n)
-	}
-	for _, c := range []struct {
-		exps   []engine.Experiment
-		flavor string
-		getenv func(string) string
-	}{{bar, "openmpi", unset}, {win, "openmpi", set}, {win, "mpich", unset}} {
-		if n := pipeline.EventTickNote(c.exps, c.flavor, c.getenv); n != "" {
-			t.Errorf("%s, %d experiments: unexpected note %q", c.flavor, len(c.exps), n)
-		}
 	}
 }

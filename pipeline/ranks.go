@@ -12,7 +12,6 @@ import (
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
-	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -30,8 +29,8 @@ func (f *RankError) Error() string { return fmt.Sprintf("rank %d: %v", f.Rank, f
 // Unwrap returns the cause.
 func (f *RankError) Unwrap() error { return f.Err }
 
-// BcastString broadcasts s from rank root (collective).
-func BcastString(c mpi.Comm, s string, root int) (string, error) {
+// bcastString broadcasts s from rank root (collective).
+func bcastString(c mpi.Comm, s string, root int) (string, error) {
 	n := []int64{int64(len(s))}
 	if err := mpi.Bcast(c, n, root); err != nil {
 		return "", err
@@ -64,7 +63,7 @@ func Agree(c mpi.Comm, err error) error {
 	if err != nil {
 		msg = err.Error()
 	}
-	m, e := BcastString(c, msg, int(low[0]))
+	m, e := bcastString(c, msg, int(low[0]))
 	if e != nil {
 		return &RankError{c.Rank(), e}
 	}
@@ -77,36 +76,32 @@ func Agree(c mpi.Comm, err error) error {
 	return fmt.Errorf("rank %d: %s", low[0], m)
 }
 
-// ProcessorNames returns, on rank 0, every rank's MPI processor name
-// (collective; nil on the other ranks). Before MPI is initialized (a
-// simulated world) each rank reports the host name.
-func ProcessorNames(c mpi.Comm) ([]string, error) {
+// processorNames returns every rank's MPI processor name, on every rank
+// (collective: one allgather, so that the set-up's traffic is
+// net-symmetric). Before MPI is initialized (a simulated world) each rank
+// reports the host name. A name is cut at 256 bytes.
+func processorNames(c mpi.Comm) ([]string, error) {
 	var pn string
 	if mpi.World() != nil { // MPI is initialized (Open MPI aborts the process before)
 		pn, _ = mpi.ProcessorName()
 	} else { // a simulated world: its ranks share this process's host
 		pn, _ = os.Hostname()
 	}
-	var pbuf [256]byte
-	copy(pbuf[:], pn)
-	var all []byte
-	if c.Rank() == 0 {
-		all = make([]byte, 256*c.Size())
-	}
-	if err := c.Gather(pbuf[:], all, 256, mpi.Byte, 0); err != nil {
+	pbuf := make([]byte, 256)
+	copy(pbuf, pn)
+	all := make([]byte, 256*c.Size())
+	if err := mpi.Allgather(c, pbuf, all); err != nil {
 		return nil, err
 	}
-	var names []string
-	for r := range c.Size() {
-		if c.Rank() == 0 {
-			names = append(names, strings.TrimRight(string(all[256*r:256*(r+1)]), "\x00"))
-		}
+	names := make([]string, c.Size())
+	for r := range names {
+		names[r] = strings.TrimRight(string(all[256*r:256*(r+1)]), "\x00")
 	}
 	return names, nil
 }
 
-// ResyncOptions configure NewResync.
-type ResyncOptions struct {
+// resyncOptions configure newResync.
+type resyncOptions struct {
 	// Accuracy is the clock accuracy flag of "reprobench run"
 	// (--clock-accuracy; clocksync.ParseSpecAccuracy): "" or "auto" gives
 	// every spec that names neither a target nor fixed counts the target
@@ -114,7 +109,7 @@ type ResyncOptions struct {
 	// target ERROR@HORIZON (clocksync.ParseAccuracy, e.g. "1us@10s")
 	// replaces every spec's.
 	Accuracy string
-	// Default is the target of "" and "auto" (ClockAccuracy derives it
+	// Default is the target of "" and "auto" (clockAccuracy derives it
 	// from the experiments; zero: the fixed counts).
 	Default clocksync.Accuracy
 	// Record, when not nil, receives every result on every rank, with the
@@ -122,15 +117,15 @@ type ResyncOptions struct {
 	Record func(ex *engine.Experiment, res *clocksync.Result, reason string)
 }
 
-// NewResync returns an engine.Engine.Resync that synchronizes g's clocks
+// newResync returns an engine.Engine.Resync that synchronizes g's clocks
 // with each experiment's ClockSync spec (nothing for "none"), parsing each
-// spec once with opt's target (ResyncOptions). A spec that learns to a
+// spec once with opt's target (resyncOptions). A spec that learns to a
 // target is re-synchronized only when a clocksync.Resyncer says so (its
 // predicted bound at the experiment's expected end would exceed the
 // target), or when the previous experiment used another spec; a fixed-count
 // spec whenever the engine calls (before every experiment, or after
 // Engine.ResyncEvery). It fails on a malformed opt.Accuracy.
-func NewResync(c mpi.Comm, g *clocksync.GlobalClock, opt ResyncOptions) (func(ex *engine.Experiment) error, error) {
+func newResync(c mpi.Comm, g *clocksync.GlobalClock, opt resyncOptions) (func(ex *engine.Experiment) error, error) {
 	if a := strings.TrimSpace(opt.Accuracy); a != "" && !strings.EqualFold(a, "auto") && !strings.EqualFold(a, "none") {
 		if _, err := clocksync.ParseAccuracy(a); err != nil {
 			return nil, fmt.Errorf("pipeline: %w", err)
@@ -180,8 +175,8 @@ func NewResync(c mpi.Comm, g *clocksync.GlobalClock, opt ResyncOptions) (func(ex
 	}, nil
 }
 
-// ClockAccuracy derives the clock accuracy target of a run from its
-// experiments (issue 28), for ResyncOptions.Default, and says how. The error
+// clockAccuracy derives the clock accuracy target of a run from its
+// experiments (issue 28), for resyncOptions.Default, and says how. The error
 // is the smallest late tolerance (window.Config.LateTolerance, 1 µs when
 // unset) of the experiments that synchronize clocks, and at most a tenth of
 // a windowed experiment's window: a rank's clock error moves its window
@@ -191,7 +186,7 @@ func NewResync(c mpi.Comm, g *clocksync.GlobalClock, opt ResyncOptions) (func(ex
 // budget for round-time — rounded up to whole seconds, at least 1 s. A
 // clocksync.Resyncer re-synchronizes when a later experiment would outlast
 // the bound. It returns the zero target when no experiment synchronizes.
-func ClockAccuracy(exps []engine.Experiment) (clocksync.Accuracy, string) {
+func clockAccuracy(exps []engine.Experiment) (clocksync.Accuracy, string) {
 	errS, horizon := math.Inf(1), 0.0
 	var why []string
 	for i := range exps {
@@ -232,51 +227,6 @@ func ClockAccuracy(exps []engine.Experiment) (clocksync.Accuracy, string) {
 	}
 	h := max(math.Ceil(horizon), 1)
 	return clocksync.Accuracy{Error: errS, Horizon: h}, fmt.Sprintf("%s at the longest expected experiment (%.3g s, at least 1 s)", why[0], horizon)
-}
-
-// EventTickNote explains, for windowed methods under Open MPI with its
-// default event tick, what the tick does to them, or returns "".
-//
-// Open MPI's opal_progress runs its event library (a system call) every
-// mpi_event_tick_rate µs from inside whatever MPI call is progressing.
-// Under barrier sync that is mostly the untimed barrier; under a window the
-// only MPI calls are the timed ones. Measured with bench/window/window.c
-// (pure C, perfect clock sync, Open MPI 4.1.4, 2-core VM, 8-byte allreduce,
-// 100 µs window): 2.0 % of valid observations above 2 µs and p99 3.1 µs by
-// default, 0.3 % and 1.2 µs with the tick off (barrier: 0.8 µs).
-func EventTickNote(exps []engine.Experiment, flavor string, getenv func(string) string) string {
-	if flavor != "openmpi" || getenv("OMPI_MCA_mpi_event_tick_rate") != "" {
-		return ""
-	}
-	for _, ex := range exps {
-		if ex.Sync.Method.Windowed() {
-			return "Open MPI runs its event loop from inside MPI calls every few ms (MCA mpi_event_tick_rate); " +
-				"under windowed process sync those are the timed calls, and about 1% of observations per rank " +
-				"take microseconds longer. OMPI_MCA_mpi_event_tick_rate=0 turns the periodic tick off " +
-				"(components that need the event loop still get it); the environment is recorded in the metadata."
-		}
-	}
-	return ""
-}
-
-// ClockNames are the clocks Clock knows.
-var ClockNames = []string{"monotonic", "tsc", "tsc_lfence", "mpi_wtime"}
-
-// Clock returns the clock of that name: monotonic (CLOCK_MONOTONIC), tsc
-// (RDTSCP; alias tsc_rdtscp), tsc_lfence (LFENCE; RDTSC) or mpi_wtime
-// (alias wtime). tscHz fixes the TSC frequency (0: calibrate for 1 s).
-func Clock(name string, tscHz float64) (timing.Clock, error) {
-	switch name {
-	case "monotonic":
-		return timing.NewMonotonic(), nil
-	case "tsc", "tsc_rdtscp":
-		return timing.NewTSC(timing.TSCConfig{Hz: tscHz})
-	case "tsc_lfence":
-		return timing.NewTSC(timing.TSCConfig{Hz: tscHz, Fenced: true})
-	case "mpi_wtime", "wtime":
-		return mpi.WtimeClock(), nil
-	}
-	return nil, fmt.Errorf("pipeline: unknown clock %q (want one of %s)", name, strings.Join(ClockNames, ", "))
 }
 
 // CheckLaunch is collective: it refuses a communicator whose size is not

@@ -1,10 +1,14 @@
 package pipeline
 
 import (
+	crand "crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/reprobench/reprobench/clocksync"
@@ -15,34 +19,30 @@ import (
 	"github.com/reprobench/reprobench/timing"
 )
 
-// CollectMetadata gathers, collectively, what "reprobench run" records in
-// the sidecar about a run besides its experiments, and returns it on every
-// rank (complete on rank 0; the other ranks have no processor names,
-// clock measurement or environment):
+// CollectMetadata gathers, collectively, what the sidecar records about a
+// run besides its experiments and options, and returns it on every rank
+// (complete on rank 0; the other ranks have no clock measurement, MPI
+// library or environment):
 //
-//   - the start time, the program's arguments and np; the error code
-//     table; the flags of the program's flag.CommandLine with the values
-//     they had, once it is parsed;
+//   - the start time, np and the error code table;
 //   - rank 0's clock: its timing.Measurement (resolution, read overhead)
 //     and, for a TSC, its frequency and the processor's TSC facts;
 //   - the MPI library's version and the thread levels requested, granted
 //     and provided, when c is the real binding (MPI initialized); for a
 //     simulated clock (a timing.Sleeper, package mpitest) the library is
 //     "simulated";
-//   - every rank's processor name and rank 0's design.Environment.
+//   - every rank's processor name (an allgather) and rank 0's
+//     design.Environment.
 //
-// What belongs to the run — run id, mpirun, seed, clock synchronizations,
-// experiments, end time — the caller adds (Run does); rawdata.Writer.Close
-// fills the run id, mpirun and np it knows.
+// It reads no flags and no command line: what belongs to the run — run
+// id, mpirun, seed, arguments and flags, clock synchronizations,
+// experiments, end time — the caller adds (Run does, from its Options);
+// rawdata.Writer.Close fills the run id, mpirun and np it knows.
 func CollectMetadata(c mpi.Comm, clk timing.Clock) (*rawdata.Metadata, error) {
 	if c == nil || clk == nil {
 		return nil, errors.New("pipeline: CollectMetadata needs a communicator and a clock")
 	}
-	meta := &rawdata.Metadata{StartUTC: time.Now().UTC(), Args: os.Args, Np: c.Size(), ErrorCodes: rawdata.ErrorCodes}
-	if flag.Parsed() {
-		meta.Flags = map[string]string{}
-		flag.VisitAll(func(f *flag.Flag) { meta.Flags[f.Name] = f.Value.String() })
-	}
+	meta := &rawdata.Metadata{StartUTC: time.Now().UTC(), Np: c.Size(), ErrorCodes: rawdata.ErrorCodes}
 	if c.Rank() == 0 {
 		if m, err := timing.Measure(clk); err == nil {
 			meta.Clock = rawdata.MarshalRecord(m)
@@ -63,7 +63,7 @@ func CollectMetadata(c mpi.Comm, clk timing.Clock) (*rawdata.Metadata, error) {
 		}
 	}
 	var err error
-	if meta.ProcessorNames, err = ProcessorNames(c); err != nil {
+	if meta.ProcessorNames, err = processorNames(c); err != nil {
 		return nil, err
 	}
 	if c.Rank() == 0 {
@@ -73,11 +73,21 @@ func CollectMetadata(c mpi.Comm, clk timing.Clock) (*rawdata.Metadata, error) {
 	return meta, nil
 }
 
-// Output says where Run writes the raw data of one mpirun.
-type Output struct {
-	Dir    string // created if missing
-	RunID  string // rawdata.CheckRunID
-	Mpirun int    // index of this mpirun in its campaign
+// Options configure Run: where the raw data of one mpirun goes, and the
+// run-wide choices recorded in its sidecar. The zero value is
+// DefaultOptions but for Dir ("" is the current directory too).
+type Options struct {
+	Dir string // created if missing
+	// RunID names the run (rawdata.CheckRunID); empty: generated from rank
+	// 0's start time and random bits, as "reprobench run" does (Prepare).
+	RunID  string
+	Mpirun int // index of this mpirun in its campaign
+	// Seed is the run's seed: experiments whose Seed is 0 get
+	// ExperimentSeed(Seed, Exp), and "reprobench run" orders its
+	// experiments by it. Unless SeedSet, Prepare draws one (recorded as
+	// drawn, rawdata.Metadata.SeedGenerated).
+	Seed    uint64
+	SeedSet bool
 	// PerRank adds the per-rank file (every rank's timestamps).
 	PerRank bool
 	// Labels are added to every row (rawdata.CheckLabel).
@@ -87,9 +97,91 @@ type Output struct {
 	// default when empty): hca3 when an experiment needs a global clock
 	// (a windowed method or the global runtime type), else none.
 	ClockSync string
+	// ClockAccuracy is the clock accuracy target of the specs that learn
+	// to one (clocksync.ParseSpecAccuracy), without a change of the
+	// spec's name: "" or "auto" (the default) gives every spec that names
+	// neither a target nor fixed counts the target derived
+	// from the experiments; "none" runs the published fixed counts of
+	// every spec, re-synchronized before every experiment; a target
+	// ERROR@HORIZON (clocksync.ParseAccuracy, e.g. "1us@10s") replaces
+	// every spec's. The sidecar records the target and its source.
+	ClockAccuracy string
+	// ResyncEvery re-synchronizes the clocks before an experiment when this
+	// much time has passed since the last synchronization (0: before every
+	// experiment; an accuracy target's predicted bound decides among
+	// those), engine.Engine.ResyncEvery.
+	ResyncEvery time.Duration
+	// NoiseProbe is, on rank 0, empty or the output of "reprobench noise
+	// --json" (NoiseProbe), whose periodic sources seed the noise guard of
+	// the experiments that use it (newNoiseGuard).
+	NoiseProbe []byte
+	// Design, Args and Flags are recorded in the sidecar as they are: the
+	// design file the experiments came from, the program's command line,
+	// and its flags with the values that ran. Run reads no flags and no
+	// os.Args itself.
+	Design string
+	Args   []string
+	Flags  map[string]string
 	// Getenv is the environment CheckLaunch reads for the size the
 	// launcher declared (nil: os.Getenv).
 	Getenv func(string) string
+	// Note, when set, receives on rank 0 what a person running the
+	// program should read: the clock accuracy target and where it came
+	// from, and a target not met before an experiment.
+	Note func(msg string)
+	// Progress, when set, is called on rank 0 after each experiment.
+	Progress func(done, total int)
+	// BeforeMeasure, when set, is called on every rank once the output
+	// files exist (as .partial files) and before the first experiment.
+	BeforeMeasure func() error
+
+	prepared  bool      // Prepare ran
+	seedDrawn bool      // Prepare drew the seed
+	start     time.Time // rank 0's start time, agreed by Prepare
+}
+
+// DefaultOptions returns the options "reprobench run" runs with when given
+// no flags: output in the current directory, a generated run id, a drawn
+// seed, clock synchronization "auto" with the accuracy target "auto", a
+// resynchronization before every experiment that the target's predicted
+// bound asks for, no per-rank file and no labels.
+func DefaultOptions() Options {
+	return Options{Dir: ".", ClockSync: "auto", ClockAccuracy: "auto"}
+}
+
+// Prepare is collective: it returns opt with what is left to draw filled
+// in identically on every rank — a seed unless opt.SeedSet, a run id when
+// opt.RunID is empty — and with rank 0's start time. Every rank draws its
+// own values and the ranks exchange them in one allgather and all take rank
+// 0's, so that the set-up's traffic is net-symmetric (one-way messages such
+// as a broadcast move hidden per-peer state of the MPI library). Call it
+// before building experiments that depend on the seed (Factorial); Run calls
+// it when it has not run. The seed is drawn from crypto/rand.
+func Prepare(c mpi.Comm, opt Options) (Options, error) {
+	if c == nil {
+		return opt, errors.New("pipeline: Prepare needs a communicator")
+	}
+	if opt.prepared {
+		return opt, nil
+	}
+	var b [12]byte
+	_, _ = crand.Read(b[:]) // never fails (crypto/rand)
+	mine := []int64{int64(binary.LittleEndian.Uint64(b[:8])), int64(binary.LittleEndian.Uint32(b[8:])), time.Now().UnixNano()}
+	all := make([]int64, len(mine)*c.Size())
+	if err := mpi.Allgather(c, mine, all); err != nil {
+		return opt, &RankError{Rank: c.Rank(), Err: fmt.Errorf("pipeline: Prepare: %w", err)}
+	}
+	opt.start = time.Unix(0, all[2]).UTC()
+	if !opt.SeedSet {
+		opt.Seed, opt.SeedSet, opt.seedDrawn = uint64(all[0]), true, true
+	}
+	if opt.RunID == "" {
+		var id [4]byte
+		binary.BigEndian.PutUint32(id[:], uint32(all[1]))
+		opt.RunID = opt.start.Format("20060102T150405Z") + "-" + hex.EncodeToString(id[:])
+	}
+	opt.prepared = true
+	return opt, nil
 }
 
 // Result is what Run wrote, on rank 0.
@@ -101,53 +193,54 @@ type Result struct {
 }
 
 // Run runs exps collectively on c and writes their raw data and sidecar on
-// rank 0, as "reprobench run" does: it refuses a communicator of another
-// size than its launcher declared (CheckLaunch: a wrong launcher or srun
-// PMI plugin starts singletons that would each write a result of np 1),
-// checks the output and the experiments on every rank (all ranks fail together, with the same
-// error), resolves the clock synchronization (out.ClockSync), gathers the
-// metadata (CollectMetadata), synchronizes the clocks before each
-// experiment that needs it (recording each result), runs the engine, and
-// closes the files with the complete sidecar — or, on failure, leaves them
-// as .partial files with the error in the sidecar. exps is not modified.
+// rank 0; "reprobench run" is this function behind flags. It refuses a
+// communicator of another size than its launcher declared (CheckLaunch: a
+// wrong launcher or srun PMI plugin starts singletons that would each write
+// a result of np 1), agrees on the seed and run id (Prepare), checks the
+// output and the experiments on every rank (all ranks fail together, with
+// the same error), resolves the clock synchronization (opt.ClockSync) and
+// its accuracy target (opt.ClockAccuracy), gathers the metadata
+// (CollectMetadata), synchronizes the clocks before each experiment that
+// needs it (recording each result and why), runs the engine, and closes the
+// files with the complete sidecar — or, on failure, leaves them as
+// .partial files with the error in the sidecar. exps is not modified.
 //
 // The experiments may be built-in calls or a user's functions
-// (engine.Experiment.Func). Rank 0 returns the Result, the other ranks nil.
-// An error after the ranks have agreed on the setup is a *RankError: the
+// (engine.Experiment.Func); engine.DefaultExperiment is the verified
+// starting point. Rank 0 returns the Result, the other ranks nil. An
+// error after the ranks have agreed on the setup is a *RankError: the
 // other ranks may be waiting for this one in a collective, so the program
 // should end the job (mpi.Abort) rather than return.
-func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, out Output) (*Result, error) {
+func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*Result, error) {
 	if c == nil || clk == nil {
 		return nil, errors.New("pipeline: Run needs a communicator and a clock")
 	}
-	getenv := out.Getenv
+	getenv := opt.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	if err := CheckLaunch(c, getenv); err != nil {
 		return nil, err
 	}
+	opt, err := Prepare(c, opt)
+	if err != nil {
+		return nil, err
+	}
 	me := c.Rank()
 	exps = append([]engine.Experiment(nil), exps...)
 	var setup error
 	if me == 0 {
-		_, setup = rawdata.Check(&rawdata.Options{Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun, PerRank: out.PerRank,
-			Labels: out.Labels, Experiments: engine.Declare(exps)})
-	}
-	if len(exps) == 0 {
-		setup = errors.Join(setup, errors.New("pipeline: Run: no experiments"))
+		_, setup = rawdata.Check(&rawdata.Options{Dir: opt.Dir, RunID: opt.RunID, Mpirun: opt.Mpirun, PerRank: opt.PerRank,
+			Labels: opt.Labels, Experiments: engine.Declare(exps)})
 	}
 	for i := range exps {
-		if err := exps[i].Check(c.Size()); err != nil {
-			setup = errors.Join(setup, fmt.Errorf("experiment %d: %w", exps[i].Exp, err))
+		if exps[i].Seed == 0 {
+			exps[i].Seed = ExperimentSeed(opt.Seed, exps[i].Exp)
 		}
 	}
-	spec := out.ClockSync
-	if spec == "" {
-		spec = "auto"
-	}
-	spec, err := ResolveClockSync(exps, spec)
-	if err := Agree(c, errors.Join(setup, err)); err != nil {
+	spec, target, targetWhy, err := checkExperiments(exps, opt, c.Size())
+	setup = errors.Join(setup, err)
+	if err := Agree(c, setup); err != nil {
 		return nil, err
 	}
 	fail := func(err error) error { return &RankError{Rank: me, Err: err} }
@@ -155,27 +248,56 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, out Output) (*R
 	if err != nil {
 		return nil, fail(err)
 	}
-	meta.RunID, meta.Mpirun, meta.Labels, meta.ClockSyncSpec = out.RunID, out.Mpirun, out.Labels, spec
-	eng := &engine.Engine{Comm: c, Clock: clk, PerRank: out.PerRank}
-	if NeedsSync(exps) {
+	names := meta.ProcessorNames
+	meta.RunID, meta.Mpirun, meta.Seed, meta.SeedGenerated = opt.RunID, opt.Mpirun, opt.Seed, opt.seedDrawn
+	meta.Labels, meta.Design, meta.Args, meta.Flags, meta.ClockSyncSpec = map[string]string{}, opt.Design, opt.Args, opt.Flags, spec
+	maps.Copy(meta.Labels, opt.Labels) // no labels: {}
+	if !opt.start.IsZero() {
+		meta.StartUTC = opt.start
+	}
+	note := func(msg string) {
+		if me == 0 && opt.Note != nil {
+			opt.Note(msg)
+		}
+	}
+	eng := &engine.Engine{Comm: c, Clock: clk, PerRank: opt.PerRank, ResyncEvery: opt.ResyncEvery}
+	if needsSync(exps) {
+		meta.ClockAccuracy, meta.ClockAccuracySource = accuracyNote(opt.ClockAccuracy, target, targetWhy)
+		note(fmt.Sprintf("clock accuracy target %s (%s)", meta.ClockAccuracy, meta.ClockAccuracySource))
 		g := clocksync.NewGlobalClock(clk)
 		eng.Global = g
-		if eng.Resync, err = NewResync(c, g, ResyncOptions{Record: func(ex *engine.Experiment, res *clocksync.Result, reason string) {
-			if me == 0 {
+		if eng.Resync, err = newResync(c, g, resyncOptions{Accuracy: opt.ClockAccuracy, Default: target,
+			Record: func(ex *engine.Experiment, res *clocksync.Result, reason string) {
+				if me != 0 {
+					return
+				}
 				meta.ClockSyncs = append(meta.ClockSyncs, rawdata.ClockSync{BeforeExp: ex.Exp, Result: rawdata.MarshalRecord(res), Reason: reason})
-			}
-		}}); err != nil {
+				if res.Target != "" && !res.TargetMet {
+					note(fmt.Sprintf("WARNING: clock accuracy target %s not met before experiment %d (bound %v; %d rank(s) out of time)", res.Target, ex.Exp, res.Bound, res.BudgetExceeded))
+				}
+			}}); err != nil {
+			return nil, fail(err)
+		}
+	}
+	if guardsNoise(exps) {
+		if eng.NoiseGuard, err = newNoiseGuard(c, names, opt.NoiseProbe); err != nil {
 			return nil, fail(err)
 		}
 	}
 	var w *rawdata.Writer
 	var sink engine.Sink
 	if me == 0 {
-		if w, err = rawdata.Create(rawdata.Options{Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun, PerRank: out.PerRank,
-			Labels: out.Labels, Experiments: engine.Declare(exps)}); err != nil {
+		if w, err = rawdata.Create(rawdata.Options{Dir: opt.Dir, RunID: opt.RunID, Mpirun: opt.Mpirun, PerRank: opt.PerRank,
+			Labels: opt.Labels, Experiments: engine.Declare(exps)}); err != nil {
 			return nil, fail(err)
 		}
 		sink = w
+		eng.Progress = opt.Progress
+	}
+	if opt.BeforeMeasure != nil {
+		if err := opt.BeforeMeasure(); err != nil {
+			return nil, fail(err)
+		}
 	}
 	sums, rerr := eng.Run(exps, sink)
 	if me != 0 {
@@ -194,4 +316,71 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, out Output) (*R
 		return nil, fail(err)
 	}
 	return &Result{Files: w.Names(), Rows: w.Rows(), Metadata: meta, Summaries: sums}, nil
+}
+
+// CheckExperiments returns what Run refuses in exps with opt before it
+// writes anything, found without communicating and so the same on every
+// rank: no experiments, an experiment that cannot run on np ranks
+// (engine.Experiment.Check), a clock synchronization that does not parse
+// or is none for an experiment that needs synchronized clocks
+// (opt.ClockSync), or an accuracy option that a spec cannot take
+// (opt.ClockAccuracy). A command checks its flags with it before Run.
+func CheckExperiments(exps []engine.Experiment, opt Options, np int) error {
+	_, _, _, err := checkExperiments(append([]engine.Experiment(nil), exps...), opt, np)
+	return err
+}
+
+// checkExperiments is CheckExperiments on exps, whose clock
+// synchronizations it resolves: it returns the run-wide spec and the
+// default accuracy target with how it was derived.
+func checkExperiments(exps []engine.Experiment, opt Options, np int) (spec string, target clocksync.Accuracy, why string, err error) {
+	if len(exps) == 0 {
+		err = errors.New("pipeline: Run: no experiments")
+	}
+	for i := range exps {
+		if e := exps[i].Check(np); e != nil {
+			err = errors.Join(err, fmt.Errorf("experiment %d: %w", exps[i].Exp, e))
+		}
+	}
+	spec = opt.ClockSync
+	if spec == "" {
+		spec = "auto"
+	}
+	spec, e := resolveClockSync(exps, spec)
+	if e != nil {
+		return spec, target, why, errors.Join(err, e)
+	}
+	target, why = clockAccuracy(exps)
+	return spec, target, why, errors.Join(err, checkAccuracy(exps, opt.ClockAccuracy, target))
+}
+
+// checkAccuracy refuses an accuracy option that a clock sync spec of exps
+// cannot take (clocksync.ParseSpecAccuracy).
+func checkAccuracy(exps []engine.Experiment, accuracy string, target clocksync.Accuracy) error {
+	for i := range exps {
+		if cs := exps[i].ClockSync; cs != "" && cs != "none" {
+			if _, err := clocksync.ParseSpecAccuracy(cs, accuracy, target); err != nil {
+				return fmt.Errorf("pipeline: clock accuracy %s with clock sync %s: %w", accuracy, cs, err)
+			}
+		}
+	}
+	return nil
+}
+
+// accuracyNote returns the clock accuracy target a run records for the
+// accuracy option accuracy (Options.ClockAccuracy), and where it came from:
+// the option ("none": the published fixed counts), or the default target
+// derived from the experiments (target, and why).
+func accuracyNote(accuracy string, target clocksync.Accuracy, why string) (string, string) {
+	switch a := strings.TrimSpace(accuracy); {
+	case strings.EqualFold(a, "none"):
+		return "none", "given: none, the published fixed counts, re-synchronized before every experiment (or after ResyncEvery)"
+	case a != "" && !strings.EqualFold(a, "auto"):
+		t, err := clocksync.ParseAccuracy(a)
+		if err != nil {
+			return a, "given"
+		}
+		return t.String(), "given"
+	}
+	return target.String(), "default: " + why + "; specs with fixed counts or accuracy= keep theirs"
 }

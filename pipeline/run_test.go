@@ -26,7 +26,7 @@ func TestRunFuncToRawData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := pipeline.Output{Dir: dir, RunID: "halo", Labels: map[string]string{"impl": "mine"}}
+	out := pipeline.Options{Dir: dir, RunID: "halo", Labels: map[string]string{"impl": "mine"}}
 	var res *pipeline.Result
 	run := func() []error {
 		errs := make([]error, 3)
@@ -87,7 +87,8 @@ func TestRunFuncToRawData(t *testing.T) {
 	if err := json.Unmarshal(b, &meta); err != nil {
 		t.Fatal(err)
 	}
-	if meta.RunID != "halo" || meta.Np != 3 || meta.ClockSyncSpec != "hca3" || len(meta.ClockSyncs) != 2 || len(meta.Experiments) != 2 ||
+	if meta.RunID != "halo" || meta.Np != 3 || meta.ClockSyncSpec != "hca3" || len(meta.ClockSyncs) < 1 || meta.ClockSyncs[0].Reason != "first synchronization" ||
+		meta.ClockAccuracy != "1µs@1s" || !meta.SeedGenerated || len(meta.Experiments) != 2 ||
 		len(meta.Clock) == 0 || len(meta.Environment) == 0 || len(meta.ProcessorNames) != 3 || !strings.HasPrefix(meta.MPILibrary, "simulated") ||
 		meta.EndUTC.Before(meta.StartUTC) || meta.Files["raw"] == "" || meta.ErrorCodes == nil || meta.Labels["impl"] != "mine" {
 		t.Errorf("sidecar incomplete:\n%s", b)
@@ -111,7 +112,7 @@ func TestRunRefusesBadExperiments(t *testing.T) {
 	errs := make([]error, 2)
 	_ = w.Run(func(r *mpitest.Rank) error {
 		exps := []engine.Experiment{{Name: "MPI_Bcast", Func: func() error { return nil }, Nrep: 1}}
-		_, errs[r.ID()] = pipeline.Run(r.Comm(), r.Clock(), exps, pipeline.Output{Dir: dir, RunID: "bad"})
+		_, errs[r.ID()] = pipeline.Run(r.Comm(), r.Clock(), exps, pipeline.Options{Dir: dir, RunID: "bad"})
 		return nil
 	})
 	for i, err := range errs {
@@ -147,7 +148,7 @@ func TestRunRefusesWrongLaunch(t *testing.T) {
 			_ = w.Run(func(r *mpitest.Rank) error {
 				exps := []engine.Experiment{{Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 5,
 					Sync: window.Config{Method: window.Barrier}}}
-				_, errs[r.ID()] = pipeline.Run(r.Comm(), r.Clock(), exps, pipeline.Output{Dir: dir, RunID: "launch",
+				_, errs[r.ID()] = pipeline.Run(r.Comm(), r.Clock(), exps, pipeline.Options{Dir: dir, RunID: "launch",
 					Getenv: func(k string) string { return c.env[k] }})
 				return nil
 			})

@@ -27,7 +27,7 @@ func TestSkewFromDesign(t *testing.T) {
 		{"MPI_Allreduce", 0, 0, false},
 		{"MPI_Sendrecv", 2, 0, true},
 	} {
-		ex, err := pipeline.FromDesign(design.Experiment{Call: tc.call, MsizeBytes: 64, Skew: tc.cell}, base, 1, 4)
+		ex, err := pipeline.FromDesign(design.Experiment{Call: tc.call, MsizeBytes: 64, Skew: tc.cell}, pipeline.Base{Experiment: base}, 1, 4)
 		if tc.refused {
 			if err == nil {
 				t.Errorf("%s with skew cell %d accepted", tc.call, tc.cell)

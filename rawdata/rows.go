@@ -206,6 +206,10 @@ type Wait struct {
 	// the batches ran in one cgo call each, so that the Go runtime's
 	// monitor thread sleeps through them instead of waking every 20-86 µs.
 	GoMaxProcs int `json:"gomaxprocs"`
+	// GoMaxProcsHold is the policy that allowed it (window.ProcHold):
+	// "auto", the run held GOMAXPROCS at 1 while batches ran in one step
+	// and restored it after; "never", it left GOMAXPROCS alone.
+	GoMaxProcsHold string `json:"gomaxprocs_hold,omitempty"`
 }
 
 // OverlapCalibration records how the compute kernel of the overlap

@@ -99,7 +99,7 @@ type Unwrapper interface {
 // MPI_Iallreduce's pure time read up to 1.13× osu_iallreduce's
 // (docs/windows.md, "What a rank does while it waits").
 func (s *Sync) holdsOneP() bool {
-	if !s.batched() || s.cfg.Method == RoundTime {
+	if s.cfg.ProcHold == ProcHoldNever || !s.batched() || s.cfg.Method == RoundTime {
 		return false
 	}
 	c := s.comm
@@ -118,7 +118,7 @@ func (s *Sync) holdsOneP() bool {
 // Wait describes what the ranks did while they waited for each observation
 // of the last Run (the sidecar's wait record).
 func (s *Sync) Wait() rawdata.Wait {
-	w := rawdata.Wait{GoMaxProcs: s.procs}
+	w := rawdata.Wait{GoMaxProcs: s.procs, GoMaxProcsHold: s.cfg.ProcHold.String()}
 	if w.GoMaxProcs == 0 { // no Run yet
 		w.GoMaxProcs = runtime.GOMAXPROCS(0)
 	}

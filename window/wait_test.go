@@ -65,8 +65,8 @@ func (t trueClock) ToLocal(global float64) int64 { return t.w.ClockAt(t.rank, gl
 // Run holds GOMAXPROCS at 1 during every batch of every rank (the ranks'
 // holds nest) and restores it when the last rank returns; Wait records it.
 // So does a communicator that runs one observation at a time but unwraps
-// to one (an Unwrapper). RunFunc and a plain communicator leave GOMAXPROCS
-// alone.
+// to one (an Unwrapper). RunFunc, a plain communicator and the option
+// ProcHoldNever leave GOMAXPROCS alone, and Wait records the option.
 func TestRunHoldsOneP(t *testing.T) {
 	const procs = 3
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -76,16 +76,18 @@ func TestRunHoldsOneP(t *testing.T) {
 		batch  bool // a BatchObserver
 		wrap   bool // under a recordingWrapper
 		fn     bool // RunFunc
+		never  bool // ProcHoldNever
 		want   int  // GOMAXPROCS during the observations
 		wait   string
 	}{
-		{"window", Fixed, true, false, false, 1, WaitSpin},
-		{"barrier", Barrier, true, false, false, 1, ""},
-		{"adaptive", AdaptiveSKaMPI, true, false, false, 1, WaitSpin},
-		{"unwrapped", Barrier, true, true, false, 1, ""},
-		{"roundtime", RoundTime, true, false, false, procs, WaitSpin},
-		{"plain", Fixed, false, false, false, procs, WaitSpin},
-		{"func", Fixed, true, false, true, procs, WaitSpin},
+		{"window", Fixed, true, false, false, false, 1, WaitSpin},
+		{"barrier", Barrier, true, false, false, false, 1, ""},
+		{"adaptive", AdaptiveSKaMPI, true, false, false, false, 1, WaitSpin},
+		{"unwrapped", Barrier, true, true, false, false, 1, ""},
+		{"roundtime", RoundTime, true, false, false, false, procs, WaitSpin},
+		{"plain", Fixed, false, false, false, false, procs, WaitSpin},
+		{"func", Fixed, true, false, true, false, procs, WaitSpin},
+		{"never", Fixed, true, false, false, true, procs, WaitSpin},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, err := mpitest.New(mpitest.Config{Ranks: 2, Seed: 3, Latency: mpitest.Latency{SpikeProb: -1}})
@@ -103,7 +105,11 @@ func TestRunHoldsOneP(t *testing.T) {
 				if tc.wrap {
 					c = recordingWrapper{c.(*batchComm)}
 				}
-				s, err := New(c, r.Clock(), trueClock{w, r.ID()}, Config{Method: tc.method, Window: 50 * time.Microsecond, Batch: 10})
+				cfg := Config{Method: tc.method, Window: 50 * time.Microsecond, Batch: 10}
+				if tc.never {
+					cfg.ProcHold = ProcHoldNever
+				}
+				s, err := New(c, r.Clock(), trueClock{w, r.ID()}, cfg)
 				if err != nil {
 					return err
 				}
@@ -138,7 +144,11 @@ func TestRunHoldsOneP(t *testing.T) {
 				t.Errorf("GOMAXPROCS %d after Run, want %d restored", got, procs)
 			}
 			for r, wt := range waits {
-				if wt.GoMaxProcs != tc.want || wt.Deadline != tc.wait {
+				hold := "auto"
+				if tc.never {
+					hold = "never"
+				}
+				if wt.GoMaxProcs != tc.want || wt.Deadline != tc.wait || wt.GoMaxProcsHold != hold {
 					t.Errorf("rank %d: Wait() = %+v, want gomaxprocs %d, deadline %q", r, wt, tc.want, tc.wait)
 				}
 			}

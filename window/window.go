@@ -232,6 +232,38 @@ type Config struct {
 	// NoiseGuardBefore is the guard before a start: no predicted detour may
 	// end less than this before it; default 5 µs.
 	NoiseGuardBefore time.Duration
+	// ProcHold says whether Run may set runtime.GOMAXPROCS, a setting of
+	// the whole process, to 1 while it runs; the default (ProcHoldAuto)
+	// does when the batches run in one step each. Sync.Wait records it.
+	ProcHold ProcHold
+}
+
+// ProcHold is Config.ProcHold: whether Run may change runtime.GOMAXPROCS,
+// which holds for the whole process, while it runs.
+type ProcHold int
+
+const (
+	// ProcHoldAuto holds GOMAXPROCS at 1 while Run's observations run a
+	// batch at a time in one step (the real binding's single cgo call), and
+	// restores the value it found when the last Run of the process that
+	// holds it returns (wait.go says why): the verified default.
+	ProcHoldAuto ProcHold = iota
+	// ProcHoldNever leaves GOMAXPROCS alone, for a program whose other
+	// goroutines must keep running while it measures; the Go runtime's
+	// monitor thread may then preempt ranks that busy-wait for a start.
+	ProcHoldNever
+	numProcHolds
+)
+
+// String returns "auto" or "never".
+func (h ProcHold) String() string {
+	switch h {
+	case ProcHoldAuto:
+		return "auto"
+	case ProcHoldNever:
+		return "never"
+	}
+	return fmt.Sprintf("ProcHold(%d)", int(h))
 }
 
 // MaxWindowLimit bounds Config.Window and Config.MaxWindow: one
@@ -239,7 +271,7 @@ type Config struct {
 // by value).
 const MaxWindowLimit = time.Second
 
-// Check rejects values that withDefaults would silently replace or that
+// Check rejects values that WithDefaults would silently replace or that
 // cannot run: negative durations and counts, a window or maximal window
 // above MaxWindowLimit, a maximal window below the window, a NaN or
 // negative round-time factor or invalid fraction. Zero fields mean the
@@ -267,11 +299,16 @@ func (c Config) Check() error {
 		return bad("round-time factor %v is not a non-negative finite number", c.RoundFactor)
 	case c.AdaptOn != AdaptOnInvalid && c.AdaptOn != AdaptOnExpired:
 		return bad("unknown adaptation trigger %d", int(c.AdaptOn))
+	case c.ProcHold < 0 || c.ProcHold >= numProcHolds:
+		return bad("unknown GOMAXPROCS hold %d", int(c.ProcHold))
 	}
 	return nil
 }
 
-func (c Config) withDefaults() Config {
+// WithDefaults returns c with every zero field replaced by its documented
+// default: the configuration a Sync made from c runs (Sync.Config), and
+// so the one its raw data must record.
+func (c Config) WithDefaults() Config {
 	if c.Window <= 0 {
 		c.Window = 100 * time.Microsecond
 	}
@@ -334,7 +371,7 @@ func (r *Record) Cap() int { return len(r.Start) }
 // Capacity returns the Record capacity Run needs for n observations with
 // this configuration.
 func (c Config) Capacity(n int) int {
-	c = c.withDefaults()
+	c = c.WithDefaults()
 	switch c.Method {
 	case RoundTime:
 		return 10 * n
@@ -409,7 +446,7 @@ func New(c mpi.Comm, clk timing.Clock, g GlobalClock, cfg Config) (*Sync, error)
 	if c == nil || clk == nil {
 		return nil, errors.New("window: New needs a communicator and a clock")
 	}
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	if cfg.Method < 0 || cfg.Method >= numMethods {
 		return nil, fmt.Errorf("window: invalid method %v", cfg.Method)
 	}
@@ -459,7 +496,8 @@ func (s *Sync) SetGlobal(g GlobalClock) { s.g = g }
 // When the observations run a batch at a time in one step (the real
 // binding), Run holds runtime.GOMAXPROCS at 1 until it returns, so that the
 // Go runtime's monitor thread sleeps through the batches instead of
-// preempting busy-waiting ranks (wait.go; Sync.Wait records it).
+// preempting busy-waiting ranks (wait.go; Sync.Wait records it), unless
+// Config.ProcHold is ProcHoldNever.
 func (s *Sync) Run(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 	if o == nil || rec == nil {
 		return errors.New("window: Run needs an Observation and a Record (NewRecord(Config().Capacity(n)))")

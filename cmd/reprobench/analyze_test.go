@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/reprobench/reprobench/tables"
 )
 
 var updateAnalysis = flag.Bool("update-analysis", false, "rewrite testdata/analysis/*.golden")
@@ -355,9 +357,9 @@ func TestHelpExplainsColumns(t *testing.T) {
 	var out, errb bytes.Buffer
 	run(&out, &errb, []string{"help", "analyze"})
 	help := errb.String() + out.String()
-	for _, c := range anColumns {
-		if !strings.Contains(help, "  "+c.name+" ") {
-			t.Errorf("help analyze does not explain column %s", c.name)
+	for _, c := range tables.Columns() {
+		if !strings.Contains(help, "  "+c.Name+" ") {
+			t.Errorf("help analyze does not explain column %s", c.Name)
 		}
 	}
 	flat := strings.Join(strings.Fields(help), " ")

@@ -14,12 +14,8 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/design"
-	"github.com/reprobench/reprobench/engine"
-	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/noiseguard"
-	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/timing"
-	"github.com/reprobench/reprobench/window"
 )
 
 func init() {
@@ -221,26 +217,6 @@ func parseNoiseGuard(s string) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("--noise-guard %q: want on or off", s)
-}
-
-// noiseGuardHook returns the run's noise guard when an experiment uses it
-// (collective): nodes from the processor names (rank 0), seeded from
-// --noise-guard-seed.
-func noiseGuardHook(c mpi.Comm, names []string, exps []engine.Experiment, o *runOptions) (*window.NoiseGuard, error) {
-	if !pipeline.GuardsNoise(exps) {
-		if o.noiseGuardSeed != "" { // every rank knows: all fail together
-			return nil, fmt.Errorf("--noise-guard-seed without an experiment that uses the noise guard (--noise-guard on and a windowed method)")
-		}
-		return nil, nil
-	}
-	var probe []byte
-	if o.noiseGuardSeed != "" && c.Rank() == 0 {
-		var err error
-		if probe, err = os.ReadFile(o.noiseGuardSeed); err != nil {
-			return nil, fmt.Errorf("--noise-guard-seed: %w", err)
-		}
-	}
-	return pipeline.NewNoiseGuard(c, names, probe)
 }
 
 // parseCPUList parses --cpus, a kernel CPU list ("0,2", "0-1";

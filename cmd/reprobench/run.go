@@ -1,14 +1,12 @@
 package main
 
 import (
-	crand "crypto/rand"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +16,7 @@ import (
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/pipeline"
-	"github.com/reprobench/reprobench/rawdata"
+	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -76,36 +74,40 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 }
 
 // baseExperiment returns the run-wide levels of the flags (what a design
-// row's empty cells take).
-func baseExperiment(o *runOptions) (engine.Experiment, error) {
+// row's empty cells take), starting from the library's named defaults
+// (engine.DefaultExperiment) that the flags' defaults equal.
+func baseExperiment(o *runOptions) (pipeline.Base, error) {
 	dt, err := mpi.ParseDatatype(o.datatype)
 	if err != nil {
-		return engine.Experiment{}, err
-	}
-	rt, err := window.ParseRuntimeType(o.runtimeType)
-	if err != nil {
-		return engine.Experiment{}, err
+		return pipeline.Base{}, err
 	}
 	cm, err := window.ParseCacheMode(o.cache)
 	if err != nil {
-		return engine.Experiment{}, err
+		return pipeline.Base{}, err
 	}
-	methods, err := pipeline.ParseMethods(o.procSync)
+	methods, err := parseMethods(o.procSync)
 	if err != nil {
-		return engine.Experiment{}, err
+		return pipeline.Base{}, err
 	}
-	rs := mpi.RMAFence // p2p
-	if o.rmaSync != "" {
-		if rs, err = mpi.ParseRMASync(o.rmaSync); err != nil {
-			return engine.Experiment{}, fmt.Errorf("--rma-sync: %v", err)
+	b := pipeline.Base{Experiment: engine.DefaultExperiment(methods[0]), AutoRuntime: strings.EqualFold(strings.TrimSpace(o.runtimeType), "auto")}
+	if !b.AutoRuntime {
+		if b.Runtime, err = window.ParseRuntimeType(o.runtimeType); err != nil {
+			return pipeline.Base{}, err
 		}
 	}
-	return engine.Experiment{BWWindow: o.bwWindow, RMASync: rs, // p2p
-		Type: dt, Root: o.root, Nrep: o.nrep, Warmup: o.warmup, Runtime: rt, LoopReps: o.loopReps,
-		Cache: cm, CacheSlots: o.cacheSlots, FlushBytes: o.cacheBytes, Labels: o.labels, Skew: o.skew, // vcoll: Skew
-		Sync: window.Config{Method: methods[0], Window: o.window, Batch: o.batch, LateTolerance: o.lateTol, RoundFactor: o.roundK,
-			Budget: o.budget, MaxRepeats: o.maxRepeats, MaxWindow: o.maxWindow, SleepGuard: o.sleepGuard, AdaptOn: o.adaptTrigger,
-			NoiseGuard: o.noiseGuardOn}}, nil
+	if o.rmaSync != "" { // p2p
+		if b.RMASync, err = mpi.ParseRMASync(o.rmaSync); err != nil {
+			return pipeline.Base{}, fmt.Errorf("--rma-sync: %v", err)
+		}
+	}
+	ex := &b.Experiment
+	ex.BWWindow = o.bwWindow // p2p
+	ex.Type, ex.Root, ex.Nrep, ex.Warmup, ex.LoopReps = dt, o.root, o.nrep, o.warmup, o.loopReps
+	ex.Cache, ex.CacheSlots, ex.FlushBytes, ex.Labels, ex.Skew = cm, o.cacheSlots, o.cacheBytes, o.labels, o.skew // vcoll: Skew
+	ex.Sync = window.Config{Method: methods[0], Window: o.window, Batch: o.batch, LateTolerance: o.lateTol, RoundFactor: o.roundK,
+		Budget: o.budget, MaxRepeats: o.maxRepeats, MaxWindow: o.maxWindow, SleepGuard: o.sleepGuard, AdaptOn: o.adaptTrigger,
+		NoiseGuard: o.noiseGuardOn}
+	return b, nil
 }
 
 // buildExperiments returns the experiments of this mpirun: the design
@@ -116,15 +118,7 @@ func buildExperiments(o *runOptions, np int) (out []engine.Experiment, err error
 			err = o.nbc.apply(out, np) // nbc.go
 		}
 		for i := range out {
-			// The tools' loops probe too. The alignment is no part of
-			// a tool's loop but of what ran before it, which our own
-			// set-up messages do not reproduce: OSU 7.4's collectives
-			// send only barriers before theirs and, like the plain C
-			// loop, start with the rings level (osu_allreduce 8 B,
-			// Open MPI, 15 pairs: 1.07 and 1.07 with the probe, 1.17
-			// and 1.24 without); IMB-MPI1 runs in the slow alignment,
-			// which the engine keeps for runtime imb (engine/align.go).
-			out[i].AlignProbe = o.alignProbe
+			out[i].AlignProbe = o.alignProbe // no part of the library's defaults (0)
 		}
 	}()
 	base, err := baseExperiment(o)
@@ -153,13 +147,13 @@ func buildExperiments(o *runOptions, np int) (out []engine.Experiment, err error
 		return pipeline.FromDesignFile(d, o.mpirun, base, o.seed, np)
 	}
 	var f pipeline.Factorial
-	if f.Calls, err = pipeline.ParseCalls(o.calls); err != nil {
+	if f.Calls, err = parseCalls(o.calls); err != nil {
 		return nil, fmt.Errorf("%w: --calls: %v", errUsage, err)
 	}
-	if f.Sizes, err = pipeline.ParseSizes(o.sizes, o.seed); err != nil {
+	if f.Sizes, err = parseSizes(o.sizes, o.seed); err != nil {
 		return nil, fmt.Errorf("%w: --sizes: %v", errUsage, err)
 	}
-	if f.Methods, err = pipeline.ParseMethods(o.procSync); err != nil {
+	if f.Methods, err = parseMethods(o.procSync); err != nil {
 		return nil, fmt.Errorf("%w: --proc-sync: %v", errUsage, err)
 	}
 	exps, err := f.Experiments(base, o.seed, o.mpirun, np)
@@ -169,184 +163,84 @@ func buildExperiments(o *runOptions, np int) (out []engine.Experiment, err error
 	return exps, nil
 }
 
-// runRanks is run by every rank between Init and Finalize. Errors before
-// the engine starts are agreed on by every rank; later ones are
-// *rankFailure (the caller aborts the job).
+// runRanks is run by every rank between Init and Finalize, on MPI's world.
 func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
-	c := mpi.World()
+	return runOn(mpi.World(), nil, stdout, stderr, fs, o)
+}
+
+// runOn maps the flags onto the library's options and runs
+// pipeline.Run on c; clk, when not nil, replaces the --clock (a simulated
+// world's clock). Errors before the engine starts are agreed on by every
+// rank; later ones are *pipeline.RankError (the caller aborts the job).
+func runOn(c mpi.Comm, clk timing.Clock, stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	me, np := c.Rank(), c.Size()
-	start := time.Now().UTC()
 	// A launcher or PMI that did not connect the ranks: refuse before
-	// anything is written (issue #32).
+	// anything is written, and before the flags are checked against np.
 	if err := pipeline.CheckLaunch(c, os.Getenv); err != nil {
 		return err
 	}
-
-	// Rank 0 decides the run id and the seed; everyone uses them.
-	var prep error
-	seedGenerated := false
-	if me == 0 {
-		if !o.seedSet {
-			var b [8]byte
-			if _, err := crand.Read(b[:]); err != nil {
-				prep = err
-			}
-			o.seed, seedGenerated = binary.LittleEndian.Uint64(b[:]), true
-		}
-		if o.runID == "" {
-			var b [4]byte
-			_, _ = crand.Read(b[:])
-			o.runID = start.Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
-		}
-		if prep == nil {
-			if _, prep = rawdata.Check(&rawdata.Options{Dir: o.out, RunID: o.runID, Mpirun: o.mpirun, PerRank: o.perRank, Labels: o.labels}); prep != nil && !errors.Is(prep, rawdata.ErrExists) {
-				prep = fmt.Errorf("%w: %v", errUsage, prep)
-			}
-		}
-	}
-	if err := pipeline.Agree(c, prep); err != nil {
+	opt := pipeline.DefaultOptions()
+	opt.Dir, opt.RunID, opt.Mpirun, opt.PerRank, opt.Labels = o.out, o.runID, o.mpirun, o.perRank, o.labels
+	opt.Seed, opt.SeedSet, opt.Design, opt.Args = o.seed, o.seedSet, o.designFile, os.Args
+	opt.ClockSync, opt.ClockAccuracy, opt.ResyncEvery = o.clockSync, o.clockAccuracy, o.resyncEvery
+	// The seed and the run id, agreed by every rank (an allgather).
+	opt, err := pipeline.Prepare(c, opt)
+	if err != nil {
 		return err
 	}
-	seedStr, err := pipeline.BcastString(c, strconv.FormatUint(o.seed, 10), 0)
-	if err != nil {
-		return &pipeline.RankError{Rank: me, Err: err}
-	}
-	o.seed, _ = strconv.ParseUint(seedStr, 10, 64)
-	if o.runID, err = pipeline.BcastString(c, o.runID, 0); err != nil {
-		return &pipeline.RankError{Rank: me, Err: err}
-	}
+	o.seed, o.runID = opt.Seed, opt.RunID
 
+	// What every rank can check alone, the same way on every rank.
 	exps, perr := buildExperiments(o, np)
-	var spec string
 	if perr == nil {
-		if spec, perr = pipeline.ResolveClockSync(exps, o.clockSync); perr != nil {
-			perr = fmt.Errorf("%w: --clock-sync: %v", errUsage, perr)
+		if perr = pipeline.CheckExperiments(exps, opt, np); perr != nil { // --clock-sync, --clock-accuracy
+			perr = fmt.Errorf("%w: %v", errUsage, perr)
 		}
 	}
-	// The default clock accuracy target, from what the experiments need
-	// (issue 28); --clock-accuracy none or a target replaces it.
-	target, targetWhy := pipeline.ClockAccuracy(exps)
-	for i := 0; perr == nil && i < len(exps); i++ {
-		if cs := exps[i].ClockSync; cs != "" && cs != "none" {
-			if _, err := clocksync.ParseSpecAccuracy(cs, o.clockAccuracy, target); err != nil {
-				perr = fmt.Errorf("%w: --clock-accuracy %s with clock sync %s: %v", errUsage, o.clockAccuracy, cs, err)
+	if perr == nil && o.noiseGuardSeed != "" {
+		if !slices.ContainsFunc(exps, func(ex engine.Experiment) bool { return ex.Sync.NoiseGuard && ex.Sync.Method.Windowed() }) {
+			perr = fmt.Errorf("%w: --noise-guard-seed without an experiment that uses the noise guard (--noise-guard on and a windowed method)", errUsage)
+		} else if me == 0 {
+			if opt.NoiseProbe, perr = os.ReadFile(o.noiseGuardSeed); perr != nil {
+				perr = fmt.Errorf("--noise-guard-seed: %w", perr)
 			}
 		}
 	}
-	clk, cerr := pipeline.Clock(o.clock, o.tscHz)
-	// vcluster: a node's drift (clocksync.NodeSkewEnv, set only on a
-	// virtual cluster's skewed nodes) for every clock read of this rank;
-	// a skewed clock has no C-readable source, so such a rank drives its
-	// critical path from Go (mpi.ObserveGo). docs/clusters.md, "What C code
-	// sees", says why.
-	if cerr == nil {
-		clk, _, cerr = clocksync.NodeSkew(clk)
+	var cerr error
+	if clk == nil {
+		clk, cerr = clockByName(o.clock, o.tscHz)
+		// vcluster: a node's drift (clocksync.NodeSkewEnv, set only on a
+		// virtual cluster's skewed nodes) for every clock read of this
+		// rank; a skewed clock has no C-readable source, so such a rank
+		// drives its critical path from Go (mpi.ObserveGo).
+		// docs/clusters.md, "What C code sees", says why.
+		if cerr == nil {
+			clk, _, cerr = clocksync.NodeSkew(clk)
+		}
 	}
 	if err := pipeline.Agree(c, errors.Join(perr, cerr)); err != nil {
 		return err
 	}
 	if me == 0 {
-		if note := pipeline.EventTickNote(exps, mpi.BuildFlavor, os.Getenv); note != "" {
+		if note := eventTickNote(exps, mpi.BuildFlavor, os.Getenv); note != "" {
 			fmt.Fprintln(stderr, "reprobench run: note:", note)
 		}
 	}
-
-	// From here on, an error on one rank aborts the job.
-	fail := func(err error) error { return &pipeline.RankError{Rank: me, Err: err} }
-	// Facts for the metadata (clock, MPI library, processor names,
-	// environment): what a library program's pipeline.Run records too.
-	meta, err := pipeline.CollectMetadata(c, clk)
-	if err != nil {
-		return fail(err)
-	}
-	meta.RunID, meta.Mpirun, meta.Seed, meta.SeedGenerated = o.runID, o.mpirun, o.seed, seedGenerated
-	meta.Labels, meta.Design, meta.StartUTC, meta.ClockSyncSpec = o.labels, o.designFile, start, spec
-	meta.Flags = map[string]string{}
-	if pipeline.NeedsSync(exps) {
-		meta.ClockAccuracy, meta.ClockAccuracySource = clockAccuracyNote(o.clockAccuracy, target, targetWhy)
-		if me == 0 {
-			fmt.Fprintf(stderr, "reprobench run: clock accuracy target %s (%s)\n", meta.ClockAccuracy, meta.ClockAccuracySource)
-		}
-	}
+	opt.Flags = map[string]string{}
 	fs.VisitAll(func(f *flag.Flag) {
 		if _, removed := renamedRunFlags[f.Name]; !removed {
-			meta.Flags[f.Name] = f.Value.String()
+			opt.Flags[f.Name] = f.Value.String()
 		}
 	})
-	meta.Flags["seed"] = strconv.FormatUint(o.seed, 10)
-	meta.Flags["run-id"] = o.runID
-	eng := &engine.Engine{Comm: c, Clock: clk, PerRank: o.perRank, ResyncEvery: o.resyncEvery}
-	if pipeline.NeedsSync(exps) {
-		g := clocksync.NewGlobalClock(clk)
-		eng.Global = g
-		resync, err := pipeline.NewResync(c, g, pipeline.ResyncOptions{Accuracy: o.clockAccuracy, Default: target,
-			Record: func(ex *engine.Experiment, res *clocksync.Result, reason string) {
-				if me != 0 {
-					return
-				}
-				meta.ClockSyncs = append(meta.ClockSyncs, rawdata.ClockSync{BeforeExp: ex.Exp, Result: rawdata.MarshalRecord(res), Reason: reason})
-				if res.Target != "" && !res.TargetMet {
-					fmt.Fprintf(stderr, "reprobench run: WARNING: clock accuracy target %s not met before experiment %d (bound %v; %d rank(s) out of time)\n", res.Target, ex.Exp, res.Bound, res.BudgetExceeded)
-				}
-			}})
-		if err != nil {
-			return fail(err)
-		}
-		eng.Resync = resync
-	}
-
-	if eng.NoiseGuard, err = noiseGuardHook(c, meta.ProcessorNames, exps, o); err != nil { // noise.go (noise, issue 15)
-		return fail(err)
-	}
-	var w *rawdata.Writer
-	if me == 0 {
-		w, err = rawdata.Create(rawdata.Options{Dir: o.out, RunID: o.runID, Mpirun: o.mpirun, PerRank: o.perRank,
-			Labels: o.labels, Experiments: engine.Declare(exps)})
-		if err != nil {
-			return fail(err)
-		}
-		eng.Progress = func(done, total int) {
-			fmt.Fprintf(stderr, "reprobench run: experiment %d/%d done\n", done, total)
-		}
-	}
-	var s engine.Sink
-	if w != nil {
-		s = w
-	}
-	if err := launchTestHold(o.mpirun, me); err != nil { // kill tests only (launch_hold.go)
+	opt.Flags["seed"] = strconv.FormatUint(o.seed, 10)
+	opt.Flags["run-id"] = o.runID
+	opt.Note = func(msg string) { fmt.Fprintln(stderr, "reprobench run:", msg) }
+	opt.Progress = func(done, total int) { fmt.Fprintf(stderr, "reprobench run: experiment %d/%d done\n", done, total) }
+	opt.BeforeMeasure = func() error { return launchTestHold(o.mpirun, me) } // kill tests only (launch_hooks.go)
+	res, err := pipeline.Run(c, clk, exps, opt)
+	if err != nil || res == nil {
 		return err
 	}
-	sums, rerr := eng.Run(exps, s)
-	if me != 0 {
-		if rerr != nil {
-			return fail(rerr)
-		}
-		return nil
-	}
-	meta.Experiments = sums
-	meta.EndUTC = time.Now().UTC()
-	meta.DurationS = meta.EndUTC.Sub(start).Seconds()
-	if rerr != nil {
-		_ = w.Abort(meta, rerr)
-		return fail(fmt.Errorf("%w (partial output kept in %s%s)", rerr, w.Names().CSV, rawdata.PartialSuffix))
-	}
-	if err := w.Close(meta); err != nil {
-		return fail(err)
-	}
-	fmt.Fprintf(stdout, "%s: %d experiments, %d rows\n", w.Names().CSV, len(sums), w.Rows())
+	fmt.Fprintf(stdout, "%s: %d experiments, %d rows\n", res.Files.CSV, len(res.Summaries), res.Rows)
 	return nil
-}
-
-// clockAccuracyNote returns the clock accuracy target a run records and
-// prints, and where it came from: the --clock-accuracy flag (none: the
-// published fixed counts) or the default derived from the experiments.
-func clockAccuracyNote(flag string, target clocksync.Accuracy, why string) (string, string) {
-	switch f := strings.TrimSpace(flag); {
-	case strings.EqualFold(f, "none"):
-		return "none", "--clock-accuracy none: the published fixed counts, re-synchronized before every experiment (or --resync-every)"
-	case f != "" && !strings.EqualFold(f, "auto"):
-		a, _ := clocksync.ParseAccuracy(f) // checked by runOptions.check
-		return a.String(), "--clock-accuracy"
-	}
-	return target.String(), "default: " + why + "; specs with fixed counts or accuracy= keep theirs; --clock-accuracy sets another, none the published fixed counts"
 }

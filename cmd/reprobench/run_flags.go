@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/rawdata"
@@ -82,36 +83,40 @@ func removedFlag(fs *flag.FlagSet, old, now string) {
 func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs := newFlagSet("run", "[flags]   (under mpirun -np N)", stderr)
 	o := &runOptions{labels: labelFlag{}}
-	fs.StringVar(&o.calls, "calls", "MPI_Allreduce", "comma-separated `calls` (\"reprobench ops\" says what each does, takes and needs): "+strings.Join(callNames(), ", "))
-	fs.StringVar(&o.sizes, "sizes", "8", "message `sizes` in bytes, as in design: a list 8,64,1K, pow2:A..B, logu:A..B:COUNT[:STEP], or several of these comma-separated; K/M/G = 1024^1/2/3")
-	fs.StringVar(&o.datatype, "datatype", "float64", "element `type`: byte, int32, int64, float32, float64")
-	fs.IntVar(&o.nrep, "nrep", 1000, "recorded observations per experiment")
-	fs.IntVar(&o.warmup, "warmup", 100, "unrecorded observations before each experiment (same sync method; at 32 KiB the observations 10–99 after MPI_Init were 13–16 % slower than later ones, bench/fidelity/candidates)")
-	fs.IntVar(&o.alignProbe, "align-probe", 200, "observations per block of the alignment probe after the warm-up, for messages up to 1 KiB (at most nrep/8, at least 10). Open MPI's shared-memory transport passes small messages through one ring of 32-byte slots per direction (its fast box), and a loop of small messages runs up to 1.5× slower for a whole mpirun when the run's history left the two rings at different offsets (docs/fidelity.md). The probe levels the rings (a ping-pong of 568 messages that takes each ring to the same slot from any slot), times a reference loop (barrier, 8-byte allreduce) in two blocks level and two with one ring moved by an empty message, alternating, records both medians in the sidecar (align_probe), and levels the rings again for the experiment's call: the state a plain C benchmark, and OSU, start in. With --runtime imb it does not level and keeps the slower of the two instead (IMB-MPI1's set-up leaves it there: 1.2× osu_allreduce's same loop, alike with fast boxes off). Each levelling took 0.61–1.94 ms with Open MPI here (median 0.68) and 0.86–1.29 ms with MPICH (median 1.04) over 10 mpiruns; the probe levels twice. 0: no probe, the alignment the history gives")
-	fs.IntVar(&o.root, "root", 0, "root of rooted calls and first rank of pingpong")
-	fs.StringVar(&o.procSync, "proc-sync", "barrier", "comma-separated process synchronization `methods`: "+strings.Join(window.MethodNames(), ", "))
-	fs.DurationVar(&o.window, "window", 100*time.Microsecond, "initial window of the windowed methods")
+	// The defaults are the library's named ones (engine.DefaultExperiment,
+	// pipeline.DefaultOptions): a run without flags is a library run with
+	// its defaults.
+	def, dopt := engine.DefaultExperiment(window.Barrier), pipeline.DefaultOptions()
+	fs.StringVar(&o.calls, "calls", def.Call.String(), "comma-separated `calls` (\"reprobench ops\" says what each does, takes and needs): "+strings.Join(callNames(), ", "))
+	fs.StringVar(&o.sizes, "sizes", strconv.Itoa(def.MsizeBytes), "message `sizes` in bytes, as in design: a list 8,64,1K, pow2:A..B, logu:A..B:COUNT[:STEP], or several of these comma-separated; K/M/G = 1024^1/2/3")
+	fs.StringVar(&o.datatype, "datatype", def.Type.ShortName(), "element `type`: byte, int32, int64, float32, float64")
+	fs.IntVar(&o.nrep, "nrep", def.Nrep, "recorded observations per experiment")
+	fs.IntVar(&o.warmup, "warmup", def.Warmup, "unrecorded observations before each experiment, under the same process synchronization (engine.DefaultWarmup says why)")
+	fs.IntVar(&o.alignProbe, "align-probe", 0, "observations per block of the alignment probe after the warm-up, for messages up to 1 KiB (at most nrep/8, at least 10). Open MPI's shared-memory transport passes small messages through one ring of 32-byte slots per direction (its fast box), and a loop of small messages runs up to 1.5× slower for a whole mpirun when the run's history left the two rings at different offsets (docs/fidelity.md). The probe levels the rings (a ping-pong of 568 messages that takes each ring to the same slot from any slot), times a reference loop (barrier, 8-byte allreduce) in two blocks level and two with one ring moved by an empty message, alternating, records both medians in the sidecar (align_probe), and levels the rings again for the experiment's call: the state a plain C benchmark, and OSU, start in. With --runtime imb it does not level and keeps the slower of the two instead (IMB-MPI1's set-up leaves it there: 1.2× osu_allreduce's same loop, alike with fast boxes off). Each levelling took 0.61–1.94 ms with Open MPI here (median 0.68) and 0.86–1.29 ms with MPICH (median 1.04) over 10 mpiruns; the probe levels twice. 0 (the default, as the library's engine.DefaultExperiment): no probe, the alignment the history gives")
+	fs.IntVar(&o.root, "root", def.Root, "root of rooted calls and first rank of pingpong")
+	fs.StringVar(&o.procSync, "proc-sync", def.Sync.Method.String(), "comma-separated process synchronization `methods`: "+strings.Join(window.MethodNames(), ", "))
+	fs.DurationVar(&o.window, "window", def.Sync.Window, "initial window of the windowed methods")
 	fs.DurationVar(&o.maxWindow, "window-max", 0, "largest window the adaptive policies may reach (0: 100 × --window)")
 	fs.DurationVar(&o.sleepGuard, "window-sleep-guard", 0, "sleep until this long before each window start instead of busy-waiting all the way (0: never sleep)")
-	fs.IntVar(&o.batch, "window-batch", 100, "observations per broadcast start time and per adaptation decision")
-	fs.DurationVar(&o.lateTol, "late-tolerance", time.Microsecond, "how late after its deadline an observation may start and stay valid")
-	fs.StringVar(&o.adaptOn, "adapt-on", "invalid", "what the adaptive methods count against their 25% threshold: invalid (every late or expired observation, as SKaMPI and NBCBench publish) or expired (only observations that overran their window: a late start on an idle rank is machine noise, which no window prevents; see reprobench noise)")
-	fs.IntVar(&o.maxRepeats, "nbcbench-max-repeats", 20, "adaptive_nbcbench: most batch repetitions per experiment")
-	fs.Float64Var(&o.roundK, "roundtime-k", 4, "round-time: start = now + k·(MPI_Bcast time)")
-	fs.DurationVar(&o.budget, "roundtime-budget", 10*time.Second, "round-time: time budget per experiment")
-	fs.StringVar(&o.clockSync, "clock-sync", "auto", "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto (hca3 when a windowed method or global runtime needs it, else none)")
-	fs.StringVar(&o.clockAccuracy, "clock-accuracy", "auto", "clock accuracy `target` ERROR@HORIZON, e.g. 1us@10s: jk, hca3 and twolevel learn until every rank's predicted error bound at HORIZON meets ERROR, and re-synchronize before an experiment whose end the bound would otherwise exceed; auto: the late tolerance (at most a tenth of the window) at the longest expected experiment, at least 1 s, for every spec without fixed counts or accuracy=; none: the published fixed counts, re-synchronized before every experiment (--resync-every)")
-	fs.DurationVar(&o.resyncEvery, "resync-every", 0, "re-synchronize the clocks before an experiment when this much time has passed (0: before every experiment); with an accuracy target the predicted bound decides among those")
-	fs.StringVar(&o.runtimeType, "runtime", "local", "completion time per observation: local (max over ranks of end−start), global (max end − min start, global clock), loop (n calls back to back, max over ranks of (end−start)/n: IMB's t_max), osu (what OSU prints: collectives time each call t0;call;t1 with a barrier after it, average over calls then over ranks; ping-pong: root's elapsed/(2n)), imb (what IMB prints: n calls back to back after the barrier, (t2−t1)/n averaged over ranks = t_avg; ping-pong: root's (t2−t1)/(2n)); see docs/data-format.md")
-	fs.IntVar(&o.loopReps, "loop-reps", 100, "calls per observation n for --runtime loop, osu and imb (OSU's iterations: 1000, 100 above 8 KiB; osu_latency 10000)")
+	fs.IntVar(&o.batch, "window-batch", def.Sync.Batch, "observations per broadcast start time and per adaptation decision")
+	fs.DurationVar(&o.lateTol, "late-tolerance", def.Sync.LateTolerance, "how late after its deadline an observation may start and stay valid")
+	fs.StringVar(&o.adaptOn, "adapt-on", def.Sync.AdaptOn.String(), "what the adaptive methods count against their 25% threshold: invalid (every late or expired observation, as SKaMPI and NBCBench publish) or expired (only observations that overran their window: a late start on an idle rank is machine noise, which no window prevents; see reprobench noise)")
+	fs.IntVar(&o.maxRepeats, "nbcbench-max-repeats", def.Sync.MaxRepeats, "adaptive_nbcbench: most batch repetitions per experiment")
+	fs.Float64Var(&o.roundK, "roundtime-k", def.Sync.RoundFactor, "round-time: start = now + k·(MPI_Bcast time)")
+	fs.DurationVar(&o.budget, "roundtime-budget", def.Sync.Budget, "round-time: time budget per experiment")
+	fs.StringVar(&o.clockSync, "clock-sync", dopt.ClockSync, "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto (hca3 when a windowed method or global runtime needs it, else none)")
+	fs.StringVar(&o.clockAccuracy, "clock-accuracy", dopt.ClockAccuracy, "clock accuracy `target` ERROR@HORIZON, e.g. 1us@10s: jk, hca3 and twolevel learn until every rank's predicted error bound at HORIZON meets ERROR, and re-synchronize before an experiment whose end the bound would otherwise exceed; auto: the late tolerance (at most a tenth of the window) at the longest expected experiment, at least 1 s, for every spec without fixed counts or accuracy=; none: the published fixed counts, re-synchronized before every experiment (--resync-every)")
+	fs.DurationVar(&o.resyncEvery, "resync-every", dopt.ResyncEvery, "re-synchronize the clocks before an experiment when this much time has passed (0: before every experiment); with an accuracy target the predicted bound decides among those")
+	fs.StringVar(&o.runtimeType, "runtime", "auto", "completion time per observation: auto (global for the windowed methods, local for the barrier methods: engine.DefaultRuntime), local (max over ranks of end−start), global (max end − min start, global clock), loop (n calls back to back, max over ranks of (end−start)/n: IMB's t_max), osu (what OSU prints: collectives time each call t0;call;t1 with a barrier after it, average over calls then over ranks; ping-pong: root's elapsed/(2n)), imb (what IMB prints: n calls back to back after the barrier, (t2−t1)/n averaged over ranks = t_avg; ping-pong: root's (t2−t1)/(2n)); see docs/data-format.md")
+	fs.IntVar(&o.loopReps, "loop-reps", def.LoopReps, "calls per observation n for --runtime loop, osu and imb (OSU's iterations: 1000, 100 above 8 KiB; osu_latency 10000)")
 	fs.StringVar(&o.clock, "clock", "monotonic", "clock: monotonic, tsc, tsc_lfence or mpi_wtime")
 	fs.StringVar(&o.mpiThread, "mpi-thread", "single", "thread level requested from MPI: single (what a C benchmark's MPI_Init gets; only the locked main thread calls MPI, see package mpi) or funneled, serialized, multiple (Open MPI then locks internally, which changes timings, see docs/data-format.md)")
 	fs.Float64Var(&o.tscHz, "tsc-hz", 0, "fix the TSC frequency in Hz (0: calibrate for 1 s)")
-	fs.StringVar(&o.cache, "cache", "warm", "cache mode: warm, cold (overwrite a buffer the size of the core's last private cache before each observation), cycle or random (buffer offsets)")
+	fs.StringVar(&o.cache, "cache", def.Cache.String(), "cache mode: warm, cold (overwrite a buffer the size of the core's last private cache before each observation), cycle or random (buffer offsets)")
 	fs.IntVar(&o.cacheBytes, "cache-bytes", 0, "bytes overwritten by --cache cold (0: the last cache level private to a core, from sysfs; 32 MiB if unknown)")
-	fs.IntVar(&o.cacheSlots, "cache-slots", 16, "buffer copies for --cache cycle and random")
-	fs.IntVar(&o.skew, "skew", 1, "v-collectives' skew k: the last rank's blocks have k times the count of the others ("+mpi.CallNames(mpi.CallsTaking(mpi.ParamSkew))+"; other calls ignore it and record 1); 1: uniform counts") // vcoll
-	fs.StringVar(&o.out, "out", ".", "output `directory`")
+	fs.IntVar(&o.cacheSlots, "cache-slots", def.CacheSlots, "buffer copies for --cache cycle and random")
+	fs.IntVar(&o.skew, "skew", def.Skew, "v-collectives' skew k: the last rank's blocks have k times the count of the others ("+mpi.CallNames(mpi.CallsTaking(mpi.ParamSkew))+"; other calls ignore it and record 1); 1: uniform counts") // vcoll
+	fs.StringVar(&o.out, "out", dopt.Dir, "output `directory`")
 	fs.StringVar(&o.runID, "run-id", "", "run identifier (default: generated from the time and random bits)")
 	fs.IntVar(&o.mpirun, "mpirun", 0, "index of this mpirun in a campaign")
 	fs.Func("seed", "seed of the experiment order: the order \"reprobench design --seed\" gives the same factors (default: random, always recorded)", func(s string) error {
@@ -126,8 +131,8 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.IntVar(&o.checkNp, "check-np", 0, "only check the flags (and --design) for this many processes, without MPI, and exit (launch does so before its first mpirun)")
 	nbcFlags(fs, &o.nbc) // nbc.go
 	// p2p:
-	fs.IntVar(&o.bwWindow, "bw-window", mpi.DefaultBWWindow, "messages per window of "+mpi.CallNames(mpi.CallsTaking(mpi.ParamBWWindow))+" (osu_bw's window size); recorded in the raw data's bw_window column")
-	fs.StringVar(&o.rmaSync, "rma-sync", "fence", "synchronization of "+mpi.CallNames(mpi.CallsTaking(mpi.ParamRMASync))+": fence (MPI_Win_fence; op; MPI_Win_fence), lock (MPI_Win_lock; op; MPI_Win_unlock) or flush (op; MPI_Win_flush inside MPI_Win_lock_all); recorded in the raw data's rma_sync column")
+	fs.IntVar(&o.bwWindow, "bw-window", def.BWWindow, "messages per window of "+mpi.CallNames(mpi.CallsTaking(mpi.ParamBWWindow))+" (osu_bw's window size); recorded in the raw data's bw_window column")
+	fs.StringVar(&o.rmaSync, "rma-sync", def.RMASync.String(), "synchronization of "+mpi.CallNames(mpi.CallsTaking(mpi.ParamRMASync))+": fence (MPI_Win_fence; op; MPI_Win_fence), lock (MPI_Win_lock; op; MPI_Win_unlock) or flush (op; MPI_Win_flush inside MPI_Win_lock_all); recorded in the raw data's rma_sync column")
 	for old, now := range renamedRunFlags {
 		removedFlag(fs, old, now)
 	}
@@ -185,7 +190,7 @@ func (o *runOptions) check() error {
 	switch o.clock {
 	case "monotonic", "tsc", "tsc_rdtscp", "tsc_lfence", "mpi_wtime", "wtime":
 	default:
-		return fmt.Errorf("--clock %q: want one of %s", o.clock, strings.Join(pipeline.ClockNames, ", "))
+		return fmt.Errorf("--clock %q: want one of %s", o.clock, strings.Join(clockNames, ", "))
 	}
 	if !(o.tscHz >= 0) {
 		return fmt.Errorf("--tsc-hz %v: must not be negative (0: calibrate)", o.tscHz)

@@ -241,8 +241,13 @@ func TestDesignFile(t *testing.T) {
 	if _, err := buildExperiments(o, 4); err == nil || !strings.Contains(err.Error(), "np=2") {
 		t.Errorf("np mismatch: %v", err)
 	}
-	if _, err := pipeline.ResolveClockSync(exps, o.clockSync); err != nil {
+	if err := pipeline.CheckExperiments(exps, pipeline.Options{ClockSync: o.clockSync}, 2); err != nil {
 		t.Fatal(err)
+	}
+	for i := range exps { // what pipeline.Run resolves "auto" to: a windowed experiment needs hca3
+		if exps[i].ClockSync == "" {
+			exps[i].ClockSync = "hca3"
+		}
 	}
 	w, err := rawdata.Create(rawdata.Options{Dir: dir, RunID: "d", Mpirun: 1, Labels: o.labels, Experiments: engine.Declare(exps)})
 	if err != nil {

@@ -58,7 +58,7 @@ func RunCall(c mpi.Comm, clk timing.Clock, call mpi.Call, cfg Config, out Output
 	// An error on one rank may leave the others in a collective: a real
 	// program aborts (reprobench run calls MPI_Abort); main exits, which
 	// ends the job too.
-	res, err := pipeline.Run(c, clk, exps, pipeline.Output{Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun, ClockSync: cfg.Sync})
+	res, err := pipeline.Run(c, clk, exps, pipeline.Options{Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun, ClockSync: cfg.Sync})
 	if err != nil || res == nil {
 		return 0, err
 	}

@@ -3,7 +3,6 @@ package main
 
 import (
 	"log"
-	"time"
 
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
@@ -16,14 +15,13 @@ import (
 func ringShift(c mpi.Comm, n int) engine.Experiment {
 	send, recv := make([]float64, n), make([]float64, n)
 	next, prev := (c.Rank()+1)%c.Size(), (c.Rank()+c.Size()-1)%c.Size()
-	return engine.Experiment{
-		Name: "ring_shift", MsizeBytes: 8 * n, Type: mpi.Float64, Nrep: 1000, Warmup: 100,
-		Func: func() error { return mpi.Sendrecv(c, send, next, 1, recv, prev, 1) },
-		// Start each observation at one instant of the global clock; time it from the
-		// earliest start to the latest end.
-		Sync:    window.Config{Method: window.Fixed, Window: 100 * time.Microsecond},
-		Runtime: window.RuntimeGlobal,
-	}
+	// The verified defaults (warm-up 100, nrep 1000, 100 µs window): start each
+	// observation at one instant of the global clock, time it from the earliest
+	// start to the latest end (the windowed methods' default completion time).
+	ex := engine.DefaultExperiment(window.Fixed)
+	ex.Name, ex.MsizeBytes, ex.Type = "ring_shift", 8*n, mpi.Float64
+	ex.Func = func() error { return mpi.Sendrecv(c, send, next, 1, recv, prev, 1) }
+	return ex
 }
 
 func main() {
@@ -31,8 +29,9 @@ func main() {
 		log.Fatal(err)
 	}
 	c := mpi.World()
-	res, err := pipeline.Run(c, timing.NewMonotonic(), []engine.Experiment{ringShift(c, 1024)},
-		pipeline.Output{Dir: "out", RunID: "ring"})
+	opt := pipeline.DefaultOptions() // a drawn seed, clock sync and accuracy target as "reprobench run"
+	opt.Dir, opt.RunID = "out", "ring"
+	res, err := pipeline.Run(c, timing.NewMonotonic(), []engine.Experiment{ringShift(c, 1024)}, opt)
 	if err != nil {
 		log.Print(err)
 		mpi.Abort(1) // other ranks may wait in a collective

@@ -22,7 +22,7 @@ func TestRingShift(t *testing.T) {
 	dir, d := t.TempDir(), analysis.NewDataset()
 	err = w.Run(func(r *mpitest.Rank) error {
 		_, err := pipeline.Run(r.Comm(), r.Clock(), []engine.Experiment{ringShift(r.Comm(), 8)},
-			pipeline.Output{Dir: dir, RunID: "sim"})
+			pipeline.Options{Dir: dir, RunID: "sim"})
 		return err
 	})
 	if err == nil {

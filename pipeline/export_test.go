@@ -1,0 +1,15 @@
+package pipeline
+
+// The unexported parts of the pipeline that its tests exercise directly.
+var (
+	NodeIndex        = nodeIndex
+	NewNoiseGuard    = newNoiseGuard
+	GuardsNoise      = guardsNoise
+	Seconds          = seconds
+	ResolveClockSync = resolveClockSync
+	ClockAccuracy    = clockAccuracy
+	NewResync        = newResync
+	ProcessorNames   = processorNames
+)
+
+type ResyncOptions = resyncOptions
