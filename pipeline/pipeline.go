@@ -76,8 +76,9 @@ func ExperimentSeed(seed uint64, exp int) uint64 { return seed ^ uint64(exp)*0x9
 // communicator of np ranks. base holds the run's defaults (its flags):
 // every empty cell of de takes base's value, except call (required) and
 // msize_bytes (empty is 0 bytes). The result carries de's
-// labels (over base's) and clock synchronization spec as fields, and its
-// seed derives from seed and de.Exp.
+// labels (over base's) and clock synchronization spec as fields, its
+// seed derives from seed and de.Exp, and a random prehistory's count from
+// seed, de.Mpirun and de.Exp (engine.Prehistory.Draw).
 func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np int) (engine.Experiment, error) {
 	where := fmt.Sprintf("mpirun %d exp %d", de.Mpirun, de.Exp)
 	if de.File != "" {
@@ -92,6 +93,7 @@ func FromDesign(de design.Experiment, base engine.Experiment, seed uint64, np in
 	ex := base
 	ex.Exp = de.Exp
 	ex.Seed = ExperimentSeed(seed, de.Exp)
+	ex.Prehistory = ex.Prehistory.Draw(seed, de.Mpirun, de.Exp)
 	var err error
 	// The call and the size are what a design is about: a row names its
 	// call, and an empty size is 0 bytes (as run always read them).

@@ -118,8 +118,12 @@ func Create(o Options) (*Writer, error) {
 			s.nbcRows[e.Exp] = true
 		}
 	}
+	covariates := slices.ContainsFunc(o.Experiments, func(e Experiment) bool { return e.Covariates.Any() })
 	for _, e := range o.Experiments {
 		b := []byte("," + strings.Join(e.Factors.Values(), ","))
+		if covariates {
+			b = append(b, ","+strings.Join(e.Covariates.Values(), ",")...)
+		}
 		for _, k := range keys {
 			b = append(b, ',')
 			if v := e.Labels[k]; v != "" {
@@ -139,6 +143,9 @@ func Create(o Options) (*Writer, error) {
 	}
 	s.w = bufio.NewWriterSize(s.f, 1<<16)
 	hdr := slices.Concat(Columns, FactorColumns, keys)
+	if covariates {
+		hdr = slices.Concat(Columns, FactorColumns, CovariateColumns, keys)
+	}
 	if s.overlap { // nbc
 		hdr = append(hdr, OverlapColumns...)
 	}

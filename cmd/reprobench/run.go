@@ -100,8 +100,13 @@ func baseExperiment(o *runOptions) (engine.Experiment, error) {
 			return engine.Experiment{}, fmt.Errorf("--rma-sync: %v", err)
 		}
 	}
+	ph, err := engine.ParsePrehistory(o.prehistory)
+	if err != nil {
+		return engine.Experiment{}, fmt.Errorf("--prehistory: %v", err)
+	}
 	return engine.Experiment{BWWindow: o.bwWindow, RMASync: rs, // p2p
-		Type: dt, Root: o.root, Nrep: o.nrep, Warmup: o.warmup, Runtime: rt, LoopReps: o.loopReps,
+		Prehistory: ph,
+		Type:       dt, Root: o.root, Nrep: o.nrep, Warmup: o.warmup, Runtime: rt, LoopReps: o.loopReps,
 		Cache: cm, CacheSlots: o.cacheSlots, FlushBytes: o.cacheBytes, Labels: o.labels, Skew: o.skew, // vcoll: Skew
 		Sync: window.Config{Method: methods[0], Window: o.window, Batch: o.batch, LateTolerance: o.lateTol, RoundFactor: o.roundK,
 			Budget: o.budget, MaxRepeats: o.maxRepeats, MaxWindow: o.maxWindow, SleepGuard: o.sleepGuard, AdaptOn: o.adaptTrigger,
@@ -114,17 +119,6 @@ func buildExperiments(o *runOptions, np int) (out []engine.Experiment, err error
 	defer func() {
 		if err == nil {
 			err = o.nbc.apply(out, np) // nbc.go
-		}
-		for i := range out {
-			// The tools' loops probe too. The alignment is no part of
-			// a tool's loop but of what ran before it, which our own
-			// set-up messages do not reproduce: OSU 7.4's collectives
-			// send only barriers before theirs and, like the plain C
-			// loop, start with the rings level (osu_allreduce 8 B,
-			// Open MPI, 15 pairs: 1.07 and 1.07 with the probe, 1.17
-			// and 1.24 without); IMB-MPI1 runs in the slow alignment,
-			// which the engine keeps for runtime imb (engine/align.go).
-			out[i].AlignProbe = o.alignProbe
 		}
 	}()
 	base, err := baseExperiment(o)

@@ -50,17 +50,18 @@ func (l labelFlag) Set(s string) error {
 
 // runOptions are the flags of "reprobench run".
 type runOptions struct {
-	calls, sizes, datatype, procSync, clockSync, runtimeType, clock, cache, out, runID, designFile       string
-	mpiThread, adaptOn                                                                                   string
-	nrep, warmup, alignProbe, root, mpirun, batch, loopReps, cacheSlots, cacheBytes, maxRepeats, checkNp int
-	skew                                                                                                 int // vcoll
-	seed                                                                                                 uint64
-	seedSet, perRank                                                                                     bool
-	window, maxWindow, sleepGuard, lateTol, budget, resyncEvery                                          time.Duration
-	roundK, tscHz                                                                                        float64
-	labels                                                                                               labelFlag
-	adaptTrigger                                                                                         window.AdaptTrigger
-	clockAccuracy                                                                                        string // ERROR@HORIZON, clocksync.ParseAccuracy
+	calls, sizes, datatype, procSync, clockSync, runtimeType, clock, cache, out, runID, designFile string
+	mpiThread, adaptOn                                                                             string
+	nrep, warmup, root, mpirun, batch, loopReps, cacheSlots, cacheBytes, maxRepeats, checkNp       int
+	skew                                                                                           int // vcoll
+	seed                                                                                           uint64
+	seedSet, perRank                                                                               bool
+	window, maxWindow, sleepGuard, lateTol, budget, resyncEvery                                    time.Duration
+	roundK, tscHz                                                                                  float64
+	labels                                                                                         labelFlag
+	adaptTrigger                                                                                   window.AdaptTrigger
+	clockAccuracy                                                                                  string // ERROR@HORIZON, clocksync.ParseAccuracy
+	prehistory                                                                                     string // engine.ParsePrehistory
 
 	nbc nbcOptions // the overlap measurement's flags (nbc.go)
 	// noise, issue 15: --noise-guard on|off and its seed (noise.go)
@@ -87,7 +88,10 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.datatype, "datatype", "float64", "element `type`: byte, int32, int64, float32, float64")
 	fs.IntVar(&o.nrep, "nrep", 1000, "recorded observations per experiment")
 	fs.IntVar(&o.warmup, "warmup", 100, "unrecorded observations before each experiment (same sync method; at 32 KiB the observations 10–99 after MPI_Init were 13–16 % slower than later ones, bench/fidelity/candidates)")
-	fs.IntVar(&o.alignProbe, "align-probe", 200, "observations per block of the alignment probe after the warm-up, for messages up to 1 KiB (at most nrep/8, at least 10). Open MPI's shared-memory transport passes small messages through one ring of 32-byte slots per direction (its fast box), and a loop of small messages runs up to 1.5× slower for a whole mpirun when the run's history left the two rings at different offsets (docs/fidelity.md). The probe levels the rings (a ping-pong of 568 messages that takes each ring to the same slot from any slot), times a reference loop (barrier, 8-byte allreduce) in two blocks level and two with one ring moved by an empty message, alternating, records both medians in the sidecar (align_probe), and levels the rings again for the experiment's call: the state a plain C benchmark, and OSU, start in. With --runtime imb it does not level and keeps the slower of the two instead (IMB-MPI1's set-up leaves it there: 1.2× osu_allreduce's same loop, alike with fast boxes off). Each levelling took 0.61–1.94 ms with Open MPI here (median 0.68) and 0.86–1.29 ms with MPICH (median 1.04) over 10 mpiruns; the probe levels twice. 0: no probe, the alignment the history gives")
+	fs.StringVar(&o.prehistory, "prehistory", "none", "before each experiment's measured observations, send `N` empty one-way messages from each even rank to the next (none, N, random: 0-3 drawn from the seed, random:MAX); recorded per row as prehistory_msgs (docs/fidelity.md)")
+	fs.Func("align-probe", "removed: the engine no longer adjusts the transport's state (see --prehistory)", func(string) error {
+		return fmt.Errorf("--align-probe was removed: the engine leaves the transport as a plain program does; --prehistory moves its state on purpose")
+	})
 	fs.IntVar(&o.root, "root", 0, "root of rooted calls and first rank of pingpong")
 	fs.StringVar(&o.procSync, "proc-sync", "barrier", "comma-separated process synchronization `methods`: "+strings.Join(window.MethodNames(), ", "))
 	fs.DurationVar(&o.window, "window", 100*time.Microsecond, "initial window of the windowed methods")
@@ -190,7 +194,7 @@ func (o *runOptions) check() error {
 	if !(o.tscHz >= 0) {
 		return fmt.Errorf("--tsc-hz %v: must not be negative (0: calibrate)", o.tscHz)
 	}
-	return errors.Join(nonneg("mpirun", o.mpirun), pos("nrep", o.nrep), nonneg("warmup", o.warmup), nonneg("align-probe", o.alignProbe), nonneg("root", o.root),
+	return errors.Join(nonneg("mpirun", o.mpirun), pos("nrep", o.nrep), nonneg("warmup", o.warmup), nonneg("root", o.root),
 		pos("bw-window", o.bwWindow), // p2p
 		pos("window-batch", o.batch), pos("loop-reps", o.loopReps), pos("cache-slots", o.cacheSlots), nonneg("cache-bytes", o.cacheBytes),
 		pos("nbcbench-max-repeats", o.maxRepeats), pos("skew", o.skew), // vcoll: skew
