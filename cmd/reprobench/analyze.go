@@ -15,6 +15,7 @@ import (
 	"unicode"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/rawdata"
 )
 
 func init() {
@@ -27,9 +28,12 @@ func init() {
 
 // anReadFiles reads raw (and per-rank) files into one Dataset. "-" is stdin.
 // An observation read twice is an error unless keepDup (--keep-duplicates).
-func anReadFiles(stdin io.Reader, files []string, keepDup bool) (*analysis.Dataset, error) {
+// groupBy names covariate columns that enter the group key
+// (analysis.Dataset.GroupBy).
+func anReadFiles(stdin io.Reader, files []string, keepDup bool, groupBy ...string) (*analysis.Dataset, error) {
 	d := analysis.NewDataset()
 	d.KeepDuplicates = keepDup
+	d.GroupBy = groupBy
 	for _, f := range files {
 		if f == "-" {
 			if err := d.Read(stdin, "<stdin>"); err != nil {
@@ -85,8 +89,18 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	o.register(true, fs, "text, csv, json or benchstat (Go benchmark format, one line per mpirun median)")
 	wide := fs.Bool("wide", false, "text: every column (see above)")
 	columns := fs.String("columns", "", "text: these columns, comma-separated (see above)")
+	by := fs.String("by", "", "also group by these recorded covariate `columns`, comma-separated ("+strings.Join(rawdata.CovariateColumns, ", ")+"); without it a covariate only explains modes")
 	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
+	}
+	var groupBy []string
+	if *by != "" {
+		for _, c := range strings.Split(*by, ",") {
+			if !slices.Contains(rawdata.CovariateColumns, c) {
+				return fmt.Errorf("%w: --by %q: not a covariate column (have %s; labels and factors are always grouped by)", errUsage, c, strings.Join(rawdata.CovariateColumns, ", "))
+			}
+			groupBy = append(groupBy, c)
+		}
 	}
 	opt, err := o.options()
 	if err != nil {
@@ -96,7 +110,7 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: no input files", errUsage)
 	}
-	d, err := anReadFiles(os.Stdin, fs.Args(), o.keepDup)
+	d, err := anReadFiles(os.Stdin, fs.Args(), o.keepDup, groupBy...)
 	if err != nil {
 		return err
 	}
@@ -219,6 +233,11 @@ var anColumns = []anColumn{
 				return "-"
 			}
 			return fmt.Sprintf("%.3f", s.Normality.P)
+		}},
+	{"modes", "clusters of the per-mpirun medians (analysis.FindModes; docs/modes.md): 1, or the count with each mode's median over the fastest's and share of mpiruns, and in parentheses a recorded covariate that explains them (a split group also gets a warning below the table)",
+		func(string) string { return "modes" },
+		func(s analysis.GroupSummary, _ func(float64) string, _ func(analysis.Interval) string) string {
+			return s.Modes.String()
 		}},
 	// p2p: the derived columns of the bandwidth calls.
 	{"bytes_per_s", "(header bytes/s) bw, bibw, mbw_mr: M·msize_bytes/median with M the messages per window (bw w, bibw 2w, mbw_mr np/2·w; docs/data-format.md); shown by default when a group is a bandwidth call, '-' for the others",
@@ -491,7 +510,8 @@ var anCSVHeader = []string{"call", "msize_bytes", "np", "datatype", "labels", "n
 	"median_s", "median_ci_lo_s", "median_ci_hi_s", "median_ci_confidence", "median_of",
 	"pooled_median_s", "pooled_median_ci_lo_s", "pooled_median_ci_hi_s", "pooled_median_ci_confidence", "mean_s", "mean_ci_lo_s", "mean_ci_hi_s",
 	"min_s", "p99_s", "max_s", "mpirun_medians_s", "mpirun_means_normalized_max", "normality_w", "normality_p", "warnings",
-	"bytes_per_s", "msgs_per_s"} // p2p
+	"bytes_per_s", "msgs_per_s", // p2p
+	"modes", "modes_explained_by"}
 
 func anWriteCSV(w io.Writer, sums []analysis.GroupSummary) error {
 	cw := csv.NewWriter(w)
@@ -510,7 +530,7 @@ func anWriteCSV(w io.Writer, sums []analysis.GroupSummary) error {
 			anF(s.Median), anF(s.MedianCI.Lo), anF(s.MedianCI.Hi), anF(s.MedianCI.Confidence), s.MedianOf,
 			anF(s.PooledMedian), anF(s.PooledMedianCI.Lo), anF(s.PooledMedianCI.Hi), anF(s.PooledMedianCI.Confidence), anF(s.Mean), anF(s.MeanCI.Lo), anF(s.MeanCI.Hi),
 			anF(s.Min), anF(s.P99), anF(s.Max), strings.Join(mm, ";"), anF(anNormMax(s)), anF(s.Normality.Statistic), anF(s.Normality.P),
-			strings.Join(s.Warnings, "; "), bps, mps})
+			strings.Join(s.Warnings, "; "), bps, mps, s.Modes.String(), strings.Join(s.Modes.ExplainedBy, ";")})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -557,6 +577,15 @@ func anWriteJSON(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 		if b, m, ok := analysis.Rates(s.Key, s.Median); ok { // p2p
 			g["bytes_per_s"], g["msgs_per_s"] = b, m
 		}
+		modes := []row{}
+		for _, m := range s.Modes.Modes {
+			modes = append(modes, row{"median_s": anJ(m.Median), "mpiruns": len(m.Mpiruns), "share": m.Share})
+		}
+		explained := s.Modes.ExplainedBy
+		if explained == nil {
+			explained = []string{}
+		}
+		g["modes"], g["modes_explained_by"] = modes, explained
 		groups = append(groups, g)
 	}
 	out := row{"groups": groups}

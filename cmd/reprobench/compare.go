@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/rawdata"
 )
 
 func init() {
@@ -123,7 +124,11 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		if len(rest) == 0 || slices.Contains(rest, "--") {
 			return fmt.Errorf("%w: --by takes one data set: FILES... without --", errUsage)
 		}
-		d, err := anReadFiles(os.Stdin, rest, o.keepDup)
+		var groupBy []string // a covariate compared by is a label here
+		if slices.Contains(rawdata.CovariateColumns, *by) {
+			groupBy = []string{*by}
+		}
+		d, err := anReadFiles(os.Stdin, rest, o.keepDup, groupBy...)
 		if err != nil {
 			return err
 		}
