@@ -102,8 +102,8 @@ type groupRow struct {
 	Side, Group, N, Outliers, Invalid, Medians, Spread, NormalMed, NormalObs string
 	// Modes lists each mode's median and share of mpiruns when the
 	// per-mpirun medians split (analysis.FindModes), "1" otherwise.
-	Modes string
-	Warnings                                                                 []string
+	Modes    string
+	Warnings []string
 }
 
 type compareView struct {
