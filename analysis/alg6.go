@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -71,7 +72,10 @@ type GroupSummary struct {
 	MpirunIndex []int32
 	// Normality is Shapiro-Wilk on MpirunMedians (NaN p for < 3 mpiruns).
 	Normality TestResult
-	Warnings  []string
+	// Modes are the clusters of MpirunMedians (FindModes; indices into
+	// MpirunMedians) and the covariates that explain them (ExplainModes).
+	Modes    Modes
+	Warnings []string
 }
 
 // Values of GroupSummary.MedianOf.
@@ -155,6 +159,25 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 		} else {
 			s.Normality = TestResult{Method: "Shapiro-Wilk normality test", Statistic: nan, P: nan, Warning: "need ≥ 3 mpiruns"}
 		}
+	}
+	s.Modes = FindModes(s.MpirunMedians)
+	if s.Modes.Split() {
+		for _, name := range slices.Sorted(maps.Keys(g.Covariates)) {
+			vals := make([]string, len(s.MpirunIndex))
+			for i, mi := range s.MpirunIndex {
+				if v := g.Covariates[name][mi]; v != CovariateMixed {
+					vals[i] = v
+				}
+			}
+			if ExplainModes(s.Modes, vals) {
+				s.Modes.ExplainedBy = append(s.Modes.ExplainedBy, name)
+			}
+		}
+		w := fmt.Sprintf("per-mpirun medians split into %d modes (%s); the headline median pools them", len(s.Modes.Modes), s.Modes)
+		if len(s.Modes.ExplainedBy) > 0 {
+			w += "; explained by " + strings.Join(s.Modes.ExplainedBy, ", ")
+		}
+		s.Warnings = append(s.Warnings, w)
 	}
 	if g.Bad > 0 {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%d observations with NaN, infinite or negative runtime_s skipped", g.Bad))
@@ -306,7 +329,21 @@ func CompareSummaries(a, b GroupSummary, ra, rb []float64, opt Options) Comparis
 	if c.Test == "wilcoxon-mpirun-medians" && c.NA+c.NB < 8 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("only %d+%d mpiruns: the test cannot reach p < 0.05 with fewer than 4 per side", c.NA, c.NB))
 	}
+	if w := ModesWarning(a.Modes, b.Modes); w != "" {
+		c.Warnings = append(c.Warnings, w)
+	}
 	return c
+}
+
+// ModesWarning returns the note of a comparison whose sides' per-mpirun
+// medians split into modes (GroupSummary.Modes), "" when neither does:
+// the ratio then compares mixtures of states, and which side is faster
+// can depend on how many mpiruns fell into each.
+func ModesWarning(a, b Modes) string {
+	if !a.Split() && !b.Split() {
+		return ""
+	}
+	return fmt.Sprintf("mixed modes (A %s, B %s): the ratio compares mixtures of states; compare mode by mode or control the factor that sets them", a, b)
 }
 
 // ratioShift is exp of the Hodges-Lehmann estimate of log b − log a and

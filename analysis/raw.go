@@ -96,6 +96,11 @@ type Group struct {
 	Key      GroupKey
 	Runtimes []float64 // seconds, valid observations only
 	Mpirun   []int32
+	// Covariates holds, per recorded covariate column read (not grouped
+	// by: Dataset.GroupBy), each mpirun's value (index into
+	// Dataset.Mpiruns), CovariateMixed when the mpirun's valid rows of
+	// this group had more than one value.
+	Covariates map[string]map[int32]string
 	// Invalid counts observations with a nonzero errorcode (started late,
 	// window expired, …); they are not in Runtimes.
 	Invalid int
@@ -129,6 +134,13 @@ type Dataset struct {
 	Duplicates int
 	// Files are the names passed to Read, in order.
 	Files []string
+	// GroupBy lists covariate columns (rawdata.CovariateColumns) that
+	// enter the group key as labels do; set it before Read. The others
+	// are read as covariates (Group.Covariates, Covariates), which mode
+	// detection uses to say what explains a split (GroupSummary.Modes).
+	GroupBy []string
+	// Covariates are the covariate columns read and not grouped by.
+	Covariates []string
 
 	seen     map[obsKey]*repSet
 	lastSeen *repSet
@@ -296,6 +308,20 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 	for _, c := range rawdata.RegionColumns { // region rows: values, not labels
 		known[c] = true
 	}
+	type cov struct {
+		name string
+		idx  int
+	}
+	var covs []cov // covariates: neither group key nor values
+	for _, c := range rawdata.CovariateColumns {
+		if i, ok := col[c]; ok && !slices.Contains(d.GroupBy, c) {
+			known[c] = true
+			covs = append(covs, cov{c, i})
+			if !slices.Contains(d.Covariates, c) {
+				d.Covariates = append(d.Covariates, c)
+			}
+		}
+	}
 	type lab struct {
 		name string
 		idx  int
@@ -404,6 +430,11 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 		if d.lastMi >= 0 && mp == d.Mpiruns[d.lastMi].Mpirun && rec[cRun] == d.Mpiruns[d.lastMi].RunID {
 			g.Runtimes = append(g.Runtimes, rt)
 			g.Mpirun = append(g.Mpirun, d.lastMi)
+			for _, c := range covs {
+				if v := rec[c.idx]; v != "" {
+					g.noteCovariate(c.name, d.lastMi, v)
+				}
+			}
 			continue
 		}
 		id := MpirunID{rec[cRun], mp}
@@ -417,6 +448,33 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 		d.lastMi = mi
 		g.Runtimes = append(g.Runtimes, rt)
 		g.Mpirun = append(g.Mpirun, mi)
+		for _, c := range covs {
+			if v := rec[c.idx]; v != "" {
+				g.noteCovariate(c.name, mi, v)
+			}
+		}
+	}
+}
+
+// CovariateMixed is the value Group.Covariates holds for a mpirun whose
+// rows had more than one value of the covariate.
+const CovariateMixed = "*"
+
+// noteCovariate records value v of covariate name for mpirun mi in g.
+func (g *Group) noteCovariate(name string, mi int32, v string) {
+	if g.Covariates == nil {
+		g.Covariates = map[string]map[int32]string{}
+	}
+	m := g.Covariates[name]
+	if m == nil {
+		m = map[int32]string{}
+		g.Covariates[name] = m
+	}
+	switch old, ok := m[mi]; {
+	case !ok:
+		m[mi] = strings.Clone(v)
+	case old != v:
+		m[mi] = CovariateMixed
 	}
 }
 

@@ -41,14 +41,11 @@ type Experiment struct {
 	CacheSlots int              // buffer copies for CacheCycle and CacheRandom (default 16)
 	FlushBytes int              // CacheCold: bytes overwritten (default: window.PrivateCacheBytes, else 32 MiB)
 	Seed       uint64           // for CacheRandom
-	// AlignProbe > 0 runs the alignment probe after the warm-up (align.go)
-	// for messages of up to 1 KiB on 2 or more ranks: blocks of that many
-	// observations (at most Nrep/8, at least 10) with the transport's
-	// shared-memory ring as the run's history left it and moved by one
-	// empty message, and the faster alignment is kept (the slower with
-	// window.RuntimeIMB, as IMB-MPI1 runs in it) and recorded
-	// (Summary.Align). 0: no probe, the ring stays where the history put it.
-	AlignProbe int
+	// Prehistory is the opt-in design factor that moves hidden per-peer
+	// transport state on purpose (prehistory.go): Prehistory.Msgs empty
+	// one-way messages from each even rank to the rank after it, after
+	// the warm-up and before the measured observations. Zero: none.
+	Prehistory Prehistory
 	// ClockSync is the clock synchronization spec in force for this
 	// experiment (clocksync's syntax, or "none"); Engine.Resync applies it.
 	// It is recorded in the raw data's clocksync column.
@@ -113,7 +110,11 @@ func (e *Experiment) Raw() rawdata.Experiment {
 	if e.Sync.NoiseGuard && e.Sync.Method.Windowed() {
 		f.NoiseGuard = "on"
 	}
-	return rawdata.Experiment{Exp: e.Exp, Factors: f, Labels: e.Labels, NBCMode: e.NBCMode()}
+	r := rawdata.Experiment{Exp: e.Exp, Factors: f, Labels: e.Labels, NBCMode: e.NBCMode()}
+	if !e.Prehistory.None() {
+		r.Covariates = rawdata.Covariates{Prehistory: e.Prehistory.String(), PrehistoryMsgs: e.Prehistory.Msgs}
+	}
+	return r
 }
 
 // Declare returns the rawdata declarations of exps (Experiment.Raw).
@@ -240,8 +241,8 @@ func (ex *Experiment) check(p int) error {
 	if ex.Nrep < 1 || ex.Warmup < 0 {
 		return fmt.Errorf("need nrep ≥ 1 and warm-up ≥ 0, have %d and %d", ex.Nrep, ex.Warmup)
 	}
-	if ex.AlignProbe < 0 {
-		return fmt.Errorf("negative alignment probe %d (0: none)", ex.AlignProbe)
+	if ex.Prehistory.Msgs < 0 || ex.Prehistory.Max < 0 {
+		return fmt.Errorf("negative prehistory count %d or maximum %d", ex.Prehistory.Msgs, ex.Prehistory.Max)
 	}
 	if ex.LoopReps < 0 || ex.CacheSlots < 0 || ex.FlushBytes < 0 {
 		return fmt.Errorf("negative loop repetitions %d, cache slots %d or flush bytes %d (0: default)", ex.LoopReps, ex.CacheSlots, ex.FlushBytes)
@@ -378,10 +379,11 @@ func (e *Engine) measure(ex *Experiment, o *observed, run func(n int, rec *windo
 			return fmt.Errorf("warm-up: %w", err)
 		}
 	}
-	if alignBlock(ex, e.Comm.Size()) > 0 {
-		if o.align, err = e.alignProbe(ex); err != nil {
-			return fmt.Errorf("alignment probe: %w", err)
+	if n := ex.Prehistory.Msgs; n > 0 {
+		if err := prehistory(e.Comm, n); err != nil {
+			return fmt.Errorf("prehistory: %w", err)
 		}
+		o.traffic.Add(rawdata.TrafficPrehistory, rawdata.OneWay, prehistoryMessages(e.Comm.Size(), n), 0)
 	}
 	if o.guarded {
 		o.slots0, o.skipped0 = e.NoiseGuard.Slots()
@@ -425,7 +427,7 @@ type observed struct {
 	slots0, skipped0 int64
 	ovr              *overlapRecorder            // nbc
 	ovCal            *rawdata.OverlapCalibration // nbc
-	align            *rawdata.AlignProbe         // the alignment probe, nil without one
+	traffic          rawdata.Traffic             // what the engine sent outside the observations
 }
 
 // rows gathers the ranks' timestamps of the observations in o at rank 0,
@@ -473,7 +475,10 @@ func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) 
 		Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: o.began.UTC(),
 		// p2p:
 		BWWindow: bwWindow, RMASync: rmaSync,
-		AllocsPerObs: o.allocsPerObs, Overlap: o.ovCal, Align: o.align}
+		AllocsPerObs: o.allocsPerObs, Overlap: o.ovCal, Traffic: o.traffic}
+	if !ex.Prehistory.None() {
+		sum.Prehistory = ex.Prehistory.String()
+	}
 	sum.Skew = skewLevel(ex) // vcoll
 	if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
 		sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), sy.WindowS()

@@ -20,10 +20,10 @@ const (
 	TagClockSync = TagReserved + 0x50
 	// TagClockSyncEnd is one past clocksync's last tag.
 	TagClockSyncEnd = TagClockSync + 16
-	// TagAlign is the tag of package engine's alignment probe: the one
-	// empty message that moves the transport's shared-memory ring by one
-	// message (engine.Experiment.AlignProbe).
-	TagAlign = TagReserved + 0x72
+	// TagPrehistory is the tag of package engine's prehistory: the empty
+	// one-way messages of the opt-in design factor
+	// (engine.Experiment.PrehistoryMsgs).
+	TagPrehistory = TagReserved + 0x72
 )
 
 // The reserved range must end where the C side's begins.

@@ -94,7 +94,9 @@ func DefaultBase() Base {
 // every empty cell of de takes base's value, except call (required),
 // msize_bytes (empty is 0 bytes) and, with base.AutoRuntime, runtime. The
 // result carries de's labels (over base's) and clock synchronization spec
-// as fields, and its seed derives from seed and de.Exp.
+// as fields, its seed derives from seed and de.Exp, and a random
+// prehistory's count from seed, de.Mpirun and de.Exp
+// (engine.Prehistory.Draw).
 func FromDesign(de design.Experiment, base Base, seed uint64, np int) (engine.Experiment, error) {
 	where := fmt.Sprintf("mpirun %d exp %d", de.Mpirun, de.Exp)
 	if de.File != "" {
@@ -109,6 +111,7 @@ func FromDesign(de design.Experiment, base Base, seed uint64, np int) (engine.Ex
 	ex := base.Experiment
 	ex.Exp = de.Exp
 	ex.Seed = ExperimentSeed(seed, de.Exp)
+	ex.Prehistory = ex.Prehistory.Draw(seed, de.Mpirun, de.Exp)
 	var err error
 	// The call and the size are what a design is about: a row names its
 	// call, and an empty size is 0 bytes (as run always read them).

@@ -126,3 +126,32 @@ func TestResolveClockSync(t *testing.T) {
 		t.Error("bogus spec accepted")
 	}
 }
+
+// TestPrehistoryDrawnPerMpirun: a random prehistory gets its count from
+// the seed, the mpirun and the experiment (engine.Prehistory.Draw), so the
+// mpiruns of one experiment differ, and a fixed level passes through.
+func TestPrehistoryDrawnPerMpirun(t *testing.T) {
+	f := pipeline.Factorial{Calls: []mpi.Call{mpi.CallAllreduce}, Sizes: []int{8}, Methods: []window.Method{window.Barrier}}
+	base := pipeline.Base{Experiment: engine.Experiment{Type: mpi.Float64, Nrep: 3, Prehistory: engine.Prehistory{Random: true}}}
+	counts := map[int]bool{}
+	for m := range 20 {
+		exps, err := f.Experiments(base, 7, m, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := exps[0]
+		if want := base.Prehistory.Draw(7, m, ex.Exp); ex.Prehistory != want {
+			t.Fatalf("mpirun %d: prehistory %+v, want %+v", m, ex.Prehistory, want)
+		}
+		counts[ex.Prehistory.Msgs] = true
+	}
+	// 20 draws from 4 counts all alike has probability 4·(1/4)^20.
+	if len(counts) < 2 {
+		t.Errorf("20 mpiruns drew the counts %v", counts)
+	}
+	base.Prehistory = engine.Prehistory{Msgs: 3}
+	exps, _ := f.Experiments(base, 7, 0, 2)
+	if exps[0].Prehistory.Msgs != 3 {
+		t.Errorf("fixed prehistory became %+v", exps[0].Prehistory)
+	}
+}

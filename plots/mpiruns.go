@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
 	"slices"
 
@@ -15,13 +16,19 @@ import (
 	"github.com/reprobench/reprobench/analysis"
 )
 
+// modeGlyphs are the glyphs of the modes of a group, fastest first.
+var modeGlyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}}
+
 // Mpiruns draws, per group of sel (at least one), every mpirun's median
 // relative to the group's headline median (analysis.GroupSummary.Median)
 // as a dot, with the interquartile range of that mpirun's Tukey-filtered
 // observations (analysis.PerMpirun) as a line through it: how far a rerun
 // moves the result (the spread of Hunold et al. 2014, §3), and how that compares
 // with the spread within one mpirun. The mpiruns of a row are stacked
-// within it in mpirun order. Rows are ordered and colored as in
+// within it in mpirun order. When a group's per-mpirun medians split into
+// modes (analysis.GroupSummary.Modes), each mode has its own glyph
+// (circle for the fastest, then triangle, square, cross) and a thin
+// vertical tick at its median. Rows are ordered and colored as in
 // Distributions; size as there.
 func Mpiruns(d *analysis.Dataset, sel []analysis.GroupSummary, opt analysis.Options, size Size) (Figure, error) {
 	if len(sel) == 0 {
@@ -39,6 +46,7 @@ func Mpiruns(d *analysis.Dataset, sel []analysis.GroupSummary, opt analysis.Opti
 	p.Title.Text = "per-mpirun medians relative to the group's median (dot), and each mpirun's interquartile range (line)\nmpiruns stacked in order within a row; 1 = the median of the mpirun medians"
 	lo, hi := 1.0, 1.0
 	legendDone := map[int]bool{}
+	split := false
 	for i, s := range sel {
 		var g *analysis.Group
 		for _, x := range d.Groups {
@@ -54,7 +62,7 @@ func Mpiruns(d *analysis.Dataset, sel []analysis.GroupSummary, opt analysis.Opti
 		runs = slices.DeleteFunc(runs, func(m analysis.MpirunSummary) bool { return m.N == 0 })
 		y0 := float64(n - 1 - i) // first group on top
 		col := plotutil.DarkColors[series[i]%len(plotutil.DarkColors)]
-		var dots plotter.XYs
+		dots := map[int]plotter.XYs{} // per mode; 0 without modes
 		for j, m := range runs {
 			y := y0
 			if len(runs) > 1 {
@@ -72,21 +80,40 @@ func Mpiruns(d *analysis.Dataset, sel []analysis.GroupSummary, opt analysis.Opti
 			ln.Color = col
 			ln.Width = vg.Points(1)
 			p.Add(ln)
-			dots = append(dots, plotter.XY{X: med, Y: y})
+			mode := max(s.Modes.ModeOf(slices.Index(s.MpirunIndex, m.Mpirun)), 0)
+			dots[mode] = append(dots[mode], plotter.XY{X: med, Y: y})
 		}
 		if len(dots) == 0 {
 			continue
 		}
-		sc, err := plotter.NewScatter(dots)
-		if err != nil {
-			return Figure{}, err
+		for _, mode := range slices.Sorted(maps.Keys(dots)) {
+			sc, err := plotter.NewScatter(dots[mode])
+			if err != nil {
+				return Figure{}, err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Shape: modeGlyphs[mode%len(modeGlyphs)], Color: col, Radius: vg.Points(2.2)}
+			p.Add(sc)
+			if len(seriesNames) > 1 && !legendDone[series[i]] {
+				p.Legend.Add(seriesNames[series[i]], sc)
+				legendDone[series[i]] = true
+			}
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Shape: draw.CircleGlyph{}, Color: col, Radius: vg.Points(2.2)}
-		p.Add(sc)
-		if len(seriesNames) > 1 && !legendDone[series[i]] {
-			p.Legend.Add(seriesNames[series[i]], sc)
-			legendDone[series[i]] = true
+		if s.Modes.Split() {
+			split = true
+			for _, md := range s.Modes.Modes {
+				x := md.Median / s.Median
+				tick, err := plotter.NewLine(plotter.XYs{{X: x, Y: y0 - 0.45}, {X: x, Y: y0 + 0.45}})
+				if err != nil {
+					return Figure{}, err
+				}
+				tick.Color = col
+				tick.Width = vg.Points(0.5)
+				p.Add(tick)
+			}
 		}
+	}
+	if split {
+		p.Title.Text += "\nglyphs and thin ticks: the modes of a group whose mpiruns split (analysis.FindModes), each tick at a mode's median"
 	}
 	one, err := plotter.NewLine(plotter.XYs{{X: 1, Y: -0.5}, {X: 1, Y: float64(n) - 0.5}})
 	if err != nil {

@@ -25,6 +25,22 @@ var Columns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "count"
 var FactorColumns = []string{"procsync", "window_s", "runtime_type", "cache", "clocksync", "skew", "noise_guard",
 	"bw_window", "rma_sync"}
 
+// CovariateColumns are recorded covariates: values that describe how an
+// observation was taken but that analysis does not group by unless asked
+// (analysis.Dataset.GroupBy; analyze --by). A raw file has them after
+// FactorColumns only when some experiment records one
+// (Experiment.Covariates); an absent column and an empty cell mean the
+// covariate was not in use.
+//
+// prehistory_msgs is the number of empty one-way messages each even rank
+// sent to the rank after it before this experiment's measured
+// observations (engine.Prehistory); empty without a prehistory.
+var CovariateColumns = []string{CovariatePrehistory}
+
+// CovariatePrehistory is the column of the prehistory design factor's
+// count (CovariateColumns).
+const CovariatePrehistory = "prehistory_msgs"
+
 // nbc: OverlapColumns end the raw file when a run has experiments of the
 // overlap measurement of a non-blocking collective (Experiment.NBCMode);
 // rows of other experiments leave them empty. nbc_mode ("overlap", or
@@ -75,6 +91,7 @@ var labelKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 // which a label key must not shadow.
 func IsColumn(name string) bool {
 	return slices.Contains(Columns, name) || slices.Contains(FactorColumns, name) || slices.Contains(RankColumns, name) ||
+		slices.Contains(CovariateColumns, name) ||
 		slices.Contains(OverlapColumns, name) || // nbc
 		slices.Contains(RegionColumns, name)
 }

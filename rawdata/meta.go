@@ -58,6 +58,10 @@ type Metadata struct {
 	// the default derived from the experiments and how.
 	ClockAccuracy       string `json:"clock_accuracy,omitempty"`
 	ClockAccuracySource string `json:"clock_accuracy_source,omitempty"`
+
+	// Traffic is what the run's set-up sent between ranks outside any
+	// experiment (the experiments' own is in each Summary.Traffic).
+	Traffic Traffic `json:"traffic,omitempty"`
 }
 
 // ClockSync is one clock synchronization: before which experiment, and its

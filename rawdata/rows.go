@@ -102,6 +102,32 @@ type Experiment struct {
 	// per-rank file carries the label columns too, so that per-rank rows
 	// of different regions fall into different groups.
 	Region bool
+	// Covariates are the experiment's recorded covariates
+	// (CovariateColumns).
+	Covariates Covariates
+}
+
+// Covariates are the values of an experiment's recorded covariates,
+// written in the CovariateColumns of each of its rows.
+type Covariates struct {
+	// Prehistory is the prehistory factor's level ("none", "N",
+	// "random", "random:MAX"; engine.Prehistory), "" or "none" when the
+	// experiment had none; PrehistoryMsgs is the count it sent.
+	Prehistory     string
+	PrehistoryMsgs int
+}
+
+// Any reports whether c records a covariate, so that the raw file needs
+// CovariateColumns.
+func (c Covariates) Any() bool { return c.Prehistory != "" && c.Prehistory != "none" }
+
+// Values returns the CovariateColumns' cells of c, formatted as written:
+// empty for a covariate not in use.
+func (c Covariates) Values() []string {
+	if !c.Any() {
+		return []string{""}
+	}
+	return []string{strconv.Itoa(c.PrehistoryMsgs)}
 }
 
 // Adaptation is one change of the window by an adaptive process
@@ -152,44 +178,105 @@ type Summary struct {
 	// Wait is what the ranks did while they waited for each observation's
 	// start (window.Sync.Wait).
 	Wait Wait `json:"wait"`
-	// Align is what the alignment probe saw and kept (engine.Experiment.
-	// AlignProbe); nil when the experiment ran without one.
+	// Prehistory is the level of the prehistory design factor
+	// (Covariates.Prehistory), empty for none.
+	Prehistory string `json:"prehistory,omitempty"`
+	// Traffic is what the engine sent outside the measured observations
+	// of this experiment, by purpose (the window's start broadcasts,
+	// part of the method, are not counted).
+	Traffic Traffic `json:"traffic,omitempty"`
+	// Align is read from sidecars written by versions that ran an
+	// alignment probe (AlignProbe); no version writes it any more.
 	Align *AlignProbe `json:"align_probe,omitempty"`
 }
 
-// AlignProbe records the alignment probe of one experiment (engine,
-// align.go): after the warm-up, four blocks of Observations observations
-// of the probe's reference loop (MPI_Barrier, then an 8-byte
-// MPI_Allreduce; before 2026-11-27 evening, of the experiment's own call),
-// the first and third with the transport's shared-memory rings as they
-// stand (levelled first, Kept AlignLevel; where the run's history left
-// them, Kept AlignSlower and in files from before 2026-11-28), the second
-// and fourth with the ring from rank 0 to rank 1 moved by one empty message
-// (Open MPI's fast box: one message moves every later one by a 32-byte
-// slot). Each median is the mean of its two blocks' medians of the
-// observations' largest duration over the ranks.
+// AlignProbe is the sidecar record of the alignment probe of versions
+// before the prehistory factor replaced it: after the warm-up they timed
+// four blocks of Observations observations of MPI_Barrier then an 8-byte
+// MPI_Allreduce, the first and third with the transport's state as it
+// stood, the second and fourth after one empty message from rank 0 to
+// rank 1, and then levelled Open MPI's shared-memory fast-box rings or
+// (Kept AlignSlower, runtime imb) kept the slower state. It stays so
+// that old sidecars read; docs/fidelity.md says what it meant.
 type AlignProbe struct {
 	Observations int     `json:"observations"`
 	MedianAsIsS  float64 `json:"median_as_is_s"`
 	MedianMovedS float64 `json:"median_moved_s"`
-	// Kept is which alignment the probe was to keep: AlignLevel (the
-	// rings levelled again, as a plain program's symmetric traffic keeps
-	// them), or AlignSlower for runtime imb (the one IMB-MPI1's own set-up
-	// leaves). AlignFaster in files written from 2026-11-27 to 2026-11-28;
-	// empty in files written before it was recorded, which kept the faster.
+	// Kept is AlignLevel, AlignFaster or AlignSlower; empty in the
+	// oldest files, which kept the faster.
 	Kept string `json:"kept,omitempty"`
-	// Moved: the moved alignment was at least 3 % slower (AlignSlower;
-	// faster with AlignFaster) and was kept for the measured observations;
-	// false: the ring was moved back, or levelled (AlignLevel).
+	// Moved: the moved state was kept for the measured observations.
 	Moved bool `json:"moved"`
 }
 
-// The alignments AlignProbe.Kept names.
+// The states AlignProbe.Kept names.
 const (
 	AlignLevel  = "level"
 	AlignFaster = "faster"
 	AlignSlower = "slower"
 )
+
+// Traffic is a record of messages the instrument itself sent outside the
+// timed observations, one entry per purpose and pattern. Any package that
+// sends such messages adds to it (Add); the sidecar holds one for the
+// run's set-up (Metadata.Traffic) and one per experiment
+// (Summary.Traffic), so that a reader can check the claim that the
+// instrument's own traffic between any two ranks is net-symmetric: every
+// entry but the ones a user asked for (TrafficPrehistory) should have
+// Pattern Symmetric.
+type Traffic []TrafficEntry
+
+// TrafficEntry counts one purpose's messages.
+type TrafficEntry struct {
+	// Purpose names why the messages were sent: TrafficSetup,
+	// TrafficResults, TrafficPrehistory, or another package's name.
+	Purpose string `json:"purpose"`
+	// Pattern is OneWay or Symmetric.
+	Pattern string `json:"pattern"`
+	// Messages counts point-to-point messages summed over the senders,
+	// or collective calls for a collective (a Symmetric pattern).
+	Messages int64 `json:"messages"`
+	// Bytes is the payload, summed over the senders (per rank's
+	// contribution for a collective).
+	Bytes int64 `json:"bytes"`
+}
+
+// Purposes and patterns of TrafficEntry.
+const (
+	TrafficSetup      = "setup"      // configuration shared before the experiments
+	TrafficResults    = "results"    // the experiments' results collected for rank 0
+	TrafficPrehistory = "prehistory" // the prehistory design factor's messages (asked for)
+	// OneWay: messages in one direction only between some two ranks;
+	// such traffic can move hidden per-peer transport state.
+	OneWay = "one-way"
+	// Symmetric: the same messages both ways between any two ranks
+	// (allreduce, allgather, barrier, sendrecv exchanges).
+	Symmetric = "symmetric"
+)
+
+// Add counts messages and bytes under purpose and pattern, merging with
+// an existing entry of the same purpose and pattern.
+func (t *Traffic) Add(purpose, pattern string, messages, bytes int64) {
+	for i := range *t {
+		if e := &(*t)[i]; e.Purpose == purpose && e.Pattern == pattern {
+			e.Messages += messages
+			e.Bytes += bytes
+			return
+		}
+	}
+	*t = append(*t, TrafficEntry{Purpose: purpose, Pattern: pattern, Messages: messages, Bytes: bytes})
+}
+
+// OneWay returns the entries of t with pattern OneWay.
+func (t Traffic) OneWay() Traffic {
+	var out Traffic
+	for _, e := range t {
+		if e.Pattern == OneWay {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
 // Wait records what the ranks did between observations, while they waited
 // for the next start: a choice of the method that can change what is

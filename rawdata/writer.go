@@ -126,8 +126,12 @@ func Create(o Options) (*Writer, error) {
 			s.regRows[e.Exp] = true
 		}
 	}
+	covariates := slices.ContainsFunc(o.Experiments, func(e Experiment) bool { return e.Covariates.Any() })
 	for _, e := range o.Experiments {
 		b := []byte("," + strings.Join(e.Factors.Values(), ","))
+		if covariates {
+			b = append(b, ","+strings.Join(e.Covariates.Values(), ",")...)
+		}
 		lab := []byte{}
 		for _, k := range keys {
 			lab = append(lab, ',')
@@ -156,6 +160,9 @@ func Create(o Options) (*Writer, error) {
 	}
 	s.w = bufio.NewWriterSize(s.f, 1<<16)
 	hdr := slices.Concat(Columns, FactorColumns, keys)
+	if covariates {
+		hdr = slices.Concat(Columns, FactorColumns, CovariateColumns, keys)
+	}
 	if s.overlap { // nbc
 		hdr = append(hdr, OverlapColumns...)
 	}

@@ -112,7 +112,10 @@ type headRow struct {
 
 type groupRow struct {
 	Side, Group, N, Outliers, Invalid, Medians, Spread, NormalMed, NormalObs string
-	Warnings                                                                 []string
+	// Modes lists each mode's median and share of mpiruns when the
+	// per-mpirun medians split (analysis.FindModes), "1" otherwise.
+	Modes    string
+	Warnings []string
 }
 
 type compareView struct {
@@ -236,6 +239,7 @@ func (r *Report) view() *page {
 		if s := g.Spread(); !math.IsNaN(s) {
 			gr.Spread = analysis.FormatRatio(s) + "×"
 		}
+		gr.Modes = modesCell(g.Modes, f)
 		if !math.IsNaN(g.Normality.P) {
 			gr.NormalMed = fmt.Sprintf("p = %.3g", g.Normality.P)
 		}
@@ -809,4 +813,29 @@ func (r *Report) machineView(v *page) {
 		v.Files = append(v.Files, r.Sides[i].Files)
 		v.Missing = append(v.Missing, r.Sides[i].Missing)
 	}
+}
+
+// modesCell describes the modes of a group for the per-group table: each
+// mode's median and its share of the mpiruns, and the covariates that
+// explain them; "1" for one mode, "-" with too few mpiruns to tell.
+func modesCell(m analysis.Modes, f func(float64) string) string {
+	if len(m.Modes) == 0 {
+		return "-"
+	}
+	if !m.Split() {
+		return "1"
+	}
+	n := 0
+	for _, md := range m.Modes {
+		n += len(md.Mpiruns)
+	}
+	var parts []string
+	for _, md := range m.Modes {
+		parts = append(parts, fmt.Sprintf("%s in %d of %d mpiruns (%s)", f(md.Median), len(md.Mpiruns), n, pct(md.Share)))
+	}
+	out := fmt.Sprintf("%d modes: %s", len(m.Modes), strings.Join(parts, "; "))
+	if len(m.ExplainedBy) > 0 {
+		out += "; explained by " + strings.Join(m.ExplainedBy, ", ")
+	}
+	return out
 }

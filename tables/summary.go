@@ -119,6 +119,11 @@ var columns = []Column{
 			}
 			return fmt.Sprintf("%.3f", s.Normality.P)
 		}},
+	{"modes", "clusters of the per-mpirun medians (analysis.FindModes; docs/modes.md): 1, or the count with each mode's median over the fastest's and share of mpiruns, and in parentheses a recorded covariate that explains them (a split group also gets a warning below the table)",
+		func(string) string { return "modes" },
+		func(s analysis.GroupSummary, _ func(float64) string, _ func(analysis.Interval) string) string {
+			return s.Modes.String()
+		}},
 	// p2p: the derived columns of the bandwidth calls.
 	{"bytes_per_s", "(header bytes/s) bw, bibw, mbw_mr: M·msize_bytes/median with M the messages per window (bw w, bibw 2w, mbw_mr np/2·w; docs/data-format.md); shown by default when a group is a bandwidth call, '-' for the others",
 		func(string) string { return "bytes/s" },
@@ -408,7 +413,8 @@ var summaryCSVHeader = []string{"call", "msize_bytes", "np", "datatype", "labels
 	"median_s", "median_ci_lo_s", "median_ci_hi_s", "median_ci_confidence", "median_of",
 	"pooled_median_s", "pooled_median_ci_lo_s", "pooled_median_ci_hi_s", "pooled_median_ci_confidence", "mean_s", "mean_ci_lo_s", "mean_ci_hi_s",
 	"min_s", "p99_s", "max_s", "mpirun_medians_s", "mpirun_means_normalized_max", "normality_w", "normality_p", "warnings",
-	"bytes_per_s", "msgs_per_s"} // p2p
+	"bytes_per_s", "msgs_per_s", // p2p
+	"modes", "modes_explained_by"}
 
 // WriteSummaryCSV writes one CSV row per group summary, every column,
 // times unscaled in seconds, NaN as "NaN".
@@ -429,7 +435,7 @@ func WriteSummaryCSV(w io.Writer, sums []analysis.GroupSummary) error {
 			anF(s.Median), anF(s.MedianCI.Lo), anF(s.MedianCI.Hi), anF(s.MedianCI.Confidence), s.MedianOf,
 			anF(s.PooledMedian), anF(s.PooledMedianCI.Lo), anF(s.PooledMedianCI.Hi), anF(s.PooledMedianCI.Confidence), anF(s.Mean), anF(s.MeanCI.Lo), anF(s.MeanCI.Hi),
 			anF(s.Min), anF(s.P99), anF(s.Max), strings.Join(mm, ";"), anF(anNormMax(s)), anF(s.Normality.Statistic), anF(s.Normality.P),
-			strings.Join(s.Warnings, "; "), bps, mps})
+			strings.Join(s.Warnings, "; "), bps, mps, s.Modes.String(), strings.Join(s.Modes.ExplainedBy, ";")})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -479,6 +485,15 @@ func WriteSummaryJSON(w io.Writer, sums []analysis.GroupSummary, pool []analysis
 		if b, m, ok := analysis.Rates(s.Key, s.Median); ok { // p2p
 			g["bytes_per_s"], g["msgs_per_s"] = b, m
 		}
+		modes := []row{}
+		for _, m := range s.Modes.Modes {
+			modes = append(modes, row{"median_s": anJ(m.Median), "mpiruns": len(m.Mpiruns), "share": m.Share})
+		}
+		explained := s.Modes.ExplainedBy
+		if explained == nil {
+			explained = []string{}
+		}
+		g["modes"], g["modes_explained_by"] = modes, explained
 		groups = append(groups, g)
 	}
 	out := row{"groups": groups}

@@ -36,6 +36,12 @@
  * MPI 4.1.4 that alone made the loop 3-6 % slower (issue 30; run.sh's
  * part "split").
  *
+ * The environment variable PREHISTORY=K (default 0) sends, after the
+ * warm-up and before the first recorded observation, K empty messages
+ * from each even rank to the rank after it, as `reprobench run
+ * --prehistory K` does: so that the C loop and the engine start from the
+ * same transport state when one is asked for.
+ *
  * usage: mpirun -np 2 ./fidelity CALL N W BYTES OUTFILE [funneled|split]
  */
 #include <mpi.h>
@@ -114,7 +120,16 @@ int main(int argc, char **argv) {
 	}
 	double *dur = malloc(sizeof(double) * n);
 	double *all = rank == 0 ? malloc(sizeof(double) * n * size) : NULL;
+	const char *ph = getenv("PREHISTORY");
+	int prehistory = ph ? atoi(ph) : 0;
 	for (int i = -warmup; i < n; i++) {
+		if (i == 0)
+			for (int k = 0; k < prehistory; k++) {
+				if (rank % 2 == 0 && rank + 1 < size)
+					MPI_Send(NULL, 0, MPI_BYTE, rank + 1, 0, MPI_COMM_WORLD);
+				else if (rank % 2 == 1)
+					MPI_Recv(NULL, 0, MPI_BYTE, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			}
 		MPI_Barrier(MPI_COMM_WORLD);
 		long long t0 = now_ns();
 		switch (call) {

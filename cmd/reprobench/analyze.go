@@ -5,9 +5,11 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/tables"
 )
 
@@ -20,10 +22,13 @@ func init() {
 }
 
 // anReadFiles reads raw (and per-rank) files into one Dataset. "-" is stdin.
+// groupBy names covariate columns that enter the group key
+// (analysis.Dataset.GroupBy).
 // An observation read twice is an error unless keepDup (--keep-duplicates).
-func anReadFiles(stdin io.Reader, files []string, keepDup bool) (*analysis.Dataset, error) {
+func anReadFiles(stdin io.Reader, files []string, keepDup bool, groupBy ...string) (*analysis.Dataset, error) {
 	d := analysis.NewDataset()
 	d.KeepDuplicates = keepDup
+	d.GroupBy = groupBy
 	for _, f := range files {
 		if f == "-" {
 			if err := d.Read(stdin, "<stdin>"); err != nil {
@@ -79,8 +84,18 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	o.register(true, fs, "text, csv, json or benchstat (Go benchmark format, one line per mpirun median)")
 	wide := fs.Bool("wide", false, "text: every column (see above)")
 	columns := fs.String("columns", "", "text: these columns, comma-separated (see above)")
+	by := fs.String("by", "", "also group by these recorded covariate `columns`, comma-separated ("+strings.Join(rawdata.CovariateColumns, ", ")+"); without it a covariate only explains modes")
 	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
+	}
+	var groupBy []string
+	if *by != "" {
+		for _, c := range strings.Split(*by, ",") {
+			if !slices.Contains(rawdata.CovariateColumns, c) {
+				return fmt.Errorf("%w: --by %q: not a covariate column (have %s; labels and factors are always grouped by)", errUsage, c, strings.Join(rawdata.CovariateColumns, ", "))
+			}
+			groupBy = append(groupBy, c)
+		}
 	}
 	opt, err := o.options()
 	if err != nil {
@@ -90,7 +105,7 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: no input files", errUsage)
 	}
-	d, err := anReadFiles(os.Stdin, fs.Args(), o.keepDup)
+	d, err := anReadFiles(os.Stdin, fs.Args(), o.keepDup, groupBy...)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ func TestAnalyzeBandwidthColumns(t *testing.T) {
 	if err := run(&out, &errb, []string{"analyze", "--format", "csv", path}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), fmt.Sprintf(",%g,%g\n", wantB, wantM)) {
+	if !strings.Contains(out.String(), fmt.Sprintf(",%g,%g,", wantB, wantM)) {
 		t.Errorf("CSV lacks %g,%g:\n%s", wantB, wantM, out.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/tables"
 )
 
@@ -118,7 +119,11 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		if len(rest) == 0 || slices.Contains(rest, "--") {
 			return fmt.Errorf("%w: --by takes one data set: FILES... without --", errUsage)
 		}
-		d, err := anReadFiles(os.Stdin, rest, o.keepDup)
+		var groupBy []string // a covariate compared by is a label here
+		if slices.Contains(rawdata.CovariateColumns, *by) {
+			groupBy = []string{*by}
+		}
+		d, err := anReadFiles(os.Stdin, rest, o.keepDup, groupBy...)
 		if err != nil {
 			return err
 		}

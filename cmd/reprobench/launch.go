@@ -66,7 +66,7 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	designFile := fs.String("design", "", "design file (reprobench design) passed to every run; copied to DIR/ID-design.csv first")
 	failFast := fs.Bool("fail-fast", false, "stop at the first mpirun that fails or times out")
 	grace := fs.Duration("grace", campaign.DefaultGrace, "after --timeout (or an interrupt), how long a mpirun may take to end after SIGTERM before SIGKILL; srun cancels its job step on SIGTERM, and a Slurm job still alive after that is cancelled with scancel")
-	batch := fs.String("batch", "", "submit every mpirun as a Slurm batch job of its own with this command, e.g. 'sbatch -t 30 -p PART' (launch adds --wait --ntasks={np} --output=DIR/ID-logs/slurm-%j.out --wrap and the --launcher command, e.g. 'srun -n {np} --mpi=pmix'); each job's id and nodes are recorded, and --resume asks Slurm about the jobs of a launcher that died")
+	batch := fs.String("batch", "", "submit every mpirun as a Slurm batch job of its own with this command, e.g. 'sbatch -t 30 -p PART'; launch adds the job's size, output and the --launcher command, and records each job's id and nodes (docs/clusters.md)")
 	array := fs.Bool("array", false, "with --batch: submit the mpiruns as the tasks of one Slurm job array (sbatch --array, task i runs mpirun i, several may run at once) instead of one job each; launch follows the tasks with scontrol, cancels a task past --timeout, and --resume asks Slurm which tasks finished")
 	exe := fs.String("exe", "", "benchmark binary to launch instead of this reprobench (it must accept \"run\" and the flags above)")
 	if err := parseFlags(fs, args); err != nil {

@@ -16,7 +16,7 @@ type nbcOptions struct {
 }
 
 func nbcFlags(fs *flag.FlagSet, o *nbcOptions) {
-	fs.BoolVar(&o.overlap, "nbc-overlap", false, "measure the non-blocking collectives (MPI_Iallreduce, …) of the run by their overlap, as OSU and NBCBench publish it, instead of their latency (post, then wait): per observation a pure phase (post; wait), then a compute kernel calibrated to that time (--runtime osu: OSU's time-targeted kernel) between post and wait; rows get nbc_mode, pure_s, compute_s, total_s and overlap_frac = max(0, 1 − (total − compute)/pure), runtime_s is the overlapped phase's; needs --proc-sync barrier, double_barrier or dissemination; see docs/data-format.md")
+	fs.BoolVar(&o.overlap, "nbc-overlap", false, "measure the run's non-blocking collectives by their overlap, as OSU and NBCBench publish it, instead of their latency: a pure phase, then a compute kernel of that length between post and wait; needs a barrier method; columns in docs/data-format.md")
 	fs.Int64Var(&o.testEvery, "nbc-test-every", 0, "with --nbc-overlap: call MPI_Test every k kernel iterations (0: never); with --runtime osu, OSU's -t k: the kernel in k parts, MPI_Test after each")
 	fs.Int64Var(&o.kernelIters, "nbc-kernel-iters", 0, "with --nbc-overlap: kernel iterations per call (0: calibrate per experiment and rank to the pure time; the calibration is in the sidecar); --runtime osu refuses it: it runs OSU's kernel, timed passes until they add up to the observation's own pure time per call, as osu_iallreduce")
 }

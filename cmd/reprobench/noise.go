@@ -202,9 +202,7 @@ func periodicSources(p *timing.NoiseProbe) []noiseguard.Source {
 
 // noiseGuardFlags adds run's --noise-guard flags.
 func noiseGuardFlags(fs *flag.FlagSet, o *runOptions) {
-	fs.StringVar(&o.noiseGuard, "noise-guard", "off", "on: place the windowed methods' starts away from the periodic noise learned from late observations "+
-		"(observations that would overlap it are not taken: measures the operation, not the operation as an application meets it); off: as an application meets it. "+
-		"A factor: the noise_guard column; the sidecar records the sources learned and the share of slots skipped")
+	fs.StringVar(&o.noiseGuard, "noise-guard", "off", "on: place the windowed methods' starts away from the periodic noise learned from late observations (measures the operation without that noise); off: as an application meets it. Recorded as the noise_guard column (docs/windows.md)")
 	fs.StringVar(&o.noiseGuardSeed, "noise-guard-seed", "", "`file` written by \"reprobench noise --json\" on this kind of node: its periodic_sources seed the noise guard (else it learns from scratch)")
 }
 

@@ -100,6 +100,9 @@ func baseExperiment(o *runOptions) (pipeline.Base, error) {
 			return pipeline.Base{}, fmt.Errorf("--rma-sync: %v", err)
 		}
 	}
+	if b.Prehistory, err = engine.ParsePrehistory(o.prehistory); err != nil {
+		return pipeline.Base{}, fmt.Errorf("--prehistory: %v", err)
+	}
 	ex := &b.Experiment
 	ex.BWWindow = o.bwWindow // p2p
 	ex.Type, ex.Root, ex.Nrep, ex.Warmup, ex.LoopReps = dt, o.root, o.nrep, o.warmup, o.loopReps
@@ -116,9 +119,6 @@ func buildExperiments(o *runOptions, np int) (out []engine.Experiment, err error
 	defer func() {
 		if err == nil {
 			err = o.nbc.apply(out, np) // nbc.go
-		}
-		for i := range out {
-			out[i].AlignProbe = o.alignProbe // no part of the library's defaults (0)
 		}
 	}()
 	base, err := baseExperiment(o)

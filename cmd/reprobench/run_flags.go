@@ -51,17 +51,18 @@ func (l labelFlag) Set(s string) error {
 
 // runOptions are the flags of "reprobench run".
 type runOptions struct {
-	calls, sizes, datatype, procSync, clockSync, runtimeType, clock, cache, out, runID, designFile       string
-	mpiThread, adaptOn                                                                                   string
-	nrep, warmup, alignProbe, root, mpirun, batch, loopReps, cacheSlots, cacheBytes, maxRepeats, checkNp int
-	skew                                                                                                 int // vcoll
-	seed                                                                                                 uint64
-	seedSet, perRank                                                                                     bool
-	window, maxWindow, sleepGuard, lateTol, budget, resyncEvery                                          time.Duration
-	roundK, tscHz                                                                                        float64
-	labels                                                                                               labelFlag
-	adaptTrigger                                                                                         window.AdaptTrigger
-	clockAccuracy                                                                                        string // ERROR@HORIZON, clocksync.ParseAccuracy
+	calls, sizes, datatype, procSync, clockSync, runtimeType, clock, cache, out, runID, designFile string
+	mpiThread, adaptOn                                                                             string
+	nrep, warmup, root, mpirun, batch, loopReps, cacheSlots, cacheBytes, maxRepeats, checkNp       int
+	skew                                                                                           int // vcoll
+	seed                                                                                           uint64
+	seedSet, perRank                                                                               bool
+	window, maxWindow, sleepGuard, lateTol, budget, resyncEvery                                    time.Duration
+	roundK, tscHz                                                                                  float64
+	labels                                                                                         labelFlag
+	adaptTrigger                                                                                   window.AdaptTrigger
+	clockAccuracy                                                                                  string // ERROR@HORIZON, clocksync.ParseAccuracy
+	prehistory                                                                                     string // engine.ParsePrehistory
 
 	nbc nbcOptions // the overlap measurement's flags (nbc.go)
 	// noise, issue 15: --noise-guard on|off and its seed (noise.go)
@@ -92,7 +93,10 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.datatype, "datatype", def.Type.ShortName(), "element `type`: byte, int32, int64, float32, float64")
 	fs.IntVar(&o.nrep, "nrep", def.Nrep, "recorded observations per experiment")
 	fs.IntVar(&o.warmup, "warmup", def.Warmup, "unrecorded observations before each experiment, under the same process synchronization (engine.DefaultWarmup says why)")
-	fs.IntVar(&o.alignProbe, "align-probe", 0, "observations per block of the alignment probe after the warm-up, for messages up to 1 KiB (at most nrep/8, at least 10). Open MPI's shared-memory transport passes small messages through one ring of 32-byte slots per direction (its fast box), and a loop of small messages runs up to 1.5× slower for a whole mpirun when the run's history left the two rings at different offsets (docs/fidelity.md). The probe levels the rings (a ping-pong of 568 messages that takes each ring to the same slot from any slot), times a reference loop (barrier, 8-byte allreduce) in two blocks level and two with one ring moved by an empty message, alternating, records both medians in the sidecar (align_probe), and levels the rings again for the experiment's call: the state a plain C benchmark, and OSU, start in. With --runtime imb it does not level and keeps the slower of the two instead (IMB-MPI1's set-up leaves it there: 1.2× osu_allreduce's same loop, alike with fast boxes off). Each levelling took 0.61–1.94 ms with Open MPI here (median 0.68) and 0.86–1.29 ms with MPICH (median 1.04) over 10 mpiruns; the probe levels twice. 0 (the default, as the library's engine.DefaultExperiment): no probe, the alignment the history gives")
+	fs.StringVar(&o.prehistory, "prehistory", def.Prehistory.String(), "before each experiment's measured observations, send `N` empty one-way messages from each even rank to the next (none, N, random: 0-3 drawn from the seed, random:MAX); recorded per row as prehistory_msgs (docs/fidelity.md)")
+	fs.Func("align-probe", "removed: the engine no longer adjusts the transport's state (see --prehistory)", func(string) error {
+		return fmt.Errorf("--align-probe was removed: the engine leaves the transport as a plain program does; --prehistory moves its state on purpose")
+	})
 	fs.IntVar(&o.root, "root", def.Root, "root of rooted calls and first rank of pingpong")
 	fs.StringVar(&o.procSync, "proc-sync", def.Sync.Method.String(), "comma-separated process synchronization `methods`: "+strings.Join(window.MethodNames(), ", "))
 	fs.DurationVar(&o.window, "window", def.Sync.Window, "initial window of the windowed methods")
@@ -100,14 +104,14 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.DurationVar(&o.sleepGuard, "window-sleep-guard", 0, "sleep until this long before each window start instead of busy-waiting all the way (0: never sleep)")
 	fs.IntVar(&o.batch, "window-batch", def.Sync.Batch, "observations per broadcast start time and per adaptation decision")
 	fs.DurationVar(&o.lateTol, "late-tolerance", def.Sync.LateTolerance, "how late after its deadline an observation may start and stay valid")
-	fs.StringVar(&o.adaptOn, "adapt-on", def.Sync.AdaptOn.String(), "what the adaptive methods count against their 25% threshold: invalid (every late or expired observation, as SKaMPI and NBCBench publish) or expired (only observations that overran their window: a late start on an idle rank is machine noise, which no window prevents; see reprobench noise)")
+	fs.StringVar(&o.adaptOn, "adapt-on", def.Sync.AdaptOn.String(), "what the adaptive methods count against their 25% threshold: invalid (every late or expired observation, as SKaMPI and NBCBench do) or expired (only observations that overran their window; docs/windows.md)")
 	fs.IntVar(&o.maxRepeats, "nbcbench-max-repeats", def.Sync.MaxRepeats, "adaptive_nbcbench: most batch repetitions per experiment")
 	fs.Float64Var(&o.roundK, "roundtime-k", def.Sync.RoundFactor, "round-time: start = now + k·(MPI_Bcast time)")
 	fs.DurationVar(&o.budget, "roundtime-budget", def.Sync.Budget, "round-time: time budget per experiment")
 	fs.StringVar(&o.clockSync, "clock-sync", dopt.ClockSync, "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto (hca3 when a windowed method or global runtime needs it, else none)")
-	fs.StringVar(&o.clockAccuracy, "clock-accuracy", dopt.ClockAccuracy, "clock accuracy `target` ERROR@HORIZON, e.g. 1us@10s: jk, hca3 and twolevel learn until every rank's predicted error bound at HORIZON meets ERROR, and re-synchronize before an experiment whose end the bound would otherwise exceed; auto: the late tolerance (at most a tenth of the window) at the longest expected experiment, at least 1 s, for every spec without fixed counts or accuracy=; none: the published fixed counts, re-synchronized before every experiment (--resync-every)")
+	fs.StringVar(&o.clockAccuracy, "clock-accuracy", dopt.ClockAccuracy, "clock accuracy `target` ERROR@HORIZON, e.g. 1us@10s: learn until every rank's stated bound at HORIZON meets ERROR, and re-synchronize when it would not; auto: derived from the late tolerance and the experiments; none: the published fixed counts (docs/clock-sync.md)")
 	fs.DurationVar(&o.resyncEvery, "resync-every", dopt.ResyncEvery, "re-synchronize the clocks before an experiment when this much time has passed (0: before every experiment); with an accuracy target the predicted bound decides among those")
-	fs.StringVar(&o.runtimeType, "runtime", "auto", "completion time per observation: auto (global for the windowed methods, local for the barrier methods: engine.DefaultRuntime), local (max over ranks of end−start), global (max end − min start, global clock), loop (n calls back to back, max over ranks of (end−start)/n: IMB's t_max), osu (what OSU prints: collectives time each call t0;call;t1 with a barrier after it, average over calls then over ranks; ping-pong: root's elapsed/(2n)), imb (what IMB prints: n calls back to back after the barrier, (t2−t1)/n averaged over ranks = t_avg; ping-pong: root's (t2−t1)/(2n)); see docs/data-format.md")
+	fs.StringVar(&o.runtimeType, "runtime", "auto", "completion time per observation: auto (global for windowed methods, local for barrier methods), local (max over ranks of end−start), global (max end − min start), loop, osu or imb (the tools' own numbers); docs/data-format.md defines each")
 	fs.IntVar(&o.loopReps, "loop-reps", def.LoopReps, "calls per observation n for --runtime loop, osu and imb (OSU's iterations: 1000, 100 above 8 KiB; osu_latency 10000)")
 	fs.StringVar(&o.clock, "clock", "monotonic", "clock: monotonic, tsc, tsc_lfence or mpi_wtime")
 	fs.StringVar(&o.mpiThread, "mpi-thread", "single", "thread level requested from MPI: single (what a C benchmark's MPI_Init gets; only the locked main thread calls MPI, see package mpi) or funneled, serialized, multiple (Open MPI then locks internally, which changes timings, see docs/data-format.md)")
@@ -195,7 +199,7 @@ func (o *runOptions) check() error {
 	if !(o.tscHz >= 0) {
 		return fmt.Errorf("--tsc-hz %v: must not be negative (0: calibrate)", o.tscHz)
 	}
-	return errors.Join(nonneg("mpirun", o.mpirun), pos("nrep", o.nrep), nonneg("warmup", o.warmup), nonneg("align-probe", o.alignProbe), nonneg("root", o.root),
+	return errors.Join(nonneg("mpirun", o.mpirun), pos("nrep", o.nrep), nonneg("warmup", o.warmup), nonneg("root", o.root),
 		pos("bw-window", o.bwWindow), // p2p
 		pos("window-batch", o.batch), pos("loop-reps", o.loopReps), pos("cache-slots", o.cacheSlots), nonneg("cache-bytes", o.cacheBytes),
 		pos("nbcbench-max-repeats", o.maxRepeats), pos("skew", o.skew), // vcoll: skew
