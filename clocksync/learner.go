@@ -100,7 +100,7 @@ func (f lineFit) stats(x []float64, dropped int) FitStats {
 		end = max(end, v)
 	}
 	st := FitStats{Points: f.N, ResidualRMS: f.RMS, SlopeSE: f.SlopeSE, Span: f.Span, Rejected: dropped,
-		Bound: Bound{AtSync: BoundZ * f.at(end), Slope: BoundZ*f.SlopeSE + SlopeWander/f.Span}, BoundAt: end}
+		Bound: Bound{AtSync: BoundZ * f.at(end), Slope: BoundZ * f.SlopeSE}, BoundAt: end}
 	if f.N < 3 || math.IsInf(st.Bound.Slope, 0) || math.IsNaN(st.Bound.Slope) || math.IsInf(st.Bound.AtSync, 0) || math.IsNaN(st.Bound.AtSync) {
 		// Too few points for an error estimate.
 		st.SlopeSE, st.Bound = 0, unknown(WhyTooFewPoints)
@@ -236,25 +236,31 @@ func LearnModel(l *Link, L Learner) (Model, FitStats, error) {
 		return Model{}, FitStats{}, nil
 	}
 	lm, st := L.Fit(pts)
-	st.addAsymmetry(l.RTT)
+	st.addSystematic(l.RTT, false)
 	return lm, st, nil
 }
 
-// addAsymmetry widens a fitted bound by what no fit sees on a link whose
-// RTT estimate is rtt: asymmetryShare of it at the sync (JK's RTT/2
-// correction uses the mean RTT, not the kept exchange's, and no fit sees a
-// constant asymmetry of the two directions), and the RTT's share of the
-// bias's wander on the slope (SlopeWanderTerm(rtt)/span in all).
-func (st *FitStats) addAsymmetry(rtt float64) {
-	if rtt > 0 && !st.Bound.Unknown {
+// addSystematic widens a fitted bound by what no fit sees on a link whose
+// RTT estimate is rtt (0: unknown): asymmetryShare of it at the sync (JK's
+// RTT/2 correction uses the mean RTT, not the kept exchange's, and no fit
+// sees a constant asymmetry of the two directions), and the bias's wander
+// on the slope, SlopeWanderTerm(rtt)/span. With ideal set (links without
+// asymmetry or wander: Spread.IdealLinks) it adds nothing.
+func (st *FitStats) addSystematic(rtt float64, ideal bool) {
+	if st.Bound.Unknown {
+		return
+	}
+	if rtt > 0 && st.MinRTT == 0 {
+		st.MinRTT = rtt
+	}
+	if ideal {
+		return
+	}
+	if rtt > 0 {
 		st.Bound.AtSync += asymmetryShare * rtt
-		if st.Span > 0 {
-			// stats added SlopeWander/span; the term is SlopeWanderTerm.
-			st.Bound.Slope += (SlopeWanderTerm(rtt) - SlopeWander) / st.Span
-		}
-		if st.MinRTT == 0 {
-			st.MinRTT = rtt
-		}
+	}
+	if st.Span > 0 {
+		st.Bound.Slope += SlopeWanderTerm(rtt) / st.Span
 	}
 }
 

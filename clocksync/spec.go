@@ -93,6 +93,12 @@ import (
 //	robust        with accuracy: rtt+trim (default: fit points far from the
 //	              smallest RTT dropped, then a trimmed refit), rtt, trim or
 //	              none; see Spread and the package doc for the measurement
+//	bias          with accuracy: calibrated (default: the bound holds the
+//	              systematic terms measured on real machines, an asymmetry
+//	              of 5 % of the smallest RTT and the slope's wander,
+//	              SlopeWanderTerm) or none (links without asymmetry or
+//	              wander, as mpitest's by default: the statistical part
+//	              alone; Spread.IdealLinks)
 //	intra         twolevel: offset (one SKaMPI offset to the leader; ranks of a
 //	              node share the clock) or fit (a regression, for nodes whose
 //	              ranks have separate clocks)
@@ -113,18 +119,19 @@ type Spec struct {
 	Budget       float64 // seconds; 0: auto, 1 s per round of the tree
 	Burst        int
 	Robust       string
+	Bias         string
 }
 
 // The parameter keys, in the order String prints them.
 var specKeys = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "intercept", "intra",
-	"pingpongs", "minpingpongs", "stop", "maxpingpongs", "accuracy", "budget", "burst", "robust"}
+	"pingpongs", "minpingpongs", "stop", "maxpingpongs", "accuracy", "budget", "burst", "robust", "bias"}
 
 var (
 	keysSKaMPI   = []string{"pingpongs", "minpingpongs", "stop", "rttpingpongs", "warmup"}
 	keysNetgauge = []string{"pingpongs", "maxpingpongs"}
-	keysJK       = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "accuracy", "budget", "burst", "robust"}
+	keysJK       = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "accuracy", "budget", "burst", "robust", "bias"}
 	keysHCA      = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "pingpongs", "minpingpongs", "stop"}
-	keysHCA3     = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "intercept", "pingpongs", "minpingpongs", "stop", "accuracy", "budget", "burst", "robust"}
+	keysHCA3     = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "intercept", "pingpongs", "minpingpongs", "stop", "accuracy", "budget", "burst", "robust", "bias"}
 	keysTwoLevel = append(append([]string(nil), keysHCA3...), "intra")
 )
 
@@ -187,6 +194,7 @@ func DefaultSpec(name string) (Spec, error) {
 		MaxPingPongs: 10000,
 		Burst:        10,
 		Robust:       "rtt+trim",
+		Bias:         "calibrated",
 		Accuracy:     DefaultAccuracy(),
 	}
 	s.clearUnused()
@@ -262,8 +270,8 @@ func ParseSpecDefault(text string, target Accuracy) (Spec, error) {
 			}
 		}
 	}
-	if s.Accuracy.IsZero() && (seen["budget"] || seen["burst"] || seen["robust"]) {
-		return Spec{}, fmt.Errorf("clocksync: %s: budget, burst and robust apply only with accuracy=ERROR@HORIZON", s.Name)
+	if s.Accuracy.IsZero() && (seen["budget"] || seen["burst"] || seen["robust"] || seen["bias"]) {
+		return Spec{}, fmt.Errorf("clocksync: %s: budget, burst, robust and bias apply only with accuracy=ERROR@HORIZON", s.Name)
 	}
 	if err := s.Validate(); err != nil {
 		return Spec{}, err
@@ -347,6 +355,8 @@ func (s *Spec) set(k, v string) error {
 		return atoi(&s.Burst)
 	case "robust":
 		s.Robust = strings.ToLower(v)
+	case "bias":
+		s.Bias = strings.ToLower(v)
 	case "intercept":
 		s.Intercept = strings.ToLower(v)
 	case "intra":
@@ -396,6 +406,8 @@ func (s *Spec) get(k string) string {
 		return strconv.Itoa(s.Burst)
 	case "robust":
 		return s.Robust
+	case "bias":
+		return s.Bias
 	}
 	return ""
 }
@@ -462,6 +474,10 @@ func (s Spec) Validate() error {
 			if s.Robust != "rtt+trim" && s.Robust != "rtt" && s.Robust != "trim" && s.Robust != "none" {
 				err = fmt.Errorf("robust=%q: want rtt+trim, rtt, trim or none", s.Robust)
 			}
+		case "bias":
+			if s.Bias != "calibrated" && s.Bias != "none" {
+				err = fmt.Errorf("bias=%q: want calibrated or none", s.Bias)
+			}
 		case "burst":
 			if s.Burst < 1 {
 				err = fmt.Errorf("burst=%d: need at least 1 exchange per fit point", s.Burst)
@@ -475,14 +491,20 @@ func (s Spec) Validate() error {
 }
 
 // String returns the text form with every parameter the algorithm takes
-// (budget, burst and robust only when an accuracy target is set, and
-// accuracy=none when it is not); ParseSpec(s.String()) returns s.
+// (budget, burst, robust and a bias other than calibrated only when an
+// accuracy target is set, and accuracy=none when it is not);
+// ParseSpec(s.String()) returns s.
 func (s Spec) String() string {
 	var b strings.Builder
 	b.WriteString(s.Name)
 	sep := ":"
 	for _, k := range specKeys {
-		if !s.takes(k) || (s.Accuracy.IsZero() && (k == "budget" || k == "burst" || k == "robust")) {
+		if !s.takes(k) || (s.Accuracy.IsZero() && (k == "budget" || k == "burst" || k == "robust" || k == "bias")) {
+			continue
+		}
+		if k == "bias" && s.Bias == "calibrated" {
+			// The default, left out so that the text recorded for
+			// real machines reads as before the key existed.
 			continue
 		}
 		b.WriteString(sep)
@@ -509,7 +531,7 @@ func (s Spec) New() (*Algorithm, error) {
 	var sp *Spread
 	if !s.Accuracy.IsZero() {
 		sp = &Spread{Target: s.Accuracy, Budget: s.Budget, Burst: s.Burst, Trim: s.Trim,
-			NoRTTFilter: s.Robust == "trim" || s.Robust == "none"}
+			NoRTTFilter: s.Robust == "trim" || s.Robust == "none", IdealLinks: s.Bias == "none"}
 		if s.Trim == 0 {
 			sp.Trim = 3
 		}
@@ -581,6 +603,9 @@ func (s Spec) WithAccuracy(a Accuracy) (Spec, error) {
 	}
 	if s.Robust == "" {
 		s.Robust = "rtt+trim"
+	}
+	if s.Bias == "" {
+		s.Bias = "calibrated"
 	}
 	return s, s.Validate()
 }

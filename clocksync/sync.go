@@ -124,10 +124,16 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 	}
 	t0 := base.Now()
 	out, err := a.Topology.Sync(&Env{Comm: cc, Now: now, Learner: a.Learner, Sleep: o.Sleep})
-	t1 := base.Now()
 	if err != nil {
 		return nil, fmt.Errorf("clocksync: %s: %w", a.Name, err)
 	}
+	// The synchronization ends for every rank at once: a rank that learned
+	// early (JK's first ranks, HCA3's upper tree) has its bound shifted to
+	// this common end, where Result.Bound's h = 0 is.
+	if err := cc.Barrier(); err != nil {
+		return nil, err
+	}
+	t1 := base.Now()
 	if len(out.Models) == 0 {
 		out.Models = []Model{Identity}
 	}

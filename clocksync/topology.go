@@ -107,7 +107,7 @@ func (t *Linear) Sync(e *Env) (Outcome, error) {
 		pts = append(pts, s)
 	}
 	lm, st := L.Fit(pts)
-	st.addAsymmetry(l.RTT)
+	st.addSystematic(l.RTT, false)
 	if t.Intercept != nil {
 		var err error
 		if lm, err = ComputeAndSetIntercept(&l, lm, t.Intercept, &st); err != nil {

@@ -83,8 +83,8 @@ func TestResultCountsMessages(t *testing.T) {
 	var sent int64
 	for _, rr := range res.PerRank {
 		sent += rr.MessagesSent
-		if rr.CollectiveCalls != 1 {
-			t.Errorf("rank %d: %d collective calls, want 1 (the barrier)", rr.Rank, rr.CollectiveCalls)
+		if rr.CollectiveCalls != 2 {
+			t.Errorf("rank %d: %d collective calls, want 2 (the barriers at the start and the end)", rr.Rank, rr.CollectiveCalls)
 		}
 	}
 	if sent != res.Messages || res.PerRank[0].MessagesSent != int64((p-1)*(n+1)) {

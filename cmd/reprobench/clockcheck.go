@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/clocksync/clocksim"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/pipeline"
@@ -185,6 +186,13 @@ func runClockcheck(stdout, stderr io.Writer, args []string) error {
 		if o.driftPPM < 0 || o.offsetS < 0 || o.latencyUs < 0 || o.jitterUs < 0 || o.spikeProb < 0 || o.spikeProb > 1 {
 			return fmt.Errorf("%w: negative --drift-ppm, --offset-s, --latency-us, --jitter-us or --spike-prob outside [0,1]", errUsage)
 		}
+		// The simulated links have no asymmetry and no wander: unless
+		// the spec says otherwise, its bound leaves out the terms
+		// calibrated for them on real machines (bias=none).
+		spec = clocksim.Spec(simConfig(o), *algSpec, spec)
+		if o.alg, err = spec.New(); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
 		rep, err = clockcheckSim(o)
 	} else {
 		if !underMPI() {
@@ -341,8 +349,9 @@ func offOrDuration(us float64) time.Duration {
 	return time.Duration(math.Round(us * 1e3))
 }
 
-func clockcheckSim(o clockcheckOptions) (*clockcheckReport, error) {
-	cfg := mpitest.Config{
+// simConfig is the simulated world of clockcheck --sim.
+func simConfig(o clockcheckOptions) mpitest.Config {
+	return mpitest.Config{
 		Ranks: o.ranks,
 		Seed:  o.seed,
 		Clock: mpitest.ClockDist{OffsetS: offOr(o.offsetS), DriftPPM: offOr(o.driftPPM)},
@@ -354,7 +363,10 @@ func clockcheckSim(o clockcheckOptions) (*clockcheckReport, error) {
 		RanksPerNode: o.ranksPerNode,
 		NodeClocks:   o.nodeClocks,
 	}
-	w, err := mpitest.New(cfg)
+}
+
+func clockcheckSim(o clockcheckOptions) (*clockcheckReport, error) {
+	w, err := mpitest.New(simConfig(o))
 	if err != nil {
 		return nil, err
 	}
