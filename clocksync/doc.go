@@ -121,6 +121,14 @@
 // the default; the trimmed refit (3 robust standard deviations) stays as a
 // second line, as it never hurt.
 //
+// The asymmetry share and the wander term are systematic, calibrated on
+// real message paths; links without asymmetry or wander (mpitest's by
+// default) have neither, and Spread.IdealLinks (spec key bias=none, which
+// package clocksim sets for such worlds) leaves them out, so that the
+// simulator checks the statistical part of the bound alone. Every rank's
+// bound is referenced to the end of the whole synchronization, a closing
+// barrier common to all ranks.
+//
 // A Theil–Sen line (the median of pairwise slopes) was tried in place of
 // the trimmed least squares and left out, because it did not help where it
 // would matter: in simulation (go run ./bench/clocksync -only robust, 4

@@ -50,6 +50,44 @@ type FitStats struct {
 	// BudgetExceeded is set when an accuracy target was not met within the
 	// time budget (Spread).
 	BudgetExceeded bool `json:"budget_exceeded,omitempty"`
+	// Intra says how TwoLevel's intra-node step (intra=shared) went on a
+	// rank that is not its node's leader: IntraShared or IntraNotShared;
+	// empty elsewhere.
+	Intra string `json:"intra,omitempty"`
+}
+
+// The outcomes of TwoLevel's check of the shared-clock assumption
+// (FitStats.Intra).
+const (
+	// IntraShared: the rank's offset to its leader's clock did not move
+	// between two measurements taken before and after the leaders'
+	// synchronization (within their bounds); the rank takes its leader's
+	// model with that offset.
+	IntraShared = "shared clock (offset checked)"
+	// IntraNotShared: the offset moved; the ranks of the node learned
+	// their drift against the leader (Spread, or the fixed-count
+	// regression) instead.
+	IntraNotShared = "clock not shared: synchronized to the leader"
+)
+
+func intraCode(s string) float64 {
+	switch s {
+	case IntraShared:
+		return 1
+	case IntraNotShared:
+		return 2
+	}
+	return 0
+}
+
+func intraFrom(v float64) string {
+	switch v {
+	case 1:
+		return IntraShared
+	case 2:
+		return IntraNotShared
+	}
+	return ""
 }
 
 // Regression learns the clock drift: FitPoints offset measurements, then an

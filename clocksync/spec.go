@@ -59,7 +59,7 @@ import (
 //	hca3o     HCA3's tree with one SKaMPI offset per edge (offset only).
 //	          pingpongs=100 minpingpongs=10 stop=0 rttpingpongs=100 warmup=10
 //	twolevel  HCA3 among node leaders, each leader's clock propagated to its
-//	          node; the keys of hca3 and intra=offset.
+//	          node; the keys of hca3 and intra=shared.
 //
 // The parameters:
 //
@@ -99,9 +99,12 @@ import (
 //	              SlopeWanderTerm) or none (links without asymmetry or
 //	              wander, as mpitest's by default: the statistical part
 //	              alone; Spread.IdealLinks)
-//	intra         twolevel: offset (one SKaMPI offset to the leader; ranks of a
-//	              node share the clock) or fit (a regression, for nodes whose
-//	              ranks have separate clocks)
+//	intra         twolevel: shared (default: the ranks of a node share the
+//	              leader's clock; the offset to it is measured before and after
+//	              the leaders' sync, and if it moved the node's ranks learn
+//	              their drift instead; SharedClock, TwoLevel), offset (one
+//	              SKaMPI offset to the leader, unchecked) or fit (a regression,
+//	              for nodes whose ranks have separate clocks)
 type Spec struct {
 	Name         string
 	FitPoints    int
@@ -190,7 +193,7 @@ func DefaultSpec(name string) (Spec, error) {
 		PingPongs:    100,
 		MinPingPongs: 10,
 		Intercept:    "skampi",
-		Intra:        "offset",
+		Intra:        "shared",
 		MaxPingPongs: 10000,
 		Burst:        10,
 		Robust:       "rtt+trim",
@@ -463,8 +466,8 @@ func (s Spec) Validate() error {
 				err = fmt.Errorf("intercept=%q: want fit or skampi", s.Intercept)
 			}
 		case "intra":
-			if s.Intra != "offset" && s.Intra != "fit" {
-				err = fmt.Errorf("intra=%q: want offset or fit", s.Intra)
+			if s.Intra != "shared" && s.Intra != "offset" && s.Intra != "fit" {
+				err = fmt.Errorf("intra=%q: want shared, offset or fit", s.Intra)
 			}
 		case "budget":
 			if s.Budget != 0 && (!(s.Budget > 0) || s.Budget > 3600) {
@@ -563,8 +566,11 @@ func (s Spec) New() (*Algorithm, error) {
 	case "hca3o":
 		a.Topology, a.Learner = &TopDownTree{}, &OffsetOnly{Offset: skampi}
 	case "twolevel":
-		var intra Learner = &OffsetOnly{Offset: skampi}
-		if s.Intra == "fit" {
+		var intra Learner = &SharedClock{IdealLinks: s.Bias == "none"}
+		switch s.Intra {
+		case "offset":
+			intra = &OffsetOnly{Offset: skampi}
+		case "fit":
 			intra = regression
 		}
 		a.Topology = &TwoLevel{Inter: &TopDownTree{Intercept: intercept}, Intra: intra}

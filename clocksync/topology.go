@@ -2,6 +2,7 @@ package clocksync
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"time"
 
@@ -505,14 +506,22 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 	if intra == nil {
 		intra = &OffsetOnly{Offset: &SKaMPIPingPong{MinPingPongs: 100, MaxPingPongs: 100}}
 	}
-	in, err := (&Linear{}).Sync(&Env{Comm: node, Now: e.Now, Learner: intra, Sleep: e.Sleep})
-	if err != nil {
-		return Outcome{}, err
-	}
-	toLeader := Chain(in.Models...)
-	if _, off := intra.(*OffsetOnly); off {
-		// The ranks of a node share the clock: no drift to the leader.
-		in.Bound.Unknown, in.Bound.Slope = false, 0
+	nodeEnv := &Env{Comm: node, Now: e.Now, Learner: intra, Sleep: e.Sleep}
+	shared, isShared := intra.(*SharedClock)
+	var in Outcome
+	var first Sample
+	if isShared {
+		if first, _, err = shared.sharedOffsets(nodeEnv); err != nil {
+			return Outcome{}, err
+		}
+	} else {
+		if in, err = (&Linear{}).Sync(nodeEnv); err != nil {
+			return Outcome{}, err
+		}
+		if _, off := intra.(*OffsetOnly); off {
+			// The ranks of a node share the clock: no drift to the leader.
+			in.Bound.Unknown, in.Bound.Slope = false, 0
+		}
 	}
 
 	// Among leaders.
@@ -540,6 +549,12 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 	if err := mpi.Bcast(node, lead[:], 0); err != nil {
 		return Outcome{}, err
 	}
+	if isShared {
+		if in, err = t.checkShared(e, node, shared, first); err != nil {
+			return Outcome{}, err
+		}
+	}
+	toLeader := Chain(in.Models...)
 	leaderModel := Model{Slope: lead[0], Intercept: lead[1]}
 	if leader {
 		return Outcome{Models: []Model{leaderModel}, Fit: interFit, Bound: interBound, BoundAt: interAt}, nil
@@ -548,4 +563,58 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 	mine := Chain(toLeader, leaderModel)
 	b := lb.shift(mine.Global(in.BoundAt) - lead[5]).combine(in.Bound)
 	return Outcome{Models: []Model{toLeader, leaderModel}, Fit: in.Fit, Bound: b, BoundAt: in.BoundAt}, nil
+}
+
+// checkShared measures every rank's offset to its leader a second time,
+// after the leaders' synchronization, and compares it with the first
+// (first; zero on the leader): if on every rank of the node the two
+// agree within the sum of their bounds, the clock is taken as shared and
+// each rank keeps the second offset (slope 0, its bound); otherwise (on any
+// rank: one Allreduce on the node decides) the node's ranks learn their
+// drift against the leader's raw clock with the Env's learner (the Spread
+// learner to the target, or the fixed-count regression), linearly. A
+// drift d between the measurements, which are the leaders' synchronization
+// apart (about nothing on a single node, seconds across nodes), shows when
+// |d| times that gap exceeds the two bounds; a smaller one does not, so
+// the rank's bound states it: its slope is the two bounds over the gap.
+// On a single node that slope is large and the target is not met: proving
+// there that the ranks read one counter (same clock source, kernel and
+// frequency) instead of measuring it is not done yet. The outcome is
+// recorded in FitStats.Intra.
+func (t *TwoLevel) checkShared(e *Env, node mpi.Comm, s *SharedClock, first Sample) (Outcome, error) {
+	nodeEnv := &Env{Comm: node, Now: e.Now, Learner: s, Sleep: e.Sleep}
+	second, st2, err := s.sharedOffsets(nodeEnv)
+	if err != nil {
+		return Outcome{}, err
+	}
+	moved := 0.0
+	if node.Rank() != 0 && math.Abs(second.Offset-first.Offset) > first.Bound+second.Bound {
+		moved = 1
+	}
+	anyMoved := []float64{0}
+	if err := mpi.Allreduce(node, []float64{moved}, anyMoved, mpi.Max); err != nil {
+		return Outcome{}, err
+	}
+	if anyMoved[0] == 0 {
+		if node.Rank() == 0 {
+			return Outcome{Models: []Model{Identity}}, nil
+		}
+		st2.Intra = IntraShared
+		// A drift the check could not see is at most the two bounds over
+		// the time between the measurements: the slope's bound.
+		if gap := second.Local - first.Local; gap > 0 {
+			st2.Bound.Slope = (first.Bound + second.Bound) / gap
+		} else {
+			st2.Bound = unknown(WhyTooFewPoints)
+		}
+		return Outcome{Models: []Model{{Intercept: second.Offset}}, Fit: st2, Bound: st2.Bound, BoundAt: st2.BoundAt}, nil
+	}
+	in, err := (&Linear{}).Sync(&Env{Comm: node, Now: e.Now, Learner: e.Learner, Sleep: e.Sleep})
+	if err != nil {
+		return Outcome{}, err
+	}
+	if node.Rank() != 0 {
+		in.Fit.Intra = IntraNotShared
+	}
+	return in, nil
 }
