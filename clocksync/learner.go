@@ -51,14 +51,19 @@ type FitStats struct {
 	// time budget (Spread).
 	BudgetExceeded bool `json:"budget_exceeded,omitempty"`
 	// Intra says how TwoLevel's intra-node step (intra=shared) went on a
-	// rank that is not its node's leader: IntraShared or IntraNotShared;
-	// empty elsewhere.
+	// rank that is not its node's leader: IntraCounter, IntraShared or
+	// IntraNotShared; empty elsewhere.
 	Intra string `json:"intra,omitempty"`
 }
 
 // The outcomes of TwoLevel's check of the shared-clock assumption
 // (FitStats.Intra).
 const (
+	// IntraCounter: the ranks of the node read one counter (same kernel,
+	// clock source and frequency), so the rank's offset to its leader is
+	// the difference of their epochs, exact to a tick, and a measured
+	// offset agreed with it; the rank takes its leader's model.
+	IntraCounter = "shared counter (offset exact, checked)"
 	// IntraShared: the rank's offset to its leader's clock did not move
 	// between two measurements taken before and after the leaders'
 	// synchronization (within their bounds); the rank takes its leader's
@@ -76,6 +81,8 @@ func intraCode(s string) float64 {
 		return 1
 	case IntraNotShared:
 		return 2
+	case IntraCounter:
+		return 3
 	}
 	return 0
 }
@@ -86,6 +93,8 @@ func intraFrom(v float64) string {
 		return IntraShared
 	case 2:
 		return IntraNotShared
+	case 3:
+		return IntraCounter
 	}
 	return ""
 }

@@ -19,7 +19,7 @@ import (
 // plus the clock reads (readStep, as Spread) and, unless IdealLinks, the
 // asymmetry share of the smallest RTT (asymmetryShare); its slope is 0.
 type SharedClock struct {
-	// Exchanges per offset (default 64).
+	// Exchanges per offset (default 256).
 	Exchanges int
 	// IdealLinks leaves the asymmetry share out of the bound (see
 	// Spread.IdealLinks).
@@ -46,34 +46,36 @@ func (s *SharedClock) Fit(points []Sample) (Model, FitStats) {
 }
 
 // measure measures one offset on link l; both ranks call it. The client
-// gets the sample (Bound: the offset's bound) and its statistics.
-func (s *SharedClock) measure(l *Link) (Sample, FitStats, error) {
+// gets the sample (Bound: the offset's bound), its statistics and the
+// standard error of the mean (widened by Student's t; +Inf with fewer than
+// three undisturbed exchanges).
+func (s *SharedClock) measure(l *Link) (Sample, FitStats, float64, error) {
 	c := l.Comm
 	if l.IsRef() {
 		if err := c.SendFloat64(readStep(l.Now), l.Client, tagReply); err != nil {
-			return Sample{}, FitStats{}, err
+			return Sample{}, FitStats{}, 0, err
 		}
 		for {
 			v, err := c.RecvFloat64(l.Client, tagExchange)
 			if err != nil {
-				return Sample{}, FitStats{}, err
+				return Sample{}, FitStats{}, 0, err
 			}
 			if v == 0 {
-				return Sample{}, FitStats{}, nil
+				return Sample{}, FitStats{}, 0, nil
 			}
 			if err := c.SendFloat64(l.Now(), l.Client, tagReply); err != nil {
-				return Sample{}, FitStats{}, err
+				return Sample{}, FitStats{}, 0, err
 			}
 		}
 	}
 	refStep, err := c.RecvFloat64(l.Ref, tagReply)
 	if err != nil {
-		return Sample{}, FitStats{}, err
+		return Sample{}, FitStats{}, 0, err
 	}
 	clockRead := (refStep + readStep(l.Now)) / 2
 	n := s.Exchanges
 	if n <= 0 {
-		n = 64
+		n = 256
 	}
 	rtts := make([]float64, n)
 	offs := make([]float64, n)
@@ -81,17 +83,17 @@ func (s *SharedClock) measure(l *Link) (Sample, FitStats, error) {
 	for i := range n {
 		c1 := l.Now()
 		if err := c.SendFloat64(1, l.Ref, tagExchange); err != nil {
-			return Sample{}, FitStats{}, err
+			return Sample{}, FitStats{}, 0, err
 		}
 		tr, err := c.RecvFloat64(l.Ref, tagReply)
 		if err != nil {
-			return Sample{}, FitStats{}, err
+			return Sample{}, FitStats{}, 0, err
 		}
 		c2 := l.Now()
 		rtts[i], offs[i], last = c2-c1, (c1+c2)/2-tr, c2
 	}
 	if err := c.SendFloat64(0, l.Ref, tagExchange); err != nil {
-		return Sample{}, FitStats{}, err
+		return Sample{}, FitStats{}, 0, err
 	}
 	sorted := slices.Clone(rtts)
 	slices.Sort(sorted)
@@ -116,7 +118,7 @@ func (s *SharedClock) measure(l *Link) (Sample, FitStats, error) {
 		// interval, half its RTT.
 		i := slices.Index(rtts, lo)
 		st.Bound = Bound{AtSync: lo/2 + clockRead}
-		return Sample{Local: last, Offset: offs[i], Bound: st.Bound.AtSync, RTT: lo}, st, nil
+		return Sample{Local: last, Offset: offs[i], Bound: st.Bound.AtSync, RTT: lo}, st, math.Inf(1), nil
 	}
 	var ss float64
 	for _, v := range kept {
@@ -130,21 +132,21 @@ func (s *SharedClock) measure(l *Link) (Sample, FitStats, error) {
 		b += asymmetryShare * lo
 	}
 	st.Bound = Bound{AtSync: b}
-	return Sample{Local: last, Offset: mean, Bound: b, RTT: lo}, st, nil
+	return Sample{Local: last, Offset: mean, Bound: b, RTT: lo}, st, se, nil
 }
 
 // sharedOffsets runs SharedClock.measure from every rank of node to its
 // rank 0, one rank after the other; rank 0 gets the zero Sample.
-func (s *SharedClock) sharedOffsets(e *Env) (Sample, FitStats, error) {
+func (s *SharedClock) sharedOffsets(e *Env) (Sample, FitStats, float64, error) {
 	c := e.Comm
 	if c.Rank() == 0 {
 		for r := 1; r < c.Size(); r++ {
 			l := Link{Comm: c, Ref: 0, Client: r, Now: e.Now}
-			if _, _, err := s.measure(&l); err != nil {
-				return Sample{}, FitStats{}, err
+			if _, _, _, err := s.measure(&l); err != nil {
+				return Sample{}, FitStats{}, 0, err
 			}
 		}
-		return Sample{}, FitStats{}, nil
+		return Sample{}, FitStats{}, 0, nil
 	}
 	l := Link{Comm: c, Ref: 0, Client: c.Rank(), Now: e.Now}
 	return s.measure(&l)

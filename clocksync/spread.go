@@ -312,6 +312,7 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 	var f lineFit
 	var st FitStats
 	met := s.Target.IsZero()
+	stopAt := 0
 	for len(pts) < maxPts {
 		best := Sample{RTT: math.Inf(1)}
 		t0 := l.Now()
@@ -346,14 +347,24 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 		pts = append(pts, best)
 		elapsed = l.Now() - start
 		n := len(pts)
-		if n >= minPts && (n%16 == 0 || elapsed >= budget) {
+		if n >= minPts && (n%16 == 0 || elapsed >= budget) && !met {
 			f, st = spreadFit(pts, trim, !s.NoRTTFilter, s.IdealLinks)
-			if !met && st.Bound.At(horizon)+clockRead <= goal {
-				met = true
+			if st.Bound.At(horizon)+clockRead <= goal {
+				// Stopping when the bound first meets the goal favours
+				// fits whose error looks small; the learner goes on for
+				// a third more points and stops if the bound then still
+				// meets it, so that the bound it states is not the one
+				// that chose the stop.
+				met, stopAt = true, n+n/3
 			}
-			if met && !s.Target.IsZero() {
+		}
+		if met && !s.Target.IsZero() && n >= stopAt {
+			f, st = spreadFit(pts, trim, !s.NoRTTFilter, s.IdealLinks)
+			if st.Bound.At(horizon)+clockRead <= goal {
 				break
 			}
+			// The bound no longer meets the goal: learn on.
+			met = false
 		}
 		if elapsed >= budget {
 			break

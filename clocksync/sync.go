@@ -123,7 +123,7 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 		return nil, err
 	}
 	t0 := base.Now()
-	out, err := a.Topology.Sync(&Env{Comm: cc, Now: now, Learner: a.Learner, Sleep: o.Sleep})
+	out, err := a.Topology.Sync(&Env{Comm: cc, Now: now, Learner: a.Learner, Sleep: o.Sleep, Source: base.Source()})
 	if err != nil {
 		return nil, fmt.Errorf("clocksync: %s: %w", a.Name, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/timing"
 )
 
 // Env is what a Topology works with on the calling rank.
@@ -17,6 +18,10 @@ type Env struct {
 	// Sleep pauses the calling rank (nil: a real rank keeps exchanging,
 	// see Link.Sleep); topologies hand it to their links.
 	Sleep func(time.Duration)
+	// Source is where Now's raw clock comes from (timing.Clock.Source);
+	// TwoLevel proves with it that the ranks of a node read one counter.
+	// The zero Source proves nothing.
+	Source timing.Source
 }
 
 // Outcome is what a Topology found on the calling rank.
@@ -510,8 +515,13 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 	shared, isShared := intra.(*SharedClock)
 	var in Outcome
 	var first Sample
+	var firstSE, exact float64
+	var proven bool
 	if isShared {
-		if first, _, err = shared.sharedOffsets(nodeEnv); err != nil {
+		if exact, proven, err = sharedCounter(node, e.Source); err != nil {
+			return Outcome{}, err
+		}
+		if first, _, firstSE, err = shared.sharedOffsets(nodeEnv); err != nil {
 			return Outcome{}, err
 		}
 	} else {
@@ -538,6 +548,14 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 		if L == nil {
 			L = e.Learner
 		}
+		if sp, ok := L.(*Spread); ok && isShared && !sp.Target.IsZero() {
+			// A rank's error is its leader's plus its offset's and the
+			// drift its check cannot see, which shrinks as the leaders
+			// take longer: the leaders learn to the target over √2.
+			c := *sp
+			c.Target.Error /= math.Sqrt2
+			L = &c
+		}
 		o, err := inter.Sync(&Env{Comm: leaders, Now: e.Now, Learner: L, Sleep: e.Sleep})
 		if err != nil {
 			return Outcome{}, err
@@ -550,7 +568,7 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 		return Outcome{}, err
 	}
 	if isShared {
-		if in, err = t.checkShared(e, node, shared, first); err != nil {
+		if in, err = t.checkShared(e, node, shared, first, firstSE, exact, proven); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -565,45 +583,63 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 	return Outcome{Models: []Model{toLeader, leaderModel}, Fit: in.Fit, Bound: b, BoundAt: in.BoundAt}, nil
 }
 
-// checkShared measures every rank's offset to its leader a second time,
-// after the leaders' synchronization, and compares it with the first
-// (first; zero on the leader): if on every rank of the node the two
-// agree within the sum of their bounds, the clock is taken as shared and
-// each rank keeps the second offset (slope 0, its bound); otherwise (on any
-// rank: one Allreduce on the node decides) the node's ranks learn their
-// drift against the leader's raw clock with the Env's learner (the Spread
-// learner to the target, or the fixed-count regression), linearly. A
-// drift d between the measurements, which are the leaders' synchronization
-// apart (about nothing on a single node, seconds across nodes), shows when
-// |d| times that gap exceeds the two bounds; a smaller one does not, so
-// the rank's bound states it: its slope is the two bounds over the gap.
-// On a single node that slope is large and the target is not met: proving
-// there that the ranks read one counter (same clock source, kernel and
-// frequency) instead of measuring it is not done yet. The outcome is
-// recorded in FitStats.Intra.
-func (t *TwoLevel) checkShared(e *Env, node mpi.Comm, s *SharedClock, first Sample) (Outcome, error) {
+// checkShared decides, on every rank of node, how the rank follows its
+// leader's clock, from the offset measured before the leaders'
+// synchronization (first, with the standard error firstSE of its mean;
+// zero on the leader), a second one measured now, and, where
+// sharedCounter proved that the node's ranks read one counter, the exact
+// offset:
+//
+//   - proven, and the second offset agrees with the exact one within its
+//     bound: the exact offset, bound one tick (IntraCounter);
+//   - else, if the two offsets agree within the sum of their bounds: the
+//     second offset, and a bound whose slope is the drift the check could
+//     not see: |o2 − o1| plus BoundZ standard errors of the difference
+//     (and, unless IdealLinks, SlopeWanderTerm), over the time between the
+//     two (IntraShared). That time is the leaders' synchronization:
+//     seconds across nodes, microseconds on a single node, where the
+//     target is then not met;
+//   - else, on any rank of the node (one Allreduce decides), the node's
+//     ranks learn their drift against the leader's raw clock with the
+//     Env's learner, linearly (IntraNotShared).
+//
+// The outcome is recorded in FitStats.Intra.
+func (t *TwoLevel) checkShared(e *Env, node mpi.Comm, s *SharedClock, first Sample, firstSE, exact float64, proven bool) (Outcome, error) {
 	nodeEnv := &Env{Comm: node, Now: e.Now, Learner: s, Sleep: e.Sleep}
-	second, st2, err := s.sharedOffsets(nodeEnv)
+	second, st2, se2, err := s.sharedOffsets(nodeEnv)
 	if err != nil {
 		return Outcome{}, err
 	}
-	moved := 0.0
-	if node.Rank() != 0 && math.Abs(second.Offset-first.Offset) > first.Bound+second.Bound {
-		moved = 1
+	status := 0.0 // 0 counter proven and checked, 1 offsets agree, 2 moved
+	if node.Rank() != 0 {
+		switch {
+		case proven && math.Abs(second.Offset-exact) <= second.Bound:
+		case math.Abs(second.Offset-first.Offset) <= first.Bound+second.Bound:
+			status = 1
+		default:
+			status = 2
+		}
 	}
-	anyMoved := []float64{0}
-	if err := mpi.Allreduce(node, []float64{moved}, anyMoved, mpi.Max); err != nil {
+	worst := []float64{0}
+	if err := mpi.Allreduce(node, []float64{status}, worst, mpi.Max); err != nil {
 		return Outcome{}, err
 	}
-	if anyMoved[0] == 0 {
+	if worst[0] < 2 {
 		if node.Rank() == 0 {
 			return Outcome{Models: []Model{Identity}}, nil
 		}
+		if status == 0 {
+			st2.Intra = IntraCounter
+			st2.Bound = Bound{AtSync: 1 / e.Source.Hz}
+			return Outcome{Models: []Model{{Intercept: exact}}, Fit: st2, Bound: st2.Bound, BoundAt: st2.BoundAt}, nil
+		}
 		st2.Intra = IntraShared
-		// A drift the check could not see is at most the two bounds over
-		// the time between the measurements: the slope's bound.
 		if gap := second.Local - first.Local; gap > 0 {
-			st2.Bound.Slope = (first.Bound + second.Bound) / gap
+			d := math.Abs(second.Offset-first.Offset) + BoundZ*math.Hypot(firstSE, se2)
+			if !s.IdealLinks {
+				d += SlopeWanderTerm(st2.MinRTT)
+			}
+			st2.Bound.Slope = d / gap
 		} else {
 			st2.Bound = unknown(WhyTooFewPoints)
 		}
@@ -617,4 +653,46 @@ func (t *TwoLevel) checkShared(e *Env, node mpi.Comm, s *SharedClock, first Samp
 		in.Fit.Intra = IntraNotShared
 	}
 	return in, nil
+}
+
+// sharedCounter reports, collectively on node, whether every rank's raw
+// clock is the same counter read the same way: one running kernel (BootID),
+// the same clock source kind (CLOCK_MONOTONIC, or the TSC read the same
+// way) and the same frequency (a TSC calibrated per process is not: fix
+// it, --tsc-hz). If so, exact is the calling rank's offset to node rank
+// 0's clock, seconds (client − reference): the difference of their epochs
+// on the counter, CLOCK_MONOTONIC's taken out of their time namespaces.
+// Other sources (MPI_Wtime, a skewed or simulated clock) prove nothing.
+func sharedCounter(node mpi.Comm, src timing.Source) (exact float64, proven bool, err error) {
+	ok := src.Hz > 0 && (src.Kind == timing.SourceMonotonic || src.Kind == timing.SourceTSC || src.Kind == timing.SourceTSCFenced)
+	epoch := src.Epoch
+	id, idErr := BootID()
+	if src.Kind == timing.SourceMonotonic {
+		off, offErr := TimeNamespaceOffset()
+		if offErr != nil {
+			ok = false
+		}
+		epoch -= off.Nanoseconds()
+	}
+	if idErr != nil || id == "" {
+		ok = false
+	}
+	key := "-"
+	if ok {
+		key = fmt.Sprintf("%s/%d/%g", id, src.Kind, src.Hz)
+	}
+	same, err := mpi.AllEqual(node, key)
+	if err != nil {
+		return 0, false, err
+	}
+	epochs := make([]int64, node.Size())
+	if err := mpi.Allgather(node, []int64{epoch}, epochs); err != nil {
+		return 0, false, err
+	}
+	if !same || key == "-" {
+		return 0, false, nil
+	}
+	// local = (counter − epoch)/Hz on each rank, so client − reference is
+	// (epoch_reference − epoch_client)/Hz.
+	return float64(epochs[0]-epoch) / src.Hz, true, nil
 }

@@ -27,9 +27,9 @@ var (
 // synchronization's stated bound (Result.Bound, the largest over the ranks)
 // at both. Checks, per algorithm and rank count: the bound covers the truth
 // at both in ≥ 99 % of the seeds; for the algorithms with a target (jk,
-// hca3, twolevel) the bound at 10 s is at most 3× the 95th percentile of
-// the true error at 10 s across the seeds, and the target is said met in
-// ≥ 90 % of the seeds whose true error at 10 s is within it.
+// hca3, twolevel) the 95th percentile of the bound at 10 s across the
+// seeds is at most 3× that of the true error at 10 s, and the target is
+// said met in ≥ 90 % of the seeds whose true error at 10 s is within it.
 func matrix(s *summary) error {
 	w, f, err := newCSV("matrix.csv", "spec", "ranks", "ranks_per_node", "seed", "sync_duration_s",
 		"true_max_abs_error_0s_s", "true_max_abs_error_10s_s", "bound_0s_s", "bound_10s_s", "covered",
@@ -101,10 +101,10 @@ func matrix(s *summary) error {
 			if target == 0 {
 				continue
 			}
-			p95 := quantile(t10s, 0.95)
-			ratio := slices.Max(b10s) / p95
-			s.add(what+": largest stated bound at 10 s over the 95th percentile of the true max |error| at 10 s", ratio,
-				"≤ 3", ratio <= 3, fmt.Sprintf("%.3g µs / %.3g µs = %.2f", slices.Max(b10s)*1e6, p95*1e6, ratio))
+			p95, b95 := quantile(t10s, 0.95), quantile(b10s, 0.95)
+			ratio := b95 / p95
+			s.add(what+": 95th percentile of the stated bound at 10 s over that of the true max |error| at 10 s", ratio,
+				"≤ 3", ratio <= 3, fmt.Sprintf("%.3g µs / %.3g µs = %.2f (largest bound %.3g µs)", b95*1e6, p95*1e6, ratio, slices.Max(b10s)*1e6))
 			okMet := within == 0 || float64(metWithin) >= 0.9*float64(within)
 			s.add(what+": target said met among the seeds whose true error at 10 s is within it", float64(metWithin),
 				fmt.Sprintf("≥ 90 %% of %d", within), okMet, fmt.Sprintf("%d of %d (met in %d of %d seeds in all)", metWithin, within, met, n))
