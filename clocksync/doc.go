@@ -33,7 +33,10 @@
 //   - Topology: Linear (every rank against rank 0; Alg. 8 and 15),
 //     BottomUpTree (binomial tree, models merged; Alg. 3 and 11),
 //     TopDownTree (HCA3: parents serve their global clock), TwoLevel (node
-//     leaders, then propagation within the node via SplitShared).
+//     leaders, then propagation within the node via SplitShared; with
+//     SharedClock the shared clock is checked: an exact epoch difference
+//     where the ranks provably read one counter, else two measured offsets
+//     whose difference bounds the drift, else a fit; DefaultAlgorithm).
 //
 // The named algorithms — skampi, netgauge, jk, hca, hca2, hca3, hca3o,
 // twolevel — are built from a Spec, whose compact text form such as

@@ -165,6 +165,15 @@ var fixedCountKeys = []string{"fitpts", "exchanges", "intercept", "rttpingpongs"
 // README reports (issue 28).
 func DefaultAccuracy() Accuracy { return Accuracy{Error: 1e-6, Horizon: 10} }
 
+// DefaultAlgorithm is the algorithm of a caller that names none ("run
+// --clock-sync auto" when clocks must be synchronized, clockcheck's --alg):
+// two-level, HCA3 among node leaders to the accuracy target and the
+// leader's clock within each node, the shared clock checked (TwoLevel).
+// On one host whose ranks read CLOCK_MONOTONIC it takes a few
+// milliseconds instead of HCA3's budget, exact to a tick; across nodes its
+// leaders learn to the target over √2.
+const DefaultAlgorithm = "twolevel"
+
 // AccuracyAlgorithms returns the names of the algorithms that learn to an
 // accuracy target (the Spread learner): jk, hca3 and twolevel.
 func AccuracyAlgorithms() []string { return []string{"jk", "hca3", "twolevel"} }

@@ -239,7 +239,8 @@ func NeedsGlobalClock(ex *engine.Experiment) bool {
 }
 
 // ResolveClockSync sets the clock synchronization of the experiments that
-// have none (ClockSync ""): spec, or for spec "auto" hca3 when one of
+// have none (ClockSync ""): spec, or for spec "auto"
+// clocksync.DefaultAlgorithm when one of
 // them needs synchronized clocks and none otherwise. It returns the
 // run-wide spec and refuses an experiment that needs synchronized clocks
 // under "none".
@@ -251,7 +252,7 @@ func ResolveClockSync(exps []engine.Experiment, spec string) (string, error) {
 		spec = "none"
 		for i := range exps {
 			if NeedsGlobalClock(&exps[i]) && (exps[i].ClockSync == "" || exps[i].ClockSync == "auto") {
-				spec = "hca3"
+				spec = clocksync.DefaultAlgorithm
 			}
 		}
 	}

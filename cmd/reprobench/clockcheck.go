@@ -129,7 +129,7 @@ type clockcheckOptions struct {
 func runClockcheck(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("clockcheck", "[--alg SPEC] [--after 0,1,5,10s] [--json] [--sim [--ranks N] [--drift-ppm X] …]", stderr)
 	var o clockcheckOptions
-	algSpec := fs.String("alg", "hca3", "clock synchronization algorithm and parameters, name[:key=value,…]; names: "+strings.Join(clocksync.Algorithms(), ", ")+" (see the clocksync package doc for the keys and defaults)")
+	algSpec := fs.String("alg", clocksync.DefaultAlgorithm, "clock synchronization algorithm and parameters, name[:key=value,…]; names: "+strings.Join(clocksync.Algorithms(), ", ")+" (see the clocksync package doc for the keys and defaults)")
 	accText := fs.String("clock-accuracy", "auto", "accuracy `target` ERROR@HORIZON, e.g. 1us@10s: jk, hca3 and twolevel learn until every rank's predicted error bound at HORIZON meets ERROR, within the spec's budget (1s); auto: "+clocksync.DefaultAccuracy().String()+" unless --alg gives fixed counts or accuracy=; none: the published fixed counts (1000 fit points × 100 exchanges)")
 	afterText := fs.String("after", "0,10s", "when to measure the offsets, after the synchronization: comma-separated durations (a bare number is seconds)")
 	fs.IntVar(&o.pingpongs, "pingpongs", 10, "SKaMPI ping-pongs per rank and check (the paper's nrounds)")
