@@ -592,13 +592,14 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 //
 //   - proven, and the second offset agrees with the exact one within its
 //     bound: the exact offset, bound one tick (IntraCounter);
-//   - else, if the two offsets agree within the sum of their bounds: the
-//     second offset, and a bound whose slope is the drift the check could
-//     not see: |o2 − o1| plus BoundZ standard errors of the difference
-//     (and, unless IdealLinks, SlopeWanderTerm), over the time between the
-//     two (IntraShared). That time is the leaders' synchronization:
-//     seconds across nodes, microseconds on a single node, where the
-//     target is then not met;
+//   - else, if the two offsets agree within the sum of their bounds and
+//     the drift the check could not see — |o2 − o1| plus BoundZ standard
+//     errors of the difference (and, unless IdealLinks, SlopeWanderTerm),
+//     over the time between the two — leaves the target within reach
+//     (tooLoose): the second offset, with that drift as the bound's slope
+//     (IntraShared). That time is the leaders' synchronization: seconds
+//     across nodes, microseconds on a single node, where a clock that is
+//     not provably one counter is therefore synchronized;
 //   - else, on any rank of the node (one Allreduce decides), the node's
 //     ranks learn their drift against the leader's raw clock with the
 //     Env's learner, linearly (IntraNotShared).
@@ -610,11 +611,20 @@ func (t *TwoLevel) checkShared(e *Env, node mpi.Comm, s *SharedClock, first Samp
 	if err != nil {
 		return Outcome{}, err
 	}
+	// The drift the two-point check cannot see, as a slope bound.
+	slope := math.Inf(1)
+	if gap := second.Local - first.Local; gap > 0 {
+		d := math.Abs(second.Offset-first.Offset) + BoundZ*math.Hypot(firstSE, se2)
+		if !s.IdealLinks {
+			d += SlopeWanderTerm(st2.MinRTT)
+		}
+		slope = d / gap
+	}
 	status := 0.0 // 0 counter proven and checked, 1 offsets agree, 2 moved
 	if node.Rank() != 0 {
 		switch {
 		case proven && math.Abs(second.Offset-exact) <= second.Bound:
-		case math.Abs(second.Offset-first.Offset) <= first.Bound+second.Bound:
+		case math.Abs(second.Offset-first.Offset) <= first.Bound+second.Bound && !tooLoose(e.Learner, slope):
 			status = 1
 		default:
 			status = 2
@@ -634,13 +644,8 @@ func (t *TwoLevel) checkShared(e *Env, node mpi.Comm, s *SharedClock, first Samp
 			return Outcome{Models: []Model{{Intercept: exact}}, Fit: st2, Bound: st2.Bound, BoundAt: st2.BoundAt}, nil
 		}
 		st2.Intra = IntraShared
-		if gap := second.Local - first.Local; gap > 0 {
-			d := math.Abs(second.Offset-first.Offset) + BoundZ*math.Hypot(firstSE, se2)
-			if !s.IdealLinks {
-				d += SlopeWanderTerm(st2.MinRTT)
-			}
-			st2.Bound.Slope = d / gap
-		} else {
+		st2.Bound.Slope = slope
+		if math.IsInf(slope, 0) {
 			st2.Bound = unknown(WhyTooFewPoints)
 		}
 		return Outcome{Models: []Model{{Intercept: second.Offset}}, Fit: st2, Bound: st2.Bound, BoundAt: st2.BoundAt}, nil
@@ -653,6 +658,19 @@ func (t *TwoLevel) checkShared(e *Env, node mpi.Comm, s *SharedClock, first Samp
 		in.Fit.Intra = IntraNotShared
 	}
 	return in, nil
+}
+
+// tooLoose reports whether a rank whose drift to its leader is bounded
+// by slope would miss the accuracy target of learner L (a Spread) at its
+// horizon on that drift alone, given its share of the target (the
+// leaders learn to the target over √2, TwoLevel). Without a target it is
+// never too loose.
+func tooLoose(L Learner, slope float64) bool {
+	sp, ok := L.(*Spread)
+	if !ok || sp.Target.IsZero() {
+		return false
+	}
+	return !(slope*sp.Target.Horizon <= sp.Target.Error/math.Sqrt2)
 }
 
 // sharedCounter reports, collectively on node, whether every rank's raw
