@@ -33,7 +33,10 @@
 //   - Topology: Linear (every rank against rank 0; Alg. 8 and 15),
 //     BottomUpTree (binomial tree, models merged; Alg. 3 and 11),
 //     TopDownTree (HCA3: parents serve their global clock), TwoLevel (node
-//     leaders, then propagation within the node via SplitShared).
+//     leaders, then propagation within the node via SplitShared; with
+//     SharedClock the shared clock is checked: an exact epoch difference
+//     where the ranks provably read one counter, else two measured offsets
+//     whose difference bounds the drift, else a fit; DefaultAlgorithm).
 //
 // The named algorithms — skampi, netgauge, jk, hca, hca2, hca3, hca3o,
 // twolevel — are built from a Spec, whose compact text form such as
@@ -120,6 +123,14 @@
 // unknown, target not met) and one erred 2.2 µs. The RTT filter is therefore
 // the default; the trimmed refit (3 robust standard deviations) stays as a
 // second line, as it never hurt.
+//
+// The asymmetry share and the wander term are systematic, calibrated on
+// real message paths; links without asymmetry or wander (mpitest's by
+// default) have neither, and Spread.IdealLinks (spec key bias=none, which
+// package clocksim sets for such worlds) leaves them out, so that the
+// simulator checks the statistical part of the bound alone. Every rank's
+// bound is referenced to the end of the whole synchronization, a closing
+// barrier common to all ranks.
 //
 // A Theil–Sen line (the median of pairwise slopes) was tried in place of
 // the trimmed least squares and left out, because it did not help where it

@@ -50,6 +50,53 @@ type FitStats struct {
 	// BudgetExceeded is set when an accuracy target was not met within the
 	// time budget (Spread).
 	BudgetExceeded bool `json:"budget_exceeded,omitempty"`
+	// Intra says how TwoLevel's intra-node step (intra=shared) went on a
+	// rank that is not its node's leader: IntraCounter, IntraShared or
+	// IntraNotShared; empty elsewhere.
+	Intra string `json:"intra,omitempty"`
+}
+
+// The outcomes of TwoLevel's check of the shared-clock assumption
+// (FitStats.Intra).
+const (
+	// IntraCounter: the ranks of the node read one counter (same kernel,
+	// clock source and frequency), so the rank's offset to its leader is
+	// the difference of their epochs, exact to a tick, and a measured
+	// offset agreed with it; the rank takes its leader's model.
+	IntraCounter = "shared counter (offset exact, checked)"
+	// IntraShared: the rank's offset to its leader's clock did not move
+	// between two measurements taken before and after the leaders'
+	// synchronization (within their bounds); the rank takes its leader's
+	// model with that offset.
+	IntraShared = "shared clock (offset checked)"
+	// IntraNotShared: the offset moved; the ranks of the node learned
+	// their drift against the leader (Spread, or the fixed-count
+	// regression) instead.
+	IntraNotShared = "clock not shared: synchronized to the leader"
+)
+
+func intraCode(s string) float64 {
+	switch s {
+	case IntraShared:
+		return 1
+	case IntraNotShared:
+		return 2
+	case IntraCounter:
+		return 3
+	}
+	return 0
+}
+
+func intraFrom(v float64) string {
+	switch v {
+	case 1:
+		return IntraShared
+	case 2:
+		return IntraNotShared
+	case 3:
+		return IntraCounter
+	}
+	return ""
 }
 
 // Regression learns the clock drift: FitPoints offset measurements, then an
@@ -100,7 +147,7 @@ func (f lineFit) stats(x []float64, dropped int) FitStats {
 		end = max(end, v)
 	}
 	st := FitStats{Points: f.N, ResidualRMS: f.RMS, SlopeSE: f.SlopeSE, Span: f.Span, Rejected: dropped,
-		Bound: Bound{AtSync: BoundZ * f.at(end), Slope: BoundZ*f.SlopeSE + SlopeWander/f.Span}, BoundAt: end}
+		Bound: Bound{AtSync: BoundZ * f.at(end), Slope: BoundZ * f.SlopeSE}, BoundAt: end}
 	if f.N < 3 || math.IsInf(st.Bound.Slope, 0) || math.IsNaN(st.Bound.Slope) || math.IsInf(st.Bound.AtSync, 0) || math.IsNaN(st.Bound.AtSync) {
 		// Too few points for an error estimate.
 		st.SlopeSE, st.Bound = 0, unknown(WhyTooFewPoints)
@@ -236,25 +283,31 @@ func LearnModel(l *Link, L Learner) (Model, FitStats, error) {
 		return Model{}, FitStats{}, nil
 	}
 	lm, st := L.Fit(pts)
-	st.addAsymmetry(l.RTT)
+	st.addSystematic(l.RTT, false)
 	return lm, st, nil
 }
 
-// addAsymmetry widens a fitted bound by what no fit sees on a link whose
-// RTT estimate is rtt: asymmetryShare of it at the sync (JK's RTT/2
-// correction uses the mean RTT, not the kept exchange's, and no fit sees a
-// constant asymmetry of the two directions), and the RTT's share of the
-// bias's wander on the slope (SlopeWanderTerm(rtt)/span in all).
-func (st *FitStats) addAsymmetry(rtt float64) {
-	if rtt > 0 && !st.Bound.Unknown {
+// addSystematic widens a fitted bound by what no fit sees on a link whose
+// RTT estimate is rtt (0: unknown): asymmetryShare of it at the sync (JK's
+// RTT/2 correction uses the mean RTT, not the kept exchange's, and no fit
+// sees a constant asymmetry of the two directions), and the bias's wander
+// on the slope, SlopeWanderTerm(rtt)/span. With ideal set (links without
+// asymmetry or wander: Spread.IdealLinks) it adds nothing.
+func (st *FitStats) addSystematic(rtt float64, ideal bool) {
+	if st.Bound.Unknown {
+		return
+	}
+	if rtt > 0 && st.MinRTT == 0 {
+		st.MinRTT = rtt
+	}
+	if ideal {
+		return
+	}
+	if rtt > 0 {
 		st.Bound.AtSync += asymmetryShare * rtt
-		if st.Span > 0 {
-			// stats added SlopeWander/span; the term is SlopeWanderTerm.
-			st.Bound.Slope += (SlopeWanderTerm(rtt) - SlopeWander) / st.Span
-		}
-		if st.MinRTT == 0 {
-			st.MinRTT = rtt
-		}
+	}
+	if st.Span > 0 {
+		st.Bound.Slope += SlopeWanderTerm(rtt) / st.Span
 	}
 }
 

@@ -59,7 +59,7 @@ import (
 //	hca3o     HCA3's tree with one SKaMPI offset per edge (offset only).
 //	          pingpongs=100 minpingpongs=10 stop=0 rttpingpongs=100 warmup=10
 //	twolevel  HCA3 among node leaders, each leader's clock propagated to its
-//	          node; the keys of hca3 and intra=offset.
+//	          node; the keys of hca3 and intra=shared.
 //
 // The parameters:
 //
@@ -93,9 +93,18 @@ import (
 //	robust        with accuracy: rtt+trim (default: fit points far from the
 //	              smallest RTT dropped, then a trimmed refit), rtt, trim or
 //	              none; see Spread and the package doc for the measurement
-//	intra         twolevel: offset (one SKaMPI offset to the leader; ranks of a
-//	              node share the clock) or fit (a regression, for nodes whose
-//	              ranks have separate clocks)
+//	bias          with accuracy: calibrated (default: the bound holds the
+//	              systematic terms measured on real machines, an asymmetry
+//	              of 5 % of the smallest RTT and the slope's wander,
+//	              SlopeWanderTerm) or none (links without asymmetry or
+//	              wander, as mpitest's by default: the statistical part
+//	              alone; Spread.IdealLinks)
+//	intra         twolevel: shared (default: the ranks of a node share the
+//	              leader's clock; the offset to it is measured before and after
+//	              the leaders' sync, and if it moved the node's ranks learn
+//	              their drift instead; SharedClock, TwoLevel), offset (one
+//	              SKaMPI offset to the leader, unchecked) or fit (a regression,
+//	              for nodes whose ranks have separate clocks)
 type Spec struct {
 	Name         string
 	FitPoints    int
@@ -113,18 +122,19 @@ type Spec struct {
 	Budget       float64 // seconds; 0: auto, 1 s per round of the tree
 	Burst        int
 	Robust       string
+	Bias         string
 }
 
 // The parameter keys, in the order String prints them.
 var specKeys = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "intercept", "intra",
-	"pingpongs", "minpingpongs", "stop", "maxpingpongs", "accuracy", "budget", "burst", "robust"}
+	"pingpongs", "minpingpongs", "stop", "maxpingpongs", "accuracy", "budget", "burst", "robust", "bias"}
 
 var (
 	keysSKaMPI   = []string{"pingpongs", "minpingpongs", "stop", "rttpingpongs", "warmup"}
 	keysNetgauge = []string{"pingpongs", "maxpingpongs"}
-	keysJK       = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "accuracy", "budget", "burst", "robust"}
+	keysJK       = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "accuracy", "budget", "burst", "robust", "bias"}
 	keysHCA      = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "pingpongs", "minpingpongs", "stop"}
-	keysHCA3     = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "intercept", "pingpongs", "minpingpongs", "stop", "accuracy", "budget", "burst", "robust"}
+	keysHCA3     = []string{"fitpts", "exchanges", "trim", "rttpingpongs", "warmup", "intercept", "pingpongs", "minpingpongs", "stop", "accuracy", "budget", "burst", "robust", "bias"}
 	keysTwoLevel = append(append([]string(nil), keysHCA3...), "intra")
 )
 
@@ -155,6 +165,15 @@ var fixedCountKeys = []string{"fitpts", "exchanges", "intercept", "rttpingpongs"
 // README reports (issue 28).
 func DefaultAccuracy() Accuracy { return Accuracy{Error: 1e-6, Horizon: 10} }
 
+// DefaultAlgorithm is the algorithm of a caller that names none ("run
+// --clock-sync auto" when clocks must be synchronized, clockcheck's --alg):
+// two-level, HCA3 among node leaders to the accuracy target and the
+// leader's clock within each node, the shared clock checked (TwoLevel).
+// On one host whose ranks read CLOCK_MONOTONIC it takes a few
+// milliseconds instead of HCA3's budget, exact to a tick; across nodes its
+// leaders learn to the target over √2.
+const DefaultAlgorithm = "twolevel"
+
 // AccuracyAlgorithms returns the names of the algorithms that learn to an
 // accuracy target (the Spread learner): jk, hca3 and twolevel.
 func AccuracyAlgorithms() []string { return []string{"jk", "hca3", "twolevel"} }
@@ -183,10 +202,11 @@ func DefaultSpec(name string) (Spec, error) {
 		PingPongs:    100,
 		MinPingPongs: 10,
 		Intercept:    "skampi",
-		Intra:        "offset",
+		Intra:        "shared",
 		MaxPingPongs: 10000,
 		Burst:        10,
 		Robust:       "rtt+trim",
+		Bias:         "calibrated",
 		Accuracy:     DefaultAccuracy(),
 	}
 	s.clearUnused()
@@ -262,8 +282,8 @@ func ParseSpecDefault(text string, target Accuracy) (Spec, error) {
 			}
 		}
 	}
-	if s.Accuracy.IsZero() && (seen["budget"] || seen["burst"] || seen["robust"]) {
-		return Spec{}, fmt.Errorf("clocksync: %s: budget, burst and robust apply only with accuracy=ERROR@HORIZON", s.Name)
+	if s.Accuracy.IsZero() && (seen["budget"] || seen["burst"] || seen["robust"] || seen["bias"]) {
+		return Spec{}, fmt.Errorf("clocksync: %s: budget, burst, robust and bias apply only with accuracy=ERROR@HORIZON", s.Name)
 	}
 	if err := s.Validate(); err != nil {
 		return Spec{}, err
@@ -347,6 +367,8 @@ func (s *Spec) set(k, v string) error {
 		return atoi(&s.Burst)
 	case "robust":
 		s.Robust = strings.ToLower(v)
+	case "bias":
+		s.Bias = strings.ToLower(v)
 	case "intercept":
 		s.Intercept = strings.ToLower(v)
 	case "intra":
@@ -396,6 +418,8 @@ func (s *Spec) get(k string) string {
 		return strconv.Itoa(s.Burst)
 	case "robust":
 		return s.Robust
+	case "bias":
+		return s.Bias
 	}
 	return ""
 }
@@ -451,8 +475,8 @@ func (s Spec) Validate() error {
 				err = fmt.Errorf("intercept=%q: want fit or skampi", s.Intercept)
 			}
 		case "intra":
-			if s.Intra != "offset" && s.Intra != "fit" {
-				err = fmt.Errorf("intra=%q: want offset or fit", s.Intra)
+			if s.Intra != "shared" && s.Intra != "offset" && s.Intra != "fit" {
+				err = fmt.Errorf("intra=%q: want shared, offset or fit", s.Intra)
 			}
 		case "budget":
 			if s.Budget != 0 && (!(s.Budget > 0) || s.Budget > 3600) {
@@ -461,6 +485,10 @@ func (s Spec) Validate() error {
 		case "robust":
 			if s.Robust != "rtt+trim" && s.Robust != "rtt" && s.Robust != "trim" && s.Robust != "none" {
 				err = fmt.Errorf("robust=%q: want rtt+trim, rtt, trim or none", s.Robust)
+			}
+		case "bias":
+			if s.Bias != "calibrated" && s.Bias != "none" {
+				err = fmt.Errorf("bias=%q: want calibrated or none", s.Bias)
 			}
 		case "burst":
 			if s.Burst < 1 {
@@ -475,14 +503,20 @@ func (s Spec) Validate() error {
 }
 
 // String returns the text form with every parameter the algorithm takes
-// (budget, burst and robust only when an accuracy target is set, and
-// accuracy=none when it is not); ParseSpec(s.String()) returns s.
+// (budget, burst, robust and a bias other than calibrated only when an
+// accuracy target is set, and accuracy=none when it is not);
+// ParseSpec(s.String()) returns s.
 func (s Spec) String() string {
 	var b strings.Builder
 	b.WriteString(s.Name)
 	sep := ":"
 	for _, k := range specKeys {
-		if !s.takes(k) || (s.Accuracy.IsZero() && (k == "budget" || k == "burst" || k == "robust")) {
+		if !s.takes(k) || (s.Accuracy.IsZero() && (k == "budget" || k == "burst" || k == "robust" || k == "bias")) {
+			continue
+		}
+		if k == "bias" && s.Bias == "calibrated" {
+			// The default, left out so that the text recorded for
+			// real machines reads as before the key existed.
 			continue
 		}
 		b.WriteString(sep)
@@ -509,7 +543,7 @@ func (s Spec) New() (*Algorithm, error) {
 	var sp *Spread
 	if !s.Accuracy.IsZero() {
 		sp = &Spread{Target: s.Accuracy, Budget: s.Budget, Burst: s.Burst, Trim: s.Trim,
-			NoRTTFilter: s.Robust == "trim" || s.Robust == "none"}
+			NoRTTFilter: s.Robust == "trim" || s.Robust == "none", IdealLinks: s.Bias == "none"}
 		if s.Trim == 0 {
 			sp.Trim = 3
 		}
@@ -541,8 +575,11 @@ func (s Spec) New() (*Algorithm, error) {
 	case "hca3o":
 		a.Topology, a.Learner = &TopDownTree{}, &OffsetOnly{Offset: skampi}
 	case "twolevel":
-		var intra Learner = &OffsetOnly{Offset: skampi}
-		if s.Intra == "fit" {
+		var intra Learner = &SharedClock{IdealLinks: s.Bias == "none"}
+		switch s.Intra {
+		case "offset":
+			intra = &OffsetOnly{Offset: skampi}
+		case "fit":
 			intra = regression
 		}
 		a.Topology = &TwoLevel{Inter: &TopDownTree{Intercept: intercept}, Intra: intra}
@@ -581,6 +618,9 @@ func (s Spec) WithAccuracy(a Accuracy) (Spec, error) {
 	}
 	if s.Robust == "" {
 		s.Robust = "rtt+trim"
+	}
+	if s.Bias == "" {
+		s.Bias = "calibrated"
 	}
 	return s, s.Validate()
 }

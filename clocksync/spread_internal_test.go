@@ -23,14 +23,14 @@ func TestSpreadFitFiltersByRTT(t *testing.T) {
 		}
 		pts = append(pts, Sample{Local: x, Offset: slope*x + icpt + noise, RTT: rtt})
 	}
-	f, st := spreadFit(pts, 3, true)
+	f, st := spreadFit(pts, 3, true, false)
 	if math.Abs(f.Slope-slope) > 0.05e-6 || st.Rejected < 40 {
 		t.Errorf("filtered: slope %.4g ppm (want %.4g), %d rejected", f.Slope*1e6, slope*1e6, st.Rejected)
 	}
 	if b := st.Bound.At(10); st.Bound.Unknown || math.Abs(f.Slope-slope)*10 > b {
 		t.Errorf("filtered: bound %v does not cover the slope error %.3g ppm", st.Bound, (f.Slope-slope)*1e6)
 	}
-	g, _ := spreadFit(pts, -1, false)
+	g, _ := spreadFit(pts, -1, false, false)
 	if math.Abs(g.Slope-slope) < 0.2e-6 {
 		t.Errorf("unfiltered: slope %.4g ppm; the disturbed points should have tilted it", g.Slope*1e6)
 	}
@@ -53,7 +53,7 @@ func TestSpreadFitTooFewUndisturbed(t *testing.T) {
 		noise := (rng.Float64() - 0.5) * rtt // up to half the RTT either way
 		pts = append(pts, Sample{Local: x, Offset: slope*x + icpt + noise, RTT: rtt})
 	}
-	f, st := spreadFit(pts, 3, true)
+	f, st := spreadFit(pts, 3, true, false)
 	if !st.Bound.Unknown || st.Bound.Why != WhyTooFewPoints {
 		t.Errorf("bound %v, want unknown: %s", st.Bound, WhyTooFewPoints)
 	}
@@ -110,7 +110,7 @@ func TestSpreadFitTooFewPoints(t *testing.T) {
 		{Local: 1 + 5e-6, Offset: 0.5 + 0.4e-6, RTT: 0.8e-6},
 		{Local: 1.2, Offset: 0.7, RTT: 500e-6}, // disturbed
 	}
-	f, st := spreadFit(pts, 3, true)
+	f, st := spreadFit(pts, 3, true, false)
 	if f.Slope != 0 || math.Abs(f.Intercept-(0.5+0.2e-6)) > 1e-12 || !st.Bound.Unknown || st.Rejected != 1 {
 		t.Errorf("fit %+v, stats %+v", f, st)
 	}

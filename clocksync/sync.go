@@ -79,7 +79,7 @@ func (r *Result) Models() []Model {
 	return ms
 }
 
-const recordLen = 17
+const recordLen = 18
 
 // SyncOptions are per-call settings of Algorithm.SyncWith, which may differ
 // between ranks (an Algorithm itself is shared).
@@ -123,11 +123,17 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 		return nil, err
 	}
 	t0 := base.Now()
-	out, err := a.Topology.Sync(&Env{Comm: cc, Now: now, Learner: a.Learner, Sleep: o.Sleep})
-	t1 := base.Now()
+	out, err := a.Topology.Sync(&Env{Comm: cc, Now: now, Learner: a.Learner, Sleep: o.Sleep, Source: base.Source()})
 	if err != nil {
 		return nil, fmt.Errorf("clocksync: %s: %w", a.Name, err)
 	}
+	// The synchronization ends for every rank at once: a rank that learned
+	// early (JK's first ranks, HCA3's upper tree) has its bound shifted to
+	// this common end, where Result.Bound's h = 0 is.
+	if err := cc.Barrier(); err != nil {
+		return nil, err
+	}
+	t1 := base.Now()
 	if len(out.Models) == 0 {
 		out.Models = []Model{Identity}
 	}
@@ -157,7 +163,7 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 	rec := []float64{merged.Slope, merged.Intercept, float64(out.Fit.Points), out.Fit.ResidualRMS,
 		out.Fit.InterceptShift, res.Duration, float64(res.MessagesSent), float64(res.CollectiveCalls),
 		res.Bound.AtSync, res.Bound.Slope, res.Bound.unknownCode(), out.Fit.SlopeSE, out.Fit.Span,
-		float64(out.Fit.Rejected), out.Fit.MinRTT, b2f(out.Fit.BudgetExceeded), out.Fit.ClockRead}
+		float64(out.Fit.Rejected), out.Fit.MinRTT, b2f(out.Fit.BudgetExceeded), out.Fit.ClockRead, intraCode(out.Fit.Intra)}
 	var all []float64
 	if c.Rank() == 0 {
 		all = make([]float64, recordLen*c.Size())
@@ -175,7 +181,7 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 				Rank:  r,
 				Model: Model{Slope: v[0], Intercept: v[1]},
 				FitStats: FitStats{Points: int(v[2]), ResidualRMS: v[3], InterceptShift: v[4],
-					SlopeSE: v[11], Span: v[12], Rejected: int(v[13]), MinRTT: v[14], BudgetExceeded: v[15] != 0, ClockRead: v[16]},
+					SlopeSE: v[11], Span: v[12], Rejected: int(v[13]), MinRTT: v[14], BudgetExceeded: v[15] != 0, ClockRead: v[16], Intra: intraFrom(v[17])},
 				Bound:           rb,
 				Duration:        v[5],
 				MessagesSent:    int64(v[6]),

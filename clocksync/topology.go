@@ -2,10 +2,12 @@ package clocksync
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"time"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/timing"
 )
 
 // Env is what a Topology works with on the calling rank.
@@ -16,6 +18,10 @@ type Env struct {
 	// Sleep pauses the calling rank (nil: a real rank keeps exchanging,
 	// see Link.Sleep); topologies hand it to their links.
 	Sleep func(time.Duration)
+	// Source is where Now's raw clock comes from (timing.Clock.Source);
+	// TwoLevel proves with it that the ranks of a node read one counter.
+	// The zero Source proves nothing.
+	Source timing.Source
 }
 
 // Outcome is what a Topology found on the calling rank.
@@ -107,7 +113,7 @@ func (t *Linear) Sync(e *Env) (Outcome, error) {
 		pts = append(pts, s)
 	}
 	lm, st := L.Fit(pts)
-	st.addAsymmetry(l.RTT)
+	st.addSystematic(l.RTT, false)
 	if t.Intercept != nil {
 		var err error
 		if lm, err = ComputeAndSetIntercept(&l, lm, t.Intercept, &st); err != nil {
@@ -505,14 +511,27 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 	if intra == nil {
 		intra = &OffsetOnly{Offset: &SKaMPIPingPong{MinPingPongs: 100, MaxPingPongs: 100}}
 	}
-	in, err := (&Linear{}).Sync(&Env{Comm: node, Now: e.Now, Learner: intra, Sleep: e.Sleep})
-	if err != nil {
-		return Outcome{}, err
-	}
-	toLeader := Chain(in.Models...)
-	if _, off := intra.(*OffsetOnly); off {
-		// The ranks of a node share the clock: no drift to the leader.
-		in.Bound.Unknown, in.Bound.Slope = false, 0
+	nodeEnv := &Env{Comm: node, Now: e.Now, Learner: intra, Sleep: e.Sleep}
+	shared, isShared := intra.(*SharedClock)
+	var in Outcome
+	var first Sample
+	var firstSE, exact float64
+	var proven bool
+	if isShared {
+		if exact, proven, err = sharedCounter(node, e.Source); err != nil {
+			return Outcome{}, err
+		}
+		if first, _, firstSE, err = shared.sharedOffsets(nodeEnv); err != nil {
+			return Outcome{}, err
+		}
+	} else {
+		if in, err = (&Linear{}).Sync(nodeEnv); err != nil {
+			return Outcome{}, err
+		}
+		if _, off := intra.(*OffsetOnly); off {
+			// The ranks of a node share the clock: no drift to the leader.
+			in.Bound.Unknown, in.Bound.Slope = false, 0
+		}
 	}
 
 	// Among leaders.
@@ -529,6 +548,14 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 		if L == nil {
 			L = e.Learner
 		}
+		if sp, ok := L.(*Spread); ok && isShared && !sp.Target.IsZero() {
+			// A rank's error is its leader's plus its offset's and the
+			// drift its check cannot see, which shrinks as the leaders
+			// take longer: the leaders learn to the target over √2.
+			c := *sp
+			c.Target.Error /= math.Sqrt2
+			L = &c
+		}
 		o, err := inter.Sync(&Env{Comm: leaders, Now: e.Now, Learner: L, Sleep: e.Sleep})
 		if err != nil {
 			return Outcome{}, err
@@ -540,6 +567,12 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 	if err := mpi.Bcast(node, lead[:], 0); err != nil {
 		return Outcome{}, err
 	}
+	if isShared {
+		if in, err = t.checkShared(e, node, shared, first, firstSE, exact, proven); err != nil {
+			return Outcome{}, err
+		}
+	}
+	toLeader := Chain(in.Models...)
 	leaderModel := Model{Slope: lead[0], Intercept: lead[1]}
 	if leader {
 		return Outcome{Models: []Model{leaderModel}, Fit: interFit, Bound: interBound, BoundAt: interAt}, nil
@@ -548,4 +581,136 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 	mine := Chain(toLeader, leaderModel)
 	b := lb.shift(mine.Global(in.BoundAt) - lead[5]).combine(in.Bound)
 	return Outcome{Models: []Model{toLeader, leaderModel}, Fit: in.Fit, Bound: b, BoundAt: in.BoundAt}, nil
+}
+
+// checkShared decides, on every rank of node, how the rank follows its
+// leader's clock, from the offset measured before the leaders'
+// synchronization (first, with the standard error firstSE of its mean;
+// zero on the leader), a second one measured now, and, where
+// sharedCounter proved that the node's ranks read one counter, the exact
+// offset:
+//
+//   - proven, and the second offset agrees with the exact one within its
+//     bound: the exact offset, bound one tick (IntraCounter);
+//   - else, if the two offsets agree within the sum of their bounds and
+//     the drift the check could not see — |o2 − o1| plus BoundZ standard
+//     errors of the difference (and, unless IdealLinks, SlopeWanderTerm),
+//     over the time between the two — leaves the target within reach
+//     (tooLoose): the second offset, with that drift as the bound's slope
+//     (IntraShared). That time is the leaders' synchronization: seconds
+//     across nodes, microseconds on a single node, where a clock that is
+//     not provably one counter is therefore synchronized;
+//   - else, on any rank of the node (one Allreduce decides), the node's
+//     ranks learn their drift against the leader's raw clock with the
+//     Env's learner, linearly (IntraNotShared).
+//
+// The outcome is recorded in FitStats.Intra.
+func (t *TwoLevel) checkShared(e *Env, node mpi.Comm, s *SharedClock, first Sample, firstSE, exact float64, proven bool) (Outcome, error) {
+	nodeEnv := &Env{Comm: node, Now: e.Now, Learner: s, Sleep: e.Sleep}
+	second, st2, se2, err := s.sharedOffsets(nodeEnv)
+	if err != nil {
+		return Outcome{}, err
+	}
+	// The drift the two-point check cannot see, as a slope bound.
+	slope := math.Inf(1)
+	if gap := second.Local - first.Local; gap > 0 {
+		d := math.Abs(second.Offset-first.Offset) + BoundZ*math.Hypot(firstSE, se2)
+		if !s.IdealLinks {
+			d += SlopeWanderTerm(st2.MinRTT)
+		}
+		slope = d / gap
+	}
+	status := 0.0 // 0 counter proven and checked, 1 offsets agree, 2 moved
+	if node.Rank() != 0 {
+		switch {
+		case proven && math.Abs(second.Offset-exact) <= second.Bound:
+		case math.Abs(second.Offset-first.Offset) <= first.Bound+second.Bound && !tooLoose(e.Learner, slope):
+			status = 1
+		default:
+			status = 2
+		}
+	}
+	worst := []float64{0}
+	if err := mpi.Allreduce(node, []float64{status}, worst, mpi.Max); err != nil {
+		return Outcome{}, err
+	}
+	if worst[0] < 2 {
+		if node.Rank() == 0 {
+			return Outcome{Models: []Model{Identity}}, nil
+		}
+		if status == 0 {
+			st2.Intra = IntraCounter
+			st2.Bound = Bound{AtSync: 1 / e.Source.Hz}
+			return Outcome{Models: []Model{{Intercept: exact}}, Fit: st2, Bound: st2.Bound, BoundAt: st2.BoundAt}, nil
+		}
+		st2.Intra = IntraShared
+		st2.Bound.Slope = slope
+		if math.IsInf(slope, 0) {
+			st2.Bound = unknown(WhyTooFewPoints)
+		}
+		return Outcome{Models: []Model{{Intercept: second.Offset}}, Fit: st2, Bound: st2.Bound, BoundAt: st2.BoundAt}, nil
+	}
+	in, err := (&Linear{}).Sync(&Env{Comm: node, Now: e.Now, Learner: e.Learner, Sleep: e.Sleep})
+	if err != nil {
+		return Outcome{}, err
+	}
+	if node.Rank() != 0 {
+		in.Fit.Intra = IntraNotShared
+	}
+	return in, nil
+}
+
+// tooLoose reports whether a rank whose drift to its leader is bounded
+// by slope would miss the accuracy target of learner L (a Spread) at its
+// horizon on that drift alone, given its share of the target (the
+// leaders learn to the target over √2, TwoLevel). Without a target it is
+// never too loose.
+func tooLoose(L Learner, slope float64) bool {
+	sp, ok := L.(*Spread)
+	if !ok || sp.Target.IsZero() {
+		return false
+	}
+	return !(slope*sp.Target.Horizon <= sp.Target.Error/math.Sqrt2)
+}
+
+// sharedCounter reports, collectively on node, whether every rank's raw
+// clock is the same counter read the same way: one running kernel (BootID),
+// the same clock source kind (CLOCK_MONOTONIC, or the TSC read the same
+// way) and the same frequency (a TSC calibrated per process is not: fix
+// it, --tsc-hz). If so, exact is the calling rank's offset to node rank
+// 0's clock, seconds (client − reference): the difference of their epochs
+// on the counter, CLOCK_MONOTONIC's taken out of their time namespaces.
+// Other sources (MPI_Wtime, a skewed or simulated clock) prove nothing.
+func sharedCounter(node mpi.Comm, src timing.Source) (exact float64, proven bool, err error) {
+	ok := src.Hz > 0 && (src.Kind == timing.SourceMonotonic || src.Kind == timing.SourceTSC || src.Kind == timing.SourceTSCFenced)
+	epoch := src.Epoch
+	id, idErr := BootID()
+	if src.Kind == timing.SourceMonotonic {
+		off, offErr := TimeNamespaceOffset()
+		if offErr != nil {
+			ok = false
+		}
+		epoch -= off.Nanoseconds()
+	}
+	if idErr != nil || id == "" {
+		ok = false
+	}
+	key := "-"
+	if ok {
+		key = fmt.Sprintf("%s/%d/%g", id, src.Kind, src.Hz)
+	}
+	same, err := mpi.AllEqual(node, key)
+	if err != nil {
+		return 0, false, err
+	}
+	epochs := make([]int64, node.Size())
+	if err := mpi.Allgather(node, []int64{epoch}, epochs); err != nil {
+		return 0, false, err
+	}
+	if !same || key == "-" {
+		return 0, false, nil
+	}
+	// local = (counter − epoch)/Hz on each rank, so client − reference is
+	// (epoch_reference − epoch_client)/Hz.
+	return float64(epochs[0]-epoch) / src.Hz, true, nil
 }

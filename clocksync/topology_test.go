@@ -8,6 +8,7 @@ import (
 
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/timing"
 )
 
 // Every algorithm on awkward world sizes (1, 2, non-powers of two) with
@@ -83,8 +84,8 @@ func TestResultCountsMessages(t *testing.T) {
 	var sent int64
 	for _, rr := range res.PerRank {
 		sent += rr.MessagesSent
-		if rr.CollectiveCalls != 1 {
-			t.Errorf("rank %d: %d collective calls, want 1 (the barrier)", rr.Rank, rr.CollectiveCalls)
+		if rr.CollectiveCalls != 2 {
+			t.Errorf("rank %d: %d collective calls, want 2 (the barriers at the start and the end)", rr.Rank, rr.CollectiveCalls)
 		}
 	}
 	if sent != res.Messages || res.PerRank[0].MessagesSent != int64((p-1)*(n+1)) {
@@ -246,5 +247,85 @@ func TestHarnessSharedClockOnSomeRanks(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// claims wraps a simulated clock and claims it is CLOCK_MONOTONIC with the
+// given epoch: what sharedCounter trusts.
+type claims struct {
+	timing.Clock
+	epoch int64
+}
+
+func (c claims) Source() timing.Source {
+	return timing.Source{Kind: timing.SourceMonotonic, Epoch: c.epoch, Hz: c.Hz()}
+}
+
+// Two-level's check of the shared clock (intra=shared), against ground
+// truth: ranks of a node that share a clock and say so with equal epochs
+// take the exact offset (IntraCounter); a claimed shared counter whose
+// epochs do not match what the ranks measure is not believed; a node whose
+// ranks have clocks of their own is found out when the leaders'
+// synchronization leaves time between the two measurements
+// (IntraNotShared). In every case the stated bound covers the true error.
+func TestTwoLevelSharedClockCheck(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		nodeClocks bool
+		epoch      func(rank int) int64 // nil: no claim
+		want       string
+	}{
+		{"shared, proven", true, func(int) int64 { return 0 }, clocksync.IntraCounter},
+		{"shared, false epochs", true, func(r int) int64 { return int64(r) * 5000 }, clocksync.IntraShared},
+		{"shared, no claim", true, nil, clocksync.IntraShared},
+		{"separate clocks", false, nil, clocksync.IntraNotShared},
+	} {
+		if _, err := clocksync.BootID(); err != nil && c.want == clocksync.IntraCounter {
+			t.Logf("%s: skipped, no boot id to prove one kernel: %v", c.name, err)
+			continue
+		}
+		alg, err := clocksync.Parse("twolevel:bias=none")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := mpitest.New(mpitest.Config{Ranks: 8, Seed: 9, RanksPerNode: 4, NodeClocks: c.nodeClocks})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res *clocksync.Result
+		var checks []clocksync.Check
+		err = w.Run(func(r *mpitest.Rank) error {
+			var clk timing.Clock = r.Clock()
+			if c.epoch != nil {
+				clk = claims{Clock: clk, epoch: c.epoch(r.ID())}
+			}
+			g := clocksync.NewGlobalClock(clk)
+			rr, err := alg.SyncWith(r.Comm(), g, clocksync.SyncOptions{Sleep: r.Sleep})
+			if err != nil {
+				return err
+			}
+			h := &clocksync.Harness{After: []time.Duration{0, 10 * time.Second}, Sleep: r.Sleep, TrueNow: r.TrueNow, ClockAt: w.ClockAt}
+			if r.ID() == 0 {
+				h.Models = rr.Models()
+			}
+			ck, err := h.Run(r.Comm(), g)
+			if r.ID() == 0 {
+				res, checks = rr, ck
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pr := range res.PerRank {
+			if pr.Rank%4 != 0 && pr.Intra != c.want {
+				t.Errorf("%s: rank %d: intra %q, want %q", c.name, pr.Rank, pr.Intra, c.want)
+			}
+		}
+		for _, ck := range checks {
+			if *ck.TrueMaxAbs > res.Bound.At(ck.After) {
+				t.Errorf("%s: after %v true max |error| %.3g µs beyond the stated bound %v", c.name, ck.After, *ck.TrueMaxAbs*1e6, res.Bound)
+			}
+		}
 	}
 }

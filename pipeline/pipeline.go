@@ -261,7 +261,8 @@ func needsGlobalClock(ex *engine.Experiment) bool {
 }
 
 // resolveClockSync sets the clock synchronization of the experiments that
-// have none (ClockSync ""): spec, or for spec "auto" hca3 when one of
+// have none (ClockSync ""): spec, or for spec "auto"
+// clocksync.DefaultAlgorithm when one of
 // them needs synchronized clocks and none otherwise. It returns the
 // run-wide spec and refuses an experiment that needs synchronized clocks
 // under "none".
@@ -273,7 +274,7 @@ func resolveClockSync(exps []engine.Experiment, spec string) (string, error) {
 		spec = "none"
 		for i := range exps {
 			if needsGlobalClock(&exps[i]) && (exps[i].ClockSync == "" || exps[i].ClockSync == "auto") {
-				spec = "hca3"
+				spec = clocksync.DefaultAlgorithm
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
@@ -115,7 +116,7 @@ func TestResolveClockSync(t *testing.T) {
 		t.Errorf("auto without a windowed experiment that lacks its own spec: %q, %v, %+v", spec, err, exps)
 	}
 	exps = []engine.Experiment{{Sync: window.Config{Method: window.Fixed}}}
-	if spec, err := pipeline.ResolveClockSync(exps, "auto"); err != nil || spec != "hca3" || exps[0].ClockSync != "hca3" {
+	if spec, err := pipeline.ResolveClockSync(exps, "auto"); err != nil || spec != clocksync.DefaultAlgorithm || exps[0].ClockSync != clocksync.DefaultAlgorithm {
 		t.Errorf("auto with a windowed experiment: %q, %v", spec, err)
 	}
 	exps = []engine.Experiment{{Sync: window.Config{Method: window.Fixed}}}

@@ -61,7 +61,7 @@ var (
 	outDir  = flag.String("out", "bench/clocksync/out", "output directory")
 	seed    = flag.Uint64("seed", 1, "seed of the simulated worlds")
 	quick   = flag.Bool("quick", false, "skip the 1024-rank run with default parameters")
-	only    = flag.String("only", "", "run only these experiments (comma-separated: scaling, headline, drift, pareto, bound, robust)")
+	only    = flag.String("only", "", "run only these experiments (comma-separated: scaling, headline, drift, pareto, bound, robust, matrix)")
 	scaleP  = flag.String("ranks", "16,32,64,128,256,512,1024", "rank counts of the scaling experiment")
 	reduced = flag.String("reduced", "fitpts=200,exchanges=20", "parameters of the regression algorithms in the scaling experiment")
 )
@@ -150,7 +150,7 @@ func run() error {
 	for _, e := range []struct {
 		name string
 		fn   func(*summary) error
-	}{{"scaling", scaling}, {"headline", headline}, {"drift", drift}, {"pareto", pareto}, {"bound", bound}, {"robust", robust}} {
+	}{{"scaling", scaling}, {"headline", headline}, {"drift", drift}, {"pareto", pareto}, {"bound", bound}, {"robust", robust}, {"matrix", matrix}} {
 		if !want(e.name) {
 			continue
 		}

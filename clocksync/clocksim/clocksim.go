@@ -7,6 +7,7 @@ package clocksim
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/reprobench/reprobench/clocksync"
@@ -22,11 +23,53 @@ type Outcome struct {
 	Wall   time.Duration
 }
 
+// IdealLinks reports whether the world cfg builds has links without a
+// systematic bias: no asymmetry of the two directions (Latency.Asymmetry,
+// also of InterNode; no PerLink model, which could have one) and clocks
+// without frequency wander. The bound's systematic terms, calibrated on
+// real machines, then describe nothing the simulation has (see
+// clocksync.Spread.IdealLinks).
+func IdealLinks(cfg mpitest.Config) bool {
+	l := cfg.Latency
+	if l.Asymmetry > 0 || l.PerLink != nil || (l.InterNode != nil && l.InterNode.Asymmetry > 0) {
+		return false
+	}
+	if cfg.Clock.WanderPPM > 0 {
+		return false
+	}
+	for _, c := range cfg.Clocks {
+		if c.WanderPPM > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Spec adapts s, parsed from text, to the world cfg: where the text does
+// not set bias= and the algorithm learns to a target, the bias is "none"
+// on IdealLinks and "calibrated" otherwise. What it returns is what ran;
+// its String records the choice.
+func Spec(cfg mpitest.Config, text string, s clocksync.Spec) clocksync.Spec {
+	if s.Accuracy.IsZero() || strings.Contains(strings.ToLower(text), "bias=") {
+		return s
+	}
+	s.Bias = "calibrated"
+	if IdealLinks(cfg) {
+		s.Bias = "none"
+	}
+	return s
+}
+
 // Run builds the world cfg, synchronizes every rank's clock with the
-// algorithm spec (clocksync.Parse syntax), and runs the accuracy harness
-// after each delay of after (virtual time: ranks sleep in simulation).
+// algorithm spec (clocksync.Parse syntax, adapted to cfg by Spec), and
+// runs the accuracy harness after each delay of after (virtual time: ranks
+// sleep in simulation).
 func Run(cfg mpitest.Config, spec string, after []time.Duration) (*Outcome, error) {
-	alg, err := clocksync.Parse(spec)
+	sp, err := clocksync.ParseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	alg, err := Spec(cfg, spec, sp).New()
 	if err != nil {
 		return nil, err
 	}
