@@ -126,3 +126,27 @@ func (c *completion) overlapRow(row *Row, sm []float64) {
 	row.PureS, row.ComputeS, row.TotalS = s[0]/n, s[1]/n, s[2]/n
 	row.OverlapFrac = mpi.Overlap(row.PureS, row.ComputeS, row.TotalS)
 }
+
+// recordBytes is what window.Record holds per observation: start, end,
+// late seconds, code, deadline and offset.
+const recordBytes = 8 + 8 + 8 + 1 + 8 + 8
+
+// Rank0Bytes returns the bytes the engine allocates on rank 0 of p ranks
+// for ex's observations and results: the observation record (its
+// capacity under ex's process synchronization), the reductions' buffers
+// and, with perRank, the per-rank chunk (at most perRankChunkBytes). It
+// leaves out what does not depend on the observation count (buffers of
+// the call, the window's state). Without perRank it does not depend on p.
+func Rank0Bytes(ex *Experiment, p int, perRank bool) int64 {
+	n := int64(ex.Sync.Capacity(max(ex.Nrep, ex.Warmup)))
+	c := newCompletion(ex, 1, p, 0, ex.Overlap)
+	b := n*recordBytes + 2*8*(int64(c.nmax+c.nsum)*n+1)
+	if ex.Overlap {
+		b += 2 * 8 * n // the overlap recorder's pure and compute ticks
+	}
+	if perRank {
+		chunk := max(1, min(n, int64(perRankChunkBytes/(8*perRankFields*p))))
+		b += 8 * perRankFields * chunk * int64(p+1)
+	}
+	return b
+}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -90,6 +91,10 @@ type Output struct {
 	// Getenv is the environment CheckLaunch reads for the size the
 	// launcher declared (nil: os.Getenv).
 	Getenv func(string) string
+	// Simulation, when not nil, marks the raw data as simulated: the
+	// sidecar's simulation record (rawdata.Metadata.Simulation), set by
+	// Simulate to its model.
+	Simulation json.RawMessage
 }
 
 // Result is what Run wrote, on rank 0.
@@ -156,6 +161,7 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, out Output) (*R
 		return nil, fail(err)
 	}
 	meta.RunID, meta.Mpirun, meta.Labels, meta.ClockSyncSpec = out.RunID, out.Mpirun, out.Labels, spec
+	meta.Simulation = out.Simulation
 	eng := &engine.Engine{Comm: c, Clock: clk, PerRank: out.PerRank}
 	if NeedsSync(exps) {
 		g := clocksync.NewGlobalClock(clk)

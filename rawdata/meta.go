@@ -52,7 +52,16 @@ type Metadata struct {
 	// the default derived from the experiments and how (issue 28).
 	ClockAccuracy       string `json:"clock_accuracy,omitempty"`
 	ClockAccuracySource string `json:"clock_accuracy_source,omitempty"`
+
+	// Simulation, when present, says the data were simulated (package
+	// mpitest, "reprobench run --sim"), not measured: it holds the
+	// simulated machine's model. "reprobench compare" refuses to compare
+	// simulated with measured data unless asked.
+	Simulation json.RawMessage `json:"simulation,omitempty"`
 }
+
+// Simulated reports whether the sidecar describes simulated data.
+func (m *Metadata) Simulated() bool { return len(m.Simulation) > 0 }
 
 // ClockSync is one clock synchronization: before which experiment, and its
 // clocksync.Result.
