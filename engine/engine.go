@@ -13,7 +13,6 @@ package engine
 import (
 	"fmt"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/reprobench/reprobench/mpi"
@@ -430,119 +429,154 @@ type observed struct {
 	traffic          rawdata.Traffic             // what the engine sent outside the observations
 }
 
-// rows gathers the ranks' timestamps of the observations in o at rank 0,
-// computes each observation's completion time as ex.Runtime says, and
-// writes the rows (and per-rank rows) to sink. It returns the experiment's
-// Summary on rank 0, nil elsewhere.
+// perRankChunkBytes bounds the bytes of the ranks' timestamps rank 0 holds
+// at once when per-rank rows are asked for (Engine.PerRank): they are
+// gathered in chunks of at least one observation.
+var perRankChunkBytes = 8 << 20
+
+// perRankFields is the number of float64 per rank and observation that a
+// per-rank row needs: local start and end, global start and end.
+const perRankFields = 4
+
+// rows computes each observation's completion time as ex.Runtime says by
+// reductions across ranks (completion, Hunold & Carpen-Amarie 2016,
+// Alg. 1), so that rank 0 holds O(observations) values whatever the rank
+// count, and writes the rows to sink. With Engine.PerRank it also gathers
+// the ranks' timestamps at rank 0, in chunks of at most perRankChunkBytes
+// (one observation at least), and writes the per-rank rows. It returns
+// the experiment's Summary on rank 0, nil elsewhere.
+//
+// The reductions are allreduces, so that the instrument's own traffic
+// between two ranks is net-symmetric; the per-rank gather, one-way, runs
+// only when asked for.
 func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) {
 	c := e.Comm
 	p, me := c.Size(), c.Rank()
 	sy, rec, g, ovr, reps := o.sy, o.rec, o.g, o.ovr, o.reps
 	cfg := sy.Config()
 	n := rec.N
-	// Gather [local start, local end, global start, global end, late,
-	// duration] per observation at rank 0. The duration is computed from the
-	// tick difference on the rank (exact, and in the rank's own frequency).
-	k := 6
-	if ovr != nil {
-		k = 8 // nbc: pure and compute seconds
-	}
-	mine := make([]float64, k*n)
+	// Each rank's contributions: the completion's slots per observation,
+	// then, in the last maximum slot, the latest start of the rank. The
+	// duration is computed from the tick difference on the rank (exact, and
+	// in the rank's own frequency).
+	cp := newCompletion(ex, reps, p, me, ovr != nil)
+	mx, sm := make([]float64, cp.nmax*n+1), make([]float64, cp.nsum*n)
+	late := 0.0
 	for i := range n {
+		var pure, comp float64
 		if ovr != nil {
-			mine[k*i+6], mine[k*i+7] = e.Clock.Seconds(ovr.pure[i]), e.Clock.Seconds(ovr.compute[i])
+			pure, comp = e.Clock.Seconds(ovr.pure[i]), e.Clock.Seconds(ovr.compute[i]) // nbc
 		}
-		mine[k*i] = e.Clock.Seconds(rec.Start[i])
-		mine[k*i+1] = e.Clock.Seconds(rec.End[i])
-		mine[k*i+2] = g.ToGlobal(rec.Start[i])
-		mine[k*i+3] = g.ToGlobal(rec.End[i])
-		mine[k*i+4] = rec.LateS[i]
-		mine[k*i+5] = e.Clock.Seconds(rec.End[i] - rec.Start[i])
+		cp.contribute(mx[cp.nmax*i:cp.nmax*(i+1)], sm[cp.nsum*i:cp.nsum*(i+1)],
+			e.Clock.Seconds(rec.End[i]-rec.Start[i]), g.ToGlobal(rec.Start[i]), g.ToGlobal(rec.End[i]), pure, comp)
+		late = max(late, rec.LateS[i])
 	}
-	var all []float64
-	if me == 0 {
-		all = make([]float64, k*n*p)
-	}
-	if err := mpi.Gather(c, mine, all, 0); err != nil {
+	mx[len(mx)-1] = late
+	mxAll, smAll := make([]float64, len(mx)), make([]float64, len(sm))
+	if err := mpi.Allreduce(c, mx, mxAll, mpi.Max); err != nil {
 		return nil, err
+	}
+	o.traffic.Add(rawdata.TrafficResults, rawdata.Symmetric, 1, int64(8*len(mx)))
+	if len(sm) > 0 {
+		if err := mpi.Allreduce(c, sm, smAll, mpi.Sum); err != nil {
+			return nil, err
+		}
+		o.traffic.Add(rawdata.TrafficResults, rawdata.Symmetric, 1, int64(8*len(sm)))
+	}
+	bwWindow, rmaSync := ex.p2pFactors() // p2p
+	var sum *Summary
+	if me == 0 {
+		sum = &Summary{Exp: ex.Exp, Call: ex.CallName(), MsizeBytes: ex.MsizeBytes, Method: cfg.Method.String(),
+			RuntimeType: ex.Runtime.String(), Cache: ex.Cache.String(), WarmupCount: ex.Warmup, Rows: n,
+			Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: o.began.UTC(),
+			// p2p:
+			BWWindow: bwWindow, RMASync: rmaSync,
+			AllocsPerObs: o.allocsPerObs, Overlap: o.ovCal}
+		if !ex.Prehistory.None() {
+			sum.Prehistory = ex.Prehistory.String()
+		}
+		sum.Skew = skewLevel(ex) // vcoll
+		if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
+			sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), sy.WindowS()
+		}
+		if o.guarded {
+			sum.NoiseGuard = e.NoiseGuard.Record(o.slots0, o.skipped0)
+		}
+		if cfg.Method.Windowed() {
+			sum.MaxLateS = mxAll[len(mxAll)-1]
+		}
+		sum.Wait = sy.Wait()
+	}
+	row := Row{Exp: ex.Exp, Call: ex.CallName(), MsizeBytes: ex.MsizeBytes, Count: ex.Count(), Datatype: ex.Type.ShortName(), Np: p}
+	rr := RankRow{Exp: ex.Exp, Call: ex.CallName(), MsizeBytes: ex.MsizeBytes, Np: p}
+	chunk := n // observations per chunk
+	var mine, all []float64
+	var sinkErr error
+	if e.PerRank {
+		chunk = max(1, min(n, perRankChunkBytes/(8*perRankFields*p)))
+		mine = make([]float64, perRankFields*chunk)
+		if me == 0 {
+			all = make([]float64, perRankFields*chunk*p)
+		}
+	}
+	for i0 := 0; i0 < n; i0 += chunk {
+		m := min(chunk, n-i0) // observations in this chunk
+		if e.PerRank {
+			for j := range m {
+				i, v := i0+j, mine[perRankFields*j:]
+				v[0], v[1] = e.Clock.Seconds(rec.Start[i]), e.Clock.Seconds(rec.End[i])
+				v[2], v[3] = g.ToGlobal(rec.Start[i]), g.ToGlobal(rec.End[i])
+			}
+			var recv []float64
+			if me == 0 {
+				recv = all[:perRankFields*m*p]
+			}
+			if err := mpi.Gather(c, mine[:perRankFields*m], recv, 0); err != nil {
+				return nil, err
+			}
+			o.traffic.Add(rawdata.TrafficResults, rawdata.OneWay, int64(p-1), int64(8*perRankFields*m*(p-1)))
+		}
+		if me != 0 || sinkErr != nil {
+			continue // a failed sink stops the writing, not the gathers the other ranks are in
+		}
+		for j := range m {
+			i := i0 + j
+			row.Rep, row.ErrorCode = i, int(rec.Code[i]) // the code is reduced across ranks already
+			mxi, smi := mxAll[cp.nmax*i:cp.nmax*(i+1)], smAll[cp.nsum*i:cp.nsum*(i+1)]
+			row.RuntimeS = cp.runtime(mxi, smi)
+			if ovr != nil {
+				cp.overlapRow(&row, smi) // nbc
+			}
+			if row.ErrorCode != 0 {
+				sum.Invalid++
+			}
+			if sinkErr = sink.Row(&row); sinkErr != nil {
+				break
+			}
+			if !e.PerRank {
+				continue
+			}
+			rr.Rep, rr.ErrorCode = i, row.ErrorCode
+			for r := range p {
+				v := all[r*perRankFields*m+perRankFields*j:]
+				rr.Rank = r
+				rr.LocalStartS, rr.LocalEndS, rr.GlobalStartS, rr.GlobalEndS = v[0], v[1], v[2], v[3]
+				if sinkErr = sink.RankRow(&rr); sinkErr != nil {
+					break
+				}
+			}
+			if sinkErr != nil {
+				break
+			}
+		}
 	}
 	if me != 0 {
 		return nil, nil
 	}
-	bwWindow, rmaSync := ex.p2pFactors() // p2p
-	sum := &Summary{Exp: ex.Exp, Call: ex.CallName(), MsizeBytes: ex.MsizeBytes, Method: cfg.Method.String(),
-		RuntimeType: ex.Runtime.String(), Cache: ex.Cache.String(), WarmupCount: ex.Warmup, Rows: n,
-		Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: o.began.UTC(),
-		// p2p:
-		BWWindow: bwWindow, RMASync: rmaSync,
-		AllocsPerObs: o.allocsPerObs, Overlap: o.ovCal, Traffic: o.traffic}
-	if !ex.Prehistory.None() {
-		sum.Prehistory = ex.Prehistory.String()
+	if sinkErr != nil {
+		return nil, sinkErr
 	}
-	sum.Skew = skewLevel(ex) // vcoll
-	if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
-		sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), sy.WindowS()
-	}
-	if o.guarded {
-		sum.NoiseGuard = e.NoiseGuard.Record(o.slots0, o.skipped0)
-	}
-	sum.Wait = sy.Wait()
-	ls, le := make([]float64, p), make([]float64, p)
-	gs, ge := make([]float64, p), make([]float64, p)
-	dur := make([]float64, p)
-	var ovPure, ovComp []float64 // nbc
-	if ovr != nil {
-		ovPure, ovComp = make([]float64, p), make([]float64, p)
-	}
-	row := Row{Exp: ex.Exp, Call: ex.CallName(), MsizeBytes: ex.MsizeBytes, Count: ex.Count(), Datatype: ex.Type.ShortName(), Np: p}
-	rr := RankRow{Exp: ex.Exp, Call: ex.CallName(), MsizeBytes: ex.MsizeBytes, Np: p}
-	for i := range n {
-		for r := range p {
-			v := all[r*k*n+k*i:]
-			ls[r], le[r], gs[r], ge[r], dur[r] = v[0], v[1], v[2], v[3], v[5]
-			if ovr != nil {
-				ovPure[r], ovComp[r] = v[6], v[7] // nbc
-			}
-			if cfg.Method.Windowed() {
-				sum.MaxLateS = max(sum.MaxLateS, v[4])
-			}
-		}
-		row.Rep, row.ErrorCode = i, int(rec.Code[i])
-		switch ex.Runtime {
-		case window.RuntimeGlobal:
-			row.RuntimeS = window.GlobalCompletion(gs, ge)
-		case window.RuntimeOSU, window.RuntimeIMB:
-			if t := ex.Call.Timer(ex.Root); t >= 0 { // p2p: the sender's or origin's time per call, as osu_bw
-				row.RuntimeS = dur[t] / float64(reps)
-				break
-			}
-			row.RuntimeS = window.LoopCompletion(ex.Runtime, dur, reps, ex.Call == mpi.CallPingPong, ex.Root)
-		case window.RuntimeLoop:
-			row.RuntimeS = window.LoopCompletion(ex.Runtime, dur, reps, ex.Call == mpi.CallPingPong, ex.Root)
-		default:
-			row.RuntimeS = slices.Max(dur) // window.LocalCompletion, exact in ticks
-
-		}
-		if ovr != nil {
-			overlapRow(&row, ovPure, ovComp, dur, reps) // nbc
-		}
-		if row.ErrorCode != 0 {
-			sum.Invalid++
-		}
-		if err := sink.Row(&row); err != nil {
-			return nil, err
-		}
-		if e.PerRank {
-			rr.Rep, rr.ErrorCode = i, row.ErrorCode
-			for r := range p {
-				rr.Rank = r
-				rr.LocalStartS, rr.LocalEndS, rr.GlobalStartS, rr.GlobalEndS = ls[r], le[r], gs[r], ge[r]
-				if err := sink.RankRow(&rr); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
+	sum.Traffic = o.traffic
 	sum.DurationS = time.Since(o.began).Seconds()
 	return sum, nil
 }

@@ -194,17 +194,3 @@ func median(x []float64) float64 {
 	}
 	return (s[n/2-1] + s[n/2]) / 2
 }
-
-// overlapRow fills the overlap columns of row from each rank's pure,
-// compute and total seconds of one observation over reps calls.
-func overlapRow(row *Row, pure, compute, total []float64, reps int) {
-	var p, c, t float64
-	for r := range pure {
-		p += pure[r]
-		c += compute[r]
-		t += total[r]
-	}
-	n := float64(len(pure) * reps)
-	row.PureS, row.ComputeS, row.TotalS = p/n, c/n, t/n
-	row.OverlapFrac = mpi.Overlap(row.PureS, row.ComputeS, row.TotalS)
-}

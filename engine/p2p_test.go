@@ -59,7 +59,9 @@ func TestP2PExperiments(t *testing.T) {
 		ex := exps[r.Exp]
 		// The model's default network: 1 µs latency, 10 GB/s; one call
 		// is at least a latency and well below a millisecond.
-		if !(r.RuntimeS > 0.5e-6 && r.RuntimeS < 1e-3) || r.ErrorCode != 0 {
+		// A windowed method may flag a start late: the model's latency
+		// spikes (1% of messages, 20 µs) can delay the start's broadcast.
+		if !(r.RuntimeS > 0.5e-6 && r.RuntimeS < 1e-3) || (r.ErrorCode != 0 && !ex.Sync.Method.Windowed()) {
 			t.Errorf("%v %v %v: implausible row %+v", ex.Call, ex.RMASync, ex.Runtime, r)
 		}
 		// osu is the sender's time per window: at least the injection of

@@ -4,6 +4,7 @@ import (
 	crand "crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -134,6 +135,10 @@ type Options struct {
 	// BeforeMeasure, when set, is called on every rank once the output
 	// files exist (as .partial files) and before the first experiment.
 	BeforeMeasure func() error
+	// Simulation, when not nil, marks the raw data as simulated: the
+	// sidecar's simulation record (rawdata.Metadata.Simulation), set by
+	// Simulate to its model.
+	Simulation json.RawMessage
 
 	prepared  bool      // Prepare ran
 	seedDrawn bool      // Prepare drew the seed
@@ -252,6 +257,7 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*
 	meta.RunID, meta.Mpirun, meta.Seed, meta.SeedGenerated = opt.RunID, opt.Mpirun, opt.Seed, opt.seedDrawn
 	meta.Labels, meta.Design, meta.Args, meta.Flags, meta.ClockSyncSpec = map[string]string{}, opt.Design, opt.Args, opt.Flags, spec
 	maps.Copy(meta.Labels, opt.Labels) // no labels: {}
+	meta.Simulation = opt.Simulation
 	if !opt.start.IsZero() {
 		meta.StartUTC = opt.start
 	}

@@ -62,7 +62,15 @@ type Metadata struct {
 	// Traffic is what the run's set-up sent between ranks outside any
 	// experiment (the experiments' own is in each Summary.Traffic).
 	Traffic Traffic `json:"traffic,omitempty"`
+	// Simulation, when present, says the data were simulated (package
+	// mpitest, "reprobench run --sim"), not measured: it holds the
+	// simulated machine's model. "reprobench compare" refuses to compare
+	// simulated with measured data unless asked.
+	Simulation json.RawMessage `json:"simulation,omitempty"`
 }
+
+// Simulated reports whether the sidecar describes simulated data.
+func (m *Metadata) Simulated() bool { return len(m.Simulation) > 0 }
 
 // ClockSync is one clock synchronization: before which experiment, and its
 // clocksync.Result.

@@ -3,6 +3,7 @@ package rawdata
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 )
 
 // PartialSuffix is appended to a file's name while it is written.
@@ -44,4 +45,23 @@ func (n Names) all() []string {
 		out = append(out, n.Ranks)
 	}
 	return append(out, n.JSON)
+}
+
+// SimulatedFiles reports, for raw or per-rank CSV files of mpiruns, which
+// come from simulated mpiruns (Metadata.Simulated): it reads the sidecar
+// beside each file (RUN-mpirunNNN.json for RUN-mpirunNNN.csv and
+// .ranks.csv). A file without a readable sidecar, or "-", counts as
+// measured. It returns the simulated files and the others.
+func SimulatedFiles(files []string) (simulated, measured []string) {
+	for _, f := range files {
+		base := strings.TrimSuffix(strings.TrimSuffix(f, ".csv"), ".ranks")
+		if f != "-" && base != f {
+			if m, err := ReadMetadata(base + ".json"); err == nil && m.Simulated() {
+				simulated = append(simulated, f)
+				continue
+			}
+		}
+		measured = append(measured, f)
+	}
+	return simulated, measured
 }

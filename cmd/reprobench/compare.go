@@ -87,6 +87,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	alpha := fs.Float64("alpha", 0.05, "significance level; rows with p > alpha are marked ~ in text output")
 	by := fs.String("by", "", "compare groups that differ only in this label (smallest value is the baseline A)")
 	ignore := fs.String("ignore", "auto", "A -- B: labels left out of the matching: auto (the labels that name the sides: one value in A, another in B), none, or a comma-separated list")
+	allowSim := fs.Bool("allow-sim", false, "compare simulated data (run --sim) with measured data")
 	paired := cmpPaired("off")
 	fs.Var(&paired, "paired", "with --by: pair the per-mpirun medians of label values that ran in the same mpiruns and use the signed-rank test (removes mpirun-to-mpirun variation; needs ≥ 6 mpiruns to reach p < 0.05); fails if a pair cannot be paired; --paired=auto pairs what it can")
 	if err := parseFlagsAnywhere(fs, args); err != nil {
@@ -108,6 +109,9 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	}
 	opt.PairByMpirun = paired != "off"
 	rest := fs.Args()
+	if err := checkSimulated(rest, *allowSim); err != nil {
+		return err
+	}
 	var rows []analysis.Comparison
 	var header []string
 	ignoreSet := false
@@ -214,4 +218,21 @@ func cmpMatch(a, b *analysis.Dataset, ignore string, opt analysis.Options) (rows
 	}
 	rows, onlyA, onlyB = analysis.CompareIgnoring(a, b, names, opt)
 	return rows, onlyA, onlyB, header, nil
+}
+
+// checkSimulated refuses files of simulated mpiruns mixed with measured
+// ones (rawdata.SimulatedFiles) unless allow is set: a simulated machine's
+// numbers say nothing about a real one's.
+func checkSimulated(files []string, allow bool) error {
+	var fs []string
+	for _, f := range files {
+		if f != "--" {
+			fs = append(fs, f)
+		}
+	}
+	sim, real := rawdata.SimulatedFiles(fs)
+	if allow || len(sim) == 0 || len(real) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s is simulated (run --sim) and %s measured: add --allow-sim to compare them anyway", errUsage, sim[0], real[0])
 }

@@ -56,14 +56,14 @@ func TestLibraryRunParity(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lib := t.TempDir()
-			runSim(t, func(r *mpitest.Rank) error {
+			runOnSimWorld(t, func(r *mpitest.Rank) error {
 				opt := pipeline.DefaultOptions()
 				opt.Dir = lib
 				_, err := pipeline.Run(r.Comm(), r.Clock(), []engine.Experiment{engine.DefaultExperiment(tc.method)}, opt)
 				return err
 			})
 			cli := t.TempDir()
-			runSim(t, func(r *mpitest.Rank) error {
+			runOnSimWorld(t, func(r *mpitest.Rank) error {
 				fs, o := runFlags(io.Discard)
 				if err := parseFlags(fs, append([]string{"--out", cli}, tc.args...)); err != nil {
 					return err
@@ -96,8 +96,8 @@ func TestLibraryRunParity(t *testing.T) {
 	}
 }
 
-// runSim runs f on every rank of a 2-rank simulated world.
-func runSim(t *testing.T, f func(r *mpitest.Rank) error) {
+// runOnSimWorld runs f on every rank of a 2-rank simulated world.
+func runOnSimWorld(t *testing.T, f func(r *mpitest.Rank) error) {
 	t.Helper()
 	w, err := mpitest.New(mpitest.Config{Ranks: 2, Seed: 7})
 	if err != nil {
@@ -234,7 +234,7 @@ func short(v any) string {
 // synchronization, and the 100 µs window.
 func TestLibraryDefaultsRecorded(t *testing.T) {
 	dir := t.TempDir()
-	runSim(t, func(r *mpitest.Rank) error {
+	runOnSimWorld(t, func(r *mpitest.Rank) error {
 		opt := pipeline.DefaultOptions()
 		opt.Dir = dir
 		_, err := pipeline.Run(r.Comm(), r.Clock(), []engine.Experiment{engine.DefaultExperiment(window.Fixed)}, opt)

@@ -52,6 +52,9 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if o.checkNp > 0 {
 		return runCheckFlags(o, o.checkNp) // launch_hooks.go
 	}
+	if o.sim.on {
+		return runSim(stdout, stderr, o) // runsim.go
+	}
 	if note := pipeline.LaunchNote(os.Getenv); note != "" {
 		fmt.Fprintln(stderr, "reprobench run: note:", note)
 	}

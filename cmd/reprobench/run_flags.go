@@ -65,6 +65,7 @@ type runOptions struct {
 	prehistory                                                                                     string // engine.ParsePrehistory
 
 	nbc nbcOptions // the overlap measurement's flags (nbc.go)
+	sim simOptions // run --sim (runsim.go)
 	// noise, issue 15: --noise-guard on|off and its seed (noise.go)
 	noiseGuard, noiseGuardSeed string
 	noiseGuardOn               bool
@@ -134,6 +135,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	noiseGuardFlags(fs, o) // noise.go (noise, issue 15)
 	fs.IntVar(&o.checkNp, "check-np", 0, "only check the flags (and --design) for this many processes, without MPI, and exit (launch does so before its first mpirun)")
 	nbcFlags(fs, &o.nbc) // nbc.go
+	simFlags(fs, &o.sim) // runsim.go
 	// p2p:
 	fs.IntVar(&o.bwWindow, "bw-window", def.BWWindow, "messages per window of "+mpi.CallNames(mpi.CallsTaking(mpi.ParamBWWindow))+" (osu_bw's window size); recorded in the raw data's bw_window column")
 	fs.StringVar(&o.rmaSync, "rma-sync", def.RMASync.String(), "synchronization of "+mpi.CallNames(mpi.CallsTaking(mpi.ParamRMASync))+": fence (MPI_Win_fence; op; MPI_Win_fence), lock (MPI_Win_lock; op; MPI_Win_unlock) or flush (op; MPI_Win_flush inside MPI_Win_lock_all); recorded in the raw data's rma_sync column")

@@ -29,7 +29,7 @@ const maxQueues = 256
 
 // denseLinks is the largest world whose ranks count their messages per
 // destination in a slice rather than a map (P² counters in all).
-const denseLinks = 4096
+const denseLinks = 256
 
 // maxFree bounds the buffers of consumed messages a mailbox keeps for reuse.
 const maxFree = 64
