@@ -254,6 +254,10 @@ type Comparison struct {
 	A12         float64
 	Significant bool
 	Warnings    []string
+	// MpirunMediansA and MpirunMediansB are the per-mpirun medians of
+	// each side (GroupSummary.MpirunMedians), whatever Test used; the
+	// regression gate (Gate) tests these and never single observations.
+	MpirunMediansA, MpirunMediansB []float64
 }
 
 // TestPairedMpirunMedians is Comparison.Test of CompareSummariesPaired.
@@ -269,7 +273,7 @@ const ShiftLimit = 20000
 // to the filtered observations of the single mpirun and warns that
 // observations within one mpirun are not independent of the mpirun.
 func CompareSummaries(a, b GroupSummary, ra, rb []float64, opt Options) Comparison {
-	c := Comparison{Key: a.Key}
+	c := Comparison{Key: a.Key, MpirunMediansA: a.MpirunMedians, MpirunMediansB: b.MpirunMedians}
 	var xa, xb []float64
 	if a.NMpiruns >= 2 && b.NMpiruns >= 2 {
 		c.Test = "wilcoxon-mpirun-medians"
