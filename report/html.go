@@ -385,6 +385,10 @@ func (r *Report) figures(v *page) {
 			} else {
 				class = "faster"
 			}
+			if row.Test == "wilcoxon-observations" {
+				// One mpirun on a side: no mpirun-level significance.
+				sig, class = "(obs)", "same"
+			}
 			p := "-"
 			if !math.IsNaN(row.Result.P) {
 				p = strconv.FormatFloat(row.Result.P, 'f', 3, 64)

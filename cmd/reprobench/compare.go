@@ -27,6 +27,13 @@ func init() {
 
 const compareSynopsis = `[--alternative two-sided|less|greater] [--alpha 0.05] [--format text|csv|json] [--ignore auto|none|LABEL,...] A-FILES... -- B-FILES...
        reprobench compare --by LABEL [--paired[=auto]] FILES...
+       reprobench compare --fail-if-slower PCT [--junit FILE] [--verdict FILE] A-FILES... -- B-FILES...
+
+--fail-if-slower PCT is a regression gate: per group a one-sided Wilcoxon
+rank-sum test on per-mpirun medians of H0 "B/A <= 1+PCT/100", Holm across
+groups at --alpha. Exit status 0: no regression; 3: regression; 4: cannot
+decide (too few mpiruns for any p to pass alpha; it says how many are
+needed). See docs/regression-gate.md.
 
 A -- B: groups of A and B are matched on call, message size, np, datatype and
 labels, except the labels that name the two sides: a label with one value in
@@ -52,7 +59,8 @@ Text columns (one row per matched group; times in the row's unit):
   shift B−A      Hodges-Lehmann estimate of B − A with its interval
   p  sig         p-value of the Wilcoxon test (see "test"), against
                  --alternative stated for A relative to B, and its stars:
-                 * p≤0.05, ** p≤0.01, *** p≤0.001; ~ p > --alpha
+                 * p≤0.05, ** p≤0.01, *** p≤0.001; ~ p > --alpha; (obs)
+                 instead of stars when a side had one mpirun
   n              values per side entering the test (mpiruns, or
                  observations when a side has one mpirun); below the
                  table when the same in every row
@@ -92,6 +100,9 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	by := fs.String("by", "", "compare groups that differ only in this label (smallest value is the baseline A)")
 	ignore := fs.String("ignore", "auto", "A -- B: labels left out of the matching: auto (the labels that name the sides: one value in A, another in B), none, or a comma-separated list")
 	paired := cmpPaired("off")
+	failSlower := fs.String("fail-if-slower", "", "regression gate: exit 3 if B is significantly slower than A by more than PCT percent in some group (Holm at --alpha), 4 if too few mpiruns to decide, else 0")
+	junitFile := fs.String("junit", "", "with --fail-if-slower: write the gate's verdict as JUnit XML to FILE")
+	verdictFile := fs.String("verdict", "", "with --fail-if-slower: write the gate's verdict as JSON to FILE")
 	fs.Var(&paired, "paired", "with --by: pair the per-mpirun medians of label values that ran in the same mpiruns and use the signed-rank test (removes mpirun-to-mpirun variation; needs ≥ 6 mpiruns to reach p < 0.05); fails if a pair cannot be paired; --paired=auto pairs what it can")
 	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
@@ -177,15 +188,27 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 				len(bad), len(rows), strings.Join(bad, ", "))
 		}
 	}
+	gate, err := cmpGate(*failSlower, *junitFile, *verdictFile, rows, opt.Alpha)
+	if err != nil {
+		return err
+	}
 	switch o.format {
 	case "text":
-		return cmpWriteText(stdout, rows, header, opt)
+		err = cmpWriteText(stdout, rows, header, opt)
+		if err == nil && gate != nil {
+			err = cmpWriteGateText(stdout, *gate)
+		}
 	case "csv":
-		return cmpWriteCSV(stdout, rows, opt)
+		err = cmpWriteCSV(stdout, rows, opt)
 	case "json":
-		return cmpWriteJSON(stdout, rows, header, opt)
+		err = cmpWriteJSON(stdout, rows, header, opt, gate)
+	default:
+		return fmt.Errorf("%w: unknown --format %q", errUsage, o.format)
 	}
-	return fmt.Errorf("%w: unknown --format %q", errUsage, o.format)
+	if err != nil {
+		return err
+	}
+	return cmpGateFinish(gate, *junitFile, *verdictFile)
 }
 
 // cmpMatch compares a with b, leaving out of the matching the labels that
@@ -279,6 +302,7 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, header []string, opt 
 	}
 	fmt.Fprintln(tw)
 	var warns []string
+	anyObs := false
 	for _, c := range rows {
 		name := anShortKey(c.Key, common)
 		unit, sc := analysis.TimeUnit(c.MedianA)
@@ -298,6 +322,9 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, header []string, opt 
 		sig := analysis.Stars(c.Result.P)
 		if !c.Significant || sig == "" {
 			sig = "~"
+		}
+		if c.Test == cmpTestObs {
+			sig, anyObs = "(obs)", true
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s %s",
 			analysis.FormatTimeScaled(c.MedianA, sc, unit), analysis.FormatTimeScaled(c.MedianB, sc, unit),
@@ -327,6 +354,9 @@ func cmpWriteText(w io.Writer, rows []analysis.Comparison, header []string, opt 
 		fmt.Fprintf(w, "test %s: %s\n", cmpShortTest(t), cmpTestHelp(t))
 	}
 	fmt.Fprintf(w, "p: %s; sig: * p≤0.05, ** p≤0.01, *** p≤0.001, ~ not significant at alpha=%g (paper 000 §6.2)\n", opt.Alternative, opt.Alpha)
+	if anyObs {
+		fmt.Fprintln(w, cmpObsNote)
+	}
 	fmt.Fprintln(w, "columns: reprobench help compare")
 	for _, wn := range anFoldWarnings(warns) {
 		fmt.Fprintln(w, wrapLine("warning: "+wn, len("warning: ")))
@@ -362,7 +392,7 @@ func cmpWriteCSV(w io.Writer, rows []analysis.Comparison, opt analysis.Options) 
 	cw.Write(cmpCSVHeader)
 	for _, c := range rows {
 		cw.Write([]string{c.Key.Call, strconv.Itoa(c.Key.MsizeBytes), strconv.Itoa(c.Key.Np), c.Key.Datatype, c.Key.Labels,
-			c.NameA, c.NameB, anF(c.MedianA), anF(c.MedianB), anF(c.Ratio), anF(c.Result.P), analysis.Stars(c.Result.P),
+			c.NameA, c.NameB, anF(c.MedianA), anF(c.MedianB), anF(c.Ratio), anF(c.Result.P), cmpStars(c),
 			strconv.FormatBool(c.Significant), opt.Alternative.String(), c.Test, strconv.Itoa(c.NA), strconv.Itoa(c.NB),
 			anF(c.Shift.Estimate), anF(c.Shift.Lo), anF(c.Shift.Hi), anF(c.A12), anF(c.RatioCI.Lo), anF(c.RatioCI.Hi), strings.Join(c.Warnings, "; "),
 			anF(c.RatioShift)})
@@ -371,7 +401,7 @@ func cmpWriteCSV(w io.Writer, rows []analysis.Comparison, opt analysis.Options) 
 	return cw.Error()
 }
 
-func cmpWriteJSON(w io.Writer, rows []analysis.Comparison, header []string, opt analysis.Options) error {
+func cmpWriteJSON(w io.Writer, rows []analysis.Comparison, header []string, opt analysis.Options, gate *analysis.GateReport) error {
 	out := []map[string]any{}
 	for _, c := range rows {
 		warn := c.Warnings
@@ -381,7 +411,7 @@ func cmpWriteJSON(w io.Writer, rows []analysis.Comparison, header []string, opt 
 		out = append(out, map[string]any{
 			"call": c.Key.Call, "msize_bytes": c.Key.MsizeBytes, "np": c.Key.Np, "datatype": c.Key.Datatype, "labels": c.Key.Labels,
 			"a": c.NameA, "b": c.NameB, "median_a_s": anJ(c.MedianA), "median_b_s": anJ(c.MedianB), "ratio": anJ(c.Ratio),
-			"p_value": anJ(c.Result.P), "stars": analysis.Stars(c.Result.P), "significant": c.Significant,
+			"p_value": anJ(c.Result.P), "stars": cmpStars(c), "significant": c.Significant,
 			"alternative": opt.Alternative.String(), "test": c.Test, "n_a": c.NA, "n_b": c.NB, "warnings": warn,
 			"shift_s": anJ(c.Shift.Estimate), "shift_ci_s": anJS([]float64{c.Shift.Lo, c.Shift.Hi}), "a12": anJ(c.A12),
 			"ratio_ci": anJS([]float64{c.RatioCI.Lo, c.RatioCI.Hi}), "ratio_shift": anJ(c.RatioShift),
@@ -392,5 +422,9 @@ func cmpWriteJSON(w io.Writer, rows []analysis.Comparison, header []string, opt 
 	if header == nil {
 		header = []string{}
 	}
-	return enc.Encode(map[string]any{"alpha": opt.Alpha, "matching": header, "comparisons": out})
+	doc := map[string]any{"alpha": opt.Alpha, "matching": header, "comparisons": out}
+	if gate != nil {
+		doc["gate"] = gate
+	}
+	return enc.Encode(doc)
 }
