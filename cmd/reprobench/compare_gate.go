@@ -64,10 +64,16 @@ func cmpGate(pct, junit, verdict string, rows []analysis.Comparison, alpha float
 func cmpWriteGateText(w io.Writer, r analysis.GateReport) error {
 	fmt.Fprintf(w, "\ngate: B slower than A by more than %g%%? one-sided rank-sum on per-mpirun medians, Holm over %d groups, alpha %g\n",
 		100*r.Threshold, r.Family, r.Alpha)
+	// Group names without the labels every group shares, as in the table.
+	keys := make([]analysis.GroupKey, len(r.Rows))
+	for i, g := range r.Rows {
+		keys[i] = g.Key
+	}
+	common := commonLabels(keys)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "group\tmpiruns\tB/A\tp\tp_holm\tdecision")
 	for _, g := range r.Rows {
-		name := g.Group
+		name := anShortKey(g.Key, common)
 		if g.NameA != "" || g.NameB != "" {
 			name += " (" + g.NameA + " vs " + g.NameB + ")"
 		}
