@@ -42,6 +42,7 @@ type GroupSummary struct {
 	N               int // observations after outlier removal
 	NMpiruns        int
 	Invalid         int // errorcode ≠ 0
+	WrongResults    int // of Invalid, those the result check found wrong (Group.WrongResults)
 	Bad             int // errorcode 0 but runtime NaN, Inf or negative (skipped)
 	OutliersRemoved int
 	// Median is the headline median. With at least 2 mpiruns it is the
@@ -109,7 +110,7 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 	if g == nil {
 		g = &Group{}
 	}
-	s := GroupSummary{Key: g.Key, Invalid: g.Invalid, Bad: g.Bad}
+	s := GroupSummary{Key: g.Key, Invalid: g.Invalid, Bad: g.Bad, WrongResults: g.WrongResults}
 	order, byMp := byMpirun(g)
 	runs := make([][]float64, 0, len(order))
 	for _, m := range order {

@@ -125,6 +125,7 @@ func buildExperiments(o *runOptions, np int) (out []engine.Experiment, err error
 			// and 1.24 without); IMB-MPI1 runs in the slow alignment,
 			// which the engine keeps for runtime imb (engine/align.go).
 			out[i].AlignProbe = o.alignProbe
+			out[i].VerifyResults = o.checkResults // --check
 		}
 	}()
 	base, err := baseExperiment(o)
