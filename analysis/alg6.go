@@ -22,6 +22,9 @@ type Options struct {
 	Alpha float64
 	// Alternative of comparisons, stated for A relative to B.
 	Alternative Alternative
+	// Percentiles, when not empty, are the percents (in (0, 100)) of
+	// GroupSummary.Percentiles (MpirunPercentiles).
+	Percentiles []float64
 	// PairByMpirun makes CompareBy pair the per-mpirun medians of two
 	// label values that ran in the same mpiruns and test them with the
 	// signed-rank test (CompareSummariesPaired). That removes the
@@ -73,6 +76,9 @@ type GroupSummary struct {
 	// Normality is Shapiro-Wilk on MpirunMedians (NaN p for < 3 mpiruns).
 	Normality TestResult
 	Warnings  []string
+	// Percentiles holds Options.Percentiles of the valid, unfiltered
+	// observations (MpirunPercentiles); nil without them.
+	Percentiles []PercentileSummary
 }
 
 // Values of GroupSummary.MedianOf.
@@ -113,9 +119,11 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 	s := GroupSummary{Key: g.Key, Invalid: g.Invalid, Bad: g.Bad, WrongResults: g.WrongResults}
 	order, byMp := byMpirun(g)
 	runs := make([][]float64, 0, len(order))
+	var all [][]float64 // sorted, unfiltered, for the percentiles
 	for _, m := range order {
 		x := byMp[m]
 		slices.Sort(x)
+		all = append(all, x)
 		kept, rm := tukeySorted(x, opt.TukeyK)
 		s.OutliersRemoved += rm
 		if len(kept) == 0 {
@@ -156,6 +164,10 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 		} else {
 			s.Normality = TestResult{Method: "Shapiro-Wilk normality test", Statistic: nan, P: nan, Warning: "need ≥ 3 mpiruns"}
 		}
+	}
+	if len(opt.Percentiles) > 0 {
+		// Rows written with --runtime osu get OSU 7's -z rule.
+		s.Percentiles = MpirunPercentiles(all, opt.Percentiles, opt.Level, g.Key.LabelValue("runtime_type") == "osu")
 	}
 	if g.Bad > 0 {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%d observations with NaN, infinite or negative runtime_s skipped", g.Bad))

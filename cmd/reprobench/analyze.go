@@ -85,11 +85,15 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	o.register(true, fs, "text, csv, json or benchstat (Go benchmark format, one line per mpirun median)")
 	wide := fs.Bool("wide", false, "text: every column (see above)")
 	columns := fs.String("columns", "", "text: these columns, comma-separated (see above)")
+	pcts := fs.String("percentiles", "", "tail percentiles, e.g. 50,90,99,99.9: the median over mpiruns of each mpirun's percentile with its interval (pooled, marked, with too few mpiruns); docs/percentiles.md")
 	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
 	}
 	opt, err := o.options()
 	if err != nil {
+		return err
+	}
+	if opt.Percentiles, err = anParsePercentiles(*pcts); err != nil { // percentiles_output.go
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -112,7 +116,10 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 		if err != nil {
 			return err
 		}
-		return anWriteText(stdout, sums, pool, opt, cols)
+		if err := anWriteText(stdout, sums, pool, opt, cols); err != nil {
+			return err
+		}
+		return anWritePercentiles(stdout, sums, opt) // percentiles_output.go
 	case "csv":
 		return anWriteCSV(stdout, sums)
 	case "json":
@@ -496,7 +503,7 @@ var anCSVHeader = []string{"call", "msize_bytes", "np", "datatype", "labels", "n
 
 func anWriteCSV(w io.Writer, sums []analysis.GroupSummary) error {
 	cw := csv.NewWriter(w)
-	cw.Write(anCSVHeader)
+	cw.Write(append(slices.Clone(anCSVHeader), anPercentileCSVHeader(sums)...))
 	for _, s := range sums {
 		mm := make([]string, len(s.MpirunMedians))
 		for i, v := range s.MpirunMedians {
@@ -506,12 +513,12 @@ func anWriteCSV(w io.Writer, sums []analysis.GroupSummary) error {
 		if b, m, ok := analysis.Rates(s.Key, s.Median); ok {
 			bps, mps = anF(b), anF(m)
 		}
-		cw.Write([]string{s.Key.Call, strconv.Itoa(s.Key.MsizeBytes), strconv.Itoa(s.Key.Np), s.Key.Datatype, s.Key.Labels,
+		cw.Write(append([]string{s.Key.Call, strconv.Itoa(s.Key.MsizeBytes), strconv.Itoa(s.Key.Np), s.Key.Datatype, s.Key.Labels,
 			strconv.Itoa(s.N), strconv.Itoa(s.NMpiruns), strconv.Itoa(s.Invalid), strconv.Itoa(s.WrongResults), strconv.Itoa(s.Bad), strconv.Itoa(s.OutliersRemoved),
 			anF(s.Median), anF(s.MedianCI.Lo), anF(s.MedianCI.Hi), anF(s.MedianCI.Confidence), s.MedianOf,
 			anF(s.PooledMedian), anF(s.PooledMedianCI.Lo), anF(s.PooledMedianCI.Hi), anF(s.PooledMedianCI.Confidence), anF(s.Mean), anF(s.MeanCI.Lo), anF(s.MeanCI.Hi),
 			anF(s.Min), anF(s.P99), anF(s.Max), strings.Join(mm, ";"), anF(anNormMax(s)), anF(s.Normality.Statistic), anF(s.Normality.P),
-			strings.Join(s.Warnings, "; "), bps, mps})
+			strings.Join(s.Warnings, "; "), bps, mps}, anPercentileCSV(s)...))
 	}
 	cw.Flush()
 	return cw.Error()
@@ -543,7 +550,7 @@ func anWriteJSON(w io.Writer, sums []analysis.GroupSummary, pool []analysis.Rank
 		}
 		g := row{
 			"call": s.Key.Call, "msize_bytes": s.Key.MsizeBytes, "np": s.Key.Np, "datatype": s.Key.Datatype, "labels": s.Key.Labels,
-			"n": s.N, "n_mpiruns": s.NMpiruns, "invalid": s.Invalid, "bad": s.Bad, "outliers_removed": s.OutliersRemoved, "wrong_results": s.WrongResults,
+			"n": s.N, "n_mpiruns": s.NMpiruns, "invalid": s.Invalid, "bad": s.Bad, "outliers_removed": s.OutliersRemoved, "wrong_results": s.WrongResults, "percentiles": anPercentileJSON(s),
 			"median_s": anJ(s.Median), "median_ci_s": anJS([]float64{s.MedianCI.Lo, s.MedianCI.Hi}),
 			"median_ci_confidence": anJ(s.MedianCI.Confidence), "median_of": s.MedianOf,
 			"pooled_median_s": anJ(s.PooledMedian), "pooled_median_ci_s": anJS([]float64{s.PooledMedianCI.Lo, s.PooledMedianCI.Hi}),
