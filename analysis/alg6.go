@@ -23,6 +23,9 @@ type Options struct {
 	Alpha float64
 	// Alternative of comparisons, stated for A relative to B.
 	Alternative Alternative
+	// Percentiles, when not empty, are the percents (in (0, 100)) of
+	// GroupSummary.Percentiles (MpirunPercentiles).
+	Percentiles []float64
 	// PairByMpirun makes CompareBy pair the per-mpirun medians of two
 	// label values that ran in the same mpiruns and test them with the
 	// signed-rank test (CompareSummariesPaired). That removes the
@@ -43,6 +46,7 @@ type GroupSummary struct {
 	N               int // observations after outlier removal
 	NMpiruns        int
 	Invalid         int // errorcode ≠ 0
+	WrongResults    int // of Invalid, those the result check found wrong (Group.WrongResults)
 	Bad             int // errorcode 0 but runtime NaN, Inf or negative (skipped)
 	OutliersRemoved int
 	// Median is the headline median. With at least 2 mpiruns it is the
@@ -76,6 +80,9 @@ type GroupSummary struct {
 	// MpirunMedians) and the covariates that explain them (ExplainModes).
 	Modes    Modes
 	Warnings []string
+	// Percentiles holds Options.Percentiles of the valid, unfiltered
+	// observations (MpirunPercentiles); nil without them.
+	Percentiles []PercentileSummary
 }
 
 // Values of GroupSummary.MedianOf.
@@ -113,12 +120,14 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 	if g == nil {
 		g = &Group{}
 	}
-	s := GroupSummary{Key: g.Key, Invalid: g.Invalid, Bad: g.Bad}
+	s := GroupSummary{Key: g.Key, Invalid: g.Invalid, Bad: g.Bad, WrongResults: g.WrongResults}
 	order, byMp := byMpirun(g)
 	runs := make([][]float64, 0, len(order))
+	var all [][]float64 // sorted, unfiltered, for the percentiles
 	for _, m := range order {
 		x := byMp[m]
 		slices.Sort(x)
+		all = append(all, x)
 		kept, rm := tukeySorted(x, opt.TukeyK)
 		s.OutliersRemoved += rm
 		if len(kept) == 0 {
@@ -178,6 +187,10 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 			w += "; explained by " + strings.Join(s.Modes.ExplainedBy, ", ")
 		}
 		s.Warnings = append(s.Warnings, w)
+	}
+	if len(opt.Percentiles) > 0 {
+		// Rows written with --runtime osu get OSU 7's -z rule.
+		s.Percentiles = MpirunPercentiles(all, opt.Percentiles, opt.Level, g.Key.LabelValue("runtime_type") == "osu")
 	}
 	if g.Bad > 0 {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%d observations with NaN, infinite or negative runtime_s skipped", g.Bad))
@@ -277,6 +290,10 @@ type Comparison struct {
 	A12         float64
 	Significant bool
 	Warnings    []string
+	// MpirunMediansA and MpirunMediansB are the per-mpirun medians of
+	// each side (GroupSummary.MpirunMedians), whatever Test used; the
+	// regression gate (Gate) tests these and never single observations.
+	MpirunMediansA, MpirunMediansB []float64
 }
 
 // TestPairedMpirunMedians is Comparison.Test of CompareSummariesPaired.
@@ -292,7 +309,7 @@ const ShiftLimit = 20000
 // to the filtered observations of the single mpirun and warns that
 // observations within one mpirun are not independent of the mpirun.
 func CompareSummaries(a, b GroupSummary, ra, rb []float64, opt Options) Comparison {
-	c := Comparison{Key: a.Key}
+	c := Comparison{Key: a.Key, MpirunMediansA: a.MpirunMedians, MpirunMediansB: b.MpirunMedians}
 	var xa, xb []float64
 	if a.NMpiruns >= 2 && b.NMpiruns >= 2 {
 		c.Test = "wilcoxon-mpirun-medians"

@@ -108,6 +108,10 @@ type Group struct {
 	// infinite or negative: they are skipped (not in Runtimes) and the
 	// analysis warns about them.
 	Bad int
+	// WrongResults counts the invalid observations whose errorcode has
+	// the bit rawdata.ErrorCodeWrongResult: the result check found the
+	// operation's result wrong.
+	WrongResults int
 }
 
 // PerRankGroup holds per-rank completion times (local_end_s −
@@ -421,6 +425,9 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 		g := d.Groups[gi]
 		if ec != 0 {
 			g.Invalid++
+			if ec&rawdata.ErrorCodeWrongResult != 0 {
+				g.WrongResults++
+			}
 			continue
 		}
 		if math.IsNaN(rt) || math.IsInf(rt, 0) || rt < 0 {

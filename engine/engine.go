@@ -80,6 +80,16 @@ type Experiment struct {
 	// to the communicator's buffers between calls.
 	Func func() error
 	Name string
+
+	// VerifyResults checks the operation's result (check.go): every
+	// rank's send buffers hold mpi.FillCheck's pattern, and after the
+	// measured observations each rank compares the receive buffer the
+	// last one left with the row's Result (mpi.VerifyResult); a
+	// difference on any rank marks that observation's row
+	// window.CodeWrongResult. The check runs outside every timed
+	// interval and after the window sequence, so it takes no window's
+	// slack. Ignored for Func.
+	VerifyResults bool
 }
 
 // CallName returns the raw data's call column of the experiment: Name for
@@ -311,6 +321,9 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		}
 	}
 	bufs := window.NewBuffers(ex.Cache, sendB, recvB, slots, flush, ex.Seed)
+	if ex.VerifyResults {
+		fillCheck(bufs, ex.Type, c.Rank()) // check.go
+	}
 	reps := 1
 	if ex.Runtime.Loops() {
 		reps = ex.LoopReps
@@ -359,6 +372,11 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if ex.VerifyResults {
+		if err := e.verify(o, obs.rec); err != nil { // check.go
+			return nil, err
+		}
 	}
 	return e.rows(ex, obs, sink)
 }

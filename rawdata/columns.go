@@ -73,16 +73,22 @@ var RankColumns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "np
 // never written).
 var Datatypes = []string{"byte", "int32", "int64", "float32", "float64"}
 
+// ErrorCodeWrongResult is the errorcode bit of an observation whose
+// result the check (run --check) found wrong on some rank; the row's
+// runtime is still recorded.
+const ErrorCodeWrongResult = 8
+
 // ErrorCodes documents the bits of the errorcode column; the sidecar
 // repeats this table. The bits are computed on every rank and reduced
 // across ranks by bitwise OR.
 var ErrorCodes = map[string]string{
-	"0": "valid",
-	"1": "started late (after its window's start plus the late tolerance on some rank)",
-	"2": "window expired (ended after the next window's start on some rank)",
-	"3": "started late and window expired",
-	"4": "discarded: its batch was repeated with a larger window (NBCBench policy); 5, 6, 7 combine 4 with 1, 2, 3",
-	"8": "incomplete region occurrence: some rank did not record it (its buffer was full, or it never entered the region)",
+	"0":  "valid",
+	"1":  "started late (after its window's start plus the late tolerance on some rank)",
+	"2":  "window expired (ended after the next window's start on some rank)",
+	"3":  "started late and window expired",
+	"4":  "discarded: its batch was repeated with a larger window (NBCBench policy); 5, 6, 7 combine 4 with 1, 2, 3",
+	"8":  "wrong result: the result check (run --check) found the receive buffer different from the operation's expected result on some rank; 9-15 combine 8 with 1-7",
+	"16": "incomplete region occurrence (package region): some rank did not record it (its buffer was full, or it never entered the region)",
 }
 
 var labelKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)

@@ -93,7 +93,7 @@ type Row struct {
 	EntrySpreadS   float64 // latest − earliest global start; NaN unsynchronized
 	StartS         float64 // earliest global start
 	Nranks         int
-	ErrorCode      int // 0, or 8 when some rank did not record it
+	ErrorCode      int // 0, or 16 when some rank did not record it
 	// PerRank holds each rank's span, indexed by rank (Rank −1: not recorded).
 	PerRank []RankSpan
 }
@@ -355,7 +355,7 @@ func buildRows(tabs []rankTables, recs [][]byte) []Row {
 				row.StartS, row.EntrySpreadS, row.GlobalRuntimeS = minS, maxS-minS, maxE-minS
 			}
 			if row.Nranks < p {
-				row.ErrorCode = 8
+				row.ErrorCode = 16
 			}
 			out = append(out, row)
 		}

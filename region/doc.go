@@ -33,7 +33,7 @@
 // records are dropped, never the oldest), and the drops are counted per
 // rank and written to the sidecar. Because each rank keeps a prefix of its
 // records, the k-th occurrence of a region still matches across ranks; an
-// occurrence that some rank did not record is written with errorcode 8
+// occurrence that some rank did not record is written with errorcode 16
 // (rawdata.ErrorCodes), so the analysis leaves it out.
 //
 // A recorder created with Options.Disabled (or a nil *Recorder) does

@@ -347,8 +347,12 @@ func describe(o Overview) string {
 }
 
 func counts(o Overview) string {
-	return fmt.Sprintf("%d mpiruns (run id %s); %d observations: %d valid, of which %d removed as outliers; %d invalid (%s); %d bad",
+	s := fmt.Sprintf("%d mpiruns (run id %s); %d observations: %d valid, of which %d removed as outliers; %d invalid (%s); %d bad",
 		o.Mpiruns, strings.Join(o.RunIDs, ", "), o.Rows, o.Valid, o.Outliers, o.Invalid, pct(share(o.Invalid, o.Rows)), o.Bad)
+	if o.WrongResults > 0 {
+		s += fmt.Sprintf("; WRONG RESULTS: %d of the invalid (run --check found the operation's result wrong)", o.WrongResults)
+	}
+	return s
 }
 
 func when(o Overview) string {
@@ -443,6 +447,10 @@ func (r *Report) figures(v *page) {
 				class = "slower"
 			} else {
 				class = "faster"
+			}
+			if row.Test == "wilcoxon-observations" {
+				// One mpirun on a side: no mpirun-level significance.
+				sig, class = "(obs)", "same"
 			}
 			p := "-"
 			if !math.IsNaN(row.Result.P) {

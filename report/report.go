@@ -77,6 +77,9 @@ type Overview struct {
 	// MpirunSeconds is the sum of their durations.
 	Start, End    time.Time
 	MpirunSeconds float64
+	// WrongResults counts the Invalid rows whose result the check
+	// (run --check) found wrong (analysis.Group.WrongResults).
+	WrongResults int
 }
 
 // Factor is one label of the groups and the levels it takes.
@@ -234,6 +237,7 @@ func newOverview(s *Side, groups []Group) Overview {
 	for _, g := range groups {
 		o.Valid += g.N + g.OutliersRemoved
 		o.Invalid += g.Invalid
+		o.WrongResults += g.WrongResults
 		o.Bad += g.Bad
 		o.Outliers += g.OutliersRemoved
 		k := g.Key

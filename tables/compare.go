@@ -84,6 +84,7 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 	}
 	fmt.Fprintln(tw)
 	var warns []string
+	anyObs := false
 	for _, c := range rows {
 		name := anShortKey(c.Key, common)
 		unit, sc := analysis.TimeUnit(c.MedianA)
@@ -103,6 +104,9 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 		sig := analysis.Stars(c.Result.P)
 		if !c.Significant || sig == "" {
 			sig = "~"
+		}
+		if c.Test == TestObservations {
+			sig, anyObs = "(obs)", true
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s %s",
 			analysis.FormatTimeScaled(c.MedianA, sc, unit), analysis.FormatTimeScaled(c.MedianB, sc, unit),
@@ -132,6 +136,9 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 		fmt.Fprintf(w, "test %s: %s\n", cmpShortTest(t), cmpTestHelp(t))
 	}
 	fmt.Fprintf(w, "p: %s; sig: * p≤0.05, ** p≤0.01, *** p≤0.001, ~ not significant at alpha=%g (Hunold & Carpen-Amarie 2016, §6.2)\n", opt.Alternative, opt.Alpha)
+	if anyObs {
+		fmt.Fprintln(w, obsNote)
+	}
 	fmt.Fprintln(w, "columns: reprobench help compare")
 	for _, wn := range anFoldWarnings(warns) {
 		fmt.Fprintln(w, wrapLine("warning: "+wn, len("warning: ")))
@@ -169,7 +176,7 @@ func WriteComparisonCSV(w io.Writer, rows []analysis.Comparison, opt analysis.Op
 	cw.Write(comparisonCSVHeader)
 	for _, c := range rows {
 		cw.Write([]string{c.Key.Call, strconv.Itoa(c.Key.MsizeBytes), strconv.Itoa(c.Key.Np), c.Key.Datatype, c.Key.Labels,
-			c.NameA, c.NameB, anF(c.MedianA), anF(c.MedianB), anF(c.Ratio), anF(c.Result.P), analysis.Stars(c.Result.P),
+			c.NameA, c.NameB, anF(c.MedianA), anF(c.MedianB), anF(c.Ratio), anF(c.Result.P), Stars(c),
 			strconv.FormatBool(c.Significant), opt.Alternative.String(), c.Test, strconv.Itoa(c.NA), strconv.Itoa(c.NB),
 			anF(c.Shift.Estimate), anF(c.Shift.Lo), anF(c.Shift.Hi), anF(c.A12), anF(c.RatioCI.Lo), anF(c.RatioCI.Hi), strings.Join(c.Warnings, "; "),
 			anF(c.RatioShift)})
@@ -180,7 +187,7 @@ func WriteComparisonCSV(w io.Writer, rows []analysis.Comparison, opt analysis.Op
 
 // WriteComparisonJSON writes {"alpha", "matching": header, "comparisons":
 // […]} as indented JSON; NaN and ±Inf are null.
-func WriteComparisonJSON(w io.Writer, rows []analysis.Comparison, header []string, opt analysis.Options) error {
+func WriteComparisonJSON(w io.Writer, rows []analysis.Comparison, header []string, opt analysis.Options, gate *analysis.GateReport) error {
 	out := []map[string]any{}
 	for _, c := range rows {
 		warn := c.Warnings
@@ -190,7 +197,7 @@ func WriteComparisonJSON(w io.Writer, rows []analysis.Comparison, header []strin
 		out = append(out, map[string]any{
 			"call": c.Key.Call, "msize_bytes": c.Key.MsizeBytes, "np": c.Key.Np, "datatype": c.Key.Datatype, "labels": c.Key.Labels,
 			"a": c.NameA, "b": c.NameB, "median_a_s": anJ(c.MedianA), "median_b_s": anJ(c.MedianB), "ratio": anJ(c.Ratio),
-			"p_value": anJ(c.Result.P), "stars": analysis.Stars(c.Result.P), "significant": c.Significant,
+			"p_value": anJ(c.Result.P), "stars": Stars(c), "significant": c.Significant,
 			"alternative": opt.Alternative.String(), "test": c.Test, "n_a": c.NA, "n_b": c.NB, "warnings": warn,
 			"shift_s": anJ(c.Shift.Estimate), "shift_ci_s": anJS([]float64{c.Shift.Lo, c.Shift.Hi}), "a12": anJ(c.A12),
 			"ratio_ci": anJS([]float64{c.RatioCI.Lo, c.RatioCI.Hi}), "ratio_shift": anJ(c.RatioShift),
@@ -201,5 +208,9 @@ func WriteComparisonJSON(w io.Writer, rows []analysis.Comparison, header []strin
 	if header == nil {
 		header = []string{}
 	}
-	return enc.Encode(map[string]any{"alpha": opt.Alpha, "matching": header, "comparisons": out})
+	doc := map[string]any{"alpha": opt.Alpha, "matching": header, "comparisons": out}
+	if gate != nil {
+		doc["gate"] = gate
+	}
+	return enc.Encode(doc)
 }

@@ -30,12 +30,12 @@ r,1,0,MPI_Bcast,8,1,float64,2,1,1.3e-06,0
 	}
 	lines := strings.Split(b.String(), "\n")
 	head, row := strings.Split(lines[0], ","), strings.Split(lines[1], ",")
-	for i, col := range head[:11] {
+	for i, col := range head[:12] {
 		fmt.Printf("%s=%s ", col, row[i])
 	}
 	fmt.Println()
 	// Output:
-	// call=MPI_Bcast msize_bytes=8 np=2 datatype=float64 labels= n=4 n_mpiruns=2 invalid=0 bad=0 outliers_removed=0 median_s=1.15e-06
+	// call=MPI_Bcast msize_bytes=8 np=2 datatype=float64 labels= n=4 n_mpiruns=2 invalid=0 wrong_results=0 bad=0 outliers_removed=0 median_s=1.15e-06
 }
 
 // The text table with analyze's default columns.

@@ -317,6 +317,7 @@ func WriteSummaryText(w io.Writer, sums []analysis.GroupSummary, pool []analysis
 		return err
 	}
 	anWriteRemoved(w, sums, cols)
+	WriteWrongResults(w, sums)
 	if len(pool) > 0 {
 		if len(sums) > 0 {
 			fmt.Fprintln(w)
@@ -409,7 +410,7 @@ func anF(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
-var summaryCSVHeader = []string{"call", "msize_bytes", "np", "datatype", "labels", "n", "n_mpiruns", "invalid", "bad", "outliers_removed",
+var summaryCSVHeader = []string{"call", "msize_bytes", "np", "datatype", "labels", "n", "n_mpiruns", "invalid", "wrong_results", "bad", "outliers_removed",
 	"median_s", "median_ci_lo_s", "median_ci_hi_s", "median_ci_confidence", "median_of",
 	"pooled_median_s", "pooled_median_ci_lo_s", "pooled_median_ci_hi_s", "pooled_median_ci_confidence", "mean_s", "mean_ci_lo_s", "mean_ci_hi_s",
 	"min_s", "p99_s", "max_s", "mpirun_medians_s", "mpirun_means_normalized_max", "normality_w", "normality_p", "warnings",
@@ -420,7 +421,7 @@ var summaryCSVHeader = []string{"call", "msize_bytes", "np", "datatype", "labels
 // times unscaled in seconds, NaN as "NaN".
 func WriteSummaryCSV(w io.Writer, sums []analysis.GroupSummary) error {
 	cw := csv.NewWriter(w)
-	cw.Write(summaryCSVHeader)
+	cw.Write(append(slices.Clone(summaryCSVHeader), anPercentileCSVHeader(sums)...))
 	for _, s := range sums {
 		mm := make([]string, len(s.MpirunMedians))
 		for i, v := range s.MpirunMedians {
@@ -430,12 +431,12 @@ func WriteSummaryCSV(w io.Writer, sums []analysis.GroupSummary) error {
 		if b, m, ok := analysis.Rates(s.Key, s.Median); ok {
 			bps, mps = anF(b), anF(m)
 		}
-		cw.Write([]string{s.Key.Call, strconv.Itoa(s.Key.MsizeBytes), strconv.Itoa(s.Key.Np), s.Key.Datatype, s.Key.Labels,
-			strconv.Itoa(s.N), strconv.Itoa(s.NMpiruns), strconv.Itoa(s.Invalid), strconv.Itoa(s.Bad), strconv.Itoa(s.OutliersRemoved),
+		cw.Write(append([]string{s.Key.Call, strconv.Itoa(s.Key.MsizeBytes), strconv.Itoa(s.Key.Np), s.Key.Datatype, s.Key.Labels,
+			strconv.Itoa(s.N), strconv.Itoa(s.NMpiruns), strconv.Itoa(s.Invalid), strconv.Itoa(s.WrongResults), strconv.Itoa(s.Bad), strconv.Itoa(s.OutliersRemoved),
 			anF(s.Median), anF(s.MedianCI.Lo), anF(s.MedianCI.Hi), anF(s.MedianCI.Confidence), s.MedianOf,
 			anF(s.PooledMedian), anF(s.PooledMedianCI.Lo), anF(s.PooledMedianCI.Hi), anF(s.PooledMedianCI.Confidence), anF(s.Mean), anF(s.MeanCI.Lo), anF(s.MeanCI.Hi),
 			anF(s.Min), anF(s.P99), anF(s.Max), strings.Join(mm, ";"), anF(anNormMax(s)), anF(s.Normality.Statistic), anF(s.Normality.P),
-			strings.Join(s.Warnings, "; "), bps, mps, s.Modes.String(), strings.Join(s.Modes.ExplainedBy, ";")})
+			strings.Join(s.Warnings, "; "), bps, mps, s.Modes.String(), strings.Join(s.Modes.ExplainedBy, ";")}, anPercentileCSV(s)...))
 	}
 	cw.Flush()
 	return cw.Error()
@@ -470,7 +471,7 @@ func WriteSummaryJSON(w io.Writer, sums []analysis.GroupSummary, pool []analysis
 		}
 		g := row{
 			"call": s.Key.Call, "msize_bytes": s.Key.MsizeBytes, "np": s.Key.Np, "datatype": s.Key.Datatype, "labels": s.Key.Labels,
-			"n": s.N, "n_mpiruns": s.NMpiruns, "invalid": s.Invalid, "bad": s.Bad, "outliers_removed": s.OutliersRemoved,
+			"n": s.N, "n_mpiruns": s.NMpiruns, "invalid": s.Invalid, "bad": s.Bad, "outliers_removed": s.OutliersRemoved, "wrong_results": s.WrongResults, "percentiles": anPercentileJSON(s),
 			"median_s": anJ(s.Median), "median_ci_s": anJS([]float64{s.MedianCI.Lo, s.MedianCI.Hi}),
 			"median_ci_confidence": anJ(s.MedianCI.Confidence), "median_of": s.MedianOf,
 			"pooled_median_s": anJ(s.PooledMedian), "pooled_median_ci_s": anJS([]float64{s.PooledMedianCI.Lo, s.PooledMedianCI.Hi}),

@@ -230,6 +230,16 @@ func (b *Buffers) Before(i int) {
 	}
 }
 
+// FillSend calls fill on the send bytes of every slot, for contents that
+// must hold whichever slot an observation uses (the result check's
+// pattern, mpi.FillCheck). Call it before the observations.
+func (b *Buffers) FillSend(fill func(send []byte)) {
+	for s := range b.slots {
+		fill(b.sendAll[s*b.stride : s*b.stride+b.sendN])
+	}
+	b.set(b.next)
+}
+
 // fillPattern writes 0x01 to every byte of p.
 func fillPattern(p []byte) {
 	for i := range p {

@@ -61,5 +61,5 @@ func ExampleNoiseGuard() {
 	}
 	// Output:
 	// noise guard false: 200 of 5000 observations late
-	// noise guard true: 0 of 5000 observations late; learned a 1000 µs source of 38 µs; 277 of 6277 slots skipped
+	// noise guard true: 0 of 5000 observations late; learned a 1000 µs source of 38 µs; 287 of 6287 slots skipped
 }

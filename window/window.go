@@ -148,23 +148,28 @@ const (
 	CodeLate      Code = 1 // started more than LateTolerance after its deadline
 	CodeExpired   Code = 2 // ended after the next observation's deadline
 	CodeDiscarded Code = 4 // its batch was repeated by the NBCBench policy
+	// CodeWrongResult: the result check (engine.Experiment.VerifyResults)
+	// found this observation's receive buffer different from the
+	// operation's expected result on some rank. Set by the engine, never
+	// by a Sync.
+	CodeWrongResult Code = rawdata.ErrorCodeWrongResult
 )
 
 // String returns "valid", or the names of the set bits joined by "+"
-// ("late", "expired", "discarded"; "late+expired"), or "Code(N)" with
+// ("late", "expired", "discarded", "wrong-result"; "late+expired"), or "Code(N)" with
 // undefined bits.
 func (c Code) String() string {
 	if c == CodeValid {
 		return "valid"
 	}
-	if c&^(CodeLate|CodeExpired|CodeDiscarded) != 0 {
+	if c&^(CodeLate|CodeExpired|CodeDiscarded|CodeWrongResult) != 0 {
 		return fmt.Sprintf("Code(%d)", uint8(c))
 	}
 	var parts []string
 	for _, b := range []struct {
 		bit  Code
 		name string
-	}{{CodeLate, "late"}, {CodeExpired, "expired"}, {CodeDiscarded, "discarded"}} {
+	}{{CodeLate, "late"}, {CodeExpired, "expired"}, {CodeDiscarded, "discarded"}, {CodeWrongResult, "wrong-result"}} {
 		if c&b.bit != 0 {
 			parts = append(parts, b.name)
 		}

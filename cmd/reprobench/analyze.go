@@ -84,6 +84,7 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	o.register(true, fs, "text, csv, json or benchstat (Go benchmark format, one line per mpirun median)")
 	wide := fs.Bool("wide", false, "text: every column (see above)")
 	columns := fs.String("columns", "", "text: these columns, comma-separated (see above)")
+	pcts := fs.String("percentiles", "", "tail percentiles, e.g. 50,90,99,99.9: the median over mpiruns of each mpirun's percentile with its interval (pooled, marked, with too few mpiruns); docs/percentiles.md")
 	by := fs.String("by", "", "also group by these recorded covariate `columns`, comma-separated ("+strings.Join(rawdata.CovariateColumns, ", ")+"); without it a covariate only explains modes")
 	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
@@ -100,6 +101,11 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	opt, err := o.options()
 	if err != nil {
 		return err
+	}
+	if *pcts != "" {
+		if opt.Percentiles, err = analysis.ParsePercentiles(*pcts); err != nil {
+			return fmt.Errorf("%w: --percentiles: %v", errUsage, err)
+		}
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
@@ -121,7 +127,10 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 		if err != nil {
 			return fmt.Errorf("%w: --columns: %v", errUsage, strings.TrimPrefix(err.Error(), "tables: "))
 		}
-		return tables.WriteSummaryText(stdout, sums, pool, opt, cols)
+		if err := tables.WriteSummaryText(stdout, sums, pool, opt, cols); err != nil {
+			return err
+		}
+		return tables.WritePercentiles(stdout, sums, opt)
 	case "csv":
 		return tables.WriteSummaryCSV(stdout, sums)
 	case "json":

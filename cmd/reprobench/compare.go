@@ -23,6 +23,13 @@ func init() {
 
 const compareSynopsis = `[--alternative two-sided|less|greater] [--alpha 0.05] [--format text|csv|json] [--ignore auto|none|LABEL,...] A-FILES... -- B-FILES...
        reprobench compare --by LABEL [--paired[=auto]] FILES...
+       reprobench compare --fail-if-slower PCT [--junit FILE] [--verdict FILE] A-FILES... -- B-FILES...
+
+--fail-if-slower PCT is a regression gate: per group a one-sided Wilcoxon
+rank-sum test on per-mpirun medians of H0 "B/A <= 1+PCT/100", Holm across
+groups at --alpha. Exit status 0: no regression; 3: regression; 4: cannot
+decide (too few mpiruns for any p to pass alpha; it says how many are
+needed). See docs/regression-gate.md.
 
 A -- B: groups of A and B are matched on call, message size, np, datatype and
 labels, except the labels that name the two sides: a label with one value in
@@ -48,7 +55,8 @@ Text columns (one row per matched group; times in the row's unit):
   shift B−A      Hodges-Lehmann estimate of B − A with its interval
   p  sig         p-value of the Wilcoxon test (see "test"), against
                  --alternative stated for A relative to B, and its stars:
-                 * p≤0.05, ** p≤0.01, *** p≤0.001; ~ p > --alpha
+                 * p≤0.05, ** p≤0.01, *** p≤0.001; ~ p > --alpha; (obs)
+                 instead of stars when a side had one mpirun
   n              values per side entering the test (mpiruns, or
                  observations when a side has one mpirun); below the
                  table when the same in every row
@@ -89,6 +97,9 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	ignore := fs.String("ignore", "auto", "A -- B: labels left out of the matching: auto (the labels that name the sides: one value in A, another in B), none, or a comma-separated list")
 	allowSim := fs.Bool("allow-sim", false, "compare simulated data (run --sim) with measured data")
 	paired := cmpPaired("off")
+	failSlower := fs.String("fail-if-slower", "", "regression gate: exit 3 if B is significantly slower than A by more than PCT percent in some group (Holm at --alpha), 4 if too few mpiruns to decide, else 0")
+	junitFile := fs.String("junit", "", "with --fail-if-slower: write the gate's verdict as JUnit XML to FILE")
+	verdictFile := fs.String("verdict", "", "with --fail-if-slower: write the gate's verdict as JSON to FILE")
 	fs.Var(&paired, "paired", "with --by: pair the per-mpirun medians of label values that ran in the same mpiruns and use the signed-rank test (removes mpirun-to-mpirun variation; needs ≥ 6 mpiruns to reach p < 0.05); fails if a pair cannot be paired; --paired=auto pairs what it can")
 	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
@@ -181,15 +192,27 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 				len(bad), len(rows), strings.Join(bad, ", "))
 		}
 	}
+	gate, err := cmpGate(*failSlower, *junitFile, *verdictFile, rows, opt.Alpha)
+	if err != nil {
+		return err
+	}
 	switch o.format {
 	case "text":
-		return tables.WriteComparisonText(stdout, rows, header, opt)
+		err = tables.WriteComparisonText(stdout, rows, header, opt)
+		if err == nil && gate != nil {
+			err = tables.WriteGateText(stdout, *gate)
+		}
 	case "csv":
-		return tables.WriteComparisonCSV(stdout, rows, opt)
+		err = tables.WriteComparisonCSV(stdout, rows, opt)
 	case "json":
-		return tables.WriteComparisonJSON(stdout, rows, header, opt)
+		err = tables.WriteComparisonJSON(stdout, rows, header, opt, gate)
+	default:
+		return fmt.Errorf("%w: unknown --format %q", errUsage, o.format)
 	}
-	return fmt.Errorf("%w: unknown --format %q", errUsage, o.format)
+	if err != nil {
+		return err
+	}
+	return cmpGateFinish(gate, *junitFile, *verdictFile)
 }
 
 // cmpMatch compares a with b, leaving out of the matching the labels that

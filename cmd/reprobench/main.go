@@ -35,11 +35,25 @@ func register(c command) {
 // errUsage reports bad command-line input; main exits with status 2 for it.
 var errUsage = errors.New("usage error")
 
+// exitStatusError ends the command with its own exit status after its
+// output was written (compare --fail-if-slower: 3 regression, 4 cannot
+// decide); 1 and 2 keep meaning error and usage.
+type exitStatusError struct {
+	status int
+	msg    string
+}
+
+func (e *exitStatusError) Error() string { return e.msg }
+
 func main() {
 	err := run(os.Stdout, os.Stderr, os.Args[1:])
+	var es *exitStatusError
 	switch {
 	case err == nil:
 	case errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &es):
+		fmt.Fprintln(os.Stderr, "reprobench:", err)
+		os.Exit(es.status)
 	case errors.Is(err, errUsage):
 		fmt.Fprintln(os.Stderr, "reprobench:", err)
 		os.Exit(2)

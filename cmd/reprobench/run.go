@@ -123,6 +123,9 @@ func buildExperiments(o *runOptions, np int) (out []engine.Experiment, err error
 		if err == nil {
 			err = o.nbc.apply(out, np) // nbc.go
 		}
+		for i := range out {
+			out[i].VerifyResults = o.checkResults // --check
+		}
 	}()
 	base, err := baseExperiment(o)
 	if err != nil {

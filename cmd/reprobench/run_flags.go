@@ -71,6 +71,7 @@ type runOptions struct {
 	noiseGuardOn               bool
 	bwWindow                   int    // p2p
 	rmaSync                    string // p2p
+	checkResults               bool   // --check: engine.Experiment.VerifyResults
 }
 
 // removedFlag makes an old spelling of a flag an error naming the new one.
@@ -132,6 +133,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.designFile, "design", "", "design `file`: run its experiments of this --mpirun instead of the flags' factorial")
 	fs.Var(o.labels, "label", "`key=value` added as a column to every row (repeatable)")
 	fs.BoolVar(&o.perRank, "per-rank", false, "also write every rank's local and global start/end times")
+	fs.BoolVar(&o.checkResults, "check", false, "check the operation's result: send buffers hold a per-rank pattern, and after each experiment's observations every rank compares the last result with the expected one; a wrong one is errorcode 8 (docs/data-format.md)")
 	noiseGuardFlags(fs, o) // noise.go (noise, issue 15)
 	fs.IntVar(&o.checkNp, "check-np", 0, "only check the flags (and --design) for this many processes, without MPI, and exit (launch does so before its first mpirun)")
 	nbcFlags(fs, &o.nbc) // nbc.go

@@ -94,7 +94,23 @@ func (c *comm) execute(o *mpi.Observation) error {
 		return err
 	}
 	c.callDelay(o) // guide: Config.CallDelay
-	return m.run(c, o)
+	if err := m.run(c, o); err != nil {
+		return err
+	}
+	c.corruptResult(o)
+	return nil
+}
+
+// corruptResult applies Config.CorruptResult after an execution of o.
+func (c *comm) corruptResult(o *mpi.Observation) {
+	f := c.r.w.cfg.CorruptResult
+	if f == nil {
+		return
+	}
+	c.r.execs++
+	if f(c.r.id, o.Call, c.r.execs) && len(o.Recv) > 0 {
+		o.Recv[0] ^= 0x10
+	}
 }
 
 // waitUntil advances the rank's true time as the loop

@@ -68,6 +68,14 @@ type Config struct {
 	// PeriodicNoise): the ranks of a node share it. It is called once per
 	// node by New. (noise, issue 15)
 	NodeNoise func(node int) []PeriodicNoise
+	// CorruptResult, when not nil, is a test hook for result checks
+	// (mpi.VerifyResult, engine.Experiment.VerifyResults): after every
+	// execution of a call by Observe, each rank calls it with its world
+	// rank, the call and the number of executions of calls by Observe on
+	// that rank so far (1 for the first); when it returns true the rank
+	// flips bit 4 of the first byte of its receive buffer, a wrong result
+	// that costs no virtual time. It must be a pure function.
+	CorruptResult func(rank int, call mpi.Call, exec int64) bool
 }
 
 // World is a simulated MPI world: Config.Ranks ranks, each with its own
@@ -412,6 +420,7 @@ type Rank struct {
 	blockRq recvReq        // reused by blocking receives
 	log     []Message      // sent messages, when Config.Log
 	scratch [3][]byte
+	execs   int64 // executions of calls by Observe, counted for Config.CorruptResult
 }
 
 // Comm returns the rank's world communicator (MPI_COMM_WORLD).

@@ -1,0 +1,32 @@
+package engine
+
+import (
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/window"
+)
+
+// fillCheck writes rank's result-check pattern (mpi.FillCheck) into every
+// send slot of bufs, before the experiment's first observation.
+func fillCheck(bufs *window.Buffers, d mpi.Datatype, rank int) {
+	bufs.FillSend(func(b []byte) { mpi.FillCheck(b, d, rank) })
+}
+
+// verify checks the result of the last measured observation of o, the one
+// whose receive buffer the observations left (o.Recv), on every rank
+// (mpi.VerifyResult), and marks its row window.CodeWrongResult when any
+// rank found a difference. The ranks agree by one allreduce (MPI_MAX) of
+// one int64, outside every timed interval and after the window sequence;
+// the check's own cost is computing the expected result, O(p × send
+// bytes) on each rank.
+func (e *Engine) verify(o *mpi.Observation, rec *window.Record) error {
+	c := e.Comm
+	bad, _ := mpi.VerifyResult(o, c.Size(), c.Rank(), o.Recv)
+	mine, all := []int64{int64(bad)}, []int64{0}
+	if err := mpi.Allreduce(c, mine, all, mpi.Max); err != nil {
+		return err
+	}
+	if all[0] > 0 && rec.N > 0 {
+		rec.Code[rec.N-1] |= window.CodeWrongResult
+	}
+	return nil
+}
