@@ -10,7 +10,7 @@ import (
 	"github.com/reprobench/reprobench/timing"
 )
 
-// Harness is the accuracy experiment of paper 000 (Algorithm 20; App. C.3,
+// Harness is the accuracy experiment of Hunold & Carpen-Amarie 2016 (Algorithm 20; App. C.3,
 // C.5, C.6): right after a synchronization and after given delays, rank 0
 // measures the offset of every rank's global clock to its own global clock
 // with SKaMPI ping-pongs, one rank after the other. In simulation it also

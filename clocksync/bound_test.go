@@ -72,7 +72,7 @@ func TestSpecAccuracy(t *testing.T) {
 }
 
 // TestSpecDefaultAccuracy: a spec that names neither a target nor fixed
-// counts learns to the default target (issue 28), or to the caller's; an
+// counts learns to the default target, or to the caller's; an
 // --clock-accuracy flag's none gives the published fixed counts, its
 // target replaces the spec's.
 func TestSpecDefaultAccuracy(t *testing.T) {
@@ -150,7 +150,7 @@ func coverage(t *testing.T, cfg mpitest.Config, n int, spec string) (covered, wi
 	return covered, within1us, worst
 }
 
-// The accuracy target against ground truth (issue 22): on 16 simulated ranks
+// The accuracy target against ground truth: on 16 simulated ranks
 // (mpitest defaults: drifts ±50 ppm, latency 1 µs + exp(0.1 µs) + 1 % spikes
 // of 20 µs), HCA3 with the Spread learner and the target 1 µs@10 s keeps
 // every rank within 1 µs of rank 0 10 s after the sync, and its predicted
@@ -377,8 +377,8 @@ func simBattery(t *testing.T, cfg mpitest.Config, spec string, n int) (covered i
 	return covered, ratio
 }
 
-// The bottom-up trees state a bound too (issue 22): HCA (Algorithms 2–4 of
-// paper 000: JK models merged up the tree, Eq. 1, intercepts re-measured
+// The bottom-up trees state a bound too: HCA (Algorithms 2–4 of
+// Hunold & Carpen-Amarie 2016: JK models merged up the tree, Eq. 1, intercepts re-measured
 // from rank 0 by Compute_And_Set_All_Intercepts) and HCA2 (intercepts
 // re-measured on every edge) propagate each link's bound along the rank's
 // path to rank 0; HCA's intercept bound is the root re-measurement's
@@ -425,7 +425,7 @@ func TestBoundBottomUpTrees(t *testing.T) {
 	}
 }
 
-// JK's linear scheme with an accuracy target (issue 22): every rank learns
+// JK's linear scheme with an accuracy target: every rank learns
 // against rank 0 with the Spread learner, one after the other. On 4
 // simulated ranks of one host (300 ns one way; on the simulator's default
 // 2 µs RTT the bound's systematic slope term, 5 % of the RTT per span,

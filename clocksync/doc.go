@@ -1,5 +1,5 @@
 // Package clocksync builds a global clock out of the drifting local clocks of
-// MPI processes: the clock synchronization algorithms of paper 000 (Hunold and
+// MPI processes: the clock synchronization algorithms of Hunold & Carpen-Amarie 2016 (Hunold and
 // Carpen-Amarie, "MPI Benchmarking Revisited", Sec. 4 and App. B) and the
 // authors' later HCA3, HCA3O and two-level schemes, composed from small parts,
 // plus the accuracy experiment that checks them (App. C.3, C.5, C.6).
@@ -55,15 +55,15 @@
 // The offset-only algorithms (SKaMPI, Netgauge, HCA3O) leave the drift
 // uncorrected, so their error grows by the relative drift of the clocks (tens
 // of µs per second at ±50 ppm); the drift-aware ones (JK, HCA, HCA2, HCA3) stay
-// within a microsecond for seconds — the central finding of Sec. 4 of paper 000.
+// within a microsecond for seconds — the central finding of Sec. 4 of Hunold & Carpen-Amarie 2016.
 //
-// # Error bounds and accuracy targets (issue 22)
+// # Error bounds and accuracy targets
 //
 // Every synchronization predicts a bound on each rank's error: Result.Bound
 // (on rank 0 the largest over the ranks, per rank in Result.PerRank) says
 // |error| ≤ AtSync + Slope·h at h seconds after the sync. A link's bound has
 // BoundZ (3) standard errors of the fitted line at the end of its fit
-// (intercept) and of its slope; where paper 000's intercept re-measurement
+// (intercept) and of its slope; where Hunold & Carpen-Amarie 2016's intercept re-measurement
 // (Fig. 5, SKaMPI ping-pongs) replaces the intercept, SKaMPI's causality
 // interval is the intercept's bound. A constant asymmetry of the two
 // directions biases every ping-pong alike and is invisible to the fit, so a
@@ -75,7 +75,7 @@
 // bound/true ratio 4.9 right after sync and 5.1 after 10 s). Bounds propagate down HCA3's tree and
 // two-level's levels as root sums of squares (Bound.combine; the links'
 // errors are independent); JK's links end at rank 0. In the bottom-up trees
-// (HCA, HCA2: Algorithms 2–4 of paper 000) a merged model's error is the sum
+// (HCA, HCA2: Algorithms 2–4 of Hunold & Carpen-Amarie 2016) a merged model's error is the sum
 // of its path's link errors (Eq. 1), so rank 0 combines the link bounds
 // along each rank's path the same way; HCA's root re-measurement
 // (Compute_And_Set_All_Intercepts) then replaces the intercept's part by
@@ -91,8 +91,8 @@
 // descheduling), and the textbook error then understates the slope's. What
 // no fit sees is a bias that wanders on the time scale of the fit itself; a
 // link's slope bound adds SlopeWanderTerm(RTT)/span for it,
-// calibrated against the true error of 640 real links (issue 28; without
-// it the bound 10 s after the sync covered 450 of 480 links on one host).
+// calibrated against the true error of 640 real links (without it the
+// bound 10 s after the sync covered 450 of 480 links on one host).
 //
 // The published fixed-count parameters (1000 fit points × 100 exchanges)
 // fit over 60–400 ms on this project's VMs; their slope is then the

@@ -25,7 +25,7 @@ type FitStats struct {
 	Points      int     `json:"fit_points"`
 	ResidualRMS float64 `json:"fit_residual_rms_s"` // root mean square of the fit residuals, seconds
 	// InterceptShift is how much re-measuring the intercept at a sync point
-	// (Fig. 5 of paper 000) moved it: new − fitted, seconds; 0 if not re-measured.
+	// (Fig. 5 of Hunold & Carpen-Amarie 2016) moved it: new − fitted, seconds; 0 if not re-measured.
 	InterceptShift float64 `json:"intercept_shift_s"`
 	// SlopeSE is the standard error of the learned slope (the larger of
 	// the least-squares one and a block jackknife's; see Regression).
@@ -113,7 +113,7 @@ func intraFrom(v float64) string {
 // bound at the last fit point: BoundZ standard errors of the line there and
 // of the slope (see fitLine for how the errors are estimated). The bound
 // assumes the fit points are unbiased offsets; JK's RTT/2 correction is not
-// (paper 000's intercept re-measurement, ComputeAndSetIntercept, replaces
+// (Hunold & Carpen-Amarie 2016's intercept re-measurement, ComputeAndSetIntercept, replaces
 // the intercept and its bound).
 type Regression struct {
 	FitPoints int
@@ -158,7 +158,7 @@ func (f lineFit) stats(x []float64, dropped int) FitStats {
 // SlopeWander and SlopeWanderRTT are the systematic part of a fitted
 // slope's bound: (SlopeWander + SlopeWanderRTT·RTT)/span on the slope
 // error, for a fit of span seconds over a link whose smallest round trip
-// is RTT, that no fit sees (issue 28). The bias of an offset measurement —
+// is RTT, that no fit sees. The bias of an offset measurement —
 // the difference of the two one-way delays, and where inside their read
 // calls the clocks were read — is not constant: it moves with the
 // machine's state (fast and slow phases, caches, the other processes, a
@@ -166,46 +166,15 @@ func (f lineFit) stats(x []float64, dropped int) FitStats {
 // bias that moves by δ over a fit of span S tilts the line by up to about
 // δ/S, which residuals and a block jackknife cannot tell from drift.
 //
-// Calibrated against the true error with bench/clocksync/calib: Spread
-// links of 2 real ranks whose offsets are known exactly (they read one
-// CLOCK_MONOTONIC, across namespaced nodes up to known offsets and skews),
-// learning for their whole 1 s budget and recording every fit point, then
-// replayed offline with the learner's stopping rule. On one host (480
-// links, Open MPI and MPICH alternated, 150 mpiruns, quiet machine at load
-// 0.9–2.4; RTT 0.35–1.1 µs), for 1 µs@10s: without the term the bound
-// covered the true error 10 s after the stop in 450 of 480 links (3
-// standard errors alone at the full budget, fits of 0.85 s: 330 of 360 —
-// the misses grow with the span, as a wandering bias makes them); with a
-// constant δ of 10, 20, 30 and 40 ns in 471, 478, 478 and 480, learning
-// for a median 0.24, 0.34, 0.44 and 0.54 s. Across 2 nodes of the virtual
-// cluster (TCP over veth, RTT 7–33 µs; 160 links, load 1–5.5) the bias
-// wanders further: the slope part of the bound covered the slope's error
-// in 151 of 160 links without the term, 158 with 40 ns (stopping for
-// 1 µs@1s, which stops earliest there), 160 with 40 ns + 0.5 % of the RTT;
-// on one host the RTT share changes nothing (480 of 480, median 0.55 s).
-// The RTT share was 2 %, not 0.5 %, since 40 syncs of TestRunAcrossNodes
-// (make vcluster and make test, 2026-11-25) reached 1.09, 0.89 and 0.63
-// of a 0.5 % bound: a cross-node bias wandered by 330 ns over a 0.85 s fit
-// on a 16 µs link, 2 % of its RTT. With 2 % the largest ratio of slope
-// error to slope bound is 0.61 in those 40 syncs and 0.46 in the 160
-// calibration links (0.71 with 0.5 %); on one host, for 1 µs@10s, the
-// bound still holds in 480 of 480 and learning takes a median 0.62 s (0.55
-// with 0.5 %) and meets the target within the 1 s budget in 420 of 480
-// links (459) — bench/clocksync/out/calib-20261125/replay.txt, columns
-// "s/b 95" and "s/b max".
-// The RTT share is 5 %, not 2 %, since the next 27 syncs of the same test
-// (make vcluster ×8, 2026-11-27, load 0.9–2.2) reached 1.22, 0.73 and 0.64
-// of the 2 % bound: a bias that wandered by 430 ns over a 0.75 s fit on a
-// 13 µs link, 3.3 % of its RTT. With 40 ns + 5 %, 40 syncs of make
-// vcluster ×10 read at most 0.59. But on one host a sum of both put the
-// bound 10 s after a 0.85 s fit at 1.0–1.7 µs (40 ns + 5 %) or 1.0–1.3 µs
-// (30 ns + 5 %): clockcheck's default 1 µs@10s was met in 1 and 4 of 20
-// runs (bench/clocksync/defaults.sh, true error at most 0.48 µs). So the
-// term is the larger of the two, not their sum (SlopeWanderTerm): on one
-// host (RTT 0.35–1.1 µs) 40 ns up to an RTT of 0.8 µs, the calibrated
-// "wander 40ns" of the replay (480 of 480 links covered for 1 µs@10s and
-// 1 µs@1s), and across nodes 5 % of the RTT, 0.94 of 40 ns + 5 % on the
-// 13 µs links of the virtual cluster.
+// The values were calibrated against the true error of real links with
+// bench/clocksync/calib (fit points recorded with their exact true offsets
+// on one host and across the virtual cluster's nodes, replayed offline
+// with the learner's stopping rule): 40 ns covers the links of one host
+// (RTT up to about 0.8 µs), 5 % of the RTT the links across nodes. The
+// term is the larger of the two, not their sum, so that one host still
+// meets 1 µs@10s within its budget. docs/clock-sync.md ("Bounds and
+// accuracy targets") gives the calibration's numbers and where its
+// records are kept.
 // The same terms apply to the fixed-count Regression, whose offsets (JK's
 // RTT/2-corrected median exchange) wander more; they were not calibrated
 // for it.
@@ -313,7 +282,7 @@ func (st *FitStats) addSystematic(rtt float64, ideal bool) {
 
 // ComputeAndSetIntercept re-measures the intercept of the client's model lm
 // at a synchronization point (Compute_And_Set_Intercept of Algorithm 4 and
-// Fig. 5 of paper 000): keeping the learned slope, the client reads its clock
+// Fig. 5 of Hunold & Carpen-Amarie 2016): keeping the learned slope, the client reads its clock
 // with the drift removed, local − slope·local, while the reference reads l.Now;
 // the offset m measures between the two is the new intercept. Both ranks call
 // it; the client gets the model with the new intercept (and the shift in st),

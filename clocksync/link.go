@@ -74,7 +74,7 @@ func (l *Link) check() error {
 
 // Sample is one fit point: the offset of the client's clock to the
 // reference's clock, Offset = client − reference in seconds, valid at client
-// time Local (seconds). Paper 000 calls the pair (xfit, yfit).
+// time Local (seconds). Hunold & Carpen-Amarie 2016 calls the pair (xfit, yfit).
 type Sample struct {
 	Local  float64
 	Offset float64

@@ -6,7 +6,7 @@ import (
 )
 
 // Model is a linear model of a clock relative to a reference clock, in the
-// form of Algorithm 16 of paper 000 (Get_Normalized_Time):
+// form of Algorithm 16 of Hunold & Carpen-Amarie 2016 (Get_Normalized_Time):
 //
 //	reference = local − (Slope·local + Intercept)
 //
@@ -67,7 +67,7 @@ func (m Model) String() string {
 }
 
 // MergeLMs combines two models along a chain of clocks (Eq. 1 and Merge_LMs of
-// Algorithm 4 in paper 000): lm1 maps clock 2 to clock 1 (the reference's
+// Algorithm 4 in Hunold & Carpen-Amarie 2016): lm1 maps clock 2 to clock 1 (the reference's
 // model to the root) and lm2 maps clock 3 to clock 2 (the client's model to
 // the reference). The result maps clock 3 straight to clock 1 and equals
 // applying lm2 first, then lm1:

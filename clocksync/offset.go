@@ -20,7 +20,7 @@ type OffsetMeasurer interface {
 	MeasureOffset(l *Link) (Sample, error)
 }
 
-// SKaMPIPingPong is SKaMPI's offset measurement (Algorithm 7 of paper 000,
+// SKaMPIPingPong is SKaMPI's offset measurement (Algorithm 7 of Hunold & Carpen-Amarie 2016,
 // SKaMPI_PingPong), after Cristian: the reference sends a ping at s_last,
 // the client answers with its time t_last, the reference receives it at
 // s_now. The client's offset o = client − reference at that moment lies in
@@ -116,7 +116,7 @@ func (m *SKaMPIPingPong) MeasureOffset(l *Link) (Sample, error) {
 }
 
 // JKPingPong is the offset measurement of Jones and Koenig as used by JK and
-// HCA (the inner loop of Algorithms 4 and 15 of paper 000): the client sends
+// HCA (the inner loop of Algorithms 4 and 15 of Hunold & Carpen-Amarie 2016): the client sends
 // a request, the reference answers with its time tremote, the client reads
 // its time local on receipt and computes diff = local − tremote − RTT/2.
 // Of Exchanges such exchanges it keeps the median diff — as a real exchange
@@ -191,7 +191,7 @@ func medianIndex(x []float64, scratch *[]int) int {
 }
 
 // NetgaugePingPong is Netgauge's offset measurement (Compute_Offset,
-// Algorithm 12 of paper 000): the reference sends its time s_time, the client
+// Algorithm 12 of Hunold & Carpen-Amarie 2016): the reference sends its time s_time, the client
 // answers with its time tremote, the reference receives at e_time; the offset
 // of the exchange with the smallest round-trip time so far is kept,
 // client − reference = tremote − s_time − rtt/2. It stops once Patience

@@ -14,7 +14,7 @@ type RTTEstimator interface {
 	EstimateRTT(l *Link) (float64, error)
 }
 
-// TrimmedRTT is Compute_Rtt (Algorithm 17 of paper 000): Warmup dummy
+// TrimmedRTT is Compute_Rtt (Algorithm 17 of Hunold & Carpen-Amarie 2016): Warmup dummy
 // ping-pongs, then PingPongs timed ones on the client; round-trip times
 // outside Tukey's fences [Q1 − 1.5·IQR, Q3 + 1.5·IQR] are removed
 // (Remove_Outliers) and the rest averaged. The client sends the estimate to

@@ -20,7 +20,7 @@ func runSim(t testing.TB, cfg mpitest.Config, spec string, after []time.Duration
 	return out
 }
 
-// The central finding of paper 000 (Sec. 4.5, Fig. 7), asserted against
+// The central finding of Hunold & Carpen-Amarie 2016 (Sec. 4.5, Fig. 7), asserted against
 // ground truth: with the default parameters (1000 fit points × 100
 // exchanges) the drift-aware algorithms keep every rank within 1 µs of rank 0
 // for 10 s after the synchronization, while the error of the offset-only ones

@@ -17,7 +17,7 @@ import (
 // algorithm, so the text recorded in metadata is complete and parses back to
 // the same Spec.
 //
-// # The default: an accuracy target (issue 28)
+// # The default: an accuracy target
 //
 // jk, hca3 and twolevel learn to an accuracy target unless told otherwise:
 // a spec that names neither accuracy= nor one of the fixed counts of the
@@ -32,7 +32,7 @@ import (
 // library, quiet machine) 8 of 20 runs were within 1 µs 10 s after the
 // sync, against 20 of 20 with the target.
 //
-// The algorithms, their parameters and defaults (paper 000 unless noted):
+// The algorithms, their parameters and defaults (Hunold & Carpen-Amarie 2016 unless noted):
 //
 //	skampi    Alg. 7–8: each rank's offset to rank 0 by SKaMPI ping-pongs, linear.
 //	          pingpongs=100 minpingpongs=10 stop=0 rttpingpongs=100 warmup=10
@@ -162,7 +162,7 @@ var fixedCountKeys = []string{"fitpts", "exchanges", "intercept", "rttpingpongs"
 
 // DefaultAccuracy returns the accuracy target of a spec that names neither
 // a target nor fixed counts: 1 µs at 10 s, what clockcheck checks and the
-// README reports (issue 28).
+// README reports.
 func DefaultAccuracy() Accuracy { return Accuracy{Error: 1e-6, Horizon: 10} }
 
 // DefaultAlgorithm is the algorithm of a caller that names none ("run

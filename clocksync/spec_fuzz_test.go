@@ -5,7 +5,7 @@ import "testing"
 // FuzzParseSpec checks the clock-synchronization spec parser (design
 // --clocksync, run --clocksync) on arbitrary text: no panic; an accepted
 // spec prints as text that parses back to the same Spec, and builds
-// (issue #21: every spec string validated where it enters).
+// (every spec string is validated where it enters).
 func FuzzParseSpec(f *testing.F) {
 	for _, s := range []string{
 		"hca3", "skampi:pingpongs=50,minpingpongs=5,stop=1.5", "jk:trim=3.5", "twolevel:intra=fit", "bogus:x=1",

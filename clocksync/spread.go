@@ -10,8 +10,8 @@ import (
 )
 
 // Spread learns a link's model to an accuracy target instead of a fixed
-// number of fit points (issue 22). It replaces the inner loop of
-// Learn_Model_HCA (Algorithm 4 of paper 000) and JK's median exchange
+// number of fit points. It replaces the inner loop of
+// Learn_Model_HCA (Algorithm 4 of Hunold & Carpen-Amarie 2016) and JK's median exchange
 // (Algorithm 15):
 //
 //   - A fit point is a burst of Burst exchanges; the client keeps the one
@@ -151,7 +151,7 @@ func (s *Spread) Fit(points []Sample) (Model, FitStats) {
 // asymmetryShare is the part of the smallest RTT that a link's bound adds
 // for what no ping-pong can see: a constant difference between the two
 // one-way delays (code paths of send and receive, clock reads) biases every
-// fit point alike. Measured on this project's VM (issue 22), the true error
+// fit point alike. Measured on this project's VM, the true error
 // right after the sync stayed below 3 % of the smallest RTT (np 2, shared
 // memory, Open MPI and MPICH).
 const asymmetryShare = 0.05
@@ -168,7 +168,7 @@ const asymmetryShare = 0.05
 // biased by at most (u_ref + u_client)/2 (Spread.learn adds it to the
 // link's bound, FitStats.ClockRead). The bias is invisible to the fit: the
 // fastest exchanges of one run share it, so it does not show in the
-// residuals. It is the term the bound lacked on real ranks (issue 22): a
+// residuals. It is the term the bound lacked on real ranks: a
 // C ping-pong through shared memory between the two vCPUs of this
 // project's VM, fastest of 200 000 exchanges, moved by −4.5 to −23 ns from
 // run to run with a 20–25 ns clock read; reprobench's own runs erred by

@@ -9,7 +9,7 @@ import (
 )
 
 // Algorithm is a clock synchronization algorithm: a Topology driving a
-// Learner. The named algorithms of paper 000 come from ParseSpec / Spec.New;
+// Learner. The named algorithms of Hunold & Carpen-Amarie 2016 come from ParseSpec / Spec.New;
 // other combinations can be built directly. An Algorithm holds only
 // parameters and may be shared by the goroutines of simulated ranks.
 type Algorithm struct {
@@ -26,7 +26,7 @@ type Result struct {
 	Ranks     int    `json:"ranks"`
 	// Duration is the synchronization's duration on the calling rank's raw
 	// clock, seconds; on rank 0 the maximum over all ranks (Algorithm 22 of
-	// paper 000).
+	// Hunold & Carpen-Amarie 2016).
 	Duration float64 `json:"sync_duration_s"`
 	// MessagesSent counts the point-to-point messages the calling rank sent;
 	// Messages is the total over all ranks, on rank 0 only.

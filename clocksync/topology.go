@@ -48,7 +48,7 @@ type Topology interface {
 
 // Linear synchronizes every rank directly with rank 0, one after the other
 // (SKaMPI's Compute_And_Set_Clock_Offsets, Algorithm 8, and Jones and
-// Koenig's Sync_Clocks, Algorithm 15, of paper 000). Rank 0 first prepares
+// Koenig's Sync_Clocks, Algorithm 15, of Hunold & Carpen-Amarie 2016). Rank 0 first prepares
 // every link (JK estimates all RTTs before learning), then collects the fit
 // points round-robin — fit point i of every rank before fit point i+1 — so
 // each rank's fit spans the whole synchronization, as in Algorithm 15. It
@@ -182,7 +182,7 @@ func (m InterceptMode) String() string {
 }
 
 // BottomUpTree is the hierarchical scheme of Netgauge (Algorithm 11) and HCA
-// (Algorithms 2–3 of paper 000): over the largest power of two
+// (Algorithms 2–3 of Hunold & Carpen-Amarie 2016): over the largest power of two
 // maxpower ≤ P, in round k = 1, 2, … rank r with r mod 2^k = 0 learns the
 // model of client r + 2^(k−1) against its own raw clock, receives the
 // client's subtree models and merges them (MergeLMs, Eq. 1); ranks ≥
@@ -348,7 +348,7 @@ func (t *BottomUpTree) Sync(e *Env) (Outcome, error) {
 // independent) of the bounds of the links on its path to rank 0, each
 // already shifted to one reference time by link(r) for the link whose
 // client is r. A merged model's offset is the sum of its links' offsets
-// (MergeLMs, Eq. 1 of paper 000, up to products of drifts, below 1e-8 of
+// (MergeLMs, Eq. 1 of Hunold & Carpen-Amarie 2016, up to products of drifts, below 1e-8 of
 // an offset), and so is its error. The path: q ≥ maxpower learned against
 // q − maxpower; below maxpower, q learned against q with its lowest set bit
 // cleared in round log2(lowbit(q)) of Sync_Clocks_Pow2 (Algorithm 3).
@@ -373,7 +373,7 @@ func bottomUpPathBound(q, maxpower int, link func(r int) Bound) Bound {
 // ⌈log2 P⌉ rounds; no final scatter.
 //
 // With Intercept set, each child re-measures its intercept against its
-// parent's global clock right after learning (Fig. 5 of paper 000).
+// parent's global clock right after learning (Fig. 5 of Hunold & Carpen-Amarie 2016).
 type TopDownTree struct {
 	Intercept OffsetMeasurer
 }

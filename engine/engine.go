@@ -3,7 +3,7 @@
 // each (warm-up, then the measured observations under the experiment's
 // process synchronization, package window) and streams one raw row per
 // observation to a Sink on rank 0. It never aggregates: summaries are the
-// analysis package's job (paper 004: separate design, engine and analysis).
+// analysis package's job (Stanisic et al. 2017: separate design, engine and analysis).
 //
 // Per experiment, the ranks' timestamps are gathered at rank 0 once, after
 // the last observation, so the observation loop itself does not
@@ -183,7 +183,7 @@ type Engine struct {
 	// NoiseGuard is this rank's noise guard state, shared by the
 	// experiments whose Sync.NoiseGuard is set (window.NoiseGuard: the
 	// nodes, what was learned); nil: Run makes one with every rank on one
-	// node. (noise, issue 15)
+	// node.
 	NoiseGuard *window.NoiseGuard
 }
 

@@ -12,8 +12,8 @@ import (
 	"github.com/reprobench/reprobench/window"
 )
 
-// The overlap measurement of a non-blocking collective (issue #17 part 1;
-// mpi/nbc.go has the phases of one observation).
+// The overlap measurement of a non-blocking collective (mpi/nbc.go has the
+// phases of one observation).
 //
 // An experiment with Overlap set runs, per observation, a pure phase and
 // an overlapped phase with the compute kernel between post and wait. Its

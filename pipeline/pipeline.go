@@ -160,7 +160,7 @@ func FromDesign(de design.Experiment, base Base, seed uint64, np int) (engine.Ex
 	} else if !ex.Call.Skewable() {
 		ex.Skew = 0
 	}
-	if de.NoiseGuard != "" { // (noise, issue 15)
+	if de.NoiseGuard != "" { //
 		ex.Sync.NoiseGuard = de.NoiseGuard == "on"
 	}
 	if de.BWWindow != 0 { // p2p
@@ -236,7 +236,7 @@ func (f Factorial) Plan(seed uint64) design.Plan {
 
 // Experiments returns the experiments of mpirun m: the full factorial of f
 // on base, numbered and shuffled exactly as design.Generate numbers and
-// shuffles the same factors with the same seed (paper 000 Alg. 5), so the
+// shuffles the same factors with the same seed (Hunold & Carpen-Amarie 2016, Alg. 5), so the
 // experiment number names the same configuration in every mpirun.
 func (f Factorial) Experiments(base Base, seed uint64, m, np int) ([]engine.Experiment, error) {
 	des, err := design.MpirunOrder(f.Plan(seed), m)

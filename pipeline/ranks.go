@@ -176,7 +176,7 @@ func newResync(c mpi.Comm, g *clocksync.GlobalClock, opt resyncOptions) (func(ex
 }
 
 // clockAccuracy derives the clock accuracy target of a run from its
-// experiments (issue 28), for resyncOptions.Default, and says how. The error
+// experiments, for resyncOptions.Default, and says how. The error
 // is the smallest late tolerance (window.Config.LateTolerance, 1 µs when
 // unset) of the experiments that synchronize clocks, and at most a tenth of
 // a windowed experiment's window: a rank's clock error moves its window
@@ -233,13 +233,13 @@ func clockAccuracy(exps []engine.Experiment) (clocksync.Accuracy, string) {
 // the one its launcher declared (campaign.CheckSize with this build's MPI
 // library, mpi.BuildFlavor): a launcher or srun PMI plugin that does not
 // connect the ranks starts singletons, each of which would measure alone
-// and write a result of np 1 (issue #32). Every rank checks its own
+// and write a result of np 1. Every rank checks its own
 // environment (getenv, e.g. os.Getenv) and the ranks agree (Agree), so
 // that all of them stop before anything is written. A program that writes
 // measurements calls it right after mpi.Init.
 func CheckLaunch(c mpi.Comm, getenv func(string) string) error {
 	// mpi.NodeSize, not SplitShared: a communicator created here would
-	// slow the measurements that follow on Open MPI (issue 30).
+	// slow the measurements that follow on Open MPI.
 	nodeNp, err := mpi.NodeSize(c)
 	if err != nil {
 		return &RankError{c.Rank(), err}

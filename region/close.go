@@ -206,8 +206,8 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 
 // RuntimeSDef and GlobalRuntimeSDef are the definitions Record states.
 const (
-	RuntimeSDef       = "largest duration over the ranks that recorded the occurrence, each from its Begin to its End on the rank's own clock (local completion time, Hunold & Carpen-Amarie 2016 §3.2.1)"
-	GlobalRuntimeSDef = "latest global end minus earliest global start over those ranks (global completion time, Hunold & Carpen-Amarie 2016 §3.2.2); NaN without clock synchronization"
+	RuntimeSDef       = "largest duration over the ranks that recorded the occurrence, each from its Begin to its End on the rank's own clock (local completion time, Hunold & Carpen-Amarie 2016, §3.2.1)"
+	GlobalRuntimeSDef = "latest global end minus earliest global start over those ranks (global completion time, Hunold & Carpen-Amarie 2016, §3.2.2); NaN without clock synchronization"
 )
 
 type rankTables struct {

@@ -66,7 +66,7 @@ type runOptions struct {
 
 	nbc nbcOptions // the overlap measurement's flags (nbc.go)
 	sim simOptions // run --sim (runsim.go)
-	// noise, issue 15: --noise-guard on|off and its seed (noise.go)
+	// --noise-guard on|off and its seed (noise.go)
 	noiseGuard, noiseGuardSeed string
 	noiseGuardOn               bool
 	bwWindow                   int    // p2p
@@ -134,7 +134,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.Var(o.labels, "label", "`key=value` added as a column to every row (repeatable)")
 	fs.BoolVar(&o.perRank, "per-rank", false, "also write every rank's local and global start/end times")
 	fs.BoolVar(&o.checkResults, "check", false, "check the operation's result: send buffers hold a per-rank pattern, and after each experiment's observations every rank compares the last result with the expected one; a wrong one is errorcode 8 (docs/data-format.md)")
-	noiseGuardFlags(fs, o) // noise.go (noise, issue 15)
+	noiseGuardFlags(fs, o) // noise.go
 	fs.IntVar(&o.checkNp, "check-np", 0, "only check the flags (and --design) for this many processes, without MPI, and exit (launch does so before its first mpirun)")
 	nbcFlags(fs, &o.nbc) // nbc.go
 	simFlags(fs, &o.sim) // runsim.go
@@ -158,7 +158,7 @@ func (o *runOptions) check() error {
 	if o.adaptTrigger, err = window.ParseAdaptTrigger(o.adaptOn); err != nil {
 		return fmt.Errorf("--adapt-on: %v", err)
 	}
-	if o.noiseGuardOn, err = parseNoiseGuard(o.noiseGuard); err != nil { // noise.go (noise, issue 15)
+	if o.noiseGuardOn, err = parseNoiseGuard(o.noiseGuard); err != nil { // noise.go
 		return err
 	}
 	pos := func(name string, v int) error {

@@ -219,7 +219,7 @@ var _ timing.Clock = (*simClock)(nil)
 // and advances that time by the read overhead.
 func (c *simClock) Now() int64 {
 	r := c.r
-	t := r.noise.after(r.now) // held by the node's periodic noise (noise, issue 15)
+	t := r.noise.after(r.now) // held by the node's periodic noise
 	r.now = t + r.clk.ovS
 	return r.clk.ticks(t)
 }

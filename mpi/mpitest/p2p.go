@@ -7,8 +7,7 @@ import (
 	"github.com/reprobench/reprobench/mpi"
 )
 
-// Bandwidth and one-sided calls (issue #17 parts 3 and 4; mpi/p2p.go gives
-// their semantics). The bandwidth calls are built from the model's
+// Bandwidth and one-sided calls (mpi/p2p.go gives their semantics). The bandwidth calls are built from the model's
 // messages, as the binding builds them from MPI's:
 //
 //	bw, mbw_mr  sender: BWWindow messages of n bytes (each occupies the

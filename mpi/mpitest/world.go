@@ -55,7 +55,7 @@ type Config struct {
 	// collectives stay buffered: MPI guarantees they cannot deadlock so.
 	EagerLimit int
 
-	// guide (#18): CallDelay, when not nil, is the latency-model hook per
+	// guide: CallDelay, when not nil, is the latency-model hook per
 	// call: every rank spends CallDelay(call, count, type) of virtual time
 	// at the start of each execution of call by Observe (a software
 	// overhead of the library, e.g. a bad algorithm choice at one size).
@@ -66,7 +66,7 @@ type Config struct {
 	Progress Progress
 	// NodeNoise, when not nil, gives each node's periodic noise (see
 	// PeriodicNoise): the ranks of a node share it. It is called once per
-	// node by New. (noise, issue 15)
+	// node by New.
 	NodeNoise func(node int) []PeriodicNoise
 	// CorruptResult, when not nil, is a test hook for result checks
 	// (mpi.VerifyResult, engine.Experiment.VerifyResults): after every
@@ -92,7 +92,7 @@ type World struct {
 	inter linkModel
 	split bool // intra != inter
 
-	noise []*nodeNoise // per node; nil without Config.NodeNoise (noise, issue 15)
+	noise []*nodeNoise // per node; nil without Config.NodeNoise
 
 	running atomic.Int64 // ranks neither blocked nor finished
 	aborted atomic.Bool
@@ -166,7 +166,7 @@ func New(cfg Config) (*World, error) {
 		r.world = &comm{r: r, ctx: worldCtx, rank: i, size: cfg.Ranks, isWorld: true}
 		w.ranks[i] = r
 	}
-	if err := w.initNoise(); err != nil { // noise, issue 15
+	if err := w.initNoise(); err != nil { // periodic noise (Config.NodeNoise)
 		return nil, err
 	}
 	return w, nil
@@ -401,7 +401,7 @@ type Rank struct {
 	clk    *clockModel
 	clock  *simClock
 	world  *comm
-	noise  *nodeNoise // the node's periodic noise, or nil (noise, issue 15)
+	noise  *nodeNoise // the node's periodic noise, or nil
 
 	mu      sync.Mutex // guards queues, waiting, exited
 	queues  map[mkey]*queue
