@@ -378,7 +378,7 @@ func simBattery(t *testing.T, cfg mpitest.Config, spec string, n int) (covered i
 }
 
 // The bottom-up trees state a bound too: HCA (Algorithms 2–4 of
-// Hunold & Carpen-Amarie 2016: JK models merged up the tree, Eq. 1, intercepts re-measured
+// Hunold & Carpen-Amarie 2016: JK models merged up the tree (Alg. 4), intercepts re-measured
 // from rank 0 by Compute_And_Set_All_Intercepts) and HCA2 (intercepts
 // re-measured on every edge) propagate each link's bound along the rank's
 // path to rank 0; HCA's intercept bound is the root re-measurement's

@@ -8,7 +8,7 @@
 //
 // A Model is linear: reference = local − (Slope·local + Intercept), times in
 // seconds since each process's epoch (Algorithm 16). Models along a chain of
-// clocks merge exactly (MergeLMs, Eq. 1) and invert (Model.Local), which the
+// clocks merge exactly (MergeLMs, Alg. 4) and invert (Model.Local), which the
 // window engine needs to turn a global deadline into local ticks. A
 // GlobalClock applies a chain of models to a timing.Clock; it is itself a
 // timing.Clock (with Source kind SourceNone) and maps local ticks to global
@@ -76,7 +76,7 @@
 // two-level's levels as root sums of squares (Bound.combine; the links'
 // errors are independent); JK's links end at rank 0. In the bottom-up trees
 // (HCA, HCA2: Algorithms 2–4 of Hunold & Carpen-Amarie 2016) a merged model's error is the sum
-// of its path's link errors (Eq. 1), so rank 0 combines the link bounds
+// of its path's link errors (MergeLMs), so rank 0 combines the link bounds
 // along each rank's path the same way; HCA's root re-measurement
 // (Compute_And_Set_All_Intercepts) then replaces the intercept's part by
 // its causality interval. Against ground truth (TestBoundBottomUpTrees, 6

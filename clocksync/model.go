@@ -66,16 +66,19 @@ func (m Model) String() string {
 	return fmt.Sprintf("slope=%+.4fppm intercept=%+.9fs", m.Slope*1e6, m.Intercept)
 }
 
-// MergeLMs combines two models along a chain of clocks (Eq. 1 and Merge_LMs of
-// Algorithm 4 in Hunold & Carpen-Amarie 2016): lm1 maps clock 2 to clock 1 (the reference's
-// model to the root) and lm2 maps clock 3 to clock 2 (the client's model to
-// the reference). The result maps clock 3 straight to clock 1 and equals
-// applying lm2 first, then lm1:
+// MergeLMs combines two models along a chain of clocks (Merge_LMs of
+// Hunold & Carpen-Amarie 2016, Alg. 4, line 33): lm1 maps clock 2 to clock
+// 1 (the reference's model to the root) and lm2 maps clock 3 to clock 2
+// (the client's model to the reference). The result maps clock 3 straight
+// to clock 1 and equals applying lm2 first, then lm1:
 //
 //	slope     = s1 + s2 − s1·s2
 //	intercept = i1 + i2 − s1·i2
 //
-// (The paper writes the merged intercept as i1 + i2 − i2·s1; the same.)
+// This departs from the paper's Eq. 1, which derives the merge for models
+// written as functions of the reference's time and so gets i1 + i2 − s2·i1;
+// these models are functions of the local time (Alg. 16), for which Alg. 4's
+// form is exact (docs/papers.md).
 func MergeLMs(lm1, lm2 Model) Model {
 	return Model{
 		Slope:     lm1.Slope + lm2.Slope - lm1.Slope*lm2.Slope,

@@ -36,7 +36,7 @@ func TestModelGlobalLocalInverse(t *testing.T) {
 
 // Three clocks with known linear relations: clock 2 runs 1+a fast against
 // clock 1 and starts b ahead, and clock 3 likewise against clock 2. The model
-// of each pair is exact, so MergeLMs (Eq. 1) must map clock 3 to clock 1.
+// of each pair is exact, so MergeLMs (Alg. 4) must map clock 3 to clock 1.
 func TestMergeLMsEquation1(t *testing.T) {
 	// t1 = (1−s21)·t2 − i21 and t2 = (1−s32)·t3 − i32.
 	m21 := Model{Slope: 40e-6, Intercept: 0.3}

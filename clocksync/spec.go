@@ -44,7 +44,7 @@ import (
 //	          With accuracy=ERROR@HORIZON every rank learns with the Spread
 //	          learner against rank 0, one rank after the other, each with
 //	          1/(P−1) of the budget: budget=auto burst=10.
-//	hca       Alg. 2–4: JK models learned in a bottom-up tree and merged (Eq. 1),
+//	hca       Alg. 2–4: JK models learned in a bottom-up tree and merged (Alg. 4, MergeLMs),
 //	          intercepts re-measured from rank 0 with SKaMPI ping-pongs (O(P)).
 //	          fitpts=1000 exchanges=100 rttpingpongs=100 warmup=10
 //	          pingpongs=100 minpingpongs=10 stop=0

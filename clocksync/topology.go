@@ -185,7 +185,7 @@ func (m InterceptMode) String() string {
 // (Algorithms 2–3 of Hunold & Carpen-Amarie 2016): over the largest power of two
 // maxpower ≤ P, in round k = 1, 2, … rank r with r mod 2^k = 0 learns the
 // model of client r + 2^(k−1) against its own raw clock, receives the
-// client's subtree models and merges them (MergeLMs, Eq. 1); ranks ≥
+// client's subtree models and merges them (MergeLMs, Alg. 4); ranks ≥
 // maxpower then learn against r − maxpower, rank 0 merges their models
 // (Sync_Clocks_Remaining) and scatters the final model of every rank.
 // ⌈log2 P⌉ rounds of learning.
@@ -348,7 +348,7 @@ func (t *BottomUpTree) Sync(e *Env) (Outcome, error) {
 // independent) of the bounds of the links on its path to rank 0, each
 // already shifted to one reference time by link(r) for the link whose
 // client is r. A merged model's offset is the sum of its links' offsets
-// (MergeLMs, Eq. 1 of Hunold & Carpen-Amarie 2016, up to products of drifts, below 1e-8 of
+// (MergeLMs, Alg. 4 of Hunold & Carpen-Amarie 2016, up to products of drifts, below 1e-8 of
 // an offset), and so is its error. The path: q ≥ maxpower learned against
 // q − maxpower; below maxpower, q learned against q with its lowest set bit
 // cleared in round log2(lowbit(q)) of Sync_Clocks_Pow2 (Algorithm 3).
