@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/reprobench/reprobench/analysis"
 )
@@ -144,32 +143,6 @@ func MinMpiruns(tests int, alpha float64) int {
 	return int(math.Ceil(math.Log2(float64(tests) / alpha)))
 }
 
-// Holm returns Holm's step-down adjusted p-values of p (same order): the
-// i-th smallest becomes max over j ≤ i of min(1, (m−j+1)·p_(j)), with m the
-// number of p-values that are not NaN; NaN stays NaN and does not count.
-// Rejecting every adjusted p ≤ α keeps the family-wise error rate ≤ α
-// under any dependence between the tests (Holm 1979).
-func Holm(p []float64) []float64 {
-	idx := make([]int, 0, len(p))
-	for i, v := range p {
-		if !math.IsNaN(v) {
-			idx = append(idx, i)
-		}
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return p[idx[a]] < p[idx[b]] })
-	out := make([]float64, len(p))
-	for i := range out {
-		out[i] = math.NaN()
-	}
-	m := len(idx)
-	run := 0.0
-	for j, i := range idx {
-		run = math.Max(run, math.Min(1, float64(m-j)*p[i]))
-		out[i] = run
-	}
-	return out
-}
-
 // Decide decides every guideline of gs at every size in one context: the
 // one-sided Wilcoxon signed-rank test on the per-mpirun medians of the two
 // sides paired by mpirun (Hunold et al. 2014: the mpirun is a factor, so the mpirun,
@@ -203,7 +176,7 @@ func Decide(gs []Guideline, ctx Context, data Data, opt Options) ContextReport {
 	for i, d := range rep.Decisions {
 		ps[i] = d.P
 	}
-	adj := Holm(ps)
+	adj := analysis.Holm(ps)
 	for i := range rep.Decisions {
 		d := &rep.Decisions[i]
 		d.PHolm = adj[i]

@@ -4,20 +4,24 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/reprobench/reprobench/analysis"
 )
 
+// TestHolmAgainstR checks the Holm adjustment the decisions use
+// (analysis.Holm) against R.
 func TestHolmAgainstR(t *testing.T) {
 	// R 4.2.2: p.adjust(c(0.01, 0.04, 0.03, 0.005, 0.2, 0.5, 0.0001, 0.04), "holm")
 	p := []float64{0.01, 0.04, 0.03, 0.005, 0.2, 0.5, 0.0001, 0.04}
 	want := []float64{0.06, 0.16, 0.15, 0.035, 0.4, 0.5, 0.0008, 0.16}
-	got := Holm(p)
+	got := analysis.Holm(p)
 	for i := range want {
 		if math.Abs(got[i]-want[i]) > 1e-12 {
 			t.Errorf("Holm[%d] = %v, R %v", i, got[i], want[i])
 		}
 	}
 	// NaN is no test: it stays NaN and the family is the other 2.
-	got = Holm([]float64{0.02, math.NaN(), 0.01})
+	got = analysis.Holm([]float64{0.02, math.NaN(), 0.01})
 	if got[0] != 0.02 || !math.IsNaN(got[1]) || got[2] != 0.02 {
 		t.Errorf("Holm with NaN = %v, want [0.02 NaN 0.02]", got)
 	}
