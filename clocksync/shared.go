@@ -19,12 +19,21 @@ import (
 // plus the clock reads (readStep, as Spread) and, unless IdealLinks, the
 // asymmetry share of the smallest RTT (asymmetryShare); its slope is 0.
 type SharedClock struct {
-	// Exchanges per offset (default 256).
+	// Exchanges per offset (default 256; 64 where TwoLevel has proven a
+	// shared counter, see provenExchanges).
 	Exchanges int
 	// IdealLinks leaves the asymmetry share out of the bound (see
 	// Spread.IdealLinks).
 	IdealLinks bool
 }
+
+// provenExchanges is the default number of exchanges of TwoLevel's one
+// offset where the node's ranks provably share a counter (sharedCounter):
+// the offset only has to agree with the exact one within its own bound,
+// which widens as the exchanges get fewer, so fewer cost no accuracy, only
+// the power to see a clock that is not the one it was proven to be (such a
+// clock reads off by far more than a few standard errors of 64 exchanges).
+const provenExchanges = 64
 
 // Points returns 1: one offset.
 func (s *SharedClock) Points() int { return 1 }

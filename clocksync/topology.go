@@ -521,8 +521,12 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 		if exact, proven, err = sharedCounter(node, e.Source); err != nil {
 			return Outcome{}, err
 		}
-		if first, _, firstSE, err = shared.sharedOffsets(nodeEnv); err != nil {
-			return Outcome{}, err
+		// A proven counter needs only the check after the leaders'
+		// synchronization; an unproven one is measured twice.
+		if !proven {
+			if first, _, firstSE, err = shared.sharedOffsets(nodeEnv); err != nil {
+				return Outcome{}, err
+			}
 		}
 	} else {
 		if in, err = (&Linear{}).Sync(nodeEnv); err != nil {
@@ -584,15 +588,17 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 }
 
 // checkShared decides, on every rank of node, how the rank follows its
-// leader's clock, from the offset measured before the leaders'
-// synchronization (first, with the standard error firstSE of its mean;
-// zero on the leader), a second one measured now, and, where
-// sharedCounter proved that the node's ranks read one counter, the exact
-// offset:
+// leader's clock, from an offset measured now and either, where
+// sharedCounter proved that the node's ranks read one counter (proven is
+// the same on every rank of node), the exact offset, or else the offset
+// measured before the leaders' synchronization (first, with the standard
+// error firstSE of its mean; zero on the leader):
 //
-//   - proven, and the second offset agrees with the exact one within its
-//     bound: the exact offset, bound one tick (IntraCounter);
-//   - else, if the two offsets agree within the sum of their bounds and
+//   - proven, and the offset measured now agrees with the exact one within
+//     its bound (provenExchanges exchanges): the exact offset, bound one
+//     tick (IntraCounter); a proof the measurement contradicts is not
+//     believed, and the node's ranks are synchronized (the last case);
+//   - not proven, if the two offsets agree within the sum of their bounds and
 //     the drift the check could not see — |o2 − o1| plus BoundZ standard
 //     errors of the difference (and, unless IdealLinks, SlopeWanderTerm),
 //     over the time between the two — leaves the target within reach
@@ -606,6 +612,11 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 //
 // The outcome is recorded in FitStats.Intra.
 func (t *TwoLevel) checkShared(e *Env, node mpi.Comm, s *SharedClock, first Sample, firstSE, exact float64, proven bool) (Outcome, error) {
+	if proven && s.Exchanges <= 0 {
+		c := *s
+		c.Exchanges = provenExchanges
+		s = &c
+	}
 	nodeEnv := &Env{Comm: node, Now: e.Now, Learner: s, Sleep: e.Sleep}
 	second, st2, se2, err := s.sharedOffsets(nodeEnv)
 	if err != nil {
@@ -613,7 +624,7 @@ func (t *TwoLevel) checkShared(e *Env, node mpi.Comm, s *SharedClock, first Samp
 	}
 	// The drift the two-point check cannot see, as a slope bound.
 	slope := math.Inf(1)
-	if gap := second.Local - first.Local; gap > 0 {
+	if gap := second.Local - first.Local; !proven && gap > 0 {
 		d := math.Abs(second.Offset-first.Offset) + BoundZ*math.Hypot(firstSE, se2)
 		if !s.IdealLinks {
 			d += SlopeWanderTerm(st2.MinRTT)
@@ -624,7 +635,7 @@ func (t *TwoLevel) checkShared(e *Env, node mpi.Comm, s *SharedClock, first Samp
 	if node.Rank() != 0 {
 		switch {
 		case proven && math.Abs(second.Offset-exact) <= second.Bound:
-		case math.Abs(second.Offset-first.Offset) <= first.Bound+second.Bound && !tooLoose(e.Learner, slope):
+		case !proven && math.Abs(second.Offset-first.Offset) <= first.Bound+second.Bound && !tooLoose(e.Learner, slope):
 			status = 1
 		default:
 			status = 2

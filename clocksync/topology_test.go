@@ -264,7 +264,8 @@ func (c claims) Source() timing.Source {
 // Two-level's check of the shared clock (intra=shared), against ground
 // truth: ranks of a node that share a clock and say so with equal epochs
 // take the exact offset (IntraCounter); a claimed shared counter whose
-// epochs do not match what the ranks measure is not believed; a node whose
+// epochs do not match what the ranks measure is not believed, and the
+// node's ranks are synchronized (IntraNotShared); a node whose
 // ranks have clocks of their own is found out when the leaders'
 // synchronization leaves time between the two measurements
 // (IntraNotShared). In every case the stated bound covers the true error.
@@ -276,7 +277,7 @@ func TestTwoLevelSharedClockCheck(t *testing.T) {
 		want       string
 	}{
 		{"shared, proven", true, func(int) int64 { return 0 }, clocksync.IntraCounter},
-		{"shared, false epochs", true, func(r int) int64 { return int64(r) * 5000 }, clocksync.IntraShared},
+		{"shared, false epochs", true, func(r int) int64 { return int64(r) * 5000 }, clocksync.IntraNotShared},
 		{"shared, no claim", true, nil, clocksync.IntraShared},
 		{"separate clocks", false, nil, clocksync.IntraNotShared},
 	} {

@@ -25,6 +25,12 @@
 # by up to ±1000 s and drift by up to ±NODE_SKEW_PPM (default 100) per node;
 # the truth is still exact (clocksync.Harness.ShareHostClock).
 #
+# MPITS=DIR: before each run, mpits' check_clock_accuracy (ReproMPI's
+# build of it, DIR/openmpi/check_clock_accuracy and DIR/mpich/…; it runs
+# HCA3O) once, with the same launcher and no waiting: its sync_duration goes
+# to the run's line and to $f.mpits, so that the two sync times come from the
+# same minutes (summarize.py: section "mpits").
+#
 # MODES: "none" is the published fixed counts (1000 fit points × 100
 # exchanges, --clock-accuracy none), "default" no --clock-accuracy flag (what
 # a user gets), anything else an accuracy target (--clock-accuracy). ALG=-
@@ -36,7 +42,7 @@
 set -euo pipefail
 RUNS=${1:-20}
 MODES=${2:-${MODES:-none 1us@10s}}
-ALG=${3:-hca3}
+ALG=${3:-${ALG:-hca3}}
 LIBS=${LIBS:-"openmpi mpich"}
 CASES=${CASES:-"plain skewed"}
 # VARIANTS: extra spec parameters to alternate within each round, e.g.
@@ -90,13 +96,19 @@ for i in $(seq 1 "$RUNS"); do
 			algflag=(--alg "$alg")
 			[ "$ALG" = - ] && algflag=()
 			f="$OUT/$lib-$name-$i.json"
+			mp=""
+			if [ -n "${MPITS:-}" ]; then
+				mp=$(timeout 60 "${RUN[@]}" "$MPITS/$lib/check_clock_accuracy" 2>/dev/null | sed -n 's/^#@sync_duration=//p')
+				echo "$mp" > "$f.mpits"
+				mp="; mpits $mp s"
+			fi
 			if ! timeout 120 "${RUN[@]}" "$tmp/rb-$lib" clockcheck "${algflag[@]}" "${accflag[@]}" --after "${AFTER:-0,10s}" --json --per-rank "${extra[@]}" > "$f" 2> "$f.err"; then
 				echo "$lib $name run $i: clockcheck failed: $(tail -1 "$f.err")" | tee -a "$OUT/log.txt"
 				rm -f "$f"
 				continue
 			fi
 			echo "$(cut -d' ' -f1-3 /proc/loadavg)" > "$f.load"
-			python3 - "$f" "$lib" "$name" "$i" <<'PY' | tee -a "$OUT/log.txt"
+			python3 - "$f" "$lib" "$name" "$i" "$mp" <<'PY' | tee -a "$OUT/log.txt"
 import json, sys
 d = json.load(open(sys.argv[1]))
 if d.get("truth") != "shared clock":
@@ -108,7 +120,7 @@ cov = all(c.get("within_bound", False) for c in d["checks"])
 fmt = lambda v: "unknown" if v is None else f"{v*1e9:.0f}"
 print(f"{sys.argv[2]:7} {sys.argv[3]:18} run {sys.argv[4]:>2}: true max |error| {t0*1e9:7.1f} ns after sync, {t10*1e9:8.1f} ns after 10 s; "
       f"bound {fmt(b0)} / {fmt(b10)} ns ({'covered' if cov else 'NOT covered'}); sync {d['sync_duration_s']:.3f} s"
-      + ("" if d.get("target_met", True) or not d.get("target") else "; TARGET NOT MET"))
+      + ("" if d.get("target_met", True) or not d.get("target") else "; TARGET NOT MET") + sys.argv[5])
 PY
 		done
 		done

@@ -19,7 +19,8 @@ for f in sorted(glob.glob(os.path.join(out, "*.json"))):
         t0=c0["true_max_abs_error_s"], t10=c10["true_max_abs_error_s"], sync=d["sync_duration_s"],
         b10=c10.get("predicted_bound_s"), cov=all(c.get("within_bound", False) for c in d["checks"]),
         unknown=d.get("bound", {}).get("bound_unknown", False),
-        met=d.get("target_met", False) if d.get("target") else None, load=float(load) if load != "?" else None))
+        met=d.get("target_met", False) if d.get("target") else None, load=float(load) if load != "?" else None,
+        mpits=float(open(f + ".mpits").read()) if os.path.exists(f + ".mpits") and open(f + ".mpits").read().strip() else None))
 
 def rng(v, scale, unit):
     return f"{min(v)*scale:.3g}–{max(v)*scale:.3g} {unit}"
@@ -84,3 +85,14 @@ for (lib, case), rs in sorted(rows.items()):
         print(f"  accuracy target met (predicted) in {sum(met)} of {len(met)}")
     if loads:
         print(f"  1-min load average during the runs {min(loads):.2f}–{max(loads):.2f}")
+
+# MPITS=DIR: mpits' HCA3O sync time, run just before each clockcheck.
+for (lib, case), rs in sorted(rows.items()):
+    m = [(r["sync"], r["mpits"]) for r in rs if r["mpits"]]
+    if not m:
+        continue
+    ratio = sorted(a / b for a, b in m)
+    n = len(ratio)
+    med = ratio[n // 2] if n % 2 else (ratio[n // 2 - 1] + ratio[n // 2]) / 2
+    print(f"mpits {lib} {case}: {n} runs; sync ours {rng([a for a, _ in m], 1e3, 'ms')}, mpits {rng([b for _, b in m], 1e3, 'ms')}; "
+          f"ours/mpits median {med:.2f}, {min(ratio):.2f}-{max(ratio):.2f}, within 2x in {sum(v <= 2 for v in ratio)} of {n}")
