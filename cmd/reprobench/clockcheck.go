@@ -53,10 +53,13 @@ type clockcheckReport struct {
 	Target string `json:"target,omitempty"`
 	// TargetSource says where the target came from: the default, the
 	// flag, or the spec (and how to get the published fixed counts).
-	TargetSource   string            `json:"target_source,omitempty"`
-	TargetMet      bool              `json:"target_met"`
-	BudgetExceeded int               `json:"budget_exceeded_ranks,omitempty"`
-	Checks         []clockcheckCheck `json:"checks"`
+	TargetSource   string `json:"target_source,omitempty"`
+	TargetMet      bool   `json:"target_met"`
+	BudgetExceeded int    `json:"budget_exceeded_ranks,omitempty"`
+	// Descheduled is set when ranks waited for a CPU during so much of
+	// the sync that no bound is stated (clocksync.DeschedulingRule).
+	Descheduled *clocksync.Descheduling `json:"descheduled,omitempty"`
+	Checks      []clockcheckCheck       `json:"checks"`
 	// PerRank is printed with --per-rank: each rank's model and fit.
 	PerRank []clocksync.RankRecord `json:"per_rank,omitempty"`
 }
@@ -203,7 +206,9 @@ func runClockcheck(stdout, stderr io.Writer, args []string) error {
 	if err != nil || rep == nil { // rep is nil on ranks other than 0
 		return err
 	}
-	if rep.Target != "" && !rep.TargetMet {
+	if rep.Descheduled != nil {
+		fmt.Fprintf(stderr, "reprobench clockcheck: WARNING: no bound stated: %v; the synchronization's error is unknown\n", rep.Descheduled)
+	} else if rep.Target != "" && !rep.TargetMet {
 		fmt.Fprintf(stderr, "reprobench clockcheck: WARNING: accuracy target %s not met: %d rank(s) ran out of the time budget (predicted bound %v)\n",
 			rep.Target, rep.BudgetExceeded, rep.Bound)
 	}
@@ -309,6 +314,7 @@ func (o *clockcheckOptions) check(c mpi.Comm, clk timing.Clock, sleep func(time.
 		rep.PerRank = res.PerRank
 	}
 	rep.Bound, rep.Target, rep.TargetMet, rep.BudgetExceeded = res.Bound, res.Target, res.TargetMet, res.BudgetExceeded
+	rep.Descheduled = res.Descheduled
 	rep.TargetSource = o.targetSource
 	for _, ck := range checks {
 		cc := clockcheckCheck{After: ck.After, MaxAbs: ck.MaxAbs, MedianAbs: ck.MedianAbs,
@@ -525,6 +531,9 @@ func writeClockcheckText(w io.Writer, r *clockcheckReport) error {
 			why = "the algorithm states none"
 		}
 		fmt.Fprintf(w, "bound      unknown: %s\n", why)
+		if r.Descheduled != nil {
+			fmt.Fprintf(w, "           %v\n", r.Descheduled)
+		}
 	} else {
 		fmt.Fprintf(w, "bound      predicted |error| ≤ %s + %.3g ppm × time since sync (%d standard errors)\n",
 			fmtSeconds(r.Bound.AtSync), r.Bound.Slope*1e6, clocksync.BoundZ)
@@ -532,6 +541,8 @@ func writeClockcheckText(w io.Writer, r *clockcheckReport) error {
 	if r.Target != "" {
 		if r.TargetMet {
 			fmt.Fprintf(w, "target     %s: met (%s)\n", r.Target, r.TargetSource)
+		} else if r.Descheduled != nil {
+			fmt.Fprintf(w, "target     %s: not met — no bound is stated (%s)\n", r.Target, r.TargetSource)
 		} else {
 			fmt.Fprintf(w, "target     %s: NOT MET — %d rank(s) ran out of the time budget; the bound above is what was reached (%s)\n", r.Target, r.BudgetExceeded, r.TargetSource)
 		}
