@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 )
 
 // CPUWaiter is implemented by communicators that know how long the calling
@@ -60,12 +61,20 @@ type Descheduling struct {
 	// learned (FitStats.MinRTT), on the client rank RTTRank.
 	SlowestRTT float64 `json:"slowest_min_rtt_s"`
 	RTTRank    int     `json:"rtt_rank"`
+	// Withheld is the bound the learners computed, which the
+	// synchronization does not state (for comparing with a true error).
+	Withheld Bound `json:"withheld_bound"`
 }
 
 // String says it in a sentence.
 func (d *Descheduling) String() string {
-	return fmt.Sprintf("rank %d waited for a CPU during %.0f %% of the synchronization (%s, %s per wait), and the fastest exchange of rank %d's link took %s",
-		d.Rank, 100*d.Share, fmtDur(d.CPUWait), fmtDur(d.MeanWait), d.RTTRank, fmtDur(d.SlowestRTT))
+	return fmt.Sprintf("rank %d waited for a CPU during %.0f %% of the synchronization (%s, %s per wait), and the fastest exchange of rank %d's link took %s (bound withheld: %v)",
+		d.Rank, 100*d.Share, roundDur(d.CPUWait), roundDur(d.MeanWait), d.RTTRank, roundDur(d.SlowestRTT), d.Withheld)
+}
+
+// roundDur formats seconds as a duration rounded to 0.1 µs.
+func roundDur(s float64) string {
+	return time.Duration(s * 1e9).Round(100 * time.Nanosecond).String()
 }
 
 // The thresholds of DeschedulingRule.

@@ -121,6 +121,12 @@ func TestDeschedulingDetected(t *testing.T) {
 					if !c.quiet {
 						kb, _, _ := runDescheduled(t, cfg, spec, true)
 						blindN[kb]++
+						if k == "none" && res.Descheduled != nil && kb != "none" {
+							// What was withheld is what the blind run claimed.
+							if _, rb, _ := runDescheduled(t, cfg, spec, true); rb.Bound != res.Descheduled.Withheld {
+								t.Errorf("seed %d: withheld bound %v, the blind run claimed %v", seed, res.Descheduled.Withheld, rb.Bound)
+							}
+						}
 					}
 				}
 				t.Logf("held %d, no bound %d, broken %d of %d seeds", n["held"], n["none"], n["broken"], seeds)

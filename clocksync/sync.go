@@ -60,7 +60,8 @@ type Result struct {
 	CPUWaits int64    `json:"cpu_waits,omitempty"`
 	// Descheduled, on rank 0, is set when ranks lost their CPU for so much
 	// of the synchronization that its bound cannot be stated (see
-	// DeschedulingRule); Bound is then unknown with WhyDescheduled.
+	// DeschedulingRule); Bound is then unknown with WhyDescheduled (or the
+	// reason it was unknown for already).
 	Descheduled *Descheduling `json:"descheduled,omitempty"`
 	// PerRank has one record per rank, on rank 0 only.
 	PerRank []RankRecord `json:"per_rank,omitempty"`
@@ -254,11 +255,16 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 			}
 		}
 		if d := DeschedulingRule(res.PerRank); d != nil {
+			// Recorded also when the bound is unknown already (too few
+			// undisturbed fit points); that reason then stays.
+			d.Withheld = res.Bound
 			res.Descheduled = d
-			res.Bound = unknown(WhyDescheduled)
-			for r := range res.PerRank {
-				if r != 0 {
-					res.PerRank[r].Bound = unknown(WhyDescheduled)
+			if !res.Bound.Unknown {
+				res.Bound = unknown(WhyDescheduled)
+				for r := range res.PerRank {
+					if r != 0 {
+						res.PerRank[r].Bound = unknown(WhyDescheduled)
+					}
 				}
 			}
 		}

@@ -125,6 +125,7 @@ type clockcheckOptions struct {
 	latencyUs    float64
 	jitterUs     float64
 	spikeProb    float64
+	deschedProb  float64
 	ranksPerNode int
 	nodeClocks   bool
 }
@@ -152,6 +153,7 @@ func runClockcheck(stdout, stderr io.Writer, args []string) error {
 	fs.Float64Var(&o.latencyUs, "latency-us", float64(mpitest.DefaultBase)/float64(time.Microsecond), "--sim: one-way base latency, µs")
 	fs.Float64Var(&o.jitterUs, "jitter-us", float64(mpitest.DefaultJitter)/float64(time.Microsecond), "--sim: mean of the exponential latency jitter, µs")
 	fs.Float64Var(&o.spikeProb, "spike-prob", mpitest.DefaultSpikeProb, "--sim: probability of a 20 µs latency spike per message")
+	fs.Float64Var(&o.deschedProb, "deschedule-prob", 0, "--sim: probability that rank 1 resumes 0.5–4 ms late from a receive it waited for, as a rank that yields its CPU to a busy task (mpitest.Deschedule)")
 	fs.IntVar(&o.ranksPerNode, "ranks-per-node", 0, "--sim: ranks per node (SplitShared; 0: one node)")
 	fs.BoolVar(&o.nodeClocks, "node-clocks", false, "--sim: the ranks of a node share one clock")
 	if err := parseFlags(fs, args); err != nil {
@@ -189,6 +191,9 @@ func runClockcheck(stdout, stderr io.Writer, args []string) error {
 		if o.driftPPM < 0 || o.offsetS < 0 || o.latencyUs < 0 || o.jitterUs < 0 || o.spikeProb < 0 || o.spikeProb > 1 {
 			return fmt.Errorf("%w: negative --drift-ppm, --offset-s, --latency-us, --jitter-us or --spike-prob outside [0,1]", errUsage)
 		}
+		if !(o.deschedProb >= 0 && o.deschedProb <= 1) || (o.deschedProb > 0 && o.ranks < 2) {
+			return fmt.Errorf("%w: --deschedule-prob %v: want [0,1], and at least 2 ranks", errUsage, o.deschedProb)
+		}
 		// The simulated links have no asymmetry and no wander: unless
 		// the spec says otherwise, its bound leaves out the terms
 		// calibrated for them on real machines (bias=none).
@@ -207,7 +212,7 @@ func runClockcheck(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	if rep.Descheduled != nil {
-		fmt.Fprintf(stderr, "reprobench clockcheck: WARNING: no bound stated: %v; the synchronization's error is unknown\n", rep.Descheduled)
+		fmt.Fprintf(stderr, "reprobench clockcheck: WARNING: no bound stated (ranks descheduled): %v; the synchronization's error is unknown\n", rep.Descheduled)
 	} else if rep.Target != "" && !rep.TargetMet {
 		fmt.Fprintf(stderr, "reprobench clockcheck: WARNING: accuracy target %s not met: %d rank(s) ran out of the time budget (predicted bound %v)\n",
 			rep.Target, rep.BudgetExceeded, rep.Bound)
@@ -357,7 +362,7 @@ func offOrDuration(us float64) time.Duration {
 
 // simConfig is the simulated world of clockcheck --sim.
 func simConfig(o clockcheckOptions) mpitest.Config {
-	return mpitest.Config{
+	cfg := mpitest.Config{
 		Ranks: o.ranks,
 		Seed:  o.seed,
 		Clock: mpitest.ClockDist{OffsetS: offOr(o.offsetS), DriftPPM: offOr(o.driftPPM)},
@@ -369,6 +374,10 @@ func simConfig(o clockcheckOptions) mpitest.Config {
 		RanksPerNode: o.ranksPerNode,
 		NodeClocks:   o.nodeClocks,
 	}
+	if o.deschedProb > 0 {
+		cfg.Deschedule = mpitest.Deschedule{Prob: o.deschedProb, Ranks: []int{1}}
+	}
+	return cfg
 }
 
 func clockcheckSim(o clockcheckOptions) (*clockcheckReport, error) {
