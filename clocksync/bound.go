@@ -38,9 +38,13 @@ const (
 	// WhyContradictory: the ping-pongs that re-measured an intercept gave
 	// contradictory causality bounds.
 	WhyContradictory = "the intercept's ping-pongs gave contradictory bounds"
+	// WhyDescheduled: ranks waited for a CPU during much of the
+	// synchronization (DeschedulingRule; Result.Descheduled says which
+	// and how long).
+	WhyDescheduled = "ranks were descheduled during the synchronization: a rank that waits for a CPU delays one direction of the exchanges by up to a time slice, which no round-trip filter sees"
 )
 
-var whyCodes = []string{"", WhyOffsetOnly, WhyTooFewPoints, WhyContradictory}
+var whyCodes = []string{"", WhyOffsetOnly, WhyTooFewPoints, WhyContradictory, WhyDescheduled}
 
 // unknownCode encodes b's Unknown and Why as one number for the records
 // the ranks exchange (0: known).

@@ -85,6 +85,17 @@
 // Netgauge, HCA3O) learn no drift and report an unknown bound with the
 // reason (Bound.Why).
 //
+// A bound also needs undisturbed exchanges. SyncWith measures how long each
+// rank waited for a CPU during the synchronization (Result.CPUWait: Linux's
+// run-queue delay of the rank's thread; mpitest's Deschedule in simulation)
+// and states no bound (WhyDescheduled, Result.Descheduled) when ranks were
+// descheduled and not even the fastest exchanges got through without a
+// wait (DeschedulingRule): a rank that loses its CPU while a message is in
+// flight delays one direction of the exchange, and a filter on round-trip
+// times cannot see that once every exchange is delayed. Against ground
+// truth (TestDeschedulingDetected) no stated bound broke under any
+// simulated load, and quiet worlds stated one in every seed.
+//
 // The standard errors are the larger of least squares' and a delete-a-block
 // jackknife's over 10 contiguous blocks of fit points: offsets measured on
 // a real machine are correlated in time (its fast and slow states, bursts of

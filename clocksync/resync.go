@@ -14,8 +14,8 @@ import (
 // previous experiment's duration), at least MinExpected. Rank 0 decides and
 // broadcasts, so every rank agrees.
 //
-// A synchronization whose bound is unknown (offset-only algorithms) is
-// always renewed.
+// A synchronization whose bound is unknown (offset-only algorithms, ranks
+// descheduled during it) is always renewed.
 type Resyncer struct {
 	Target Accuracy
 	// MinExpected is the shortest duration assumed for an experiment
@@ -43,7 +43,7 @@ func (r *Resyncer) Due(c mpi.Comm) (bool, string, error) {
 			b := r.last.Bound.At(h.Seconds())
 			switch {
 			case r.last.Bound.Unknown:
-				reason = "the last synchronization has no bound (no drift learned)"
+				reason = "the last synchronization has no bound (" + r.last.Bound.Why + ")"
 			case b > r.Target.Error:
 				reason = fmt.Sprintf("predicted bound %s at the expected end of the experiment (%s after the last sync) exceeds the target %s",
 					fmtDur(b), h.Round(time.Millisecond), fmtDur(r.Target.Error))

@@ -2,6 +2,7 @@ package clocksync
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/reprobench/reprobench/mpi"
@@ -51,6 +52,17 @@ type Result struct {
 	// BudgetExceeded counts the ranks whose learner ran out of time before
 	// its target was met (rank 0 only).
 	BudgetExceeded int `json:"budget_exceeded_ranks,omitempty"`
+	// CPUWait is how long the calling rank waited for a CPU during the
+	// synchronization, seconds (nil where it could not be measured; see
+	// SyncOptions.CPUWait), CPUWaits how many times it was switched back
+	// in meanwhile.
+	CPUWait  *float64 `json:"cpu_wait_s,omitempty"`
+	CPUWaits int64    `json:"cpu_waits,omitempty"`
+	// Descheduled, on rank 0, is set when ranks lost their CPU for so much
+	// of the synchronization that its bound cannot be stated (see
+	// DeschedulingRule); Bound is then unknown with WhyDescheduled (or the
+	// reason it was unknown for already).
+	Descheduled *Descheduling `json:"descheduled,omitempty"`
 	// PerRank has one record per rank, on rank 0 only.
 	PerRank []RankRecord `json:"per_rank,omitempty"`
 }
@@ -64,6 +76,9 @@ type RankRecord struct {
 	Duration        float64 `json:"sync_duration_s"`
 	MessagesSent    int64   `json:"messages_sent"`
 	CollectiveCalls int64   `json:"collective_calls"`
+	// CPUWait and CPUWaits are Result's of this rank.
+	CPUWait  *float64 `json:"cpu_wait_s,omitempty"`
+	CPUWaits int64    `json:"cpu_waits,omitempty"`
 }
 
 // Models returns every rank's merged model, indexed by rank (rank 0 only;
@@ -79,7 +94,7 @@ func (r *Result) Models() []Model {
 	return ms
 }
 
-const recordLen = 18
+const recordLen = 20
 
 // SyncOptions are per-call settings of Algorithm.SyncWith, which may differ
 // between ranks (an Algorithm itself is shared).
@@ -91,6 +106,16 @@ type SyncOptions struct {
 	// time); a real rank then keeps exchanging through each interval
 	// (see Spread).
 	Sleep func(time.Duration)
+	// CPUWait returns how long the calling rank has waited for a CPU so
+	// far, seconds, and how many times it was switched back in, both
+	// cumulative; ok false when it cannot tell. When nil: the
+	// communicator's CPUWait if it is a CPUWaiter (mpitest), else, on a
+	// real clock (timing.SleepFunc nil), ThreadCPUWait of the calling
+	// thread, to which SyncWith locks itself meanwhile; a simulated clock
+	// on a communicator that is not a CPUWaiter measures nothing. The
+	// difference across the synchronization is Result.CPUWait, which
+	// DeschedulingRule judges.
+	CPUWait func() (seconds float64, waits int64, ok bool)
 }
 
 // Sync synchronizes g's clock with rank 0's; SyncWith with zero options.
@@ -115,6 +140,18 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 	}
 	cc := newCounter(c)
 	base := g.Base()
+	if o.CPUWait == nil {
+		if w, ok := c.(CPUWaiter); ok {
+			o.CPUWait = func() (float64, int64, bool) {
+				s, n := w.CPUWait()
+				return s, n, true
+			}
+		} else if timing.SleepFunc(base) == nil {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			o.CPUWait = ThreadCPUWait
+		}
+	}
 	if o.Sleep == nil {
 		o.Sleep = timing.SleepFunc(base)
 	}
@@ -123,6 +160,12 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 		return nil, err
 	}
 	t0 := base.Now()
+	var w0 float64
+	var n0 int64
+	waitOK := o.CPUWait != nil
+	if waitOK {
+		w0, n0, waitOK = o.CPUWait()
+	}
 	out, err := a.Topology.Sync(&Env{Comm: cc, Now: now, Learner: a.Learner, Sleep: o.Sleep, Source: base.Source()})
 	if err != nil {
 		return nil, fmt.Errorf("clocksync: %s: %w", a.Name, err)
@@ -134,6 +177,12 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 		return nil, err
 	}
 	t1 := base.Now()
+	cpuWait, cpuWaits := -1.0, 0.0 // not measured
+	if waitOK {
+		if w1, n1, ok := o.CPUWait(); ok {
+			cpuWait, cpuWaits = max(w1-w0, 0), float64(max(n1-n0, 0))
+		}
+	}
 	if len(out.Models) == 0 {
 		out.Models = []Model{Identity}
 	}
@@ -154,6 +203,9 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 	if sp, ok := a.Learner.(*Spread); ok {
 		res.Target = sp.Target.String()
 	}
+	if cpuWait >= 0 {
+		res.CPUWait, res.CPUWaits = &cpuWait, int64(cpuWaits)
+	}
 	if c.Rank() == 0 {
 		res.Bound = Bound{}
 	}
@@ -163,7 +215,7 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 	rec := []float64{merged.Slope, merged.Intercept, float64(out.Fit.Points), out.Fit.ResidualRMS,
 		out.Fit.InterceptShift, res.Duration, float64(res.MessagesSent), float64(res.CollectiveCalls),
 		res.Bound.AtSync, res.Bound.Slope, res.Bound.unknownCode(), out.Fit.SlopeSE, out.Fit.Span,
-		float64(out.Fit.Rejected), out.Fit.MinRTT, b2f(out.Fit.BudgetExceeded), out.Fit.ClockRead, intraCode(out.Fit.Intra)}
+		float64(out.Fit.Rejected), out.Fit.MinRTT, b2f(out.Fit.BudgetExceeded), out.Fit.ClockRead, intraCode(out.Fit.Intra), cpuWait, cpuWaits}
 	var all []float64
 	if c.Rank() == 0 {
 		all = make([]float64, recordLen*c.Size())
@@ -187,6 +239,10 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 				MessagesSent:    int64(v[6]),
 				CollectiveCalls: int64(v[7]),
 			}
+			if v[18] >= 0 {
+				w := v[18]
+				res.PerRank[r].CPUWait, res.PerRank[r].CPUWaits = &w, int64(v[19])
+			}
 			res.Duration = max(res.Duration, v[5])
 			res.Messages += int64(v[6])
 			res.Bound.AtSync = max(res.Bound.AtSync, rb.AtSync)
@@ -196,6 +252,20 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 			}
 			if v[15] != 0 {
 				res.BudgetExceeded++
+			}
+		}
+		if d := DeschedulingRule(res.PerRank); d != nil {
+			// Recorded also when the bound is unknown already (too few
+			// undisturbed fit points); that reason then stays.
+			d.Withheld = res.Bound
+			res.Descheduled = d
+			if !res.Bound.Unknown {
+				res.Bound = unknown(WhyDescheduled)
+				for r := range res.PerRank {
+					if r != 0 {
+						res.PerRank[r].Bound = unknown(WhyDescheduled)
+					}
+				}
 			}
 		}
 		if sp, ok := a.Learner.(*Spread); ok {

@@ -278,7 +278,9 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*
 					return
 				}
 				meta.ClockSyncs = append(meta.ClockSyncs, rawdata.ClockSync{BeforeExp: ex.Exp, Result: rawdata.MarshalRecord(res), Reason: reason})
-				if res.Target != "" && !res.TargetMet {
+				if res.Descheduled != nil {
+					note(fmt.Sprintf("WARNING: no clock bound stated before experiment %d: %v (%s)", ex.Exp, res.Descheduled, clocksync.WhyDescheduled))
+				} else if res.Target != "" && !res.TargetMet {
 					note(fmt.Sprintf("WARNING: clock accuracy target %s not met before experiment %d (bound %v; %d rank(s) out of time)", res.Target, ex.Exp, res.Bound, res.BudgetExceeded))
 				}
 			}}); err != nil {

@@ -25,8 +25,9 @@ type Outcome struct {
 
 // IdealLinks reports whether the world cfg builds has links without a
 // systematic bias: no asymmetry of the two directions (Latency.Asymmetry,
-// also of InterNode; no PerLink model, which could have one) and clocks
-// without frequency wander. The bound's systematic terms, calibrated on
+// also of InterNode; no PerLink model, which could have one; no
+// descheduled ranks, which delay one direction) and clocks without
+// frequency wander. The bound's systematic terms, calibrated on
 // real machines, then describe nothing the simulation has (see
 // clocksync.Spread.IdealLinks).
 func IdealLinks(cfg mpitest.Config) bool {
@@ -34,7 +35,7 @@ func IdealLinks(cfg mpitest.Config) bool {
 	if l.Asymmetry > 0 || l.PerLink != nil || (l.InterNode != nil && l.InterNode.Asymmetry > 0) {
 		return false
 	}
-	if cfg.Clock.WanderPPM > 0 {
+	if cfg.Clock.WanderPPM > 0 || cfg.Deschedule.Prob > 0 {
 		return false
 	}
 	for _, c := range cfg.Clocks {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reprobench/reprobench/clocksync"
 )
 
 func TestParseAfter(t *testing.T) {
@@ -195,5 +197,64 @@ func TestClockcheckAccuracyTarget(t *testing.T) {
 	if err := run(&out, &errb, []string{"clockcheck", "--sim", "--ranks", "2", "--alg", "skampi:pingpongs=20", "--after", "0"}); err != nil ||
 		!strings.Contains(out.String(), "bound      unknown") {
 		t.Errorf("skampi: %v\n%s", err, out.String())
+	}
+}
+
+// A simulated rank 1 that yields its CPU on every wait (--deschedule-prob
+// 1) delays one direction of every exchange: clockcheck states no bound,
+// says why in its text and on stderr, and records the withheld bound and
+// the waits in the JSON. Without the descheduling (the same seed) it
+// states one.
+func TestClockcheckSimDescheduled(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"clockcheck", "--sim", "--ranks", "2", "--alg", "hca3", "--after", "0"}
+	if err := run(&out, &errb, append(args, "--deschedule-prob", "1")); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	for _, want := range []string{"bound      unknown: ranks were descheduled", "rank 1 waited for a CPU during", "bound withheld: ±", "no bound is stated"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, out.String())
+		}
+	}
+	if !strings.Contains(errb.String(), "WARNING: no bound stated (ranks descheduled)") {
+		t.Errorf("stderr: %s", errb.String())
+	}
+	out.Reset()
+	if err := run(&out, &errb, append(args, "--deschedule-prob", "1", "--json", "--per-rank")); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Bound struct {
+			Unknown bool   `json:"bound_unknown"`
+			Why     string `json:"bound_unknown_why"`
+		} `json:"bound"`
+		Descheduled *struct {
+			Rank     int     `json:"rank"`
+			Share    float64 `json:"cpu_wait_share"`
+			Withheld struct {
+				AtSync float64 `json:"bound_at_sync_s"`
+			} `json:"withheld_bound"`
+		} `json:"descheduled"`
+		PerRank []struct {
+			CPUWait *float64 `json:"cpu_wait_s"`
+		} `json:"per_rank"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Bound.Unknown || rep.Bound.Why != clocksync.WhyDescheduled || rep.Descheduled == nil || rep.Descheduled.Rank != 1 ||
+		!(rep.Descheduled.Share > 0.5) || !(rep.Descheduled.Withheld.AtSync > 0) || len(rep.PerRank) != 2 ||
+		rep.PerRank[1].CPUWait == nil || !(*rep.PerRank[1].CPUWait > 0) {
+		t.Errorf("JSON %s", out.String())
+	}
+	out.Reset()
+	if err := run(&out, &errb, args); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "bound      predicted |error| ≤") {
+		t.Errorf("without descheduling:\n%s", out.String())
+	}
+	if err := run(&out, &errb, append(args, "--deschedule-prob", "2")); err == nil {
+		t.Error("--deschedule-prob 2 accepted")
 	}
 }

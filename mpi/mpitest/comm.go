@@ -368,6 +368,15 @@ func (r *Rank) complete(rq *recvReq) {
 	f := r.finish(rq)
 	r.rxFree = f
 	if f > r.now {
+		// The rank waited for the message; a descheduled rank
+		// (Config.Deschedule) may resume only later.
+		if r.desched != nil {
+			if d := r.desched.wait(); d > 0 {
+				f += d
+				r.cpuWait += d
+				r.cpuWaits++
+			}
+		}
 		r.now = f
 	}
 }

@@ -76,6 +76,9 @@ type Config struct {
 	// flips bit 4 of the first byte of its receive buffer, a wrong result
 	// that costs no virtual time. It must be a pure function.
 	CorruptResult func(rank int, call mpi.Call, exec int64) bool
+	// Deschedule makes ranks lose their CPU while they wait for messages
+	// (see Deschedule); the zero value deschedules nothing.
+	Deschedule Deschedule
 }
 
 // World is a simulated MPI world: Config.Ranks ranks, each with its own
@@ -130,6 +133,9 @@ func New(cfg Config) (*World, error) {
 	if p := cfg.Latency.SpikeProb; p > 1 {
 		return nil, fmt.Errorf("mpitest: Latency.SpikeProb = %v > 1", p)
 	}
+	if err := cfg.Deschedule.check(cfg.Ranks); err != nil {
+		return nil, err
+	}
 	w := &World{cfg: cfg}
 	w.intra = cfg.Latency.resolve()
 	w.inter = w.intra
@@ -164,6 +170,7 @@ func New(cfg Config) (*World, error) {
 		r.clk = newClockModel(p, hash4(cfg.Seed, domWander, uint64(src), 99), cfg.WanderStep)
 		r.clock = &simClock{Freq: timing.NewFreq(1e9), r: r}
 		r.world = &comm{r: r, ctx: worldCtx, rank: i, size: cfg.Ranks, isWorld: true}
+		r.desched = newDescheduler(cfg.Deschedule, cfg.Seed, i)
 		w.ranks[i] = r
 	}
 	if err := w.initNoise(); err != nil { // periodic noise (Config.NodeNoise)
@@ -414,13 +421,16 @@ type Rank struct {
 	free    [][]byte // buffers of consumed messages, for reuse
 
 	// owner-only state
-	msgs    atomic.Int64   // messages sent
-	linkSeq []uint64       // messages sent per destination world rank (small worlds)
-	linkMap map[int]uint64 // the same for large worlds
-	blockRq recvReq        // reused by blocking receives
-	log     []Message      // sent messages, when Config.Log
-	scratch [3][]byte
-	execs   int64 // executions of calls by Observe, counted for Config.CorruptResult
+	msgs     atomic.Int64   // messages sent
+	linkSeq  []uint64       // messages sent per destination world rank (small worlds)
+	linkMap  map[int]uint64 // the same for large worlds
+	blockRq  recvReq        // reused by blocking receives
+	log      []Message      // sent messages, when Config.Log
+	scratch  [3][]byte
+	execs    int64        // executions of calls by Observe, counted for Config.CorruptResult
+	desched  *descheduler // Config.Deschedule; nil when the rank is not descheduled
+	cpuWait  float64      // seconds lost to desched
+	cpuWaits int64
 }
 
 // Comm returns the rank's world communicator (MPI_COMM_WORLD).
