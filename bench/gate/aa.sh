@@ -32,7 +32,7 @@ campaign() { # pair side
 }
 alarms=0 undecided=0
 for p in $(seq 1 "$PAIRS"); do
-	"$RB" design --calls "${CALLS:-MPI_Allreduce}" --sizes "${SIZES:-8}" --nrep "${NREP:-300}" --mpiruns "${MPIRUNS:-6}" --np 2 --seed "$p" >"$OUT/design-$p.csv"
+	"$RB" design --calls "${CALLS:-MPI_Allreduce}" --sizes "${SIZES:-8}" --nrep "${NREP:-300}" --mpiruns "${MPIRUNS:-6}" --np 2 --seed "$p" >"$OUT/design-$p.csv" 2>/dev/null
 	if [ $((p % 2)) = 1 ]; then campaign "$p" A; campaign "$p" B; else campaign "$p" B; campaign "$p" A; fi
 	set +e
 	"$RB" compare --fail-if-slower "$PCT" "$OUT/$p/A"/*-mpirun*[0-9].csv -- "$OUT/$p/B"/*-mpirun*[0-9].csv >"$OUT/compare-$p.txt" 2>&1
