@@ -64,6 +64,7 @@ type page struct {
 	Violins, MpirunFigs                  []template.HTML
 	GroupRows                            []groupRow
 	SharedWarnings                       []string
+	Pct                                  *pctView
 	Compare                              *compareView
 	Method                               []factRow
 	Syncs                                []syncRow
@@ -116,6 +117,26 @@ type groupRow struct {
 	// per-mpirun medians split (analysis.FindModes), "1" otherwise.
 	Modes    string
 	Warnings []string
+}
+
+// pctView is the table of tail percentiles (analysis.MpirunPercentiles):
+// one row per group, one cell per percentile.
+type pctView struct {
+	Header []string // "P50", "P99.9"
+	Rows   []pctRow
+	Notes  []string
+}
+
+type pctRow struct {
+	Side, Group string
+	Cells       []pctCell
+}
+
+// pctCell is one percentile with its interval; Pooled marks a value of
+// the pooled observations.
+type pctCell struct {
+	Text   string
+	Pooled bool
 }
 
 type compareView struct {
@@ -249,12 +270,67 @@ func (r *Report) view() *page {
 		v.GroupRows = append(v.GroupRows, gr)
 	}
 	v.SharedWarnings = foldWarnings(v.GroupRows)
+	v.Pct = r.percentilesView(names, func(i int) string { return r.Sides[all[i].side].Name }, func(i int) Group { return all[i].g })
 	// Figures.
 	r.figures(v)
 	r.findings(v)
 	r.methodView(v)
 	r.machineView(v)
 	r.regionsView(v)
+	return v
+}
+
+// percentilesView lays out every group's tail percentiles
+// (Options.Analysis.Percentiles; nil without them): the value, its
+// interval, and a mark where it is of the pooled observations. names,
+// side and group give the i-th group of the page.
+func (r *Report) percentilesView(names []string, side func(int) string, group func(int) Group) *pctView {
+	pcts := r.Options.Analysis.Percentiles
+	if len(pcts) == 0 || len(names) == 0 {
+		return nil
+	}
+	v := &pctView{}
+	for _, p := range pcts {
+		v.Header = append(v.Header, "P"+strconv.FormatFloat(p, 'f', -1, 64))
+	}
+	pooled, nearest := 0, false
+	warn := map[string]int{}
+	var order []string
+	for i, name := range names {
+		g := group(i)
+		row := pctRow{Side: side(i), Group: name}
+		for _, ps := range g.Percentiles {
+			unit, sc := analysis.TimeUnit(ps.Value)
+			c := analysis.FormatTimeScaled(ps.Value, sc, unit)
+			if ps.CI.Valid() {
+				c += " [" + analysis.FormatTimeScaledPair(ps.CI.Lo, ps.CI.Hi, sc, unit) + "]"
+			} else {
+				c += " [-]"
+			}
+			isPooled := ps.Of == analysis.PercentileOfPooled
+			if isPooled {
+				pooled++
+			}
+			nearest = nearest || ps.Rule == "nearest-rank"
+			row.Cells = append(row.Cells, pctCell{Text: c, Pooled: isPooled})
+			for _, w := range ps.Warnings {
+				if warn[w] == 0 {
+					order = append(order, w)
+				}
+				warn[w]++
+			}
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	if pooled > 0 {
+		v.Notes = append(v.Notes, fmt.Sprintf("pooled (%d cells): too few mpiruns for an interval over mpiruns; the percentile of all valid observations pooled, whose interval treats them as independent and is too narrow when mpiruns differ.", pooled))
+	}
+	if nearest {
+		v.Notes = append(v.Notes, "runtime_type=osu groups: nearest-rank percentiles of the per-iteration times averaged over ranks, as OSU 7's -z.")
+	}
+	for _, w := range order {
+		v.Notes = append(v.Notes, fmt.Sprintf("%d cells: %s", warn[w], w))
+	}
 	return v
 }
 

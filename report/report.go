@@ -20,7 +20,8 @@ import (
 // Options configure New.
 type Options struct {
 	// Analysis are the options of analyze and compare (Tukey's k, the
-	// confidence level, alpha, the alternative).
+	// confidence level, alpha, the alternative). With Percentiles, the
+	// page has a table of each group's tail percentiles.
 	Analysis analysis.Options
 	// Title of the page; "" names it after the run ids.
 	Title string

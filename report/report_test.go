@@ -2,6 +2,9 @@ package report
 
 import (
 	"bytes"
+	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -356,5 +359,99 @@ func TestNoiseProbe(t *testing.T) {
 	}
 	if noiseProbe("") != "" {
 		t.Error("no probe gave a fact")
+	}
+}
+
+// TestPercentiles: with Options.Analysis.Percentiles the page has a
+// table of every group's percentiles, with the same numbers as
+// analysis.MpirunPercentiles, marked pooled with too few mpiruns and
+// not marked with enough; without them, no table.
+func TestPercentiles(t *testing.T) {
+	for _, c := range []struct {
+		mpiruns    int
+		wantPooled bool
+	}{{3, true}, {6, false}} {
+		a, _ := demoLike(c.mpiruns, 200)
+		s, err := Load(writeCampaign(t, t.TempDir(), a), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := analysis.DefaultOptions
+		opt.Percentiles = []float64{50, 99}
+		r, err := New([]*Side{s}, Options{Analysis: opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := r.WriteHTML(&buf); err != nil {
+			t.Fatal(err)
+		}
+		page := html.UnescapeString(buf.String())
+		if !strings.Contains(page, "Tail percentiles") || !strings.Contains(page, ">P99<") {
+			t.Fatalf("%d mpiruns: no percentile table", c.mpiruns)
+		}
+		g := r.Groups[0][0]
+		ps := g.Percentiles[1]
+		if ps.Percent != 99 || (ps.Of == analysis.PercentileOfPooled) != c.wantPooled {
+			t.Errorf("%d mpiruns: P99 of %q, want pooled %v", c.mpiruns, ps.Of, c.wantPooled)
+		}
+		// The same number as the analysis of the group's own runs.
+		byMp := map[int32][]float64{}
+		for _, dg := range r.Sides[0].Data.Groups {
+			if dg.Key == g.Key {
+				for j, x := range dg.Runtimes {
+					byMp[dg.Mpirun[j]] = append(byMp[dg.Mpirun[j]], x)
+				}
+			}
+		}
+		var runs [][]float64
+		for _, mi := range slices.Sorted(maps.Keys(byMp)) {
+			runs = append(runs, slices.Sorted(slices.Values(byMp[mi])))
+		}
+		want := analysis.MpirunPercentiles(runs, []float64{50, 99}, opt.Level, false)[1]
+		if want.Value != ps.Value || want.CI != ps.CI {
+			t.Errorf("%d mpiruns: P99 %v %v, want %v %v", c.mpiruns, ps.Value, ps.CI, want.Value, want.CI)
+		}
+		unit, sc := analysis.TimeUnit(ps.Value)
+		if cell := analysis.FormatTimeScaled(ps.Value, sc, unit); !strings.Contains(page, cell) {
+			t.Errorf("%d mpiruns: page lacks the P99 %s", c.mpiruns, cell)
+		}
+		if got := strings.Contains(page, "pooled</span></td>"); got != c.wantPooled {
+			t.Errorf("%d mpiruns: pooled mark shown %v, want %v", c.mpiruns, got, c.wantPooled)
+		}
+	}
+	r := oneSide(t, spec{runID: "x", lib: "x", mpiruns: 2, reps: 20, factor: 1, seed: 3})
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "Tail percentiles") {
+		t.Error("a table of percentiles without Options.Analysis.Percentiles")
+	}
+}
+
+// BenchmarkNewPercentiles is the cost of a report of a demo-sized campaign
+// (9 groups, 10 mpiruns × 1000 observations) with and without the table
+// of percentiles.
+func BenchmarkNewPercentiles(b *testing.B) {
+	a, _ := demoLike(10, 1000)
+	s, err := Load(writeCampaign(b, b.TempDir(), a), false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, pcts := range [][]float64{nil, {50, 90, 99}} {
+		b.Run(fmt.Sprint(len(pcts)), func(b *testing.B) {
+			opt := analysis.DefaultOptions
+			opt.Percentiles = pcts
+			for b.Loop() {
+				r, err := New([]*Side{s}, Options{Analysis: opt})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := r.WriteHTML(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
