@@ -14,6 +14,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/rawdata"
 )
 
 // twoSides writes two campaigns like the demo's (Open MPI against MPICH,
@@ -453,5 +454,74 @@ func BenchmarkNewPercentiles(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestWindowsBaseline: the windows section leads with each side's own
+// late share (the pooled window baselines of its sidecars) and marks the
+// groups whose invalid share exceeds it; the headline warns only of
+// those. Side A loses 5 % of its rows against a machine's own 1 %, side
+// B 5 % against 5 %.
+func TestWindowsBaseline(t *testing.T) {
+	a, b := demoLike(3, 300)
+	a.baseline = &rawdata.WindowBaseline{Observations: 1000, Invalid: 10, Late: 10, WindowS: 1e-4, LateToleranceS: 1e-6, Batches: 10, DurationS: 0.1}
+	b.baseline = &rawdata.WindowBaseline{Observations: 1000, Invalid: 50, Late: 50, WindowS: 1e-4, LateToleranceS: 1e-6, Batches: 10, DurationS: 0.1}
+	sides := twoSides(t, a, b)
+	r, err := New(sides, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := r.Overviews[0]; o.BaselineMpiruns != 3 || o.Baseline.Observations != 3000 || o.Baseline.Invalid != 30 {
+		t.Errorf("side A's pooled baseline %+v over %d mpiruns", o.Baseline, o.BaselineMpiruns)
+	}
+	over := [2]int{}
+	for i, gs := range r.Groups {
+		for _, g := range gs {
+			e := g.InvalidExcess
+			if e == nil {
+				t.Fatalf("side %d group %v: no baseline", i, g.Key)
+			}
+			if e.BaseN != 3000 || e.Rows != g.Rows {
+				t.Errorf("side %d group %v: %+v", i, g.Key, e)
+			}
+			if e.InExcess() {
+				over[i]++
+			}
+		}
+	}
+	// A: 5 % of 900 rows against 1 % of 3000: the excess's lower bound is
+	// about 2.6 points, in excess in every group but by a rare draw; B:
+	// 5 % against 5 %, in excess at most by a rare draw.
+	if over[0] < 8 || over[1] > 1 {
+		t.Errorf("groups in excess: A %d of 9, B %d of 9", over[0], over[1])
+	}
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(buf.String())
+	w := strings.Index(page, `<section id="windows">`)
+	if w < 0 {
+		t.Fatal("no windows section")
+	}
+	lead := page[w:]
+	lead = lead[:strings.Index(lead, "<table>")]
+	if !strings.Contains(lead, "the machine's own late share is 1%") || !strings.Contains(lead, "the machine's own late share is 5%") {
+		t.Errorf("the windows section does not lead with the machine's own share:\n%s", lead)
+	}
+	if !strings.Contains(page, "in excess of the machine's 1%") {
+		t.Error("the headline does not mark side A's groups in excess")
+	}
+	if strings.Contains(page, "many invalid") {
+		t.Error("a group is marked \"many invalid\" although its share has a baseline")
+	}
+	// Without baselines: no windows table, the lead says so.
+	r2 := oneSide(t, spec{runID: "x", lib: "x", mpiruns: 2, reps: 20, factor: 1, invalid: 0.2, seed: 3})
+	buf.Reset()
+	if err := r2.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if p := html.UnescapeString(buf.String()); !strings.Contains(p, "late share was not measured") {
+		t.Error("without baselines the windows section does not say so")
 	}
 }
