@@ -115,7 +115,9 @@ func ReadWindowBaselines(d *Dataset) ([]*rawdata.WindowBaseline, error) {
 var unwindowed = map[string]bool{"barrier": true, "double_barrier": true, "dissemination": true}
 
 // GroupInvalidExcess is CompareInvalid of s's invalid rows against the
-// window baselines (ReadWindowBaselines) of s's mpiruns pooled; ok is
+// window baselines (ReadWindowBaselines) of s's mpiruns pooled: those with
+// a valid observation of s (s.MpirunIndex), or every mpirun's when s has
+// none; ok is
 // false when none of them recorded one, or s's procsync label names a
 // barrier method, which flags nothing late.
 func GroupInvalidExcess(s GroupSummary, base []*rawdata.WindowBaseline, level float64) (e InvalidExcess, ok bool) {
@@ -123,10 +125,18 @@ func GroupInvalidExcess(s GroupSummary, base []*rawdata.WindowBaseline, level fl
 		return InvalidExcess{}, false // no deadline, nothing flagged late
 	}
 	bi, bn := 0, 0
-	for _, mi := range s.MpirunIndex {
-		if int(mi) < len(base) && base[mi] != nil {
+	add := func(mi int) {
+		if mi < len(base) && base[mi] != nil {
 			bi += base[mi].Invalid
 			bn += base[mi].Observations
+		}
+	}
+	for _, mi := range s.MpirunIndex {
+		add(int(mi))
+	}
+	if len(s.MpirunIndex) == 0 { // no valid observation in any mpirun: every mpirun's
+		for mi := range base {
+			add(mi)
 		}
 	}
 	if bn == 0 {

@@ -40,4 +40,8 @@ func TestGroupInvalidExcess(t *testing.T) {
 	if _, ok := GroupInvalidExcess(GroupSummary{N: 5, MpirunIndex: []int32{1}}, base, 0.95); ok {
 		t.Error("a group whose mpiruns recorded no baseline has one")
 	}
+	// Without a valid observation anywhere: every mpirun's baseline.
+	if e, ok := GroupInvalidExcess(GroupSummary{Invalid: 10}, base, 0.95); !ok || e.BaseN != 2000 || e.BaseInvalid != 120 || e.Share != 1 {
+		t.Errorf("all invalid: %+v ok %v", e, ok)
+	}
 }
