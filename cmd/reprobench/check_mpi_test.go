@@ -27,7 +27,7 @@ func TestCheckCatchesCorruptionUnderMPI(t *testing.T) {
 	const nrep = 12
 	args := func(dir, id string) []string {
 		return []string{"run", "--out", dir, "--run-id", id, "--seed", "7", "--check",
-			"--calls", "MPI_Allreduce,MPI_Bcast", "--sizes", "8,64", "--nrep", "12", "--warmup", "2",
+			"--calls", "MPI_Allreduce,MPI_Bcast", "--sizes", "8,64", "--nrep", strconv.Itoa(nrep), "--warmup", "2",
 			"--proc-sync", "barrier,window", "--window", "1ms", "--clock-sync", "hca3o:pingpongs=20,minpingpongs=5,rttpingpongs=20"}
 	}
 	armed := []string{mpi.CorruptEnvName + "=MPI_Allreduce:1"}
@@ -61,8 +61,8 @@ func TestCheckCatchesCorruptionUnderMPI(t *testing.T) {
 					}
 					{
 						if v&rawdata.ErrorCodeWrongResult != 0 {
-							if r[col["rep"]] != "11" {
-								t.Errorf("%s: rep %s of exp %s marked wrong, want only the last (11)", c.id, r[col["rep"]], r[col["exp"]])
+							if r[col["rep"]] != strconv.Itoa(nrep-1) {
+								t.Errorf("%s: rep %s of exp %s marked wrong, want only the last (%d)", c.id, r[col["rep"]], r[col["exp"]], nrep-1)
 							}
 							wrong[r[col["call"]]+"/"+r[col["proc_sync"]]+"/"+r[col["msize_bytes"]]]++
 						}
