@@ -83,6 +83,10 @@ type GroupSummary struct {
 	// Percentiles holds Options.Percentiles of the valid, unfiltered
 	// observations (MpirunPercentiles); nil without them.
 	Percentiles []PercentileSummary
+	// InvalidExcess is the group's invalid share beside the machine's
+	// own, measured by the window baselines of its mpiruns
+	// (SetInvalidExcess); nil when none was recorded.
+	InvalidExcess *InvalidExcess
 }
 
 // Values of GroupSummary.MedianOf.

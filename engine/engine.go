@@ -185,6 +185,12 @@ type Engine struct {
 	// nodes, what was learned); nil: Run makes one with every rank on one
 	// node.
 	NoiseGuard *window.NoiseGuard
+	// BeforeWindows, when set, is called collectively once per Run: after
+	// the clock synchronization before the first experiment whose method
+	// is windowed (window.Method.Windowed), before that experiment runs.
+	// package pipeline measures the machine's own late share there
+	// (window.MeasureBaseline).
+	BeforeWindows func(ex *Experiment) error
 }
 
 // Run executes the experiments in order; rank 0 writes to sink (other ranks
@@ -198,6 +204,7 @@ func (e *Engine) Run(exps []Experiment, sink Sink) ([]Summary, error) {
 	}
 	var sums []Summary
 	var lastSync time.Time
+	windowsSeen := false
 	for i := range exps {
 		ex := &exps[i]
 		if e.Resync != nil && (lastSync.IsZero() || time.Since(lastSync) >= e.ResyncEvery) {
@@ -205,6 +212,12 @@ func (e *Engine) Run(exps []Experiment, sink Sink) ([]Summary, error) {
 				return sums, fmt.Errorf("engine: experiment %d: clock synchronization: %w", ex.Exp, err)
 			}
 			lastSync = time.Now()
+		}
+		if e.BeforeWindows != nil && !windowsSeen && ex.Sync.Method.Windowed() {
+			windowsSeen = true
+			if err := e.BeforeWindows(ex); err != nil {
+				return sums, fmt.Errorf("engine: before experiment %d: %w", ex.Exp, err)
+			}
 		}
 		s, err := e.runOne(ex, sink)
 		if err != nil {

@@ -246,6 +246,9 @@ func (c *comm) setArgs(o *Observation) *C.rb_args {
 	a.peer = C.int(o.Peer)
 	a.bytes = C.int(o.Count * o.Type.Size())
 	a.reps = C.int(max(o.Reps, 1))
+	if o.NoCall {
+		a.reps = 0 // rb_observe: no call between the timestamps
+	}
 	a.each = cbool(o.TimeEach)
 	a.sync = C.int(o.Sync)
 	a.size = C.int(c.size)
@@ -651,6 +654,9 @@ func (c *comm) Observe(o *Observation, clk timing.Clock) error {
 		(*C.int64_t)(unsafe.Pointer(&c.scratch[0])), (*C.int64_t)(unsafe.Pointer(&c.scratch[1]))))
 	o.Start, o.End = c.scratch[0], c.scratch[1]
 	o.Pure, o.Compute = int64(c.args.pure), int64(c.args.compute) // nbc
+	if corruptBuilt && err == nil {
+		corruptResult(c.rank, o, 0)
+	}
 	return err
 }
 
@@ -700,6 +706,13 @@ func (c *comm) ObserveBatch(o *Observation, clk timing.Clock, deadlines, starts,
 		o.Start, o.End = starts[n-1], ends[n-1]
 		if o.Sync == SyncDeadline {
 			o.Deadline = deadlines[n-1]
+		}
+		if corruptBuilt && err == nil {
+			off := int64(0)
+			if o.Offsets != nil {
+				off = o.Offsets[n-1]
+			}
+			corruptResult(c.rank, o, off)
 		}
 	}
 	return err

@@ -82,3 +82,10 @@ func VerifyResult(o *Observation, p, rank int, recv []byte) (bad int, first stri
 	}
 	return bad, first
 }
+
+// CorruptEnvName is the environment variable that arms the result
+// corruption of a test build of the binding (build tag rbcorrupt):
+// "CALL:RANK", e.g. "MPI_Allreduce:1", makes rank RANK flip a bit of every
+// result of CALL, so that a test can show that the result check catches it
+// under real MPI. Every other build ignores it.
+const CorruptEnvName = "RB_CORRUPT_RESULT"

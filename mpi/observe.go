@@ -19,6 +19,10 @@ func ObserveGo(c Comm, o *Observation, clk timing.Clock) error {
 	if err := syncGo(c, o, clk); err != nil {
 		return err
 	}
+	if o.NoCall {
+		o.End = clk.Now()
+		return nil
+	}
 	reps := max(o.Reps, 1)
 	if o.TimeEach {
 		var sum int64

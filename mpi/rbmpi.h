@@ -218,7 +218,7 @@ static int rb_call_once(const rb_args *a, void *s, void *r, int rank, MPI_Comm c
 }
 
 // rb_observe is the critical path of one observation (DESIGN.md): wait
-// (barrier or deadline), start timestamp, reps calls, end timestamp, all in
+// (barrier or deadline), start timestamp, reps calls (none when reps < 1), end timestamp, all in
 // one C call so that the Go scheduler cannot intervene. With each set, the
 // calls are timed one by one with a barrier after each (OSU's collective
 // loop) and *end is *start plus the sum of their durations. *start and *end are
@@ -254,7 +254,12 @@ static int rb_observe(MPI_Comm c, int rank, int p, const rb_args *a, void *s, vo
 		t = rb_now(clk, epoch);
 	}
 	*start = t;
-	if (reps < 1) reps = 1;
+	if (reps < 1) {
+		// Observation.NoCall (Go passes reps ≥ 1 otherwise): the wait and
+		// the two timestamps only.
+		*end = rb_now(clk, epoch);
+		return MPI_SUCCESS;
+	}
 	if (a->each) {
 		// OSU's loops and IMB's collective ones: each call timed alone, a
 		// barrier after it unless the call is a ping-pong or a bw window

@@ -90,7 +90,7 @@ typedef struct rb_args {
 	int root;  // root of rooted collectives; first rank of a ping-pong
 	int peer;  // second rank of a ping-pong
 	int bytes; // n times the element size
-	int reps;  // calls between the timestamps, at least 1
+	int reps;  // calls between the timestamps, at least 1; 0: none (Observation.NoCall)
 	int each;  // time each call on its own (Observation.TimeEach)
 	int sync;  // RB_SYNC_NONE ...
 	int size;  // the communicator's size

@@ -154,6 +154,13 @@ type Observation struct {
 	Sync     SyncKind
 	Deadline int64 // for SyncDeadline: local clock ticks at which to start
 
+	// NoCall leaves the call out: the wait, the start timestamp and at
+	// once the end timestamp, nothing between them. Call and the buffers
+	// must still validate (CallBarrier needs no buffers). It measures what
+	// the wait itself loses, such as the late starts of a window loop with
+	// nothing to time (window.MeasureBaseline).
+	NoCall bool
+
 	// p2p (bw, bibw, mbw_mr and one-sided; p2p.go):
 	//   - BWWindow is the number of messages of one bw, bibw or mbw_mr
 	//     window (osu_bw's window size); 0 means DefaultBWWindow;
@@ -233,6 +240,9 @@ func (o *Observation) Validate(p int) error {
 	}
 	if err := op.CheckRanks(p); err != nil {
 		return err
+	}
+	if o.NoCall && (o.Overlap || o.TimeEach) {
+		return fmt.Errorf("mpi: an observation without a call cannot time each call or measure overlap")
 	}
 	if o.Sync < SyncNone || o.Sync > SyncDeadline {
 		return fmt.Errorf("mpi: invalid sync kind %v", o.Sync)

@@ -18,6 +18,7 @@ import (
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
+	"github.com/reprobench/reprobench/window"
 )
 
 // CollectMetadata gathers, collectively, what the sidecar records about a
@@ -116,6 +117,14 @@ type Options struct {
 	// --json" (NoiseProbe), whose periodic sources seed the noise guard of
 	// the experiments that use it (newNoiseGuard).
 	NoiseProbe []byte
+	// WindowBaseline is the number of observations of the window
+	// baseline, the machine's own late share measured with nothing to time
+	// (window.MeasureBaseline) after the clock synchronization before the
+	// first windowed experiment, recorded in the sidecar
+	// (rawdata.Metadata.WindowBaseline): 0 is
+	// window.DefaultBaselineObservations, negative leaves it out. Runs
+	// without a windowed experiment measure none.
+	WindowBaseline int
 	// Design, Args and Flags are recorded in the sidecar as they are: the
 	// design file the experiments came from, the program's command line,
 	// and its flags with the values that ran. Run reads no flags and no
@@ -285,6 +294,21 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*
 				}
 			}}); err != nil {
 			return nil, fail(err)
+		}
+	}
+	if eng.Global != nil && opt.WindowBaseline >= 0 {
+		eng.BeforeWindows = func(ex *engine.Experiment) error {
+			b, err := window.MeasureBaseline(c, clk, eng.Global, ex.Sync, opt.WindowBaseline)
+			if err != nil {
+				return fmt.Errorf("window baseline: %w", err)
+			}
+			b.BeforeExp = ex.Exp
+			if me == 0 {
+				meta.WindowBaseline = b
+				batches := int64(b.Batches)
+				meta.Traffic.Add(rawdata.TrafficBaseline, rawdata.Symmetric, 2*batches, 8*(batches+2*int64(b.Observations)))
+			}
+			return nil
 		}
 	}
 	if guardsNoise(exps) {

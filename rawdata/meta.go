@@ -62,11 +62,37 @@ type Metadata struct {
 	// Traffic is what the run's set-up sent between ranks outside any
 	// experiment (the experiments' own is in each Summary.Traffic).
 	Traffic Traffic `json:"traffic,omitempty"`
+	// WindowBaseline is the machine's own late share, measured by the
+	// window loop with nothing to time at the start of the mpirun (nil when
+	// no experiment used a windowed method).
+	WindowBaseline *WindowBaseline `json:"window_baseline,omitempty"`
+
 	// Simulation, when present, says the data were simulated (package
 	// mpitest, "reprobench run --sim"), not measured: it holds the
 	// simulated machine's model. "reprobench compare" refuses to compare
 	// simulated with measured data unless asked.
 	Simulation json.RawMessage `json:"simulation,omitempty"`
+}
+
+// WindowBaseline is what the window loop loses with nothing to time: n
+// observations on a fixed window grid whose starts every rank busy-waits
+// for, the start and end timestamps with no call between them
+// (mpi.Observation.NoCall), each flagged as an experiment's observations
+// are (late start or expired window on some rank, reduced across ranks).
+// Its invalid share is the share of windowed observations this machine
+// loses whatever the operation: noise, not the method
+// (window.MeasureBaseline).
+type WindowBaseline struct {
+	Observations   int     `json:"observations"`
+	Invalid        int     `json:"invalid"` // late or expired on some rank
+	Late           int     `json:"late"`    // of which late
+	WindowS        float64 `json:"window_s"`
+	LateToleranceS float64 `json:"late_tolerance_s"`
+	Batches        int     `json:"batches"`    // one Allreduce of the start and one of the flags each
+	DurationS      float64 `json:"duration_s"` // wall time on rank 0, its reductions included
+	// BeforeExp is the experiment it ran before (after that experiment's
+	// clock synchronization).
+	BeforeExp int `json:"before_exp"`
 }
 
 // Simulated reports whether the sidecar describes simulated data.

@@ -243,9 +243,10 @@ type TrafficEntry struct {
 
 // Purposes and patterns of TrafficEntry.
 const (
-	TrafficSetup      = "setup"      // configuration shared before the experiments
-	TrafficResults    = "results"    // the experiments' results collected for rank 0
-	TrafficPrehistory = "prehistory" // the prehistory design factor's messages (asked for)
+	TrafficSetup      = "setup"           // configuration shared before the experiments
+	TrafficResults    = "results"         // the experiments' results collected for rank 0
+	TrafficPrehistory = "prehistory"      // the prehistory design factor's messages (asked for)
+	TrafficBaseline   = "window_baseline" // the window baseline's reductions (Metadata.WindowBaseline)
 	// OneWay: messages in one direction only between some two ranks;
 	// such traffic can move hidden per-peer transport state.
 	OneWay = "one-way"

@@ -37,6 +37,8 @@ type spec struct {
 	noSidecar bool
 	// perRank writes the per-rank files too (returned after the raw ones).
 	perRank bool
+	// baseline, when not nil, is every mpirun's window baseline.
+	baseline *rawdata.WindowBaseline
 }
 
 var (
@@ -111,7 +113,7 @@ func writeCampaign(t testing.TB, dir string, c spec) []string {
 				"algorithm": "hca3:fitpts=1000", "ranks": 2, "sync_duration_s": 0.27, "target_met": false,
 				"bound": map[string]any{"bound_at_sync_s": 3.8e-7, "bound_slope": 3.5e-8}, "target_source": "late tolerance"})}},
 			MPILibrary: c.lib + " 1.0", MPIThread: "single", MPIThreadRequested: "MPI_THREAD_SINGLE", MPIThreadProvided: "MPI_THREAD_SINGLE",
-			ProcessorNames: []string{"node1", "node1"}, ErrorCodes: rawdata.ErrorCodes, Experiments: sums}
+			ProcessorNames: []string{"node1", "node1"}, ErrorCodes: rawdata.ErrorCodes, Experiments: sums, WindowBaseline: c.baseline}
 		if !c.noEnv {
 			meta.Environment = rawdata.MarshalRecord(design.Environment{Hostname: "node1", Kernel: "Linux 6.1 x86_64", GoVersion: "go1.26", GOOS: "linux", GOARCH: "amd64",
 				GOMAXPROCS: 1, CPUModel: "Test CPU", CPUs: 1, OnlineCPUs: 2, CCompiler: "gcc 12", GitCommit: "0123456789abcdef",

@@ -16,6 +16,7 @@ import (
 
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/plots"
+	"github.com/reprobench/reprobench/tables"
 )
 
 //go:embed page.html.tmpl
@@ -64,6 +65,8 @@ type page struct {
 	Violins, MpirunFigs                  []template.HTML
 	GroupRows                            []groupRow
 	SharedWarnings                       []string
+	Pct                                  *pctView
+	Windows                              *windowsView
 	Compare                              *compareView
 	Method                               []factRow
 	Syncs                                []syncRow
@@ -116,6 +119,38 @@ type groupRow struct {
 	// per-mpirun medians split (analysis.FindModes), "1" otherwise.
 	Modes    string
 	Warnings []string
+}
+
+// windowsView is the windows section: the machine's own late share of
+// each side first, then every windowed group's invalid share beside it.
+type windowsView struct {
+	Lead []string
+	Rows []excessRow
+	Note string
+}
+
+type excessRow struct {
+	Side, Group, Invalid, Own, Excess, Mark string
+}
+
+// pctView is the table of tail percentiles (analysis.MpirunPercentiles):
+// one row per group, one cell per percentile.
+type pctView struct {
+	Header []string // "P50", "P99.9"
+	Rows   []pctRow
+	Notes  []string
+}
+
+type pctRow struct {
+	Side, Group string
+	Cells       []pctCell
+}
+
+// pctCell is one percentile with its interval; Pooled marks a value of
+// the pooled observations.
+type pctCell struct {
+	Text   string
+	Pooled bool
 }
 
 type compareView struct {
@@ -224,7 +259,12 @@ func (r *Report) view() *page {
 		}
 		h := headRow{Side: side, Group: names[i], N: strconv.Itoa(g.N), Mpiruns: strconv.Itoa(g.NMpiruns), Median: f(g.Median), CI: ci,
 			MpirunRange: mr, P99: f(g.P99), Invalid: pct(g.InvalidShare())}
-		if g.InvalidShare() > 0.1 {
+		switch e := g.InvalidExcess; {
+		case e != nil && e.InExcess():
+			h.Warn = "in excess of the machine's " + pct(e.Baseline)
+		case e != nil:
+			h.Warn = ""
+		case g.InvalidShare() > 0.1:
 			h.Warn = "many invalid"
 		}
 		v.Headline = append(v.Headline, h)
@@ -249,12 +289,114 @@ func (r *Report) view() *page {
 		v.GroupRows = append(v.GroupRows, gr)
 	}
 	v.SharedWarnings = foldWarnings(v.GroupRows)
+	v.Windows = r.windowsView(names, func(i int) string { return r.Sides[all[i].side].Name }, func(i int) Group { return all[i].g })
+	v.Pct = r.percentilesView(names, func(i int) string { return r.Sides[all[i].side].Name }, func(i int) Group { return all[i].g })
 	// Figures.
 	r.figures(v)
 	r.findings(v)
 	r.methodView(v)
 	r.machineView(v)
 	r.regionsView(v)
+	return v
+}
+
+// windowsView leads with each side's own late share (the pooled window
+// baselines of its mpiruns) and sets every windowed group's invalid share
+// beside it; nil when no side recorded a baseline and no row is invalid.
+func (r *Report) windowsView(names []string, side func(int) string, group func(int) Group) *windowsView {
+	v := &windowsView{Note: tables.BaselineNote + "."}
+	invalid := 0
+	for i, o := range r.Overviews {
+		invalid += o.Invalid
+		name := r.Sides[i].Name
+		b := o.Baseline
+		if b.Observations == 0 {
+			v.Lead = append(v.Lead, fmt.Sprintf("%s: the machine's own late share was not measured (no window baseline in the sidecars: a run without windowed experiments, or run --window-baseline 0, or an older reprobench).", name))
+			continue
+		}
+		over, of := 0, 0
+		for _, g := range r.Groups[i] {
+			if e := g.InvalidExcess; e != nil {
+				of++
+				if e.InExcess() {
+					over++
+				}
+			}
+		}
+		v.Lead = append(v.Lead, fmt.Sprintf("%s: the machine's own late share is %s (%d of %d observations of the window loop with nothing to time, %s window, %s late tolerance, in %d mpiruns, %s in all); %d of %d windowed groups lose more than that.",
+			name, pct(share(b.Invalid, b.Observations)), b.Invalid, b.Observations, analysis.FormatTime(b.WindowS), analysis.FormatTime(b.LateToleranceS),
+			o.BaselineMpiruns, analysis.FormatTime(b.DurationS), over, of))
+	}
+	for i, name := range names {
+		g := group(i)
+		e := g.InvalidExcess
+		if e == nil {
+			continue
+		}
+		row := excessRow{Side: side(i), Group: name, Invalid: fmt.Sprintf("%d of %d (%s)", e.Invalid, e.Rows, tables.SharePct(e.Share)),
+			Own: tables.SharePct(e.Baseline), Excess: tables.ExcessText(*e)}
+		if e.InExcess() {
+			row.Mark = "in excess"
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	if len(v.Rows) == 0 && invalid == 0 {
+		return nil
+	}
+	return v
+}
+
+// percentilesView lays out every group's tail percentiles
+// (Options.Analysis.Percentiles; nil without them): the value, its
+// interval, and a mark where it is of the pooled observations. names,
+// side and group give the i-th group of the page.
+func (r *Report) percentilesView(names []string, side func(int) string, group func(int) Group) *pctView {
+	pcts := r.Options.Analysis.Percentiles
+	if len(pcts) == 0 || len(names) == 0 {
+		return nil
+	}
+	v := &pctView{}
+	for _, p := range pcts {
+		v.Header = append(v.Header, "P"+strconv.FormatFloat(p, 'f', -1, 64))
+	}
+	pooled, nearest := 0, false
+	warn := map[string]int{}
+	var order []string
+	for i, name := range names {
+		g := group(i)
+		row := pctRow{Side: side(i), Group: name}
+		for _, ps := range g.Percentiles {
+			unit, sc := analysis.TimeUnit(ps.Value)
+			c := analysis.FormatTimeScaled(ps.Value, sc, unit)
+			if ps.CI.Valid() {
+				c += " [" + analysis.FormatTimeScaledPair(ps.CI.Lo, ps.CI.Hi, sc, unit) + "]"
+			} else {
+				c += " [-]"
+			}
+			isPooled := ps.Of == analysis.PercentileOfPooled
+			if isPooled {
+				pooled++
+			}
+			nearest = nearest || ps.Rule == "nearest-rank"
+			row.Cells = append(row.Cells, pctCell{Text: c, Pooled: isPooled})
+			for _, w := range ps.Warnings {
+				if warn[w] == 0 {
+					order = append(order, w)
+				}
+				warn[w]++
+			}
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	if pooled > 0 {
+		v.Notes = append(v.Notes, fmt.Sprintf("pooled (%d cells): too few mpiruns for an interval over mpiruns; the percentile of all valid observations pooled, whose interval treats them as independent and is too narrow when mpiruns differ.", pooled))
+	}
+	if nearest {
+		v.Notes = append(v.Notes, "runtime_type=osu groups: nearest-rank percentiles of the per-iteration times averaged over ranks, as OSU 7's -z.")
+	}
+	for _, w := range order {
+		v.Notes = append(v.Notes, fmt.Sprintf("%d cells: %s", warn[w], w))
+	}
 	return v
 }
 
@@ -578,7 +720,18 @@ func (r *Report) findings(v *page) {
 	v.Findings = append(v.Findings, fmt.Sprintf("Hoefler and Belli's 12 rules: %d met, %d not or partly met, %d the data cannot show (see the checklist).", met, not, cannot))
 	for i, s := range r.Sides {
 		o := r.Overviews[i]
-		if sh := share(o.Invalid, o.Rows); sh > 0.1 {
+		sh := share(o.Invalid, o.Rows)
+		switch b := o.Baseline; {
+		case b.Observations > 0 && o.Invalid > 0:
+			over := 0
+			for _, g := range r.Groups[i] {
+				if g.InvalidExcess != nil && g.InvalidExcess.InExcess() {
+					over++
+				}
+			}
+			v.Findings = append(v.Findings, fmt.Sprintf("%s: %s of the observations are invalid; the machine's own late share, measured in the same mpiruns, is %s; %d groups lose significantly more — see windows.",
+				s.Name, pct(sh), pct(share(b.Invalid, b.Observations)), over))
+		case sh > 0.1:
 			v.Findings = append(v.Findings, fmt.Sprintf("%s: %s of the observations are invalid (a window missed); the medians describe the valid ones only — see the method section.", s.Name, pct(sh)))
 		}
 	}

@@ -192,3 +192,15 @@ func (s *Side) regionRuns(iters [2]int64) []*RegionRun {
 func (s *Side) metas() []*rawdata.Metadata {
 	return slices.DeleteFunc(slices.Clone(s.Meta), func(m *rawdata.Metadata) bool { return m == nil })
 }
+
+// windowBaselines returns the window baseline of each mpirun of s.Data
+// (same index as Data.Mpiruns), nil where its sidecar has none.
+func (s *Side) windowBaselines() []*rawdata.WindowBaseline {
+	out := make([]*rawdata.WindowBaseline, len(s.Data.Mpiruns))
+	for i, m := range s.Meta {
+		if i < len(out) && m != nil {
+			out[i] = m.WindowBaseline
+		}
+	}
+	return out
+}

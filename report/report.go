@@ -20,7 +20,8 @@ import (
 // Options configure New.
 type Options struct {
 	// Analysis are the options of analyze and compare (Tukey's k, the
-	// confidence level, alpha, the alternative).
+	// confidence level, alpha, the alternative). With Percentiles, the
+	// page has a table of each group's tail percentiles.
 	Analysis analysis.Options
 	// Title of the page; "" names it after the run ids.
 	Title string
@@ -80,6 +81,12 @@ type Overview struct {
 	// WrongResults counts the Invalid rows whose result the check
 	// (run --check) found wrong (analysis.Group.WrongResults).
 	WrongResults int
+	// Baseline pools the window baselines of the side's mpiruns
+	// (rawdata.WindowBaseline: the machine's own late share); its
+	// Observations is 0 when none was recorded. BaselineMpiruns counts the
+	// mpiruns that recorded one.
+	Baseline        rawdata.WindowBaseline
+	BaselineMpiruns int
 }
 
 // Factor is one label of the groups and the levels it takes.
@@ -173,6 +180,7 @@ func New(sides []*Side, opt Options) (*Report, error) {
 	}
 	for _, s := range sides {
 		sums := analysis.Analyze(s.Data, opt.Analysis)
+		analysis.SetInvalidExcess(sums, s.windowBaselines(), opt.Analysis.Level)
 		groups := make([]Group, len(sums))
 		for i, sum := range sums {
 			groups[i] = newGroup(s.Data, sum, opt.Analysis)
@@ -261,6 +269,17 @@ func newOverview(s *Side, groups []Group) Overview {
 	o.Sizes, o.Nps = sortedKeys(sizes), sortedKeys(nps)
 	for _, n := range sortedKeys(levels) {
 		o.Factors = append(o.Factors, Factor{Name: n, Levels: sortedKeys(levels[n])})
+	}
+	for _, b := range s.windowBaselines() {
+		if b != nil {
+			o.BaselineMpiruns++
+			o.Baseline.Observations += b.Observations
+			o.Baseline.Invalid += b.Invalid
+			o.Baseline.Late += b.Late
+			o.Baseline.Batches += b.Batches
+			o.Baseline.DurationS += b.DurationS
+			o.Baseline.WindowS, o.Baseline.LateToleranceS = b.WindowS, b.LateToleranceS
+		}
 	}
 	for _, m := range s.metas() {
 		if !m.StartUTC.IsZero() && (o.Start.IsZero() || m.StartUTC.Before(o.Start)) {

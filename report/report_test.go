@@ -2,6 +2,9 @@ package report
 
 import (
 	"bytes"
+	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +14,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/rawdata"
 )
 
 // twoSides writes two campaigns like the demo's (Open MPI against MPICH,
@@ -356,5 +360,168 @@ func TestNoiseProbe(t *testing.T) {
 	}
 	if noiseProbe("") != "" {
 		t.Error("no probe gave a fact")
+	}
+}
+
+// TestPercentiles: with Options.Analysis.Percentiles the page has a
+// table of every group's percentiles, with the same numbers as
+// analysis.MpirunPercentiles, marked pooled with too few mpiruns and
+// not marked with enough; without them, no table.
+func TestPercentiles(t *testing.T) {
+	for _, c := range []struct {
+		mpiruns    int
+		wantPooled bool
+	}{{3, true}, {6, false}} {
+		a, _ := demoLike(c.mpiruns, 200)
+		s, err := Load(writeCampaign(t, t.TempDir(), a), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := analysis.DefaultOptions
+		opt.Percentiles = []float64{50, 99}
+		r, err := New([]*Side{s}, Options{Analysis: opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := r.WriteHTML(&buf); err != nil {
+			t.Fatal(err)
+		}
+		page := html.UnescapeString(buf.String())
+		if !strings.Contains(page, "Tail percentiles") || !strings.Contains(page, ">P99<") {
+			t.Fatalf("%d mpiruns: no percentile table", c.mpiruns)
+		}
+		g := r.Groups[0][0]
+		ps := g.Percentiles[1]
+		if ps.Percent != 99 || (ps.Of == analysis.PercentileOfPooled) != c.wantPooled {
+			t.Errorf("%d mpiruns: P99 of %q, want pooled %v", c.mpiruns, ps.Of, c.wantPooled)
+		}
+		// The same number as the analysis of the group's own runs.
+		byMp := map[int32][]float64{}
+		for _, dg := range r.Sides[0].Data.Groups {
+			if dg.Key == g.Key {
+				for j, x := range dg.Runtimes {
+					byMp[dg.Mpirun[j]] = append(byMp[dg.Mpirun[j]], x)
+				}
+			}
+		}
+		var runs [][]float64
+		for _, mi := range slices.Sorted(maps.Keys(byMp)) {
+			runs = append(runs, slices.Sorted(slices.Values(byMp[mi])))
+		}
+		want := analysis.MpirunPercentiles(runs, []float64{50, 99}, opt.Level, false)[1]
+		if want.Value != ps.Value || want.CI != ps.CI {
+			t.Errorf("%d mpiruns: P99 %v %v, want %v %v", c.mpiruns, ps.Value, ps.CI, want.Value, want.CI)
+		}
+		unit, sc := analysis.TimeUnit(ps.Value)
+		if cell := analysis.FormatTimeScaled(ps.Value, sc, unit); !strings.Contains(page, cell) {
+			t.Errorf("%d mpiruns: page lacks the P99 %s", c.mpiruns, cell)
+		}
+		if got := strings.Contains(page, "pooled</span></td>"); got != c.wantPooled {
+			t.Errorf("%d mpiruns: pooled mark shown %v, want %v", c.mpiruns, got, c.wantPooled)
+		}
+	}
+	r := oneSide(t, spec{runID: "x", lib: "x", mpiruns: 2, reps: 20, factor: 1, seed: 3})
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "Tail percentiles") {
+		t.Error("a table of percentiles without Options.Analysis.Percentiles")
+	}
+}
+
+// BenchmarkNewPercentiles is the cost of a report of a demo-sized campaign
+// (9 groups, 10 mpiruns × 1000 observations) with and without the table
+// of percentiles.
+func BenchmarkNewPercentiles(b *testing.B) {
+	a, _ := demoLike(10, 1000)
+	s, err := Load(writeCampaign(b, b.TempDir(), a), false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, pcts := range [][]float64{nil, {50, 90, 99}} {
+		b.Run(fmt.Sprint(len(pcts)), func(b *testing.B) {
+			opt := analysis.DefaultOptions
+			opt.Percentiles = pcts
+			for b.Loop() {
+				r, err := New([]*Side{s}, Options{Analysis: opt})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := r.WriteHTML(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestWindowsBaseline: the windows section leads with each side's own
+// late share (the pooled window baselines of its sidecars) and marks the
+// groups whose invalid share exceeds it; the headline warns only of
+// those. Side A loses 5 % of its rows against a machine's own 1 %, side
+// B 5 % against 5 %.
+func TestWindowsBaseline(t *testing.T) {
+	a, b := demoLike(3, 300)
+	a.baseline = &rawdata.WindowBaseline{Observations: 1000, Invalid: 10, Late: 10, WindowS: 1e-4, LateToleranceS: 1e-6, Batches: 10, DurationS: 0.1}
+	b.baseline = &rawdata.WindowBaseline{Observations: 1000, Invalid: 50, Late: 50, WindowS: 1e-4, LateToleranceS: 1e-6, Batches: 10, DurationS: 0.1}
+	sides := twoSides(t, a, b)
+	r, err := New(sides, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := r.Overviews[0]; o.BaselineMpiruns != 3 || o.Baseline.Observations != 3000 || o.Baseline.Invalid != 30 {
+		t.Errorf("side A's pooled baseline %+v over %d mpiruns", o.Baseline, o.BaselineMpiruns)
+	}
+	over := [2]int{}
+	for i, gs := range r.Groups {
+		for _, g := range gs {
+			e := g.InvalidExcess
+			if e == nil {
+				t.Fatalf("side %d group %v: no baseline", i, g.Key)
+			}
+			if e.BaseN != 3000 || e.Rows != g.Rows {
+				t.Errorf("side %d group %v: %+v", i, g.Key, e)
+			}
+			if e.InExcess() {
+				over[i]++
+			}
+		}
+	}
+	// A: 5 % of 900 rows against 1 % of 3000: the excess's lower bound is
+	// about 2.6 points, in excess in every group but by a rare draw; B:
+	// 5 % against 5 %, in excess at most by a rare draw.
+	if over[0] < 8 || over[1] > 1 {
+		t.Errorf("groups in excess: A %d of 9, B %d of 9", over[0], over[1])
+	}
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(buf.String())
+	w := strings.Index(page, `<section id="windows">`)
+	if w < 0 {
+		t.Fatal("no windows section")
+	}
+	lead := page[w:]
+	lead = lead[:strings.Index(lead, "<table>")]
+	if !strings.Contains(lead, "the machine's own late share is 1%") || !strings.Contains(lead, "the machine's own late share is 5%") {
+		t.Errorf("the windows section does not lead with the machine's own share:\n%s", lead)
+	}
+	if !strings.Contains(page, "in excess of the machine's 1%") {
+		t.Error("the headline does not mark side A's groups in excess")
+	}
+	if strings.Contains(page, "many invalid") {
+		t.Error("a group is marked \"many invalid\" although its share has a baseline")
+	}
+	// Without baselines: no windows table, the lead says so.
+	r2 := oneSide(t, spec{runID: "x", lib: "x", mpiruns: 2, reps: 20, factor: 1, invalid: 0.2, seed: 3})
+	buf.Reset()
+	if err := r2.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if p := html.UnescapeString(buf.String()); !strings.Contains(p, "late share was not measured") {
+		t.Error("without baselines the windows section does not say so")
 	}
 }

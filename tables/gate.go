@@ -3,6 +3,7 @@ package tables
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/reprobench/reprobench/analysis"
@@ -27,8 +28,8 @@ func Stars(c analysis.Comparison) string {
 // WriteGateText prints the regression gate's decisions (analysis.Gate)
 // for a person, below the comparison table.
 func WriteGateText(w io.Writer, r analysis.GateReport) error {
-	fmt.Fprintf(w, "\ngate: B slower than A by more than %g%%? one-sided rank-sum on per-mpirun medians, Holm over %d groups, alpha %g\n",
-		100*r.Threshold, r.Family, r.Alpha)
+	fmt.Fprintf(w, "\ngate: B slower than A by more than %g%%? one-sided rank-sum on per-mpirun medians, Holm over %s, alpha %g\n",
+		100*r.Threshold, groupsText(r.Family), r.Alpha)
 	// Group names without the labels every group shares, as in the table.
 	keys := make([]analysis.GroupKey, len(r.Rows))
 	for i, g := range r.Rows {
@@ -64,4 +65,12 @@ func WriteGateText(w io.Writer, r analysis.GateReport) error {
 	}
 	_, err := fmt.Fprintln(w, "verdict: "+r.Summary())
 	return err
+}
+
+// groupsText is "1 group" or "N groups".
+func groupsText(n int) string {
+	if n == 1 {
+		return "1 group"
+	}
+	return strconv.Itoa(n) + " groups"
 }

@@ -486,6 +486,9 @@ func WriteSummaryJSON(w io.Writer, sums []analysis.GroupSummary, pool []analysis
 		if b, m, ok := analysis.Rates(s.Key, s.Median); ok { // p2p
 			g["bytes_per_s"], g["msgs_per_s"] = b, m
 		}
+		if e := s.InvalidExcess; e != nil {
+			g["invalid_baseline"] = invalidExcessJSON(e)
+		}
 		modes := []row{}
 		for _, m := range s.Modes.Modes {
 			modes = append(modes, row{"median_s": anJ(m.Median), "mpiruns": len(m.Mpiruns), "share": m.Share})

@@ -117,6 +117,11 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	}
 	reportDuplicates(stderr, "analyze", "", d)
 	sums := analysis.Analyze(d, opt)
+	if base, err := analysis.ReadWindowBaselines(d); err != nil {
+		fmt.Fprintf(stderr, "analyze: window baselines not read: %v\n", err)
+	} else {
+		analysis.SetInvalidExcess(sums, base, opt.Level)
+	}
 	pool := analysis.PoolRanks(d, 1-opt.Level)
 	if len(sums) == 0 && len(pool) == 0 {
 		return fmt.Errorf("no observations in %s", strings.Join(fs.Args(), ", "))
@@ -130,7 +135,10 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 		if err := tables.WriteSummaryText(stdout, sums, pool, opt, cols); err != nil {
 			return err
 		}
-		return tables.WritePercentiles(stdout, sums, opt)
+		if err := tables.WritePercentiles(stdout, sums, opt); err != nil {
+			return err
+		}
+		return tables.WriteInvalidExcess(stdout, sums, opt.Level)
 	case "csv":
 		return tables.WriteSummaryCSV(stdout, sums)
 	case "json":

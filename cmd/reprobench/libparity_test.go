@@ -27,7 +27,8 @@ import (
 // process rather than the measurement (the clock's measured read cost, the
 // environment, processor names, the command line and its flags, heap
 // allocations per observation, the measured clock sync results and the
-// latest start of a window, which are measurements). Paths are
+// latest start of a window, and the window baseline's counts and time,
+// which are measurements). Paths are
 // JSON paths with [*] for any index.
 var parityAllowed = []string{
 	"run_id", "seed", "files",
@@ -35,6 +36,7 @@ var parityAllowed = []string{
 	"clock", "environment", "processor_names", "args", "flags",
 	"experiments[*].heap_allocs_per_observation", "experiments[*].max_late_s", "experiments[*].wait",
 	"clock_syncs[*].result",
+	"window_baseline.duration_s", "window_baseline.invalid", "window_baseline.late",
 }
 
 // TestLibraryRunParity: a Go program that runs the library's named defaults

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/plots"
 	"github.com/reprobench/reprobench/report"
@@ -25,7 +26,7 @@ func init() {
 	})
 }
 
-const reportSynopsis = `[-o FILE.html] [--title T] [--tukey K] [--level L] [--alpha A] RAW.csv... [-- RAW.csv...]
+const reportSynopsis = `[-o FILE.html] [--title T] [--tukey K] [--level L] [--alpha A] [--percentiles 50,90,99] RAW.csv... [-- RAW.csv...]
 
 Reads raw files and, beside each, the metadata sidecar of every mpirun in it
 and the campaign manifest of its run id, and writes one HTML page that a
@@ -45,6 +46,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	out := fs.String("o", "report.html", "output file")
 	title := fs.String("title", "", "page title (default: from the run ids)")
 	alpha := fs.Float64("alpha", 0.05, "significance level of the comparison and of the normality tests")
+	pcts := fs.String("percentiles", "50,90,99", "tail percentiles of each group, as in analyze --percentiles (docs/percentiles.md); \"none\" leaves the table out")
 	iters := fs.String("region-iters", "", "the timeline of application regions (package region) shows iterations [`FROM:TO`); default: 4 from the middle of the run")
 	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
@@ -67,6 +69,11 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("%w: --alpha must be in (0, 1)", errUsage)
 	}
 	opt.Alpha = *alpha
+	if *pcts != "none" {
+		if opt.Percentiles, err = analysis.ParsePercentiles(*pcts); err != nil {
+			return fmt.Errorf("%w: --percentiles: %v", errUsage, err)
+		}
+	}
 	rest := fs.Args()
 	if len(rest) == 0 {
 		fs.Usage()

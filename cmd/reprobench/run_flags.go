@@ -72,6 +72,7 @@ type runOptions struct {
 	bwWindow                   int    // p2p
 	rmaSync                    string // p2p
 	checkResults               bool   // --check: engine.Experiment.VerifyResults
+	windowBaseline             int    // --window-baseline: pipeline.Options.WindowBaseline (0: none)
 }
 
 // removedFlag makes an old spelling of a flag an error naming the new one.
@@ -135,6 +136,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.BoolVar(&o.perRank, "per-rank", false, "also write every rank's local and global start/end times")
 	fs.BoolVar(&o.checkResults, "check", false, "check the operation's result: send buffers hold a per-rank pattern, and after each experiment's observations every rank compares the last result with the expected one; a wrong one is errorcode 8 (docs/data-format.md)")
 	noiseGuardFlags(fs, o) // noise.go
+	fs.IntVar(&o.windowBaseline, "window-baseline", 1000, "observations of the window loop with nothing to time, run once per mpirun before the first windowed experiment: the machine's own late share, recorded in the sidecar and shown beside each group's invalid share (docs/windows.md); 0: none")
 	fs.IntVar(&o.checkNp, "check-np", 0, "only check the flags (and --design) for this many processes, without MPI, and exit (launch does so before its first mpirun)")
 	nbcFlags(fs, &o.nbc) // nbc.go
 	simFlags(fs, &o.sim) // runsim.go
@@ -178,6 +180,9 @@ func (o *runOptions) check() error {
 			return fmt.Errorf("--%s %v: must be in [%v, %v]", name, v, lo, hi)
 		}
 		return nil
+	}
+	if err := nonneg("window-baseline", o.windowBaseline); err != nil {
+		return err
 	}
 	if o.maxWindow != 0 && o.maxWindow < o.window {
 		return fmt.Errorf("--window-max %v is below --window %v", o.maxWindow, o.window)

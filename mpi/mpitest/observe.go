@@ -9,8 +9,8 @@ import (
 )
 
 // Observe executes one timed observation in virtual time: the wait selected
-// by o.Sync, o.Start = clk.Now(), max(o.Reps, 1) executions of o.Call, and
-// o.End = clk.Now(); with o.TimeEach, each execution is timed on its own
+// by o.Sync, o.Start = clk.Now(), max(o.Reps, 1) executions of o.Call
+// (none with o.NoCall), and o.End = clk.Now(); with o.TimeEach, each execution is timed on its own
 // and followed by a barrier when o.Call.EachBarrier(), and o.End = o.Start
 // + the sum of the executions' durations (OSU's loops). clk should be the rank's clock or a clock derived from
 // it (such as a synchronized global clock); a clock unrelated to the rank's
@@ -60,6 +60,10 @@ func (c *comm) Observe(o *mpi.Observation, clk timing.Clock) error {
 		return err
 	}
 	o.Start = clk.Now()
+	if o.NoCall {
+		o.End = clk.Now()
+		return nil
+	}
 	reps := max(o.Reps, 1)
 	if o.TimeEach {
 		var sum int64
