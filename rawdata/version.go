@@ -20,7 +20,7 @@ import (
 // (sidecars written before versioning have none and read as 0.0) and
 // refuse a newer major version with an error naming both versions.
 // docs/data-format.md lists the versions and what each changed.
-const FormatVersion = "1.0"
+const FormatVersion = "1.1"
 
 // ErrFormatVersion is wrapped by the error for a file written in a major
 // version newer than this reader's.
