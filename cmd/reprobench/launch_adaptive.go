@@ -33,7 +33,7 @@ func (f *launchMpirunsFlag) Set(s string) error {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil {
-		return fmt.Errorf("want a count or auto, have %q", s)
+		return fmt.Errorf("--mpiruns: want a count or auto, have %q", s)
 	}
 	f.n, f.auto = n, false
 	return nil

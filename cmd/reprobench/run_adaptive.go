@@ -31,7 +31,7 @@ func (f *nrepFlag) Set(s string) error {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 {
-		return fmt.Errorf("want a count ≥ 1 or auto, have %q", s)
+		return fmt.Errorf("--nrep: want a count ≥ 1 or auto, have %q", s)
 	}
 	f.n, f.auto = n, false
 	return nil
