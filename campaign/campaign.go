@@ -126,6 +126,9 @@ type Manifest struct {
 	// Environment is the launcher host's environment at creation.
 	Environment *design.Environment `json:"launcher_environment,omitempty"`
 	Runs        []RunRecord         `json:"runs"`
+	// Auto is the stop rule's last look of a campaign whose number of
+	// mpiruns was adaptive (Until); nil otherwise.
+	Auto *AutoMpiruns `json:"auto_mpiruns,omitempty"`
 }
 
 // RunRecord is the state of one mpirun of a campaign.
@@ -304,27 +307,33 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 		}
 	}
 	for i := 0; i < c.Mpiruns; i++ {
-		seed := design.RunSeed(c.Seed, i)
-		argv := append(append([]string{}, launcher...), c.Program...)
-		argv = append(argv, "--out", dir, "--run-id", c.RunID, "--mpirun", strconv.Itoa(i), "--seed", strconv.FormatUint(seed, 10))
-		if m.DesignFile != "" {
-			argv = append(argv, "--design", m.DesignFile)
-		}
-		argv = append(argv, c.RunArgs...)
-		if len(c.Batch) > 0 && !c.Array {
-			argv = append(ExpandLauncher(c.Batch, c.Np), ShellJoin(argv))
-			if p, err := exec.LookPath(argv[0]); err == nil {
-				if p, err = filepath.Abs(p); err == nil {
-					argv[0] = p
-				}
-			}
-		}
-		m.Runs = append(m.Runs, RunRecord{Mpirun: i, Seed: seed, Argv: argv, Status: StatusPending})
+		m.Runs = append(m.Runs, m.newRun(i, launcher))
 	}
 	if err := m.save(); err != nil {
 		return nil, err
 	}
 	return m, m.execute(ctx, o)
+}
+
+// newRun returns the pending record of mpirun i of m, launched by
+// launcher (expanded).
+func (m *Manifest) newRun(i int, launcher []string) RunRecord {
+	seed := design.RunSeed(m.Seed, i)
+	argv := append(append([]string{}, launcher...), m.Program...)
+	argv = append(argv, "--out", m.Dir, "--run-id", m.RunID, "--mpirun", strconv.Itoa(i), "--seed", strconv.FormatUint(seed, 10))
+	if m.DesignFile != "" {
+		argv = append(argv, "--design", m.DesignFile)
+	}
+	argv = append(argv, m.RunArgs...)
+	if len(m.Batch) > 0 && !m.Array {
+		argv = append(ExpandLauncher(m.Batch, m.Np), ShellJoin(argv))
+		if p, err := exec.LookPath(argv[0]); err == nil {
+			if p, err = filepath.Abs(p); err == nil {
+				argv[0] = p
+			}
+		}
+	}
+	return RunRecord{Mpirun: i, Seed: seed, Argv: argv, Status: StatusPending}
 }
 
 // Resume continues the campaign whose manifest is at path: it runs only

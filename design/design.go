@@ -30,6 +30,10 @@ type Experiment struct {
 	Datatype string
 	// Nrep is the number of observations of this experiment.
 	Nrep int
+	// NrepAuto makes the number of observations adaptive (the cell
+	// "auto" in column nrep; Nrep is then 0): the run observes until its
+	// stop rule is met (engine.Experiment.Stop, the run's --ci-width).
+	NrepAuto bool
 	// ProcSync is the process synchronization method (Hunold & Carpen-Amarie 2016, §3).
 	ProcSync string
 	// WindowS is the window size in seconds for window-based sync.
@@ -73,8 +77,8 @@ func (e Experiment) config() string {
 		}
 	}
 	sort.Strings(keys)
-	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%d procsync=%s window_s=%g clocksync=%s runtime_type=%s cache=%s noise_guard=%s bw_window=%d rma_sync=%s labels=%v skew=%d",
-		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.Nrep, e.ProcSync, e.WindowS, e.ClockSync, e.RuntimeType, e.Cache, e.NoiseGuard,
+	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%s procsync=%s window_s=%g clocksync=%s runtime_type=%s cache=%s noise_guard=%s bw_window=%d rma_sync=%s labels=%v skew=%d",
+		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.nrepCell(), e.ProcSync, e.WindowS, e.ClockSync, e.RuntimeType, e.Cache, e.NoiseGuard,
 		e.BWWindow, e.RMASync, keys, e.Skew)
 }
 
@@ -172,4 +176,16 @@ func allowed(list []string, v string) bool {
 
 func notAllowed(list []string, v string) error {
 	return fmt.Errorf("%q is not one of %v", v, list)
+}
+
+// nrepCell is the nrep column's cell of e: "auto", empty for 0, or the
+// count.
+func (e Experiment) nrepCell() string {
+	switch {
+	case e.NrepAuto:
+		return "auto"
+	case e.Nrep == 0:
+		return ""
+	}
+	return fmt.Sprint(e.Nrep)
 }

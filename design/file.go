@@ -293,6 +293,11 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 		case "np":
 			return uint(&e.Np)
 		case "nrep":
+			e.NrepAuto = strings.EqualFold(v, "auto")
+			if e.NrepAuto {
+				e.Nrep = 0
+				return nil
+			}
 			return uint(&e.Nrep)
 		case "skew": // vcoll
 			return uint(&e.Skew)
@@ -413,7 +418,7 @@ func Write(w io.Writer, d *Design) error {
 				win = strconv.FormatFloat(e.WindowS, 'g', -1, 64)
 			}
 			rec := []string{strconv.Itoa(e.Mpirun), strconv.Itoa(e.Exp), itoa(e.Np), e.Call, itoa(e.MsizeBytes),
-				e.Datatype, itoa(e.Nrep), e.ProcSync, win, e.ClockSync, e.RuntimeType, e.Cache}
+				e.Datatype, e.nrepCell(), e.ProcSync, win, e.ClockSync, e.RuntimeType, e.Cache}
 			if skew { // vcoll
 				rec = append(rec, itoa(e.Skew))
 			}

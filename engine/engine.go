@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/noiseguard"
 	"github.com/reprobench/reprobench/rawdata"
@@ -90,6 +91,22 @@ type Experiment struct {
 	// interval and after the window sequence, so it takes no window's
 	// slack. Ignored for Func.
 	VerifyResults bool
+
+	// Stop, when not nil, makes the number of observations adaptive
+	// (adaptive.go): the experiment observes in batches until the stop
+	// rule is met on its valid observations, or its cap is reached, and
+	// Nrep is ignored. Its zero fields take analysis's defaults. Not
+	// with Overlap.
+	Stop *analysis.StopRule
+}
+
+// MaxObservations returns the most observations ex records: Nrep, or the
+// stop rule's cap when Stop is set.
+func (e *Experiment) MaxObservations() int {
+	if e.Stop != nil {
+		return e.Stop.WithDefaults().Max
+	}
+	return e.Nrep
 }
 
 // CallName returns the raw data's call column of the experiment: Name for
@@ -237,7 +254,7 @@ func (e *Engine) Run(exps []Experiment, sink Sink) ([]Summary, error) {
 }
 
 // Check validates an experiment for a communicator of size p: the call,
-// datatype and message size, nrep ≥ 1, no negative count, the runtime type
+// datatype and message size, nrep ≥ 1 (or a valid stop rule), no negative count, the runtime type
 // and cache mode, and the process synchronization's bounds
 // (window.Config.Check).
 func (ex *Experiment) Check(p int) error {
@@ -260,8 +277,8 @@ func (ex *Experiment) check(p int) error {
 	if ex.MsizeBytes < 0 || ex.MsizeBytes%ex.Type.Size() != 0 {
 		return fmt.Errorf("message size %d bytes is not a multiple of %v's %d bytes", ex.MsizeBytes, ex.Type, ex.Type.Size())
 	}
-	if ex.Nrep < 1 || ex.Warmup < 0 {
-		return fmt.Errorf("need nrep ≥ 1 and warm-up ≥ 0, have %d and %d", ex.Nrep, ex.Warmup)
+	if err := ex.checkNrep(); err != nil {
+		return err
 	}
 	if ex.Prehistory.Msgs < 0 || ex.Prehistory.Max < 0 {
 		return fmt.Errorf("negative prehistory count %d or maximum %d", ex.Prehistory.Msgs, ex.Prehistory.Max)
@@ -403,7 +420,7 @@ func (e *Engine) measure(ex *Experiment, o *observed, run func(n int, rec *windo
 	if o.guarded, err = e.setGuard(ex, o.sy); err != nil {
 		return err
 	}
-	o.rec = window.NewRecord(o.sy.Config().Capacity(max(ex.Nrep, ex.Warmup)))
+	o.rec = window.NewRecord(o.sy.Config().Capacity(max(ex.MaxObservations(), ex.Warmup)))
 	if ex.Warmup > 0 {
 		if err := run(ex.Warmup, o.rec, true); err != nil {
 			return fmt.Errorf("warm-up: %w", err)
@@ -417,6 +434,9 @@ func (e *Engine) measure(ex *Experiment, o *observed, run func(n int, rec *windo
 	}
 	if o.guarded {
 		o.slots0, o.skipped0 = e.NoiseGuard.Slots()
+	}
+	if ex.Stop != nil {
+		return e.measureUntil(ex, o, run) // adaptive.go
 	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
@@ -458,6 +478,10 @@ type observed struct {
 	ovr              *overlapRecorder            // nbc
 	ovCal            *rawdata.OverlapCalibration // nbc
 	traffic          rawdata.Traffic             // what the engine sent outside the observations
+	// adaptive.go: the completion reductions done while observing (nil:
+	// rows does them) and the stop rule's record
+	reduced *reduced
+	stop    *rawdata.StopRecord
 }
 
 // perRankChunkBytes bounds the bytes of the ranks' timestamps rank 0 holds
@@ -491,29 +515,14 @@ func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) 
 	// duration is computed from the tick difference on the rank (exact, and
 	// in the rank's own frequency).
 	cp := newCompletion(ex, reps, p, me, ovr != nil)
-	mx, sm := make([]float64, cp.nmax*n+1), make([]float64, cp.nsum*n)
-	late := 0.0
-	for i := range n {
-		var pure, comp float64
-		if ovr != nil {
-			pure, comp = e.Clock.Seconds(ovr.pure[i]), e.Clock.Seconds(ovr.compute[i]) // nbc
-		}
-		cp.contribute(mx[cp.nmax*i:cp.nmax*(i+1)], sm[cp.nsum*i:cp.nsum*(i+1)],
-			e.Clock.Seconds(rec.End[i]-rec.Start[i]), g.ToGlobal(rec.Start[i]), g.ToGlobal(rec.End[i]), pure, comp)
-		late = max(late, rec.LateS[i])
-	}
-	mx[len(mx)-1] = late
-	mxAll, smAll := make([]float64, len(mx)), make([]float64, len(sm))
-	if err := mpi.Allreduce(c, mx, mxAll, mpi.Max); err != nil {
-		return nil, err
-	}
-	o.traffic.Add(rawdata.TrafficResults, rawdata.Symmetric, 1, int64(8*len(mx)))
-	if len(sm) > 0 {
-		if err := mpi.Allreduce(c, sm, smAll, mpi.Sum); err != nil {
+	red := o.reduced // adaptive.go: reduced while observing
+	if red == nil {
+		var err error
+		if red, err = e.reduce(cp, o, 0, n, rawdata.TrafficResults); err != nil {
 			return nil, err
 		}
-		o.traffic.Add(rawdata.TrafficResults, rawdata.Symmetric, 1, int64(8*len(sm)))
 	}
+	mxAll, smAll := red.mx, red.sm
 	bwWindow, rmaSync := ex.p2pFactors() // p2p
 	var sum *Summary
 	if me == 0 {
@@ -534,7 +543,7 @@ func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) 
 			sum.NoiseGuard = e.NoiseGuard.Record(o.slots0, o.skipped0)
 		}
 		if cfg.Method.Windowed() {
-			sum.MaxLateS = mxAll[len(mxAll)-1]
+			sum.MaxLateS = red.late
 		}
 		sum.Wait = sy.Wait()
 	}
@@ -608,6 +617,7 @@ func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) 
 		return nil, sinkErr
 	}
 	sum.Traffic = o.traffic
+	sum.Stop = o.stop
 	sum.DurationS = time.Since(o.began).Seconds()
 	return sum, nil
 }

@@ -11,7 +11,7 @@ import (
 
 // checkFunc validates an experiment of a user's function (Experiment.Func):
 // a name the raw data can hold that is no built-in call's, a datatype and
-// a message size that is a multiple of it, nrep ≥ 1, the local or global
+// a message size that is a multiple of it, nrep ≥ 1 (or a valid stop rule), the local or global
 // runtime type, and none of the fields that apply to built-in calls only
 // (which would otherwise be ignored silently).
 func (ex *Experiment) checkFunc() error {
@@ -27,8 +27,8 @@ func (ex *Experiment) checkFunc() error {
 	if ex.MsizeBytes < 0 || ex.MsizeBytes%ex.Type.Size() != 0 {
 		return fmt.Errorf("message size %d bytes is not a multiple of %v's %d bytes", ex.MsizeBytes, ex.Type, ex.Type.Size())
 	}
-	if ex.Nrep < 1 || ex.Warmup < 0 {
-		return fmt.Errorf("need nrep ≥ 1 and warm-up ≥ 0, have %d and %d", ex.Nrep, ex.Warmup)
+	if err := ex.checkNrep(); err != nil {
+		return err
 	}
 	if ex.Runtime != window.RuntimeLocal && ex.Runtime != window.RuntimeGlobal {
 		return fmt.Errorf("runtime type %v: a function is timed once per observation, local or global", ex.Runtime)

@@ -138,7 +138,7 @@ const recordBytes = 8 + 8 + 8 + 1 + 8 + 8
 // leaves out what does not depend on the observation count (buffers of
 // the call, the window's state). Without perRank it does not depend on p.
 func Rank0Bytes(ex *Experiment, p int, perRank bool) int64 {
-	n := int64(ex.Sync.Capacity(max(ex.Nrep, ex.Warmup)))
+	n := int64(ex.Sync.Capacity(max(ex.MaxObservations(), ex.Warmup)))
 	c := newCompletion(ex, 1, p, 0, ex.Overlap)
 	b := n*recordBytes + 2*8*(int64(c.nmax+c.nsum)*n+1)
 	if ex.Overlap {

@@ -19,6 +19,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/engine"
@@ -92,7 +93,9 @@ func DefaultBase() Base {
 // FromDesign returns the engine experiment of design row de for a
 // communicator of np ranks. base holds the run's defaults (its flags):
 // every empty cell of de takes base's value, except call (required),
-// msize_bytes (empty is 0 bytes) and, with base.AutoRuntime, runtime. The
+// msize_bytes (empty is 0 bytes) and, with base.AutoRuntime, runtime. An
+// nrep cell "auto" makes the row adaptive with base.Stop (or the default
+// analysis.StopRule), a count makes it fixed. The
 // result carries de's labels (over base's) and clock synchronization spec
 // as fields, its seed derives from seed and de.Exp, and a random
 // prehistory's count from seed, de.Mpirun and de.Exp
@@ -127,8 +130,13 @@ func FromDesign(de design.Experiment, base Base, seed uint64, np int) (engine.Ex
 			return fail(err)
 		}
 	}
-	if de.Nrep != 0 {
-		ex.Nrep = de.Nrep
+	switch {
+	case de.NrepAuto: // adaptive: the run's stop rule, else the defaults
+		if ex.Stop == nil {
+			ex.Stop = &analysis.StopRule{}
+		}
+	case de.Nrep != 0: // a count overrides the run's --nrep auto
+		ex.Nrep, ex.Stop = de.Nrep, nil
 	}
 	if de.ProcSync != "" {
 		if ex.Sync.Method, err = window.ParseMethod(de.ProcSync); err != nil {

@@ -208,7 +208,7 @@ func clockAccuracy(exps []engine.Experiment) (clocksync.Accuracy, string) {
 			if (w / 10).Seconds() < e {
 				e, src = (w / 10).Seconds(), fmt.Sprintf("a tenth of the %v window", w)
 			}
-			d = float64(ex.Warmup+ex.Nrep) * w.Seconds()
+			d = float64(ex.Warmup+ex.MaxObservations()) * w.Seconds()
 			if m == window.RoundTime {
 				b := ex.Sync.Budget
 				if b <= 0 {

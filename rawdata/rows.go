@@ -185,10 +185,55 @@ type Summary struct {
 	// of this experiment, by purpose (the window's start broadcasts,
 	// part of the method, are not counted).
 	Traffic Traffic `json:"traffic,omitempty"`
+	// Stop is the stop rule of an experiment whose number of
+	// observations was adaptive (engine.Experiment.Stop), nil for a fixed
+	// nrep. Added in format 1.1.
+	Stop *StopRecord `json:"stop,omitempty"`
 	// Align is read from sidecars written by versions that ran an
 	// alignment probe (AlignProbe); no version writes it any more.
 	Align *AlignProbe `json:"align_probe,omitempty"`
 }
+
+// StopRecord is the sidecar's record of an adaptive number of
+// observations (analysis.StopRule): the rule, its parameters, and where it
+// ended. The observations were taken in batches ending at the rule's looks
+// (Min, then a quarter more each time), and the rule was met when the
+// order-statistic interval of the Quantile at IntervalLevel lay within
+// ±Width·estimate at Confirm consecutive looks.
+type StopRecord struct {
+	// Rule names the rule: StopRuleQuantileCI.
+	Rule     string  `json:"rule"`
+	Quantile float64 `json:"quantile"` // the quantile judged, 0.5 for the median
+	Level    float64 `json:"level"`    // nominal confidence level
+	// IntervalLevel is the level of the interval judged and recorded:
+	// Level corrected for sequential stopping, 1 − (1 − Level)/2.
+	IntervalLevel float64 `json:"interval_level"`
+	Width         float64 `json:"width"`   // relative half-width asked for (0.01: ±1 %)
+	Min           int     `json:"min"`     // observations before the first look
+	Max           int     `json:"max"`     // the cap
+	Confirm       int     `json:"confirm"` // consecutive looks within the width needed
+	Looks         int     `json:"looks"`   // looks taken
+	// Observations is the number of observations asked for (the rows,
+	// except that round-time rows count attempts); Valid the valid ones
+	// the rule judged.
+	Observations int `json:"observations"`
+	Valid        int `json:"valid"`
+	// EstimateS, CILoS and CIHiS are the quantile of the valid completion
+	// times and its interval at the last look, seconds; Reached is the
+	// interval's relative half-width, max(est − lo, hi − est)/est. Absent
+	// when no interval existed (too few valid observations).
+	EstimateS *float64 `json:"estimate_s,omitempty"`
+	CILoS     *float64 `json:"ci_lo_s,omitempty"`
+	CIHiS     *float64 `json:"ci_hi_s,omitempty"`
+	Reached   *float64 `json:"reached,omitempty"`
+	// Met: the ranks agreed that the rule was met; Capped: the cap
+	// stopped the experiment first (Reached is then above Width).
+	Met    bool `json:"met"`
+	Capped bool `json:"capped"`
+}
+
+// StopRuleQuantileCI is StopRecord.Rule of analysis.StopRule.
+const StopRuleQuantileCI = "quantile-ci"
 
 // AlignProbe is the sidecar record of the alignment probe of versions
 // before the prehistory factor replaced it: after the warm-up they timed
@@ -229,7 +274,8 @@ type Traffic []TrafficEntry
 // TrafficEntry counts one purpose's messages.
 type TrafficEntry struct {
 	// Purpose names why the messages were sent: TrafficSetup,
-	// TrafficResults, TrafficPrehistory, or another package's name.
+	// TrafficResults, TrafficPrehistory, TrafficStop, or another
+	// package's name.
 	Purpose string `json:"purpose"`
 	// Pattern is OneWay or Symmetric.
 	Pattern string `json:"pattern"`
@@ -247,6 +293,9 @@ const (
 	TrafficResults    = "results"         // the experiments' results collected for rank 0
 	TrafficPrehistory = "prehistory"      // the prehistory design factor's messages (asked for)
 	TrafficBaseline   = "window_baseline" // the window baseline's reductions (Metadata.WindowBaseline)
+	// TrafficStop: an adaptive experiment's completion times reduced
+	// after each batch, and the ranks' agreement to stop (StopRecord).
+	TrafficStop = "stop"
 	// OneWay: messages in one direction only between some two ranks;
 	// such traffic can move hidden per-peer transport state.
 	OneWay = "one-way"

@@ -21,6 +21,7 @@ import (
 	"github.com/reprobench/reprobench/campaign"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/pipeline"
 )
 
 func init() {
@@ -31,7 +32,7 @@ func init() {
 	})
 }
 
-const launchSynopsis = `--mpiruns N --np P [--launcher 'mpirun -np {np}'] [--batch 'sbatch …' [--array]] [--timeout D] [--design FILE] [--out DIR] [--run-id ID] [--seed S] [--fail-fast] -- RUN FLAGS
+const launchSynopsis = `--mpiruns N|auto --np P [--launcher 'mpirun -np {np}'] [--batch 'sbatch …' [--array]] [--timeout D] [--design FILE] [--out DIR] [--run-id ID] [--seed S] [--fail-fast] -- RUN FLAGS
        reprobench launch --resume [--out DIR] [--run-id ID] [--timeout D] [--fail-fast]
 
 Each mpirun i (0-based) runs, without a shell:
@@ -55,7 +56,9 @@ var launchStderrIsTerminal = func(w io.Writer) bool {
 
 func runLaunch(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("launch", launchSynopsis, stderr)
-	mpiruns := fs.Int("mpiruns", 0, "number of mpiruns (default: the design's; Hunold & Carpen-Amarie 2016, §5.2: the mpirun is a factor)")
+	mpiruns := &launchMpirunsFlag{}
+	fs.Var(mpiruns, "mpiruns", "number of mpiruns (default: the design's; the mpirun is a factor), or auto: add mpiruns until every group's headline interval is within --ci-width (docs/adaptive.md)")
+	auto := launchAutoFlags(fs) // launch_adaptive.go
 	np := fs.Int("np", 0, "processes per mpirun, replaces {np} in the launcher (default: the design's largest np)")
 	launcher := fs.String("launcher", "mpirun -np {np}", "launcher command template, split into words without a shell (quotes and \\ work; nothing is expanded); e.g. 'srun -n {np}'")
 	timeout := fs.Duration("timeout", 0, "kill a mpirun's process group and all its processes after this long (0: no limit)")
@@ -89,8 +92,8 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		return usage("--timeout must not be negative, --grace must be positive")
 	}
 	// Bounded before anything is read or allocated for the mpiruns.
-	if *mpiruns != 0 {
-		if err := campaign.CheckMpiruns(*mpiruns); err != nil {
+	if mpiruns.n != 0 {
+		if err := campaign.CheckMpiruns(mpiruns.n); err != nil {
 			return usage("--mpiruns: %v", err)
 		}
 	}
@@ -111,7 +114,7 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		// The original command with --resume added is accepted; only
 		// what really differs from the manifest is refused, by name.
 		if m, err := campaign.ReadManifest(path); err == nil {
-			if diff := launchResumeChanges(m, set, *mpiruns, *np, *launcher, *batch, *array, *seedStr, *designFile, *exe, runArgs); len(diff) > 0 {
+			if diff := launchResumeChanges(m, set, mpiruns.n, *np, *launcher, *batch, *array, *seedStr, *designFile, *exe, runArgs); len(diff) > 0 {
 				return usage("--resume: the campaign's parameters come from its manifest %s, but this command changes: %s", path, strings.Join(diff, "; "))
 			}
 		}
@@ -149,7 +152,7 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 
-	c := campaign.Campaign{Dir: *out, RunID: *runID, Mpiruns: *mpiruns, Np: *np, Launcher: tmpl,
+	c := campaign.Campaign{Dir: *out, RunID: *runID, Mpiruns: mpiruns.n, Np: *np, Launcher: tmpl,
 		Program: []string{program, "run"}, RunArgs: runArgs}
 	if *batch != "" {
 		b, err := campaign.SplitCommand(*batch)
@@ -211,6 +214,13 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 			c.Seed, seedKnown = d.Seed, true
 		}
 	}
+	rule, err := auto.rule(mpiruns.auto, *designFile != "", *array) // launch_adaptive.go
+	if err != nil {
+		return usage("%v", err)
+	}
+	if rule != nil {
+		c.Mpiruns = rule.Min
+	}
 	if c.Mpiruns < 1 {
 		return usage("--mpiruns N is required (N ≥ 1) without a design")
 	}
@@ -244,6 +254,12 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	c.Environment = &env
 	fmt.Fprintf(stderr, "launch: run id %s, seed %d, %d mpiruns × %d processes, launcher %q, output in %s\n",
 		c.RunID, c.Seed, c.Mpiruns, c.Np, campaign.ExpandLauncher(tmpl, c.Np), *out)
+	if rule != nil {
+		fmt.Fprintf(stderr, "launch: --mpiruns auto: %d to %d mpiruns, until every group's headline interval is within ±%g %%\n", rule.Min, rule.Max, 100*rule.Width)
+		m, err := campaign.Until(ctx, c, opts, rule.Max, rule.NextLook, pipeline.MpirunJudge(*rule))
+		launchAutoSummary(stderr, m)
+		return launchSummary(stderr, m, err)
+	}
 	m, err := campaign.Start(ctx, c, opts)
 	return launchSummary(stderr, m, err)
 }

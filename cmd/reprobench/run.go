@@ -108,7 +108,10 @@ func baseExperiment(o *runOptions) (pipeline.Base, error) {
 	}
 	ex := &b.Experiment
 	ex.BWWindow = o.bwWindow // p2p
-	ex.Type, ex.Root, ex.Nrep, ex.Warmup, ex.LoopReps = dt, o.root, o.nrep, o.warmup, o.loopReps
+	ex.Type, ex.Root, ex.Nrep, ex.Warmup, ex.LoopReps = dt, o.root, o.nrep.n, o.warmup, o.loopReps
+	if ex.Stop, err = o.stopRule(); err != nil { // run_adaptive.go
+		return pipeline.Base{}, err
+	}
 	ex.Cache, ex.CacheSlots, ex.FlushBytes, ex.Labels, ex.Skew = cm, o.cacheSlots, o.cacheBytes, o.labels, o.skew // vcoll: Skew
 	ex.Sync = window.Config{Method: methods[0], Window: o.window, Batch: o.batch, LateTolerance: o.lateTol, RoundFactor: o.roundK,
 		Budget: o.budget, MaxRepeats: o.maxRepeats, MaxWindow: o.maxWindow, SleepGuard: o.sleepGuard, AdaptOn: o.adaptTrigger,

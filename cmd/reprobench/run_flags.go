@@ -53,7 +53,7 @@ func (l labelFlag) Set(s string) error {
 type runOptions struct {
 	calls, sizes, datatype, procSync, clockSync, runtimeType, clock, cache, out, runID, designFile string
 	mpiThread, adaptOn                                                                             string
-	nrep, warmup, root, mpirun, batch, loopReps, cacheSlots, cacheBytes, maxRepeats, checkNp       int
+	warmup, root, mpirun, batch, loopReps, cacheSlots, cacheBytes, maxRepeats, checkNp             int
 	skew                                                                                           int // vcoll
 	seed                                                                                           uint64
 	seedSet, perRank                                                                               bool
@@ -73,6 +73,9 @@ type runOptions struct {
 	rmaSync                    string // p2p
 	checkResults               bool   // --check: engine.Experiment.VerifyResults
 	windowBaseline             int    // --window-baseline: pipeline.Options.WindowBaseline (0: none)
+	// --nrep and the flags of --nrep auto (run_adaptive.go)
+	nrep     nrepFlag
+	adaptive adaptiveOptions
 }
 
 // removedFlag makes an old spelling of a flag an error naming the new one.
@@ -94,7 +97,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.calls, "calls", def.Call.String(), "comma-separated `calls` (\"reprobench ops\" says what each does, takes and needs): "+strings.Join(callNames(), ", "))
 	fs.StringVar(&o.sizes, "sizes", strconv.Itoa(def.MsizeBytes), "message `sizes` in bytes, as in design: a list 8,64,1K, pow2:A..B, logu:A..B:COUNT[:STEP], or several of these comma-separated; K/M/G = 1024^1/2/3")
 	fs.StringVar(&o.datatype, "datatype", def.Type.ShortName(), "element `type`: byte, int32, int64, float32, float64")
-	fs.IntVar(&o.nrep, "nrep", def.Nrep, "recorded observations per experiment")
+	adaptiveFlags(fs, o, def.Nrep) // --nrep, --ci-width, … (run_adaptive.go)
 	fs.IntVar(&o.warmup, "warmup", def.Warmup, "unrecorded observations before each experiment, under the same process synchronization (engine.DefaultWarmup says why)")
 	fs.StringVar(&o.prehistory, "prehistory", def.Prehistory.String(), "before each experiment's measured observations, send `N` empty one-way messages from each even rank to the next (none, N, random: 0-3 drawn from the seed, random:MAX); recorded per row as prehistory_msgs (docs/fidelity.md)")
 	fs.Func("align-probe", "removed: the engine no longer adjusts the transport's state (see --prehistory)", func(string) error {
@@ -208,7 +211,7 @@ func (o *runOptions) check() error {
 	if !(o.tscHz >= 0) {
 		return fmt.Errorf("--tsc-hz %v: must not be negative (0: calibrate)", o.tscHz)
 	}
-	return errors.Join(nonneg("mpirun", o.mpirun), pos("nrep", o.nrep), nonneg("warmup", o.warmup), nonneg("root", o.root),
+	return errors.Join(nonneg("mpirun", o.mpirun), nonneg("warmup", o.warmup), nonneg("root", o.root),
 		pos("bw-window", o.bwWindow), // p2p
 		pos("window-batch", o.batch), pos("loop-reps", o.loopReps), pos("cache-slots", o.cacheSlots), nonneg("cache-bytes", o.cacheBytes),
 		pos("nbcbench-max-repeats", o.maxRepeats), pos("skew", o.skew), // vcoll: skew
