@@ -102,20 +102,7 @@ func (r *Rank) sendWorld(dst int, key mkey, data []byte, ackKey *mkey) (matched 
 		return false, errAborted
 	}
 	w := r.w
-	var seq uint64
-	if len(w.ranks) <= denseLinks {
-		if r.linkSeq == nil {
-			r.linkSeq = make([]uint64, len(w.ranks))
-		}
-		seq = r.linkSeq[dst]
-		r.linkSeq[dst]++
-	} else {
-		if r.linkMap == nil {
-			r.linkMap = make(map[int]uint64)
-		}
-		seq = r.linkMap[dst]
-		r.linkMap[dst] = seq + 1
-	}
+	seq := r.nextSeq(dst)
 	m := &w.intra
 	var lm linkModel
 	switch {
@@ -128,7 +115,7 @@ func (r *Rank) sendWorld(dst int, key mkey, data []byte, ackKey *mkey) (matched 
 	}
 	xfer := float64(len(data)) * m.secPerByte
 	r.now += xfer
-	arrival := r.now + m.draw(w.cfg.Seed, r.id, dst, seq)
+	arrival := r.now + m.draw(w.latSeed, r.id, dst, seq)
 	r.msgs.Add(1)
 	if w.cfg.Log {
 		r.log = append(r.log, Message{Src: r.id, Dst: dst, Seq: seq, CommID: key.ctx >> 1, Tag: int(key.tag),
@@ -148,6 +135,37 @@ func (r *Rank) sendWorld(dst int, key mkey, data []byte, ackKey *mkey) (matched 
 		r.now = max(r.now, postedAt+lat)
 	}
 	return matched, nil
+}
+
+// nextSeq returns the index of the next message from r to world rank dst
+// on their link and counts it. Small worlds count in a slice indexed by
+// destination; large ones in a map from destination to a counter, looked
+// up only when the destination differs from the previous send's (a
+// ping-pong or a burst sends to one destination many times in a row).
+func (r *Rank) nextSeq(dst int) uint64 {
+	if r.linkSeq != nil {
+		seq := r.linkSeq[dst]
+		r.linkSeq[dst]++
+		return seq
+	}
+	if r.lastDst != dst || r.lastCnt == nil {
+		if len(r.w.ranks) <= denseLinks {
+			r.linkSeq = make([]uint64, len(r.w.ranks))
+			return r.nextSeq(dst)
+		}
+		if r.linkMap == nil {
+			r.linkMap = make(map[int32]*uint64)
+		}
+		c := r.linkMap[int32(dst)]
+		if c == nil {
+			c = new(uint64)
+			r.linkMap[int32(dst)] = c
+		}
+		r.lastDst, r.lastCnt = dst, c
+	}
+	seq := *r.lastCnt
+	*r.lastCnt++
+	return seq
 }
 
 // accept puts a message from world rank from under key into d's mailbox:

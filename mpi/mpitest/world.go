@@ -91,6 +91,9 @@ type World struct {
 	intra linkModel
 	inter linkModel
 	split bool // intra != inter
+	// latSeed is the latency draws' stream: hash4's state after the seed
+	// and domLatency, computed once (see linkModel.draw).
+	latSeed uint64
 
 	noise []*nodeNoise // per node; nil without Config.NodeNoise
 
@@ -130,7 +133,7 @@ func New(cfg Config) (*World, error) {
 	if p := cfg.Latency.SpikeProb; p > 1 {
 		return nil, fmt.Errorf("mpitest: Latency.SpikeProb = %v > 1", p)
 	}
-	w := &World{cfg: cfg}
+	w := &World{cfg: cfg, latSeed: hashPrefix(cfg.Seed, domLatency)}
 	w.intra = cfg.Latency.resolve()
 	w.inter = w.intra
 	if cfg.Latency.InterNode != nil && cfg.RanksPerNode > 0 {
@@ -414,11 +417,13 @@ type Rank struct {
 	free    [][]byte // buffers of consumed messages, for reuse
 
 	// owner-only state
-	msgs    atomic.Int64   // messages sent
-	linkSeq []uint64       // messages sent per destination world rank (small worlds)
-	linkMap map[int]uint64 // the same for large worlds
-	blockRq recvReq        // reused by blocking receives
-	log     []Message      // sent messages, when Config.Log
+	msgs    atomic.Int64      // messages sent
+	linkSeq []uint64          // messages sent per destination world rank (small worlds)
+	linkMap map[int32]*uint64 // the same for large worlds
+	lastDst int               // destination of lastCnt
+	lastCnt *uint64           // linkMap's counter of lastDst, nil before the first send
+	blockRq recvReq           // reused by blocking receives
+	log     []Message         // sent messages, when Config.Log
 	scratch [3][]byte
 	execs   int64 // executions of calls by Observe, counted for Config.CorruptResult
 }
