@@ -102,6 +102,9 @@ type World struct {
 	runMu   sync.Mutex // one Run at a time
 	inRun   atomic.Bool
 
+	splitMu sync.Mutex // guards splits
+	splits  map[splitKey]*splitResult
+
 	deadMu      sync.Mutex // serializes checkDeadlock
 	deadlock    *DeadlockError
 	releaseMsgs int64 // Messages() at the last release of polling ranks
