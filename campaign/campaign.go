@@ -103,7 +103,8 @@ type Manifest struct {
 	Dir     string `json:"dir"` // absolute
 	Created string `json:"created_utc"`
 	Updated string `json:"updated_utc"`
-	// Launcher is the launcher template ("{np}" not yet replaced).
+	// Launcher is the launcher template ("{np}" not yet replaced); empty
+	// when the program runs without one (a simulated mpirun).
 	Launcher []string `json:"launcher"`
 	Np       int      `json:"np"`
 	Mpiruns  int      `json:"mpiruns"`
@@ -184,7 +185,7 @@ type Campaign struct {
 	RunID    string   // see CheckRunID
 	Mpiruns  int      // number of mpiruns (1 to MaxMpiruns)
 	Np       int      // processes per mpirun (replaces "{np}")
-	Launcher []string // launcher template, e.g. ["mpirun", "-np", "{np}"]
+	Launcher []string // launcher template, e.g. ["mpirun", "-np", "{np}"]; empty: Program runs directly (a simulated mpirun, "launch --sim")
 	Program  []string // e.g. [os.Executable(), "run"]
 	RunArgs  []string // the user's run flags (must not set ContractFlags)
 	// Batch, when set, makes every mpirun a batch job of its own: its
@@ -257,8 +258,8 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 	if c.Np < 1 {
 		return nil, fmt.Errorf("campaign: need at least 1 process (got %d)", c.Np)
 	}
-	if len(c.Launcher) == 0 || len(c.Program) == 0 {
-		return nil, errors.New("campaign: empty launcher or program")
+	if len(c.Program) == 0 {
+		return nil, errors.New("campaign: empty program")
 	}
 	if err := CheckRunArgs(c.RunArgs); err != nil {
 		return nil, err
@@ -292,6 +293,9 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 	if m.RunArgs == nil {
 		m.RunArgs = []string{}
 	}
+	if m.Launcher == nil {
+		m.Launcher = []string{}
+	}
 	if c.DesignFile != "" {
 		if m.DesignFile, err = filepath.Abs(c.DesignFile); err != nil {
 			return nil, err
@@ -301,9 +305,11 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 		}
 	}
 	launcher := ExpandLauncher(c.Launcher, c.Np)
-	if p, err := exec.LookPath(launcher[0]); err == nil {
-		if p, err = filepath.Abs(p); err == nil {
-			launcher[0] = p // record which mpirun, not just its name
+	if len(launcher) > 0 {
+		if p, err := exec.LookPath(launcher[0]); err == nil {
+			if p, err = filepath.Abs(p); err == nil {
+				launcher[0] = p // record which mpirun, not just its name
+			}
 		}
 	}
 	for i := 0; i < c.Mpiruns; i++ {

@@ -65,6 +65,9 @@ type Result struct {
 	Descheduled *Descheduling `json:"descheduled,omitempty"`
 	// PerRank has one record per rank, on rank 0 only.
 	PerRank []RankRecord `json:"per_rank,omitempty"`
+	// RankSummary replaces PerRank in a compacted Result (Compact): the
+	// per-rank records summarized over the ranks.
+	RankSummary *RankSummary `json:"per_rank_summary,omitempty"`
 }
 
 // RankRecord is one rank's part of a Result.

@@ -75,6 +75,14 @@ func CollectMetadata(c mpi.Comm, clk timing.Clock) (*rawdata.Metadata, error) {
 	return meta, nil
 }
 
+// SyncRecordRanks is the largest rank count at which the metadata keeps
+// every rank's record of each clock synchronization
+// (clocksync.Result.PerRank) without Options.PerRank; beyond it they are
+// summarized (clocksync.Result.Compact: quantiles over the ranks and the
+// worst ranks' records), so that the sidecar does not grow with ranks ×
+// synchronizations.
+const SyncRecordRanks = 64
+
 // Options configure Run: where the raw data of one mpirun goes, and the
 // run-wide choices recorded in its sidecar. The zero value is
 // DefaultOptions but for Dir ("" is the current directory too).
@@ -90,7 +98,9 @@ type Options struct {
 	// drawn, rawdata.Metadata.SeedGenerated).
 	Seed    uint64
 	SeedSet bool
-	// PerRank adds the per-rank file (every rank's timestamps).
+	// PerRank adds the per-rank file (every rank's timestamps) and keeps
+	// every rank's clock synchronization record in the metadata at any
+	// rank count (see SyncRecordRanks).
 	PerRank bool
 	// Labels are added to every row (rawdata.CheckLabel).
 	Labels map[string]string
@@ -286,7 +296,11 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*
 				if me != 0 {
 					return
 				}
-				meta.ClockSyncs = append(meta.ClockSyncs, rawdata.ClockSync{BeforeExp: ex.Exp, Result: rawdata.MarshalRecord(res), Reason: reason})
+				rec := res
+				if !opt.PerRank {
+					rec = res.Compact(SyncRecordRanks)
+				}
+				meta.ClockSyncs = append(meta.ClockSyncs, rawdata.ClockSync{BeforeExp: ex.Exp, Result: rawdata.MarshalRecord(rec), Reason: reason})
 				if res.Descheduled != nil {
 					note(fmt.Sprintf("WARNING: no clock bound stated before experiment %d: %v (%s)", ex.Exp, res.Descheduled, clocksync.WhyDescheduled))
 				} else if res.Target != "" && !res.TargetMet {

@@ -1,11 +1,13 @@
 package pipeline_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/pipeline"
@@ -66,5 +68,46 @@ func TestReadSimModel(t *testing.T) {
 	os.WriteFile(bad, []byte(`{"ranks": 64, "latency_us": 1.5}`), 0o644)
 	if _, err := pipeline.ReadSimModel(bad); err == nil {
 		t.Error("a misspelt field was accepted")
+	}
+}
+
+// TestSidecarSyncRecordsCompact: beyond SyncRecordRanks ranks the sidecar
+// summarizes the clock synchronization's per-rank records, unless per-rank
+// data are asked for.
+func TestSidecarSyncRecordsCompact(t *testing.T) {
+	exps := []engine.Experiment{{Exp: 0, Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 5,
+		Sync: window.Config{Method: window.Fixed, Window: 100 * time.Microsecond}, ClockSync: "hca3o"}}
+	ranks := pipeline.SyncRecordRanks + 16
+	m := pipeline.SimModel{Ranks: ranks, Seed: 5, SpikeProb: -1}
+	for _, perRank := range []bool{false, true} {
+		opt := pipeline.DefaultOptions()
+		opt.Dir, opt.RunID, opt.PerRank = t.TempDir(), "compact", perRank
+		res, _, err := pipeline.Simulate(m, exps, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta, err := rawdata.ReadMetadata(res.Files.JSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(meta.ClockSyncs) != 1 {
+			t.Fatalf("%d clock syncs recorded", len(meta.ClockSyncs))
+		}
+		var r struct {
+			PerRank []json.RawMessage `json:"per_rank"`
+			Summary *struct {
+				Ranks int               `json:"ranks"`
+				Worst []json.RawMessage `json:"worst_ranks"`
+			} `json:"per_rank_summary"`
+		}
+		if err := json.Unmarshal(meta.ClockSyncs[0].Result, &r); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case perRank && (len(r.PerRank) != ranks || r.Summary != nil):
+			t.Errorf("per-rank data asked for: %d records, summary %v", len(r.PerRank), r.Summary != nil)
+		case !perRank && (r.PerRank != nil || r.Summary == nil || r.Summary.Ranks != ranks || len(r.Summary.Worst) != clocksync.WorstRanks):
+			t.Errorf("%d ranks: %d records, summary %+v", ranks, len(r.PerRank), r.Summary)
+		}
 	}
 }

@@ -468,7 +468,7 @@ func newSync(id analysis.MpirunID, md *rawdata.Metadata, cs rawdata.ClockSync) S
 		}
 	}
 	known := map[string]bool{"algorithm": true, "sync_duration_s": true, "target": true, "target_met": true, "bound": true,
-		"per_rank": true, "model": true, "fit": true}
+		"per_rank": true, "per_rank_summary": true, "model": true, "fit": true}
 	for k, v := range res {
 		if known[k] {
 			continue

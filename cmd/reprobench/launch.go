@@ -72,6 +72,7 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	batch := fs.String("batch", "", "submit every mpirun as a Slurm batch job of its own with this command, e.g. 'sbatch -t 30 -p PART'; launch adds the job's size, output and the --launcher command, and records each job's id and nodes (docs/clusters.md)")
 	array := fs.Bool("array", false, "with --batch: submit the mpiruns as the tasks of one Slurm job array (sbatch --array, task i runs mpirun i, several may run at once) instead of one job each; launch follows the tasks with scontrol, cancels a task past --timeout, and --resume asks Slurm which tasks finished")
 	exe := fs.String("exe", "", "benchmark binary to launch instead of this reprobench (it must accept \"run\" and the flags above)")
+	sim := fs.Bool("sim", false, "rehearse the campaign: every mpirun is \"reprobench run --sim\" on a simulated world of --np ranks, without a launcher; --sim-* run flags set the model (docs/simulation.md)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -95,6 +96,12 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	if mpiruns.n != 0 {
 		if err := campaign.CheckMpiruns(mpiruns.n); err != nil {
 			return usage("--mpiruns: %v", err)
+		}
+	}
+
+	if *sim {
+		if err := launchSimChecks(set, runArgs); err != nil {
+			return usage("%v", err)
 		}
 	}
 
@@ -137,10 +144,12 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return usage("--launcher: %v", err)
 	}
-	if *exe == "" {
+	if *sim {
+		tmpl = nil
+	} else if *exe == "" {
 		tmpl = launchSrunPMI(stderr, tmpl)
 	}
-	if !strings.Contains(*launcher, "{np}") {
+	if !*sim && !strings.Contains(*launcher, "{np}") {
 		fmt.Fprintf(stderr, "launch: warning: --launcher %q has no {np}; --np is not passed to it\n", *launcher)
 	}
 	program := *exe
@@ -240,6 +249,11 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		}
 		c.DesignFile = copyPath
 	}
+	if *sim {
+		// The ranks are the simulated world's; the model's other fields
+		// come from the run flags (--sim-model, --sim-latency-us, …).
+		c.Program = append(c.Program, "--sim", "--sim-ranks", strconv.Itoa(c.Np))
+	}
 	if *exe == "" {
 		if err := launchCheckRunFlags(c); err != nil {
 			return err
@@ -252,8 +266,13 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	}
 	env := design.CollectEnvironment()
 	c.Environment = &env
-	fmt.Fprintf(stderr, "launch: run id %s, seed %d, %d mpiruns × %d processes, launcher %q, output in %s\n",
-		c.RunID, c.Seed, c.Mpiruns, c.Np, campaign.ExpandLauncher(tmpl, c.Np), *out)
+	if *sim {
+		fmt.Fprintf(stderr, "launch: run id %s, seed %d, %d simulated mpiruns × %d ranks, output in %s\n",
+			c.RunID, c.Seed, c.Mpiruns, c.Np, *out)
+	} else {
+		fmt.Fprintf(stderr, "launch: run id %s, seed %d, %d mpiruns × %d processes, launcher %q, output in %s\n",
+			c.RunID, c.Seed, c.Mpiruns, c.Np, campaign.ExpandLauncher(tmpl, c.Np), *out)
+	}
 	if rule != nil {
 		fmt.Fprintf(stderr, "launch: --mpiruns auto: %d to %d mpiruns, until every group's headline interval is within ±%g %%\n", rule.Min, rule.Max, 100*rule.Width)
 		m, err := campaign.Until(ctx, c, opts, rule.Max, rule.NextLook, pipeline.MpirunJudge(*rule))
@@ -262,6 +281,24 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	}
 	m, err := campaign.Start(ctx, c, opts)
 	return launchSummary(stderr, m, err)
+}
+
+// launchSimChecks refuses, for launch --sim, the flags that choose how real
+// mpiruns are started (there is none to start) and run flags that would
+// contradict the simulated world of --np ranks.
+func launchSimChecks(set map[string]bool, runArgs []string) error {
+	for _, f := range []string{"launcher", "batch", "array", "exe"} {
+		if set[f] {
+			return fmt.Errorf("--sim runs no launcher: remove --%s", f)
+		}
+	}
+	for _, a := range runArgs {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && (name == "sim" || name == "sim-ranks") {
+			return fmt.Errorf("run flag %s: launch --sim sets it (the ranks are --np)", a)
+		}
+	}
+	return nil
 }
 
 // launchSrunPMI makes an srun launcher use the PMI plugin that this
@@ -351,6 +388,9 @@ func launchBatch(b []string, dir, runID string, array bool) []string {
 // differ from the campaign's manifest m (empty: the original command).
 func launchResumeChanges(m *campaign.Manifest, set map[string]bool, mpiruns, np int, launcher, batch string, array bool, seed, designFile, exe string, runArgs []string) []string {
 	var diff []string
+	if set["sim"] && !slices.Contains(m.Program, "--sim") {
+		diff = append(diff, "--sim (campaign: real mpiruns)")
+	}
 	if set["mpiruns"] && mpiruns != m.Mpiruns {
 		diff = append(diff, fmt.Sprintf("--mpiruns %d (campaign: %d)", mpiruns, m.Mpiruns))
 	}

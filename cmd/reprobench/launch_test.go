@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/reprobench/reprobench/campaign"
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/pipeline"
+	"github.com/reprobench/reprobench/rawdata"
 )
 
 func runCmd(args ...string) (stdout, stderr string, err error) {
@@ -271,5 +274,55 @@ func TestLaunchResumeBatch(t *testing.T) {
 	}
 	if _, _, err := runCmd("launch", "--out", dir, "--mpiruns", "2", "--np", "2", "--array"); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--array needs --batch") {
 		t.Errorf("--array without --batch: %v", err)
+	}
+}
+
+// TestLaunchSim: launch --sim runs each mpirun as "run --sim" on a world of
+// --np simulated ranks, with no launcher, each mpirun with its own world
+// (drawn from its seed); its raw data are marked simulated.
+func TestLaunchSim(t *testing.T) {
+	for _, args := range [][]string{
+		{"--launcher", "mpirun -np {np}"},
+		{"--batch", "sbatch"},
+		{"--", "--sim-ranks", "4"},
+		{"--", "--sim"},
+	} {
+		a := append([]string{"launch", "--sim", "--mpiruns", "2", "--np", "8", "--out", t.TempDir()}, args...)
+		if _, _, err := runCmd(a...); !errors.Is(err, errUsage) {
+			t.Errorf("%q: %v, want a usage error", a, err)
+		}
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "reprobench")
+	if out, err := exec.Command("go", "build", "-tags", "nompi", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building reprobench: %v\n%s", err, out)
+	}
+	out := filepath.Join(tmp, "out")
+	cmd := exec.Command(bin, "launch", "--sim", "--mpiruns", "2", "--np", "8", "--out", out, "--run-id", "s", "--seed", "5",
+		"--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "10", "--proc-sync", "barrier", "--sim-latency-us", "2")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	m, err := campaign.ReadManifest(campaign.ManifestPath(out, "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Launcher) != 0 || !slices.Equal(m.Program[1:], []string{"run", "--sim", "--sim-ranks", "8"}) || len(m.Incomplete()) != 0 {
+		t.Errorf("manifest: launcher %q, program %q, incomplete %v", m.Launcher, m.Program, m.Incomplete())
+	}
+	seeds := map[uint64]bool{}
+	for i := range 2 {
+		meta, err := rawdata.ReadMetadata(filepath.Join(out, fmt.Sprintf("s-mpirun%03d.json", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sm pipeline.SimModel
+		if !meta.Simulated() || meta.Np != 8 || json.Unmarshal(meta.Simulation, &sm) != nil || sm.Ranks != 8 {
+			t.Errorf("mpirun %d: simulated %v, np %d, model %s", i, meta.Simulated(), meta.Np, meta.Simulation)
+		}
+		seeds[sm.Seed] = true
+	}
+	if len(seeds) != 2 {
+		t.Errorf("world seeds %v: the mpiruns share one world", seeds)
 	}
 }

@@ -29,7 +29,7 @@ func simFlags(fs *flag.FlagSet, o *simOptions) {
 	fs.IntVar(&o.ranks, "sim-ranks", 0, "--sim: number of ranks (0: the model file's, else 64)")
 	fs.IntVar(&o.ranksPerNode, "sim-ranks-per-node", 0, "--sim: ranks per node (0: the model file's, else one node)")
 	fs.IntVar(&o.mpiruns, "sim-mpiruns", 1, "--sim: mpiruns of the campaign, for its expected duration")
-	fs.Uint64Var(&o.seed, "sim-seed", 0, "--sim: seed of the simulated world's draws (0: the model file's, else 1)")
+	fs.Uint64Var(&o.seed, "sim-seed", 0, "--sim: seed of the simulated world's draws (0: the model file's, else the run's --seed, so each mpirun of a campaign gets its own world)")
 	fs.Float64Var(&o.latencyUs, "sim-latency-us", 0, "--sim: one-way base latency, µs (0: the model's; negative: none)")
 	fs.Float64Var(&o.jitterUs, "sim-jitter-us", 0, "--sim: mean exponential latency jitter, µs (0: the model's; negative: none)")
 	fs.Float64Var(&o.spikeProb, "sim-spike-prob", 0, "--sim: probability of a latency spike per message (0: the model's; negative: none)")
@@ -37,7 +37,8 @@ func simFlags(fs *flag.FlagSet, o *simOptions) {
 	fs.Float64Var(&o.offsetS, "sim-offset-s", 0, "--sim: clock offsets uniform in ±X seconds (0: the model's; negative: none)")
 }
 
-// model returns the simulated machine of the flags.
+// simModel returns the simulated machine of the flags; a zero Seed is
+// filled in by runSim from the run's seed.
 func (o *simOptions) simModel() (pipeline.SimModel, error) {
 	var m pipeline.SimModel
 	if o.model != "" {
@@ -68,9 +69,6 @@ func (o *simOptions) simModel() (pipeline.SimModel, error) {
 	if o.seed != 0 {
 		m.Seed = o.seed
 	}
-	if m.Seed == 0 {
-		m.Seed = 1
-	}
 	if o.mpiruns < 1 {
 		return m, fmt.Errorf("--sim-mpiruns %d: need at least 1", o.mpiruns)
 	}
@@ -91,6 +89,11 @@ func runSim(stdout, stderr io.Writer, o *runOptions) error {
 			return err
 		}
 		o.seed = binary.LittleEndian.Uint64(b[:])
+	}
+	if m.Seed == 0 {
+		// Neither --sim-seed nor the model file: the world is drawn from
+		// the run's seed, recorded with the model in the sidecar.
+		m.Seed = o.seed
 	}
 	if o.runID == "" {
 		var b [4]byte

@@ -2,6 +2,7 @@ package mpitest
 
 import (
 	"fmt"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -155,5 +156,39 @@ func TestLargeWorld(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSplitMemoryLinear: a Split of P ranks allocates O(P) bytes in all. An
+// allgather of the (color, key) pairs on every rank, as MPI does it, would
+// hold 16·P bytes per rank, twice over in the broadcast's messages: at
+// least 32·P² bytes, 32 MiB at 1024 ranks; the limit is a quarter of that.
+func TestSplitMemoryLinear(t *testing.T) {
+	const p = 1024
+	w, err := New(Config{Ranks: p, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	err = w.Run(func(r *Rank) error {
+		s, err := r.Comm().Split(r.ID()%4, -r.ID())
+		if err != nil {
+			return err
+		}
+		if s.Size() != p/4 || s.Rank() != (p-1-r.ID())/4 {
+			return fmt.Errorf("rank %d: size %d, rank %d in its part", r.ID(), s.Size(), s.Rank())
+		}
+		return nil
+	})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, lim := after.TotalAlloc-before.TotalAlloc, uint64(8*p*p); got > lim {
+		t.Errorf("Split of %d ranks allocated %d bytes, limit %d", p, got, lim)
+	} else {
+		t.Logf("Split of %d ranks allocated %d bytes (%d per rank)", p, got, got/p)
 	}
 }

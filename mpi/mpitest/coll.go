@@ -103,12 +103,18 @@ func (c *comm) Bcast(buf []byte, count int, dt mpi.Datatype, root int) error {
 }
 
 func (c *comm) bcast(buf []byte, root int, fn string) error {
+	return c.bcastN(buf, len(buf), root, fn)
+}
+
+// bcastN is bcast of n bytes; with buf nil its messages carry no content
+// (Rank.sendN).
+func (c *comm) bcastN(buf []byte, n int, root int, fn string) error {
 	p := c.size
 	vr := (c.rank - root + p) % p
 	mask := 1
 	for mask < p {
 		if vr&mask != 0 {
-			if err := c.crecv(buf, (vr-mask+root)%p, tagBcast, fn); err != nil {
+			if err := c.r.recvN(c, buf, n, (vr-mask+root)%p, mkey{ctx: c.ctx | 1, src: int32((vr - mask + root) % p), tag: tagBcast}, fn); err != nil {
 				return err
 			}
 			break
@@ -117,7 +123,7 @@ func (c *comm) bcast(buf []byte, root int, fn string) error {
 	}
 	for mask >>= 1; mask > 0; mask >>= 1 {
 		if vr+mask < p {
-			if err := c.csend((vr+mask+root)%p, tagBcast, buf); err != nil {
+			if _, err := c.r.sendN(c.world((vr+mask+root)%p), mkey{ctx: c.ctx | 1, src: int32(c.rank), tag: tagBcast}, buf, n, nil); err != nil {
 				return err
 			}
 		}

@@ -36,7 +36,8 @@ const maxFree = 64
 
 // message is a sent message that has no matching receive yet.
 type message struct {
-	data    []byte
+	data    []byte  // nil for a payload without content (see sendN)
+	n       int     // payload length, bytes
 	arrival float64 // true time the last byte arrives
 	xfer    float64 // bytes/bandwidth: how long it occupies the receiver's ingress
 	// A rendezvous message (Config.EagerLimit) waits for its receive: its
@@ -67,7 +68,8 @@ type queue struct {
 // receiver's mutex.
 type recvReq struct {
 	key       mkey
-	buf       []byte
+	buf       []byte // nil for a receive without content (see recvN)
+	n         int    // expected payload length, bytes
 	op        string
 	peer      int
 	peerWorld int
@@ -98,24 +100,19 @@ func (r *Rank) send(c *comm, dstComm int, key mkey, data []byte) error {
 // already posted (then the sender need not wait); otherwise the receiver
 // acknowledges under *ackKey when it posts the receive.
 func (r *Rank) sendWorld(dst int, key mkey, data []byte, ackKey *mkey) (matched bool, err error) {
+	return r.sendN(dst, key, data, len(data), ackKey)
+}
+
+// sendN is sendWorld of an n-byte payload whose content is data, or, with
+// data nil, a payload without content: it costs the time of n bytes and
+// matches a receive of n bytes, but carries and allocates nothing (for
+// collectives whose content the simulation exchanges through memory).
+func (r *Rank) sendN(dst int, key mkey, data []byte, n int, ackKey *mkey) (matched bool, err error) {
 	if r.w.aborted.Load() {
 		return false, errAborted
 	}
 	w := r.w
-	var seq uint64
-	if len(w.ranks) <= denseLinks {
-		if r.linkSeq == nil {
-			r.linkSeq = make([]uint64, len(w.ranks))
-		}
-		seq = r.linkSeq[dst]
-		r.linkSeq[dst]++
-	} else {
-		if r.linkMap == nil {
-			r.linkMap = make(map[int]uint64)
-		}
-		seq = r.linkMap[dst]
-		r.linkMap[dst] = seq + 1
-	}
+	seq := r.nextSeq(dst)
 	m := &w.intra
 	var lm linkModel
 	switch {
@@ -126,13 +123,13 @@ func (r *Rank) sendWorld(dst int, key mkey, data []byte, ackKey *mkey) (matched 
 	case w.split && w.node(r.id) != w.node(dst):
 		m = &w.inter
 	}
-	xfer := float64(len(data)) * m.secPerByte
+	xfer := float64(n) * m.secPerByte
 	r.now += xfer
-	arrival := r.now + m.draw(w.cfg.Seed, r.id, dst, seq)
+	arrival := r.now + m.draw(w.latSeed, r.id, dst, seq)
 	r.msgs.Add(1)
 	if w.cfg.Log {
 		r.log = append(r.log, Message{Src: r.id, Dst: dst, Seq: seq, CommID: key.ctx >> 1, Tag: int(key.tag),
-			Internal: key.ctx&1 == 1, Bytes: len(data), SendS: r.now, ArrivalS: arrival})
+			Internal: key.ctx&1 == 1, Bytes: n, SendS: r.now, ArrivalS: arrival})
 	}
 
 	lat := arrival - r.now
@@ -140,7 +137,7 @@ func (r *Rank) sendWorld(dst int, key mkey, data []byte, ackKey *mkey) (matched 
 	if ackKey != nil {
 		rvm = &message{rndv: true, lat: lat, ackTo: r.id, ackKey: *ackKey}
 	}
-	postedAt, matched := w.ranks[dst].accept(r.id, key, data, arrival, xfer, rvm)
+	postedAt, matched := w.ranks[dst].accept(r.id, key, data, n, arrival, xfer, rvm)
 	if matched && ackKey != nil {
 		// The receive was already posted (in virtual time, maybe after
 		// this send): the data leaves then, and the sender learns it a
@@ -150,12 +147,43 @@ func (r *Rank) sendWorld(dst int, key mkey, data []byte, ackKey *mkey) (matched 
 	return matched, nil
 }
 
+// nextSeq returns the index of the next message from r to world rank dst
+// on their link and counts it. Small worlds count in a slice indexed by
+// destination; large ones in a map from destination to a counter, looked
+// up only when the destination differs from the previous send's (a
+// ping-pong or a burst sends to one destination many times in a row).
+func (r *Rank) nextSeq(dst int) uint64 {
+	if r.linkSeq != nil {
+		seq := r.linkSeq[dst]
+		r.linkSeq[dst]++
+		return seq
+	}
+	if r.lastDst != dst || r.lastCnt == nil {
+		if len(r.w.ranks) <= denseLinks {
+			r.linkSeq = make([]uint64, len(r.w.ranks))
+			return r.nextSeq(dst)
+		}
+		if r.linkMap == nil {
+			r.linkMap = make(map[int32]*uint64)
+		}
+		c := r.linkMap[int32(dst)]
+		if c == nil {
+			c = new(uint64)
+			r.linkMap[int32(dst)] = c
+		}
+		r.lastDst, r.lastCnt = dst, c
+	}
+	seq := *r.lastCnt
+	*r.lastCnt++
+	return seq
+}
+
 // accept puts a message from world rank from under key into d's mailbox:
 // it completes the first posted receive that matches, or waits in the
 // queue of unexpected messages. rv, when not nil, carries the rendezvous
 // fields of the message. It reports whether a receive matched and, if so,
 // the true time that receive was posted.
-func (d *Rank) accept(from int, key mkey, data []byte, arrival, xfer float64, rv *message) (postedAt float64, matched bool) {
+func (d *Rank) accept(from int, key mkey, data []byte, n int, arrival, xfer float64, rv *message) (postedAt float64, matched bool) {
 	w := d.w
 	d.mu.Lock()
 	q := d.queue(key)
@@ -167,8 +195,8 @@ func (d *Rank) accept(from int, key mkey, data []byte, arrival, xfer float64, rv
 			q.posted, q.phead = q.posted[:0], 0
 			d.dropQueue(key)
 		}
-		if len(rq.buf) != len(data) {
-			rq.err = sizeErr(rq.op, len(data), len(rq.buf), from, int(key.tag), key.ctx)
+		if rq.n != n {
+			rq.err = sizeErr(rq.op, n, rq.n, from, int(key.tag), key.ctx)
 		} else {
 			copy(rq.buf, data)
 		}
@@ -210,7 +238,7 @@ func (d *Rank) accept(from int, key mkey, data []byte, arrival, xfer float64, rv
 		clear(q.msgs[k:])
 		q.msgs, q.mhead = q.msgs[:k], 0
 	}
-	msg := message{data: buf, arrival: arrival, xfer: xfer}
+	msg := message{data: buf, n: n, arrival: arrival, xfer: xfer}
 	if rv != nil {
 		msg.rndv, msg.lat, msg.ackTo, msg.ackKey = true, rv.lat, rv.ackTo, rv.ackKey
 	}
@@ -262,8 +290,8 @@ func (r *Rank) post(rq *recvReq) {
 			q.msgs, q.mhead = q.msgs[:0], 0
 			r.dropQueue(rq.key)
 		}
-		if len(rq.buf) != len(m.data) {
-			rq.err = sizeErr(rq.op, len(m.data), len(rq.buf), rq.peerWorld, int(rq.key.tag), rq.key.ctx)
+		if rq.n != m.n {
+			rq.err = sizeErr(rq.op, m.n, rq.n, rq.peerWorld, int(rq.key.tag), rq.key.ctx)
 		} else {
 			copy(rq.buf, m.data)
 		}
@@ -298,7 +326,7 @@ func (r *Rank) ack(rq *recvReq) error {
 	if r.w.aborted.Load() {
 		return errAborted
 	}
-	r.w.ranks[rq.ackTo].accept(r.id, rq.ackKey, nil, rq.ackAt, 0, nil)
+	r.w.ranks[rq.ackTo].accept(r.id, rq.ackKey, nil, 0, rq.ackAt, 0, nil)
 	return nil
 }
 
@@ -383,11 +411,17 @@ func (r *Rank) complete(rq *recvReq) {
 
 // recv is a blocking receive.
 func (r *Rank) recv(c *comm, buf []byte, src int, key mkey, op string) error {
+	return r.recvN(c, buf, len(buf), src, key, op)
+}
+
+// recvN is recv of an n-byte payload into buf, or, with buf nil, of a
+// payload without content (see sendN).
+func (r *Rank) recvN(c *comm, buf []byte, n int, src int, key mkey, op string) error {
 	if r.w.aborted.Load() {
 		return errAborted
 	}
 	rq := &r.blockRq
-	*rq = recvReq{key: key, buf: buf, op: op, peer: src, peerWorld: c.world(src)}
+	*rq = recvReq{key: key, buf: buf, n: n, op: op, peer: src, peerWorld: c.world(src)}
 	r.mu.Lock()
 	r.post(rq)
 	if rq.ackPending {
@@ -547,7 +581,7 @@ func (c *comm) Irecv(buf []byte, src, tag int) (mpi.Request, error) {
 		return nil, errAborted
 	}
 	q := &irecv{r: c.r}
-	q.rq = recvReq{key: c.p2pKey(src, tag), buf: buf, op: "MPI_Wait", peer: src, peerWorld: c.world(src)}
+	q.rq = recvReq{key: c.p2pKey(src, tag), buf: buf, n: len(buf), op: "MPI_Wait", peer: src, peerWorld: c.world(src)}
 	c.r.mu.Lock()
 	c.r.post(&q.rq)
 	c.r.mu.Unlock()
@@ -621,35 +655,96 @@ func (c *comm) derive(kind, color uint64) uint64 {
 }
 
 // Split partitions the communicator by color, ordering by key then by rank.
+//
+// It costs what an allgather of every rank's (color, key), 16 bytes, costs
+// (a gather to rank 0, then a broadcast of 16·size bytes), but only rank 0
+// holds the pairs: it computes the new communicators and shares them with
+// the other ranks through memory (splitTable), and the broadcast's
+// messages carry no content. So a split of P ranks takes O(P) memory in
+// all, not O(P²).
 func (c *comm) Split(color, key int) (mpi.Comm, error) {
-	if err := c.check("MPI_Comm_split"); err != nil {
+	const fn = "MPI_Comm_split"
+	if err := c.check(fn); err != nil {
 		return nil, err
 	}
 	mine := []int64{int64(color), int64(key)}
-	all := make([]int64, 2*c.size)
-	if err := c.allgather(mpi.Bytes(mine), mpi.Bytes(all), 16, "MPI_Comm_split"); err != nil {
+	var all []int64
+	if c.rank == 0 {
+		all = make([]int64, 2*c.size)
+	}
+	if err := c.gather(mpi.Bytes(mine), mpi.Bytes(all), 0, fn); err != nil {
 		return nil, err
 	}
 	ctx := c.derive(1, uint64(int64(color)))
+	tk := splitKey{ctx: c.ctx, n: c.nsplit}
+	w := c.r.w
+	if c.rank == 0 {
+		w.splitMu.Lock()
+		if w.splits == nil {
+			w.splits = make(map[splitKey]*splitResult)
+		}
+		w.splits[tk] = c.splitGroups(all)
+		w.splitMu.Unlock()
+	}
+	if err := c.bcastN(nil, 16*c.size, 0, fn); err != nil {
+		return nil, err
+	}
+	w.splitMu.Lock()
+	res := w.splits[tk]
+	if res.left--; res.left == 0 {
+		delete(w.splits, tk)
+	}
+	w.splitMu.Unlock()
 	if color < 0 {
 		return nil, nil
 	}
-	var members []int // comm ranks
+	return &comm{r: c.r, ctx: ctx, size: len(res.groups[int64(color)]), ranks: res.groups[int64(color)], rank: res.rank[c.rank]}, nil
+}
+
+// splitKey identifies one Split of one communicator: its context and the
+// number of communicators derived from it so far (the same on every rank).
+type splitKey struct {
+	ctx uint64
+	n   uint64
+}
+
+// splitResult is the outcome of one Split, computed by rank 0 and read by
+// every rank of the communicator; left counts the ranks yet to read it.
+type splitResult struct {
+	groups map[int64][]int // color → world ranks of the new communicator, in order; shared, read-only
+	rank   []int           // comm rank → its rank in its new communicator (-1: no color)
+	left   int
+}
+
+// splitGroups computes the communicators of a Split from every rank's
+// (color, key) pair: members of a color ordered by key, then by rank.
+func (c *comm) splitGroups(all []int64) *splitResult {
+	res := &splitResult{groups: map[int64][]int{}, rank: make([]int, c.size), left: c.size}
+	members := map[int64][]int{} // comm ranks
 	for i := 0; i < c.size; i++ {
-		if all[2*i] == int64(color) {
-			members = append(members, i)
+		res.rank[i] = -1
+		if col := all[2*i]; col >= 0 {
+			members[col] = append(members[col], i)
 		}
 	}
-	slices.SortStableFunc(members, func(a, b int) int {
-		if all[2*a+1] != all[2*b+1] {
-			if all[2*a+1] < all[2*b+1] {
-				return -1
+	for col, m := range members {
+		slices.SortStableFunc(m, func(a, b int) int {
+			if all[2*a+1] != all[2*b+1] {
+				if all[2*a+1] < all[2*b+1] {
+					return -1
+				}
+				return 1
 			}
-			return 1
+			return a - b
+		})
+		world := make([]int, len(m))
+		for i, x := range m {
+			world[i] = c.world(x)
+			res.rank[x] = i
 		}
-		return a - b
-	})
-	return c.newSub(ctx, members), nil
+		res.groups[col] = world
+	}
+	return res
 }
 
 func (c *comm) newSub(ctx uint64, members []int) *comm {

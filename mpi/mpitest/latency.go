@@ -72,8 +72,9 @@ func (l *Latency) resolve() linkModel {
 }
 
 // draw returns the latency in seconds (without the bandwidth term) of
-// message seq on the link src→dst.
-func (m *linkModel) draw(seed uint64, src, dst int, seq uint64) float64 {
+// message seq on the link src→dst; pre is hashPrefix(seed, domLatency)
+// (World.latSeed).
+func (m *linkModel) draw(pre uint64, src, dst int, seq uint64) float64 {
 	lat := m.base
 	if src < dst {
 		lat += m.asym / 2
@@ -81,7 +82,7 @@ func (m *linkModel) draw(seed uint64, src, dst int, seq uint64) float64 {
 		lat -= m.asym / 2
 	}
 	if m.jitter > 0 || m.spikeP > 0 {
-		h := hash4(seed, domLatency, uint64(src)<<32|uint64(uint32(dst)), seq)
+		h := hashRest(pre, uint64(src)<<32|uint64(uint32(dst)), seq)
 		if m.jitter > 0 {
 			lat += -m.jitter * math.Log1p(-unit(h))
 		}
@@ -110,12 +111,23 @@ func mix(x uint64) uint64 {
 	return x
 }
 
+// The constants of hash4.
+const hashG, hashG2, hashG3 = 0x9e3779b97f4a7c15, 0x3c6ef372fe94f82a, 0xdaa66d2c7ddf743f
+
+// hash4 hashes (seed, a, b, c); it equals hashRest(hashPrefix(seed, a), b, c).
 func hash4(seed, a, b, c uint64) uint64 {
-	const g, g2, g3 = 0x9e3779b97f4a7c15, 0x3c6ef372fe94f82a, 0xdaa66d2c7ddf743f
-	h := mix(seed + g)
-	h = mix(h ^ (a + g))
-	h = mix(h ^ (b + g2))
-	return mix(h ^ (c + g3))
+	return hashRest(hashPrefix(seed, a), b, c)
+}
+
+// hashPrefix is the part of hash4 that depends on seed and a only, for a
+// stream whose seed and domain are fixed.
+func hashPrefix(seed, a uint64) uint64 {
+	return mix(mix(seed+hashG) ^ (a + hashG))
+}
+
+// hashRest completes hash4 from hashPrefix(seed, a).
+func hashRest(pre, b, c uint64) uint64 {
+	return mix(mix(pre^(b+hashG2)) ^ (c + hashG3))
 }
 
 // unit maps a hash to a uniform float64 in [0, 1).

@@ -266,7 +266,7 @@ func (c *comm) rmaLatency(st *p2pPrep, a, b int) float64 {
 	wa, wb := c.world(a), c.world(b)
 	m := c.r.w.linkModel(wa, wb)
 	st.seq++
-	return m.draw(c.r.w.cfg.Seed, wa, wb, 1<<63|st.seq)
+	return m.draw(c.r.w.latSeed, wa, wb, 1<<63|st.seq)
 }
 
 // linkModel returns the model of the link between world ranks src and dst,

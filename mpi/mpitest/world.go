@@ -94,6 +94,9 @@ type World struct {
 	intra linkModel
 	inter linkModel
 	split bool // intra != inter
+	// latSeed is the latency draws' stream: hash4's state after the seed
+	// and domLatency, computed once (see linkModel.draw).
+	latSeed uint64
 
 	noise []*nodeNoise // per node; nil without Config.NodeNoise
 
@@ -101,6 +104,9 @@ type World struct {
 	aborted atomic.Bool
 	runMu   sync.Mutex // one Run at a time
 	inRun   atomic.Bool
+
+	splitMu sync.Mutex // guards splits
+	splits  map[splitKey]*splitResult
 
 	deadMu      sync.Mutex // serializes checkDeadlock
 	deadlock    *DeadlockError
@@ -136,7 +142,7 @@ func New(cfg Config) (*World, error) {
 	if err := cfg.Deschedule.check(cfg.Ranks); err != nil {
 		return nil, err
 	}
-	w := &World{cfg: cfg}
+	w := &World{cfg: cfg, latSeed: hashPrefix(cfg.Seed, domLatency)}
 	w.intra = cfg.Latency.resolve()
 	w.inter = w.intra
 	if cfg.Latency.InterNode != nil && cfg.RanksPerNode > 0 {
@@ -421,11 +427,13 @@ type Rank struct {
 	free    [][]byte // buffers of consumed messages, for reuse
 
 	// owner-only state
-	msgs     atomic.Int64   // messages sent
-	linkSeq  []uint64       // messages sent per destination world rank (small worlds)
-	linkMap  map[int]uint64 // the same for large worlds
-	blockRq  recvReq        // reused by blocking receives
-	log      []Message      // sent messages, when Config.Log
+	msgs     atomic.Int64      // messages sent
+	linkSeq  []uint64          // messages sent per destination world rank (small worlds)
+	linkMap  map[int32]*uint64 // the same for large worlds
+	lastDst  int               // destination of lastCnt
+	lastCnt  *uint64           // linkMap's counter of lastDst, nil before the first send
+	blockRq  recvReq           // reused by blocking receives
+	log      []Message         // sent messages, when Config.Log
 	scratch  [3][]byte
 	execs    int64        // executions of calls by Observe, counted for Config.CorruptResult
 	desched  *descheduler // Config.Deschedule; nil when the rank is not descheduled
