@@ -86,6 +86,14 @@ const (
 	// a link's smallest round-trip time must stay below for the link's
 	// fastest exchanges to count as undisturbed.
 	DescheduledRTT = 0.1
+	// DescheduledMinWait is the mean wait for a CPU, in seconds, below
+	// which a rank's waits are not taken for descheduling: a fifth of the
+	// shortest time slice the scheduler takes from a busy task (0.5 ms,
+	// mpitest.DefaultDescheduleMin). Shorter waits are the CPU handed back
+	// and forth, as by an MPI library that yields when idle (20 µs per wait
+	// across the namespaced nodes of internal/vcluster), and overlap a
+	// message's flight instead of delaying its receipt by a time slice.
+	DescheduledMinWait = 100e-6
 )
 
 // DeschedulingRule decides from the ranks' records (Result.PerRank)
@@ -93,7 +101,8 @@ const (
 // the bound) unless both
 //
 //   - some rank waited for a CPU during at least DescheduledShare of its
-//     synchronization time (CPUWait over Duration), and
+//     synchronization time (CPUWait over Duration), at least
+//     DescheduledMinWait per wait on average, and
 //   - the slowest of the links learned from timed exchanges had a smallest
 //     round-trip time (FitStats.MinRTT) of at least DescheduledRTT times
 //     the mean wait (CPUWait over CPUWaits) of such a rank,
@@ -132,7 +141,7 @@ func DeschedulingRule(records []RankRecord) *Descheduling {
 			continue
 		}
 		mean := *rr.CPUWait / float64(max(rr.CPUWaits, 1))
-		if rtt < DescheduledRTT*mean {
+		if mean < DescheduledMinWait || rtt < DescheduledRTT*mean {
 			continue
 		}
 		d := &Descheduling{Rank: rr.Rank, CPUWait: *rr.CPUWait, Share: *rr.CPUWait / rr.Duration, MeanWait: mean,

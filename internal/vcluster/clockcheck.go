@@ -16,6 +16,9 @@ type ClockcheckReport struct {
 	SyncDuration float64 `json:"sync_duration_s"`
 	Truth        string  `json:"truth"`
 	Target       string  `json:"target"`
+	// Descheduled is clockcheck's record of why no bound was stated
+	// (clocksync.Descheduling), kept raw for the test's log.
+	Descheduled json.RawMessage `json:"descheduled,omitempty"`
 	Checks       []struct {
 		After      float64   `json:"after_s"`
 		MaxAbs     float64   `json:"max_abs_offset_s"`

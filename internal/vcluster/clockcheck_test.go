@@ -192,7 +192,7 @@ func checkBound(t *testing.T, r *ClockcheckReport) {
 	for _, ck := range r.Checks {
 		switch {
 		case ck.Bound == nil || ck.RanksCovered == nil || ck.RanksJudged == nil:
-			t.Errorf("after %gs: no stated bound", ck.After)
+			t.Errorf("after %gs: no stated bound (descheduled: %s)", ck.After, r.Descheduled)
 		case *ck.RanksJudged != r.Ranks:
 			t.Errorf("after %gs: the stated bound judged %d of %d ranks", ck.After, *ck.RanksJudged, r.Ranks)
 		case *ck.RanksCovered == *ck.RanksJudged:
