@@ -19,7 +19,7 @@ type ClockcheckReport struct {
 	// Descheduled is clockcheck's record of why no bound was stated
 	// (clocksync.Descheduling), kept raw for the test's log.
 	Descheduled json.RawMessage `json:"descheduled,omitempty"`
-	Checks       []struct {
+	Checks      []struct {
 		After      float64   `json:"after_s"`
 		MaxAbs     float64   `json:"max_abs_offset_s"`
 		TrueMaxAbs *float64  `json:"true_max_abs_error_s"`
