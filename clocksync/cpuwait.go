@@ -90,8 +90,7 @@ const (
 	// which a rank's waits are not taken for descheduling: a fifth of the
 	// shortest time slice the scheduler takes from a busy task (0.5 ms,
 	// mpitest.DefaultDescheduleMin). Shorter waits are the CPU handed back
-	// and forth, as by an MPI library that yields when idle (20 µs per wait
-	// across the namespaced nodes of internal/vcluster), and overlap a
+	// and forth, as by an MPI library that yields when idle, and overlap a
 	// message's flight instead of delaying its receipt by a time slice.
 	DescheduledMinWait = 100e-6
 )
