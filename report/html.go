@@ -729,8 +729,12 @@ func (r *Report) findings(v *page) {
 					over++
 				}
 			}
-			v.Findings = append(v.Findings, fmt.Sprintf("%s: %s of the observations are invalid; the machine's own late share, measured in the same mpiruns, is %s; %s significantly more — see windows.",
-				s.Name, pct(sh), pct(share(b.Invalid, b.Observations)), countGroups(over, "loses", "lose")))
+			verb := "lose"
+			if over == 1 {
+				verb = "loses"
+			}
+			v.Findings = append(v.Findings, fmt.Sprintf("%s: %s of the observations are invalid; the machine's own late share, measured in the same mpiruns, is %s; %s %s significantly more — see windows.",
+				s.Name, pct(sh), pct(share(b.Invalid, b.Observations)), tables.Groups(over), verb))
 		case sh > 0.1:
 			v.Findings = append(v.Findings, fmt.Sprintf("%s: %s of the observations are invalid (a window missed); the medians describe the valid ones only — see the method section.", s.Name, pct(sh)))
 		}
@@ -999,12 +1003,4 @@ func modesCell(m analysis.Modes, f func(float64) string) string {
 		out += "; explained by " + strings.Join(m.ExplainedBy, ", ")
 	}
 	return out
-}
-
-// countGroups says "1 group VERB1" or "N groups VERBN".
-func countGroups(n int, verb1, verbN string) string {
-	if n == 1 {
-		return "1 group " + verb1
-	}
-	return fmt.Sprintf("%d groups %s", n, verbN)
 }

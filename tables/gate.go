@@ -29,7 +29,7 @@ func Stars(c analysis.Comparison) string {
 // for a person, below the comparison table.
 func WriteGateText(w io.Writer, r analysis.GateReport) error {
 	fmt.Fprintf(w, "\ngate: B slower than A by more than %g%%? one-sided rank-sum on per-mpirun medians, Holm over %s, alpha %g\n",
-		100*r.Threshold, groupsText(r.Family), r.Alpha)
+		100*r.Threshold, Groups(r.Family), r.Alpha)
 	// Group names without the labels every group shares, as in the table.
 	keys := make([]analysis.GroupKey, len(r.Rows))
 	for i, g := range r.Rows {
@@ -67,8 +67,8 @@ func WriteGateText(w io.Writer, r analysis.GateReport) error {
 	return err
 }
 
-// groupsText is "1 group" or "N groups".
-func groupsText(n int) string {
+// Groups is "1 group" or "N groups", for sentences about n analysis groups.
+func Groups(n int) string {
 	if n == 1 {
 		return "1 group"
 	}
