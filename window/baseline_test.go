@@ -39,18 +39,7 @@ func baseline(t *testing.T, w *mpitest.World, cfg window.Config, n int) (res *ra
 func TestMeasureBaselineMatchesTruth(t *testing.T) {
 	cfg := window.Config{Window: 100 * time.Microsecond}
 	const n = 10000
-	for _, tc := range []struct {
-		name         string
-		ranks, perNd int
-		src          func(node int) []mpitest.PeriodicNoise
-	}{
-		{"one node, one tick", 2, 0, func(int) []mpitest.PeriodicNoise { return []mpitest.PeriodicNoise{tick} }},
-		{"two nodes, two sources each", 4, 2, func(node int) []mpitest.PeriodicNoise {
-			second := mpitest.PeriodicNoise{Period: 1700 * time.Microsecond, Phase: time.Duration(300+200*node) * time.Microsecond,
-				Duration: 20 * time.Microsecond, Drift: 25e-6, Prob: 0.7}
-			return []mpitest.PeriodicNoise{tick, second}
-		}},
-	} {
+	for _, tc := range noiseCases {
 		t.Run(tc.name, func(t *testing.T) {
 			w := noisyWorld(t, tc.ranks, tc.perNd, 5, tc.src)
 			b, from, to := baseline(t, w, cfg, n)

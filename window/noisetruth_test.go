@@ -38,22 +38,32 @@ func lateShare(w *mpitest.World, rec *window.Record) (share, from, to float64) {
 	return float64(late) / float64(rec.N), w.TrueTime(0, rec.Deadline[0]), w.TrueTime(0, rec.Deadline[rec.N-1])
 }
 
+// noiseCase is a world whose nodes carry periodic noise (mpitest's
+// NodeNoise): ranks in all, ranks per node (0: one node), the sources of each
+// node.
+type noiseCase struct {
+	name         string
+	ranks, perNd int
+	src          func(node int) []mpitest.PeriodicNoise
+}
+
+// noiseCases are the noisy worlds the window tests check against ground
+// truth: one node with the tick, and two nodes with a second, drifting
+// source each.
+var noiseCases = []noiseCase{
+	{"one node, one tick", 2, 0, func(int) []mpitest.PeriodicNoise { return []mpitest.PeriodicNoise{tick} }},
+	{"two nodes, two sources each", 4, 2, func(node int) []mpitest.PeriodicNoise {
+		second := mpitest.PeriodicNoise{Period: 1700 * time.Microsecond, Phase: time.Duration(300+200*node) * time.Microsecond,
+			Duration: 20 * time.Microsecond, Drift: 25e-6, Prob: 0.7}
+		return []mpitest.PeriodicNoise{tick, second}
+	}},
+}
+
 // Without a learner, the share of late windowed observations is the share
 // of time the periodic noise holds a rank past the late tolerance
 // (mpitest's ground truth), within a binomial tolerance.
 func TestPeriodicNoiseLateShareMatchesTruth(t *testing.T) {
-	for _, tc := range []struct {
-		name         string
-		ranks, perNd int
-		src          func(node int) []mpitest.PeriodicNoise
-	}{
-		{"one node, one tick", 2, 0, func(int) []mpitest.PeriodicNoise { return []mpitest.PeriodicNoise{tick} }},
-		{"two nodes, two sources each", 4, 2, func(node int) []mpitest.PeriodicNoise {
-			second := mpitest.PeriodicNoise{Period: 1700 * time.Microsecond, Phase: time.Duration(300+200*node) * time.Microsecond,
-				Duration: 20 * time.Microsecond, Drift: 25e-6, Prob: 0.7}
-			return []mpitest.PeriodicNoise{tick, second}
-		}},
-	} {
+	for _, tc := range noiseCases {
 		t.Run(tc.name, func(t *testing.T) {
 			w := noisyWorld(t, tc.ranks, tc.perNd, 3, tc.src)
 			cfg := window.Config{Method: window.Fixed, Window: 100 * time.Microsecond, Batch: 100}
