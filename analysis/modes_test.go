@@ -1,34 +1,14 @@
 package analysis
 
 import (
-	"fmt"
-	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/reprobench/reprobench/internal/rawcases"
 )
 
-// modesCSV returns a raw file of 20 mpiruns of one group whose runtime is
-// 1.4× slower when the mpirun's prehistory_msgs is odd.
-func modesCSV() string {
-	r := rand.New(rand.NewPCG(3, 3))
-	var b strings.Builder
-	b.WriteString("run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,procsync,prehistory_msgs\n")
-	for m := range 20 {
-		c := m % 4
-		base := 1e-6 * math.Exp(0.03*r.NormFloat64())
-		if c%2 == 1 {
-			base *= 1.4
-		}
-		for rep := range 30 {
-			fmt.Fprintf(&b, "r,%d,0,MPI_Allreduce,8,1,float64,2,%d,%g,0,barrier,%d\n", m, rep, base*(1+0.01*r.Float64()), c)
-		}
-	}
-	return b.String()
-}
-
 func TestModesFromRawData(t *testing.T) {
-	d, err := ReadRaw(strings.NewReader(modesCSV()), "modes.csv")
+	d, err := ReadRaw(strings.NewReader(rawcases.ModesCSV()), "modes.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +24,7 @@ func TestModesFromRawData(t *testing.T) {
 	}
 	g := NewDataset()
 	g.GroupBy = []string{"prehistory_msgs"}
-	if err := g.Read(strings.NewReader(modesCSV()), "modes.csv"); err != nil {
+	if err := g.Read(strings.NewReader(rawcases.ModesCSV()), "modes.csv"); err != nil {
 		t.Fatal(err)
 	}
 	if len(g.Groups) != 4 || len(g.Covariates) != 0 {

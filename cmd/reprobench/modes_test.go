@@ -2,13 +2,12 @@ package main
 
 import (
 	"bytes"
-	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reprobench/reprobench/internal/rawcases"
 )
 
 // writeModesCSV writes a raw file of 20 mpiruns of 8-byte allreduce in
@@ -16,21 +15,8 @@ import (
 // its path.
 func writeModesCSV(t *testing.T) string {
 	t.Helper()
-	r := rand.New(rand.NewPCG(3, 3))
-	var b strings.Builder
-	b.WriteString("run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode,procsync,prehistory_msgs\n")
-	for m := range 20 {
-		c := m % 4
-		base := 1e-6 * math.Exp(0.03*r.NormFloat64())
-		if c%2 == 1 {
-			base *= 1.4
-		}
-		for rep := range 30 {
-			fmt.Fprintf(&b, "r,%d,0,MPI_Allreduce,8,1,float64,2,%d,%g,0,barrier,%d\n", m, rep, base*(1+0.01*r.Float64()), c)
-		}
-	}
 	p := filepath.Join(t.TempDir(), "modes.csv")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte(rawcases.ModesCSV()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
