@@ -93,6 +93,12 @@ const (
 	// and forth, as by an MPI library that yields when idle, and overlap a
 	// message's flight instead of delaying its receipt by a time slice.
 	DescheduledMinWait = 100e-6
+	// DescheduledMajority is the share of its synchronization time above
+	// which a rank's waits count however short they are: a rank that waited
+	// for a CPU longer than it ran (more busy ranks than cores) had most of
+	// its exchanges cut, and waits as long as the round trip itself bias
+	// the fastest ones.
+	DescheduledMajority = 0.5
 )
 
 // DeschedulingRule decides from the ranks' records (Result.PerRank)
@@ -101,7 +107,8 @@ const (
 //
 //   - some rank waited for a CPU during at least DescheduledShare of its
 //     synchronization time (CPUWait over Duration), at least
-//     DescheduledMinWait per wait on average, and
+//     DescheduledMinWait per wait on average unless the share was at least
+//     DescheduledMajority, and
 //   - the slowest of the links learned from timed exchanges had a smallest
 //     round-trip time (FitStats.MinRTT) of at least DescheduledRTT times
 //     the mean wait (CPUWait over CPUWaits) of such a rank,
@@ -140,7 +147,7 @@ func DeschedulingRule(records []RankRecord) *Descheduling {
 			continue
 		}
 		mean := *rr.CPUWait / float64(max(rr.CPUWaits, 1))
-		if mean < DescheduledMinWait || rtt < DescheduledRTT*mean {
+		if (mean < DescheduledMinWait && *rr.CPUWait < DescheduledMajority*rr.Duration) || rtt < DescheduledRTT*mean {
 			continue
 		}
 		d := &Descheduling{Rank: rr.Rank, CPUWait: *rr.CPUWait, Share: *rr.CPUWait / rr.Duration, MeanWait: mean,

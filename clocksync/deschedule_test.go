@@ -167,6 +167,11 @@ func TestDeschedulingRule(t *testing.T) {
 		{"fast exchanges", []clocksync.RankRecord{rec(0, "", 0, 0.5, 250), rec(1, "", 1e-6, 0.5, 250)}, false},
 		{"slow exchanges", []clocksync.RankRecord{rec(0, "", 0, 0.5, 250), rec(1, "", 1e-3, 0.5, 250)}, true},
 		{"little wait", []clocksync.RankRecord{rec(0, "", 0, 0.05, 10), rec(1, "", 1e-3, 0.05, 10)}, false},
+		// The CPU handed back and forth (20 µs per wait, a 25 µs round
+		// trip) during 15 % of the sync keeps the bound; during 60 %, more
+		// busy ranks than cores, it does not.
+		{"short waits, a minority", []clocksync.RankRecord{rec(0, "", 0, 0.15, 7500), rec(1, "", 25e-6, 0.15, 7500)}, false},
+		{"short waits, most of the time", []clocksync.RankRecord{rec(0, "", 0, 0.6, 30000), rec(1, "", 50e-6, 0.6, 30000)}, true},
 		{"not measured", []clocksync.RankRecord{{Rank: 0, Duration: 1}, {Rank: 1, Duration: 1}}, false},
 	}
 	for _, c := range cases {
