@@ -1,6 +1,6 @@
 package analysis
 
-// Issue #21: the reader refuses truncated files, Go-only number syntax and
+// The reader refuses truncated files, Go-only number syntax and
 // observations read twice, instead of counting garbage.
 
 import (
@@ -21,7 +21,7 @@ func faultRows(run string, mpirun, n int) string {
 	return b.String()
 }
 
-// TestReadRawTruncatedLastLine is issue #21 row 10: "head -c -3 G.csv"
+// TestReadRawTruncatedLastLine checks truncation: "head -c -3 G.csv"
 // cut "none" to "no" and the reader made a group clocksync=no with n=1.
 func TestReadRawTruncatedLastLine(t *testing.T) {
 	full := faultHdr + "\n" + faultRows("r", 0, 5)
@@ -56,7 +56,7 @@ func groupNames(d *Dataset) []string {
 	return s
 }
 
-// TestReadRawStrictDecimal is issue #21 row 12: Go's number syntax
+// TestReadRawStrictDecimal checks number syntax: Go's number syntax
 // (hexadecimal floats, digit separators) was accepted as run times.
 func TestReadRawStrictDecimal(t *testing.T) {
 	read := func(rt string) error {
@@ -75,7 +75,7 @@ func TestReadRawStrictDecimal(t *testing.T) {
 	}
 }
 
-// TestReadRawDuplicates is issue #21 row 7: the same file twice doubled n
+// TestReadRawDuplicates checks duplicates: the same file twice doubled n
 // and moved p from 0.370 to 0.253; now the second copy is refused, naming
 // both files and lines.
 func TestReadRawDuplicates(t *testing.T) {

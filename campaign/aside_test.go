@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestAsideCopiesNotGlobbed is issue #21 row 7: "find DIR -name '*.csv'"
+// TestAsideCopiesNotGlobbed checks duplicates: "find DIR -name '*.csv'"
 // over a resumed campaign picked up the copies moved aside (n 715 → 882).
 // Moved files now end in AsideSuffix, so no glob for data matches them.
 func TestAsideCopiesNotGlobbed(t *testing.T) {

@@ -456,7 +456,7 @@ func TestLaunchInterrupted(t *testing.T) {
 	}
 }
 
-// Issue #21 row 5: a campaign of more than MaxMpiruns mpiruns is refused
+// A campaign of more than MaxMpiruns mpiruns is refused
 // before anything is built or started (10^8 mpiruns were once built up
 // front until the launcher was killed at 24 GB), and a manifest claiming
 // more is refused on reading.

@@ -15,7 +15,7 @@ func envOf(kv ...string) func(string) string {
 }
 
 // The environments are those the launchers set here (Open MPI 4.1.4,
-// MPICH 4.0.2, Slurm 22.05.8; printenv under each, issue #32), cut to the
+// MPICH 4.0.2, Slurm 22.05.8; printenv under each), cut to the
 // variables that matter.
 var (
 	envOmpiMpirun = []string{"OMPI_COMM_WORLD_SIZE", "2", "OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_LOCAL_SIZE", "2", "PMIX_RANK", "0"}
@@ -51,7 +51,7 @@ func TestCheckSize(t *testing.T) {
 		{"srun pmi2 mpich", envSrunPMI2, 2, 2, "mpich", nil, ""},
 		{"srun pmix openmpi", envSrunPMIx, 2, 2, "openmpi", nil, ""},
 		{"batch step alone", envBatch, 1, 1, "mpich", nil, ""},
-		// The singletons of issue #20 and #32.
+		// The singletons: one rank per srun step.
 		{"srun none mpich", envSrunNone, 1, 1, "mpich", []string{"SLURM_STEP_NUM_TASKS"}, "use srun --mpi=pmi2"},
 		{"srun none openmpi", envSrunNone, 1, 1, "openmpi", []string{"SLURM_STEP_NUM_TASKS"}, "use srun --mpi=pmix"},
 		{"srun pmix mpich", envSrunPMIx, 1, 1, "mpich", []string{"SLURM_STEP_NUM_TASKS"}, "--mpi=pmix, which does not connect"},

@@ -22,7 +22,7 @@ import (
 // observations each, killed in the middle of mpirun 1.
 //
 // The victim must certainly still be running when it is killed, on a
-// quiet machine as on a loaded one (issue #23: a quiet machine finished a
+// quiet machine as on a loaded one (a quiet machine finished a
 // 300000-observation mpirun in 0.34 s, before a 300 ms sleep was over). So
 // no sleep decides it: the first launch holds mpirun 1 through reprobench
 // run's test hook (cmd/reprobench/launch_hooks.go): each of its ranks, with

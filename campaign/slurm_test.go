@@ -115,8 +115,7 @@ func TestSlurmLaunch(t *testing.T) {
 // (--mpi=none, or the other library's), srun starts singletons (MPICH) or
 // MPI_Init fails (Debian's Open MPI); under launch, under a direct srun and
 // under srun in an sbatch script the run exits non-zero, says which
-// plugin to use, and writes nothing: no result, no partial file (issue
-// #20, #32).
+// plugin to use, and writes nothing: no result, no partial file.
 func TestSlurmWrongPMI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs mpirun and Slurm")

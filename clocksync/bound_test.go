@@ -167,7 +167,7 @@ func TestSpreadMeetsTargetInSimulation(t *testing.T) {
 	}
 }
 
-// TestBoundCoverage100Seeds is the acceptance check of issue 22 on 64
+// TestBoundCoverage100Seeds is the acceptance check of the bound on 64
 // ranks: 100 seeds, bound coverage ≥ 95 %, true error ≤ 1 µs after 10 s in
 // every seed. About a minute of CPU.
 func TestBoundCoverage100Seeds(t *testing.T) {
@@ -314,8 +314,8 @@ func TestResyncer(t *testing.T) {
 }
 
 // A reading is taken somewhere inside its read call, and where is invisible
-// to the fit (issue 22: on real ranks the bound right after sync missed by
-// 1–21 ns in 3 of 40 runs). In mpitest a reading is taken when the call
+// to the fit (on real ranks, without it, the bound right after sync missed
+// by 1–21 ns in 3 of 40 runs). In mpitest a reading is taken when the call
 // starts and the call lasts the clock's overhead, so a reference whose reads
 // take 400 ns and a client whose reads take 1 ns bias every fit point by
 // (400 − 1)/2 ns; the link's bound must add half the two read steps

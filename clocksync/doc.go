@@ -107,8 +107,8 @@
 //
 // The published fixed-count parameters (1000 fit points × 100 exchanges)
 // fit over 60–400 ms on this project's VMs; their slope is then the
-// weak part (0.3 ppm of noise is 3 µs after 10 s). So the default (issue
-// 28; see Spec) is an accuracy target — DefaultAccuracy, 1 µs@10s, or the
+// weak part (0.3 ppm of noise is 3 µs after 10 s). So the default (see
+// Spec) is an accuracy target — DefaultAccuracy, 1 µs@10s, or the
 // one a caller derives (run: its late tolerance at its longest expected
 // experiment) — which replaces the learner by Spread: fit points spread
 // over time, each the fastest exchange of its interval, until the predicted

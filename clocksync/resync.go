@@ -7,8 +7,7 @@ import (
 	"github.com/reprobench/reprobench/mpi"
 )
 
-// Resyncer decides when to re-synchronize by the predicted bound (issue
-// 22): before an experiment it asks whether the last synchronization's
+// Resyncer decides when to re-synchronize by the predicted bound: before an experiment it asks whether the last synchronization's
 // bound, at the moment the experiment is expected to end, would exceed the
 // target. The expected duration is the time since the previous call (the
 // previous experiment's duration), at least MinExpected. Rank 0 decides and

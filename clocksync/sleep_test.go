@@ -10,8 +10,8 @@ import (
 
 // TestSimulationWaitsInVirtualTime: a Spread learner spacing its fit points
 // over seconds and a Harness checking an hour later, both without a Sleep
-// option, wait in the simulation's virtual time (issue 31: forgetting
-// SyncOptions{Sleep: r.Sleep} slept in real time).
+// option, wait in the simulation's virtual time (forgetting
+// SyncOptions{Sleep: r.Sleep} sleeps in real time).
 func TestSimulationWaitsInVirtualTime(t *testing.T) {
 	alg, err := clocksync.ParseWithAccuracy("hca3", "1us@10s")
 	if err != nil {

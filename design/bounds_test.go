@@ -1,6 +1,6 @@
 package design
 
-// Issue #21: sizes a user controls are checked before memory is committed,
+// Sizes a user controls are checked before memory is committed,
 // and errors quote what the user wrote.
 
 import (
@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// TestParseSizesQuotesTheField is issue #21 row 12: "--msizes 1K..4K" said
+// TestParseSizesQuotesTheField checks the message: "--msizes 1K..4K" said
 // `"1K..4" is not a positive number of bytes`, quoting text the user never
 // wrote.
 func TestParseSizesQuotesTheField(t *testing.T) {
@@ -28,7 +28,7 @@ func TestParseSizesQuotesTheField(t *testing.T) {
 	}
 }
 
-// TestSizesBoundedBeforeDrawing is issue #21 row 5 (design): a log-uniform
+// TestSizesBoundedBeforeDrawing checks the design: a log-uniform
 // spec of a million sizes took seconds and 100+ MB to draw before the row
 // cap applied. CountSizes counts without drawing and ParseSizes refuses
 // more than MaxRows sizes at once.

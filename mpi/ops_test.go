@@ -159,8 +159,8 @@ func TestCHeaders(t *testing.T) {
 	}
 }
 
-// TestCHeadersCanFail copies the headers, puts back the circle issue 33
-// broke (the family headers taking rb_args from rbmpi.h, which includes
+// TestCHeadersCanFail copies the headers, puts back an include cycle
+// (the family headers taking rb_args from rbmpi.h, which includes
 // them) and other breaks of the tree, and expects headerProblems to name
 // each.
 func TestCHeadersCanFail(t *testing.T) {

@@ -1,6 +1,6 @@
 package plots
 
-// Fuzz targets of issue #21 for the tick markers of the plot layout: no
+// Fuzz targets for the tick markers of the plot layout: no
 // hang, no unbounded tick list, no tick outside the range on adversarial
 // ranges. "make fuzz" runs each for FUZZTIME; "go test" runs the seeds below
 // and the corpus in testdata/fuzz.

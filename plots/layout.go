@@ -148,9 +148,9 @@ func wrapParts(parts []string, width int) string {
 }
 
 // maxTicks bounds the number of ticks a marker returns for any range, so
-// that no data can make the layout loop or allocate without bound (issue
-// #21: a float64 counter above 2^53 stopped advancing and the tick list grew
-// by 80 MB/s).
+// that no data can make the layout loop or allocate without bound (a float64
+// counter above 2^53 stops advancing, and an unbounded tick list would grow
+// without end).
 const maxTicks = 200
 
 // niceTicks labels three to eight ticks at 1, 2 or 5 × 10^k steps, with minor

@@ -11,8 +11,7 @@ import (
 	"github.com/reprobench/reprobench/timing"
 )
 
-// NoiseGuard is the state of the noise guard (Config.NoiseGuard; issue
-// 15): where the ranks are, and on rank 0 what has been learned about each
+// NoiseGuard is the state of the noise guard (Config.NoiseGuard): where the ranks are, and on rank 0 what has been learned about each
 // node's periodic noise (package noiseguard) and how many slots it cost.
 // One NoiseGuard per rank serves every Sync of a run (Sync.Guard), so
 // what one experiment learned the next one uses; it is not safe for

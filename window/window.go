@@ -226,8 +226,8 @@ type Config struct {
 	// Budget ends a round-time experiment when it has run this long (rank
 	// 0's clock); default 10 s. Round-time also stops after 10·n attempts.
 	Budget time.Duration
-	// NoiseGuard turns on the noise guard for the windowed methods (issue
-	// 15; NoiseGuard, package noiseguard): rank 0 learns each node's
+	// NoiseGuard turns on the noise guard for the windowed methods
+	// (NoiseGuard, package noiseguard): rank 0 learns each node's
 	// periodic noise from the late observations and places window starts
 	// where no detour is predicted. It biases the data on purpose:
 	// observations that would overlap periodic noise are not taken. Use it

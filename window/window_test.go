@@ -415,7 +415,7 @@ func TestRunAllocations(t *testing.T) {
 	}
 }
 
-// TestWindowQualitySimulated is the window-quality criterion of issue 6 in
+// TestWindowQualitySimulated is the window-quality criterion in
 // simulation (np=2, 8-byte MPI_Allreduce, HCA3, 100 µs initial window, the
 // SKaMPI policy, 10000 observations, mpitest's default network with 1%
 // 20 µs latency spikes): at most 1% invalid and a valid p99 at most twice

@@ -253,8 +253,8 @@ func pairs() []struct {
 }
 
 // BenchmarkGoVsC reports the Go read (through timing.Clock) against the C
-// read, interleaved: "go/c" is the median ratio of paired rounds. Issue 3's
-// bound is go/c ≤ 1.2; it is a measurement on a shared machine, so it is
+// read, interleaved: "go/c" is the median ratio of paired rounds. The target
+// is go/c ≤ 1.2; it is a measurement on a shared machine, so it is
 // reported here and not asserted by a unit test. Under -race or coverage
 // the Go loop is instrumented and the ratio means nothing.
 func BenchmarkGoVsC(b *testing.B) {

@@ -55,7 +55,7 @@ func TestRunAbortsWhenDiskFull(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the partial raw file was not kept for inspection: %v", err)
 			}
-			// Issue #21 row 12: running again with the same names must not
+			// Running again with the same names must not
 			// overwrite what the failed run left for inspection.
 			r = mpirun.Run(f, 2, 60*time.Second, nil, bin, "run", "--calls", "MPI_Bcast", "--sizes", "8", "--nrep", "5",
 				"--clock-sync", "none", "--run-id", "full", "--out", small)

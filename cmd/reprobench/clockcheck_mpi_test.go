@@ -64,7 +64,7 @@ func parseClockcheck(t *testing.T, out string) clockcheckOut {
 // runs at load 4-5; clocksync's package doc: 0.3-100 ms in 9 of 12 loaded
 // runs without the RTT filter), while its precision on an undisturbed link
 // is asserted in simulation (clocksync's TestAccuracyAgainstGroundTruth).
-// Measured (issue 32, load 3-12, 54 runs of hca3 and jk with and without a
+// Measured (load 3-12, 54 runs of hca3 and jk with and without a
 // target, both libraries): 38 claimed ≤ 10 µs, and every one of them was
 // within 6.4 µs after 2 s.
 func TestClockcheckUnderMPI(t *testing.T) {

@@ -124,7 +124,7 @@ func TestCompareSideLabel(t *testing.T) {
 	}
 }
 
-// TestCompareRatioInsideInterval is issue 31's "B/A 1.00 [1.10, 1.22]":
+// TestCompareRatioInsideInterval guards against "B/A 1.00 [1.10, 1.22]":
 // with a single mpirun on a side the test compares observations, and when
 // the two sides run in a fast and a slow mode in different proportions the
 // ratio of the medians (1.30 here: A's median is in the fast mode, B's in

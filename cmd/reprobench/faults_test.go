@@ -1,6 +1,6 @@
 package main
 
-// Tests of issue #21: bad input and adversarial data end in a result or a
+// Bad input and adversarial data end in a result or a
 // clear error, never in a hang, a crash or silent garbage. Commands that used
 // to hang or exhaust memory run in a child process (this test binary) under
 // a time limit and a heap limit, so that a regression fails the test instead
@@ -139,7 +139,7 @@ func adversarialSets(t *testing.T, dir string) map[string]string {
 	}
 }
 
-// TestPlotAdversarialData is issue #21 rows 2 and 3: every one-group plot
+// TestPlotAdversarialData checks adversarial data: every one-group plot
 // kind on constant data, values 1 ulp apart, zeros, one or two rows and
 // extreme magnitudes ends within seconds with a figure or a clear error,
 // never a hang, a panic or unbounded memory.
@@ -166,7 +166,7 @@ func TestPlotAdversarialData(t *testing.T) {
 	}
 }
 
-// TestPlotSizeBounded is issue #21 row 4: --width 1e6 died with "fatal
+// TestPlotSizeBounded checks the size bound: --width 1e6 died with "fatal
 // error: runtime: out of memory"; sizes are now checked before any canvas
 // exists.
 func TestPlotSizeBounded(t *testing.T) {
@@ -195,7 +195,7 @@ func TestPlotSizeBounded(t *testing.T) {
 	}
 }
 
-// TestDesignBoundedBeforeDrawing is issue #21 row 5 (design): "design
+// TestDesignBoundedBeforeDrawing checks the design bound: "design
 // --sizes logu:8..1G:1000000" spent > 10 s and 1.3 GB before its row cap
 // applied; the cap is now checked before the sizes are drawn.
 func TestDesignBoundedBeforeDrawing(t *testing.T) {
@@ -246,7 +246,7 @@ func dupData(t *testing.T, dir, name string) string {
 	return p
 }
 
-// TestDuplicateObservationsRefused is issue #21 row 7 at the command line:
+// TestDuplicateObservationsRefused checks duplicates at the command line:
 // "analyze G.csv G.csv" doubled n; every reader now refuses, naming both
 // places, unless --keep-duplicates.
 func TestDuplicateObservationsRefused(t *testing.T) {
@@ -274,7 +274,7 @@ func TestDuplicateObservationsRefused(t *testing.T) {
 	}
 }
 
-// TestDroppedRowsReported is issue #21 row 9: compare and plot left out
+// TestDroppedRowsReported checks dropped rows: compare and plot left out
 // invalid and NaN rows without a word (analyze shows them in columns).
 func TestDroppedRowsReported(t *testing.T) {
 	dir := t.TempDir()
@@ -302,7 +302,7 @@ func TestDroppedRowsReported(t *testing.T) {
 	}
 }
 
-// TestTruncatedFileRefused is issue #21 row 10 at the command line:
+// TestTruncatedFileRefused checks truncation at the command line:
 // "head -c -3 G.csv > t.csv; analyze t.csv" made a fake group.
 func TestTruncatedFileRefused(t *testing.T) {
 	dir := t.TempDir()
@@ -324,7 +324,7 @@ func TestTruncatedFileRefused(t *testing.T) {
 	}
 }
 
-// TestFlagsAfterFiles is issue #21 row 12: "analyze G.csv --format csv"
+// TestFlagsAfterFiles checks flag order: "analyze G.csv --format csv"
 // failed with "open --format: no such file".
 func TestFlagsAfterFiles(t *testing.T) {
 	dir := t.TempDir()

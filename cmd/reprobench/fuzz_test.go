@@ -1,6 +1,6 @@
 package main
 
-// Fuzz targets of issue #21 for the plot layout (ranges on adversarial
+// Fuzz targets for the plot layout (ranges on adversarial
 // data; the tick markers' targets are in package plots) and the duration list of clockcheck --after. "make fuzz"
 // runs each for FUZZTIME; "go test" runs the seeds below and the corpus in
 // testdata/fuzz.

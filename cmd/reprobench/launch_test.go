@@ -107,7 +107,7 @@ func TestLaunchUsageErrors(t *testing.T) {
 		{"--mpiruns", "2", "--np", "2", "--", "--out", "x"},
 		{"--mpiruns", "2", "--np", "2", "--launcher", "mpirun 'unterminated"},
 		{"--mpiruns", "2", "--np", "2", "--run-id", "a/b"},
-		{"--mpiruns", "100000000", "--np", "2"}, // issue #21 row 5: refused, not built
+		{"--mpiruns", "100000000", "--np", "2"}, // refused, not built
 		{"--mpiruns", "10001", "--np", "2"},
 	} {
 		if _, _, err := runCmd(append([]string{"launch", "--out", dir}, args...)...); !errors.Is(err, errUsage) {
@@ -204,7 +204,7 @@ func TestLaunchNotes(t *testing.T) {
 	}
 }
 
-// Issue #21 row 12: launch checks the run flags (and the design) for --np
+// Launch checks the run flags (and the design) for --np
 // processes before it starts any mpirun; bad ones are one usage error, and
 // no mpirun, manifest or output is made. Good ones start the campaign.
 func TestLaunchChecksRunFlagsFirst(t *testing.T) {

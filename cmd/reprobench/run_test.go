@@ -144,9 +144,8 @@ func checkRunOutput(t *testing.T, dir string, np, nrep int) {
 	// Heap allocations per observation. The count is process-wide over only
 	// nrep observations: each allocation by the Go runtime itself shows as
 	// 1/nrep, and a new OS thread (when a rank is descheduled in a long cgo
-	// call) costs several in whichever experiment it falls (seen: 7 of 12,
-	// 0.58, MPICH np 2, issue #23's audit; 7 of 6, 1.17, Open MPI np 4, CI
-	// 2026-11-24). An allocation in the observation loop shows as >= 1 per
+	// call) costs several in whichever experiment it falls (seen: 7 in 12
+	// rows, 0.58, MPICH np 2; 7 in 6 rows, 1.17, Open MPI np 4). An allocation in the observation loop shows as >= 1 per
 	// row in every experiment whose path has it: all methods of a call, or
 	// all calls of a method. So the bound is on the median over a call's
 	// experiments and over a method's, which one-off runtime costs do not

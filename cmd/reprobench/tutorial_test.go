@@ -93,8 +93,8 @@ func tutorialArgs(t *testing.T, cmd, dir string) []string {
 // TestTutorialStep6 runs the tutorial's step 6 (compare) and its compare
 // plot, verbatim from README.md, on data laid out as the tutorial's steps 3
 // and 4 write it: two campaigns of one design, labelled lib=openmpi and
-// lib=mpich. Every group must match its counterpart (issue #19: it used to
-// find no group in common) and the header must say that lib names the sides.
+// lib=mpich. Every group must match its counterpart (a mismatch once
+// found no group in common) and the header must say that lib names the sides.
 func TestTutorialStep6(t *testing.T) {
 	cmds := tutorialCommands(t)
 	dir := t.TempDir()

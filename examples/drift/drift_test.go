@@ -198,8 +198,7 @@ func TestAcrossNodes(t *testing.T) {
 			// (docs/measured.md, "Under CPU load, Open MPI's bound does not
 			// hold"): with two busy loops alongside, this fixed-count fit passed
 			// 6 of 6 runs and the default learner failed 5 of 6, and one
-			// clean-clone CI run failed here (2026-11-28: the error grew by
-			// 1150 µs). The fixed count stays, and the test wants a quiet machine.
+			// clean-clone CI run failed here (the error grew by 1150 µs). The fixed count stays, and the test wants a quiet machine.
 			if g := math.Abs(d1 - d0); f.Name == "openmpi" && g > 0.5*(o1-o0) {
 				t.Errorf("hca3: true error %g µs at 0 s and %g µs at 1 s: grew by more than half the offset-only growth %g µs", d0, d1, o1-o0)
 			}

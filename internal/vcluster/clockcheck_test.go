@@ -33,12 +33,12 @@ func buildReprobench(t *testing.T, flavor string) string {
 // skew. Two-level must find the nodes itself (MPI_Comm_split_type SHARED).
 // HCA3 on 2 × 1 runs the default, whose
 // stated bound must cover every rank's true error at every check: on the
-// calibration records (bench/clocksync/out/calib-20261125, 160 links
+// calibration records (bench/clocksync/calib.sh, 160 links
 // across 2 nodes) and in the 63 clockchecks with no flags across 2 nodes
 // of bench/clocksync/out/defaults-*/vcluster (bench/clocksync/defaults.sh)
 // it covered every one, the true error right after the sync at most 0.66
 // of the bound. It is a statistical
-// bound, and one CI run of this test (2026-11-27) saw it miss right after
+// bound, and one CI run of this test saw it miss right after
 // the sync (0.899 µs stated, 1.285 µs true; after 2 s 3.150 µs covered
 // 1.268 µs): a miss is logged and the sync repeated once, and a second
 // miss fails. The other drift-aware algorithms' errors are logged; their
@@ -223,7 +223,7 @@ func checkBound(t *testing.T, r *ClockcheckReport) {
 }
 
 // TestBoundMiss: boundMiss names the first check whose stated bound left a
-// rank's true error uncovered (the CI miss of 2026-11-27), and nothing for
+// rank's true error uncovered (as one CI run saw), and nothing for
 // a report whose bounds covered every rank or that states none.
 func TestBoundMiss(t *testing.T) {
 	for _, c := range []struct{ name, checks, want string }{

@@ -17,7 +17,7 @@ import (
 // clocksync.NodeSkew): the drift its clock sync learns is the node's, where
 // before it learned 0 ppm (rank 1, seed 1: −0.05 ± 0.05 ppm learned against
 // +65.547 injected; 65.56 ± 0.06 with the skew applied). The clock sync is
-// the default (hca3 to the run's derived accuracy target, issue 28); see
+// the default (hca3 to the run's derived accuracy target); see
 // checkDrift for what is asserted. The same mpirun measures the allreduce
 // under barrier and window synchronization, and checkWindows asserts that
 // the windows work across the nodes.
@@ -116,7 +116,7 @@ type rankSync struct {
 // runs state 0.2–1.3 ppm). It does not fail by chance: the learned drift's
 // error over the slope part of the bound, with a systematic term of
 // 40 ns + 5 % of the RTT, was at most 0.59 in the 40 syncs of make
-// vcluster ×10 on 2026-11-27 (with 40 ns + 2 % one of 27 syncs had read
+// vcluster ×10 (with 40 ns + 2 % one of 27 syncs had read
 // 1.22, and with 0.5 % one of 40 had read 1.09), and the cross-node
 // calibration links of bench/clocksync/calib read at most 0.33 with 5 %
 // (replay.txt, column "s/b max"). The present term, the larger of 40 ns

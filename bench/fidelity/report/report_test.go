@@ -374,7 +374,7 @@ func TestUnpairedRatioNonPositive(t *testing.T) {
 }
 
 // TestReportLoneRun: one C run alone in a faster state (0.41 µs among runs
-// at 0.64 µs, seen 2026-11-27) is no mode of its own: with it as the C
+// at 0.64 µs, as seen once) is no mode of its own: with it as the C
 // side's mode 1, the modes were matched one off (C's 0.64 µs runs against
 // ours' slow ones) and a side at parity failed. The run still counts in
 // every pair and in the range.
