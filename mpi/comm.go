@@ -207,9 +207,11 @@ func lenErr(fn string, want, have int) error {
 // NodeSize returns how many ranks of c run on the caller's node (the size
 // of the communicator SplitShared would return), without creating a
 // communicator; collective. A rank's node is its MPI processor name
-// (MPI_Get_processor_name: the host name with Open MPI and MPICH), or what
-// c's NodeName method returns when it has one (mpitest's simulated nodes).
-// It compares 52-bit FNV-1a hashes of the names, as AllEqual does.
+// (MPI_Get_processor_name: the host name with Open MPI and MPICH); the
+// ranks allgather 52-bit FNV-1a hashes of the names (as AllEqual compares
+// them). A communicator that knows its nodes answers itself, through a
+// method NodeSize() (int, error) (mpitest's simulated nodes: the same
+// messages, without every rank holding every rank's hash).
 //
 // Why not SplitShared: creating a communicator changes how the process
 // measures afterwards (with Open MPI 4.1.4, an 8-byte MPI_Allreduce loop
@@ -217,14 +219,12 @@ func lenErr(fn string, want, have int) error {
 // docs/fidelity.md), and a program that checks its launch before measuring
 // (pipeline.CheckLaunch) must leave no such trace.
 func NodeSize(c Comm) (int, error) {
-	var name string
-	if n, ok := c.(interface{ NodeName() string }); ok {
-		name = n.NodeName()
-	} else {
-		var err error
-		if name, err = ProcessorName(); err != nil {
-			return 0, err
-		}
+	if n, ok := c.(interface{ NodeSize() (int, error) }); ok {
+		return n.NodeSize()
+	}
+	name, err := ProcessorName()
+	if err != nil {
+		return 0, err
 	}
 	v := hash52(name)
 	all := make([]float64, c.Size())

@@ -13,3 +13,5 @@ var (
 )
 
 type ResyncOptions = resyncOptions
+
+var GatherNames = gatherNames

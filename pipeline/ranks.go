@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,10 +77,10 @@ func Agree(c mpi.Comm, err error) error {
 	return fmt.Errorf("rank %d: %s", low[0], m)
 }
 
-// processorNames returns every rank's MPI processor name, on every rank
-// (collective: one allgather, so that the set-up's traffic is
-// net-symmetric). Before MPI is initialized (a simulated world) each rank
-// reports the host name. A name is cut at 256 bytes.
+// processorNames returns every rank's MPI processor name on rank 0, and
+// nil on the other ranks (collective). Before MPI is initialized (a
+// simulated world) each rank reports the host name. A name is cut at 256
+// bytes.
 func processorNames(c mpi.Comm) ([]string, error) {
 	var pn string
 	if mpi.World() != nil { // MPI is initialized (Open MPI aborts the process before)
@@ -87,15 +88,46 @@ func processorNames(c mpi.Comm) ([]string, error) {
 	} else { // a simulated world: its ranks share this process's host
 		pn, _ = os.Hostname()
 	}
-	pbuf := make([]byte, 256)
-	copy(pbuf, pn)
-	all := make([]byte, 256*c.Size())
+	return gatherNames(c, pn)
+}
+
+// nameBytes is the length to which gatherNames cuts a name.
+const nameBytes = 256
+
+// gatherNames returns every rank's name on rank 0, and nil on the other
+// ranks (collective), each name cut at nameBytes and stripped of trailing
+// NUL bytes. The traffic is net-symmetric: an allreduce of the names'
+// 52-bit hashes (mpi.AllEqual) and, only when they differ, an allgather of
+// nameBytes per rank. When every rank passed the same name (one host),
+// each rank sends and holds O(1) bytes, not O(ranks). Unequal names pass as
+// equal with probability about 2^-52 per pair (mpi.AllEqual).
+func gatherNames(c mpi.Comm, name string) ([]string, error) {
+	if len(name) > nameBytes {
+		name = name[:nameBytes]
+	}
+	name = strings.TrimRight(name, "\x00")
+	same, err := mpi.AllEqual(c, name)
+	if err != nil {
+		return nil, err
+	}
+	if same {
+		if c.Rank() != 0 {
+			return nil, nil
+		}
+		return slices.Repeat([]string{name}, c.Size()), nil
+	}
+	pbuf := make([]byte, nameBytes)
+	copy(pbuf, name)
+	all := make([]byte, nameBytes*c.Size())
 	if err := mpi.Allgather(c, pbuf, all); err != nil {
 		return nil, err
 	}
+	if c.Rank() != 0 {
+		return nil, nil
+	}
 	names := make([]string, c.Size())
 	for r := range names {
-		names[r] = strings.TrimRight(string(all[256*r:256*(r+1)]), "\x00")
+		names[r] = strings.TrimRight(string(all[nameBytes*r:nameBytes*(r+1)]), "\x00")
 	}
 	return names, nil
 }

@@ -33,8 +33,9 @@ import (
 //     and provided, when c is the real binding (MPI initialized); for a
 //     simulated clock (a timing.Sleeper, package mpitest) the library is
 //     "simulated";
-//   - every rank's processor name (an allgather) and rank 0's
-//     design.Environment.
+//   - every rank's processor name (on rank 0 only: O(1) bytes per rank
+//     when all ranks run on one host, an allgather when they do not) and
+//     rank 0's design.Environment.
 //
 // It reads no flags and no command line: what belongs to the run — run
 // id, mpirun, seed, arguments and flags, clock synchronizations,
@@ -176,9 +177,10 @@ func DefaultOptions() Options {
 // Prepare is collective: it returns opt with what is left to draw filled
 // in identically on every rank — a seed unless opt.SeedSet, a run id when
 // opt.RunID is empty — and with rank 0's start time. Every rank draws its
-// own values and the ranks exchange them in one allgather and all take rank
-// 0's, so that the set-up's traffic is net-symmetric (one-way messages such
-// as a broadcast move hidden per-peer state of the MPI library). Call it
+// own values and the ranks agree on rank 0's in one allreduce (a sum to
+// which the other ranks add zeros), so that the set-up's traffic is
+// net-symmetric (one-way messages such as a broadcast move hidden per-peer
+// state of the MPI library) and each rank exchanges O(1) bytes. Call it
 // before building experiments that depend on the seed (Factorial); Run calls
 // it when it has not run. The seed is drawn from crypto/rand.
 func Prepare(c mpi.Comm, opt Options) (Options, error) {
@@ -191,8 +193,11 @@ func Prepare(c mpi.Comm, opt Options) (Options, error) {
 	var b [12]byte
 	_, _ = crand.Read(b[:]) // never fails (crypto/rand)
 	mine := []int64{int64(binary.LittleEndian.Uint64(b[:8])), int64(binary.LittleEndian.Uint32(b[8:])), time.Now().UnixNano()}
-	all := make([]int64, len(mine)*c.Size())
-	if err := mpi.Allgather(c, mine, all); err != nil {
+	if c.Rank() != 0 {
+		clear(mine) // the sum is rank 0's values
+	}
+	all := make([]int64, len(mine))
+	if err := mpi.Allreduce(c, mine, all, mpi.Sum); err != nil {
 		return opt, &RankError{Rank: c.Rank(), Err: fmt.Errorf("pipeline: Prepare: %w", err)}
 	}
 	opt.start = time.Unix(0, all[2]).UTC()

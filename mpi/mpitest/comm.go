@@ -782,9 +782,43 @@ func (c *comm) Sub(ranks []int) (mpi.Comm, error) {
 	return c.newSub(ctx, ranks), nil
 }
 
-// NodeName names the simulated node of the rank (Config.RanksPerNode), for
-// mpi.NodeSize.
-func (c *comm) NodeName() string { return fmt.Sprintf("mpitest-node-%d", c.r.w.node(c.r.id)) }
+// NodeSize returns how many ranks of the communicator run on the calling
+// rank's simulated node (Config.RanksPerNode), for mpi.NodeSize;
+// collective. Its messages are those of mpi.NodeSize's allgather of one
+// float64 per rank (a gather to rank 0 and a broadcast of 8 bytes per
+// rank), but the broadcast carries no content and the count comes from the
+// world's layout, so that a rank holds O(1) bytes, not O(ranks).
+func (c *comm) NodeSize() (int, error) {
+	const fn = "MPI_Allgather"
+	if err := c.check(fn); err != nil {
+		return 0, err
+	}
+	var all []byte
+	if c.rank == 0 {
+		all = make([]byte, 8*c.size)
+	}
+	if err := c.gather(make([]byte, 8), all, 0, fn); err != nil {
+		return 0, err
+	}
+	if err := c.bcastN(nil, 8*c.size, 0, fn); err != nil {
+		return 0, err
+	}
+	w := c.r.w
+	node := w.node(c.r.id)
+	if c.ranks == nil { // the world: nodes are consecutive blocks of ranks
+		if w.cfg.RanksPerNode <= 0 {
+			return c.size, nil
+		}
+		return min(w.cfg.RanksPerNode, c.size-node*w.cfg.RanksPerNode), nil
+	}
+	n := 0
+	for _, x := range c.ranks {
+		if w.node(x) == node {
+			n++
+		}
+	}
+	return n, nil
+}
 
 // SplitShared splits by node (Config.RanksPerNode).
 func (c *comm) SplitShared() (mpi.Comm, error) {
