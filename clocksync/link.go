@@ -174,3 +174,7 @@ func (c *counter) Split(color, key int) (mpi.Comm, error) { return c.wrap(c.Comm
 func (c *counter) Sub(ranks []int) (mpi.Comm, error) { return c.wrap(c.Comm.Sub(ranks)) }
 
 func (c *counter) SplitShared() (mpi.Comm, error) { return c.wrap(c.Comm.SplitShared()) }
+
+// NodeSize answers mpi.NodeSize for the wrapped communicator, which may
+// know its nodes itself (mpitest's simulated nodes); one collective.
+func (c *counter) NodeSize() (int, error) { c.n.collectives++; return mpi.NodeSize(c.Comm) }

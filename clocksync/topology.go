@@ -474,37 +474,45 @@ type TwoLevel struct {
 	Intra Learner
 }
 
-// Sync runs the two levels.
+// Sync runs the two levels. When every rank of e.Comm runs on one node
+// (mpi.NodeSize), e.Comm is the node and its rank 0 the only leader, which
+// needs no synchronization: no communicator is created, as creating one
+// changes how the process measures afterwards (mpi.NodeSize).
 func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 	c := e.Comm
-	node, err := c.SplitShared()
+	perNode, err := mpi.NodeSize(c)
 	if err != nil {
 		return Outcome{}, err
 	}
-	defer func() {
-		if ferr := node.Free(); err == nil && ferr != nil {
-			err = ferr
+	node, leaders := c, mpi.Comm(nil)
+	if perNode < c.Size() {
+		if node, err = c.SplitShared(); err != nil {
+			return Outcome{}, err
 		}
-	}()
-	leader := node.Rank() == 0
-	color := -1
-	if leader {
-		color = 0
-	}
-	leaders, err := c.Split(color, c.Rank())
-	if err != nil {
-		return Outcome{}, err
-	}
-	if leaders != nil {
 		defer func() {
-			if ferr := leaders.Free(); err == nil && ferr != nil {
+			if ferr := node.Free(); err == nil && ferr != nil {
 				err = ferr
 			}
 		}()
+		color := -1
+		if node.Rank() == 0 {
+			color = 0
+		}
+		if leaders, err = c.Split(color, c.Rank()); err != nil {
+			return Outcome{}, err
+		}
+		if leaders != nil {
+			defer func() {
+				if ferr := leaders.Free(); err == nil && ferr != nil {
+					err = ferr
+				}
+			}()
+		}
+		if c.Rank() == 0 && (node.Rank() != 0 || leaders.Rank() != 0) {
+			return Outcome{}, fmt.Errorf("clocksync: two-level: world rank 0 is rank %d of its node; it must lead it", node.Rank())
+		}
 	}
-	if c.Rank() == 0 && (!leader || leaders.Rank() != 0) {
-		return Outcome{}, fmt.Errorf("clocksync: two-level: world rank 0 is rank %d of its node; it must lead it", node.Rank())
-	}
+	leader := node.Rank() == 0
 
 	// Within the node: offsets to the leader's raw clock.
 	intra := t.Intra
@@ -560,9 +568,11 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 			c.Target.Error /= math.Sqrt2
 			L = &c
 		}
-		o, err := inter.Sync(&Env{Comm: leaders, Now: e.Now, Learner: L, Sleep: e.Sleep})
-		if err != nil {
-			return Outcome{}, err
+		o := Outcome{Models: []Model{Identity}} // the only leader
+		if leaders != nil {
+			if o, err = inter.Sync(&Env{Comm: leaders, Now: e.Now, Learner: L, Sleep: e.Sleep}); err != nil {
+				return Outcome{}, err
+			}
 		}
 		m := Chain(o.Models...)
 		lead = [6]float64{m.Slope, m.Intercept, o.Bound.AtSync, o.Bound.Slope, o.Bound.unknownCode(), m.Global(o.BoundAt)}
