@@ -241,7 +241,11 @@ func TestCompletionAgainstGroundTruth(t *testing.T) {
 		clk := r.Clock()
 		// Synchronize with HCA3 and use its global clock.
 		g := clocksync.NewGlobalClock(clk)
-		alg, err := clocksync.Parse("hca3:fitpts=50,exchanges=10")
+		sp, err := clocksync.ParseSpec("hca3:fitpts=50,exchanges=10")
+		if err != nil {
+			return err
+		}
+		alg, err := sp.New()
 		if err != nil {
 			return err
 		}
@@ -436,7 +440,11 @@ func TestWindowQualitySimulated(t *testing.T) {
 		err = w.Run(func(r *mpitest.Rank) error {
 			c, clk := r.Comm(), r.Clock()
 			g := clocksync.NewGlobalClock(clk)
-			alg, err := clocksync.Parse("hca3")
+			sp, err := clocksync.ParseSpec("hca3")
+			if err != nil {
+				return err
+			}
+			alg, err := sp.New()
 			if err != nil {
 				return err
 			}

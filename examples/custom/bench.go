@@ -41,7 +41,11 @@ func Bench(c mpi.Comm, clk timing.Clock, cfg Config) (*Result, *window.Record, e
 		return nil, nil, fmt.Errorf("custom: need ≥ 2 ranks, -bytes a multiple of 8 and -n ≥ 1")
 	}
 	// 1. Synchronize the clocks: g maps this rank's clock to rank 0's time.
-	alg, err := clocksync.Parse(cfg.Sync)
+	sp, err := clocksync.ParseSpec(cfg.Sync)
+	if err != nil {
+		return nil, nil, err
+	}
+	alg, err := sp.New()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -76,7 +76,11 @@ func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
 		g := clocksync.NewGlobalClock(clk) // identity until synchronized
 		var models []clocksync.Model
 		if spec != "none" {
-			alg, err := clocksync.Parse(spec)
+			sp, err := clocksync.ParseSpec(spec)
+			if err != nil {
+				return nil, err
+			}
+			alg, err := sp.New()
 			if err != nil {
 				return nil, err
 			}
