@@ -152,7 +152,7 @@ func ExampleGlobalClock() {
 		// local clock may run 50 ppm fast, so sleep a little less.)
 		deadline := g.ToLocal(5)
 		clk := r.Clock()
-		r.Sleep(clk.Duration(deadline-clk.Now()) * 999 / 1000)
+		r.Sleep(clk.Freq().Duration(deadline-clk.Now()) * 999 / 1000)
 		for clk.Now() < deadline {
 		}
 		start[r.ID()] = r.TrueNow()

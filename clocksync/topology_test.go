@@ -270,7 +270,7 @@ type claims struct {
 }
 
 func (c claims) Source() timing.Source {
-	return timing.Source{Kind: timing.SourceMonotonic, Epoch: c.epoch, Hz: c.Hz()}
+	return timing.Source{Kind: timing.SourceMonotonic, Epoch: c.epoch, Hz: c.Freq().Hz()}
 }
 
 // Two-level's check of the shared clock (intra=shared), against ground

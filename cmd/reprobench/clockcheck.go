@@ -306,7 +306,7 @@ func (o *clockcheckOptions) check(c mpi.Comm, clk timing.Clock, sleep func(time.
 	if c.Rank() == 0 {
 		h.Models = res.Models()
 	}
-	gap := clk.Seconds(clk.Now() - synced) // from the sync's end to the harness
+	gap := clk.Freq().Seconds(clk.Now() - synced) // from the sync's end to the harness
 	checks, err := h.Run(c, g)
 	if err != nil || c.Rank() != 0 {
 		return err
