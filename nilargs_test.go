@@ -24,7 +24,8 @@ func TestNilArguments(t *testing.T) {
 	}
 	err = w.Run(func(r *mpitest.Rank) error {
 		c := r.Comm()
-		alg, _ := clocksync.Parse("hca3")
+		sp, _ := clocksync.ParseSpec("hca3")
+		alg, _ := sp.New()
 		sy, err := window.New(c, r.Clock(), nil, window.Config{})
 		if err != nil {
 			return err

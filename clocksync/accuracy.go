@@ -199,7 +199,7 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 			}
 			continue
 		}
-		if wait := d - base.Duration(base.Now()-start); wait > 0 {
+		if wait := d - base.Freq().Duration(base.Now()-start); wait > 0 {
 			sleep(wait)
 		}
 		ck := &checks[k]
@@ -208,13 +208,13 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 		}
 		ck.Offsets = make([]float64, p)
 		ck.Uncertainties, ck.RTTs = make([]float64, p), make([]float64, p)
-		ck.Elapsed = base.Seconds(base.Now() - entry)
+		ck.Elapsed = base.Freq().Seconds(base.Now() - entry)
 		for r := 1; r < p; r++ {
 			if truth {
 				// The truth at the moment rank r is measured: rank 0
 				// measures one rank after the other, and with P ranks
 				// the last is measured well after the first.
-				ck.TrueOffsets[r] = TrueOffset(h.Models, base.Hz(), h.ClockAt, r, h.TrueNow())
+				ck.TrueOffsets[r] = TrueOffset(h.Models, base.Freq().Hz(), h.ClockAt, r, h.TrueNow())
 			}
 			s, err := m.MeasureOffset(&links[r])
 			if err != nil {
@@ -240,7 +240,7 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 		ck.MaxAbs, ck.MedianAbs = absStats(plausible)
 		if shared {
 			ck.TrueOffsets = make([]float64, p)
-			ck.Elapsed = base.Seconds(base.Now() - entry)
+			ck.Elapsed = base.Freq().Seconds(base.Now() - entry)
 			if err := sharedTruth(ck.TrueOffsets); err != nil {
 				return nil, err
 			}

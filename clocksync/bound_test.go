@@ -63,11 +63,11 @@ func TestSpecAccuracy(t *testing.T) {
 			t.Errorf("ParseSpec(%q): %v, want %q", c.in, err, c.msg)
 		}
 	}
-	if _, err := clocksync.ParseWithAccuracy("skampi", "1us@10s"); err == nil {
+	if _, err := clocksync.ParseSpec("skampi", clocksync.TargetText("1us@10s")); err == nil {
 		t.Error("skampi took an accuracy target")
 	}
-	if a, err := clocksync.ParseWithAccuracy("twolevel", "2us@5s"); err != nil || !strings.Contains(a.Name, "accuracy=2µs@5s") {
-		t.Errorf("ParseWithAccuracy(twolevel): %v, %v", a, err)
+	if s, err := clocksync.ParseSpec("twolevel", clocksync.TargetText("2us@5s")); err != nil || !strings.Contains(s.String(), "accuracy=2µs@5s") {
+		t.Errorf("ParseSpec(twolevel, TargetText(2us@5s)): %v, %v", s, err)
 	}
 }
 
@@ -76,7 +76,7 @@ func TestSpecAccuracy(t *testing.T) {
 // --clock-accuracy flag's none gives the published fixed counts, its
 // target replaces the spec's.
 func TestSpecDefaultAccuracy(t *testing.T) {
-	def := clocksync.DefaultAccuracy()
+	def := clocksync.Default().Accuracy
 	run := clocksync.Accuracy{Error: 1e-6, Horizon: 2}
 	for _, c := range []struct {
 		spec, flag string
@@ -99,24 +99,24 @@ func TestSpecDefaultAccuracy(t *testing.T) {
 		{"hca", "", run, clocksync.Accuracy{}}, // no Spread learner: the fixed counts
 		{"skampi", "none", run, clocksync.Accuracy{}},
 	} {
-		s, err := clocksync.ParseSpecAccuracy(c.spec, c.flag, c.def)
+		s, err := clocksync.ParseSpec(c.spec, clocksync.DefaultTarget(c.def), clocksync.TargetText(c.flag))
 		if err != nil {
-			t.Errorf("ParseSpecAccuracy(%q, %q): %v", c.spec, c.flag, err)
+			t.Errorf("ParseSpec(%q, TargetText(%q)): %v", c.spec, c.flag, err)
 			continue
 		}
 		if s.Accuracy != c.want {
-			t.Errorf("ParseSpecAccuracy(%q, %q, %v): accuracy %v, want %v", c.spec, c.flag, c.def, s.Accuracy, c.want)
+			t.Errorf("ParseSpec(%q, TargetText(%q), DefaultTarget(%v)): accuracy %v, want %v", c.spec, c.flag, c.def, s.Accuracy, c.want)
 		}
 		// What is recorded says what ran: it parses back to the same spec
 		// whatever the default.
-		if back, err := clocksync.ParseSpecDefault(s.String(), clocksync.Accuracy{Error: 7e-6, Horizon: 7}); err != nil || back != s {
+		if back, err := clocksync.ParseSpec(s.String(), clocksync.DefaultTarget(clocksync.Accuracy{Error: 7e-6, Horizon: 7})); err != nil || back != s {
 			t.Errorf("%q recorded as %s parses back to %v, %v", c.spec, s, back, err)
 		}
 	}
-	if _, err := clocksync.ParseSpecAccuracy("skampi", "1us@1s", def); err == nil {
+	if _, err := clocksync.ParseSpec("skampi", clocksync.TargetText("1us@1s")); err == nil {
 		t.Error("skampi took an accuracy target from the flag")
 	}
-	if _, err := clocksync.ParseSpecAccuracy("hca3", "1us", def); err == nil {
+	if _, err := clocksync.ParseSpec("hca3", clocksync.TargetText("1us")); err == nil {
 		t.Error("a target without a horizon was accepted")
 	}
 }
@@ -224,7 +224,11 @@ func TestCheckUncertainty(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		alg, err := clocksync.Parse("hca3:fitpts=50,exchanges=10")
+		sp, err := clocksync.ParseSpec("hca3:fitpts=50,exchanges=10")
+		if err != nil {
+			t.Fatal(err)
+		}
+		alg, err := sp.New()
 		if err != nil {
 			t.Fatal(err)
 		}

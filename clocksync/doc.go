@@ -36,11 +36,13 @@
 //     leaders, then propagation within the node via SplitShared; with
 //     SharedClock the shared clock is checked: an exact epoch difference
 //     where the ranks provably read one counter, else two measured offsets
-//     whose difference bounds the drift, else a fit; DefaultAlgorithm).
+//     whose difference bounds the drift, else a fit; the algorithm of Default).
 //
 // The named algorithms — skampi, netgauge, jk, hca, hca2, hca3, hca3o,
 // twolevel — are built from a Spec, whose compact text form such as
 // "hca3:fitpts=1000,exchanges=100" documents parameters and defaults.
+// There is one way from text to an algorithm, ParseSpec then Spec.New,
+// and one to the named default, Default (then New).
 //
 // # Synchronizing and checking
 //
@@ -108,7 +110,7 @@
 // The published fixed-count parameters (1000 fit points × 100 exchanges)
 // fit over 60–400 ms on this project's VMs; their slope is then the
 // weak part (0.3 ppm of noise is 3 µs after 10 s). So the default (see
-// Spec) is an accuracy target — DefaultAccuracy, 1 µs@10s, or the
+// Spec) is an accuracy target — Default().Accuracy, 1 µs@10s, or the
 // one a caller derives (run: its late tolerance at its longest expected
 // experiment) — which replaces the learner by Spread: fit points spread
 // over time, each the fastest exchange of its interval, until the predicted

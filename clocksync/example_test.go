@@ -41,11 +41,16 @@ func ExampleMergeLMs() {
 
 // Synchronize 4 simulated ranks with HCA3 and check the result against
 // ground truth 10 simulated seconds later. "hca3" learns to the default
-// accuracy target, 1 µs at 10 s (DefaultAccuracy), within 1 s per round of
+// accuracy target, 1 µs at 10 s (Default().Accuracy), within 1 s per round of
 // its tree; "hca3:accuracy=none" is the published 1000 fit points × 100
 // exchanges.
 func ExampleAlgorithm_Sync() {
-	alg, err := clocksync.Parse("hca3")
+	sp, err := clocksync.ParseSpec("hca3")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	alg, err := sp.New()
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -93,7 +98,8 @@ func ExampleAlgorithm_Sync() {
 // An offset-only algorithm is as good right after the synchronization, but
 // its error grows with the drift.
 func ExampleHarness() {
-	alg, _ := clocksync.Parse("skampi")
+	sp, _ := clocksync.ParseSpec("skampi")
+	alg, _ := sp.New()
 	w, _ := mpitest.New(mpitest.Config{Ranks: 8, Seed: 1})
 	_ = w.Run(func(r *mpitest.Rank) error {
 		g := clocksync.NewGlobalClock(r.Clock())
@@ -133,7 +139,8 @@ func bucket(s float64) string {
 func ExampleGlobalClock() {
 	w, _ := mpitest.New(mpitest.Config{Ranks: 4, Seed: 1})
 	// The published fixed counts (1000 fit points × 100 exchanges).
-	alg, _ := clocksync.Parse("hca3:accuracy=none")
+	sp, _ := clocksync.ParseSpec("hca3:accuracy=none")
+	alg, _ := sp.New()
 	start := make([]float64, 4) // true time at which each rank starts
 	_ = w.Run(func(r *mpitest.Rank) error {
 		g := clocksync.NewGlobalClock(r.Clock())
@@ -145,7 +152,7 @@ func ExampleGlobalClock() {
 		// local clock may run 50 ppm fast, so sleep a little less.)
 		deadline := g.ToLocal(5)
 		clk := r.Clock()
-		r.Sleep(clk.Duration(deadline-clk.Now()) * 999 / 1000)
+		r.Sleep(clk.Freq().Duration(deadline-clk.Now()) * 999 / 1000)
 		for clk.Now() < deadline {
 		}
 		start[r.ID()] = r.TrueNow()
@@ -168,7 +175,12 @@ func ExampleGlobalClock() {
 // the Spread learner measures until every rank's predicted bound at 10 s
 // meets 1 µs, and the bound is checked against ground truth.
 func ExampleSpread() {
-	alg, err := clocksync.ParseWithAccuracy("hca3", "1us@10s")
+	sp, err := clocksync.ParseSpec("hca3", clocksync.TargetText("1us@10s"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	alg, err := sp.New()
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -3,7 +3,6 @@ package clocksync
 import (
 	"math"
 	"sync/atomic"
-	"time"
 
 	"github.com/reprobench/reprobench/timing"
 )
@@ -65,49 +64,41 @@ func (g *GlobalClock) NowSeconds() float64 { return g.ToGlobal(g.base.Now()) }
 
 // ToGlobal maps a local timestamp (ticks of the base clock) to global seconds.
 func (g *GlobalClock) ToGlobal(local int64) float64 {
-	return g.state.Load().merged.Global(g.base.Seconds(local))
+	return g.state.Load().merged.Global(g.base.Freq().Seconds(local))
 }
 
 // ToLocal maps global seconds to the local timestamp (ticks of the base clock,
 // rounded to the nearest tick) at which the base clock reaches that global
 // time: the deadline the critical path waits for.
 func (g *GlobalClock) ToLocal(global float64) int64 {
-	return roundTicks(g.state.Load().merged.Local(global) * g.base.Hz())
+	return roundTicks(g.state.Load().merged.Local(global) * g.base.Freq().Hz())
 }
 
 // GlobalTicks maps a local timestamp to global ticks (global seconds times the
 // base clock's frequency, rounded).
 func (g *GlobalClock) GlobalTicks(local int64) int64 {
-	return roundTicks(g.ToGlobal(local) * g.base.Hz())
+	return roundTicks(g.ToGlobal(local) * g.base.Freq().Hz())
 }
 
 // LocalTicks maps global ticks (as returned by Now) to local ticks; the
 // inverse of GlobalTicks up to rounding.
 func (g *GlobalClock) LocalTicks(global int64) int64 {
-	return g.ToLocal(g.base.Seconds(global))
+	return g.ToLocal(g.base.Freq().Seconds(global))
 }
 
 // Now returns the current global time in ticks of the base clock's frequency.
 func (g *GlobalClock) Now() int64 { return g.GlobalTicks(g.base.Now()) }
 
-// Hz returns the base clock's frequency.
-func (g *GlobalClock) Hz() float64 { return g.base.Hz() }
-
-// Seconds converts ticks to seconds at the base clock's frequency.
-func (g *GlobalClock) Seconds(ticks int64) float64 { return g.base.Seconds(ticks) }
-
-// Duration converts ticks to a time.Duration at the base clock's frequency.
-func (g *GlobalClock) Duration(ticks int64) time.Duration { return g.base.Duration(ticks) }
-
-// Ticks converts seconds to ticks at the base clock's frequency.
-func (g *GlobalClock) Ticks(seconds float64) int64 { return g.base.Ticks(seconds) }
+// Freq returns the base clock's frequency: global ticks tick at the base
+// clock's nominal rate.
+func (g *GlobalClock) Freq() timing.Freq { return g.base.Freq() }
 
 // Name returns "global(" + the base clock's name + ")".
 func (g *GlobalClock) Name() string { return "global(" + g.base.Name() + ")" }
 
 // Source returns a Source of kind SourceNone: C code cannot read global time.
 func (g *GlobalClock) Source() timing.Source {
-	return timing.Source{Kind: timing.SourceNone, Hz: g.base.Hz()}
+	return timing.Source{Kind: timing.SourceNone, Hz: g.base.Freq().Hz()}
 }
 
 func roundTicks(x float64) int64 { return int64(math.Round(x)) }

@@ -3,7 +3,6 @@ package clocksync
 import (
 	"math"
 	"testing"
-	"time"
 
 	"github.com/reprobench/reprobench/timing"
 )
@@ -155,25 +154,25 @@ func TestTrimmedMean(t *testing.T) {
 
 // fixedClock is a timing.Clock whose reading the test sets.
 type fixedClock struct {
-	timing.Freq
-	now int64
+	rate timing.Freq
+	now  int64
 }
 
-func (c *fixedClock) Now() int64   { return c.now }
-func (c *fixedClock) Name() string { return "fixed" }
+func (c *fixedClock) Freq() timing.Freq { return c.rate }
+func (c *fixedClock) Now() int64        { return c.now }
+func (c *fixedClock) Name() string      { return "fixed" }
 func (c *fixedClock) Source() timing.Source {
-	return timing.Source{Kind: timing.SourceNone, Hz: c.Hz()}
+	return timing.Source{Kind: timing.SourceNone, Hz: c.rate.Hz()}
 }
-func (c *fixedClock) Duration(t int64) time.Duration { return c.Freq.Duration(t) }
 
 func TestGlobalClock(t *testing.T) {
-	base := &fixedClock{Freq: timing.NewFreq(2.5e9), now: 25e9} // 10 s
+	base := &fixedClock{rate: timing.NewFreq(2.5e9), now: 25e9} // 10 s
 	g := NewGlobalClock(base)
 	if g.Now() != base.now || g.NowSeconds() != 10 {
 		t.Fatalf("identity global clock reads %d (%v s)", g.Now(), g.NowSeconds())
 	}
-	if g.Source().Kind != timing.SourceNone || g.Hz() != 2.5e9 || g.Name() != "global(fixed)" {
-		t.Errorf("Source %v Hz %v Name %q", g.Source(), g.Hz(), g.Name())
+	if g.Source().Kind != timing.SourceNone || g.Freq().Hz() != 2.5e9 || g.Name() != "global(fixed)" {
+		t.Errorf("Source %v Hz %v Name %q", g.Source(), g.Freq().Hz(), g.Name())
 	}
 	inner := Model{Intercept: 0.5}                  // rank → leader: 0.5 s ahead
 	outer := Model{Slope: 20e-6, Intercept: -0.125} // leader → root

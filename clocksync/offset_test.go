@@ -22,7 +22,7 @@ func measureOnce(t *testing.T, cfg mpitest.Config, m clocksync.OffsetMeasurer) (
 	var tc float64
 	err = w.Run(func(r *mpitest.Rank) error {
 		clk := r.Clock()
-		l := &clocksync.Link{Comm: r.Comm(), Ref: 0, Client: 1, Now: func() float64 { return clk.Seconds(clk.Now()) }}
+		l := &clocksync.Link{Comm: r.Comm(), Ref: 0, Client: 1, Now: func() float64 { return clk.Freq().Seconds(clk.Now()) }}
 		if err := m.Prepare(l); err != nil {
 			return err
 		}
@@ -93,7 +93,7 @@ func TestRegressionLearnsDrift(t *testing.T) {
 	var st clocksync.FitStats
 	err = w.Run(func(r *mpitest.Rank) error {
 		clk := r.Clock()
-		l := &clocksync.Link{Comm: r.Comm(), Ref: 0, Client: 1, Now: func() float64 { return clk.Seconds(clk.Now()) }}
+		l := &clocksync.Link{Comm: r.Comm(), Ref: 0, Client: 1, Now: func() float64 { return clk.Freq().Seconds(clk.Now()) }}
 		lm, fs, err := clocksync.LearnModel(l, L)
 		if r.ID() == 1 {
 			m, st = lm, fs

@@ -13,7 +13,11 @@ import (
 // option, wait in the simulation's virtual time (forgetting
 // SyncOptions{Sleep: r.Sleep} sleeps in real time).
 func TestSimulationWaitsInVirtualTime(t *testing.T) {
-	alg, err := clocksync.ParseWithAccuracy("hca3", "1us@10s")
+	sp, err := clocksync.ParseSpec("hca3", clocksync.TargetText("1us@10s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alg, err := sp.New()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,8 +22,8 @@ import (
 // jk, hca3 and twolevel learn to an accuracy target unless told otherwise:
 // a spec that names neither accuracy= nor one of the fixed counts of the
 // paper (fitpts, exchanges, intercept, rttpingpongs, warmup) gets
-// DefaultAccuracy (1 µs at 10 s) from ParseSpec, or the target its caller
-// derived from what it measures (ParseSpecDefault; "reprobench run" uses the
+// Default().Accuracy (1 µs at 10 s) from ParseSpec, or the target its caller
+// derived from what it measures (DefaultTarget; "reprobench run" uses the
 // window's late tolerance at the experiment's expected duration). So "hca3"
 // is the path whose accuracy the README reports, while "hca3:accuracy=none"
 // and "hca3:fitpts=1000,exchanges=100" are the published fixed counts, for
@@ -85,7 +85,7 @@ import (
 //	              later.
 //	accuracy      jk, hca3, twolevel: the target ERROR@HORIZON of the Spread learner
 //	              (none: the fixed-count regression of the paper). Default:
-//	              DefaultAccuracy, unless a fixed count is given (see above)
+//	              Default().Accuracy, unless a fixed count is given (see above)
 //	budget        with accuracy: the time the synchronization may take
 //	              (auto: 1 s per round of HCA3's tree, ⌈log2 P⌉ s; 1 s on 2 ranks)
 //	burst         with accuracy: exchanges per fit point, the one with the
@@ -160,19 +160,30 @@ var aliases = map[string]string{
 // uses: a spec that gives one of them (and no accuracy=) asks for it.
 var fixedCountKeys = []string{"fitpts", "exchanges", "intercept", "rttpingpongs", "warmup"}
 
-// DefaultAccuracy returns the accuracy target of a spec that names neither
-// a target nor fixed counts: 1 µs at 10 s, what clockcheck checks and the
-// README reports.
-func DefaultAccuracy() Accuracy { return Accuracy{Error: 1e-6, Horizon: 10} }
+// defaultAccuracy is the accuracy target of Default and of a spec that
+// names neither a target nor fixed counts: 1 µs at 10 s, what clockcheck
+// checks and the README reports.
+var defaultAccuracy = Accuracy{Error: 1e-6, Horizon: 10}
 
-// DefaultAlgorithm is the algorithm of a caller that names none ("run
-// --clock-sync auto" when clocks must be synchronized, clockcheck's --alg):
-// two-level, HCA3 among node leaders to the accuracy target and the
-// leader's clock within each node, the shared clock checked (TwoLevel).
-// On one host whose ranks read CLOCK_MONOTONIC it takes a few
-// milliseconds instead of HCA3's budget, exact to a tick; across nodes its
-// leaders learn to the target over √2.
-const DefaultAlgorithm = "twolevel"
+// defaultAlgorithm is the algorithm of Default.
+const defaultAlgorithm = "twolevel"
+
+// Default returns the library's named default, the verified path: the spec
+// of a caller that names no algorithm ("run --clock-sync auto" when clocks
+// must be synchronized, clockcheck's --alg). It is two-level, HCA3 among
+// node leaders to the accuracy target and the leader's clock within each
+// node, the shared clock checked (TwoLevel), with every parameter at its
+// default and the target 1 µs at 10 s (Default().Accuracy, the target of
+// ParseSpec without options). On one host whose ranks read
+// CLOCK_MONOTONIC it takes a few milliseconds instead of HCA3's budget,
+// exact to a tick; across nodes its leaders learn to the target over √2.
+func Default() Spec {
+	s, err := defaults(defaultAlgorithm)
+	if err != nil {
+		panic(err) // unreachable: defaultAlgorithm is a known name
+	}
+	return s
+}
 
 // AccuracyAlgorithms returns the names of the algorithms that learn to an
 // accuracy target (the Spread learner): jk, hca3 and twolevel.
@@ -183,9 +194,9 @@ func Algorithms() []string {
 	return []string{"skampi", "netgauge", "jk", "hca", "hca2", "hca3", "hca3o", "twolevel"}
 }
 
-// DefaultSpec returns the Spec of the named algorithm with its defaults;
-// jk, hca3 and twolevel learn to DefaultAccuracy.
-func DefaultSpec(name string) (Spec, error) {
+// defaults returns the Spec of the named algorithm (or alias) with its
+// defaults; jk, hca3 and twolevel learn to defaultAccuracy.
+func defaults(name string) (Spec, error) {
 	n := strings.ToLower(strings.TrimSpace(name))
 	if a, ok := aliases[n]; ok {
 		n = a
@@ -207,7 +218,7 @@ func DefaultSpec(name string) (Spec, error) {
 		Burst:        10,
 		Robust:       "rtt+trim",
 		Bias:         "calibrated",
-		Accuracy:     DefaultAccuracy(),
+		Accuracy:     defaultAccuracy,
 	}
 	s.clearUnused()
 	return s, nil
@@ -232,23 +243,77 @@ func (s *Spec) clearUnused() {
 	}
 }
 
-// ParseSpec parses the text form of a Spec (see Spec) and validates it; a
-// spec that names neither accuracy= nor a fixed count learns to
-// DefaultAccuracy: ParseSpecDefault(text, DefaultAccuracy()).
-func ParseSpec(text string) (Spec, error) { return ParseSpecDefault(text, DefaultAccuracy()) }
+// A ParseOption changes the accuracy target ParseSpec gives a spec; see
+// DefaultTarget and TargetText.
+type ParseOption func(*parseOptions)
 
-// ParseSpecDefault parses the text form of a Spec as ParseSpec does, but a
-// spec of jk, hca3 or twolevel that names neither accuracy= nor one of the
-// fixed counts (fitpts, exchanges, intercept, rttpingpongs, warmup) learns to
-// target instead of DefaultAccuracy; a zero target leaves it at the
-// published fixed counts. Callers that know what accuracy they need (a
-// window's late tolerance, an experiment's duration) pass it here.
-func ParseSpecDefault(text string, target Accuracy) (Spec, error) {
+type parseOptions struct {
+	def    Accuracy // target of a spec that names neither accuracy= nor a fixed count
+	target string   // an override in ParseAccuracy syntax, or "", "auto", "none"
+}
+
+// DefaultTarget makes a spec of jk, hca3 or twolevel that names neither
+// accuracy= nor one of the fixed counts (fitpts, exchanges, intercept,
+// rttpingpongs, warmup) learn to a instead of Default().Accuracy; a zero a
+// leaves it at the published fixed counts. Callers that know what accuracy
+// they need (a window's late tolerance, an experiment's duration) pass it
+// here.
+func DefaultTarget(a Accuracy) ParseOption { return func(o *parseOptions) { o.def = a } }
+
+// TargetText overrides the spec's target with the text of an accuracy
+// option such as --clock-accuracy (ParseAccuracy syntax, e.g. "1us@10s"):
+// "" or "auto" leaves it to the spec and DefaultTarget; "none" asks for the
+// published fixed counts whatever the spec says; a target replaces the
+// spec's, and ParseSpec fails for algorithms that take none (only jk, hca3
+// and twolevel do) and on malformed text.
+func TargetText(text string) ParseOption {
+	return func(o *parseOptions) { o.target = strings.TrimSpace(text) }
+}
+
+// ParseSpec parses the text form of a Spec (see Spec) and validates it; it
+// is the one way from text to an algorithm (Spec.New builds it). Without
+// options a spec of jk, hca3 or twolevel that names neither accuracy= nor a
+// fixed count learns to Default().Accuracy; DefaultTarget and TargetText
+// change that. The text a Spec prints (String, recorded in metadata)
+// parses back to the same Spec whatever the options, except that
+// TargetText's override applies to it too.
+func ParseSpec(text string, opts ...ParseOption) (Spec, error) {
+	o := parseOptions{def: defaultAccuracy}
+	for _, f := range opts {
+		f(&o)
+	}
+	if strings.EqualFold(o.target, "none") {
+		o.def = Accuracy{}
+	}
+	s, err := parseText(text, o.def)
+	if err != nil {
+		return Spec{}, err
+	}
+	switch a := o.target; {
+	case a == "" || strings.EqualFold(a, "auto"):
+	case strings.EqualFold(a, "none"):
+		s.Accuracy = Accuracy{}
+	default:
+		t, err := ParseAccuracy(a)
+		if err != nil {
+			return Spec{}, err
+		}
+		if s, err = s.withAccuracy(t); err != nil {
+			return Spec{}, err
+		}
+	}
+	return s, nil
+}
+
+// parseText parses the text form; a spec of jk, hca3 or twolevel that names
+// neither accuracy= nor a fixed count learns to target (zero: the fixed
+// counts).
+func parseText(text string, target Accuracy) (Spec, error) {
 	name, params, _ := strings.Cut(strings.TrimSpace(text), ":")
 	if name == "" {
 		return Spec{}, fmt.Errorf("clocksync: empty algorithm spec (want name[:key=value,…], name one of %s)", strings.Join(Algorithms(), ", "))
 	}
-	s, err := DefaultSpec(name)
+	s, err := defaults(name)
 	if err != nil {
 		return Spec{}, err
 	}
@@ -593,19 +658,10 @@ func (s Spec) New() (*Algorithm, error) {
 	return a, nil
 }
 
-// Parse parses a spec and builds its algorithm: New(ParseSpec(text)).
-func Parse(text string) (*Algorithm, error) {
-	s, err := ParseSpec(text)
-	if err != nil {
-		return nil, err
-	}
-	return s.New()
-}
-
-// WithAccuracy returns the spec with the accuracy target a (the Spread
+// withAccuracy returns the spec with the accuracy target a (the Spread
 // learner); an error for algorithms that do not take one (only jk, hca3
 // and twolevel do). A zero a returns s unchanged.
-func (s Spec) WithAccuracy(a Accuracy) (Spec, error) {
+func (s Spec) withAccuracy(a Accuracy) (Spec, error) {
 	if a.IsZero() {
 		return s, nil
 	}
@@ -623,47 +679,4 @@ func (s Spec) WithAccuracy(a Accuracy) (Spec, error) {
 		s.Bias = "calibrated"
 	}
 	return s, s.Validate()
-}
-
-// ParseSpecAccuracy parses an algorithm spec with the target of an
-// --clock-accuracy flag (ParseAccuracy syntax, e.g. "1us@10s"): "" or
-// "auto" leaves it to the spec, and a spec that names neither accuracy= nor
-// a fixed count learns to def (ParseSpecDefault); "none" asks for the
-// published fixed counts whatever the spec says; a target replaces the
-// spec's (an error for algorithms that take none: only jk, hca3 and
-// twolevel do).
-func ParseSpecAccuracy(spec, accuracy string, def Accuracy) (Spec, error) {
-	a := strings.TrimSpace(accuracy)
-	if strings.EqualFold(a, "none") {
-		def = Accuracy{}
-	}
-	s, err := ParseSpecDefault(spec, def)
-	if err != nil {
-		return Spec{}, err
-	}
-	switch {
-	case a == "" || strings.EqualFold(a, "auto"):
-	case strings.EqualFold(a, "none"):
-		s.Accuracy = Accuracy{}
-	default:
-		t, err := ParseAccuracy(a)
-		if err != nil {
-			return Spec{}, err
-		}
-		if s, err = s.WithAccuracy(t); err != nil {
-			return Spec{}, err
-		}
-	}
-	return s, nil
-}
-
-// ParseWithAccuracy parses an algorithm spec with the target of an
-// --clock-accuracy flag and builds its algorithm:
-// ParseSpecAccuracy(spec, accuracy, DefaultAccuracy()), then New.
-func ParseWithAccuracy(spec, accuracy string) (*Algorithm, error) {
-	s, err := ParseSpecAccuracy(spec, accuracy, DefaultAccuracy())
-	if err != nil {
-		return nil, err
-	}
-	return s.New()
 }

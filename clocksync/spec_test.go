@@ -106,7 +106,7 @@ func TestSpecNewStructure(t *testing.T) {
 		"hca3": func(a *Algorithm) bool {
 			t, ok := a.Topology.(*TopDownTree)
 			sp, _ := a.Learner.(*Spread)
-			return ok && t.Intercept == nil && sp != nil && sp.Target == DefaultAccuracy()
+			return ok && t.Intercept == nil && sp != nil && sp.Target == Default().Accuracy
 		},
 		"hca3:accuracy=none": func(a *Algorithm) bool {
 			t, ok := a.Topology.(*TopDownTree)
@@ -124,7 +124,11 @@ func TestSpecNewStructure(t *testing.T) {
 		},
 		"twolevel": func(a *Algorithm) bool { _, ok := a.Topology.(*TwoLevel); return ok },
 	} {
-		a, err := Parse(name)
+		s, err := ParseSpec(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := s.New()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,5 +138,22 @@ func TestSpecNewStructure(t *testing.T) {
 		if n, _, _ := strings.Cut(name, ":"); !strings.HasPrefix(a.Name, n+":") {
 			t.Errorf("%s: Name %q", name, a.Name)
 		}
+	}
+}
+
+// TestDefaultRecorded pins the text that metadata records for Default
+// ("run --clock-sync auto", clockcheck without --alg): it must not change
+// when the API around it does.
+func TestDefaultRecorded(t *testing.T) {
+	const want = "twolevel:fitpts=1000,exchanges=100,trim=0,rttpingpongs=100,warmup=10,intercept=skampi,intra=shared,pingpongs=100,minpingpongs=10,stop=0,accuracy=1µs@10s,budget=auto,burst=10,robust=rtt+trim"
+	d := Default()
+	if d.String() != want {
+		t.Errorf("Default() = %s, want %s", d, want)
+	}
+	if p, err := ParseSpec(d.Name); err != nil || p != d {
+		t.Errorf("ParseSpec(%q) = %v, %v; want Default() %v", d.Name, p, err, d)
+	}
+	if s, err := ParseSpec("hca3", DefaultTarget(Accuracy{Error: 1e-6, Horizon: 1})); err != nil || s.Accuracy.String() != "1µs@1s" {
+		t.Errorf("DefaultTarget: %v, %v", s, err)
 	}
 }

@@ -158,7 +158,7 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 	if o.Sleep == nil {
 		o.Sleep = timing.SleepFunc(base)
 	}
-	now := func() float64 { return base.Seconds(base.Now()) }
+	now := func() float64 { return base.Freq().Seconds(base.Now()) }
 	if err := cc.Barrier(); err != nil {
 		return nil, err
 	}
@@ -196,12 +196,12 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 	res := &Result{
 		Algorithm:       a.Name,
 		Ranks:           c.Size(),
-		Duration:        base.Seconds(t1 - t0),
+		Duration:        base.Freq().Seconds(t1 - t0),
 		MessagesSent:    cc.n.sent,
 		CollectiveCalls: cc.n.collectives,
 		Model:           merged,
 		Fit:             out.Fit,
-		Bound:           out.Bound.shift(base.Seconds(t1) - out.BoundAt),
+		Bound:           out.Bound.shift(base.Freq().Seconds(t1) - out.BoundAt),
 	}
 	if sp, ok := a.Learner.(*Spread); ok {
 		res.Target = sp.Target.String()

@@ -55,7 +55,11 @@ func TestAlgorithmsSmallWorlds(t *testing.T) {
 // the Result's count is checked against the formula and the simulator's.
 func TestResultCountsMessages(t *testing.T) {
 	const p, n = 6, 17
-	alg, err := clocksync.Parse("skampi:pingpongs=17,minpingpongs=17")
+	sp, err := clocksync.ParseSpec("skampi:pingpongs=17,minpingpongs=17")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alg, err := sp.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +103,11 @@ func TestResultCountsMessages(t *testing.T) {
 // Re-synchronizing replaces the models of the same GlobalClock: after 10 s an
 // offset-only sync has drifted by tens of µs; a second Sync brings it back.
 func TestResync(t *testing.T) {
-	alg, err := clocksync.Parse("hca3o:pingpongs=20")
+	sp, err := clocksync.ParseSpec("hca3o:pingpongs=20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alg, err := sp.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +186,11 @@ func TestTwoLevel(t *testing.T) {
 // shared clock is true time: it must match the ground truth that TrueOffsets
 // computes for the same instant, on drifting clocks 10 s after a sync.
 func TestHarnessSharedClockTruth(t *testing.T) {
-	alg, err := clocksync.Parse("hca3o:pingpongs=20")
+	sp, err := clocksync.ParseSpec("hca3o:pingpongs=20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alg, err := sp.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +270,7 @@ type claims struct {
 }
 
 func (c claims) Source() timing.Source {
-	return timing.Source{Kind: timing.SourceMonotonic, Epoch: c.epoch, Hz: c.Hz()}
+	return timing.Source{Kind: timing.SourceMonotonic, Epoch: c.epoch, Hz: c.Freq().Hz()}
 }
 
 // Two-level's check of the shared clock (intra=shared), against ground
@@ -285,7 +297,11 @@ func TestTwoLevelSharedClockCheck(t *testing.T) {
 			t.Logf("%s: skipped, no boot id to prove one kernel: %v", c.name, err)
 			continue
 		}
-		alg, err := clocksync.Parse("twolevel:bias=none")
+		sp, err := clocksync.ParseSpec("twolevel:bias=none")
+		if err != nil {
+			t.Fatal(err)
+		}
+		alg, err := sp.New()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -49,10 +49,10 @@ func (e *Engine) reduce(cp *completion, o *observed, i0, i1 int, purpose string)
 		i := i0 + j
 		var pure, comp float64
 		if ovr != nil {
-			pure, comp = e.Clock.Seconds(ovr.pure[i]), e.Clock.Seconds(ovr.compute[i]) // nbc
+			pure, comp = e.Clock.Freq().Seconds(ovr.pure[i]), e.Clock.Freq().Seconds(ovr.compute[i]) // nbc
 		}
 		cp.contribute(mx[cp.nmax*j:cp.nmax*(j+1)], sm[cp.nsum*j:cp.nsum*(j+1)],
-			e.Clock.Seconds(rec.End[i]-rec.Start[i]), g.ToGlobal(rec.Start[i]), g.ToGlobal(rec.End[i]), pure, comp)
+			e.Clock.Freq().Seconds(rec.End[i]-rec.Start[i]), g.ToGlobal(rec.Start[i]), g.ToGlobal(rec.End[i]), pure, comp)
 		late = max(late, rec.LateS[i])
 	}
 	mx[len(mx)-1] = late

@@ -23,7 +23,11 @@ func runChecked(t *testing.T, cfg mpitest.Config, exps []engine.Experiment) *mem
 	err = w.Run(func(r *mpitest.Rank) error {
 		c, clk := r.Comm(), r.Clock()
 		g := clocksync.NewGlobalClock(clk)
-		alg, err := clocksync.Parse("hca3:fitpts=20,exchanges=5")
+		sp, err := clocksync.ParseSpec("hca3:fitpts=20,exchanges=5")
+		if err != nil {
+			return err
+		}
+		alg, err := sp.New()
 		if err != nil {
 			return err
 		}

@@ -537,7 +537,7 @@ func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) 
 		}
 		sum.Skew = skewLevel(ex) // vcoll
 		if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
-			sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), sy.WindowS()
+			sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), finalWindowS(cfg.Window, sy.History)
 		}
 		if o.guarded {
 			sum.NoiseGuard = e.NoiseGuard.Record(o.slots0, o.skipped0)
@@ -564,7 +564,7 @@ func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) 
 		if e.PerRank {
 			for j := range m {
 				i, v := i0+j, mine[perRankFields*j:]
-				v[0], v[1] = e.Clock.Seconds(rec.Start[i]), e.Clock.Seconds(rec.End[i])
+				v[0], v[1] = e.Clock.Freq().Seconds(rec.Start[i]), e.Clock.Freq().Seconds(rec.End[i])
 				v[2], v[3] = g.ToGlobal(rec.Start[i]), g.ToGlobal(rec.End[i])
 			}
 			var recv []float64
@@ -620,4 +620,13 @@ func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) 
 	sum.Stop = o.stop
 	sum.DurationS = time.Since(o.began).Seconds()
 	return sum, nil
+}
+
+// finalWindowS is the window in seconds after the adaptations of history
+// (exact, as the raw data records them), or initial if there were none.
+func finalWindowS(initial time.Duration, history []window.Adaptation) float64 {
+	if len(history) == 0 {
+		return initial.Seconds()
+	}
+	return history[len(history)-1].NewWindowS
 }

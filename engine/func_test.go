@@ -28,7 +28,11 @@ func TestFuncExperiment(t *testing.T) {
 	err = w.Run(func(r *mpitest.Rank) error {
 		c, clk := r.Comm(), r.Clock()
 		g := clocksync.NewGlobalClock(clk)
-		alg, err := clocksync.Parse("hca3:fitpts=50,exchanges=10")
+		sp, err := clocksync.ParseSpec("hca3:fitpts=50,exchanges=10")
+		if err != nil {
+			return err
+		}
+		alg, err := sp.New()
 		if err != nil {
 			return err
 		}

@@ -154,7 +154,7 @@ func calibrateKernel(c mpi.Comm, clk timing.Clock, o *mpi.Observation, ex *Exper
 					return nil, fmt.Errorf("calibrating the compute kernel: %w", err)
 				}
 				n := float64(probe.Reps)
-				pure[i], comp[i] = clk.Seconds(probe.Pure)/n, clk.Seconds(probe.Compute)/n
+				pure[i], comp[i] = clk.Freq().Seconds(probe.Pure)/n, clk.Freq().Seconds(probe.Compute)/n
 			}
 			target, kernel = median(pure), median(comp)
 			if kernel > 0 && target > 0 {

@@ -60,7 +60,7 @@ func simCampaign(t *testing.T, plan guidelines.Plan, seed uint64, delay func(mpi
 					return err
 				}
 				for k := range starts {
-					dur[r.ID()][i] = append(dur[r.ID()][i], clk.Seconds(ends[k]-starts[k]))
+					dur[r.ID()][i] = append(dur[r.ID()][i], clk.Freq().Seconds(ends[k]-starts[k]))
 				}
 			}
 			return nil

@@ -32,7 +32,7 @@ func ExampleComm_Observe() {
 		return
 	}
 	if w.Rank() == 0 {
-		fmt.Printf("MPI_Allreduce took %v\n", clk.Duration(o.End-o.Start))
+		fmt.Printf("MPI_Allreduce took %v\n", clk.Freq().Duration(o.End-o.Start))
 	}
 }
 

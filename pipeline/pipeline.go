@@ -48,12 +48,12 @@ func Vocabulary() design.Vocabulary {
 	return v
 }
 
-// CheckClockSync accepts "none", "auto" and what clocksync.Parse accepts.
+// CheckClockSync accepts "none", "auto" and what clocksync.ParseSpec accepts.
 func CheckClockSync(spec string) error {
 	if spec == "none" || spec == "auto" {
 		return nil
 	}
-	if _, err := clocksync.Parse(spec); err != nil {
+	if _, err := clocksync.ParseSpec(spec); err != nil {
 		return fmt.Errorf("pipeline: clock sync %q: %w", spec, err)
 	}
 	return nil
@@ -270,7 +270,7 @@ func needsGlobalClock(ex *engine.Experiment) bool {
 
 // resolveClockSync sets the clock synchronization of the experiments that
 // have none (ClockSync ""): spec, or for spec "auto"
-// clocksync.DefaultAlgorithm when one of
+// the algorithm of clocksync.Default when one of
 // them needs synchronized clocks and none otherwise. It returns the
 // run-wide spec and refuses an experiment that needs synchronized clocks
 // under "none".
@@ -282,7 +282,7 @@ func resolveClockSync(exps []engine.Experiment, spec string) (string, error) {
 		spec = "none"
 		for i := range exps {
 			if needsGlobalClock(&exps[i]) && (exps[i].ClockSync == "" || exps[i].ClockSync == "auto") {
-				spec = clocksync.DefaultAlgorithm
+				spec = clocksync.Default().Name
 			}
 		}
 	}

@@ -116,7 +116,7 @@ func TestResolveClockSync(t *testing.T) {
 		t.Errorf("auto without a windowed experiment that lacks its own spec: %q, %v, %+v", spec, err, exps)
 	}
 	exps = []engine.Experiment{{Sync: window.Config{Method: window.Fixed}}}
-	if spec, err := pipeline.ResolveClockSync(exps, "auto"); err != nil || spec != clocksync.DefaultAlgorithm || exps[0].ClockSync != clocksync.DefaultAlgorithm {
+	if spec, err := pipeline.ResolveClockSync(exps, "auto"); err != nil || spec != clocksync.Default().Name || exps[0].ClockSync != clocksync.Default().Name {
 		t.Errorf("auto with a windowed experiment: %q, %v", spec, err)
 	}
 	exps = []engine.Experiment{{Sync: window.Config{Method: window.Fixed}}}

@@ -135,7 +135,7 @@ func gatherNames(c mpi.Comm, name string) ([]string, error) {
 // resyncOptions configure newResync.
 type resyncOptions struct {
 	// Accuracy is the clock accuracy flag of "reprobench run"
-	// (--clock-accuracy; clocksync.ParseSpecAccuracy): "" or "auto" gives
+	// (--clock-accuracy; clocksync.TargetText): "" or "auto" gives
 	// every spec that names neither a target nor fixed counts the target
 	// Default; "none" runs the published fixed counts of every spec; a
 	// target ERROR@HORIZON (clocksync.ParseAccuracy, e.g. "1us@10s")
@@ -173,7 +173,7 @@ func newResync(c mpi.Comm, g *clocksync.GlobalClock, opt resyncOptions) (func(ex
 		}
 		a, ok := algs[ex.ClockSync]
 		if !ok {
-			s, err := clocksync.ParseSpecAccuracy(ex.ClockSync, opt.Accuracy, opt.Default)
+			s, err := clocksync.ParseSpec(ex.ClockSync, clocksync.DefaultTarget(opt.Default), clocksync.TargetText(opt.Accuracy))
 			if err != nil {
 				return fmt.Errorf("pipeline: %w", err)
 			}

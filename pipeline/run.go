@@ -111,7 +111,7 @@ type Options struct {
 	// (a windowed method or the global runtime type), else none.
 	ClockSync string
 	// ClockAccuracy is the clock accuracy target of the specs that learn
-	// to one (clocksync.ParseSpecAccuracy), without a change of the
+	// to one (clocksync.TargetText), without a change of the
 	// spec's name: "" or "auto" (the default) gives every spec that names
 	// neither a target nor fixed counts the target derived
 	// from the experiments; "none" runs the published fixed counts of
@@ -406,11 +406,11 @@ func checkExperiments(exps []engine.Experiment, opt Options, np int) (spec strin
 }
 
 // checkAccuracy refuses an accuracy option that a clock sync spec of exps
-// cannot take (clocksync.ParseSpecAccuracy).
+// cannot take (clocksync.TargetText).
 func checkAccuracy(exps []engine.Experiment, accuracy string, target clocksync.Accuracy) error {
 	for i := range exps {
 		if cs := exps[i].ClockSync; cs != "" && cs != "none" {
-			if _, err := clocksync.ParseSpecAccuracy(cs, accuracy, target); err != nil {
+			if _, err := clocksync.ParseSpec(cs, clocksync.DefaultTarget(target), clocksync.TargetText(accuracy)); err != nil {
 				return fmt.Errorf("pipeline: clock accuracy %s with clock sync %s: %w", accuracy, cs, err)
 			}
 		}

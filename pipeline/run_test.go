@@ -88,7 +88,7 @@ func TestRunFuncToRawData(t *testing.T) {
 	if err := json.Unmarshal(b, &meta); err != nil {
 		t.Fatal(err)
 	}
-	if meta.RunID != "halo" || meta.Np != 3 || meta.ClockSyncSpec != clocksync.DefaultAlgorithm || len(meta.ClockSyncs) < 1 || meta.ClockSyncs[0].Reason != "first synchronization" ||
+	if meta.RunID != "halo" || meta.Np != 3 || meta.ClockSyncSpec != clocksync.Default().Name || len(meta.ClockSyncs) < 1 || meta.ClockSyncs[0].Reason != "first synchronization" ||
 		meta.ClockAccuracy != "1µs@1s" || !meta.SeedGenerated || len(meta.Experiments) != 2 ||
 		len(meta.Clock) == 0 || len(meta.Environment) == 0 || len(meta.ProcessorNames) != 3 || !strings.HasPrefix(meta.MPILibrary, "simulated") ||
 		meta.EndUTC.Before(meta.StartUTC) || meta.Files["raw"] == "" || meta.ErrorCodes == nil || meta.Labels["impl"] != "mine" {

@@ -128,7 +128,7 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 		return &Result{}, nil
 	}
 	t0 := r.clk.Now()
-	lastS := r.clk.Seconds(t0)
+	lastS := r.clk.Freq().Seconds(t0)
 	var endSync *syncPoint
 	if r.startSync != nil && !r.opt.NoEndSync {
 		var err error
@@ -153,7 +153,7 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 			unclosed++
 			continue
 		}
-		ls, le := r.clk.Seconds(p.start), r.clk.Seconds(p.end)
+		ls, le := r.clk.Freq().Seconds(p.start), r.clk.Freq().Seconds(p.end)
 		gs, ge := math.NaN(), math.NaN()
 		if r.startSync != nil {
 			gs, ge = model.Global(ls), model.Global(le)
@@ -193,7 +193,7 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 		res.Record.PerRank = append(res.Record.PerRank, tabs[i].Log)
 	}
 	res.Rows = buildRows(tabs, allRecs)
-	res.Record.CloseS = r.clk.Seconds(r.clk.Now() - t0)
+	res.Record.CloseS = r.clk.Freq().Seconds(r.clk.Now() - t0)
 	if out.Dir == "" {
 		return res, nil
 	}

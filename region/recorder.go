@@ -170,7 +170,7 @@ func (r *Recorder) calibrate() float64 {
 			s.End("calibration")
 		}
 		t1 := r.clk.Now()
-		per[k] = r.clk.Seconds(t1-t0) / 64 * 1e9
+		per[k] = r.clk.Freq().Seconds(t1-t0) / 64 * 1e9
 	}
 	slices.Sort(per)
 	return per[len(per)/2]
@@ -182,7 +182,7 @@ func syncNow(c mpi.Comm, clk timing.Clock, a *clocksync.Algorithm) (*syncPoint, 
 	if err != nil {
 		return nil, err
 	}
-	sp := &syncPoint{res: res, bound: res.Bound, localS: clk.Seconds(clk.Now())}
+	sp := &syncPoint{res: res, bound: res.Bound, localS: clk.Freq().Seconds(clk.Now())}
 	if c.Rank() == 0 && len(res.PerRank) > 0 {
 		sp.bound = res.PerRank[0].Bound
 	}

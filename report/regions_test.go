@@ -27,7 +27,11 @@ func regionRun(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alg, err := clocksync.Parse("hca3:fitpts=50,exchanges=10")
+	sp, err := clocksync.ParseSpec("hca3:fitpts=50,exchanges=10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alg, err := sp.New()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,7 +131,7 @@ func TimeFunc(clk Clock, warmup, n int, f func()) (*Samples, error) {
 		ticks[i] = clk.Now() - t0
 	}
 	for i, t := range ticks {
-		s.Seconds[i] = clk.Seconds(t)
+		s.Seconds[i] = clk.Freq().Seconds(t)
 	}
 	s.Warnings = m.Warnings(s.Median())
 	if t, ok := clk.(*TSC); ok && !t.Invariant() {

@@ -12,7 +12,7 @@ import (
 // and LFENCE failing too, to the monotonic clock; each passed-over clock is
 // recorded with its error.
 func TestNewBestClockHandlesEveryError(t *testing.T) {
-	fenced := &TSC{Freq: NewFreq(2e9), fenced: true}
+	fenced := &TSC{rate: NewFreq(2e9), fenced: true}
 	calib := fmt.Errorf("timing: calibration: reference did not advance")
 	for _, c := range []struct {
 		name    string
@@ -38,7 +38,7 @@ func TestNewBestClockHandlesEveryError(t *testing.T) {
 			if cfg.Fenced {
 				return fenced, nil
 			}
-			return &TSC{Freq: NewFreq(2e9)}, nil
+			return &TSC{rate: NewFreq(2e9)}, nil
 		})
 		if calls != len(c.errs) || ch.Clock.Name() != c.want || len(ch.Skipped) != c.skipped {
 			t.Errorf("%s: %d NewTSC calls, chose %s, skipped %q; want %d calls, %s, %d skipped", c.name, calls, ch.Clock.Name(), ch.Skipped, len(c.errs), c.want, c.skipped)
@@ -54,16 +54,17 @@ func TestNewBestClockHandlesEveryError(t *testing.T) {
 // ticker is a Clock whose every read costs one tick (1 ns) and whose
 // time the timed function advances.
 type ticker struct {
-	Freq
-	t int64
+	rate Freq
+	t    int64
 }
 
+func (k *ticker) Freq() Freq     { return k.rate }
 func (k *ticker) Now() int64     { k.t++; return k.t }
 func (k *ticker) Name() string   { return "ticker" }
 func (k *ticker) Source() Source { return Source{Hz: 1e9} }
 
 func TestTimeFunc(t *testing.T) {
-	clk := &ticker{Freq: NewFreq(1e9)}
+	clk := &ticker{rate: NewFreq(1e9)}
 	calls := 0
 	work := int64(1000)
 	f := func() { calls++; clk.t += work }
@@ -113,7 +114,7 @@ func (w wrapper) Base() Clock { return w.Clock }
 // Base() wrappers, never for a real clock, and Sleep on it takes no real
 // time.
 func TestSleepFunc(t *testing.T) {
-	v := &virtual{ticker: ticker{Freq: NewFreq(1e9)}}
+	v := &virtual{ticker: ticker{rate: NewFreq(1e9)}}
 	for _, c := range []Clock{v, NewSkewed(v, 0, 10), wrapper{NewSkewed(v, 0, 1)}} {
 		f := SleepFunc(c)
 		if f == nil {

@@ -9,22 +9,16 @@ import (
 // Clock is a source of timestamps for benchmarking.
 //
 // A Clock reads int64 ticks since a per-process epoch (never absolute float
-// seconds: a float64 holding Unix time resolves only about 0.24 µs). Ticks are
-// converted to seconds with the clock's frequency. Implementations must be safe
-// to read from the goroutine that owns them; they need not be safe for
-// concurrent use unless documented.
+// seconds: a float64 holding Unix time resolves only about 0.24 µs). Its
+// frequency, a Freq, owns every conversion of ticks: to a time.Duration in
+// the Go API, to float seconds at the data boundary (raw data, analysis).
+// Implementations must be safe to read from the goroutine that owns them;
+// they need not be safe for concurrent use unless documented.
 type Clock interface {
 	// Now returns the ticks elapsed since the clock's epoch.
 	Now() int64
-	// Hz returns the number of ticks per second.
-	Hz() float64
-	// Seconds converts a number of ticks (a timestamp or an interval) to seconds.
-	Seconds(ticks int64) float64
-	// Duration converts a number of ticks to a time.Duration, rounded to
-	// the nearest nanosecond.
-	Duration(ticks int64) time.Duration
-	// Ticks converts seconds to ticks, rounded to the nearest tick.
-	Ticks(seconds float64) int64
+	// Freq returns the clock's frequency, which converts its ticks.
+	Freq() Freq
 	// Name is a short human-readable name such as "tsc", "monotonic" or "mpi_wtime".
 	Name() string
 	// Source identifies the hardware or OS counter behind the clock, so that
@@ -71,8 +65,9 @@ type Source struct {
 	Hz    float64    // ticks per second
 }
 
-// Freq is a helper for Clock implementations: it holds a tick frequency
-// and implements the conversion methods of Clock.
+// Freq is a clock's frequency in ticks per second, and the owner of the
+// conversions between its ticks, time.Duration and (at the data boundary)
+// float seconds. The zero Freq is invalid; make one with NewFreq.
 type Freq struct {
 	hz float64
 }

@@ -15,7 +15,7 @@ func ExampleNewMonotonic() {
 	t0 := clk.Now()
 	time.Sleep(time.Millisecond)
 	t1 := clk.Now()
-	fmt.Println(clk.Duration(t1-t0) >= time.Millisecond, clk.Name(), clk.Source().Kind)
+	fmt.Println(clk.Freq().Duration(t1-t0) >= time.Millisecond, clk.Name(), clk.Source().Kind)
 	// Output: true monotonic monotonic
 }
 
@@ -44,7 +44,7 @@ func ExampleNewTSC() {
 	}
 	t0 := clk.Now()
 	t1 := clk.Now()
-	fmt.Println("two reads apart:", clk.Duration(t1-t0))
+	fmt.Println("two reads apart:", clk.Freq().Duration(t1-t0))
 }
 
 // The best clock of the machine, whatever NewTSC says about it.
@@ -206,7 +206,7 @@ func ExampleTSC_NowCPU() {
 	if cpu0 != cpu1 && tsc.Facts().CPUIDRDTSCP {
 		fmt.Println("migrated: discard this observation")
 	}
-	fmt.Println(tsc.Duration(t1 - t0))
+	fmt.Println(tsc.Freq().Duration(t1 - t0))
 }
 
 // Unskew recovers the base reading of a skewed one.

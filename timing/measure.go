@@ -38,7 +38,7 @@ func Measure(c Clock) (Measurement, error) {
 	if c == nil {
 		return Measurement{}, fmt.Errorf("timing: Measure(nil)")
 	}
-	m := Measurement{Name: c.Name(), Source: c.Source().Kind.String(), Hz: c.Hz(), TickNs: 1e9 / c.Hz()}
+	m := Measurement{Name: c.Name(), Source: c.Source().Kind.String(), Hz: c.Freq().Hz(), TickNs: 1e9 / c.Freq().Hz()}
 
 	// Resolution: step from one reading to the next distinct one.
 	const maxSteps = 1001
@@ -70,7 +70,7 @@ func Measure(c Clock) (Measurement, error) {
 	}
 	slices.Sort(steps)
 	m.Steps = len(steps)
-	m.ResolutionNs = float64(steps[len(steps)/2]) * 1e9 / c.Hz()
+	m.ResolutionNs = float64(steps[len(steps)/2]) * 1e9 / c.Freq().Hz()
 
 	// Overhead: batches long enough to span about 100 resolution steps.
 	batch := int(100*median(readsPerStep)) + 1
@@ -84,7 +84,7 @@ func Measure(c Clock) (Measurement, error) {
 		for range batch - 1 {
 			t1 = c.Now()
 		}
-		per = append(per, float64(t1-t0)*1e9/c.Hz()/float64(batch-1))
+		per = append(per, float64(t1-t0)*1e9/c.Freq().Hz()/float64(batch-1))
 		if len(per) >= 11 && nanotime() > deadline {
 			break
 		}

@@ -22,7 +22,6 @@ func MonotonicNs() int64 { return nanotime() }
 // C code reads the same clock with clock_gettime(CLOCK_MONOTONIC) minus
 // Source().Epoch. It is safe for concurrent use.
 type Monotonic struct {
-	Freq
 	epoch int64
 }
 
@@ -30,11 +29,14 @@ var _ Clock = (*Monotonic)(nil)
 
 // NewMonotonic returns a monotonic clock whose epoch is now.
 func NewMonotonic() *Monotonic {
-	return &Monotonic{Freq: NewFreq(1e9), epoch: nanotime()}
+	return &Monotonic{epoch: nanotime()}
 }
 
 // Now returns the nanoseconds since the clock was made.
 func (m *Monotonic) Now() int64 { return nanotime() - m.epoch }
+
+// Freq returns 1 GHz: a tick is a nanosecond.
+func (m *Monotonic) Freq() Freq { return NewFreq(1e9) }
 
 // Name returns "monotonic".
 func (m *Monotonic) Name() string { return "monotonic" }

@@ -10,8 +10,7 @@ import (
 //
 //	Now() = b + Offset + round(b · DriftPPM·10⁻⁶)
 //
-// with Offset in base ticks. Seconds, Duration, Ticks and Hz are the base
-// clock's: like a real drifting clock, a Skewed clock believes it ticks at its
+// with Offset in base ticks. Freq is the base clock's: like a real drifting clock, a Skewed clock believes it ticks at its
 // nominal rate. Use it in tests, and on a real machine to inject a known skew
 // that clock synchronization must then find.
 //
@@ -28,7 +27,7 @@ var _ Clock = (*Skewed)(nil)
 // NewSkewed returns base shifted by offset and drifting by driftPPM parts
 // per million.
 func NewSkewed(base Clock, offset time.Duration, driftPPM float64) *Skewed {
-	return &Skewed{Base: base, Offset: base.Ticks(offset.Seconds()), DriftPPM: driftPPM}
+	return &Skewed{Base: base, Offset: base.Freq().Ticks(offset.Seconds()), DriftPPM: driftPPM}
 }
 
 // Now returns the skewed reading of the base clock.
@@ -46,21 +45,12 @@ func (s *Skewed) Unskew(skewed int64) int64 {
 	return int64(math.Round(d / (1 + s.DriftPPM*1e-6)))
 }
 
-// Hz returns the base clock's frequency.
-func (s *Skewed) Hz() float64 { return s.Base.Hz() }
-
-// Seconds converts ticks with the base clock's frequency.
-func (s *Skewed) Seconds(ticks int64) float64 { return s.Base.Seconds(ticks) }
-
-// Duration converts ticks with the base clock's frequency.
-func (s *Skewed) Duration(ticks int64) time.Duration { return s.Base.Duration(ticks) }
-
-// Ticks converts seconds with the base clock's frequency.
-func (s *Skewed) Ticks(seconds float64) int64 { return s.Base.Ticks(seconds) }
+// Freq returns the base clock's frequency.
+func (s *Skewed) Freq() Freq { return s.Base.Freq() }
 
 // Name returns the base clock's name followed by "+skew".
 func (s *Skewed) Name() string { return s.Base.Name() + "+skew" }
 
 // Source returns SourceNone: C code cannot apply the skew. Hz is the base
 // clock's.
-func (s *Skewed) Source() Source { return Source{Kind: SourceNone, Hz: s.Base.Hz()} }
+func (s *Skewed) Source() Source { return Source{Kind: SourceNone, Hz: s.Base.Freq().Hz()} }

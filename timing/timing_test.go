@@ -14,22 +14,24 @@ import (
 
 // manual is a Clock whose readings the test sets.
 type manual struct {
-	Freq
-	t int64
+	rate Freq
+	t    int64
 }
 
+func (m *manual) Freq() Freq     { return m.rate }
 func (m *manual) Now() int64     { return m.t }
 func (m *manual) Name() string   { return "manual" }
-func (m *manual) Source() Source { return Source{Hz: m.Hz()} }
+func (m *manual) Source() Source { return Source{Hz: m.rate.Hz()} }
 
 // stepping is a Clock in which every read costs costNs of virtual time and
 // readings are truncated to multiples of granNs: a coarse clock with a known
 // resolution and overhead.
 type stepping struct {
-	Freq
+	rate               Freq
 	vt, costNs, granNs int64
 }
 
+func (s *stepping) Freq() Freq     { return s.rate }
 func (s *stepping) Now() int64     { s.vt += s.costNs; return s.vt / s.granNs * s.granNs }
 func (s *stepping) Name() string   { return "stepping" }
 func (s *stepping) Source() Source { return Source{Hz: 1e9} }
@@ -133,14 +135,14 @@ func TestTSCMatchesMonotonic(t *testing.T) {
 		t0, m0 := tsc.Now(), mono.Now()
 		time.Sleep(50 * time.Millisecond)
 		t1, m1 := tsc.Now(), mono.Now()
-		dt, dm = tsc.Seconds(t1-t0), mono.Seconds(m1-m0)
+		dt, dm = tsc.Freq().Seconds(t1-t0), mono.Freq().Seconds(m1-m0)
 		agree = math.Abs(dt-dm) <= 500e-6*dm+20e-6
 	}
 	if !agree {
 		t.Errorf("tsc measured %.9f s, monotonic %.9f s (and 4 more tries disagreed)", dt, dm)
 	}
 	src := tsc.Source()
-	if src.Hz != tsc.Hz() || src.Epoch <= 0 || (src.Kind != SourceTSC && src.Kind != SourceTSCFenced) {
+	if src.Hz != tsc.Freq().Hz() || src.Epoch <= 0 || (src.Kind != SourceTSC && src.Kind != SourceTSCFenced) {
 		t.Errorf("source %+v", src)
 	}
 }
@@ -167,7 +169,7 @@ func TestRoundTrip(t *testing.T) {
 		}
 	}
 	m := NewMonotonic()
-	if m.Duration(1500) != 1500*time.Nanosecond || m.Ticks(2e-6) != 2000 {
+	if m.Freq().Duration(1500) != 1500*time.Nanosecond || m.Freq().Ticks(2e-6) != 2000 {
 		t.Error("monotonic conversions are not nanoseconds")
 	}
 }
@@ -332,7 +334,7 @@ func TestTSCRefusals(t *testing.T) {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
 				}
-				if c.Hz() != tc.cfg.Hz || c.Frequency().Method != MethodFixed {
+				if c.Freq().Hz() != tc.cfg.Hz || c.Frequency().Method != MethodFixed {
 					t.Errorf("frequency %+v", c.Frequency())
 				}
 				return
@@ -386,7 +388,7 @@ flags		: fpu
 }
 
 func TestSkewed(t *testing.T) {
-	base := &manual{Freq: NewFreq(2e9)}
+	base := &manual{rate: NewFreq(2e9)}
 	s := NewSkewed(base, 3*time.Millisecond, 250)
 	if s.Offset != 6_000_000 {
 		t.Fatalf("offset %d ticks, want 6e6 (3 ms at 2 GHz)", s.Offset)
@@ -415,10 +417,10 @@ func TestSkewed(t *testing.T) {
 	base.t = 0
 	a := s.Now()
 	base.t = 2e9
-	if got := s.Seconds(s.Now() - a); math.Abs(got-1.00025) > 1e-12 {
+	if got := s.Freq().Seconds(s.Now() - a); math.Abs(got-1.00025) > 1e-12 {
 		t.Errorf("1 s measured as %v s", got)
 	}
-	if s.Source().Kind != SourceNone || s.Hz() != 2e9 || s.Name() != "manual+skew" || s.Ticks(1) != 2e9 || s.Duration(2e9) != time.Second {
+	if s.Source().Kind != SourceNone || s.Freq().Hz() != 2e9 || s.Name() != "manual+skew" || s.Freq().Ticks(1) != 2e9 || s.Freq().Duration(2e9) != time.Second {
 		t.Errorf("Skewed delegation: %+v %q", s.Source(), s.Name())
 	}
 	// Skewing a real clock keeps it monotonic for positive rates.
@@ -435,7 +437,7 @@ func TestSkewed(t *testing.T) {
 
 func TestMeasureSynthetic(t *testing.T) {
 	// A clock with 1 µs granularity whose reads cost 40 ns.
-	c := &stepping{Freq: NewFreq(1e9), costNs: 40, granNs: 1000}
+	c := &stepping{rate: NewFreq(1e9), costNs: 40, granNs: 1000}
 	m, err := Measure(c)
 	if err != nil {
 		t.Fatal(err)
@@ -447,7 +449,7 @@ func TestMeasureSynthetic(t *testing.T) {
 		t.Errorf("overhead %v ns, want 40", m.OverheadNs)
 	}
 	// A fine clock: reads cost 25 ns, granularity 1 ns.
-	c = &stepping{Freq: NewFreq(1e9), costNs: 25, granNs: 1}
+	c = &stepping{rate: NewFreq(1e9), costNs: 25, granNs: 1}
 	if m, _ = Measure(c); m.ResolutionNs != 25 || math.Abs(m.OverheadNs-25) > 0.01 {
 		t.Errorf("fine clock: %+v", m)
 	}
@@ -508,11 +510,12 @@ func TestSourceKindString(t *testing.T) {
 }
 
 // stuck is a clock that never advances.
-type stuck struct{ Freq }
+type stuck struct{ rate Freq }
 
+func (s *stuck) Freq() Freq     { return s.rate }
 func (s *stuck) Now() int64     { return 7 }
 func (s *stuck) Name() string   { return "stuck" }
-func (s *stuck) Source() Source { return Source{Hz: s.Hz()} }
+func (s *stuck) Source() Source { return Source{Hz: s.rate.Hz()} }
 
 func TestMeasureStuckClock(t *testing.T) {
 	defer func(b int64) { measureBudgetNs = b }(measureBudgetNs)

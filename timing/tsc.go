@@ -195,7 +195,7 @@ type TSCConfig struct {
 // cores are comparable only when the kernel keeps the cores' counters in step
 // (pin the process to be sure).
 type TSC struct {
-	Freq
+	rate   Freq
 	epoch  int64
 	fenced bool
 	freq   Frequency
@@ -239,7 +239,7 @@ func newTSC(cfg TSCConfig, facts TSCFacts, ref Reference, counter func() int64) 
 		}
 		c.freq = f
 	}
-	c.Freq = NewFreq(c.freq.Hz)
+	c.rate = NewFreq(c.freq.Hz)
 	c.epoch = read()
 	return c, nil
 }
@@ -250,6 +250,9 @@ func (c *TSC) raw() int64 {
 	}
 	return int64(rdtscp())
 }
+
+// Freq returns the counter frequency (fixed or calibrated).
+func (c *TSC) Freq() Freq { return c.rate }
 
 // Now returns the counter ticks since the clock was made.
 func (c *TSC) Now() int64 {
@@ -288,7 +291,7 @@ func (c *TSC) Source() Source {
 	if c.fenced {
 		k = SourceTSCFenced
 	}
-	return Source{Kind: k, Epoch: c.epoch, Hz: c.Hz()}
+	return Source{Kind: k, Epoch: c.epoch, Hz: c.Freq().Hz()}
 }
 
 // Frequency returns how the frequency was obtained, for metadata.

@@ -63,7 +63,7 @@ func MeasureBaseline(c mpi.Comm, clk timing.Clock, g GlobalClock, cfg Config, n 
 	}
 	began := time.Now()
 	o := &mpi.Observation{Call: mpi.CallBarrier, Sync: mpi.SyncDeadline, NoCall: true}
-	w, tol := cfg.Window.Seconds(), clk.Ticks(cfg.LateTolerance.Seconds())
+	w, tol := cfg.Window.Seconds(), clk.Freq().Ticks(cfg.LateTolerance.Seconds())
 	bmax := cfg.Batch
 	deadlines, starts, ends := make([]int64, bmax), make([]int64, bmax), make([]int64, bmax)
 	flags, out := make([]float64, 2*bmax), make([]float64, 2*bmax)

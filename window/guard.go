@@ -132,7 +132,7 @@ const fitBudget = 0.02
 // fits so far took at most fitBudget of the time since the first batch
 // (clk: rank 0's clock).
 func (g *NoiseGuard) learn(starts, lat []float64, b int, tol float64, clk timing.Clock) {
-	now := clk.Seconds(clk.Now())
+	now := clk.Freq().Seconds(clk.Now())
 	if g.fits == 0 && g.firstS == 0 {
 		g.firstS = now
 	}
@@ -145,7 +145,7 @@ func (g *NoiseGuard) learn(starts, lat []float64, b int, tol float64, clk timing
 		if l.Pending() >= 4 && (len(l.Sources()) == 0 || g.fitS <= fitBudget*(now-g.firstS)) {
 			t0 := clk.Now()
 			l.Fit()
-			g.fitS += clk.Seconds(clk.Now() - t0)
+			g.fitS += clk.Freq().Seconds(clk.Now() - t0)
 			g.fits++
 		}
 	}

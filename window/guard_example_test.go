@@ -22,7 +22,8 @@ func ExampleNoiseGuard() {
 		err := w.Run(func(r *mpitest.Rank) error {
 			c, clk := r.Comm(), r.Clock()
 			g := clocksync.NewGlobalClock(clk)
-			alg, _ := clocksync.Parse("hca3:fitpts=50,exchanges=10")
+			sp, _ := clocksync.ParseSpec("hca3:fitpts=50,exchanges=10")
+			alg, _ := sp.New()
 			if _, err := alg.Sync(c, g); err != nil {
 				return err
 			}

@@ -46,7 +46,7 @@ func TimeKernel(c mpi.Comm, clk timing.Clock, g GlobalClock, work func()) (Kerne
 	}
 	t3 := clk.Now()
 	// MAX over [t2−t1, −(t3−t0), −g(t1), g(t2)]: min via negation.
-	in := []float64{clk.Seconds(t2 - t1), -clk.Seconds(t3 - t0), 0, 0}
+	in := []float64{clk.Freq().Seconds(t2 - t1), -clk.Freq().Seconds(t3 - t0), 0, 0}
 	if g != nil {
 		in[2], in[3] = -g.ToGlobal(t1), g.ToGlobal(t2)
 	}

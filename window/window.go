@@ -30,10 +30,10 @@ type GlobalClock interface {
 type Identity struct{ Clock timing.Clock }
 
 // ToGlobal returns the local timestamp in seconds.
-func (i Identity) ToGlobal(local int64) float64 { return i.Clock.Seconds(local) }
+func (i Identity) ToGlobal(local int64) float64 { return i.Clock.Freq().Seconds(local) }
 
 // ToLocal returns the global time in local ticks.
-func (i Identity) ToLocal(global float64) int64 { return i.Clock.Ticks(global) }
+func (i Identity) ToLocal(global float64) int64 { return i.Clock.Freq().Ticks(global) }
 
 // Method is a process synchronization method (see the package doc).
 type Method int
@@ -487,8 +487,9 @@ func (s *Sync) Reset() {
 	s.bcastS = 0
 }
 
-// WindowS returns the current window in seconds.
-func (s *Sync) WindowS() float64 { return s.windowS }
+// Window returns the current window, rounded to the nanosecond (History
+// holds the adaptations' exact values in seconds, for the raw data).
+func (s *Sync) Window() time.Duration { return time.Duration(math.Round(s.windowS * 1e9)) }
 
 // SetGlobal replaces the global clock (after a re-synchronization).
 func (s *Sync) SetGlobal(g GlobalClock) { s.g = g }
@@ -593,7 +594,7 @@ func (s *Sync) broadcastStart(aheadS float64) (float64, error) {
 // adaptation).
 func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 	o.Sync = mpi.SyncDeadline
-	tol := s.clk.Ticks(s.cfg.LateTolerance.Seconds())
+	tol := s.clk.Freq().Ticks(s.cfg.LateTolerance.Seconds())
 	done, repeats := 0, 0
 	for done < n {
 		b := min(s.cfg.Batch, n-done)
@@ -637,8 +638,8 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 				exp = 1
 			}
 			rec.Start[k], rec.End[k], rec.Deadline[k] = o.Start, o.End, o.Deadline
-			rec.LateS[k] = s.clk.Seconds(o.Start - o.Deadline)
-			s.red[i], s.red[b+i], s.red[2*b+i] = late, exp, s.clk.Seconds(o.End-o.Start)
+			rec.LateS[k] = s.clk.Freq().Seconds(o.Start - o.Deadline)
+			s.red[i], s.red[b+i], s.red[2*b+i] = late, exp, s.clk.Freq().Seconds(o.End-o.Start)
 		}
 		rec.N += b
 		nred := 3 * b
@@ -737,7 +738,7 @@ func (s *Sync) sleepUntilNear(deadline int64) {
 	if s.cfg.SleepGuard <= 0 {
 		return
 	}
-	if d := s.clk.Duration(deadline-s.clk.Now()) - s.cfg.SleepGuard; d > 0 {
+	if d := s.clk.Freq().Duration(deadline-s.clk.Now()) - s.cfg.SleepGuard; d > 0 {
 		if s.Sleep != nil {
 			s.Sleep(d)
 		} else {
@@ -758,7 +759,7 @@ func (s *Sync) measureBcast() error {
 		if err := mpi.Bcast(s.comm, s.one[:1], 0); err != nil {
 			return err
 		}
-		best = math.Min(best, s.clk.Seconds(s.clk.Now()-t0))
+		best = math.Min(best, s.clk.Freq().Seconds(s.clk.Now()-t0))
 	}
 	s.one[0] = best
 	if err := mpi.Bcast(s.comm, s.one[:1], 0); err != nil {
@@ -779,9 +780,9 @@ func (s *Sync) runRoundTime(o *mpi.Observation, n int, rec *Record, warmUp bool)
 		}
 	}
 	o.Sync = mpi.SyncDeadline
-	tol := s.clk.Ticks(s.cfg.LateTolerance.Seconds())
+	tol := s.clk.Freq().Ticks(s.cfg.LateTolerance.Seconds())
 	begin := s.clk.Now()
-	budget := s.clk.Ticks(s.cfg.Budget.Seconds())
+	budget := s.clk.Freq().Ticks(s.cfg.Budget.Seconds())
 	valid := 0
 	for k := 0; valid < n && k < rec.Cap(); k++ {
 		s.before(o, rec, k)
@@ -798,7 +799,7 @@ func (s *Sync) runRoundTime(o *mpi.Observation, n int, rec *Record, warmUp bool)
 			return err
 		}
 		rec.Start[k], rec.End[k], rec.Deadline[k] = o.Start, o.End, o.Deadline
-		rec.LateS[k] = s.clk.Seconds(o.Start - o.Deadline)
+		rec.LateS[k] = s.clk.Freq().Seconds(o.Start - o.Deadline)
 		s.red[0], s.red[1] = 0, 0
 		if o.Start-o.Deadline > tol {
 			s.red[0] = 1
@@ -820,7 +821,7 @@ func (s *Sync) runRoundTime(o *mpi.Observation, n int, rec *Record, warmUp bool)
 			return err
 		}
 		if s.guarded() {
-			s.busyS = min(s.clk.Seconds(o.End-o.Start), s.windowS)
+			s.busyS = min(s.clk.Freq().Seconds(o.End-o.Start), s.windowS)
 			if s.comm.Rank() == 0 {
 				s.one[0] = t0
 				s.Guard.learn(s.one[:1], s.redOut[2:nred], 1, s.cfg.LateTolerance.Seconds(), s.clk)

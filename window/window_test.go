@@ -149,7 +149,7 @@ func TestAdaptiveSKaMPI(t *testing.T) {
 			t.Errorf("observation %d after adaptation has code %d", i, rec.Code[i])
 		}
 	}
-	t.Logf("window %g s → %g s in %d steps", cfg.Window.Seconds(), s.WindowS(), len(s.History))
+	t.Logf("window %v → %v in %d steps", cfg.Window, s.Window(), len(s.History))
 }
 
 func TestMaxWindow(t *testing.T) {
@@ -158,8 +158,8 @@ func TestMaxWindow(t *testing.T) {
 	// the window stops growing at the cap.
 	cfg := window.Config{Method: window.AdaptiveSKaMPI, Window: 100 * time.Nanosecond, MaxWindow: 400 * time.Nanosecond, Batch: 10}
 	_, s := runSync(t, w, cfg, mpi.CallAllreduce, 100, nil)
-	if s.WindowS() != 400e-9 || len(s.History) != 1 {
-		t.Errorf("window %g s after %d changes, want capped at 4e-07 s after 1", s.WindowS(), len(s.History))
+	if s.Window() != 400*time.Nanosecond || len(s.History) != 1 {
+		t.Errorf("window %v after %d changes, want capped at 400ns after 1", s.Window(), len(s.History))
 	}
 }
 
@@ -241,7 +241,11 @@ func TestCompletionAgainstGroundTruth(t *testing.T) {
 		clk := r.Clock()
 		// Synchronize with HCA3 and use its global clock.
 		g := clocksync.NewGlobalClock(clk)
-		alg, err := clocksync.Parse("hca3:fitpts=50,exchanges=10")
+		sp, err := clocksync.ParseSpec("hca3:fitpts=50,exchanges=10")
+		if err != nil {
+			return err
+		}
+		alg, err := sp.New()
 		if err != nil {
 			return err
 		}
@@ -258,7 +262,7 @@ func TestCompletionAgainstGroundTruth(t *testing.T) {
 			return err
 		}
 		for i := range n {
-			got[i].ls[me], got[i].le[me] = clk.Seconds(rec.Start[i]), clk.Seconds(rec.End[i])
+			got[i].ls[me], got[i].le[me] = clk.Freq().Seconds(rec.Start[i]), clk.Freq().Seconds(rec.End[i])
 			got[i].gs[me], got[i].ge[me] = g.ToGlobal(rec.Start[i]), g.ToGlobal(rec.End[i])
 			got[i].ts[me], got[i].te[me] = w.TrueTime(me, rec.Start[i]), w.TrueTime(me, rec.End[i])
 		}
@@ -436,7 +440,11 @@ func TestWindowQualitySimulated(t *testing.T) {
 		err = w.Run(func(r *mpitest.Rank) error {
 			c, clk := r.Comm(), r.Clock()
 			g := clocksync.NewGlobalClock(clk)
-			alg, err := clocksync.Parse("hca3")
+			sp, err := clocksync.ParseSpec("hca3")
+			if err != nil {
+				return err
+			}
+			alg, err := sp.New()
 			if err != nil {
 				return err
 			}
@@ -454,7 +462,7 @@ func TestWindowQualitySimulated(t *testing.T) {
 			}
 			d := make([]float64, rec.N)
 			for i := range d {
-				d[i] = clk.Seconds(rec.End[i] - rec.Start[i])
+				d[i] = clk.Freq().Seconds(rec.End[i] - rec.Start[i])
 			}
 			all := make([]float64, rec.N)
 			if err := mpi.Allreduce(c, d, all, mpi.Max); err != nil {
@@ -563,7 +571,7 @@ func TestRunFunc(t *testing.T) {
 // window, so none expires.
 func noisyRank(s *window.Sync, r *mpitest.Rank, i int) {
 	if r.Comm().Rank() == 2 && i%2 == 1 {
-		r.Sleep(time.Duration(s.WindowS()*1e9) + 20*time.Microsecond)
+		r.Sleep(s.Window() + 20*time.Microsecond)
 	}
 }
 
@@ -595,8 +603,8 @@ func TestAdaptOnExpiredIgnoresNoise(t *testing.T) {
 		// Counting only expired observations: noise leaves the window alone.
 		cfg.AdaptOn = window.AdaptOnExpired
 		rec, s = runSync(t, newWorld(t, 4, 7), cfg, mpi.CallAllreduce, 100, noisyRank)
-		if len(s.History) != 0 || s.WindowS() != 100e-6 {
-			t.Errorf("%v, AdaptOnExpired: window %g s after %d changes, want 1e-4 unchanged", m, s.WindowS(), len(s.History))
+		if len(s.History) != 0 || s.Window() != 100*time.Microsecond {
+			t.Errorf("%v, AdaptOnExpired: window %v after %d changes, want 100µs unchanged", m, s.Window(), len(s.History))
 		}
 		if rec.N != 100 {
 			t.Errorf("%v, AdaptOnExpired: %d observations, want 100 (nothing repeated)", m, rec.N)

@@ -85,7 +85,11 @@ type outcome struct {
 }
 
 func simulate(cfg mpitest.Config, spec string, after []time.Duration) (*outcome, error) {
-	alg, err := clocksync.Parse(spec)
+	sp, err := clocksync.ParseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	alg, err := sp.New()
 	if err != nil {
 		return nil, err
 	}

@@ -62,7 +62,7 @@ func Spec(cfg mpitest.Config, text string, s clocksync.Spec) clocksync.Spec {
 }
 
 // Run builds the world cfg, synchronizes every rank's clock with the
-// algorithm spec (clocksync.Parse syntax, adapted to cfg by Spec), and
+// algorithm spec (clocksync.ParseSpec syntax, adapted to cfg by Spec), and
 // runs the accuracy harness after each delay of after (virtual time: ranks
 // sleep in simulation).
 func Run(cfg mpitest.Config, spec string, after []time.Duration) (*Outcome, error) {

@@ -133,8 +133,8 @@ type clockcheckOptions struct {
 func runClockcheck(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("clockcheck", "[--alg SPEC] [--after 0,1,5,10s] [--json] [--sim [--ranks N] [--drift-ppm X] …]", stderr)
 	var o clockcheckOptions
-	algSpec := fs.String("alg", clocksync.DefaultAlgorithm, "clock synchronization algorithm and parameters, name[:key=value,…]; names: "+strings.Join(clocksync.Algorithms(), ", ")+" (see the clocksync package doc for the keys and defaults)")
-	accText := fs.String("clock-accuracy", "auto", "accuracy `target` ERROR@HORIZON, e.g. 1us@10s: jk, hca3 and twolevel learn until every rank's stated bound at HORIZON meets ERROR, within the spec's budget; auto: "+clocksync.DefaultAccuracy().String()+" unless --alg gives fixed counts; none: the published fixed counts (docs/clock-sync.md)")
+	algSpec := fs.String("alg", clocksync.Default().Name, "clock synchronization algorithm and parameters, name[:key=value,…]; names: "+strings.Join(clocksync.Algorithms(), ", ")+" (see the clocksync package doc for the keys and defaults)")
+	accText := fs.String("clock-accuracy", "auto", "accuracy `target` ERROR@HORIZON, e.g. 1us@10s: jk, hca3 and twolevel learn until every rank's stated bound at HORIZON meets ERROR, within the spec's budget; auto: "+clocksync.Default().Accuracy.String()+" unless --alg gives fixed counts; none: the published fixed counts (docs/clock-sync.md)")
 	afterText := fs.String("after", "0,10s", "when to measure the offsets, after the synchronization: comma-separated durations (a bare number is seconds)")
 	fs.IntVar(&o.pingpongs, "pingpongs", 10, "SKaMPI ping-pongs per rank and check (the paper's nrounds)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
@@ -163,7 +163,7 @@ func runClockcheck(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("%w: clockcheck takes no arguments (give the algorithm with --alg)", errUsage)
 	}
 	var err error
-	spec, err := clocksync.ParseSpecAccuracy(*algSpec, *accText, clocksync.DefaultAccuracy())
+	spec, err := clocksync.ParseSpec(*algSpec, clocksync.TargetText(*accText))
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -306,7 +306,7 @@ func (o *clockcheckOptions) check(c mpi.Comm, clk timing.Clock, sleep func(time.
 	if c.Rank() == 0 {
 		h.Models = res.Models()
 	}
-	gap := clk.Seconds(clk.Now() - synced) // from the sync's end to the harness
+	gap := clk.Freq().Seconds(clk.Now() - synced) // from the sync's end to the harness
 	checks, err := h.Run(c, g)
 	if err != nil || c.Rank() != 0 {
 		return err

@@ -229,7 +229,7 @@ func envTSCs(o envOptions, facts timing.TSCFacts) ([]*timing.TSC, []envUnavailab
 			continue
 		}
 		clocks = append(clocks, c)
-		hz = c.Hz()
+		hz = c.Freq().Hz()
 	}
 	return clocks, un
 }

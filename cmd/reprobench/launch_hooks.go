@@ -69,7 +69,7 @@ const checkAllMpiruns = -1
 func runCheckFlags(o *runOptions, np int) error {
 	// runOptions.check, which ran before, has checked the clock's name.
 	if s := o.clockSync; s != "auto" && s != "none" {
-		if _, err := clocksync.Parse(s); err != nil {
+		if _, err := clocksync.ParseSpec(s); err != nil {
 			return fmt.Errorf("%w: --clock-sync: %v", errUsage, err)
 		}
 	}

@@ -41,7 +41,11 @@ func Bench(c mpi.Comm, clk timing.Clock, cfg Config) (*Result, *window.Record, e
 		return nil, nil, fmt.Errorf("custom: need ≥ 2 ranks, -bytes a multiple of 8 and -n ≥ 1")
 	}
 	// 1. Synchronize the clocks: g maps this rank's clock to rank 0's time.
-	alg, err := clocksync.Parse(cfg.Sync)
+	sp, err := clocksync.ParseSpec(cfg.Sync)
+	if err != nil {
+		return nil, nil, err
+	}
+	alg, err := sp.New()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -73,7 +77,7 @@ func Bench(c mpi.Comm, clk timing.Clock, cfg Config) (*Result, *window.Record, e
 	// end − start, each on its own clock (Hunold & Carpen-Amarie 2016, §4.6, "local").
 	d := make([]float64, rec.N)
 	for i := range d {
-		d[i] = clk.Seconds(rec.End[i] - rec.Start[i])
+		d[i] = clk.Freq().Seconds(rec.End[i] - rec.Start[i])
 	}
 	dmax := make([]float64, rec.N)
 	if err := mpi.Reduce(c, d, dmax, mpi.Max, 0); err != nil {
@@ -82,7 +86,7 @@ func Bench(c mpi.Comm, clk timing.Clock, cfg Config) (*Result, *window.Record, e
 	if c.Rank() != 0 {
 		return nil, rec, nil
 	}
-	res := &Result{N: rec.N, WindowS: s.WindowS(), Sync: alg.Name, RuntimesS: append([]float64(nil), dmax...), Codes: append([]window.Code(nil), rec.Code[:rec.N]...)}
+	res := &Result{N: rec.N, WindowS: s.Window().Seconds(), Sync: alg.Name, RuntimesS: append([]float64(nil), dmax...), Codes: append([]window.Code(nil), rec.Code[:rec.N]...)}
 	valid := dmax[:0]
 	for i, v := range dmax {
 		if rec.Code[i] != window.CodeValid { // the codes are the same on every rank

@@ -34,7 +34,7 @@ func main() {
 	flag.IntVar(&cfg.N, "n", 1000, "measured observations")
 	flag.IntVar(&cfg.Warmup, "warmup", 100, "warm-up observations (they adapt the window)")
 	flag.IntVar(&cfg.Bytes, "bytes", 8192, "halo size per neighbour in `bytes` (multiple of 8)")
-	flag.StringVar(&cfg.Sync, "sync", "hca3", "clock synchronization `spec` (hca3: learn to 1 µs@10s, clocksync.DefaultAccuracy; hca3:accuracy=none: the published 1000 fit points × 100 exchanges)")
+	flag.StringVar(&cfg.Sync, "sync", "hca3", "clock synchronization `spec` (hca3: learn to 1 µs@10s, clocksync.Default().Accuracy; hca3:accuracy=none: the published 1000 fit points × 100 exchanges)")
 	method := flag.String("method", "window", "process synchronization: window (fixed), adaptive_skampi, barrier, …")
 	flag.DurationVar(&cfg.Window, "window", 200*time.Microsecond, "(initial) window per observation")
 	var out Output

@@ -56,7 +56,7 @@ func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
 		return nil, fmt.Errorf("drift: skew rank %d must be in [1, %d)", o.SkewRank, c.Size())
 	}
 	// The skew rank 1 sees: a known offset and drift on top of its raw clock.
-	skew := &timing.Skewed{Base: raw, Offset: raw.Ticks(o.SkewOffset.Seconds()), DriftPPM: o.SkewPPM}
+	skew := &timing.Skewed{Base: raw, Offset: raw.Freq().Ticks(o.SkewOffset.Seconds()), DriftPPM: o.SkewPPM}
 	clk := raw
 	if c.Rank() == o.SkewRank {
 		clk = skew
@@ -76,7 +76,11 @@ func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
 		g := clocksync.NewGlobalClock(clk) // identity until synchronized
 		var models []clocksync.Model
 		if spec != "none" {
-			alg, err := clocksync.Parse(spec)
+			sp, err := clocksync.ParseSpec(spec)
+			if err != nil {
+				return nil, err
+			}
+			alg, err := sp.New()
 			if err != nil {
 				return nil, err
 			}

@@ -48,7 +48,7 @@ func run(n, size, warmup int) error {
 			return err
 		}
 		if i >= warmup {
-			rtt = append(rtt, clk.Seconds(o.End-o.Start))
+			rtt = append(rtt, clk.Freq().Seconds(o.End-o.Start))
 		}
 	}
 	if w.Rank() != 0 {

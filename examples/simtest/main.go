@@ -37,7 +37,11 @@ func run(n, size int, sync string) error {
 	defer mpi.Finalize()
 	c := mpi.World()
 	raw := timing.NewMonotonic()
-	alg, err := clocksync.Parse(sync)
+	sp, err := clocksync.ParseSpec(sync)
+	if err != nil {
+		return err
+	}
+	alg, err := sp.New()
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@ func OneWay(c mpi.Comm, clk timing.Clock, size, n int) (float64, error) {
 		}
 		lat := make([]float64, n)
 		for i := range lat {
-			lat[i] = clk.Seconds(recv[i] - stamps[i])
+			lat[i] = clk.Freq().Seconds(recv[i] - stamps[i])
 		}
 		slices.Sort(lat)
 		return lat[n/2], nil

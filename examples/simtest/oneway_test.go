@@ -33,7 +33,8 @@ func simulate(t *testing.T, base, asym time.Duration, sync bool) (measured, trut
 		var clk timing.Clock = r.Clock()
 		if sync {
 			g := clocksync.NewGlobalClock(r.Clock())
-			alg, _ := clocksync.Parse("hca3:fitpts=200,exchanges=20")
+			sp, _ := clocksync.ParseSpec("hca3:fitpts=200,exchanges=20")
+			alg, _ := sp.New()
 			if _, err := alg.Sync(r.Comm(), g); err != nil {
 				return err
 			}

@@ -45,7 +45,11 @@ func main() {
 
 func run(cfg Config, spec string) error {
 	if spec != "none" {
-		alg, err := clocksync.Parse(spec)
+		sp, err := clocksync.ParseSpec(spec)
+		if err != nil {
+			return err
+		}
+		alg, err := sp.New()
 		if err != nil {
 			return err
 		}

@@ -34,7 +34,11 @@ func TestStencilGroundTruth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alg, err := clocksync.Parse("hca3:fitpts=100,exchanges=10")
+	sp, err := clocksync.ParseSpec("hca3:fitpts=100,exchanges=10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alg, err := sp.New()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,11 @@ func run(n, ntimes int, sync string) error {
 	clk := timing.NewMonotonic()
 
 	// The bounds need no clock synchronization; the estimate between them does.
-	alg, err := clocksync.Parse(sync)
+	sp, err := clocksync.ParseSpec(sync)
+	if err != nil {
+		return err
+	}
+	alg, err := sp.New()
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,8 @@ func TestMeasureSimulated(t *testing.T) {
 	err = w.Run(func(r *mpitest.Rank) error {
 		c, clk := r.Comm(), r.Clock()
 		g := clocksync.NewGlobalClock(clk)
-		alg, _ := clocksync.Parse("hca3:fitpts=200,exchanges=20")
+		sp, _ := clocksync.ParseSpec("hca3:fitpts=200,exchanges=20")
+		alg, _ := sp.New()
 		if _, err := alg.Sync(c, g); err != nil {
 			return err
 		}

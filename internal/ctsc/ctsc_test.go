@@ -57,7 +57,7 @@ func bracket(t *testing.T, clk timing.Clock, cRaw func() int64) {
 		widest = max(widest, g1-g0)
 	}
 	t.Logf("%s (%v): %d/%d C readings between the Go readings around them; widest bracket %v",
-		clk.Name(), src.Kind, n-outside, n, clk.Duration(widest))
+		clk.Name(), src.Kind, n-outside, n, clk.Freq().Duration(widest))
 }
 
 func TestMonotonicMatchesC(t *testing.T) {

@@ -108,7 +108,7 @@ func TestBandwidthVirtualTime(t *testing.T) {
 			if !sender {
 				return nil
 			}
-			got := r.Clock().Seconds(o.End - o.Start)
+			got := r.Clock().Freq().Seconds(o.End - o.Start)
 			if math.Abs(got-c.want) > 100e-9 {
 				return fmt.Errorf("rank %d: window took %.4g s, model %.4g s", r.ID(), got, c.want)
 			}
@@ -224,7 +224,7 @@ func TestRMAVirtualTime(t *testing.T) {
 				if r.ID() == 1 {
 					want = c.target
 				}
-				got := r.Clock().Seconds(o.End - o.Start)
+				got := r.Clock().Freq().Seconds(o.End - o.Start)
 				if want >= 0 && math.Abs(got-want) > 100e-9 {
 					return fmt.Errorf("rank %d: %.4g s, model %.4g s", r.ID(), got, want)
 				}

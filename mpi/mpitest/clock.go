@@ -208,7 +208,6 @@ func (m *clockModel) trueTime(ticks int64) float64 {
 // simClock is the timing.Clock of one rank: reading it advances the rank's
 // true time by the read overhead.
 type simClock struct {
-	timing.Freq
 	r *Rank
 }
 
@@ -223,6 +222,9 @@ func (c *simClock) Now() int64 {
 	r.now = t + r.clk.ovS
 	return r.clk.ticks(t)
 }
+
+// Freq returns 1 GHz: the simulated clock ticks in nanoseconds.
+func (c *simClock) Freq() timing.Freq { return timing.NewFreq(1e9) }
 
 // Name returns "mpitest".
 func (c *simClock) Name() string { return "mpitest" }

@@ -41,7 +41,7 @@ func medianRTT(c mpi.Comm, clk timing.Clock, n int) (time.Duration, error) {
 		return 0, nil
 	}
 	slices.Sort(rtts)
-	return clk.Duration(rtts[n/2]), nil
+	return clk.Freq().Duration(rtts[n/2]), nil
 }
 
 // Test benchmark code against a network whose latency is known: 1.5 µs one
@@ -113,7 +113,7 @@ func ExampleWorld_TrueOffset() {
 		}
 		t1 := clk.Now()
 		mid := (t0 + t1) / 2 // rank 1's time when rank 0 read ref, if symmetric
-		estimate = clk.Seconds(mid - ref)
+		estimate = clk.Freq().Seconds(mid - ref)
 		truth = w.TrueOffset(1, r.TrueNow())
 		return nil
 	})

@@ -30,7 +30,7 @@ func TestCallDelay(t *testing.T) {
 						return err
 					}
 					if r.ID() == 0 {
-						got[[2]int{int(call), count}] = r.Clock().Seconds(o.End - o.Start)
+						got[[2]int{int(call), count}] = r.Clock().Freq().Seconds(o.End - o.Start)
 					}
 				}
 			}

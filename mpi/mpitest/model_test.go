@@ -92,8 +92,8 @@ func TestClockReadings(t *testing.T) {
 	}
 	err = w.Run(func(r *Rank) error {
 		clk := r.Clock()
-		if clk.Hz() != 1e9 || clk.Source().Kind != 0 || clk.Name() != "mpitest" {
-			return fmt.Errorf("clock identity %v %v %v", clk.Hz(), clk.Source(), clk.Name())
+		if clk.Freq().Hz() != 1e9 || clk.Source().Kind != 0 || clk.Name() != "mpitest" {
+			return fmt.Errorf("clock identity %v %v %v", clk.Freq().Hz(), clk.Source(), clk.Name())
 		}
 		p := params[r.ID()]
 		r.Sleep(3 * time.Second)

@@ -142,7 +142,7 @@ func (r *Rank) waitUntil(clk timing.Clock, deadline int64) bool {
 			still = 0
 		}
 		last = now
-		gap := clk.Seconds(deadline-now) * 0.9
+		gap := clk.Freq().Seconds(deadline-now) * 0.9
 		if k := int64(gap/ov) - 1; k > 0 {
 			r.now += float64(k) * ov
 		}

@@ -174,7 +174,7 @@ func New(cfg Config) (*World, error) {
 		}
 		r := &Rank{w: w, id: i, wake: make(chan struct{}, 1), queues: make(map[mkey]*queue)}
 		r.clk = newClockModel(p, hash4(cfg.Seed, domWander, uint64(src), 99), cfg.WanderStep)
-		r.clock = &simClock{Freq: timing.NewFreq(1e9), r: r}
+		r.clock = &simClock{r: r}
 		r.world = &comm{r: r, ctx: worldCtx, rank: i, size: cfg.Ranks, isWorld: true}
 		r.desched = newDescheduler(cfg.Deschedule, cfg.Seed, i)
 		w.ranks[i] = r

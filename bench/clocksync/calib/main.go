@@ -144,7 +144,7 @@ func collect(args []string) (err error) {
 		if err != nil {
 			return err
 		}
-		end := clk.Seconds(clk.Now())
+		end := clk.Freq().Seconds(clk.Now())
 		if c.Rank() != 1 {
 			continue
 		}

@@ -126,7 +126,7 @@ func run(blocks, per, size int) error {
 	if err := mpi.ObserveBatch(w, variants[0], clk, nil, ls, le); err != nil {
 		return err
 	}
-	batchS := clk.Seconds(clk.Now() - t0)
+	batchS := clk.Freq().Seconds(clk.Now() - t0)
 	after := switches()
 	if w.Rank() != 0 {
 		return nil

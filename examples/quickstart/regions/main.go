@@ -25,7 +25,11 @@ func main() {
 // app is the application: 1000 iterations of an allreduce and some
 // compute. The clocks are synchronized at New and again at Close.
 func app(c mpi.Comm, clk timing.Clock, dir, sync string) error {
-	alg, err := clocksync.Parse(sync)
+	sp, err := clocksync.ParseSpec(sync)
+	if err != nil {
+		return err
+	}
+	alg, err := sp.New()
 	if err != nil {
 		return err
 	}

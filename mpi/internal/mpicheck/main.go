@@ -453,7 +453,7 @@ func observe(k *checker, w mpi.Comm) {
 					Type: mpi.Float64, Op: mpi.Sum, Root: 0, Peer: p - 1, Reps: 3, Sync: sync}
 				if sync == mpi.SyncDeadline {
 					// A deadline 2 ms ahead on each rank's own clock.
-					o.Deadline = clk.Now() + clk.Ticks(2e-3)
+					o.Deadline = clk.Now() + clk.Freq().Ticks(2e-3)
 				}
 				release, err := mpi.Prepare(w, o) // p2p: bandwidth and one-sided calls need it
 				k.noErr(err, fmt.Sprintf("prepare %v %v", call, sync))
@@ -494,9 +494,9 @@ func observe(k *checker, w mpi.Comm) {
 		k.ok(o.Start == starts[nb-1] && o.End == ends[nb-1], "batch leaves the last observation in o")
 		k.ok(recv[0] == float64(p*(p+1)/2), "batch allreduce result %v", recv[0])
 		o.Sync = mpi.SyncDeadline
-		t0 := clk.Now() + clk.Ticks(1e-3)
+		t0 := clk.Now() + clk.Freq().Ticks(1e-3)
 		for i := range dl {
-			dl[i] = t0 + int64(i)*clk.Ticks(50e-6)
+			dl[i] = t0 + int64(i)*clk.Freq().Ticks(50e-6)
 		}
 		k.noErr(mpi.ObserveBatch(w, o, clk, dl, starts, ends), "deadline batch")
 		for i := 0; i < nb; i++ {

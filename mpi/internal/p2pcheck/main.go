@@ -92,7 +92,7 @@ func observation(w mpi.Comm, call mpi.Call, count int, sync mpi.SyncKind, clk ti
 	o := &mpi.Observation{Call: call, Send: mpi.Bytes(send), Recv: mpi.Bytes(recv), Count: count, Type: mpi.Int64,
 		Op: mpi.Sum, Root: 0, Peer: p - 1, Reps: 3, Sync: sync, BWWindow: 5}
 	if sync == mpi.SyncDeadline {
-		o.Deadline = clk.Now() + clk.Ticks(2e-3)
+		o.Deadline = clk.Now() + clk.Freq().Ticks(2e-3)
 	}
 	return o, send, recv
 }
@@ -144,8 +144,8 @@ func bandwidth(k *checker, w mpi.Comm, call mpi.Call, sync mpi.SyncKind, clk tim
 	starts, ends := make([]int64, 4), make([]int64, 4)
 	var dl []int64
 	if sync == mpi.SyncDeadline {
-		t0 := clk.Now() + clk.Ticks(2e-3)
-		dl = []int64{t0, t0 + clk.Ticks(1e-3), t0 + clk.Ticks(2e-3), t0 + clk.Ticks(3e-3)}
+		t0 := clk.Now() + clk.Freq().Ticks(2e-3)
+		dl = []int64{t0, t0 + clk.Freq().Ticks(1e-3), t0 + clk.Freq().Ticks(2e-3), t0 + clk.Freq().Ticks(3e-3)}
 	}
 	k.okErr(mpi.ObserveBatch(w, o, clk, dl, starts, ends), "batch "+what)
 	for i := range starts {

@@ -94,7 +94,7 @@ func run(k *checker, w mpi.Comm, call mpi.Call, dt mpi.Datatype, count, skew, ro
 	o := observation(w, call, dt, count, skew, root)
 	o.Reps, o.Sync = 2, sync
 	if sync == mpi.SyncDeadline {
-		o.Deadline = clk.Now() + clk.Ticks(2e-3)
+		o.Deadline = clk.Now() + clk.Freq().Ticks(2e-3)
 	}
 	release := func() error { return nil }
 	if prepare {
@@ -221,9 +221,9 @@ func batch(k *checker, w mpi.Comm, call mpi.Call, clk timing.Clock) {
 	const nb = 8
 	starts, ends, dl := make([]int64, nb), make([]int64, nb), make([]int64, nb)
 	k.ok(w.Barrier() == nil, "barrier")
-	t0 := clk.Now() + clk.Ticks(1e-3)
+	t0 := clk.Now() + clk.Freq().Ticks(1e-3)
 	for i := range dl {
-		dl[i] = t0 + clk.Ticks(float64(i)*50e-6)
+		dl[i] = t0 + clk.Freq().Ticks(float64(i)*50e-6)
 	}
 	o.Sync = mpi.SyncDeadline
 	err = mpi.ObserveBatch(w, o, clk, dl, starts, ends)
