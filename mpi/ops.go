@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
+
+	"github.com/reprobench/reprobench/factor"
 )
 
 // The operation table: one row (an Op) per benchmarkable call, as the Go
@@ -497,13 +499,17 @@ func (c Call) Op() *Op {
 }
 
 // OpsHash is a 32-bit FNV-1a hash of what C must agree on in the table:
-// each row's C constant, entry and phasing, in order. rbmpi_ops.h records
+// each row's C constant, entry and phasing, in order, then the factor
+// table's C slots (factor.Factor.CName), in order. rbmpi_ops.h records
 // it as RB_OPS_HASH, and the binding refuses to start when they differ (a
 // stale header would run the wrong operation without any error).
 func OpsHash() uint32 {
 	h := fnv.New32a()
 	for i := range ops {
 		fmt.Fprintf(h, "%s %s %v;", ops[i].CEnum(), ops[i].C, ops[i].Phased)
+	}
+	for _, f := range factor.Table() {
+		fmt.Fprintf(h, "%s;", f.CName())
 	}
 	return h.Sum32()
 }
