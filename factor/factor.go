@@ -230,6 +230,19 @@ func (f *Factor) Parse(s string) (int64, error) {
 	return 0, fmt.Errorf("factor: %s is not a call parameter", f.Name)
 }
 
+// Valid reports whether v is a level of the factor: in [Min, Max] for
+// KindInt, an index of Levels for KindEnum and KindBool. It does not
+// allocate (mpi.Observation.Validate calls it per observation).
+func (f *Factor) Valid(v int64) bool {
+	switch f.Kind {
+	case KindInt:
+		return v >= f.Min && v <= f.Max
+	case KindEnum, KindBool:
+		return v >= 0 && v < int64(len(f.Levels))
+	}
+	return false
+}
+
 // Format writes level v of the factor as Parse reads it.
 func (f *Factor) Format(v int64) string {
 	switch f.Kind {

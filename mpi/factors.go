@@ -64,15 +64,15 @@ func (o *Observation) SetParams(v factor.Values) {
 }
 
 // validateParams checks the levels o.Params sets against the factor
-// table's bounds.
+// table's bounds, without allocating unless one is out of them.
 func (o *Observation) validateParams() error {
 	for _, id := range factor.CallParams() {
 		v, ok := o.Params.Get(id)
 		if !ok {
 			continue
 		}
-		f := id.Row()
-		if _, err := f.Parse(f.Format(v)); err != nil {
+		if f := id.Row(); !f.Valid(v) {
+			_, err := f.Parse(f.Format(v))
 			return fmt.Errorf("mpi: %v: %w", o.Call, err)
 		}
 	}
