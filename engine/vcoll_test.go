@@ -66,7 +66,7 @@ func TestSkewRefused(t *testing.T) {
 		{Call: mpi.CallSendrecv, MsizeBytes: 8, Type: mpi.Float64, Nrep: 1, Params: factor.Of(factor.Skew, 2)},
 		{Call: mpi.CallAlltoall, MsizeBytes: 8, Type: mpi.Float64, Nrep: 1, Params: factor.Of(factor.Skew, 2)},
 		{Call: mpi.CallGatherv, MsizeBytes: 8, Type: mpi.Float64, Nrep: 1, Params: factor.Of(factor.Skew, -1)},
-		{Call: mpi.CallAlltoallv, MsizeBytes: 1 << 20, Type: mpi.Byte, Nrep: 1, Params: factor.Of(factor.Skew, 1 << 12)},
+		{Call: mpi.CallAlltoallv, MsizeBytes: 1 << 20, Type: mpi.Byte, Nrep: 1, Params: factor.Of(factor.Skew, 1<<12)},
 	} {
 		err := ex.Check(4)
 		if err == nil {
