@@ -41,6 +41,7 @@ const (
 	NoiseGuard
 	BWWindow
 	RMASync
+	InPlace
 	NumIDs
 )
 
@@ -123,6 +124,9 @@ var table = [NumIDs]Factor{
 	RMASync: {Name: "rma_sync", Flag: "rma-sync", Kind: KindEnum, Levels: []string{"fence", "lock", "flush"}, Family: "p2p", Call: true, Group: true,
 		Aliases: map[string]string{"lock_all": "flush", "lockall": "flush", "lockall_flush": "flush", "lock_all_flush": "flush"},
 		Help:    "one-sided synchronization: fence (MPI_Win_fence; op; MPI_Win_fence), lock (MPI_Win_lock; op; MPI_Win_unlock) or flush (op; MPI_Win_flush inside MPI_Win_lock_all)"},
+	InPlace: {Name: "in_place", Flag: "in-place", Kind: KindBool, Levels: []string{"off", "on"}, Family: "coll", Call: true, Group: true,
+		Optional: true, Since: "1.2",
+		Help: "on: pass MPI_IN_PLACE, the input taken from the receive buffer (OSU's -l)"},
 }
 
 func init() {

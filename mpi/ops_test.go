@@ -399,7 +399,8 @@ func rowProblems(op *Op, entries map[string]cEntry) []string {
 		}
 	}
 	if tw := op.Twin; tw != nil {
-		if tw.Twin != nil || op.Buffers.Doc != tw.Buffers.Doc || op.Params&^ParamOverlap != tw.Params ||
+		// in_place is the coll family's alone: a twin may take it.
+		if tw.Twin != nil || op.Buffers.Doc != tw.Buffers.Doc || op.Params&^ParamOverlap != tw.Params&^ParamInPlace ||
 			len(op.Types) != len(tw.Types) || (op.Result == nil) != (tw.Result == nil) {
 			bad("differs from its twin %v (a twin with a twin, or other buffers, params, types or result)", tw.Name)
 		}

@@ -73,11 +73,12 @@ enum {
 	RB_F_NOISE_GUARD,
 	RB_F_BW_WINDOW,
 	RB_F_RMA_SYNC,
+	RB_F_IN_PLACE,
 	RB_NUM_FACTORS
 };
 
 // RB_OPS_HASH is mpi.OpsHash() of the tables this file was written from;
 // the binding refuses to start when the Go table says otherwise.
-#define RB_OPS_HASH 0x929a932fu
+#define RB_OPS_HASH 0xbdcd7989u
 
 #endif
