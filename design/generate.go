@@ -46,7 +46,7 @@ var legacyParams = []factor.ID{factor.Skew, factor.BWWindow, factor.RMASync}
 
 // laterParams are the call parameters after the noise guard's digit.
 func laterParams() []factor.ID {
-	return slices.DeleteFunc(factor.CallParams(), func(id factor.ID) bool { return slices.Contains(legacyParams, id) })
+	return slices.DeleteFunc(slices.Clone(factor.CallParams()), func(id factor.ID) bool { return slices.Contains(legacyParams, id) })
 }
 
 // MaxRows bounds the rows of a generated design: Generate refuses larger

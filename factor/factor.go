@@ -171,8 +171,12 @@ func Lookup(name string) *Factor {
 	return nil
 }
 
-// CallParams returns the call parameters' IDs in table order.
-func CallParams() []ID {
+// CallParams returns the call parameters' IDs in table order. The slice
+// is shared (it is made once, so that per-observation checks do not
+// allocate): do not modify it.
+func CallParams() []ID { return callParams }
+
+var callParams = func() []ID {
 	var out []ID
 	for i := range table {
 		if table[i].Call {
@@ -180,7 +184,7 @@ func CallParams() []ID {
 		}
 	}
 	return out
-}
+}()
 
 // Columns returns the factor columns every raw file has (the rows that
 // are not Optional), in table order.
