@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+
+	"github.com/reprobench/reprobench/factor"
 )
 
 // Experiment is one row of a design: one configuration measured Nrep times
@@ -49,17 +51,14 @@ type Experiment struct {
 	// NoiseGuard is "on", "off" or empty (the run's --noise-guard): the
 	// noise guard of the windowed methods (window.Config.NoiseGuard).
 	NoiseGuard string
-	// p2p: BWWindow is the number of messages per window of bw, bibw and
-	// mbw_mr (0: the run's default); RMASync the synchronization of the
-	// one-sided calls ("fence", "lock", "flush"; empty: the run's default).
-	BWWindow int
-	RMASync  string
+	// Params are the call parameters of the factor table (skew,
+	// bw_window, rma_sync, in_place, root_shift; package factor), one
+	// column each; a parameter the row leaves unset (an empty cell) is the
+	// run's.
+	Params factor.Values
 	// Labels are the user factors (column "label:KEY"); an empty value is
 	// the same as an absent key.
 	Labels map[string]string
-	// Skew is the v-collectives' skew: the last rank's blocks have Skew
-	// times the count (column "skew"; 0: the run's default). vcoll.
-	Skew int
 
 	// File and Line say where the row was read from (empty and 0 for
 	// generated designs), for error messages of the engine.
@@ -77,9 +76,9 @@ func (e Experiment) config() string {
 		}
 	}
 	sort.Strings(keys)
-	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%s procsync=%s window_s=%g clocksync=%s runtime_type=%s cache=%s noise_guard=%s bw_window=%d rma_sync=%s labels=%v skew=%d",
+	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%s procsync=%s window_s=%g clocksync=%s runtime_type=%s cache=%s noise_guard=%s labels=%v params=[%v]",
 		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.nrepCell(), e.ProcSync, e.WindowS, e.ClockSync, e.RuntimeType, e.Cache, e.NoiseGuard,
-		e.BWWindow, e.RMASync, keys, e.Skew)
+		keys, e.Params)
 }
 
 // Design is a list of experiments over several mpiruns, with the seed that
@@ -162,7 +161,6 @@ type Vocabulary struct {
 	ProcSyncs    []string
 	RuntimeTypes []string
 	CacheModes   []string
-	RMASyncs     []string // p2p
 	// ClockSync, when set, checks a clocksync cell (the CLI passes
 	// clocksync's spec parser), so a bad spec is refused when the design is
 	// read, not in the middle of a campaign.

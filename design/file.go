@@ -13,16 +13,27 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/reprobench/reprobench/factor"
 )
 
-// The columns of a design file, in the order Write puts them. User factors
-// follow as "label:KEY" columns (see LabelPrefix).
-var Columns = []string{
+// The columns of a design file, in the order Write puts them: the place
+// and size of the experiment, the method factors in the order design files
+// have always had, then the factor table's rows from skew on, in table
+// order (package factor: skew, noise_guard, bw_window, rma_sync,
+// in_place, root_shift). User factors follow as "label:KEY" columns (see
+// LabelPrefix).
+var Columns = slices.Concat([]string{
 	"mpirun", "exp", "np", "call", "msize_bytes", "datatype", "nrep",
-	"procsync", "window_s", "clocksync", "runtime_type", "cache",
-	"skew",                  // vcoll
-	"noise_guard",           // on or off; Write omits it when every row leaves it empty
-	"bw_window", "rma_sync", // p2p
+	"procsync", "window_s", "clocksync", "runtime_type", "cache"}, factorColumns())
+
+// factorColumns returns the factor table's columns from skew on.
+func factorColumns() []string {
+	var out []string
+	for _, f := range factor.Table()[factor.Skew:] {
+		out = append(out, f.Name)
+	}
+	return out
 }
 
 // LabelPrefix starts the name of a column holding a user factor.
@@ -282,7 +293,7 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 			return uint(&e.Mpirun)
 		}
 		return uint(&e.Exp)
-	case "np", "nrep", "msize_bytes", "skew": // vcoll: skew
+	case "np", "nrep", "msize_bytes":
 		// 0 would silently mean "the run's default", which an empty cell says.
 		if v != "" {
 			if n, err := strconv.ParseInt(v, 10, 0); err == nil && n == 0 {
@@ -299,8 +310,6 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 				return nil
 			}
 			return uint(&e.Nrep)
-		case "skew": // vcoll
-			return uint(&e.Skew)
 		}
 		return uint(&e.MsizeBytes)
 	case "call":
@@ -337,13 +346,12 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 		return str(&e.Cache, vocab.CacheModes)
 	case "noise_guard": //
 		return str(&e.NoiseGuard, []string{"on", "off"})
-	case "bw_window": // p2p
-		if v == "0" {
-			return fmt.Errorf("bw_window 0 is not a valid level (leave the cell empty for the run's default)")
+	}
+	if f := factor.Lookup(column); f != nil && f.Call {
+		if v == "0" && f.Kind == factor.KindInt {
+			return fmt.Errorf("%s 0 is not a valid level (leave the cell empty for the run's default)", column)
 		}
-		return uint(&e.BWWindow)
-	case "rma_sync": // p2p
-		return str(&e.RMASync, vocab.RMASyncs)
+		return e.Params.SetCell(f.ID, v)
 	}
 	key := strings.TrimPrefix(column, LabelPrefix)
 	if v != "" {
@@ -357,8 +365,8 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 
 // Write writes d to w in the format that Read reads: the format line, the
 // seed line (when d.HasSeed), d.Comments, the header with the columns of
-// [Columns] (skew, noise_guard, bw_window and rma_sync only when a row sets
-// them) followed by one "label:KEY" column per label key (sorted), and
+// [Columns] (noise_guard only when a row sets it, a call parameter only
+// when a row sets one of its family's) followed by one "label:KEY" column per label key (sorted), and
 // one row per experiment, grouped by mpirun in increasing order and in
 // execution order within each mpirun. Zero values are written as empty
 // cells.
@@ -376,17 +384,27 @@ func Write(w io.Writer, d *Design) error {
 	}
 	cw := csv.NewWriter(bw)
 	keys := d.LabelKeys()
-	// p2p: bw_window and rma_sync only when some row sets them, so that
-	// designs without bandwidth or one-sided calls keep their columns.
-	p2p := false
+	// A call parameter's column only when some row sets a parameter of
+	// its family, so that designs without them keep their columns.
+	families := map[string]bool{}
 	for _, e := range d.Experiments {
-		p2p = p2p || e.BWWindow != 0 || e.RMASync != ""
+		for _, id := range factor.CallParams() {
+			if _, ok := e.Params.Get(id); ok {
+				families[id.Row().Family] = true
+			}
+		}
+	}
+	var params []factor.ID // the call parameters' columns written
+	for _, id := range factor.CallParams() {
+		if families[id.Row().Family] {
+			params = append(params, id)
+		}
 	}
 	header := append([]string{}, Columns...)
-	skew := usesSkew(d) // vcoll: the skew column only when a row sets it
-	if !skew {
-		header = slices.DeleteFunc(header, func(c string) bool { return c == "skew" })
-	}
+	header = slices.DeleteFunc(header, func(c string) bool {
+		f := factor.Lookup(c)
+		return f != nil && f.Call && !slices.Contains(params, f.ID)
+	})
 	guard := false // the noise_guard column only when a row sets it
 	for _, m := range d.Mpiruns() {
 		for _, e := range d.Mpirun(m) {
@@ -395,9 +413,6 @@ func Write(w io.Writer, d *Design) error {
 	}
 	if !guard {
 		header = slices.DeleteFunc(header, func(c string) bool { return c == "noise_guard" })
-	}
-	if !p2p {
-		header = slices.DeleteFunc(header, func(c string) bool { return c == "bw_window" || c == "rma_sync" })
 	}
 	for _, k := range keys {
 		header = append(header, LabelPrefix+k)
@@ -419,14 +434,12 @@ func Write(w io.Writer, d *Design) error {
 			}
 			rec := []string{strconv.Itoa(e.Mpirun), strconv.Itoa(e.Exp), itoa(e.Np), e.Call, itoa(e.MsizeBytes),
 				e.Datatype, e.nrepCell(), e.ProcSync, win, e.ClockSync, e.RuntimeType, e.Cache}
-			if skew { // vcoll
-				rec = append(rec, itoa(e.Skew))
-			}
-			if guard {
-				rec = append(rec, e.NoiseGuard)
-			}
-			if p2p {
-				rec = append(rec, itoa(e.BWWindow), e.RMASync)
+			for _, c := range header[len(rec):] { // the factor table's columns
+				if c == "noise_guard" {
+					rec = append(rec, e.NoiseGuard)
+				} else if f := factor.Lookup(c); f != nil {
+					rec = append(rec, e.Params.Cell(f.ID))
+				}
 			}
 			for _, k := range keys {
 				rec = append(rec, e.Labels[k])
@@ -458,8 +471,15 @@ func validateForWrite(d *Design) error {
 		bad := func(format string, args ...any) error {
 			return fmt.Errorf("design: experiment %d (mpirun %d exp %d): %s", i, e.Mpirun, e.Exp, fmt.Sprintf(format, args...))
 		}
-		if e.Mpirun < 0 || e.Exp < 0 || e.Np < 0 || e.MsizeBytes < 0 || e.Nrep < 0 || e.Skew < 0 || e.BWWindow < 0 {
+		if e.Mpirun < 0 || e.Exp < 0 || e.Np < 0 || e.MsizeBytes < 0 || e.Nrep < 0 {
 			return bad("negative integer")
+		}
+		for _, id := range factor.CallParams() {
+			if _, ok := e.Params.Get(id); ok {
+				if err := e.Params.SetCell(id, e.Params.Cell(id)); err != nil {
+					return bad("%v", err)
+				}
+			}
 		}
 		if math.IsNaN(e.WindowS) || math.IsInf(e.WindowS, 0) || e.WindowS < 0 {
 			return bad("window_s %v is not a non-negative finite number", e.WindowS)
@@ -469,7 +489,7 @@ func validateForWrite(d *Design) error {
 			return bad("duplicate (mpirun, exp)")
 		}
 		seen[k] = true
-		for _, s := range []string{e.Call, e.Datatype, e.ProcSync, e.ClockSync, e.RuntimeType, e.Cache, e.NoiseGuard, e.RMASync} {
+		for _, s := range []string{e.Call, e.Datatype, e.ProcSync, e.ClockSync, e.RuntimeType, e.Cache, e.NoiseGuard} {
 			if strings.ContainsAny(s, "\r\n") {
 				return bad("value %q contains a line break", s)
 			}
@@ -549,16 +569,4 @@ func SyncDir(dir string) error {
 		return err
 	}
 	return nil
-}
-
-// usesSkew reports whether a row of d sets a skew: only then does Write
-// add the skew column, so that designs without
-// v-collective skew keep their format. vcoll.
-func usesSkew(d *Design) bool {
-	for _, e := range d.Experiments {
-		if e.Skew != 0 {
-			return true
-		}
-	}
-	return false
 }

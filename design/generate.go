@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+
+	"github.com/reprobench/reprobench/factor"
 )
 
 // Factor is a user factor: a name (the label key) and its levels.
@@ -27,11 +30,23 @@ type Factors struct {
 	ClockSyncs   []string
 	RuntimeTypes []string
 	Caches       []string
-	BWWindows    []int    // p2p
-	RMASyncs     []string // p2p
 	Labels       []Factor
-	Skews        []int    // vcoll: the v-collectives' skew levels (column skew)
-	NoiseGuards  []string // "on", "off"; last in the mixed radix, after the labels
+	NoiseGuards  []string // "on", "off"; in the mixed radix after the labels
+	// Params are the levels of the factor table's call parameters
+	// (package factor), by factor.ID; only call parameters may have
+	// levels.
+	Params [factor.NumIDs][]int64
+}
+
+// legacyParams are the call parameters whose mixed-radix digits precede
+// the labels (10–12), as they did before the factor table; the others
+// follow the noise guard in table order, so that designs that leave them
+// empty keep their order.
+var legacyParams = []factor.ID{factor.Skew, factor.BWWindow, factor.RMASync}
+
+// laterParams are the call parameters after the noise guard's digit.
+func laterParams() []factor.ID {
+	return slices.DeleteFunc(slices.Clone(factor.CallParams()), func(id factor.ID) bool { return slices.Contains(legacyParams, id) })
 }
 
 // MaxRows bounds the rows of a generated design: Generate refuses larger
@@ -80,17 +95,23 @@ func (p Plan) Rows() (int, bool) {
 const labelDigit = 13
 
 func (f Factors) lens() []int {
-	// Digits 0–9 are the built-in factors, 10 the skew (vcoll), 11 and
-	// 12 bw_window and rma_sync (p2p), then one per label (labelDigit),
-	// and last the noise guard. A factor without levels has one digit
+	// Digits 0–9 are the built-in factors, 10–12 the legacyParams (skew,
+	// bw_window, rma_sync), then one per label (labelDigit), the noise
+	// guard, and last the laterParams. A factor without levels has one digit
 	// value, so adding one never reorders designs that leave it empty.
 	ls := []int{len(f.Nps), len(f.Calls), len(f.MsizesBytes), len(f.Datatypes), len(f.Nreps),
 		len(f.ProcSyncs), len(f.WindowsS), len(f.ClockSyncs), len(f.RuntimeTypes), len(f.Caches),
-		len(f.Skews), len(f.BWWindows), len(f.RMASyncs)}
+	}
+	for _, id := range legacyParams {
+		ls = append(ls, len(f.Params[id]))
+	}
 	for _, u := range f.Labels {
 		ls = append(ls, len(u.Levels))
 	}
-	ls = append(ls, len(f.NoiseGuards)) //
+	ls = append(ls, len(f.NoiseGuards))
+	for _, id := range laterParams() {
+		ls = append(ls, len(f.Params[id]))
+	}
 	return ls
 }
 
@@ -234,14 +255,10 @@ func (f Factors) point(i int) Experiment {
 	if len(f.Caches) > 0 {
 		e.Cache = f.Caches[digits[9]]
 	}
-	if len(f.Skews) > 0 { // vcoll
-		e.Skew = f.Skews[digits[10]]
-	}
-	if len(f.BWWindows) > 0 { // p2p
-		e.BWWindow = f.BWWindows[digits[11]]
-	}
-	if len(f.RMASyncs) > 0 { // p2p
-		e.RMASync = f.RMASyncs[digits[12]]
+	for k, id := range legacyParams {
+		if l := f.Params[id]; len(l) > 0 {
+			e.Params.Set(id, l[digits[10+k]])
+		}
 	}
 	for k, u := range f.Labels {
 		if len(u.Levels) > 0 {
@@ -251,8 +268,13 @@ func (f Factors) point(i int) Experiment {
 			e.Labels[u.Name] = u.Levels[digits[labelDigit+k]]
 		}
 	}
-	if len(f.NoiseGuards) > 0 { //
+	if len(f.NoiseGuards) > 0 {
 		e.NoiseGuard = f.NoiseGuards[digits[labelDigit+len(f.Labels)]]
+	}
+	for k, id := range laterParams() {
+		if l := f.Params[id]; len(l) > 0 {
+			e.Params.Set(id, l[digits[labelDigit+len(f.Labels)+1+k]])
+		}
 	}
 	return e
 }
@@ -294,9 +316,24 @@ func (f Factors) check() error {
 		ints("np", f.Nps), strs("call", f.Calls), ints("msize_bytes", f.MsizesBytes),
 		strs("datatype", f.Datatypes), ints("nrep", f.Nreps), strs("procsync", f.ProcSyncs),
 		strs("clocksync", f.ClockSyncs), strs("runtime_type", f.RuntimeTypes), strs("cache", f.Caches),
-		ints("skew", f.Skews), // vcoll
 		strs("noise_guard", f.NoiseGuards),
-		ints("bw_window", f.BWWindows), strs("rma_sync", f.RMASyncs), // p2p
+	}
+	for id, l := range f.Params {
+		row := factor.ID(id).Row()
+		seen := map[int64]bool{}
+		for _, v := range l {
+			if !row.Call {
+				errs = append(errs, fmt.Errorf("design: %s is not a call parameter", row.Name))
+				break
+			}
+			if _, err := row.Parse(row.Format(v)); err != nil {
+				errs = append(errs, fmt.Errorf("design: %v", err))
+			}
+			if seen[v] {
+				errs = append(errs, fmt.Errorf("design: %s level %s listed twice", row.Name, row.Format(v)))
+			}
+			seen[v] = true
+		}
 	}
 	for _, v := range f.NoiseGuards {
 		if v != "on" && v != "off" {

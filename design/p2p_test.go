@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/reprobench/reprobench/factor"
 )
 
 // TestP2PFactors: bw_window and rma_sync are factors like any other: they
 // multiply the combinations, survive Write and Read, and are refused when
 // out of the vocabulary; a design without them keeps its old columns.
 func TestP2PFactors(t *testing.T) {
-	p := Plan{Mpiruns: 1, Seed: 3, Factors: Factors{Calls: []string{"bw", "MPI_Put"}, BWWindows: []int{16, 64}, RMASyncs: []string{"fence", "lock"}}}
+	p := Plan{Mpiruns: 1, Seed: 3, Factors: Factors{Calls: []string{"bw", "MPI_Put"}}}
+	p.Factors.Params[factor.BWWindow] = []int64{16, 64}
+	p.Factors.Params[factor.RMASync] = []int64{0, 1} // fence, lock
 	d, err := Generate(p)
 	if err != nil {
 		t.Fatal(err)
@@ -25,17 +29,17 @@ func TestP2PFactors(t *testing.T) {
 	if !strings.Contains(b.String(), ",bw_window,rma_sync\n") {
 		t.Fatalf("header lacks the p2p columns:\n%s", b.String())
 	}
-	voc := Vocabulary{RMASyncs: []string{"fence", "lock", "flush"}}
+	voc := Vocabulary{}
 	back, err := Read(strings.NewReader(b.String()), "p2p.csv", voc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
 	for i, e := range back.Experiments {
-		if e.BWWindow != d.Experiments[i].BWWindow || e.RMASync != d.Experiments[i].RMASync {
-			t.Errorf("row %d: read %d %q, wrote %d %q", i, e.BWWindow, e.RMASync, d.Experiments[i].BWWindow, d.Experiments[i].RMASync)
+		if e.Params != d.Experiments[i].Params {
+			t.Errorf("row %d: read %v, wrote %v", i, e.Params, d.Experiments[i].Params)
 		}
-		seen[e.RMASync] = true
+		seen[e.Params.Cell(factor.RMASync)] = true
 	}
 	if !seen["fence"] || !seen["lock"] {
 		t.Errorf("levels read: %v", seen)

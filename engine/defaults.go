@@ -50,8 +50,7 @@ func DefaultExperiment(m window.Method) Experiment {
 	d := window.Config{Method: m}.WithDefaults()
 	return Experiment{Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Op: mpi.Sum,
 		Nrep: DefaultNrep, Warmup: DefaultWarmup, Runtime: DefaultRuntime(m),
-		LoopReps: DefaultLoopReps, Cache: window.CacheWarm, CacheSlots: DefaultCacheSlots, Skew: 1,
-		BWWindow: mpi.DefaultBWWindow, RMASync: mpi.RMAFence,
+		LoopReps: DefaultLoopReps, Cache: window.CacheWarm, CacheSlots: DefaultCacheSlots,
 		// The fields a user sets; the ones window derives from them
 		// (StartDelay, MaxWindow) stay zero so that they follow Window.
 		Sync: window.Config{Method: m, Window: d.Window, Batch: d.Batch, LateTolerance: d.LateTolerance,

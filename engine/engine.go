@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/noiseguard"
 	"github.com/reprobench/reprobench/rawdata"
@@ -52,10 +53,12 @@ type Experiment struct {
 	ClockSync string
 	// Labels are user factors recorded as columns of its rows (rawdata).
 	Labels map[string]string
-	// vcoll: Skew is the v-collectives' skew (mpi.Observation.Skew: the
-	// last rank's blocks have Skew times the count); 0 and 1 are uniform
-	// counts, and other calls refuse more.
-	Skew int
+	// Params are the levels of the factor table's call parameters (package
+	// factor: skew, bw_window, rma_sync, in_place, root_shift); an unset
+	// parameter is at its row's default. A parameter the call does not
+	// take is ignored (and not recorded), except a skew above 1, which
+	// such a call refuses (mpi.CheckSkew).
+	Params factor.Values
 
 	// nbc: Overlap selects the overlap measurement of a non-blocking
 	// collective (nbc.go): TestEvery > 0 calls MPI_Test every TestEvery
@@ -64,11 +67,6 @@ type Experiment struct {
 	Overlap     bool
 	TestEvery   int64
 	KernelIters int64
-	// p2p: BWWindow is the number of messages per window of bw, bibw and
-	// mbw_mr (0: mpi.DefaultBWWindow), RMASync the synchronization of the
-	// one-sided calls; both recorded in the raw data for those calls only.
-	BWWindow int
-	RMASync  mpi.RMASync
 
 	// Func, when set, is the user's own operation, measured instead of
 	// Call (func.go): each observation waits as Sync says, then times one
@@ -123,8 +121,7 @@ func (e *Experiment) CallName() string {
 func (e *Experiment) Raw() rawdata.Experiment {
 	f := rawdata.Factors{ProcSync: e.Sync.Method.String(), RuntimeType: e.Runtime.String(), Cache: e.Cache.String(), ClockSync: e.ClockSync}
 	if e.Func == nil {
-		f.Skew = skewLevel(e)                  // vcoll
-		f.BWWindow, f.RMASync = e.p2pFactors() // p2p
+		f.Params = e.Call.Levels(e.Params)
 	}
 	if e.Sync.Method.Windowed() {
 		f.Window = e.Sync.WithDefaults().Window // the window that runs: zero is window's default
@@ -308,13 +305,10 @@ func (ex *Experiment) check(p int) error {
 	if op.Bound && (ex.Cache == window.CacheCycle || ex.Cache == window.CacheRandom) {
 		return fmt.Errorf("%v: the request mpi.Prepare makes is bound to the buffers it was given, and cache mode %v moves them between observations (use warm or cold)", ex.Call, ex.Cache)
 	}
-	if err := checkSkew(ex, p); err != nil { // vcoll
-		return err
-	}
 	if err := ex.checkOverlap(); err != nil { // nbc
 		return err
 	}
-	return ex.checkP2P(p) // p2p
+	return ex.checkParams(p)
 }
 
 func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
@@ -339,7 +333,7 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		return e.runFunc(ex, sy, g, began, sink) // func.go
 	}
 	count := ex.Count()
-	sendB, recvB := mpi.SkewedBufferSizes(ex.Call, count, ex.Type, p, ex.Skew) // the row's rule (Op.Buffers)
+	sendB, recvB := mpi.SkewedBufferSizes(ex.Call, count, ex.Type, p, int(ex.Params.Level(factor.Skew))) // the row's rule (Op.Buffers)
 	slots := ex.CacheSlots
 	if slots <= 0 {
 		slots = 16
@@ -362,9 +356,8 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		}
 	}
 	o := &mpi.Observation{Call: ex.Call, Send: bufs.Send, Recv: bufs.Recv, Count: count, Type: ex.Type,
-		Op: ex.Op, Root: ex.Root, Peer: (ex.Root + 1) % p, Reps: reps, TimeEach: ex.Runtime.TimesEach(ex.Call),
-		BWWindow: ex.BWWindow, RMASync: ex.RMASync} // p2p
-	o.Skew = ex.Skew // vcoll
+		Op: ex.Op, Root: ex.Root, Peer: (ex.Root + 1) % p, Reps: reps, TimeEach: ex.Runtime.TimesEach(ex.Call)}
+	o.SetParams(ex.Params)
 	if ex.Cache != window.CacheWarm {
 		sy.Buffers = bufs
 	}
@@ -523,19 +516,16 @@ func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) 
 		}
 	}
 	mxAll, smAll := red.mx, red.sm
-	bwWindow, rmaSync := ex.p2pFactors() // p2p
 	var sum *Summary
 	if me == 0 {
 		sum = &Summary{Exp: ex.Exp, Call: ex.CallName(), MsizeBytes: ex.MsizeBytes, Method: cfg.Method.String(),
 			RuntimeType: ex.Runtime.String(), Cache: ex.Cache.String(), WarmupCount: ex.Warmup, Rows: n,
 			Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: o.began.UTC(),
-			// p2p:
-			BWWindow: bwWindow, RMASync: rmaSync,
 			AllocsPerObs: o.allocsPerObs, Overlap: o.ovCal}
 		if !ex.Prehistory.None() {
 			sum.Prehistory = ex.Prehistory.String()
 		}
-		sum.Skew = skewLevel(ex) // vcoll
+		sum.Skew, sum.BWWindow, sum.RMASync = summaryParams(ex.Call.Levels(ex.Params))
 		if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
 			sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), finalWindowS(cfg.Window, sy.History)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/window"
@@ -37,8 +38,13 @@ func (ex *Experiment) checkFunc() error {
 	// not apply to a function, and a function's experiment starts from it.
 	if ex.Cache != window.CacheWarm || (ex.LoopReps != 0 && ex.LoopReps != DefaultLoopReps) ||
 		(ex.CacheSlots != 0 && ex.CacheSlots != DefaultCacheSlots) || ex.FlushBytes != 0 || ex.Overlap ||
-		ex.Skew > 1 || (ex.BWWindow != 0 && ex.BWWindow != mpi.DefaultBWWindow) || ex.KernelIters != 0 || ex.TestEvery != 0 {
-		return fmt.Errorf("function %s: cache modes, loop repetitions, skew, overlap and bandwidth windows apply to built-in calls only", ex.Name)
+		ex.KernelIters != 0 || ex.TestEvery != 0 {
+		return fmt.Errorf("function %s: cache modes, loop repetitions, overlap and call parameters apply to built-in calls only", ex.Name)
+	}
+	for _, id := range factor.CallParams() {
+		if v, ok := ex.Params.Get(id); ok && v != id.Row().Default {
+			return fmt.Errorf("function %s: %s applies to built-in calls only", ex.Name, id)
+		}
 	}
 	return ex.Sync.Check()
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/window"
 )
@@ -24,7 +25,7 @@ func TestP2PExperiments(t *testing.T) {
 				}
 				exps = append(exps, engine.Experiment{Exp: len(exps), Call: call, MsizeBytes: 1024, Type: mpi.Int64,
 					Nrep: 6, Warmup: 2, Sync: window.Config{Method: window.Barrier}, Runtime: rt, LoopReps: 3,
-					BWWindow: 7, RMASync: rs})
+					Params: factor.Of(factor.BWWindow, 7).With(factor.RMASync, int64(rs))})
 			}
 		}
 	}
@@ -32,7 +33,7 @@ func TestP2PExperiments(t *testing.T) {
 	for _, m := range []window.Method{window.Fixed, window.AdaptiveSKaMPI, window.AdaptiveNBCBench, window.RoundTime, window.Dissemination, window.DoubleBarrier} {
 		for _, call := range []mpi.Call{mpi.CallBW, mpi.CallMBWMR, mpi.CallPut} {
 			exps = append(exps, engine.Experiment{Exp: len(exps), Call: call, MsizeBytes: 1024, Type: mpi.Int64,
-				Nrep: 6, Warmup: 2, Sync: window.Config{Method: m, Window: 300 * time.Microsecond, Batch: 3}, BWWindow: 7, RMASync: mpi.RMALock})
+				Nrep: 6, Warmup: 2, Sync: window.Config{Method: m, Window: 300 * time.Microsecond, Batch: 3}, Params: factor.Of(factor.BWWindow, 7).With(factor.RMASync, int64(mpi.RMALock))})
 		}
 	}
 	sink, _ := runEngine(t, 4, exps, false)
@@ -45,14 +46,14 @@ func TestP2PExperiments(t *testing.T) {
 		if ex.Call.Bandwidth() {
 			wantW = 7
 		} else {
-			wantRS = ex.RMASync.String()
+			wantRS = ex.Params.Cell(factor.RMASync)
 		}
 		if s.BWWindow != wantW || s.RMASync != wantRS || s.Rows < ex.Nrep {
-			t.Errorf("experiment %d (%v %v): summary window %d sync %q rows %d, want %d %q %d", i, ex.Call, ex.RMASync, s.BWWindow, s.RMASync, s.Rows, wantW, wantRS, ex.Nrep)
+			t.Errorf("experiment %d (%v %v): summary window %d sync %q rows %d, want %d %q %d", i, ex.Call, ex.Params, s.BWWindow, s.RMASync, s.Rows, wantW, wantRS, ex.Nrep)
 		}
 		f := ex.Raw().Factors
-		if f.BWWindow != wantW || f.RMASync != wantRS {
-			t.Errorf("experiment %d: raw factors %d %q", i, f.BWWindow, f.RMASync)
+		if w, _ := f.Params.Get(factor.BWWindow); int(w) != wantW || f.Params.Cell(factor.RMASync) != wantRS {
+			t.Errorf("experiment %d: raw factors %v", i, f.Params)
 		}
 	}
 	for _, r := range sink.rows {
@@ -62,7 +63,7 @@ func TestP2PExperiments(t *testing.T) {
 		// A windowed method may flag a start late: the model's latency
 		// spikes (1% of messages, 20 µs) can delay the start's broadcast.
 		if !(r.RuntimeS > 0.5e-6 && r.RuntimeS < 1e-3) || (r.ErrorCode != 0 && !ex.Sync.Method.Windowed()) {
-			t.Errorf("%v %v %v: implausible row %+v", ex.Call, ex.RMASync, ex.Runtime, r)
+			t.Errorf("%v %v %v: implausible row %+v", ex.Call, ex.Params, ex.Runtime, r)
 		}
 		// osu is the sender's time per window: at least the injection of
 		// 7 messages and, but for bibw (whose back-to-back windows
@@ -86,8 +87,8 @@ func TestP2PRefused(t *testing.T) {
 		want string
 	}{
 		{engine.Experiment{Call: mpi.CallMBWMR, MsizeBytes: 8, Type: mpi.Byte, Nrep: 1, Sync: window.Config{Method: window.Barrier}}, 3, "even"},
-		{engine.Experiment{Call: mpi.CallBW, MsizeBytes: 8, Type: mpi.Byte, Nrep: 1, BWWindow: -2, Sync: window.Config{Method: window.Barrier}}, 2, "window"},
-		{engine.Experiment{Call: mpi.CallPut, MsizeBytes: 8, Type: mpi.Byte, Nrep: 1, RMASync: 9, Sync: window.Config{Method: window.Barrier}}, 2, "synchronization"},
+		{engine.Experiment{Call: mpi.CallBW, MsizeBytes: 8, Type: mpi.Byte, Nrep: 1, Params: factor.Of(factor.BWWindow, -2), Sync: window.Config{Method: window.Barrier}}, 2, "window"},
+		{engine.Experiment{Call: mpi.CallPut, MsizeBytes: 8, Type: mpi.Byte, Nrep: 1, Params: factor.Of(factor.RMASync, 9), Sync: window.Config{Method: window.Barrier}}, 2, "rma_sync"},
 	} {
 		if err := c.ex.Check(c.np); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v on %d ranks: got %v, want an error about %q", c.ex.Call, c.np, err, c.want)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/rawdata"
@@ -17,8 +18,8 @@ import (
 // for a call without count vectors) and in the sidecar's summary.
 func TestSkewRecorded(t *testing.T) {
 	exps := []engine.Experiment{
-		{Exp: 0, Call: mpi.CallGatherv, MsizeBytes: 64, Type: mpi.Float64, Nrep: 4, Skew: 5},
-		{Exp: 1, Call: mpi.CallAlltoallv, MsizeBytes: 64, Type: mpi.Float64, Nrep: 4, Skew: 3},
+		{Exp: 0, Call: mpi.CallGatherv, MsizeBytes: 64, Type: mpi.Float64, Nrep: 4, Params: factor.Of(factor.Skew, 5)},
+		{Exp: 1, Call: mpi.CallAlltoallv, MsizeBytes: 64, Type: mpi.Float64, Nrep: 4, Params: factor.Of(factor.Skew, 3)},
 		{Exp: 2, Call: mpi.CallAlltoallv, MsizeBytes: 64, Type: mpi.Float64, Nrep: 4},
 		{Exp: 3, Call: mpi.CallNeighborAlltoall, MsizeBytes: 64, Type: mpi.Float64, Nrep: 4},
 	}
@@ -62,21 +63,21 @@ func TestSkewRecorded(t *testing.T) {
 // by Check, with the calls that take one named.
 func TestSkewRefused(t *testing.T) {
 	for _, ex := range []engine.Experiment{
-		{Call: mpi.CallSendrecv, MsizeBytes: 8, Type: mpi.Float64, Nrep: 1, Skew: 2},
-		{Call: mpi.CallAlltoall, MsizeBytes: 8, Type: mpi.Float64, Nrep: 1, Skew: 2},
-		{Call: mpi.CallGatherv, MsizeBytes: 8, Type: mpi.Float64, Nrep: 1, Skew: -1},
-		{Call: mpi.CallAlltoallv, MsizeBytes: 1 << 20, Type: mpi.Byte, Nrep: 1, Skew: 1 << 12},
+		{Call: mpi.CallSendrecv, MsizeBytes: 8, Type: mpi.Float64, Nrep: 1, Params: factor.Of(factor.Skew, 2)},
+		{Call: mpi.CallAlltoall, MsizeBytes: 8, Type: mpi.Float64, Nrep: 1, Params: factor.Of(factor.Skew, 2)},
+		{Call: mpi.CallGatherv, MsizeBytes: 8, Type: mpi.Float64, Nrep: 1, Params: factor.Of(factor.Skew, -1)},
+		{Call: mpi.CallAlltoallv, MsizeBytes: 1 << 20, Type: mpi.Byte, Nrep: 1, Params: factor.Of(factor.Skew, 1<<12)},
 	} {
 		err := ex.Check(4)
 		if err == nil {
-			t.Errorf("%v skew %d accepted", ex.Call, ex.Skew)
+			t.Errorf("%v skew %d accepted", ex.Call, ex.Params)
 			continue
 		}
-		if ex.Skew == 2 && !strings.Contains(err.Error(), "MPI_Alltoallv") {
+		if ex.Params.Cell(factor.Skew) == "2" && !strings.Contains(err.Error(), "MPI_Alltoallv") {
 			t.Errorf("%v: %v does not name the calls that take a skew", ex.Call, err)
 		}
 	}
-	ok := engine.Experiment{Call: mpi.CallScatterv, MsizeBytes: 8, Type: mpi.Float64, Nrep: 1, Skew: 7}
+	ok := engine.Experiment{Call: mpi.CallScatterv, MsizeBytes: 8, Type: mpi.Float64, Nrep: 1, Params: factor.Of(factor.Skew, 7)}
 	if err := ok.Check(4); err != nil {
 		t.Errorf("Scatterv skew 7: %v", err)
 	}

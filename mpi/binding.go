@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/timing"
 )
 
@@ -254,6 +255,9 @@ func (c *comm) setArgs(o *Observation) *C.rb_args {
 	a.each = cbool(o.TimeEach)
 	a.sync = C.int(o.Sync)
 	a.size = C.int(c.size)
+	for id := range factor.NumIDs {
+		a.params[id] = C.int64_t(o.Params.Level(id))
+	}
 	// nbc
 	a.overlap = cbool(o.Overlap)
 	a.kernel_iters = C.int64_t(o.KernelIters)

@@ -5,6 +5,8 @@ package mpi
 // The binding's Go path (ObserveGo) and the simulator's ModelReference run
 // them.
 
+import "github.com/reprobench/reprobench/factor"
+
 func goBarrier(c Comm, _ *Observation) error { return c.Barrier() }
 
 // goBcast broadcasts from the root's send buffer into every other rank's
@@ -18,26 +20,40 @@ func goBcast(c Comm, o *Observation) error {
 }
 
 func goReduce(c Comm, o *Observation) error {
-	return c.Reduce(o.Send, o.Recv, o.Count, o.Type, o.Op, o.Root)
+	return c.Reduce(o.inPlaceSend(c.Rank(), c.Size()), o.Recv, o.Count, o.Type, o.Op, o.Root)
 }
 
 func goAllreduce(c Comm, o *Observation) error {
-	return c.Allreduce(o.Send, o.Recv, o.Count, o.Type, o.Op)
+	return c.Allreduce(o.inPlaceSend(c.Rank(), c.Size()), o.Recv, o.Count, o.Type, o.Op)
 }
 
 func goScan(c Comm, o *Observation) error { return c.Scan(o.Send, o.Recv, o.Count, o.Type, o.Op) }
 
 func goExscan(c Comm, o *Observation) error { return c.Exscan(o.Send, o.Recv, o.Count, o.Type, o.Op) }
 
-func goGather(c Comm, o *Observation) error { return c.Gather(o.Send, o.Recv, o.Count, o.Type, o.Root) }
+func goGather(c Comm, o *Observation) error {
+	return c.Gather(o.inPlaceSend(c.Rank(), c.Size()), o.Recv, o.Count, o.Type, o.Root)
+}
 
 func goScatter(c Comm, o *Observation) error {
+	if o.InPlace() && c.Rank() == o.Root { // the root's block stays where it is
+		n := o.Count * o.Type.Size()
+		tmp := make([]byte, n)
+		copy(tmp, o.Recv[:n])
+		err := c.Scatter(o.Send, o.Recv, o.Count, o.Type, o.Root)
+		copy(o.Recv[:n], tmp)
+		return err
+	}
 	return c.Scatter(o.Send, o.Recv, o.Count, o.Type, o.Root)
 }
 
-func goAllgather(c Comm, o *Observation) error { return c.Allgather(o.Send, o.Recv, o.Count, o.Type) }
+func goAllgather(c Comm, o *Observation) error {
+	return c.Allgather(o.inPlaceSend(c.Rank(), c.Size()), o.Recv, o.Count, o.Type)
+}
 
-func goAlltoall(c Comm, o *Observation) error { return c.Alltoall(o.Send, o.Recv, o.Count, o.Type) }
+func goAlltoall(c Comm, o *Observation) error {
+	return c.Alltoall(o.inPlaceSend(c.Rank(), c.Size()), o.Recv, o.Count, o.Type)
+}
 
 func goReduceScatterBlock(c Comm, o *Observation) error {
 	return c.ReduceScatterBlock(o.Send, o.Recv, o.Count, o.Type, o.Op)
@@ -64,4 +80,72 @@ func goPingPong(c Comm, o *Observation) error {
 		return c.Send(o.Send[:b], o.Root, TagPingPong)
 	}
 	return nil
+}
+
+// InPlace reports whether o passes MPI_IN_PLACE (the in_place factor,
+// factor.InPlace; OSU's -l) to a call that takes it (ParamInPlace).
+func (o *Observation) InPlace() bool {
+	return o.Call.Valid() && ops[o.Call].Takes(ParamInPlace) && o.Params.On(factor.InPlace)
+}
+
+// inPlaceBlock returns the bytes of the receive buffer that an in-place
+// call of o on rank reads as its input (nil where the standard does not
+// allow MPI_IN_PLACE, or o is not in place), and the bytes of the send
+// buffer they stand for: the first n bytes of MPI_Reduce's root and of
+// MPI_Allreduce, block rank of MPI_Gather's root and of MPI_Allgather,
+// the p blocks of MPI_Alltoall, and, at MPI_Scatter's root, its own block
+// (which the call leaves in place).
+func (o *Observation) inPlaceBlock(rank, p int) (recv, send []byte) {
+	if !o.InPlace() {
+		return nil, nil
+	}
+	n := o.Count * o.Type.Size()
+	switch o.Call {
+	case CallAllreduce:
+		return o.Recv[:n], o.Send[:n]
+	case CallReduce:
+		if rank == o.Root {
+			return o.Recv[:n], o.Send[:n]
+		}
+	case CallGather:
+		if rank == o.Root {
+			return o.Recv[rank*n : (rank+1)*n], o.Send[:n]
+		}
+	case CallAllgather:
+		return o.Recv[rank*n : (rank+1)*n], o.Send[:n]
+	case CallAlltoall:
+		return o.Recv[:p*n], o.Send[:p*n]
+	case CallScatter:
+		if rank == o.Root {
+			return o.Recv[:n], o.Send[rank*n : (rank+1)*n]
+		}
+	}
+	return nil, nil
+}
+
+// InPlaceInput copies the input of an in-place call of o on rank of p
+// ranks from the send buffer to where the call reads it in the receive
+// buffer, so that the call computes the row's Result of the send buffers
+// (the result check: the timed calls leave other input there, a
+// reduction's result for instance). It does nothing when o is not in
+// place.
+func InPlaceInput(o *Observation, rank, p int) {
+	if r, s := o.inPlaceBlock(rank, p); r != nil {
+		copy(r, s)
+	}
+}
+
+// inPlaceSend returns the buffer the Go reference semantics send from on
+// rank of p: o.Send, or, in place, a copy of the input the receive buffer
+// holds (inPlaceBlock) at the send buffer's layout (the simulated calls do
+// not alias their buffers; the copy is allocated per call, on the Go path
+// only).
+func (o *Observation) inPlaceSend(rank, p int) []byte {
+	r, _ := o.inPlaceBlock(rank, p)
+	if r == nil || o.Call == CallScatter {
+		return o.Send
+	}
+	out := make([]byte, len(o.Send))
+	copy(out, r)
+	return out
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
+
+	"github.com/reprobench/reprobench/factor"
 )
 
 // The operation table: one row (an Op) per benchmarkable call, as the Go
@@ -164,9 +166,11 @@ const (
 	ParamRMASync
 	// ParamOverlap: Observation.Overlap and its kernel fields.
 	ParamOverlap
+	// ParamInPlace: the in_place factor (MPI_IN_PLACE; InPlaceInput).
+	ParamInPlace
 )
 
-var paramNames = [...]string{"op", "root", "peer", "skew", "bw_window", "rma_sync", "overlap"}
+var paramNames = [...]string{"op", "root", "peer", "skew", "bw_window", "rma_sync", "overlap", "in_place"}
 
 // String lists the parameters, comma-separated ("op,root"), or "-".
 func (ps Param) String() string {
@@ -371,19 +375,19 @@ func init() {
 		CallReduce: {Name: "MPI_Reduce", Family: FamilyColl, Doc: "every rank's count elements reduced with op into the root's receive buffer",
 			Params: ParamOp | ParamRoot, Buffers: bufSame, Types: numericTypes, C: "rb_reduce_call", Go: goReduce, Sim: ModelReference, Result: resultReduce},
 		CallAllreduce: {Name: "MPI_Allreduce", Family: FamilyColl, Doc: "every rank's count elements reduced with op, the result on every rank",
-			Params: ParamOp, Buffers: bufSame, Types: numericTypes, C: "rb_allreduce_call", Go: goAllreduce, Sim: ModelReference, Result: resultAllreduce},
+			Params: ParamInPlace | ParamOp, Buffers: bufSame, Types: numericTypes, C: "rb_allreduce_call", Go: goAllreduce, Sim: ModelReference, Result: resultAllreduce},
 		CallScan: {Name: "MPI_Scan", Family: FamilyColl, Doc: "inclusive prefix reduction: rank r gets ranks 0..r reduced",
 			Params: ParamOp, Buffers: bufSame, Types: numericTypes, C: "rb_scan_call", Go: goScan, Sim: ModelReference, Result: resultScan},
 		CallExscan: {Name: "MPI_Exscan", Family: FamilyColl, Doc: "exclusive prefix reduction: rank r > 0 gets ranks 0..r−1 reduced",
 			Params: ParamOp, Buffers: bufSame, Types: numericTypes, C: "rb_exscan_call", Go: goExscan, Sim: ModelReference, Result: resultExscan},
 		CallGather: {Name: "MPI_Gather", Family: FamilyColl, Doc: "every rank's n bytes to the root, in rank order",
-			Params: ParamRoot, Buffers: bufGather, Types: allTypes, C: "rb_gather_call", Go: goGather, Sim: ModelReference, Result: resultGather},
+			Params: ParamInPlace | ParamRoot, Buffers: bufGather, Types: allTypes, C: "rb_gather_call", Go: goGather, Sim: ModelReference, Result: resultGather},
 		CallScatter: {Name: "MPI_Scatter", Family: FamilyColl, Doc: "the root's p blocks of n bytes, block r to rank r",
-			Params: ParamRoot, Buffers: bufScatter, Types: allTypes, C: "rb_scatter_call", Go: goScatter, Sim: ModelReference, Result: resultScatter},
+			Params: ParamInPlace | ParamRoot, Buffers: bufScatter, Types: allTypes, C: "rb_scatter_call", Go: goScatter, Sim: ModelReference, Result: resultScatter},
 		CallAllgather: {Name: "MPI_Allgather", Family: FamilyColl, Doc: "every rank's n bytes to every rank, in rank order",
-			Buffers: bufGather, Types: allTypes, C: "rb_allgather_call", Go: goAllgather, Sim: ModelReference, Result: resultAllgather},
+			Params: ParamInPlace, Buffers: bufGather, Types: allTypes, C: "rb_allgather_call", Go: goAllgather, Sim: ModelReference, Result: resultAllgather},
 		CallAlltoall: {Name: "MPI_Alltoall", Family: FamilyColl, Doc: "block d of every rank's p blocks of n bytes to rank d",
-			Buffers: bufAll, Types: allTypes, C: "rb_alltoall_call", Go: goAlltoall, Sim: ModelReference, Result: resultAlltoall},
+			Params: ParamInPlace, Buffers: bufAll, Types: allTypes, C: "rb_alltoall_call", Go: goAlltoall, Sim: ModelReference, Result: resultAlltoall},
 		CallReduceScatterBlock: {Name: "MPI_Reduce_scatter_block", Family: FamilyColl, Doc: "p blocks of count elements reduced with op, block r to rank r",
 			Params: ParamOp, Buffers: bufScatter, Types: numericTypes, C: "rb_reduce_scatter_block_call", Go: goReduceScatterBlock, Sim: ModelReference, Result: resultReduceScatterBlock},
 		CallPingPong: {Name: "pingpong", Family: FamilyColl, Doc: "root sends n bytes to peer, peer sends its n bytes back (MPI_Send, MPI_Recv); other ranks idle",
@@ -497,13 +501,17 @@ func (c Call) Op() *Op {
 }
 
 // OpsHash is a 32-bit FNV-1a hash of what C must agree on in the table:
-// each row's C constant, entry and phasing, in order. rbmpi_ops.h records
+// each row's C constant, entry and phasing, in order, then the factor
+// table's C slots (factor.Factor.CName), in order. rbmpi_ops.h records
 // it as RB_OPS_HASH, and the binding refuses to start when they differ (a
 // stale header would run the wrong operation without any error).
 func OpsHash() uint32 {
 	h := fnv.New32a()
 	for i := range ops {
 		fmt.Fprintf(h, "%s %s %v;", ops[i].CEnum(), ops[i].C, ops[i].Phased)
+	}
+	for _, f := range factor.Table() {
+		fmt.Fprintf(h, "%s;", f.CName())
 	}
 	return h.Sum32()
 }

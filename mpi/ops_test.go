@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/reprobench/reprobench/factor"
 )
 
 var updateOpsHeader = flag.Bool("update-ops-header", false, "rewrite rbmpi_ops.h from the operation table")
@@ -51,13 +53,28 @@ enum {
 	RB_NUM_CALLS
 };
 
-// RB_OPS_HASH is mpi.OpsHash() of the table this file was written from;
+// The slots of rb_args.params: the factor table's rows in the order of
+// factor.ID (factor.Factor.CName).
+enum {
+%s	RB_NUM_FACTORS
+};
+
+// RB_OPS_HASH is mpi.OpsHash() of the tables this file was written from;
 // the binding refuses to start when the Go table says otherwise.
 #define RB_OPS_HASH 0x%08xu
 
 #endif
-`, OpsHash())
+`, factorEnum(), OpsHash())
 	return b.Bytes()
+}
+
+// factorEnum lists the factor table's C slots, one per line.
+func factorEnum() string {
+	var b strings.Builder
+	for _, f := range factor.Table() {
+		fmt.Fprintf(&b, "\t%s,\n", f.CName())
+	}
+	return b.String()
 }
 
 // TestOpsHeader keeps rbmpi_ops.h equal to what the table says.
@@ -382,7 +399,8 @@ func rowProblems(op *Op, entries map[string]cEntry) []string {
 		}
 	}
 	if tw := op.Twin; tw != nil {
-		if tw.Twin != nil || op.Buffers.Doc != tw.Buffers.Doc || op.Params&^ParamOverlap != tw.Params ||
+		// in_place is the coll family's alone: a twin may take it.
+		if tw.Twin != nil || op.Buffers.Doc != tw.Buffers.Doc || op.Params&^ParamOverlap != tw.Params&^ParamInPlace ||
 			len(op.Types) != len(tw.Types) || (op.Result == nil) != (tw.Result == nil) {
 			bad("differs from its twin %v (a twin with a twin, or other buffers, params, types or result)", tw.Name)
 		}

@@ -2,7 +2,8 @@ package mpi
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/reprobench/reprobench/factor"
 )
 
 // Point-to-point bandwidth and one-sided communication.
@@ -78,16 +79,11 @@ func (s RMASync) String() string {
 // ParseRMASync accepts "fence", "lock" or "flush" (any case; "lock_all"
 // and "lockall_flush" are accepted for flush).
 func ParseRMASync(s string) (RMASync, error) {
-	switch strings.ToLower(s) {
-	case "lock_all", "lockall", "lockall_flush", "lock_all_flush":
-		return RMAFlush, nil
+	v, err := factor.RMASync.Row().Parse(s)
+	if err != nil {
+		return 0, fmt.Errorf("mpi: unknown one-sided synchronization: %w", err)
 	}
-	for i, n := range rmaSyncNames {
-		if strings.EqualFold(s, n) {
-			return RMASync(i), nil
-		}
-	}
-	return 0, fmt.Errorf("mpi: unknown one-sided synchronization %q (want fence, lock or flush)", s)
+	return RMASync(v), nil
 }
 
 // Bandwidth reports whether the call is one of the windowed bandwidth

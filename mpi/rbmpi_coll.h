@@ -19,12 +19,22 @@ static inline int rb_bcast_call(const rb_args *a, void *s, void *r, int rank, MP
 	return MPI_Bcast(rank == a->root ? s : r, a->n, rb_dt(a->dt), a->root, c);
 }
 
+// in_place (factor.InPlace, OSU's -l): the calls that take it pass
+// MPI_IN_PLACE where the standard allows it, the input then being what the
+// receive buffer holds (mpi.InPlaceInput says where): the root's of
+// MPI_Gather, every rank's of MPI_Allreduce, MPI_Allgather and
+// MPI_Alltoall; the root of MPI_Scatter keeps its block in place.
+// MPI_Reduce's row does not take it (MPICH 4.0.2 crashed on an in-place
+// MPI_Reduce at root 1 of 2), so its branch here is not reached.
+#define RB_IN_PLACE(a) ((a)->params[RB_F_IN_PLACE] != 0)
+
 static inline int rb_reduce_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
-	return MPI_Reduce(s, r, a->n, rb_dt(a->dt), rb_op(a->op), a->root, c);
+	const void *in = RB_IN_PLACE(a) && rank == a->root ? MPI_IN_PLACE : s;
+	return MPI_Reduce(in, r, a->n, rb_dt(a->dt), rb_op(a->op), a->root, c);
 }
 
 static inline int rb_allreduce_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
-	return MPI_Allreduce(s, r, a->n, rb_dt(a->dt), rb_op(a->op), c);
+	return MPI_Allreduce(RB_IN_PLACE(a) ? MPI_IN_PLACE : s, r, a->n, rb_dt(a->dt), rb_op(a->op), c);
 }
 
 static inline int rb_scan_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
@@ -36,18 +46,24 @@ static inline int rb_exscan_call(const rb_args *a, void *s, void *r, int rank, M
 }
 
 static inline int rb_gather_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
+	if (RB_IN_PLACE(a) && rank == a->root)
+		return MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, a->n, rb_dt(a->dt), a->root, c);
 	return MPI_Gather(s, a->n, rb_dt(a->dt), r, a->n, rb_dt(a->dt), a->root, c);
 }
 
 static inline int rb_scatter_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
+	if (RB_IN_PLACE(a) && rank == a->root)
+		return MPI_Scatter(s, a->n, rb_dt(a->dt), MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a->root, c);
 	return MPI_Scatter(s, a->n, rb_dt(a->dt), r, a->n, rb_dt(a->dt), a->root, c);
 }
 
 static inline int rb_allgather_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
+	if (RB_IN_PLACE(a)) return MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, a->n, rb_dt(a->dt), c);
 	return MPI_Allgather(s, a->n, rb_dt(a->dt), r, a->n, rb_dt(a->dt), c);
 }
 
 static inline int rb_alltoall_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
+	if (RB_IN_PLACE(a)) return MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, a->n, rb_dt(a->dt), c);
 	return MPI_Alltoall(s, a->n, rb_dt(a->dt), r, a->n, rb_dt(a->dt), c);
 }
 

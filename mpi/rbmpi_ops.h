@@ -61,8 +61,24 @@ enum {
 	RB_NUM_CALLS
 };
 
-// RB_OPS_HASH is mpi.OpsHash() of the table this file was written from;
+// The slots of rb_args.params: the factor table's rows in the order of
+// factor.ID (factor.Factor.CName).
+enum {
+	RB_F_PROCSYNC,
+	RB_F_WINDOW_S,
+	RB_F_RUNTIME_TYPE,
+	RB_F_CACHE,
+	RB_F_CLOCKSYNC,
+	RB_F_SKEW,
+	RB_F_NOISE_GUARD,
+	RB_F_BW_WINDOW,
+	RB_F_RMA_SYNC,
+	RB_F_IN_PLACE,
+	RB_NUM_FACTORS
+};
+
+// RB_OPS_HASH is mpi.OpsHash() of the tables this file was written from;
 // the binding refuses to start when the Go table says otherwise.
-#define RB_OPS_HASH 0x90c7f261u
+#define RB_OPS_HASH 0xbdcd7989u
 
 #endif

@@ -94,6 +94,10 @@ typedef struct rb_args {
 	int each;  // time each call on its own (Observation.TimeEach)
 	int sync;  // RB_SYNC_NONE ...
 	int size;  // the communicator's size
+	// params are the levels of the factor table's call parameters
+	// (mpi.Observation.Params), indexed by RB_F_… (rbmpi_ops.h): each
+	// family's entries read the ones they implement.
+	int64_t params[RB_NUM_FACTORS];
 	// prepared says that a phased entry's prepare phase succeeded for
 	// prepared_call and its release has not run yet; bound_s and bound_r
 	// are the addresses of the buffers that prepare was given (numbers,

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/reprobench/reprobench/factor"
 )
 
 // Datatype is the element type of a message buffer.
@@ -168,6 +170,12 @@ type Observation struct {
 	BWWindow int
 	RMASync  RMASync
 
+	// Params are the levels of the call parameters of the factor table
+	// that Call takes (SetParams; package factor): unset for the others.
+	// The binding copies every level into rb_args.params, and each
+	// family's code reads the ones it implements (InPlace, …).
+	Params factor.Values
+
 	// For ObserveBatch only (Observe ignores them), so that cache control
 	// stays in the batch's single cgo call:
 	//   - Offsets, when not nil, gives each observation of the batch a
@@ -233,6 +241,9 @@ func (o *Observation) Validate(p int) error {
 		}
 	}
 	if err := op.CheckType(o.Type, o.Op); err != nil {
+		return err
+	}
+	if err := o.validateParams(); err != nil {
 		return err
 	}
 	if err := o.validateP2P(p); err != nil { // p2p

@@ -41,9 +41,6 @@ func Vocabulary() design.Vocabulary {
 	v.ProcSyncs = window.MethodNames()
 	v.RuntimeTypes = window.RuntimeTypeNames()
 	v.CacheModes = window.CacheModeNames()
-	for _, s := range mpi.RMASyncs() { // p2p
-		v.RMASyncs = append(v.RMASyncs, s.String())
-	}
 	v.ClockSync = CheckClockSync
 	return v
 }
@@ -160,24 +157,12 @@ func FromDesign(de design.Experiment, base Base, seed uint64, np int) (engine.Ex
 			return fail(err)
 		}
 	}
-	// vcoll: a skew cell applies as written (the engine refuses it for
-	// calls without count vectors); the run's --skew only to the calls
-	// that take one.
-	if de.Skew != 0 {
-		ex.Skew = de.Skew
-	} else if !ex.Call.Skewable() {
-		ex.Skew = 0
-	}
+	// The call parameters: the run's levels only for the calls that take
+	// them, a design cell as written (the engine refuses a skew for calls
+	// without count vectors, and ignores the others a call does not take).
+	ex.Params = de.Params.Over(ex.Call.Levels(ex.Params))
 	if de.NoiseGuard != "" { //
 		ex.Sync.NoiseGuard = de.NoiseGuard == "on"
-	}
-	if de.BWWindow != 0 { // p2p
-		ex.BWWindow = de.BWWindow
-	}
-	if de.RMASync != "" { // p2p
-		if ex.RMASync, err = mpi.ParseRMASync(de.RMASync); err != nil {
-			return fail(err)
-		}
 	}
 	if de.ClockSync != "" {
 		if err := CheckClockSync(de.ClockSync); err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/pipeline"
 )
@@ -13,7 +14,7 @@ import (
 // design's skew cell applies as written, and the engine refuses it where
 // there are no count vectors.
 func TestSkewFromDesign(t *testing.T) {
-	base := engine.Experiment{Type: mpi.Float64, Nrep: 1, Skew: 4}
+	base := engine.Experiment{Type: mpi.Float64, Nrep: 1, Params: factor.Of(factor.Skew, 4)}
 	for _, tc := range []struct {
 		call    string
 		cell    int
@@ -27,7 +28,11 @@ func TestSkewFromDesign(t *testing.T) {
 		{"MPI_Allreduce", 0, 0, false},
 		{"MPI_Sendrecv", 2, 0, true},
 	} {
-		ex, err := pipeline.FromDesign(design.Experiment{Call: tc.call, MsizeBytes: 64, Skew: tc.cell}, pipeline.Base{Experiment: base}, 1, 4)
+		de := design.Experiment{Call: tc.call, MsizeBytes: 64}
+		if tc.cell != 0 {
+			de.Params.Set(factor.Skew, int64(tc.cell))
+		}
+		ex, err := pipeline.FromDesign(de, pipeline.Base{Experiment: base}, 1, 4)
 		if tc.refused {
 			if err == nil {
 				t.Errorf("%s with skew cell %d accepted", tc.call, tc.cell)
@@ -38,8 +43,8 @@ func TestSkewFromDesign(t *testing.T) {
 			t.Errorf("%s skew cell %d: %v", tc.call, tc.cell, err)
 			continue
 		}
-		if ex.Skew != tc.want {
-			t.Errorf("%s skew cell %d: skew %d, want %d", tc.call, tc.cell, ex.Skew, tc.want)
+		if got, _ := ex.Params.Get(factor.Skew); int(got) != tc.want {
+			t.Errorf("%s skew cell %d: skew %d, want %d", tc.call, tc.cell, got, tc.want)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/reprobench/reprobench/factor"
 )
 
 // CheckCall accepts a call name for the call column: not empty, without
@@ -47,9 +49,9 @@ func checkCell(v string) error {
 // checkFactors refuses factor levels that would break the unquoted CSV,
 // naming the column (the clock sync spec's commas are written as ';').
 func checkFactors(f Factors) error {
-	for i, v := range f.Values() {
-		if err := checkCell(v); err != nil {
-			return fmt.Errorf("%s %q: %v", FactorColumns[i], v, err)
+	for _, r := range factor.Table() {
+		if v := f.Cell(r.ID); checkCell(v) != nil {
+			return fmt.Errorf("%s %q: %v", r.Name, v, checkCell(v))
 		}
 	}
 	return nil

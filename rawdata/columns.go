@@ -6,14 +6,20 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/reprobench/reprobench/factor"
 )
 
 // Columns are the fixed leading columns of a raw file, in order.
 var Columns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "count", "datatype", "np", "rep", "runtime_s", "errorcode"}
 
 // FactorColumns follow Columns in a raw file: the levels of the
-// experiment's method factors (named as in design files). Without them,
+// experiment's factors (named as in design files), the rows of package
+// factor's table that are not optional (factor.Columns). Without them,
 // observations taken under different methods would fall into one group.
+// The optional rows (factor.OptionalColumns) follow them only in a file
+// where some experiment sets one to a level other than its default (an
+// absent column means the default level).
 //
 // skew (vcoll) is the v-collectives' skew, empty for other calls;
 // noise_guard is "on" when the noise guard placed the window
@@ -22,8 +28,7 @@ var Columns = []string{"run_id", "mpirun", "exp", "call", "msize_bytes", "count"
 // bw_window and rma_sync (p2p) are the bandwidth calls' window (messages
 // per window) and the one-sided calls' synchronization; empty for the
 // other calls.
-var FactorColumns = []string{"procsync", "window_s", "runtime_type", "cache", "clocksync", "skew", "noise_guard",
-	"bw_window", "rma_sync"}
+var FactorColumns = factor.Columns()
 
 // CovariateColumns are recorded covariates: values that describe how an
 // observation was taken but that analysis does not group by unless asked
@@ -96,7 +101,7 @@ var labelKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 // IsColumn reports whether name is a column of the raw or per-rank format,
 // which a label key must not shadow.
 func IsColumn(name string) bool {
-	return slices.Contains(Columns, name) || slices.Contains(FactorColumns, name) || slices.Contains(RankColumns, name) ||
+	return slices.Contains(Columns, name) || factor.Lookup(name) != nil || slices.Contains(RankColumns, name) ||
 		slices.Contains(CovariateColumns, name) ||
 		slices.Contains(OverlapColumns, name) || // nbc
 		slices.Contains(RegionColumns, name)

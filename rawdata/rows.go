@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/reprobench/reprobench/factor"
 )
 
 // Row is one observation: one line of the raw file without its run_id,
@@ -51,33 +53,61 @@ type RankRow struct {
 	ErrorCode    int
 }
 
-// Factors are the levels of an experiment's method factors, written in the
-// FactorColumns of each of its rows.
+// Factors are the levels of an experiment's factors (the rows of package
+// factor's table), written in the FactorColumns of each of its rows and in
+// the optional columns (factor.Factor.Optional) the run uses.
 type Factors struct {
 	ProcSync    string        // procsync
 	Window      time.Duration // window_s; 0 for methods without a window
 	RuntimeType string        // runtime_type
 	Cache       string        // cache
 	ClockSync   string        // clocksync spec, or "none"
-	Skew        int           // vcoll: skew (the v-collectives' heavy-rank factor, ≥ 1); 0, for the other calls, is an empty cell
 	NoiseGuard  string        // noise_guard: "on" or "off"
-	// p2p:
-	BWWindow int    // bw_window: messages per window of bw, bibw, mbw_mr; 0 (an empty cell) for other calls
-	RMASync  string // rma_sync: fence, lock or flush for one-sided calls; empty for others
+	// Params are the levels of the call parameters that apply to the
+	// experiment's call (mpi.Call.Levels): skew, bw_window, rma_sync, …
+	// A parameter that is not set, because the call does not take it, is
+	// an empty cell, which analysis leaves out of group keys.
+	Params factor.Values
 }
 
 // Values returns the FactorColumns' values of f, formatted as written.
 func (f Factors) Values() []string {
-	ng := f.NoiseGuard
-	if ng == "" {
-		ng = "off"
+	out := make([]string, 0, factor.NumIDs)
+	for _, r := range factor.Table() {
+		if !r.Optional {
+			out = append(out, f.Cell(r.ID))
+		}
 	}
-	bw := "" // p2p: empty cells for the calls a factor does not apply to, which analysis leaves out of group keys
-	if f.BWWindow > 0 {
-		bw = strconv.Itoa(f.BWWindow)
+	return out
+}
+
+// Cell returns the cell of factor id, formatted as written.
+func (f Factors) Cell(id factor.ID) string {
+	switch id {
+	case factor.ProcSync:
+		return f.ProcSync
+	case factor.Window:
+		return FormatSeconds(f.Window)
+	case factor.RuntimeType:
+		return f.RuntimeType
+	case factor.Cache:
+		return f.Cache
+	case factor.ClockSync:
+		return strings.ReplaceAll(f.ClockSync, ",", ";")
+	case factor.NoiseGuard:
+		if f.NoiseGuard == "" {
+			return "off"
+		}
+		return f.NoiseGuard
 	}
-	return []string{f.ProcSync, FormatSeconds(f.Window), f.RuntimeType, f.Cache, strings.ReplaceAll(f.ClockSync, ",", ";"),
-		skewCell(f.Skew), ng, bw, f.RMASync}
+	return f.Params.Cell(id)
+}
+
+// sets reports whether f sets the optional factor id to a level other
+// than its default, so that the raw file needs its column.
+func (f Factors) sets(id factor.ID) bool {
+	v, ok := f.Params.Get(id)
+	return ok && v != id.Row().Default
 }
 
 // FormatSeconds formats d in seconds, the shortest decimal that parses
@@ -397,14 +427,4 @@ type NoiseSource struct {
 	// Seeded is true for a source from --noise-guard-seed (also once a fit
 	// found it again): the guard keeps it ahead of learned ones.
 	Seeded bool `json:"seeded,omitempty"`
-}
-
-// skewCell formats the skew column: empty for 0 (a call without count
-// vectors), so that analysis groups those calls as before the column
-// existed. vcoll.
-func skewCell(k int) string {
-	if k <= 0 {
-		return ""
-	}
-	return strconv.Itoa(k)
 }

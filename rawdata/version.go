@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/reprobench/reprobench/factor"
 )
 
 // FormatVersion is the version of the raw-data format this package writes,
@@ -19,8 +21,30 @@ import (
 // that exists. Readers accept every version up to their own major version
 // (sidecars written before versioning have none and read as 0.0) and
 // refuse a newer major version with an error naming both versions.
-// docs/data-format.md lists the versions and what each changed.
-const FormatVersion = "1.1"
+// docs/data-format.md lists the versions and what each changed. It is
+// 1.1, or the newest version that added a column of package factor's
+// table (factor.Factor.Since), whichever is newer: adding an optional
+// factor column bumps it with its row.
+var FormatVersion = newestVersion("1.1")
+
+// newestVersion returns the newest of base and the factor table's Since.
+func newestVersion(base string) string {
+	v := base
+	for _, f := range factor.Table() {
+		if f.Since == "" {
+			continue
+		}
+		a, b, _ := parseVersion(v)
+		c, d, err := parseVersion(f.Since)
+		if err != nil {
+			panic(fmt.Sprintf("rawdata: factor %s: %v", f.Name, err))
+		}
+		if c > a || (c == a && d > b) {
+			v = f.Since
+		}
+	}
+	return v
+}
 
 // ErrFormatVersion is wrapped by the error for a file written in a major
 // version newer than this reader's.

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/reprobench/reprobench/factor"
 )
 
 // Options say where a Writer writes and which experiments' rows it takes.
@@ -127,8 +129,17 @@ func Create(o Options) (*Writer, error) {
 		}
 	}
 	covariates := slices.ContainsFunc(o.Experiments, func(e Experiment) bool { return e.Covariates.Any() })
+	var optional []factor.ID // the optional factor columns some experiment sets
+	for _, id := range factor.OptionalColumns() {
+		if slices.ContainsFunc(o.Experiments, func(e Experiment) bool { return e.Factors.sets(id) }) {
+			optional = append(optional, id)
+		}
+	}
 	for _, e := range o.Experiments {
 		b := []byte("," + strings.Join(e.Factors.Values(), ","))
+		for _, id := range optional {
+			b = append(append(b, ','), e.Factors.Cell(id)...)
+		}
 		if covariates {
 			b = append(b, ","+strings.Join(e.Covariates.Values(), ",")...)
 		}
@@ -159,10 +170,14 @@ func Create(o Options) (*Writer, error) {
 		return nil, err
 	}
 	s.w = bufio.NewWriterSize(s.f, 1<<16)
-	hdr := slices.Concat(Columns, FactorColumns, keys)
-	if covariates {
-		hdr = slices.Concat(Columns, FactorColumns, CovariateColumns, keys)
+	hdr := slices.Concat(Columns, FactorColumns)
+	for _, id := range optional {
+		hdr = append(hdr, id.String())
 	}
+	if covariates {
+		hdr = append(hdr, CovariateColumns...)
+	}
+	hdr = append(hdr, keys...)
 	if s.overlap { // nbc
 		hdr = append(hdr, OverlapColumns...)
 	}

@@ -80,12 +80,8 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 		removedFlag(fs, old, now)
 	}
 	fs.Var(&caches, "cache", "cache `modes`, comma-separated (warm, cold, cycle, random)")
-	var bwWindows, rmaSyncs designListFlag // p2p
-	fs.Var(&bwWindows, "bw-window", "messages per window of bw, bibw and mbw_mr, comma-separated `levels` (as run's --bw-window)")
-	fs.Var(&rmaSyncs, "rma-sync", "synchronizations of the one-sided calls, comma-separated (fence, lock, flush; as run's --rma-sync)")
+	params := designParamFlags(fs) // the call parameters (factors.go)
 	fs.Var(&factors, "factor", "user factor `key=v1,v2,…` (repeatable); becomes column label:key")
-	var skews designListFlag // vcoll
-	fs.Var(&skews, "skew", "v-collectives' skew `levels`, comma-separated positive integers (k: the last rank's blocks have k times the count; 1: uniform); levels above 1 need every --calls to be one of "+mpi.CallNames(mpi.CallsTaking(mpi.ParamSkew)))
 	var noiseGuards designListFlag //
 	fs.Var(&noiseGuards, "noise-guard", "noise guard `levels` of the windowed methods, comma-separated (on, off; see run --noise-guard)")
 	if err := parseFlags(fs, args); err != nil {
@@ -211,7 +207,7 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 		}
 		f.Caches = append(f.Caches, c.String())
 	}
-	if err := designSkews(f, skews, calls); err != nil { // vcoll
+	if err := designParams(f, params, calls); err != nil {
 		return usage("%v", err)
 	}
 	for _, s := range noiseGuards { //
@@ -219,20 +215,6 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 			return usage("%v", err)
 		}
 		f.NoiseGuards = append(f.NoiseGuards, s)
-	}
-	for _, s := range bwWindows { // p2p
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > mpi.MaxBWWindow {
-			return usage("--bw-window %q: want an integer in [1, %d]", s, mpi.MaxBWWindow)
-		}
-		f.BWWindows = append(f.BWWindows, n)
-	}
-	for _, s := range rmaSyncs { // p2p
-		rs, err := mpi.ParseRMASync(s)
-		if err != nil {
-			return usage("--rma-sync: %v", err)
-		}
-		f.RMASyncs = append(f.RMASyncs, rs.String())
 	}
 	for _, s := range factors {
 		k, v, ok := strings.Cut(s, "=")

@@ -150,8 +150,8 @@ func TestOpsFromTable(t *testing.T) {
 	for flagName, want := range map[string]string{
 		"calls":     "needs): " + strings.Join(names, ", ") + " (default",
 		"skew":      mpi.CallNames(mpi.CallsTaking(mpi.ParamSkew)),
-		"bw-window": "window of " + mpi.CallNames(mpi.CallsTaking(mpi.ParamBWWindow)) + " (",
-		"rma-sync":  "synchronization of " + mpi.CallNames(mpi.CallsTaking(mpi.ParamRMASync)) + ":",
+		"bw-window": "for " + mpi.CallNames(mpi.CallsTaking(mpi.ParamBWWindow)) + ";",
+		"rma-sync":  "for " + mpi.CallNames(mpi.CallsTaking(mpi.ParamRMASync)) + ";",
 	} {
 		_, after, ok := strings.Cut(help, "\n  -"+flagName+" ")
 		if !ok {

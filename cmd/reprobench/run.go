@@ -98,21 +98,16 @@ func baseExperiment(o *runOptions) (pipeline.Base, error) {
 			return pipeline.Base{}, err
 		}
 	}
-	if o.rmaSync != "" { // p2p
-		if b.RMASync, err = mpi.ParseRMASync(o.rmaSync); err != nil {
-			return pipeline.Base{}, fmt.Errorf("--rma-sync: %v", err)
-		}
-	}
 	if b.Prehistory, err = engine.ParsePrehistory(o.prehistory); err != nil {
 		return pipeline.Base{}, fmt.Errorf("--prehistory: %v", err)
 	}
 	ex := &b.Experiment
-	ex.BWWindow = o.bwWindow // p2p
+	ex.Params = o.params
 	ex.Type, ex.Root, ex.Nrep, ex.Warmup, ex.LoopReps = dt, o.root, o.nrep.n, o.warmup, o.loopReps
 	if ex.Stop, err = o.stopRule(); err != nil { // run_adaptive.go
 		return pipeline.Base{}, err
 	}
-	ex.Cache, ex.CacheSlots, ex.FlushBytes, ex.Labels, ex.Skew = cm, o.cacheSlots, o.cacheBytes, o.labels, o.skew // vcoll: Skew
+	ex.Cache, ex.CacheSlots, ex.FlushBytes, ex.Labels = cm, o.cacheSlots, o.cacheBytes, o.labels
 	ex.Sync = window.Config{Method: methods[0], Window: o.window, Batch: o.batch, LateTolerance: o.lateTol, RoundFactor: o.roundK,
 		Budget: o.budget, MaxRepeats: o.maxRepeats, MaxWindow: o.maxWindow, SleepGuard: o.sleepGuard, AdaptOn: o.adaptTrigger,
 		NoiseGuard: o.noiseGuardOn}

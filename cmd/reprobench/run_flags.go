@@ -15,6 +15,7 @@ import (
 
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/rawdata"
@@ -54,7 +55,6 @@ type runOptions struct {
 	calls, sizes, datatype, procSync, clockSync, runtimeType, clock, cache, out, runID, designFile string
 	mpiThread, adaptOn                                                                             string
 	warmup, root, mpirun, batch, loopReps, cacheSlots, cacheBytes, maxRepeats, checkNp             int
-	skew                                                                                           int // vcoll
 	seed                                                                                           uint64
 	seedSet, perRank                                                                               bool
 	window, maxWindow, sleepGuard, lateTol, budget, resyncEvery                                    time.Duration
@@ -69,10 +69,9 @@ type runOptions struct {
 	// --noise-guard on|off and its seed (noise.go)
 	noiseGuard, noiseGuardSeed string
 	noiseGuardOn               bool
-	bwWindow                   int    // p2p
-	rmaSync                    string // p2p
-	checkResults               bool   // --check: engine.Experiment.VerifyResults
-	windowBaseline             int    // --window-baseline: pipeline.Options.WindowBaseline (0: none)
+	params                     factor.Values // the call parameters' flags (factors.go)
+	checkResults               bool          // --check: engine.Experiment.VerifyResults
+	windowBaseline             int           // --window-baseline: pipeline.Options.WindowBaseline (0: none)
 	// --nrep and the flags of --nrep auto (run_adaptive.go)
 	nrep     nrepFlag
 	adaptive adaptiveOptions
@@ -125,7 +124,6 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.cache, "cache", def.Cache.String(), "cache mode: warm, cold (overwrite a buffer the size of the core's last private cache before each observation), cycle or random (buffer offsets)")
 	fs.IntVar(&o.cacheBytes, "cache-bytes", 0, "bytes overwritten by --cache cold (0: the last cache level private to a core, from sysfs; 32 MiB if unknown)")
 	fs.IntVar(&o.cacheSlots, "cache-slots", def.CacheSlots, "buffer copies for --cache cycle and random")
-	fs.IntVar(&o.skew, "skew", def.Skew, "v-collectives' skew k: the last rank's blocks have k times the count of the others ("+mpi.CallNames(mpi.CallsTaking(mpi.ParamSkew))+"; other calls ignore it and record 1); 1: uniform counts") // vcoll
 	fs.StringVar(&o.out, "out", dopt.Dir, "output `directory`")
 	fs.StringVar(&o.runID, "run-id", "", "run identifier (default: generated from the time and random bits)")
 	fs.IntVar(&o.mpirun, "mpirun", 0, "index of this mpirun in a campaign")
@@ -141,11 +139,9 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	noiseGuardFlags(fs, o) // noise.go
 	fs.IntVar(&o.windowBaseline, "window-baseline", 1000, "observations of the window loop with nothing to time, run once per mpirun before the first windowed experiment: the machine's own late share, recorded in the sidecar and shown beside each group's invalid share (docs/windows.md); 0: none")
 	fs.IntVar(&o.checkNp, "check-np", 0, "only check the flags (and --design) for this many processes, without MPI, and exit (launch does so before its first mpirun)")
-	nbcFlags(fs, &o.nbc) // nbc.go
-	simFlags(fs, &o.sim) // runsim.go
-	// p2p:
-	fs.IntVar(&o.bwWindow, "bw-window", def.BWWindow, "messages per window of "+mpi.CallNames(mpi.CallsTaking(mpi.ParamBWWindow))+" (osu_bw's window size); recorded in the raw data's bw_window column")
-	fs.StringVar(&o.rmaSync, "rma-sync", def.RMASync.String(), "synchronization of "+mpi.CallNames(mpi.CallsTaking(mpi.ParamRMASync))+": fence (MPI_Win_fence; op; MPI_Win_fence), lock (MPI_Win_lock; op; MPI_Win_unlock) or flush (op; MPI_Win_flush inside MPI_Win_lock_all); recorded in the raw data's rma_sync column")
+	nbcFlags(fs, &o.nbc)      // nbc.go
+	simFlags(fs, &o.sim)      // runsim.go
+	paramFlags(fs, &o.params) // factors.go
 	for old, now := range renamedRunFlags {
 		removedFlag(fs, old, now)
 	}
@@ -212,9 +208,8 @@ func (o *runOptions) check() error {
 		return fmt.Errorf("--tsc-hz %v: must not be negative (0: calibrate)", o.tscHz)
 	}
 	return errors.Join(nonneg("mpirun", o.mpirun), nonneg("warmup", o.warmup), nonneg("root", o.root),
-		pos("bw-window", o.bwWindow), // p2p
 		pos("window-batch", o.batch), pos("loop-reps", o.loopReps), pos("cache-slots", o.cacheSlots), nonneg("cache-bytes", o.cacheBytes),
-		pos("nbcbench-max-repeats", o.maxRepeats), pos("skew", o.skew), // vcoll: skew
+		pos("nbcbench-max-repeats", o.maxRepeats),
 		dur("window", o.window, time.Nanosecond, window.MaxWindowLimit), dur("window-max", o.maxWindow, 0, window.MaxWindowLimit),
 		dur("window-sleep-guard", o.sleepGuard, 0, window.MaxWindowLimit), dur("late-tolerance", o.lateTol, 0, window.MaxWindowLimit),
 		dur("roundtime-budget", o.budget, time.Millisecond, 24*time.Hour), dur("resync-every", o.resyncEvery, 0, 1000*time.Hour))

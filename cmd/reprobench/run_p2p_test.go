@@ -15,8 +15,8 @@ func TestRunP2PFlags(t *testing.T) {
 	}{
 		{[]string{"--calls", "bw,bibw", "--bw-window", "16"}, ""},
 		{[]string{"--calls", "MPI_Put,MPI_Get,MPI_Accumulate", "--rma-sync", "lock_all"}, ""},
-		{[]string{"--calls", "bw", "--bw-window", "0"}, "--bw-window 0"},
-		{[]string{"--calls", "MPI_Put", "--rma-sync", "sometimes"}, "--rma-sync"},
+		{[]string{"--calls", "bw", "--bw-window", "0"}, "bw_window 0"},
+		{[]string{"--calls", "MPI_Put", "--rma-sync", "sometimes"}, "rma-sync"},
 		{[]string{"--calls", "mbw_mr", "--check-np", "3"}, "even number of ranks"},
 	} {
 		args := append([]string{"run", "--sizes", "8"}, c.args...)

@@ -2,24 +2,17 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
-	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/mpi"
 )
 
-// designSkews sets f.Skews from design's --skew levels. A level above 1
-// would be refused by run for a call without count vectors, so it is
-// refused here, before a campaign is planned around it.
-func designSkews(f *design.Factors, levels, calls []string) error {
+// checkDesignSkews refuses skew levels above 1 unless every call of
+// --calls has count vectors: run would refuse them for the others, so
+// they are refused here, before a campaign is planned around them.
+func checkDesignSkews(levels []int64, calls []string) error {
 	many := false
-	for _, s := range levels {
-		k, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || k < 1 {
-			return fmt.Errorf("--skew %q: want positive integers (1: uniform counts)", s)
-		}
-		f.Skews = append(f.Skews, k)
+	for _, k := range levels {
 		many = many || k > 1
 	}
 	if !many {

@@ -1,0 +1,375 @@
+// Package factor is the factor table of reprobench: one row (a Factor) per
+// experiment factor that the raw data records per row, as package mpi's
+// operation table has one row per call (STYLE.md items 7 and 12). A row
+// says the factor's column name (the same in design files and raw files),
+// its run flag and help, how its levels are parsed and formatted, which
+// calls it applies to (the operation table's parameter of the same name),
+// whether it enters the analysis's group key, and how it reaches C (a
+// slot of rb_args.params, generated into mpi/rbmpi_ops.h).
+//
+// Two kinds of rows. The method factors (procsync, window_s,
+// runtime_type, cache, clocksync, noise_guard) apply to every call; their
+// typed values live in package window and the engine, and the table gives
+// their columns, order and group-key membership. The call parameters
+// (skew, bw_window, rma_sync) apply to the calls
+// of one family; their levels travel as one Values from the design
+// through the engine to mpi.Observation and C, without a field of their
+// own in any struct on the way, so that adding one is a row here plus the
+// family's C and simulator code that implements it.
+//
+// The package imports no other package of reprobench: design, rawdata,
+// analysis, engine, mpi and the CLI import it.
+package factor
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ID is a row of the table: its index in Table.
+type ID int
+
+// The factors, in the order of the raw file's factor columns.
+const (
+	ProcSync ID = iota
+	Window
+	RuntimeType
+	Cache
+	ClockSync
+	Skew
+	NoiseGuard
+	BWWindow
+	RMASync
+	InPlace
+	NumIDs
+)
+
+// Kind is how a factor's levels are written.
+type Kind int
+
+// The kinds of levels.
+const (
+	// KindText: free text (a method's name, a clock sync spec).
+	KindText Kind = iota
+	// KindSeconds: a duration written in seconds.
+	KindSeconds
+	// KindInt: a positive integer in [Min, Max].
+	KindInt
+	// KindEnum: one of Levels; the value is its index.
+	KindEnum
+	// KindBool: Levels are "off" and "on"; the value is 0 or 1.
+	KindBool
+)
+
+// Factor is one row of the table.
+type Factor struct {
+	// ID is the row's index (set from the table's keys).
+	ID ID
+	// Name is the column in design files and raw files ("bw_window").
+	Name string
+	// Flag is the run flag that sets the run's level ("bw-window"); the
+	// CLI registers the call parameters' flags from the rows.
+	Flag string
+	// Help says what the factor is, in one sentence; the CLI appends the
+	// calls it applies to.
+	Help string
+	// Kind is how the levels are written; Levels names them (KindEnum,
+	// KindBool), and Aliases maps other accepted spellings to a name of
+	// Levels; Min and Max bound a KindInt level.
+	Kind     Kind
+	Levels   []string
+	Aliases  map[string]string
+	Min, Max int64
+	// Default is the level that an unset value means for a call the factor
+	// applies to (Values.Level): what the raw data records when neither
+	// the design nor the run set it.
+	Default int64
+	// Family names the call family ("coll", "p2p", …, as mpi.Family's
+	// String) whose code implements the factor; empty for a method
+	// factor. A call parameter applies to the calls whose operation-table
+	// rows take the mpi.Param of the same Name.
+	Family string
+	// Call marks a call parameter: carried in Values and applied through
+	// mpi.Observation.Params; its raw cell is empty for the calls it does
+	// not apply to.
+	Call bool
+	// Group says that the raw column enters the analysis's group key (all
+	// factor columns do; covariates do not).
+	Group bool
+	// Optional says that the raw file has the column only when some
+	// experiment of the run sets a level (rawdata.Writer), so that files
+	// of runs that do not use the factor keep the columns they had;
+	// Since is the raw-data format version that added the column.
+	Optional bool
+	Since    string
+}
+
+// CName returns the C constant of a call parameter's slot in
+// rb_args.params (rbmpi_ops.h, generated from this table): RB_F_ and
+// the upper-case name ("bw_window" → RB_F_BW_WINDOW).
+func (f *Factor) CName() string { return "RB_F_" + strings.ToUpper(f.Name) }
+
+var table = [NumIDs]Factor{
+	ProcSync:    {Name: "procsync", Kind: KindText, Group: true},
+	Window:      {Name: "window_s", Kind: KindSeconds, Group: true},
+	RuntimeType: {Name: "runtime_type", Kind: KindText, Group: true},
+	Cache:       {Name: "cache", Kind: KindText, Group: true},
+	ClockSync:   {Name: "clocksync", Kind: KindText, Group: true},
+	Skew: {Name: "skew", Flag: "skew", Kind: KindInt, Min: 1, Max: 1<<31 - 1, Default: 1, Family: "vcoll", Call: true, Group: true,
+		Help: "v-collectives' skew k: the last rank's blocks have k times the count of the others; 1: uniform counts"},
+	NoiseGuard: {Name: "noise_guard", Kind: KindBool, Levels: []string{"off", "on"}, Group: true},
+	BWWindow: {Name: "bw_window", Flag: "bw-window", Kind: KindInt, Min: 1, Max: 1 << 20, Default: 64, Family: "p2p", Call: true, Group: true,
+		Help: "messages per window (osu_bw's window size)"},
+	RMASync: {Name: "rma_sync", Flag: "rma-sync", Kind: KindEnum, Levels: []string{"fence", "lock", "flush"}, Family: "p2p", Call: true, Group: true,
+		Aliases: map[string]string{"lock_all": "flush", "lockall": "flush", "lockall_flush": "flush", "lock_all_flush": "flush"},
+		Help:    "one-sided synchronization: fence (MPI_Win_fence; op; MPI_Win_fence), lock (MPI_Win_lock; op; MPI_Win_unlock) or flush (op; MPI_Win_flush inside MPI_Win_lock_all)"},
+	InPlace: {Name: "in_place", Flag: "in-place", Kind: KindBool, Levels: []string{"off", "on"}, Family: "coll", Call: true, Group: true,
+		Optional: true, Since: "1.2",
+		Help: "on: pass MPI_IN_PLACE, the input taken from the receive buffer (OSU's -l)"},
+}
+
+func init() {
+	for i := range table {
+		table[i].ID = ID(i)
+	}
+}
+
+// Table returns the rows in the order of ID. The rows are shared: do not
+// modify them.
+func Table() []*Factor {
+	out := make([]*Factor, NumIDs)
+	for i := range table {
+		out[i] = &table[i]
+	}
+	return out
+}
+
+// Row returns id's row; it panics for an invalid id.
+func (id ID) Row() *Factor {
+	if id < 0 || id >= NumIDs {
+		panic(fmt.Sprintf("factor: invalid ID %d", int(id)))
+	}
+	return &table[id]
+}
+
+// String returns the row's column name.
+func (id ID) String() string {
+	if id < 0 || id >= NumIDs {
+		return fmt.Sprintf("ID(%d)", int(id))
+	}
+	return table[id].Name
+}
+
+// Lookup returns the row of column name, or nil.
+func Lookup(name string) *Factor {
+	for i := range table {
+		if table[i].Name == name {
+			return &table[i]
+		}
+	}
+	return nil
+}
+
+// CallParams returns the call parameters' IDs in table order. The slice
+// is shared (it is made once, so that per-observation checks do not
+// allocate): do not modify it.
+func CallParams() []ID { return callParams }
+
+var callParams = func() []ID {
+	var out []ID
+	for i := range table {
+		if table[i].Call {
+			out = append(out, ID(i))
+		}
+	}
+	return out
+}()
+
+// Columns returns the factor columns every raw file has (the rows that
+// are not Optional), in table order.
+func Columns() []string {
+	var out []string
+	for i := range table {
+		if !table[i].Optional {
+			out = append(out, table[i].Name)
+		}
+	}
+	return out
+}
+
+// OptionalColumns returns the columns of the Optional rows, in table
+// order; a raw file has those that some experiment sets, after Columns.
+func OptionalColumns() []ID {
+	var out []ID
+	for i := range table {
+		if table[i].Optional {
+			out = append(out, ID(i))
+		}
+	}
+	return out
+}
+
+// Parse reads one level of the factor from text: an integer in [Min,
+// Max], a name of Levels, or seconds. It refuses the empty string (an
+// empty cell means "not set" to its callers).
+func (f *Factor) Parse(s string) (int64, error) {
+	switch f.Kind {
+	case KindInt:
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s %q: want an integer", f.Name, s)
+		}
+		if n < f.Min || n > f.Max {
+			return 0, fmt.Errorf("%s %d: want an integer in [%d, %d]", f.Name, n, f.Min, f.Max)
+		}
+		return n, nil
+	case KindEnum, KindBool:
+		if a, ok := f.Aliases[strings.ToLower(s)]; ok {
+			s = a
+		}
+		for i, l := range f.Levels {
+			if strings.EqualFold(s, l) {
+				return int64(i), nil
+			}
+		}
+		return 0, fmt.Errorf("%s %q: want one of %s", f.Name, s, strings.Join(f.Levels, ", "))
+	}
+	return 0, fmt.Errorf("factor: %s is not a call parameter", f.Name)
+}
+
+// Valid reports whether v is a level of the factor: in [Min, Max] for
+// KindInt, an index of Levels for KindEnum and KindBool. It does not
+// allocate (mpi.Observation.Validate calls it per observation).
+func (f *Factor) Valid(v int64) bool {
+	switch f.Kind {
+	case KindInt:
+		return v >= f.Min && v <= f.Max
+	case KindEnum, KindBool:
+		return v >= 0 && v < int64(len(f.Levels))
+	}
+	return false
+}
+
+// Format writes level v of the factor as Parse reads it.
+func (f *Factor) Format(v int64) string {
+	switch f.Kind {
+	case KindEnum, KindBool:
+		if v >= 0 && v < int64(len(f.Levels)) {
+			return f.Levels[v]
+		}
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// LevelsDoc describes the levels for help texts: "on or off", "an
+// integer in [1, 1048576]".
+func (f *Factor) LevelsDoc() string {
+	switch f.Kind {
+	case KindInt:
+		return fmt.Sprintf("an integer in [%d, %d]", f.Min, f.Max)
+	case KindEnum, KindBool:
+		return strings.Join(f.Levels, ", ")
+	}
+	return "text"
+}
+
+// Values holds a level for each call parameter that is set. The zero
+// Values sets none: every factor is at the level of whoever applies it
+// next (a design row's empty cell: the run's flag; the run's: the row's
+// Default).
+type Values struct {
+	v   [NumIDs]int64
+	set uint32
+}
+
+// Set sets id's level to v (not checked: Parse checks text).
+func (x *Values) Set(id ID, v int64) {
+	x.v[id] = v
+	x.set |= 1 << id
+}
+
+// Clear unsets id.
+func (x *Values) Clear(id ID) {
+	x.v[id] = 0
+	x.set &^= 1 << id
+}
+
+// Get returns id's level and whether it is set.
+func (x Values) Get(id ID) (int64, bool) { return x.v[id], x.set&(1<<id) != 0 }
+
+// Level returns id's level, or the row's Default when it is not set.
+func (x Values) Level(id ID) int64 {
+	if v, ok := x.Get(id); ok {
+		return v
+	}
+	return table[id].Default
+}
+
+// On reports whether a KindBool factor's level is on.
+func (x Values) On(id ID) bool { return x.Level(id) != 0 }
+
+// Any reports whether some factor is set.
+func (x Values) Any() bool { return x.set != 0 }
+
+// Over returns x with the factors x does not set taken from base (a
+// design row's cells over the run's flags).
+func (x Values) Over(base Values) Values {
+	for id := range NumIDs {
+		if _, ok := x.Get(id); !ok {
+			if v, ok := base.Get(id); ok {
+				x.Set(id, v)
+			}
+		}
+	}
+	return x
+}
+
+// Cell returns id's raw or design cell: the formatted level, or "" when
+// it is not set.
+func (x Values) Cell(id ID) string {
+	v, ok := x.Get(id)
+	if !ok {
+		return ""
+	}
+	return table[id].Format(v)
+}
+
+// SetCell sets id from a design or raw cell; an empty cell unsets it.
+func (x *Values) SetCell(id ID, s string) error {
+	if s == "" {
+		x.Clear(id)
+		return nil
+	}
+	v, err := table[id].Parse(s)
+	if err != nil {
+		return err
+	}
+	x.Set(id, v)
+	return nil
+}
+
+// String lists the set factors as "name=level" separated by spaces, in
+// table order.
+func (x Values) String() string {
+	var b []string
+	for id := range NumIDs {
+		if _, ok := x.Get(id); ok {
+			b = append(b, table[id].Name+"="+x.Cell(id))
+		}
+	}
+	return strings.Join(b, " ")
+}
+
+// Of returns Values that set only id, to v.
+func Of(id ID, v int64) Values {
+	var x Values
+	x.Set(id, v)
+	return x
+}
+
+// With returns x with id set to v.
+func (x Values) With(id ID, v int64) Values {
+	x.Set(id, v)
+	return x
+}

@@ -1,0 +1,71 @@
+package factor
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestColumns: the factor columns every raw file has are those of format
+// 1.1, in its order (rawdata's files stay byte-identical).
+func TestColumns(t *testing.T) {
+	want := []string{"procsync", "window_s", "runtime_type", "cache", "clocksync", "skew", "noise_guard", "bw_window", "rma_sync"}
+	if got := Columns(); !slices.Equal(got, want) {
+		t.Errorf("Columns() = %v, want %v", got, want)
+	}
+}
+
+// TestRows: every row has a name, a call parameter has a flag, help, a
+// family and parsable levels whose formatting parses back.
+func TestRows(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range Table() {
+		if f.Name == "" || seen[f.Name] {
+			t.Errorf("row %d: empty or repeated name %q", f.ID, f.Name)
+		}
+		seen[f.Name] = true
+		if !f.Call {
+			continue
+		}
+		if f.Flag == "" || f.Help == "" || f.Family == "" {
+			t.Errorf("%s: a call parameter needs a flag, help and a family", f.Name)
+		}
+		if f.Optional && f.Since == "" {
+			t.Errorf("%s: an optional column says which format added it", f.Name)
+		}
+		lv := []int64{f.Min, f.Max, f.Default}
+		if f.Kind != KindInt {
+			lv = []int64{0, int64(len(f.Levels) - 1)}
+		}
+		for _, v := range lv {
+			got, err := f.Parse(f.Format(v))
+			if err != nil || got != v {
+				t.Errorf("%s: Parse(Format(%d)) = %d, %v", f.Name, v, got, err)
+			}
+		}
+		if _, err := f.Parse(""); err == nil {
+			t.Errorf("%s: the empty string parsed", f.Name)
+		}
+	}
+}
+
+// TestValues: Set, Over, Cell and SetCell.
+func TestValues(t *testing.T) {
+	run := Of(BWWindow, 64).With(RMASync, 1)
+	var row Values
+	if err := row.SetCell(BWWindow, "16"); err != nil {
+		t.Fatal(err)
+	}
+	got := row.Over(run)
+	if got.Cell(BWWindow) != "16" || got.Cell(RMASync) != "lock" || got.Cell(Skew) != "" || got.Level(Skew) != 1 {
+		t.Errorf("row over run = %v", got)
+	}
+	if err := row.SetCell(RMASync, "lock_all"); err != nil || row.Cell(RMASync) != "flush" {
+		t.Errorf("alias lock_all: %v, %v", row, err)
+	}
+	if err := row.SetCell(BWWindow, ""); err != nil || row.Cell(BWWindow) != "" {
+		t.Errorf("an empty cell did not unset: %v, %v", row, err)
+	}
+	if err := row.SetCell(Skew, "0"); err == nil {
+		t.Error("skew 0 accepted")
+	}
+}
