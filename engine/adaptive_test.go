@@ -26,8 +26,16 @@ func runModel(t testing.TB, cfg mpitest.Config, exps []engine.Experiment) *memSi
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runWorld(t, w, exps)
+}
+
+// runWorld runs exps on every rank of w with the rank's own clock and
+// returns rank 0's rows; w stays open for its message log and ground
+// truth.
+func runWorld(t testing.TB, w *mpitest.World, exps []engine.Experiment) *memSink {
+	t.Helper()
 	sink := &memSink{}
-	err = w.Run(func(r *mpitest.Rank) error {
+	err := w.Run(func(r *mpitest.Rank) error {
 		e := &engine.Engine{Comm: r.Comm(), Clock: r.Clock()}
 		var s engine.Sink
 		if r.Comm().Rank() == 0 {

@@ -76,19 +76,7 @@ func TestPrehistoryMessages(t *testing.T) {
 		}
 		ex := engine.Experiment{Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 5, Warmup: 2,
 			Sync: window.Config{Method: window.Barrier}, Prehistory: engine.Prehistory{Msgs: msgs}}
-		sink := &memSink{}
-		err = w.Run(func(r *mpitest.Rank) error {
-			e := &engine.Engine{Comm: r.Comm(), Clock: r.Clock()}
-			var s engine.Sink
-			if r.Comm().Rank() == 0 {
-				s = sink
-			}
-			_, err := e.Run([]engine.Experiment{ex}, s)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		sink := runWorld(t, w, []engine.Experiment{ex})
 		n := 0
 		for _, m := range w.Log() {
 			if m.Tag == mpi.TagPrehistory {
