@@ -77,11 +77,14 @@ func (s *SharedClock) measure(l *Link) (Sample, FitStats, float64, error) {
 			}
 		}
 	}
+	// The client's clock read step is measured while the reference
+	// measures its own.
+	step := readStep(l.Now)
 	refStep, err := c.RecvFloat64(l.Ref, tagReply)
 	if err != nil {
 		return Sample{}, FitStats{}, 0, err
 	}
-	clockRead := (refStep + readStep(l.Now)) / 2
+	clockRead := (refStep + step) / 2
 	n := s.Exchanges
 	if n <= 0 {
 		n = 256

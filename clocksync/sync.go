@@ -26,8 +26,9 @@ type Result struct {
 	Algorithm string `json:"algorithm"`
 	Ranks     int    `json:"ranks"`
 	// Duration is the synchronization's duration on the calling rank's raw
-	// clock, seconds; on rank 0 the maximum over all ranks (Algorithm 22 of
-	// Hunold & Carpen-Amarie 2016).
+	// clock, seconds, from the barrier that opens it to the one that closes
+	// it; on rank 0 the maximum over all ranks (Algorithm 22 of Hunold &
+	// Carpen-Amarie 2016).
 	Duration float64 `json:"sync_duration_s"`
 	// MessagesSent counts the point-to-point messages the calling rank sent;
 	// Messages is the total over all ranks, on rank 0 only.
@@ -53,9 +54,9 @@ type Result struct {
 	// its target was met (rank 0 only).
 	BudgetExceeded int `json:"budget_exceeded_ranks,omitempty"`
 	// CPUWait is how long the calling rank waited for a CPU during the
-	// synchronization, seconds (nil where it could not be measured; see
-	// SyncOptions.CPUWait), CPUWaits how many times it was switched back
-	// in meanwhile.
+	// synchronization and the barrier that opens it, seconds (nil where it
+	// could not be measured; see SyncOptions.CPUWait), CPUWaits how many
+	// times it was switched back in meanwhile.
 	CPUWait  *float64 `json:"cpu_wait_s,omitempty"`
 	CPUWaits int64    `json:"cpu_waits,omitempty"`
 	// Descheduled, on rank 0, is set when ranks lost their CPU for so much
@@ -159,16 +160,19 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 		o.Sleep = timing.SleepFunc(base)
 	}
 	now := func() float64 { return base.Freq().Seconds(base.Now()) }
-	if err := cc.Barrier(); err != nil {
-		return nil, err
-	}
-	t0 := base.Now()
+	// Local reads outside the timed part: the host facts a two-level
+	// synchronization checks (once per process), and the CPU wait so far.
+	readHostFacts()
 	var w0 float64
 	var n0 int64
 	waitOK := o.CPUWait != nil
 	if waitOK {
 		w0, n0, waitOK = o.CPUWait()
 	}
+	if err := cc.Barrier(); err != nil {
+		return nil, err
+	}
+	t0 := base.Now()
 	out, err := a.Topology.Sync(&Env{Comm: cc, Now: now, Learner: a.Learner, Sleep: o.Sleep, Source: base.Source()})
 	if err != nil {
 		return nil, fmt.Errorf("clocksync: %s: %w", a.Name, err)

@@ -2,8 +2,10 @@ package clocksync
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
 	"math/bits"
+	"sync"
 	"time"
 
 	"github.com/reprobench/reprobench/mpi"
@@ -578,8 +580,12 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 		lead = [6]float64{m.Slope, m.Intercept, o.Bound.AtSync, o.Bound.Slope, o.Bound.unknownCode(), m.Global(o.BoundAt)}
 		interFit, interBound, interAt = o.Fit, o.Bound, o.BoundAt
 	}
-	if err := mpi.Bcast(node, lead[:], 0); err != nil {
-		return Outcome{}, err
+	// On one node the only leader learned nothing: its lead is the
+	// identity's, all zeros, as every rank's lead starts.
+	if perNode < c.Size() {
+		if err := mpi.Bcast(node, lead[:], 0); err != nil {
+			return Outcome{}, err
+		}
 	}
 	if isShared {
 		if in, err = t.checkShared(e, node, shared, first, firstSE, exact, proven); err != nil {
@@ -705,40 +711,68 @@ func tooLoose(L Learner, slope float64) bool {
 func sharedCounter(node mpi.Comm, src timing.Source) (exact float64, proven bool, err error) {
 	ok := src.Hz > 0 && (src.Kind == timing.SourceMonotonic || src.Kind == timing.SourceTSC || src.Kind == timing.SourceTSCFenced)
 	epoch := src.Epoch
-	id, idErr := BootID()
+	h := readHostFacts()
 	if src.Kind == timing.SourceMonotonic {
-		off, offErr := TimeNamespaceOffset()
-		if offErr != nil {
+		if h.timensErr != nil {
 			ok = false
 		}
-		epoch -= off.Nanoseconds()
+		epoch -= h.timens.Nanoseconds()
 	}
-	if idErr != nil || id == "" {
+	if h.bootErr != nil || h.bootID == "" {
 		ok = false
 	}
 	key := "-"
 	if ok {
-		key = fmt.Sprintf("%s/%d/%g", id, src.Kind, src.Hz)
+		key = fmt.Sprintf("%s/%d/%g", h.bootID, src.Kind, src.Hz)
 	}
-	same, err := mpi.AllEqual(node, key)
-	if err != nil {
-		return 0, false, err
-	}
-	// The reference's (node rank 0's) epoch, by an allreduce (symmetric
-	// traffic, O(1) memory per rank): the others contribute the smallest
-	// int64.
-	mine := []int64{math.MinInt64}
+	// One allreduce (symmetric traffic, O(1) memory per rank) of the key's
+	// hash and its negation (equal on every rank when the largest equals
+	// the smallest) and of the reference's (node rank 0's) epoch in two
+	// exact 32-bit halves, to which the other ranks contribute −∞.
+	kh := hashKey(key)
+	mine := []float64{kh, -kh, math.Inf(-1), math.Inf(-1)}
 	if node.Rank() == 0 {
-		mine[0] = epoch
+		mine[2], mine[3] = float64(epoch>>32), float64(epoch&0xffffffff)
 	}
-	ref := make([]int64, 1)
-	if err := mpi.Allreduce(node, mine, ref, mpi.Max); err != nil {
+	all := make([]float64, len(mine))
+	if err := mpi.Allreduce(node, mine, all, mpi.Max); err != nil {
 		return 0, false, err
 	}
-	if !same || key == "-" {
+	if all[0] != -all[1] || key == "-" {
 		return 0, false, nil
 	}
+	ref := int64(all[2])<<32 | int64(all[3])
 	// local = (counter − epoch)/Hz on each rank, so client − reference is
 	// (epoch_reference − epoch_client)/Hz.
-	return float64(ref[0]-epoch) / src.Hz, true, nil
+	return float64(ref-epoch) / src.Hz, true, nil
 }
+
+// hashKey is the 52-bit FNV-1a hash of s as a float64 (exact: 52 bits fit
+// its mantissa), so that ranks compare keys in a float64 allreduce; unequal
+// keys pass as equal with probability about 2^-52 per pair.
+func hashKey(s string) float64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return float64(h.Sum64() >> 12)
+}
+
+// hostFact is what sharedCounter needs of the calling process's host:
+// its boot id and its time namespace's CLOCK_MONOTONIC offset, with the
+// errors of reading them.
+type hostFact struct {
+	bootID    string
+	bootErr   error
+	timens    time.Duration
+	timensErr error
+}
+
+// readHostFacts reads the hostFact once per process: neither part can
+// change while a process runs (a process cannot enter another time
+// namespace; only its children can). SyncWith reads it before its timed
+// part.
+var readHostFacts = sync.OnceValue(func() hostFact {
+	var h hostFact
+	h.bootID, h.bootErr = BootID()
+	h.timens, h.timensErr = TimeNamespaceOffset()
+	return h
+})
