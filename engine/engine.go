@@ -18,7 +18,6 @@ import (
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
-	"github.com/reprobench/reprobench/noiseguard"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
@@ -96,15 +95,6 @@ type Experiment struct {
 	// Nrep is ignored. Its zero fields take analysis's defaults. Not
 	// with Overlap.
 	Stop *analysis.StopRule
-}
-
-// MaxObservations returns the most observations ex records: Nrep, or the
-// stop rule's cap when Stop is set.
-func (e *Experiment) MaxObservations() int {
-	if e.Stop != nil {
-		return e.Stop.WithDefaults().Max
-	}
-	return e.Nrep
 }
 
 // CallName returns the raw data's call column of the experiment: Name for
@@ -255,167 +245,54 @@ func (e *Engine) Run(exps []Experiment, sink Sink) ([]Summary, error) {
 // and cache mode, and the process synchronization's bounds
 // (window.Config.Check).
 func (ex *Experiment) Check(p int) error {
-	if err := ex.check(p); err != nil {
+	if _, err := ex.check(p); err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
 	return nil
 }
 
-func (ex *Experiment) check(p int) error {
-	if ex.Func != nil {
-		return ex.checkFunc() // func.go
-	}
-	if !ex.Call.Valid() {
-		return fmt.Errorf("invalid call %v", ex.Call)
-	}
-	if !ex.Type.Valid() {
-		return fmt.Errorf("invalid datatype %v", ex.Type)
-	}
-	if ex.MsizeBytes < 0 || ex.MsizeBytes%ex.Type.Size() != 0 {
-		return fmt.Errorf("message size %d bytes is not a multiple of %v's %d bytes", ex.MsizeBytes, ex.Type, ex.Type.Size())
-	}
-	if err := ex.checkNrep(); err != nil {
-		return err
-	}
-	if ex.Prehistory.Msgs < 0 || ex.Prehistory.Max < 0 {
-		return fmt.Errorf("negative prehistory count %d or maximum %d", ex.Prehistory.Msgs, ex.Prehistory.Max)
-	}
-	if ex.LoopReps < 0 || ex.CacheSlots < 0 || ex.FlushBytes < 0 {
-		return fmt.Errorf("negative loop repetitions %d, cache slots %d or flush bytes %d (0: default)", ex.LoopReps, ex.CacheSlots, ex.FlushBytes)
-	}
-	if _, err := window.ParseRuntimeType(ex.Runtime.String()); err != nil {
-		return err
-	}
-	if _, err := window.ParseCacheMode(ex.Cache.String()); err != nil {
-		return err
-	}
-	if err := ex.Sync.Check(); err != nil {
-		return err
-	}
-	op := ex.Call.Op() // the call's row of the operation table
-	if err := op.CheckRanks(p); err != nil {
-		return err
-	}
-	if ex.Root < 0 || ex.Root >= p {
-		return fmt.Errorf("root %d out of range [0,%d)", ex.Root, p)
-	}
-	if err := op.CheckType(ex.Type, ex.Op); err != nil {
-		return err
-	}
-	if op.Bound && (ex.Cache == window.CacheCycle || ex.Cache == window.CacheRandom) {
-		return fmt.Errorf("%v: the request mpi.Prepare makes is bound to the buffers it was given, and cache mode %v moves them between observations (use warm or cold)", ex.Call, ex.Cache)
-	}
-	if err := ex.checkOverlap(); err != nil { // nbc
-		return err
-	}
-	return ex.checkParams(p)
-}
-
+// runOne runs one experiment: its plan (plan.go), the resources its call
+// needs (collective), its observations, the result check and its rows.
 func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
-	c := e.Comm
-	p := c.Size()
-	if err := ex.check(p); err != nil {
-		return nil, err
-	}
-	g := e.Global
-	if window.Absent(g) {
-		g = window.Identity{Clock: e.Clock}
-	}
-	if ex.Runtime == window.RuntimeGlobal && window.Absent(e.Global) {
-		return nil, fmt.Errorf("runtime type global needs synchronized clocks")
-	}
-	began := time.Now()
-	sy, err := window.New(c, e.Clock, e.Global, ex.Sync)
+	pl, err := e.newPlan(ex)
 	if err != nil {
 		return nil, err
 	}
-	if ex.Func != nil {
-		return e.runFunc(ex, sy, g, began, sink) // func.go
-	}
-	count := ex.Count()
-	sendB, recvB := mpi.SkewedBufferSizes(ex.Call, count, ex.Type, p, int(ex.Params.Level(factor.Skew))) // the row's rule (Op.Buffers)
-	slots := ex.CacheSlots
-	if slots <= 0 {
-		slots = 16
-	}
-	flush := ex.FlushBytes
-	if ex.Cache == window.CacheCold && flush <= 0 {
-		if flush, err = window.PrivateCacheBytes(window.SysCPU); err != nil {
-			flush = 32 << 20
+	if pl.obs != nil {
+		var release func() error
+		if release, err = mpi.Prepare(e.Comm, pl.obs); err != nil {
+			return nil, fmt.Errorf("preparing %v: %w", ex.Call, err)
 		}
+		defer func() {
+			if rerr := release(); rerr != nil && err == nil {
+				err = fmt.Errorf("releasing %v: %w", ex.Call, rerr)
+			}
+		}()
 	}
-	bufs := window.NewBuffers(ex.Cache, sendB, recvB, slots, flush, ex.Seed)
-	if ex.VerifyResults {
-		fillCheck(bufs, ex.Type, c.Rank()) // check.go
-	}
-	reps := 1
-	if ex.Runtime.Loops() {
-		reps = ex.LoopReps
-		if reps <= 0 {
-			reps = 100
-		}
-	}
-	o := &mpi.Observation{Call: ex.Call, Send: bufs.Send, Recv: bufs.Recv, Count: count, Type: ex.Type,
-		Op: ex.Op, Root: ex.Root, Peer: (ex.Root + 1) % p, Reps: reps, TimeEach: ex.Runtime.TimesEach(ex.Call)}
-	o.SetParams(ex.Params)
-	if ex.Cache != window.CacheWarm {
-		sy.Buffers = bufs
-	}
-	release, err := mpi.Prepare(c, o)
-	if err != nil {
-		return nil, fmt.Errorf("preparing %v: %w", ex.Call, err)
-	}
-	defer func() {
-		if rerr := release(); rerr != nil && err == nil {
-			err = fmt.Errorf("releasing %v: %w", ex.Call, rerr)
-		}
-	}()
-	// nbc: the overlap measurement sizes its kernel, and records each
-	// observation's pure and compute times through an overlapRecorder.
-	var ovr *overlapRecorder
-	var ovCal *rawdata.OverlapCalibration
-	if ex.Overlap {
-		o.Overlap, o.TestEvery = true, ex.TestEvery
-		if ovCal, err = calibrateKernel(c, e.Clock, o, ex); err != nil {
+	if pl.ovr != nil { // nbc: the overlap measurement sizes its kernel
+		pl.obs.Overlap, pl.obs.TestEvery = true, ex.TestEvery
+		if pl.ovCal, err = calibrateKernel(e.Comm, e.Clock, pl.obs, ex); err != nil {
 			return nil, err
 		}
-		ovr = newOverlapRecorder(c, sy.Config().Capacity(max(ex.Nrep, ex.Warmup)))
-		buffers := sy.Buffers
-		if sy, err = window.New(ovr, e.Clock, e.Global, ex.Sync); err != nil {
-			return nil, err
-		}
-		sy.Buffers = buffers
 	}
-	obs := &observed{sy: sy, g: g, began: began, reps: reps, ovr: ovr, ovCal: ovCal}
-	err = e.measure(ex, obs, func(n int, rec *window.Record, warmUp bool) error {
-		if ovr != nil {
-			ovr.next = 0 // nbc
-		}
-		return sy.Run(o, n, rec, warmUp)
-	})
-	if err != nil {
+	o := &observed{plan: pl}
+	if err := e.measure(ex, o); err != nil {
 		return nil, err
 	}
-	if ex.VerifyResults {
-		if err := e.verify(o, obs.rec); err != nil { // check.go
+	if ex.VerifyResults && pl.obs != nil {
+		if err := e.verify(pl.obs, pl.rec); err != nil { // check.go
 			return nil, err
 		}
 	}
-	return e.rows(ex, obs, sink)
+	return e.rows(ex, o, sink)
 }
 
-// measure runs ex's warm-up and its measured observations with run into a
-// new Record (o.rec), with the run's noise guard when ex asks for it,
-// noting the guard's slots and the heap allocations of the measured
-// observations in o.
-func (e *Engine) measure(ex *Experiment, o *observed, run func(n int, rec *window.Record, warmUp bool) error) error {
-	var err error
-	if o.guarded, err = e.setGuard(ex, o.sy); err != nil {
-		return err
-	}
-	o.rec = window.NewRecord(o.sy.Config().Capacity(max(ex.MaxObservations(), ex.Warmup)))
+// measure runs ex's warm-up and its measured observations (plan.run) into
+// the plan's Record (o.rec), noting the noise guard's slots and the heap
+// allocations of the measured observations in o.
+func (e *Engine) measure(ex *Experiment, o *observed) error {
 	if ex.Warmup > 0 {
-		if err := run(ex.Warmup, o.rec, true); err != nil {
+		if err := o.run(ex.Warmup, o.rec, true); err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
 	}
@@ -429,11 +306,11 @@ func (e *Engine) measure(ex *Experiment, o *observed, run func(n int, rec *windo
 		o.slots0, o.skipped0 = e.NoiseGuard.Slots()
 	}
 	if ex.Stop != nil {
-		return e.measureUntil(ex, o, run) // adaptive.go
+		return e.measureUntil(ex, o) // adaptive.go
 	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	if err := run(ex.Nrep, o.rec, false); err != nil {
+	if err := o.run(ex.Nrep, o.rec, false); err != nil {
 		return err
 	}
 	runtime.ReadMemStats(&ms1)
@@ -441,36 +318,14 @@ func (e *Engine) measure(ex *Experiment, o *observed, run func(n int, rec *windo
 	return nil
 }
 
-// setGuard gives sy the run's noise guard (made on first use) when ex
-// asks for one, and reports whether it did.
-func (e *Engine) setGuard(ex *Experiment, sy *window.Sync) (bool, error) {
-	if !ex.Sync.NoiseGuard || !ex.Sync.Method.Windowed() {
-		return false, nil
-	}
-	if e.NoiseGuard == nil {
-		var err error
-		if e.NoiseGuard, err = window.NewNoiseGuard(nil, noiseguard.Config{}); err != nil {
-			return false, err
-		}
-	}
-	sy.Guard = e.NoiseGuard
-	return true, nil
-}
-
-// observed is what an experiment's observations leave for its rows.
+// observed is what an experiment's observations leave for its rows,
+// beside its plan.
 type observed struct {
-	sy           *window.Sync
-	rec          *window.Record
-	g            window.GlobalClock // the global clock, window.Identity without one
-	began        time.Time          // when the experiment started
-	reps         int                // calls per observation
-	allocsPerObs float64            // heap allocations per measured observation on this rank
-	// noise guard: on, and its slot counts before the measured observations
-	guarded          bool
+	*plan
+	allocsPerObs float64 // heap allocations per measured observation on this rank
+	// the noise guard's slot counts before the measured observations
 	slots0, skipped0 int64
-	ovr              *overlapRecorder            // nbc
-	ovCal            *rawdata.OverlapCalibration // nbc
-	traffic          rawdata.Traffic             // what the engine sent outside the observations
+	traffic          rawdata.Traffic // what the engine sent outside the observations
 	// adaptive.go: the completion reductions done while observing (nil:
 	// rows does them) and the stop rule's record
 	reduced *reduced
@@ -518,14 +373,14 @@ func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) 
 	mxAll, smAll := red.mx, red.sm
 	var sum *Summary
 	if me == 0 {
-		sum = &Summary{Exp: ex.Exp, Call: ex.CallName(), MsizeBytes: ex.MsizeBytes, Method: cfg.Method.String(),
-			RuntimeType: ex.Runtime.String(), Cache: ex.Cache.String(), WarmupCount: ex.Warmup, Rows: n,
+		sum = &Summary{Exp: ex.Exp, Call: o.name, MsizeBytes: ex.MsizeBytes, Method: o.method,
+			RuntimeType: o.runtimeType, Cache: o.cache, WarmupCount: ex.Warmup, Rows: n,
 			Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: o.began.UTC(),
 			AllocsPerObs: o.allocsPerObs, Overlap: o.ovCal}
 		if !ex.Prehistory.None() {
 			sum.Prehistory = ex.Prehistory.String()
 		}
-		sum.Skew, sum.BWWindow, sum.RMASync = summaryParams(ex.Call.Levels(ex.Params))
+		sum.Skew, sum.BWWindow, sum.RMASync = o.vcoll.skew, o.p2p.bwWindow, o.p2p.rmaSync
 		if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
 			sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), finalWindowS(cfg.Window, sy.History)
 		}
@@ -537,8 +392,8 @@ func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) 
 		}
 		sum.Wait = sy.Wait()
 	}
-	row := Row{Exp: ex.Exp, Call: ex.CallName(), MsizeBytes: ex.MsizeBytes, Count: ex.Count(), Datatype: ex.Type.ShortName(), Np: p}
-	rr := RankRow{Exp: ex.Exp, Call: ex.CallName(), MsizeBytes: ex.MsizeBytes, Np: p}
+	row := Row{Exp: ex.Exp, Call: o.name, MsizeBytes: ex.MsizeBytes, Count: o.count, Datatype: o.dtype, Np: p}
+	rr := RankRow{Exp: ex.Exp, Call: o.name, MsizeBytes: ex.MsizeBytes, Np: p}
 	chunk := n // observations per chunk
 	var mine, all []float64
 	var sinkErr error

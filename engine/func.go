@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
@@ -47,18 +46,4 @@ func (ex *Experiment) checkFunc() error {
 		}
 	}
 	return ex.Sync.Check()
-}
-
-// runFunc takes the observations of a user's function (the warm-up, then
-// Nrep observations under sy, each timing one call of ex.Func on every
-// rank) and hands them to rows.
-func (e *Engine) runFunc(ex *Experiment, sy *window.Sync, g window.GlobalClock, began time.Time, sink Sink) (*Summary, error) {
-	o := &observed{sy: sy, g: g, began: began, reps: 1}
-	err := e.measure(ex, o, func(n int, rec *window.Record, warmUp bool) error {
-		return sy.RunFunc(ex.Func, n, rec, warmUp)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return e.rows(ex, o, sink)
 }

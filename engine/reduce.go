@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -125,6 +126,51 @@ func (c *completion) overlapRow(row *Row, sm []float64) {
 	n := float64(c.p * c.reps)
 	row.PureS, row.ComputeS, row.TotalS = s[0]/n, s[1]/n, s[2]/n
 	row.OverlapFrac = mpi.Overlap(row.PureS, row.ComputeS, row.TotalS)
+}
+
+// reduced is the completion reductions of an experiment's observations:
+// the maximum and sum slots of each (completion), identical on every
+// rank, and the latest start over ranks and observations.
+type reduced struct {
+	mx, sm []float64
+	late   float64
+}
+
+// reduce computes the completion slots of observations [i0, i1) of o.rec
+// on this rank and reduces them across ranks by allreduce (net-symmetric
+// traffic, counted under purpose), so that every rank holds them.
+func (e *Engine) reduce(cp *completion, o *observed, i0, i1 int, purpose string) (*reduced, error) {
+	rec, g, ovr := o.rec, o.g, o.ovr
+	k := i1 - i0
+	mx, sm := make([]float64, cp.nmax*k+1), make([]float64, cp.nsum*k)
+	late := 0.0
+	for j := range k {
+		i := i0 + j
+		var pure, comp float64
+		if ovr != nil {
+			pure, comp = e.Clock.Freq().Seconds(ovr.pure[i]), e.Clock.Freq().Seconds(ovr.compute[i]) // nbc
+		}
+		cp.contribute(mx[cp.nmax*j:cp.nmax*(j+1)], sm[cp.nsum*j:cp.nsum*(j+1)],
+			e.Clock.Freq().Seconds(rec.End[i]-rec.Start[i]), g.ToGlobal(rec.Start[i]), g.ToGlobal(rec.End[i]), pure, comp)
+		late = max(late, rec.LateS[i])
+	}
+	mx[len(mx)-1] = late
+	r := &reduced{mx: make([]float64, len(mx)), sm: make([]float64, len(sm))}
+	if err := mpi.Allreduce(e.Comm, mx, r.mx, mpi.Max); err != nil {
+		return nil, err
+	}
+	if len(sm) > 0 {
+		if err := mpi.Allreduce(e.Comm, sm, r.sm, mpi.Sum); err != nil {
+			return nil, err
+		}
+	}
+	o.traffic.Add(purpose, rawdata.Symmetric, 1, int64(8*len(mx)))
+	if len(sm) > 0 {
+		o.traffic.Add(purpose, rawdata.Symmetric, 1, int64(8*len(sm)))
+	}
+	r.late = r.mx[len(r.mx)-1]
+	r.mx = r.mx[:len(r.mx)-1]
+	return r, nil
 }
 
 // recordBytes is what window.Record holds per observation: start, end,
