@@ -11,7 +11,7 @@
 // runtime_type, cache, clocksync, noise_guard) apply to every call; their
 // typed values live in package window and the engine, and the table gives
 // their columns, order and group-key membership. The call parameters
-// (skew, bw_window, rma_sync) apply to the calls
+// (skew, bw_window, rma_sync, in_place, root_shift) apply to the calls
 // of one family; their levels travel as one Values from the design
 // through the engine to mpi.Observation and C, without a field of their
 // own in any struct on the way, so that adding one is a row here plus the
@@ -42,6 +42,7 @@ const (
 	BWWindow
 	RMASync
 	InPlace
+	RootShift
 	NumIDs
 )
 
@@ -127,6 +128,9 @@ var table = [NumIDs]Factor{
 	InPlace: {Name: "in_place", Flag: "in-place", Kind: KindBool, Levels: []string{"off", "on"}, Family: "coll", Call: true, Group: true,
 		Optional: true, Since: "1.2",
 		Help: "on: pass MPI_IN_PLACE, the input taken from the receive buffer (OSU's -l)"},
+	RootShift: {Name: "root_shift", Flag: "root-shift", Kind: KindBool, Levels: []string{"off", "on"}, Family: "coll", Call: true, Group: true,
+		Optional: true, Since: "1.3",
+		Help: "on: call i of an observation has root (root + i) mod P, as IMB's -root_shift and OSU's -k rotate (a loop runtime: loop, osu, imb)"},
 }
 
 func init() {
