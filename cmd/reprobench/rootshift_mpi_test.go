@@ -20,6 +20,7 @@ import (
 // mpi.Observation.RootOf does: had they kept root 1, rank 0 would hold
 // root 1's block of MPI_Bcast and MPI_Scatter and no result of
 // MPI_Reduce and MPI_Gather, which the check against root 0 marks wrong.
+// Then the same under --nbc-overlap for the non-blocking calls.
 func TestRootShiftUnderMPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs mpirun")
@@ -57,6 +58,16 @@ func TestRootShiftUnderMPI(t *testing.T) {
 				}
 				if m.FormatVersion != "1.3" {
 					t.Errorf("sidecar format_version %q, want 1.3 (the root_shift column)", m.FormatVersion)
+				}
+				// The overlap measurement rotates in each of its phases.
+				mpirun.MustRun(t, f, np, 180*time.Second, nil, bin, "run", "--out", dir, "--run-id", "ov", "--seed", "7", "--check",
+					"--calls", "MPI_Ibcast,MPI_Ireduce,MPI_Igather,MPI_Iscatter", "--sizes", "8", "--nrep", "4", "--warmup", "1", "--root", "1",
+					"--root-shift", "on", "--runtime", "loop", "--loop-reps", "6", "--proc-sync", "barrier", "--clock-sync", "none", "--nbc-overlap")
+				recs = readCSV(t, filepath.Join(dir, "ov-mpirun000.csv"))
+				for _, r := range recs[1:] {
+					if r[col["errorcode"]] != "0" {
+						t.Errorf("--nbc-overlap: %s rep %s: errorcode %s, want 0", r[col["call"]], r[col["rep"]], r[col["errorcode"]])
+					}
 				}
 			})
 		}

@@ -15,6 +15,13 @@ import (
 // ground truth) and the number of elements VerifyResult found wrong over
 // the ranks.
 func bcastSenders(t *testing.T, call mpi.Call, reps int, shift int64) (senders []int, bad int) {
+	return bcastSendersOverlap(t, call, reps, shift, false)
+}
+
+// bcastSendersOverlap is bcastSenders, with overlap the overlap
+// measurement of MPI_Ibcast (a pure and an overlapped phase of reps calls
+// each).
+func bcastSendersOverlap(t *testing.T, call mpi.Call, reps int, shift int64, overlap bool) (senders []int, bad int) {
 	t.Helper()
 	w, err := New(Config{Ranks: 3, Seed: 3, Log: true, Latency: exactNet, Clock: perfectClocks})
 	if err != nil {
@@ -26,6 +33,7 @@ func bcastSenders(t *testing.T, call mpi.Call, reps int, shift int64) (senders [
 		*o = mpi.Observation{Call: call, Count: 4, Type: mpi.Int64, Root: 1, Reps: reps, TimeEach: true, Sync: mpi.SyncBarrier,
 			Send: make([]byte, 32), Recv: make([]byte, 32)}
 		o.SetParams(factor.Of(factor.RootShift, shift))
+		o.Overlap, o.KernelIters = overlap, 100
 		mpi.FillCheck(o.Send, o.Type, r.ID())
 		return r.Comm().Observe(o, r.Clock())
 	})
@@ -66,6 +74,18 @@ func TestRootShiftBcast(t *testing.T) {
 		if bad != 0 {
 			t.Errorf("%v root_shift off: %d wrong elements", call, bad)
 		}
+	}
+}
+
+// TestRootShiftOverlap: the overlap measurement rotates the root in each
+// of its two phases from Root, as rb_nbc_overlap does.
+func TestRootShiftOverlap(t *testing.T) {
+	got, bad := bcastSendersOverlap(t, mpi.CallIbcast, 3, 1, true)
+	if want := []int{1, 1, 2, 2, 0, 0, 1, 1, 2, 2, 0, 0}; !slices.Equal(got, want) {
+		t.Errorf("senders %v, want %v", got, want)
+	}
+	if bad != 0 {
+		t.Errorf("%d wrong elements against the last root", bad)
 	}
 }
 
