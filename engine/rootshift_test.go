@@ -31,14 +31,15 @@ func rootShiftExperiments() []engine.Experiment {
 }
 
 // TestRootShiftChecked: the rotating calls' results agree with the rows'
-// Result for the last call's root (ground truth); had the calls not
-// rotated, or the check used the first root, the rows of every call but
-// MPI_Reduce's would be wrong on some rank. The raw data record root_shift
-// on for them.
+// Result for the last call's root (ground truth). Had the calls not
+// rotated, the last root (never a root then) would hold no result; had the
+// check used the first root, the rows of the calls whose receivers get a
+// root-dependent block (MPI_Bcast, MPI_Scatter, MPI_Scatterv, the twins)
+// would be wrong. The raw data record root_shift on for them.
 func TestRootShiftChecked(t *testing.T) {
 	exps := rootShiftExperiments()
-	if len(exps) != 16 {
-		t.Fatalf("%d experiments: want 8 calls × 2 roots", len(exps))
+	if len(exps) != 20 {
+		t.Fatalf("%d experiments: want 10 calls × 2 roots", len(exps))
 	}
 	s := runChecked(t, mpitest.Config{Ranks: 3, Seed: 5}, exps)
 	if w := wrongRows(s); len(w) != 0 {

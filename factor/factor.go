@@ -89,7 +89,9 @@ type Factor struct {
 	// Family names the call family ("coll", "p2p", …, as mpi.Family's
 	// String) whose code implements the factor; empty for a method
 	// factor. A call parameter applies to the calls whose operation-table
-	// rows take the mpi.Param of the same Name.
+	// rows take the mpi.Param of the same Name; a coll row may also apply
+	// to the calls built on the blocking collectives (the nbc twins, the
+	// vcoll v-collectives: root_shift), whose code implements it too.
 	Family string
 	// Call marks a call parameter: carried in Values and applied through
 	// mpi.Observation.Params; its raw cell is empty for the calls it does
@@ -130,7 +132,7 @@ var table = [NumIDs]Factor{
 		Help: "on: pass MPI_IN_PLACE, the input taken from the receive buffer (OSU's -l)"},
 	RootShift: {Name: "root_shift", Flag: "root-shift", Kind: KindBool, Levels: []string{"off", "on"}, Family: "coll", Call: true, Group: true,
 		Optional: true, Since: "1.3",
-		Help: "on: call i of an observation has root (root + i) mod P, as IMB's -root_shift and OSU's -k rotate (a loop runtime: loop, osu, imb)"},
+		Help: "on: call i of an observation has root (root + i) mod P, as IMB's -root_shift, OSU's -k rotate (runtime loop, osu, imb)"},
 }
 
 func init() {

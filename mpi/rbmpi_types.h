@@ -100,10 +100,8 @@ typedef struct rb_args {
 	int64_t params[RB_NUM_FACTORS];
 	// rot counts the calls of the current observation that rb_call_root
 	// rotated (root_shift); rb_observe and rb_nbc_overlap set it to 0
-	// before an observation's calls. (rb_call_once does not: of the rows
-	// that take root_shift, the blocking ones have a Go path of their
-	// own, which rotates by mpi.Observation.CallIndex, and the
-	// non-blocking ones none.)
+	// before an observation's calls; the binding's Go path sets it to
+	// the call's index (mpi.Observation.CallIndex) before rb_call_once.
 	int rot;
 	// prepared says that a phased entry's prepare phase succeeded for
 	// prepared_call and its release has not run yet; bound_s and bound_r
