@@ -19,21 +19,27 @@ func fillCheck(bufs *window.Buffers, d mpi.Datatype, rank int) {
 // the check's own cost is computing the expected result, O(p × send
 // bytes) on each rank.
 //
+// A call that rotates its root (root_shift) is checked against the root
+// of the observation's last call (mpi.VerifyResult).
+//
 // An in-place call (mpi.Observation.InPlace) reads its input from the
 // receive buffer, which the timed calls overwrote, so its check runs one
 // more call, untimed, after mpi.InPlaceInput put the send buffer's pattern
-// there, and checks that call's result.
+// there, and checks that call's result (with root_shift, that call is an
+// observation's first: its root is o.Root).
 func (e *Engine) verify(o *mpi.Observation, rec *window.Record) error {
 	c := e.Comm
+	checked := o
 	if o.InPlace() {
-		mpi.InPlaceInput(o, c.Rank(), c.Size())
 		one := *o
-		one.Reps, one.Sync, one.TimeEach, one.Overlap, one.Offsets, one.Flush = 1, mpi.SyncBarrier, false, false, nil, nil
+		one.Reps, one.Sync, one.TimeEach, one.Overlap, one.Offsets, one.Flush, one.CallIndex = 1, mpi.SyncBarrier, false, false, nil, nil, 0
+		mpi.InPlaceInput(&one, c.Rank(), c.Size())
 		if err := c.Observe(&one, e.Clock); err != nil {
 			return err
 		}
+		checked = &one
 	}
-	bad, _ := mpi.VerifyResult(o, c.Size(), c.Rank(), o.Recv)
+	bad, _ := mpi.VerifyResult(checked, c.Size(), c.Rank(), checked.Recv)
 	mine, all := []int64{int64(bad)}, []int64{0}
 	if err := mpi.Allreduce(c, mine, all, mpi.Max); err != nil {
 		return err

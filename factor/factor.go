@@ -11,7 +11,7 @@
 // runtime_type, cache, clocksync, noise_guard) apply to every call; their
 // typed values live in package window and the engine, and the table gives
 // their columns, order and group-key membership. The call parameters
-// (skew, bw_window, rma_sync) apply to the calls
+// (skew, bw_window, rma_sync, in_place, root_shift) apply to the calls
 // of one family; their levels travel as one Values from the design
 // through the engine to mpi.Observation and C, without a field of their
 // own in any struct on the way, so that adding one is a row here plus the
@@ -42,6 +42,7 @@ const (
 	BWWindow
 	RMASync
 	InPlace
+	RootShift
 	NumIDs
 )
 
@@ -88,7 +89,9 @@ type Factor struct {
 	// Family names the call family ("coll", "p2p", …, as mpi.Family's
 	// String) whose code implements the factor; empty for a method
 	// factor. A call parameter applies to the calls whose operation-table
-	// rows take the mpi.Param of the same Name.
+	// rows take the mpi.Param of the same Name; a coll row may also apply
+	// to the calls built on the blocking collectives (the nbc twins, the
+	// vcoll v-collectives: root_shift), whose code implements it too.
 	Family string
 	// Call marks a call parameter: carried in Values and applied through
 	// mpi.Observation.Params; its raw cell is empty for the calls it does
@@ -127,6 +130,9 @@ var table = [NumIDs]Factor{
 	InPlace: {Name: "in_place", Flag: "in-place", Kind: KindBool, Levels: []string{"off", "on"}, Family: "coll", Call: true, Group: true,
 		Optional: true, Since: "1.2",
 		Help: "on: pass MPI_IN_PLACE, the input taken from the receive buffer (OSU's -l)"},
+	RootShift: {Name: "root_shift", Flag: "root-shift", Kind: KindBool, Levels: []string{"off", "on"}, Family: "coll", Call: true, Group: true,
+		Optional: true, Since: "1.3",
+		Help: "on: call i of an observation has root (root + i) mod P, as IMB's -root_shift, OSU's -k rotate (runtime loop, osu, imb)"},
 }
 
 func init() {

@@ -48,7 +48,9 @@ func FillCheck(b []byte, d Datatype, q int) {
 // least as long as o's row's buffer rule says, Op.Buffers), with the row's
 // Result. It returns the number of elements that differ and a description
 // of the first, or 0 and "" when they agree or the row defines no result
-// on this rank. Its cost is computing the result: O(p × send bytes) for
+// on this rank. A rooted call that rotates its root (root_shift) is
+// checked against the root of the observation's last call
+// (Observation.RootOf). Its cost is computing the result: O(p × send bytes) for
 // the reductions and gathers, with one send buffer allocated at a time.
 func VerifyResult(o *Observation, p, rank int, recv []byte) (bad int, first string) {
 	if !o.Call.Valid() {
@@ -59,7 +61,7 @@ func VerifyResult(o *Observation, p, rank int, recv []byte) (bad int, first stri
 		return 0, ""
 	}
 	sendB, _ := SkewedBufferSizes(o.Call, o.Count, o.Type, p, o.Skew)
-	want := row.Result(&Inputs{Count: o.Count, Type: o.Type, Op: o.Op, Root: o.Root, Peer: o.Peer, Skew: o.Skew,
+	want := row.Result(&Inputs{Count: o.Count, Type: o.Type, Op: o.Op, Root: o.RootOf(max(o.Reps, 1)-1, p), Peer: o.Peer, Skew: o.Skew,
 		P: p, Rank: rank, Send: func(q int) []byte {
 			b := make([]byte, sendB)
 			FillCheck(b, o.Type, q)

@@ -10,17 +10,19 @@ import "github.com/reprobench/reprobench/factor"
 func goBarrier(c Comm, _ *Observation) error { return c.Barrier() }
 
 // goBcast broadcasts from the root's send buffer into every other rank's
-// receive buffer, as rb_bcast_call does.
+// receive buffer, as rb_bcast_call does. The rooted calls take the root
+// of the call being executed (callRoot: root_shift).
 func goBcast(c Comm, o *Observation) error {
+	root := o.callRoot(c.Size())
 	buf := o.Recv
-	if c.Rank() == o.Root {
+	if c.Rank() == root {
 		buf = o.Send
 	}
-	return c.Bcast(buf, o.Count, o.Type, o.Root)
+	return c.Bcast(buf, o.Count, o.Type, root)
 }
 
 func goReduce(c Comm, o *Observation) error {
-	return c.Reduce(o.inPlaceSend(c.Rank(), c.Size()), o.Recv, o.Count, o.Type, o.Op, o.Root)
+	return c.Reduce(o.inPlaceSend(c.Rank(), c.Size()), o.Recv, o.Count, o.Type, o.Op, o.callRoot(c.Size()))
 }
 
 func goAllreduce(c Comm, o *Observation) error {
@@ -32,19 +34,20 @@ func goScan(c Comm, o *Observation) error { return c.Scan(o.Send, o.Recv, o.Coun
 func goExscan(c Comm, o *Observation) error { return c.Exscan(o.Send, o.Recv, o.Count, o.Type, o.Op) }
 
 func goGather(c Comm, o *Observation) error {
-	return c.Gather(o.inPlaceSend(c.Rank(), c.Size()), o.Recv, o.Count, o.Type, o.Root)
+	return c.Gather(o.inPlaceSend(c.Rank(), c.Size()), o.Recv, o.Count, o.Type, o.callRoot(c.Size()))
 }
 
 func goScatter(c Comm, o *Observation) error {
-	if o.InPlace() && c.Rank() == o.Root { // the root's block stays where it is
+	root := o.callRoot(c.Size())
+	if o.InPlace() && c.Rank() == root { // the root's block stays where it is
 		n := o.Count * o.Type.Size()
 		tmp := make([]byte, n)
 		copy(tmp, o.Recv[:n])
-		err := c.Scatter(o.Send, o.Recv, o.Count, o.Type, o.Root)
+		err := c.Scatter(o.Send, o.Recv, o.Count, o.Type, root)
 		copy(o.Recv[:n], tmp)
 		return err
 	}
-	return c.Scatter(o.Send, o.Recv, o.Count, o.Type, o.Root)
+	return c.Scatter(o.Send, o.Recv, o.Count, o.Type, root)
 }
 
 func goAllgather(c Comm, o *Observation) error {
@@ -94,21 +97,22 @@ func (o *Observation) InPlace() bool {
 // buffer they stand for: the first n bytes of MPI_Reduce's root and of
 // MPI_Allreduce, block rank of MPI_Gather's root and of MPI_Allgather,
 // the p blocks of MPI_Alltoall, and, at MPI_Scatter's root, its own block
-// (which the call leaves in place).
+// (which the call leaves in place); the root is that of call o.CallIndex
+// (RootOf).
 func (o *Observation) inPlaceBlock(rank, p int) (recv, send []byte) {
 	if !o.InPlace() {
 		return nil, nil
 	}
-	n := o.Count * o.Type.Size()
+	n, root := o.Count*o.Type.Size(), o.callRoot(p)
 	switch o.Call {
 	case CallAllreduce:
 		return o.Recv[:n], o.Send[:n]
 	case CallReduce:
-		if rank == o.Root {
+		if rank == root {
 			return o.Recv[:n], o.Send[:n]
 		}
 	case CallGather:
-		if rank == o.Root {
+		if rank == root {
 			return o.Recv[rank*n : (rank+1)*n], o.Send[:n]
 		}
 	case CallAllgather:
@@ -116,7 +120,7 @@ func (o *Observation) inPlaceBlock(rank, p int) (recv, send []byte) {
 	case CallAlltoall:
 		return o.Recv[:p*n], o.Send[:p*n]
 	case CallScatter:
-		if rank == o.Root {
+		if rank == root {
 			return o.Recv[:n], o.Send[rank*n : (rank+1)*n]
 		}
 	}
@@ -149,3 +153,30 @@ func (o *Observation) inPlaceSend(rank, p int) []byte {
 	copy(out, r)
 	return out
 }
+
+// RootShift reports whether o rotates the root over its calls (the
+// root_shift factor, factor.RootShift; IMB's -root_shift, OSU's -k
+// rotate) in a call that takes it (ParamRootShift).
+func (o *Observation) RootShift() bool {
+	return o.Call.Valid() && ops[o.Call].Takes(ParamRootShift) && o.Params.On(factor.RootShift)
+}
+
+// RootOf returns the root of call i (from 0) of an observation of o on p
+// ranks: o.Root, or with root_shift (RootShift) (o.Root + i) mod p. The
+// count restarts with every observation, as the root of IMB's and OSU's
+// loops restarts with every message size (IMB: root = 0 before the loop,
+// then root = (root + root_shift) mod P after each call; OSU:
+// omb_get_root_rank, root = i mod P for loop index i); in a phase
+// structure such as the overlap measurement's (nbc.go) it restarts with
+// each phase. With one call per observation (runtime types without a
+// loop) every call has o.Root. The result check (VerifyResult) uses the
+// root of the last call, i = max(Reps, 1) − 1.
+func (o *Observation) RootOf(i, p int) int {
+	if !o.RootShift() || p <= 0 {
+		return o.Root
+	}
+	return (o.Root + i%p) % p
+}
+
+// callRoot is the root of the call being executed, RootOf(CallIndex, p).
+func (o *Observation) callRoot(p int) int { return o.RootOf(o.CallIndex, p) }

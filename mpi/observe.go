@@ -26,7 +26,8 @@ func ObserveGo(c Comm, o *Observation, clk timing.Clock) error {
 	reps := max(o.Reps, 1)
 	if o.TimeEach {
 		var sum int64
-		for range reps {
+		for i := range reps {
+			o.CallIndex = i
 			t0 := clk.Now()
 			err := callGo(c, o)
 			sum += clk.Now() - t0
@@ -41,7 +42,8 @@ func ObserveGo(c Comm, o *Observation, clk timing.Clock) error {
 		o.End = o.Start + sum
 		return nil
 	}
-	for range reps {
+	for i := range reps {
+		o.CallIndex = i
 		if err := callGo(c, o); err != nil {
 			o.End = clk.Now()
 			return err

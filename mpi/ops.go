@@ -168,9 +168,12 @@ const (
 	ParamOverlap
 	// ParamInPlace: the in_place factor (MPI_IN_PLACE; InPlaceInput).
 	ParamInPlace
+	// ParamRootShift: the root_shift factor, the root rotating over
+	// the calls of an observation (Observation.RootOf).
+	ParamRootShift
 )
 
-var paramNames = [...]string{"op", "root", "peer", "skew", "bw_window", "rma_sync", "overlap", "in_place"}
+var paramNames = [...]string{"op", "root", "peer", "skew", "bw_window", "rma_sync", "overlap", "in_place", "root_shift"}
 
 // String lists the parameters, comma-separated ("op,root"), or "-".
 func (ps Param) String() string {
@@ -371,9 +374,9 @@ func init() {
 		CallBarrier: {Name: "MPI_Barrier", Family: FamilyColl, Doc: "every rank waits for all",
 			Buffers: bufNone, Types: allTypes, C: "rb_barrier_call", Go: goBarrier, Sim: ModelReference},
 		CallBcast: {Name: "MPI_Bcast", Family: FamilyColl, Doc: "the root's n bytes (its send buffer) to every other rank's receive buffer",
-			Params: ParamRoot, Buffers: bufSame, Types: allTypes, C: "rb_bcast_call", Go: goBcast, Sim: ModelReference, Result: resultBcast},
+			Params: ParamRoot | ParamRootShift, Buffers: bufSame, Types: allTypes, C: "rb_bcast_call", Go: goBcast, Sim: ModelReference, Result: resultBcast},
 		CallReduce: {Name: "MPI_Reduce", Family: FamilyColl, Doc: "every rank's count elements reduced with op into the root's receive buffer",
-			Params: ParamOp | ParamRoot, Buffers: bufSame, Types: numericTypes, C: "rb_reduce_call", Go: goReduce, Sim: ModelReference, Result: resultReduce},
+			Params: ParamOp | ParamRoot | ParamRootShift, Buffers: bufSame, Types: numericTypes, C: "rb_reduce_call", Go: goReduce, Sim: ModelReference, Result: resultReduce},
 		CallAllreduce: {Name: "MPI_Allreduce", Family: FamilyColl, Doc: "every rank's count elements reduced with op, the result on every rank",
 			Params: ParamInPlace | ParamOp, Buffers: bufSame, Types: numericTypes, C: "rb_allreduce_call", Go: goAllreduce, Sim: ModelReference, Result: resultAllreduce},
 		CallScan: {Name: "MPI_Scan", Family: FamilyColl, Doc: "inclusive prefix reduction: rank r gets ranks 0..r reduced",
@@ -381,9 +384,9 @@ func init() {
 		CallExscan: {Name: "MPI_Exscan", Family: FamilyColl, Doc: "exclusive prefix reduction: rank r > 0 gets ranks 0..r−1 reduced",
 			Params: ParamOp, Buffers: bufSame, Types: numericTypes, C: "rb_exscan_call", Go: goExscan, Sim: ModelReference, Result: resultExscan},
 		CallGather: {Name: "MPI_Gather", Family: FamilyColl, Doc: "every rank's n bytes to the root, in rank order",
-			Params: ParamInPlace | ParamRoot, Buffers: bufGather, Types: allTypes, C: "rb_gather_call", Go: goGather, Sim: ModelReference, Result: resultGather},
+			Params: ParamInPlace | ParamRoot | ParamRootShift, Buffers: bufGather, Types: allTypes, C: "rb_gather_call", Go: goGather, Sim: ModelReference, Result: resultGather},
 		CallScatter: {Name: "MPI_Scatter", Family: FamilyColl, Doc: "the root's p blocks of n bytes, block r to rank r",
-			Params: ParamInPlace | ParamRoot, Buffers: bufScatter, Types: allTypes, C: "rb_scatter_call", Go: goScatter, Sim: ModelReference, Result: resultScatter},
+			Params: ParamInPlace | ParamRoot | ParamRootShift, Buffers: bufScatter, Types: allTypes, C: "rb_scatter_call", Go: goScatter, Sim: ModelReference, Result: resultScatter},
 		CallAllgather: {Name: "MPI_Allgather", Family: FamilyColl, Doc: "every rank's n bytes to every rank, in rank order",
 			Params: ParamInPlace, Buffers: bufGather, Types: allTypes, C: "rb_allgather_call", Go: goAllgather, Sim: ModelReference, Result: resultAllgather},
 		CallAlltoall: {Name: "MPI_Alltoall", Family: FamilyColl, Doc: "block d of every rank's p blocks of n bytes to rank d",
@@ -399,9 +402,9 @@ func init() {
 		CallAlltoallv: {Name: "MPI_Alltoallv", Family: FamilyVColl, Doc: "a block from every rank to every rank (the last rank's blocks k·n bytes)",
 			Params: ParamSkew, Buffers: bufAlltoallv, Types: allTypes, C: "rb_vcoll_call", Go: goC, Sim: ModelVColl, Result: resultAlltoallv},
 		CallGatherv: {Name: "MPI_Gatherv", Family: FamilyVColl, Doc: "every rank's block to the root (the last rank's k·n bytes)",
-			Params: ParamRoot | ParamSkew, Buffers: bufGatherv, Types: allTypes, C: "rb_vcoll_call", Go: goC, Sim: ModelVColl, Result: resultGatherv},
+			Params: ParamRoot | ParamSkew | ParamRootShift, Buffers: bufGatherv, Types: allTypes, C: "rb_vcoll_call", Go: goC, Sim: ModelVColl, Result: resultGatherv},
 		CallScatterv: {Name: "MPI_Scatterv", Family: FamilyVColl, Doc: "a block of the root's to every rank (k·n bytes to the last)",
-			Params: ParamRoot | ParamSkew, Buffers: bufScatterv, Types: allTypes, C: "rb_vcoll_call", Go: goC, Sim: ModelVColl, Result: resultScatterv},
+			Params: ParamRoot | ParamSkew | ParamRootShift, Buffers: bufScatterv, Types: allTypes, C: "rb_vcoll_call", Go: goC, Sim: ModelVColl, Result: resultScatterv},
 		CallReduceScatter: {Name: "MPI_Reduce_scatter", Family: FamilyVColl, Doc: "p blocks reduced with op, block r to rank r (the last block k·count elements)",
 			Params: ParamOp | ParamSkew, Buffers: bufScatterv, Types: numericTypes, C: "rb_vcoll_call", Go: goC, Sim: ModelVColl, Result: resultReduceScatter},
 		CallSendrecv: {Name: "MPI_Sendrecv", Family: FamilyVColl, Doc: "a ring: n bytes to rank+1, n bytes from rank−1 (mod p)",
@@ -430,15 +433,15 @@ func init() {
 		CallIbarrier: {Name: "MPI_Ibarrier", Family: FamilyNBC, Doc: "MPI_Barrier posted, then waited for",
 			Params: ParamOverlap, Buffers: bufNone, Types: allTypes, Twin: &ops[CallBarrier], C: "rb_nbc_call", Sim: ModelTwin},
 		CallIbcast: {Name: "MPI_Ibcast", Family: FamilyNBC, Doc: "MPI_Bcast posted, then waited for",
-			Params: ParamRoot | ParamOverlap, Buffers: bufSame, Types: allTypes, Twin: &ops[CallBcast], C: "rb_nbc_call", Sim: ModelTwin, Result: resultBcast},
+			Params: ParamRoot | ParamRootShift | ParamOverlap, Buffers: bufSame, Types: allTypes, Twin: &ops[CallBcast], C: "rb_nbc_call", Sim: ModelTwin, Result: resultBcast},
 		CallIreduce: {Name: "MPI_Ireduce", Family: FamilyNBC, Doc: "MPI_Reduce posted, then waited for",
-			Params: ParamOp | ParamRoot | ParamOverlap, Buffers: bufSame, Types: numericTypes, Twin: &ops[CallReduce], C: "rb_nbc_call", Sim: ModelTwin, Result: resultReduce},
+			Params: ParamOp | ParamRoot | ParamRootShift | ParamOverlap, Buffers: bufSame, Types: numericTypes, Twin: &ops[CallReduce], C: "rb_nbc_call", Sim: ModelTwin, Result: resultReduce},
 		CallIallreduce: {Name: "MPI_Iallreduce", Family: FamilyNBC, Doc: "MPI_Allreduce posted, then waited for",
 			Params: ParamOp | ParamOverlap, Buffers: bufSame, Types: numericTypes, Twin: &ops[CallAllreduce], C: "rb_nbc_call", Sim: ModelTwin, Result: resultAllreduce},
 		CallIgather: {Name: "MPI_Igather", Family: FamilyNBC, Doc: "MPI_Gather posted, then waited for",
-			Params: ParamRoot | ParamOverlap, Buffers: bufGather, Types: allTypes, Twin: &ops[CallGather], C: "rb_nbc_call", Sim: ModelTwin, Result: resultGather},
+			Params: ParamRoot | ParamRootShift | ParamOverlap, Buffers: bufGather, Types: allTypes, Twin: &ops[CallGather], C: "rb_nbc_call", Sim: ModelTwin, Result: resultGather},
 		CallIscatter: {Name: "MPI_Iscatter", Family: FamilyNBC, Doc: "MPI_Scatter posted, then waited for",
-			Params: ParamRoot | ParamOverlap, Buffers: bufScatter, Types: allTypes, Twin: &ops[CallScatter], C: "rb_nbc_call", Sim: ModelTwin, Result: resultScatter},
+			Params: ParamRoot | ParamRootShift | ParamOverlap, Buffers: bufScatter, Types: allTypes, Twin: &ops[CallScatter], C: "rb_nbc_call", Sim: ModelTwin, Result: resultScatter},
 		CallIallgather: {Name: "MPI_Iallgather", Family: FamilyNBC, Doc: "MPI_Allgather posted, then waited for",
 			Params: ParamOverlap, Buffers: bufGather, Types: allTypes, Twin: &ops[CallAllgather], C: "rb_nbc_call", Sim: ModelTwin, Result: resultAllgather},
 		CallIalltoall: {Name: "MPI_Ialltoall", Family: FamilyNBC, Doc: "MPI_Alltoall posted, then waited for",

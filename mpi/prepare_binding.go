@@ -81,5 +81,7 @@ func (c *comm) callOnce(o *Observation) error {
 	if err := c.checkPrepared(o.Call.String(), o); err != nil {
 		return err
 	}
-	return check(o.Call.String(), C.rb_call_once(c.setArgs(o), ptr(o.Send), ptr(o.Recv), C.int(c.rank), c.h))
+	a := c.setArgs(o)
+	a.rot = C.int(o.CallIndex) // root_shift: rb_call_root rotates from the Go loop's call index
+	return check(o.Call.String(), C.rb_call_once(a, ptr(o.Send), ptr(o.Recv), C.int(c.rank), c.h))
 }

@@ -233,6 +233,7 @@ static int rb_observe(MPI_Comm c, int rank, int p, const rb_args *a, void *s, vo
 	int64_t t;
 	const int sync = a->sync;
 	int reps = a->reps;
+	((rb_args *)a)->rot = 0; // root_shift counts this observation's calls (rb_call_root)
 	switch (sync) {
 	case RB_SYNC_BARRIER:
 		err = MPI_Barrier(c);

@@ -14,9 +14,11 @@ static inline int rb_barrier_call(const rb_args *a, void *s, void *r, int rank, 
 }
 
 // The root broadcasts from its send buffer, every other rank receives into
-// its receive buffer.
+// its receive buffer. The rooted entries take their root from
+// rb_call_root (root_shift).
 static inline int rb_bcast_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
-	return MPI_Bcast(rank == a->root ? s : r, a->n, rb_dt(a->dt), a->root, c);
+	const int root = rb_call_root(a);
+	return MPI_Bcast(rank == root ? s : r, a->n, rb_dt(a->dt), root, c);
 }
 
 // in_place (factor.InPlace, OSU's -l): the calls that take it pass
@@ -29,8 +31,9 @@ static inline int rb_bcast_call(const rb_args *a, void *s, void *r, int rank, MP
 #define RB_IN_PLACE(a) ((a)->params[RB_F_IN_PLACE] != 0)
 
 static inline int rb_reduce_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
-	const void *in = RB_IN_PLACE(a) && rank == a->root ? MPI_IN_PLACE : s;
-	return MPI_Reduce(in, r, a->n, rb_dt(a->dt), rb_op(a->op), a->root, c);
+	const int root = rb_call_root(a);
+	const void *in = RB_IN_PLACE(a) && rank == root ? MPI_IN_PLACE : s;
+	return MPI_Reduce(in, r, a->n, rb_dt(a->dt), rb_op(a->op), root, c);
 }
 
 static inline int rb_allreduce_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
@@ -46,15 +49,17 @@ static inline int rb_exscan_call(const rb_args *a, void *s, void *r, int rank, M
 }
 
 static inline int rb_gather_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
-	if (RB_IN_PLACE(a) && rank == a->root)
-		return MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, a->n, rb_dt(a->dt), a->root, c);
-	return MPI_Gather(s, a->n, rb_dt(a->dt), r, a->n, rb_dt(a->dt), a->root, c);
+	const int root = rb_call_root(a);
+	if (RB_IN_PLACE(a) && rank == root)
+		return MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, a->n, rb_dt(a->dt), root, c);
+	return MPI_Gather(s, a->n, rb_dt(a->dt), r, a->n, rb_dt(a->dt), root, c);
 }
 
 static inline int rb_scatter_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
-	if (RB_IN_PLACE(a) && rank == a->root)
-		return MPI_Scatter(s, a->n, rb_dt(a->dt), MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a->root, c);
-	return MPI_Scatter(s, a->n, rb_dt(a->dt), r, a->n, rb_dt(a->dt), a->root, c);
+	const int root = rb_call_root(a);
+	if (RB_IN_PLACE(a) && rank == root)
+		return MPI_Scatter(s, a->n, rb_dt(a->dt), MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, root, c);
+	return MPI_Scatter(s, a->n, rb_dt(a->dt), r, a->n, rb_dt(a->dt), root, c);
 }
 
 static inline int rb_allgather_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {

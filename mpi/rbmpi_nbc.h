@@ -9,17 +9,22 @@
 
 // rb_nbc_post posts the non-blocking collective a describes (the
 // arguments of its blocking twin, as rb_call passes them).
+// The rooted ones take their root from rb_call_root (root_shift), once
+// per post.
 static int rb_nbc_post(const rb_args *a, void *s, void *r, int rank, MPI_Comm c, MPI_Request *rq) {
-	const int n = a->n, root = a->root;
+	const int n = a->n;
 	const MPI_Datatype dt = rb_dt(a->dt);
 	const MPI_Op op = rb_op(a->op);
+	int root;
 	switch (a->call) {
 	case RB_IBARRIER: return MPI_Ibarrier(c, rq);
-	case RB_IBCAST: return MPI_Ibcast(rank == root ? s : r, n, dt, root, c, rq);
-	case RB_IREDUCE: return MPI_Ireduce(s, r, n, dt, op, root, c, rq);
+	case RB_IBCAST:
+		root = rb_call_root(a);
+		return MPI_Ibcast(rank == root ? s : r, n, dt, root, c, rq);
+	case RB_IREDUCE: return MPI_Ireduce(s, r, n, dt, op, rb_call_root(a), c, rq);
 	case RB_IALLREDUCE: return MPI_Iallreduce(s, r, n, dt, op, c, rq);
-	case RB_IGATHER: return MPI_Igather(s, n, dt, r, n, dt, root, c, rq);
-	case RB_ISCATTER: return MPI_Iscatter(s, n, dt, r, n, dt, root, c, rq);
+	case RB_IGATHER: return MPI_Igather(s, n, dt, r, n, dt, rb_call_root(a), c, rq);
+	case RB_ISCATTER: return MPI_Iscatter(s, n, dt, r, n, dt, rb_call_root(a), c, rq);
 	case RB_IALLGATHER: return MPI_Iallgather(s, n, dt, r, n, dt, c, rq);
 	case RB_IALLTOALL: return MPI_Ialltoall(s, n, dt, r, n, dt, c, rq);
 	case RB_IREDUCE_SCATTER_BLOCK: return MPI_Ireduce_scatter_block(s, r, n, dt, op, c, rq);
@@ -186,6 +191,7 @@ static int rb_nbc_overlap(MPI_Comm c, int rank, int p, rb_args *a, void *s, void
 	a->compute = 0;
 	int err = rb_nbc_sync(a, c, rank, p);
 	if (err != MPI_SUCCESS) return err;
+	a->rot = 0; // each phase rotates the root from a->root (root_shift)
 	if (a->each) {
 		for (int i = 0; i < reps; i++) {
 			int64_t t0 = rb_now(clk, epoch);
@@ -205,6 +211,7 @@ static int rb_nbc_overlap(MPI_Comm c, int rank, int p, rb_args *a, void *s, void
 	a->pure = pure;
 	a->kernel_target = pure / reps; // OSU's latency: this rank's mean pure time per call
 	if ((err = rb_nbc_sync(a, c, rank, p)) != MPI_SUCCESS) return err;
+	a->rot = 0;
 	int64_t t = rb_now(clk, epoch);
 	*start = t;
 	if (a->each) {

@@ -74,11 +74,12 @@ enum {
 	RB_F_BW_WINDOW,
 	RB_F_RMA_SYNC,
 	RB_F_IN_PLACE,
+	RB_F_ROOT_SHIFT,
 	RB_NUM_FACTORS
 };
 
 // RB_OPS_HASH is mpi.OpsHash() of the tables this file was written from;
 // the binding refuses to start when the Go table says otherwise.
-#define RB_OPS_HASH 0xbdcd7989u
+#define RB_OPS_HASH 0xb2fe4c5bu
 
 #endif

@@ -98,6 +98,11 @@ typedef struct rb_args {
 	// (mpi.Observation.Params), indexed by RB_F_… (rbmpi_ops.h): each
 	// family's entries read the ones they implement.
 	int64_t params[RB_NUM_FACTORS];
+	// rot counts the calls of the current observation that rb_call_root
+	// rotated (root_shift); rb_observe and rb_nbc_overlap set it to 0
+	// before an observation's calls; the binding's Go path sets it to
+	// the call's index (mpi.Observation.CallIndex) before rb_call_once.
+	int rot;
 	// prepared says that a phased entry's prepare phase succeeded for
 	// prepared_call and its release has not run yet; bound_s and bound_r
 	// are the addresses of the buffers that prepare was given (numbers,
@@ -144,6 +149,21 @@ typedef struct rb_args {
 	int64_t win_bytes;
 	// end p2p
 } rb_args;
+
+// rb_call_root returns the root of the call a rooted entry is about to
+// make: a->root, or, with root_shift on (factor.RootShift, IMB's
+// -root_shift, OSU's -k rotate), (a->root + i) mod size for the i-th call
+// of the observation (i from 0, counted in a->rot), as
+// mpi.Observation.RootOf. Only the entries of the rows that take
+// root_shift call it, once per call, so the others' loops are unchanged.
+// It advances a->rot through a const pointer: rb_args is the binding's
+// C allocation, never const memory, and rot is the one field an entry
+// changes.
+static inline int rb_call_root(const rb_args *a) {
+	if (!a->params[RB_F_ROOT_SHIFT]) return a->root;
+	rb_args *m = (rb_args *)a;
+	return (a->root + m->rot++) % a->size;
+}
 
 // A C entry (mpi.Op.C) executes one call of the operation a describes,
 // with the send buffer s and the receive buffer r, on rank of c:

@@ -12,16 +12,16 @@
 
 // rb_vcoll_call executes one call of a vcoll operation; a's vc_ fields
 // must describe it (vc_ready), which the Go side guarantees before every
-// observation.
+// observation. The rooted ones take their root from rb_call_root
+// (root_shift).
 static inline int rb_vcoll_call(const rb_args *a, void *s, void *r, int rank, MPI_Comm c) {
 	if (!a->vc_ready) return MPI_ERR_OTHER;
-	const int root = a->root;
 	const MPI_Datatype dt = rb_dt(a->dt);
 	switch (a->call) {
 	case RB_ALLGATHERV: return MPI_Allgatherv(s, a->vc_scount, dt, r, a->vc_rc, a->vc_rd, dt, c);
 	case RB_ALLTOALLV: return MPI_Alltoallv(s, a->vc_sc, a->vc_sd, dt, r, a->vc_rc, a->vc_rd, dt, c);
-	case RB_GATHERV: return MPI_Gatherv(s, a->vc_scount, dt, r, a->vc_rc, a->vc_rd, dt, root, c);
-	case RB_SCATTERV: return MPI_Scatterv(s, a->vc_sc, a->vc_sd, dt, r, a->vc_rcount, dt, root, c);
+	case RB_GATHERV: return MPI_Gatherv(s, a->vc_scount, dt, r, a->vc_rc, a->vc_rd, dt, rb_call_root(a), c);
+	case RB_SCATTERV: return MPI_Scatterv(s, a->vc_sc, a->vc_sd, dt, r, a->vc_rcount, dt, rb_call_root(a), c);
 	case RB_REDUCE_SCATTER: return MPI_Reduce_scatter(s, r, a->vc_rc, dt, rb_op(a->op), c);
 	case RB_SENDRECV:
 		return MPI_Sendrecv(s, a->n, dt, a->vc_next, RB_TAG_RING, r, a->n, dt, a->vc_prev, RB_TAG_RING, c,

@@ -146,6 +146,14 @@ type Observation struct {
 	Peer       int      // second rank of a ping-pong
 	Reps       int      // calls between the timestamps; 0 means 1
 
+	// CallIndex is the index of the call being executed among the
+	// observation's calls, 0 … max(Reps, 1)−1: the Go loops that execute
+	// them (ObserveGo, package mpitest) set it before each call, and the
+	// Go reference semantics of a per-call factor read it (root_shift:
+	// RootOf). The C path counts its calls itself (rb_args.rot), so after
+	// a C observation it is left as it was.
+	CallIndex int
+
 	// TimeEach times each of the Reps calls on its own, as OSU's
 	// benchmarks and IMB's collectives do: per call t0 = now; call; t1 =
 	// now; sum += t1 − t0; then a barrier when Call.EachBarrier (the

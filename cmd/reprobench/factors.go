@@ -29,10 +29,16 @@ func (p paramFlag) String() string {
 
 func (p paramFlag) Set(s string) error { return p.v.SetCell(p.id, strings.TrimSpace(s)) }
 
-// paramHelp is a row's help with the calls it applies to and its column.
+// paramHelp is a row's help with the calls it applies to, its column and
+// its levels, which -h also shows as the flag's placeholder ("-in-place
+// off|on", "-bw-window integer"; flag.UnquoteUsage).
 func paramHelp(id factor.ID) string {
 	f := id.Row()
-	return fmt.Sprintf("%s; for %s; raw column %s", f.Help, mpi.CallNames(mpi.CallsTaking(mpi.FactorParam(id))), f.Name)
+	levels := "an `integer` in " + strings.TrimPrefix(f.LevelsDoc(), "an integer in ")
+	if f.Kind == factor.KindEnum || f.Kind == factor.KindBool {
+		levels = "`" + strings.Join(f.Levels, "|") + "`"
+	}
+	return fmt.Sprintf("%s; for %s; raw column %s (%s)", f.Help, mpi.CallNames(mpi.CallsTaking(mpi.FactorParam(id))), f.Name, levels)
 }
 
 // paramFlags registers run's flag of every call parameter into v.
@@ -50,7 +56,11 @@ func designParamFlags(fs *flag.FlagSet) map[factor.ID]*designListFlag {
 		f := id.Row()
 		l := new(designListFlag)
 		out[id] = l
-		fs.Var(l, f.Flag, fmt.Sprintf("%s `levels`, comma-separated (%s; as run's --%s)", f.Name, f.LevelsDoc(), f.Flag))
+		usage := fmt.Sprintf("%s `levels`, comma-separated (%s; as run's --%s)", f.Name, f.LevelsDoc(), f.Flag)
+		if id == factor.Skew { // checkDesignSkews
+			usage += "; levels above 1 need every --calls to be one of " + mpi.CallNames(mpi.CallsTaking(mpi.FactorParam(id)))
+		}
+		fs.Var(l, f.Flag, usage)
 	}
 	return out
 }

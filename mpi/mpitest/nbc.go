@@ -142,7 +142,8 @@ func (c *comm) observeOverlap(o *mpi.Observation, clk timing.Clock) error {
 	}
 	barrier := func() error { return c.dissemination(tagBarrier, "MPI_Barrier") }
 	if o.TimeEach {
-		for range reps {
+		for i := range reps {
+			o.CallIndex = i // each phase rotates from o.Root (root_shift), as rb_nbc_overlap
 			t0 := clk.Now()
 			err := c.executeTwin(o)
 			o.Pure += clk.Now() - t0
@@ -155,7 +156,8 @@ func (c *comm) observeOverlap(o *mpi.Observation, clk timing.Clock) error {
 		}
 	} else {
 		t0 := clk.Now()
-		for range reps {
+		for i := range reps {
+			o.CallIndex = i
 			if err := c.executeTwin(o); err != nil {
 				return err
 			}
@@ -168,7 +170,8 @@ func (c *comm) observeOverlap(o *mpi.Observation, clk timing.Clock) error {
 	o.Start = clk.Now()
 	var sum int64
 	target := o.Pure / int64(reps) // the time-targeted kernel's aim, as in C
-	for range reps {
+	for i := range reps {
+		o.CallIndex = i
 		t0 := clk.Now()
 		k, err := c.overlapped(o, clk, target)
 		t1 := clk.Now()

@@ -67,7 +67,8 @@ func (c *comm) Observe(o *mpi.Observation, clk timing.Clock) error {
 	reps := max(o.Reps, 1)
 	if o.TimeEach {
 		var sum int64
-		for range reps {
+		for i := range reps {
+			o.CallIndex = i // the root of root_shift (mpi.Observation.RootOf)
 			t0 := clk.Now()
 			err := c.execute(o)
 			sum += clk.Now() - t0
@@ -82,7 +83,8 @@ func (c *comm) Observe(o *mpi.Observation, clk timing.Clock) error {
 		o.End = o.Start + sum
 		return nil
 	}
-	for range reps {
+	for i := range reps {
+		o.CallIndex = i
 		if err := c.execute(o); err != nil {
 			return err
 		}

@@ -37,7 +37,7 @@ func (c *comm) executeVColl(o *mpi.Observation) error {
 	n := o.Count * es
 	switch o.Call {
 	case mpi.CallGatherv:
-		return c.gatherv(o.Send[:l.SendCount*es], o.Recv, l, es, o.Root, fn)
+		return c.gatherv(o.Send[:l.SendCount*es], o.Recv, l, es, o.RootOf(o.CallIndex, p), fn) // root_shift
 	case mpi.CallAllgatherv:
 		if err := c.gatherv(o.Send[:l.SendCount*es], o.Recv, l, es, 0, fn); err != nil {
 			return err
@@ -45,7 +45,7 @@ func (c *comm) executeVColl(o *mpi.Observation) error {
 		total := l.RecvDispls[p-1] + l.RecvCounts[p-1]
 		return c.bcast(o.Recv[:total*es], 0, fn)
 	case mpi.CallScatterv:
-		return c.scatterv(o.Send, o.Recv[:l.RecvCount*es], l.SendCounts, l.SendDispls, es, o.Root, fn)
+		return c.scatterv(o.Send, o.Recv[:l.RecvCount*es], l.SendCounts, l.SendDispls, es, o.RootOf(o.CallIndex, p), fn)
 	case mpi.CallAlltoallv:
 		blk := func(b []byte, cs, ds []int, i int) []byte { return b[ds[i]*es : (ds[i]+cs[i])*es] }
 		copy(blk(o.Recv, l.RecvCounts, l.RecvDispls, r), blk(o.Send, l.SendCounts, l.SendDispls, r))

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/internal/elem"
 	"github.com/reprobench/reprobench/timing"
@@ -68,6 +69,7 @@ func main() {
 		run(k, w, call, mpi.Float64, 7, 1, 0, mpi.SyncNone, mono, false)
 		batch(k, w, call, mono)
 	}
+	rootShift(k, w, mono, goClock)
 	refusals(k, w, mono)
 	dims(k)
 
@@ -204,6 +206,31 @@ func checkRecv(k *checker, name string, o *mpi.Observation, p, r int) {
 		}
 	}
 	k.ok(true, "")
+}
+
+// rootShift observes the rooted v-collectives with root_shift on, p calls
+// from root 0, in C (clk) and on the Go path (goClock, through
+// rb_call_once), and checks the result of the last call, whose root is
+// p−1 (mpi.Observation.RootOf).
+func rootShift(k *checker, w mpi.Comm, clk, goClock timing.Clock) {
+	p, r := w.Size(), w.Rank()
+	for _, call := range []mpi.Call{mpi.CallGatherv, mpi.CallScatterv} {
+		for _, c := range []timing.Clock{clk, goClock} {
+			name := fmt.Sprintf("%v root_shift clock %s", call, c.Name())
+			o := observation(w, call, mpi.Int32, 5, 3, 0)
+			o.Reps, o.Sync = p, mpi.SyncBarrier
+			o.SetParams(factor.Of(factor.RootShift, 1).With(factor.Skew, 3))
+			if !k.ok(o.RootOf(p-1, p) == p-1, "%s: last root %d, want %d", name, o.RootOf(p-1, p), p-1) {
+				continue
+			}
+			if !k.ok(w.Observe(o, c) == nil, "%s: observe", name) {
+				continue
+			}
+			last := *o
+			last.Root = p - 1
+			checkRecv(k, name, &last, p, r)
+		}
+	}
 }
 
 // batch runs 8 observations in one ObserveBatch, skewed where possible,
