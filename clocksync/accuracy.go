@@ -39,7 +39,7 @@ type Harness struct {
 	// name and units). Models are the ranks' models (Result.Models of the
 	// synchronization).
 	TrueNow func() float64
-	ClockAt func(rank int, trueTime float64) int64
+	ClockAt func(rank int, trueTime float64) timing.Ticks
 	Models  []Model
 
 	// Real MPI with every rank on one host, all reading one clock (for
@@ -52,8 +52,8 @@ type Harness struct {
 	// truth: rank 0 broadcasts one reading of the shared clock, every rank
 	// maps it to global time, rank 0 gathers. No message is timed, so the
 	// truth holds on a loaded machine, where ping-pongs are the weak part.
-	SharedNow     func() int64
-	LocalAtShared func(sharedNs int64) int64
+	SharedNow     func() timing.Ticks
+	LocalAtShared func(shared timing.Ticks) timing.Ticks
 }
 
 // Check is the outcome of one check. The measured offsets are global
@@ -146,7 +146,7 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 		if err := mpi.Bcast(c, sharedT, 0); err != nil {
 			return err
 		}
-		mine := []float64{g.ToGlobal(h.LocalAtShared(int64(sharedT[0])))}
+		mine := []float64{g.ToGlobal(h.LocalAtShared(timing.Ticks(sharedT[0])))}
 		if err := mpi.Gather(c, mine, sharedG, 0); err != nil {
 			return err
 		}
@@ -279,7 +279,7 @@ func absStats(x []float64) (maxAbs, medianAbs float64) {
 // clockAt(r, t) (ticks at frequency hz). In simulation clockAt is mpitest's
 // World.ClockAt and models come from Result.Models; this keeps clocksync
 // free of the simulator.
-func TrueOffsets(models []Model, hz float64, clockAt func(rank int, t float64) int64, t float64) []float64 {
+func TrueOffsets(models []Model, hz float64, clockAt func(rank int, t float64) timing.Ticks, t float64) []float64 {
 	out := make([]float64, len(models))
 	if len(models) == 0 {
 		return out
@@ -294,7 +294,7 @@ func TrueOffsets(models []Model, hz float64, clockAt func(rank int, t float64) i
 
 // TrueOffset returns the true error of rank r's global clock at true time t,
 // element r of TrueOffsets.
-func TrueOffset(models []Model, hz float64, clockAt func(rank int, t float64) int64, r int, t float64) float64 {
+func TrueOffset(models []Model, hz float64, clockAt func(rank int, t float64) timing.Ticks, r int, t float64) float64 {
 	g0 := models[0].Global(float64(clockAt(0, t)) / hz)
 	return models[r].Global(float64(clockAt(r, t))/hz) - g0
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -24,8 +25,8 @@ type truth struct {
 	rank int
 }
 
-func (t truth) ToGlobal(local int64) float64 { return t.w.TrueTime(t.rank, local) }
-func (t truth) ToLocal(global float64) int64 { return t.w.ClockAt(t.rank, global) }
+func (t truth) ToGlobal(local timing.Ticks) float64 { return t.w.TrueTime(t.rank, local) }
+func (t truth) ToLocal(global float64) timing.Ticks { return t.w.ClockAt(t.rank, global) }
 
 func newWorld(t *testing.T, ranks int, seed uint64) *mpitest.World {
 	t.Helper()

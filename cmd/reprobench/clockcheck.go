@@ -390,8 +390,8 @@ func clockcheckSim(o clockcheckOptions) (*clockcheckReport, error) {
 	if o.skewRank >= 0 {
 		// The skew of timing.Skewed on top of the simulated clock; the
 		// ground truth must see it too.
-		skewed = &timing.Skewed{Offset: int64(math.Round(o.skewOffset.Seconds() * 1e9)), DriftPPM: o.skewPPM}
-		localAt = func(rank int, t float64) int64 {
+		skewed = &timing.Skewed{Offset: timing.Ticks(o.skewOffset), DriftPPM: o.skewPPM}
+		localAt = func(rank int, t float64) timing.Ticks {
 			if rank == o.skewRank {
 				return skewed.Skew(w.ClockAt(rank, t))
 			}

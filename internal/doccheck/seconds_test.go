@@ -39,8 +39,8 @@ var secondsAllowedDirs = []string{"rawdata", "analysis"}
 var secondsAllowedFuncs = map[string]bool{
 	// timing.Freq owns the conversions between ticks and float seconds
 	// for the data boundary.
-	"timing.Freq.Seconds": true,
-	"timing.Freq.Ticks":   true,
+	"timing.Freq.Seconds":     true,
+	"timing.Freq.FromSeconds": true,
 	// The clock models: linear maps in float seconds, where a
 	// time.Duration would round to the nanosecond.
 	"clocksync.Model.Global":           true,
@@ -210,9 +210,6 @@ func TestNoFloatSecondsInAPI(t *testing.T) {
 // secondsKnown are the functions that still take or return float seconds,
 // to be converted; the list only shrinks.
 var secondsKnown = map[string]bool{
-	"clocksync.ThreadCPUWait": true, // SyncOptions.CPUWait's type
-	"mpi.Wtime":               true, // MPI_Wtime's double
-	"mpi.Wtick":               true,
 	"noiseguard.Learner.Add":  true,
 	"window.LocalCompletion":  true, // the raw data's runtime_s
 	"window.GlobalCompletion": true,

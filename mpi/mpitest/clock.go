@@ -169,17 +169,17 @@ func (m *clockModel) local(t float64) float64 {
 // first rounded to 1/1024 ns, so that models whose parameters are whole
 // nanoseconds read whole nanoseconds despite rounding errors of float64
 // seconds (a change of at most 0.5 ps).
-func (m *clockModel) ticks(t float64) int64 {
+func (m *clockModel) ticks(t float64) timing.Ticks {
 	q := math.Round(m.local(t)*1e9*1024) / 1024
 	if m.resNs == 1 {
-		return int64(math.Floor(q))
+		return timing.Ticks(math.Floor(q))
 	}
-	return int64(math.Floor(q/m.resNs) * m.resNs)
+	return timing.Ticks(math.Floor(q/m.resNs) * m.resNs)
 }
 
 // trueTime returns the earliest true time at which the clock reads at least
 // ticks (up to floating-point rounding of about 1e-15 relative).
-func (m *clockModel) trueTime(ticks int64) float64 {
+func (m *clockModel) trueTime(ticks timing.Ticks) float64 {
 	target := float64(ticks) * 1e-9
 	// local is strictly increasing (frequency errors are tiny), so
 	// bisect after a linear first guess.
@@ -216,7 +216,7 @@ var _ timing.Clock = (*simClock)(nil)
 // Now returns the reading of the rank's clock at its current true time (or,
 // when the node's periodic noise holds the rank then, at the detour's end)
 // and advances that time by the read overhead.
-func (c *simClock) Now() int64 {
+func (c *simClock) Now() timing.Ticks {
 	r := c.r
 	t := r.noise.after(r.now) // held by the node's periodic noise
 	r.now = t + r.clk.ovS
