@@ -47,7 +47,7 @@ func TestSpecAccuracy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sp, ok := a.Learner.(*clocksync.Spread); !ok || sp.Target.Error != 1e-6 || sp.Budget != 2 {
+	if sp, ok := a.Learner.(*clocksync.Spread); !ok || sp.Target.Error != 1e-6 || sp.Budget != 2*time.Second {
 		t.Errorf("learner %#v", a.Learner)
 	}
 	for _, c := range []struct{ in, msg string }{

@@ -11,9 +11,9 @@ import (
 // (Hunold & Carpen-Amarie 2016, Alg. 1): what each rank contributes per
 // observation to an element-wise maximum and to an element-wise sum across
 // ranks, so that rank 0 needs O(observations) values, not O(ranks ×
-// observations). Its results equal window.LocalCompletion (from the
-// ranks' tick durations), window.GlobalCompletion and
-// window.LoopCompletion on the same values; sums may differ from a sum in
+// observations). Its results equal the definitions of the runtime types
+// (window.RuntimeType) on the ranks' gathered values (their tick
+// durations, global starts and ends); sums may differ from a sum in
 // rank order in the last bits, since a reduction combines in its own
 // order.
 //

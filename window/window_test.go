@@ -282,8 +282,8 @@ func TestCompletionAgainstGroundTruth(t *testing.T) {
 			trueLocal = math.Max(trueLocal, (o.te[r]-o.ts[r])*(1+w.TrueDriftPPM(r, o.ts[r])*1e-6))
 		}
 		trueGlobal := (slicesMax(o.te[:]) - slicesMin(o.ts[:])) * rate
-		local := window.LocalCompletion(o.ls[:], o.le[:])
-		global := window.GlobalCompletion(o.gs[:], o.ge[:])
+		local := localCompletion(o.ls[:], o.le[:])
+		global := globalCompletion(o.gs[:], o.ge[:])
 		maxLocalErr = math.Max(maxLocalErr, math.Abs(local-trueLocal))
 		maxGlobalErr = math.Max(maxGlobalErr, math.Abs(global-trueGlobal))
 		if i == 0 {

@@ -29,7 +29,7 @@ func TestDriftSimulated(t *testing.T) {
 		SkewRank: 1, SkewPPM: 100, SkewOffset: 250 * time.Microsecond,
 		After: []time.Duration{0, 2 * time.Second, 4 * time.Second}}
 	w, err := mpitest.New(mpitest.Config{Ranks: 4, Seed: 3,
-		Clock: mpitest.ClockDist{OffsetS: mpitest.Off, DriftPPM: mpitest.Off}})
+		Clock: mpitest.ClockDist{Offset: mpitest.Off, DriftPPM: mpitest.Off}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 // Off disables a model component when assigned to a field of ClockDist or
 // Latency, whose zero values select the defaults: Latency{Jitter: Off} has
-// no jitter, ClockDist{OffsetS: Off, DriftPPM: Off} gives perfect clocks.
+// no jitter, ClockDist{Offset: Off, DriftPPM: Off} gives perfect clocks.
 // Any negative value has the same effect.
 const Off = -1
 
@@ -38,7 +38,7 @@ type ClockParams struct {
 // sets the component to zero (Overhead and Resolution then become 1 ns, their
 // minimum).
 type ClockDist struct {
-	OffsetS    float64       // offsets uniform in [−OffsetS, OffsetS); default 1 s
+	Offset     time.Duration // offsets uniform in [−Offset, Offset); default 1 s
 	DriftPPM   float64       // drifts uniform in [−DriftPPM, DriftPPM); default 50 ppm
 	WanderPPM  float64       // WanderPPM of every rank; default 0 (no wander)
 	Overhead   time.Duration // read overhead of every rank; default 20 ns
@@ -47,7 +47,7 @@ type ClockDist struct {
 
 // Defaults of ClockDist (and of Config.WanderStep).
 const (
-	DefaultOffsetS    = 1.0
+	DefaultOffset     = time.Second
 	DefaultDriftPPM   = 50.0
 	DefaultOverhead   = 20 * time.Nanosecond
 	DefaultResolution = time.Nanosecond
@@ -77,7 +77,7 @@ func orD(v, def time.Duration) time.Duration {
 // resolved returns the distribution with defaults applied.
 func (d ClockDist) resolved() ClockDist {
 	return ClockDist{
-		OffsetS:    orF(d.OffsetS, DefaultOffsetS),
+		Offset:     orD(d.Offset, DefaultOffset),
 		DriftPPM:   orF(d.DriftPPM, DefaultDriftPPM),
 		WanderPPM:  orF(d.WanderPPM, 0),
 		Overhead:   orD(d.Overhead, DefaultOverhead),
@@ -91,7 +91,7 @@ func (d ClockDist) draw(seed uint64, i int) ClockParams {
 	u1 := unit(hash4(seed, domClock, uint64(i), 0))
 	u2 := unit(hash4(seed, domClock, uint64(i), 1))
 	return ClockParams{
-		OffsetS:    d.OffsetS * (2*u1 - 1),
+		OffsetS:    d.Offset.Seconds() * (2*u1 - 1),
 		DriftPPM:   d.DriftPPM * (2*u2 - 1),
 		WanderPPM:  d.WanderPPM,
 		Overhead:   d.Overhead,

@@ -15,7 +15,7 @@ import (
 )
 
 var exactNet = Latency{Base: time.Microsecond, Jitter: Off, SpikeProb: Off, BytesPerSecond: Off}
-var perfectClocks = ClockDist{OffsetS: Off, DriftPPM: Off}
+var perfectClocks = ClockDist{Offset: Off, DriftPPM: Off}
 
 func TestObservePingPong(t *testing.T) {
 	w, _ := New(Config{Ranks: 3, Latency: exactNet, Clock: perfectClocks})

@@ -136,7 +136,7 @@ func collect(args []string) (err error) {
 	}
 	for k := range *syncs {
 		var pts []clocksync.Sample
-		sp := &clocksync.Spread{Target: clocksync.Accuracy{Error: 1e-15, Horizon: 10}, Budget: budget.Seconds(),
+		sp := &clocksync.Spread{Target: clocksync.Accuracy{Error: 1e-15, Horizon: 10}, Budget: *budget,
 			Record: func(p []clocksync.Sample) { pts = slices.Clone(p) }}
 		alg := &clocksync.Algorithm{Name: "calib", Topology: &clocksync.TopDownTree{}, Learner: sp}
 		g := clocksync.NewGlobalClock(clk)
