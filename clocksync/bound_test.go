@@ -18,7 +18,7 @@ func TestParseAccuracy(t *testing.T) {
 		e, h float64
 	}{{"1us@10s", 1e-6, 10}, {" 500ns @ 2s ", 500e-9, 2}, {"1e-6@10", 1e-6, 10}, {"1µs@0s", 1e-6, 0}} {
 		a, err := clocksync.ParseAccuracy(c.in)
-		if err != nil || math.Abs(a.Error-c.e) > 1e-15 || a.Horizon != c.h {
+		if err != nil || math.Abs(a.Error.Seconds()-c.e) > 1e-15 || a.Horizon.Seconds() != c.h {
 			t.Errorf("ParseAccuracy(%q) = %+v, %v", c.in, a, err)
 		}
 		if b, err := clocksync.ParseAccuracy(a.String()); err != nil || b != a {
@@ -47,7 +47,7 @@ func TestSpecAccuracy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sp, ok := a.Learner.(*clocksync.Spread); !ok || sp.Target.Error != 1e-6 || sp.Budget != 2*time.Second {
+	if sp, ok := a.Learner.(*clocksync.Spread); !ok || sp.Target.Error != time.Microsecond || sp.Budget != 2*time.Second {
 		t.Errorf("learner %#v", a.Learner)
 	}
 	for _, c := range []struct{ in, msg string }{
@@ -77,7 +77,7 @@ func TestSpecAccuracy(t *testing.T) {
 // target replaces the spec's.
 func TestSpecDefaultAccuracy(t *testing.T) {
 	def := clocksync.Default().Accuracy
-	run := clocksync.Accuracy{Error: 1e-6, Horizon: 2}
+	run := clocksync.Accuracy{Error: time.Microsecond, Horizon: 2 * time.Second}
 	for _, c := range []struct {
 		spec, flag string
 		def        clocksync.Accuracy
@@ -92,10 +92,10 @@ func TestSpecDefaultAccuracy(t *testing.T) {
 		{"hca3:intercept=skampi", "", run, clocksync.Accuracy{}},
 		{"jk:rttpingpongs=50", "", run, clocksync.Accuracy{}},
 		{"hca3:accuracy=none", "", run, clocksync.Accuracy{}},
-		{"hca3:accuracy=500ns@5s", "", run, clocksync.Accuracy{Error: 500e-9, Horizon: 5}},
+		{"hca3:accuracy=500ns@5s", "", run, clocksync.Accuracy{Error: 500 * time.Nanosecond, Horizon: 5 * time.Second}},
 		{"hca3:accuracy=500ns@5s", "none", run, clocksync.Accuracy{}},
 		{"hca3", "none", run, clocksync.Accuracy{}},
-		{"hca3:fitpts=200", "3us@1s", run, clocksync.Accuracy{Error: 3e-6, Horizon: 1}},
+		{"hca3:fitpts=200", "3us@1s", run, clocksync.Accuracy{Error: 3 * time.Microsecond, Horizon: time.Second}},
 		{"hca", "", run, clocksync.Accuracy{}}, // no Spread learner: the fixed counts
 		{"skampi", "none", run, clocksync.Accuracy{}},
 	} {
@@ -109,7 +109,7 @@ func TestSpecDefaultAccuracy(t *testing.T) {
 		}
 		// What is recorded says what ran: it parses back to the same spec
 		// whatever the default.
-		if back, err := clocksync.ParseSpec(s.String(), clocksync.DefaultTarget(clocksync.Accuracy{Error: 7e-6, Horizon: 7})); err != nil || back != s {
+		if back, err := clocksync.ParseSpec(s.String(), clocksync.DefaultTarget(clocksync.Accuracy{Error: 7 * time.Microsecond, Horizon: 7 * time.Second})); err != nil || back != s {
 			t.Errorf("%q recorded as %s parses back to %v, %v", c.spec, s, back, err)
 		}
 	}
@@ -285,7 +285,7 @@ func TestResyncer(t *testing.T) {
 	}
 	var got [4]step
 	err = w.Run(func(r *mpitest.Rank) error {
-		rs := &clocksync.Resyncer{Target: clocksync.Accuracy{Error: 1e-6, Horizon: 10}}
+		rs := &clocksync.Resyncer{Target: clocksync.Accuracy{Error: time.Microsecond, Horizon: 10 * time.Second}}
 		record := func(i int) error {
 			due, why, err := rs.Due(r.Comm())
 			if r.ID() == 0 {

@@ -219,5 +219,5 @@ func ExampleSpread() {
 func ExampleParseAccuracy() {
 	a, err := clocksync.ParseAccuracy("500ns@2s")
 	fmt.Println(a.Error, a.Horizon, a, err)
-	// Output: 5e-07 2 500ns@2s <nil>
+	// Output: 500ns 2s 500ns@2s <nil>
 }

@@ -165,7 +165,7 @@ var fixedCountKeys = []string{"fitpts", "exchanges", "intercept", "rttpingpongs"
 // defaultAccuracy is the accuracy target of Default and of a spec that
 // names neither a target nor fixed counts: 1 µs at 10 s, what clockcheck
 // checks and the README reports.
-var defaultAccuracy = Accuracy{Error: 1e-6, Horizon: 10}
+var defaultAccuracy = Accuracy{Error: time.Microsecond, Horizon: 10 * time.Second}
 
 // defaultAlgorithm is the algorithm of Default.
 const defaultAlgorithm = "twolevel"

@@ -302,8 +302,8 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 		return Model{}, FitStats{}, err
 	}
 	clockRead := (refStep + readStep(l.Now)) / 2
-	horizon := s.Target.Horizon + budget*float64(rounds-1)
-	goal := s.Target.Error * share
+	horizon := s.Target.Horizon.Seconds() + budget*float64(rounds-1)
+	goal := s.Target.Error.Seconds() * share
 	// The clock starts with the first reply: until then the reference
 	// may still be busy with its own links.
 	start := math.Inf(1)

@@ -76,8 +76,8 @@ func matrix(s *summary) error {
 				if o.Result.Target != "" {
 					a, err := clocksync.ParseAccuracy(o.Result.Target)
 					if err == nil {
-						target = a.Error
-						if t10 <= a.Error {
+						target = a.Error.Seconds()
+						if t10 <= a.Error.Seconds() {
 							within++
 							if o.Result.TargetMet {
 								metWithin++

@@ -359,8 +359,6 @@ func TestNoFloatSecondsFields(t *testing.T) {
 // secondsFieldsKnown are the fields that still hold float seconds, to be
 // converted; the list only shrinks.
 var secondsFieldsKnown = map[string]bool{
-	"clocksync.Accuracy.Error":   true,
-	"clocksync.Accuracy.Horizon": true,
 	// The RTT of a link and of a fit point: a weight of the clock model's
 	// fit; Duration, or the unit in the name.
 	"clocksync.Link.RTT":   true,
