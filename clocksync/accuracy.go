@@ -1,6 +1,7 @@
 package clocksync
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -66,8 +67,10 @@ type Harness struct {
 // intersected causality bounds, which holds whatever the load) and the
 // smallest round-trip time among them. MaxAbs and MedianAbs cover only the
 // plausible offsets (see Harness.Implausible); Implausible counts the others.
+//
+// In JSON, After is "after_s" in seconds, as the other fields (MarshalJSON).
 type Check struct {
-	After float64 `json:"after_s"`
+	After time.Duration `json:"-"` // Harness.After's element
 	// Elapsed is when the truth of this check was read (its first rank's,
 	// in simulation), seconds on rank 0's clock since Run was called: After
 	// plus the time the check's ping-pongs took, which a loaded machine can
@@ -89,6 +92,32 @@ type Check struct {
 	TrueMaxAbs    *float64  `json:"true_max_abs_error_s,omitempty"`
 	TrueMedian    *float64  `json:"true_median_abs_error_s,omitempty"`
 	TrueOffsets   []float64 `json:"true_errors_s,omitempty"` // per rank
+}
+
+// checkJSON is Check's JSON form: After as "after_s", seconds, first.
+type checkJSON struct {
+	AfterS float64 `json:"after_s"`
+	checkFields
+}
+
+type checkFields Check
+
+// MarshalJSON writes c with After as "after_s" in seconds, first, then the
+// other fields under their tags.
+func (c Check) MarshalJSON() ([]byte, error) {
+	return json.Marshal(checkJSON{AfterS: c.After.Seconds(), checkFields: checkFields(c)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; After is rounded to the
+// nanosecond.
+func (c *Check) UnmarshalJSON(b []byte) error {
+	var j checkJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*c = Check(j.checkFields)
+	c.After = time.Duration(math.Round(j.AfterS * 1e9))
+	return nil
 }
 
 // Run performs the checks collectively on c; every rank reads its global
@@ -185,7 +214,7 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 	start := base.Now()
 	checks := make([]Check, len(after))
 	for k, d := range after {
-		checks[k].After = d.Seconds()
+		checks[k].After = d
 		if me != 0 {
 			if p > 1 {
 				if _, err := m.MeasureOffset(own); err != nil {

@@ -133,7 +133,7 @@ func coverage(t *testing.T, cfg mpitest.Config, n int, spec string) (covered, wi
 		b := o.Result.Bound
 		ok := !b.Unknown
 		for _, ck := range o.Checks {
-			ok = ok && *ck.TrueMaxAbs <= b.At(ck.After)
+			ok = ok && *ck.TrueMaxAbs <= b.At(ck.After.Seconds())
 		}
 		if ok {
 			covered++
@@ -203,9 +203,9 @@ func TestBoundFixedCountAlgorithms(t *testing.T) {
 			continue
 		}
 		for _, ck := range o.Checks {
-			n, m := clocksync.CoveredRanks(o.Result.PerRank, ck.TrueOffsets, ck.After)
+			n, m := clocksync.CoveredRanks(o.Result.PerRank, ck.TrueOffsets, ck.After.Seconds())
 			if m != 8 || n != m {
-				t.Errorf("%s after %gs: %d of %d ranks within their bounds (bound %v, true max %.3g µs)", spec, ck.After, n, m, b, *ck.TrueMaxAbs*1e6)
+				t.Errorf("%s after %gs: %d of %d ranks within their bounds (bound %v, true max %.3g µs)", spec, ck.After.Seconds(), n, m, b, *ck.TrueMaxAbs*1e6)
 			}
 		}
 	}
@@ -364,9 +364,9 @@ func simBattery(t *testing.T, cfg mpitest.Config, spec string, n int) (covered i
 		}
 		ok := true
 		for k, ck := range o.Checks {
-			c, m := clocksync.CoveredRanks(o.Result.PerRank, ck.TrueOffsets, ck.After)
+			c, m := clocksync.CoveredRanks(o.Result.PerRank, ck.TrueOffsets, ck.After.Seconds())
 			ok = ok && m == cfg.Ranks && c == m
-			ratios[k] = append(ratios[k], o.Result.Bound.At(ck.After)/max(*ck.TrueMaxAbs, 1e-12))
+			ratios[k] = append(ratios[k], o.Result.Bound.At(ck.After.Seconds())/max(*ck.TrueMaxAbs, 1e-12))
 		}
 		if ok {
 			covered++

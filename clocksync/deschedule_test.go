@@ -82,7 +82,7 @@ func runDescheduled(t *testing.T, cfg mpitest.Config, spec string, blind bool) (
 		return "none", res, checks
 	}
 	for _, ck := range checks {
-		if *ck.TrueMaxAbs > res.Bound.At(ck.After) {
+		if *ck.TrueMaxAbs > res.Bound.At(ck.After.Seconds()) {
 			return "broken", res, checks
 		}
 	}

@@ -174,7 +174,7 @@ func TestTwoLevel(t *testing.T) {
 		cfg := mpitest.Config{Ranks: 8, Seed: 5, RanksPerNode: 2, NodeClocks: c.nodeClocks}
 		o := runSim(t, cfg, c.spec, []time.Duration{0, 10 * time.Second})
 		for _, ck := range o.Checks {
-			t.Logf("%s node clocks %v after %2.0fs: true max %.3g µs, measured max %.3g µs", c.spec, c.nodeClocks, ck.After, *ck.TrueMaxAbs*1e6, ck.MaxAbs*1e6)
+			t.Logf("%s node clocks %v after %2.0fs: true max %.3g µs, measured max %.3g µs", c.spec, c.nodeClocks, ck.After.Seconds(), *ck.TrueMaxAbs*1e6, ck.MaxAbs*1e6)
 		}
 		if last := o.Checks[1]; *last.TrueMaxAbs > 1e-6 {
 			t.Errorf("%s: true max |error| %.3g µs after 10 s", c.spec, *last.TrueMaxAbs*1e6)
@@ -340,8 +340,8 @@ func TestTwoLevelSharedClockCheck(t *testing.T) {
 			}
 		}
 		for _, ck := range checks {
-			if *ck.TrueMaxAbs > res.Bound.At(ck.After) {
-				t.Errorf("%s: after %v true max |error| %.3g µs beyond the stated bound %v", c.name, ck.After, *ck.TrueMaxAbs*1e6, res.Bound)
+			if *ck.TrueMaxAbs > res.Bound.At(ck.After.Seconds()) {
+				t.Errorf("%s: after %v true max |error| %.3g µs beyond the stated bound %v", c.name, ck.After.Seconds(), *ck.TrueMaxAbs*1e6, res.Bound)
 			}
 		}
 	}

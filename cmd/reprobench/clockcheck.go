@@ -322,7 +322,7 @@ func (o *clockcheckOptions) check(c mpi.Comm, clk timing.Clock, sleep func(time.
 	rep.Descheduled = res.Descheduled
 	rep.TargetSource = o.targetSource
 	for _, ck := range checks {
-		cc := clockcheckCheck{After: ck.After, MaxAbs: ck.MaxAbs, MedianAbs: ck.MedianAbs,
+		cc := clockcheckCheck{After: ck.After.Seconds(), MaxAbs: ck.MaxAbs, MedianAbs: ck.MedianAbs,
 			TrueMaxAbs: ck.TrueMaxAbs, TrueMedianAbs: ck.TrueMedian,
 			MaxUncertainty: ck.MaxUncertainty, MaxRTT: ck.MaxRTT, Implausible: ck.Implausible}
 		if !res.Bound.Unknown {

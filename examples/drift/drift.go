@@ -137,7 +137,7 @@ func Print(w io.Writer, series []Series, o Options) {
 	}
 	fmt.Fprintln(w)
 	for i := range o.After {
-		fmt.Fprintf(w, "%-8.1f", series[0].Checks[i].After)
+		fmt.Fprintf(w, "%-8.1f", series[0].Checks[i].After.Seconds())
 		for _, s := range series {
 			ck := s.Checks[i]
 			fmt.Fprintf(w, " %14.3f", ck.Offsets[o.SkewRank]*1e6)
