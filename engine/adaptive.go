@@ -53,7 +53,7 @@ func (e *Engine) reduce(cp *completion, o *observed, i0, i1 int, purpose string)
 		}
 		cp.contribute(mx[cp.nmax*j:cp.nmax*(j+1)], sm[cp.nsum*j:cp.nsum*(j+1)],
 			e.Clock.Freq().Seconds(rec.End[i]-rec.Start[i]), g.ToGlobal(rec.Start[i]), g.ToGlobal(rec.End[i]), pure, comp)
-		late = max(late, rec.LateS[i])
+		late = max(late, e.Clock.Freq().Seconds(rec.Late[i]))
 	}
 	mx[len(mx)-1] = late
 	r := &reduced{mx: make([]float64, len(mx)), sm: make([]float64, len(sm))}
@@ -159,7 +159,7 @@ func appendRecord(dst, src *window.Record) {
 	k := dst.N
 	dst.Start = append(dst.Start[:k], src.Start[:src.N]...)
 	dst.End = append(dst.End[:k], src.End[:src.N]...)
-	dst.LateS = append(dst.LateS[:k], src.LateS[:src.N]...)
+	dst.Late = append(dst.Late[:k], src.Late[:src.N]...)
 	dst.Code = append(dst.Code[:k], src.Code[:src.N]...)
 	dst.Deadline = append(dst.Deadline[:k], src.Deadline[:src.N]...)
 	dst.Offset = append(dst.Offset[:k], src.Offset[:src.N]...)

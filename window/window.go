@@ -357,7 +357,7 @@ type Record struct {
 	N        int            // observations recorded (round-time and NBCBench: attempts, so N may exceed the n asked for)
 	Start    []timing.Ticks // local ticks of the start timestamp
 	End      []timing.Ticks // local ticks of the end timestamp
-	LateS    []float64      // how late the start was on this rank, seconds (0 without a deadline)
+	Late     []timing.Ticks // how late the start was on this rank, start − deadline (0 without a deadline)
 	Code     []Code         // error code, reduced across ranks (every rank holds the same)
 	Deadline []timing.Ticks // local ticks of the deadline (0 without one)
 	Offset   []int64        // byte offset of the buffers the observation used (Sync.Buffers; 0 without)
@@ -366,7 +366,7 @@ type Record struct {
 // NewRecord returns a Record with room for capacity observations.
 func NewRecord(capacity int) *Record {
 	return &Record{Start: make([]timing.Ticks, capacity), End: make([]timing.Ticks, capacity),
-		LateS: make([]float64, capacity), Code: make([]Code, capacity), Deadline: make([]timing.Ticks, capacity),
+		Late: make([]timing.Ticks, capacity), Code: make([]Code, capacity), Deadline: make([]timing.Ticks, capacity),
 		Offset: make([]int64, capacity)}
 }
 
@@ -538,7 +538,7 @@ func (s *Sync) Run(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 				}
 				rec.Start[i], rec.End[i] = o.Start, o.End
 			}
-			rec.LateS[i], rec.Code[i], rec.Deadline[i] = 0, 0, 0
+			rec.Late[i], rec.Code[i], rec.Deadline[i] = 0, 0, 0
 		}
 		rec.N = n
 		return nil
@@ -638,7 +638,7 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 				exp = 1
 			}
 			rec.Start[k], rec.End[k], rec.Deadline[k] = o.Start, o.End, o.Deadline
-			rec.LateS[k] = s.clk.Freq().Seconds(o.Start - o.Deadline)
+			rec.Late[k] = o.Start - o.Deadline
 			s.red[i], s.red[b+i], s.red[2*b+i] = late, exp, s.clk.Freq().Seconds(o.End-o.Start)
 		}
 		rec.N += b
@@ -799,7 +799,7 @@ func (s *Sync) runRoundTime(o *mpi.Observation, n int, rec *Record, warmUp bool)
 			return err
 		}
 		rec.Start[k], rec.End[k], rec.Deadline[k] = o.Start, o.End, o.Deadline
-		rec.LateS[k] = s.clk.Freq().Seconds(o.Start - o.Deadline)
+		rec.Late[k] = o.Start - o.Deadline
 		s.red[0], s.red[1] = 0, 0
 		if o.Start-o.Deadline > tol {
 			s.red[0] = 1
@@ -813,7 +813,7 @@ func (s *Sync) runRoundTime(o *mpi.Observation, n int, rec *Record, warmUp bool)
 			nodes := s.Guard.nNodes
 			clear(s.red[2 : 2+nodes])
 			if s.red[0] != 0 {
-				s.red[2+s.Guard.node(s.comm.Rank())] = rec.LateS[k]
+				s.red[2+s.Guard.node(s.comm.Rank())] = s.clk.Freq().Seconds(rec.Late[k])
 			}
 			nred = 2 + nodes
 		}

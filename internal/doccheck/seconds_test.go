@@ -366,7 +366,4 @@ var secondsFieldsKnown = map[string]bool{
 	// The window factor of a design (run's --window-size as seconds).
 	"design.Experiment.WindowS": true,
 	"design.Factors.WindowsS":   true,
-	// The raw data's late_s, computed from ticks: could be timing.Ticks
-	// (the engine converts it at the row).
-	"window.Record.LateS": true,
 }
