@@ -48,7 +48,7 @@
 //   - mpi: the cgo binding (Open MPI, or MPICH with -tags mpich) and the
 //     Comm interface everything else programs against; mpi/mpitest, the
 //     simulated world with ground truth.
-//   - timing: clocks as int64 ticks (TSC, CLOCK_MONOTONIC, MPI_Wtime), their
+//   - timing: clocks as integer ticks, timing.Ticks (TSC, CLOCK_MONOTONIC, MPI_Wtime), their
 //     resolution and overhead, the kernel timer, the machine's noise.
 //   - clocksync: clock synchronization (SKaMPI, JK, HCA, HCA3, two-level, …)
 //     with a predicted error bound, and the accuracy harness;

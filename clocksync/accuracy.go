@@ -1,6 +1,7 @@
 package clocksync
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -39,7 +40,7 @@ type Harness struct {
 	// name and units). Models are the ranks' models (Result.Models of the
 	// synchronization).
 	TrueNow func() float64
-	ClockAt func(rank int, trueTime float64) int64
+	ClockAt func(rank int, trueTime float64) timing.Ticks
 	Models  []Model
 
 	// Real MPI with every rank on one host, all reading one clock (for
@@ -52,8 +53,8 @@ type Harness struct {
 	// truth: rank 0 broadcasts one reading of the shared clock, every rank
 	// maps it to global time, rank 0 gathers. No message is timed, so the
 	// truth holds on a loaded machine, where ping-pongs are the weak part.
-	SharedNow     func() int64
-	LocalAtShared func(sharedNs int64) int64
+	SharedNow     func() timing.Ticks
+	LocalAtShared func(shared timing.Ticks) timing.Ticks
 }
 
 // Check is the outcome of one check. The measured offsets are global
@@ -66,8 +67,10 @@ type Harness struct {
 // intersected causality bounds, which holds whatever the load) and the
 // smallest round-trip time among them. MaxAbs and MedianAbs cover only the
 // plausible offsets (see Harness.Implausible); Implausible counts the others.
+//
+// In JSON, After is "after_s" in seconds, as the other fields (MarshalJSON).
 type Check struct {
-	After float64 `json:"after_s"`
+	After time.Duration `json:"-"` // Harness.After's element
 	// Elapsed is when the truth of this check was read (its first rank's,
 	// in simulation), seconds on rank 0's clock since Run was called: After
 	// plus the time the check's ping-pongs took, which a loaded machine can
@@ -89,6 +92,32 @@ type Check struct {
 	TrueMaxAbs    *float64  `json:"true_max_abs_error_s,omitempty"`
 	TrueMedian    *float64  `json:"true_median_abs_error_s,omitempty"`
 	TrueOffsets   []float64 `json:"true_errors_s,omitempty"` // per rank
+}
+
+// checkJSON is Check's JSON form: After as "after_s", seconds, first.
+type checkJSON struct {
+	AfterS float64 `json:"after_s"`
+	checkFields
+}
+
+type checkFields Check
+
+// MarshalJSON writes c with After as "after_s" in seconds, first, then the
+// other fields under their tags.
+func (c Check) MarshalJSON() ([]byte, error) {
+	return json.Marshal(checkJSON{AfterS: c.After.Seconds(), checkFields: checkFields(c)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; After is rounded to the
+// nanosecond.
+func (c *Check) UnmarshalJSON(b []byte) error {
+	var j checkJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*c = Check(j.checkFields)
+	c.After = time.Duration(math.Round(j.AfterS * 1e9))
+	return nil
 }
 
 // Run performs the checks collectively on c; every rank reads its global
@@ -146,7 +175,7 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 		if err := mpi.Bcast(c, sharedT, 0); err != nil {
 			return err
 		}
-		mine := []float64{g.ToGlobal(h.LocalAtShared(int64(sharedT[0])))}
+		mine := []float64{g.ToGlobal(h.LocalAtShared(timing.Ticks(sharedT[0])))}
 		if err := mpi.Gather(c, mine, sharedG, 0); err != nil {
 			return err
 		}
@@ -185,7 +214,7 @@ func (h *Harness) Run(c mpi.Comm, g *GlobalClock) ([]Check, error) {
 	start := base.Now()
 	checks := make([]Check, len(after))
 	for k, d := range after {
-		checks[k].After = d.Seconds()
+		checks[k].After = d
 		if me != 0 {
 			if p > 1 {
 				if _, err := m.MeasureOffset(own); err != nil {
@@ -279,7 +308,7 @@ func absStats(x []float64) (maxAbs, medianAbs float64) {
 // clockAt(r, t) (ticks at frequency hz). In simulation clockAt is mpitest's
 // World.ClockAt and models come from Result.Models; this keeps clocksync
 // free of the simulator.
-func TrueOffsets(models []Model, hz float64, clockAt func(rank int, t float64) int64, t float64) []float64 {
+func TrueOffsets(models []Model, hz float64, clockAt func(rank int, t float64) timing.Ticks, t float64) []float64 {
 	out := make([]float64, len(models))
 	if len(models) == 0 {
 		return out
@@ -294,7 +323,7 @@ func TrueOffsets(models []Model, hz float64, clockAt func(rank int, t float64) i
 
 // TrueOffset returns the true error of rank r's global clock at true time t,
 // element r of TrueOffsets.
-func TrueOffset(models []Model, hz float64, clockAt func(rank int, t float64) int64, r int, t float64) float64 {
+func TrueOffset(models []Model, hz float64, clockAt func(rank int, t float64) timing.Ticks, r int, t float64) float64 {
 	g0 := models[0].Global(float64(clockAt(0, t)) / hz)
 	return models[r].Global(float64(clockAt(r, t))/hz) - g0
 }

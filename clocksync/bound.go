@@ -119,12 +119,12 @@ func (b Bound) shift(dt float64) Bound {
 }
 
 // Accuracy is a target for a synchronization: every rank's predicted error
-// at most Error seconds at Horizon seconds after the synchronization. Its
-// text form is "ERROR@HORIZON" with Go durations or bare seconds, e.g.
-// "1us@10s" or "500ns@2s".
+// at most Error at Horizon after the synchronization. Its text form is
+// "ERROR@HORIZON" with Go durations or bare seconds, e.g. "1us@10s" or
+// "500ns@2s"; both are whole nanoseconds.
 type Accuracy struct {
-	Error   float64 // seconds
-	Horizon float64 // seconds
+	Error   time.Duration
+	Horizon time.Duration
 }
 
 // ParseAccuracy parses "ERROR@HORIZON", e.g. "1us@10s".
@@ -134,29 +134,39 @@ func ParseAccuracy(s string) (Accuracy, error) {
 		return Accuracy{}, fmt.Errorf("clocksync: accuracy %q: want ERROR@HORIZON, e.g. 1us@10s", s)
 	}
 	ev, err := parseSeconds(e)
-	if err != nil || !(ev > 0) {
+	if err != nil || !(ev >= 0.5e-9) || ev > maxAccuracySeconds {
 		return Accuracy{}, fmt.Errorf("clocksync: accuracy %q: error %q must be a positive duration (1us, 500ns)", s, e)
 	}
 	hv, err := parseSeconds(h)
-	if err != nil || !(hv >= 0) {
+	if err != nil || !(hv >= 0) || hv > maxAccuracySeconds {
 		return Accuracy{}, fmt.Errorf("clocksync: accuracy %q: horizon %q must be a duration ≥ 0 (10s)", s, h)
 	}
-	return Accuracy{Error: ev, Horizon: hv}, nil
+	return Accuracy{Error: secondsDuration(ev), Horizon: secondsDuration(hv)}, nil
 }
+
+// maxAccuracySeconds bounds the parts of an Accuracy text (a year) so that
+// they convert to a time.Duration.
+const maxAccuracySeconds = 365 * 24 * 3600
+
+// secondsDuration converts float seconds to a time.Duration, rounded to the
+// nanosecond.
+func secondsDuration(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
 
 // String returns the text form, e.g. "1µs@10s".
 func (a Accuracy) String() string {
 	if a.Error == 0 {
 		return ""
 	}
-	return fmtDur(a.Error) + "@" + fmtDur(a.Horizon)
+	return a.Error.String() + "@" + a.Horizon.String()
 }
 
 // IsZero reports whether no target is set.
 func (a Accuracy) IsZero() bool { return a.Error == 0 }
 
 // Met reports whether bound b meets the target.
-func (a Accuracy) Met(b Bound) bool { return !b.Unknown && b.At(a.Horizon) <= a.Error }
+func (a Accuracy) Met(b Bound) bool {
+	return !b.Unknown && b.At(a.Horizon.Seconds()) <= a.Error.Seconds()
+}
 
 func parseSeconds(s string) (float64, error) {
 	s = strings.TrimSpace(s)

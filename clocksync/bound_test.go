@@ -18,7 +18,7 @@ func TestParseAccuracy(t *testing.T) {
 		e, h float64
 	}{{"1us@10s", 1e-6, 10}, {" 500ns @ 2s ", 500e-9, 2}, {"1e-6@10", 1e-6, 10}, {"1µs@0s", 1e-6, 0}} {
 		a, err := clocksync.ParseAccuracy(c.in)
-		if err != nil || math.Abs(a.Error-c.e) > 1e-15 || a.Horizon != c.h {
+		if err != nil || math.Abs(a.Error.Seconds()-c.e) > 1e-15 || a.Horizon.Seconds() != c.h {
 			t.Errorf("ParseAccuracy(%q) = %+v, %v", c.in, a, err)
 		}
 		if b, err := clocksync.ParseAccuracy(a.String()); err != nil || b != a {
@@ -47,7 +47,7 @@ func TestSpecAccuracy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sp, ok := a.Learner.(*clocksync.Spread); !ok || sp.Target.Error != 1e-6 || sp.Budget != 2 {
+	if sp, ok := a.Learner.(*clocksync.Spread); !ok || sp.Target.Error != time.Microsecond || sp.Budget != 2*time.Second {
 		t.Errorf("learner %#v", a.Learner)
 	}
 	for _, c := range []struct{ in, msg string }{
@@ -77,7 +77,7 @@ func TestSpecAccuracy(t *testing.T) {
 // target replaces the spec's.
 func TestSpecDefaultAccuracy(t *testing.T) {
 	def := clocksync.Default().Accuracy
-	run := clocksync.Accuracy{Error: 1e-6, Horizon: 2}
+	run := clocksync.Accuracy{Error: time.Microsecond, Horizon: 2 * time.Second}
 	for _, c := range []struct {
 		spec, flag string
 		def        clocksync.Accuracy
@@ -92,10 +92,10 @@ func TestSpecDefaultAccuracy(t *testing.T) {
 		{"hca3:intercept=skampi", "", run, clocksync.Accuracy{}},
 		{"jk:rttpingpongs=50", "", run, clocksync.Accuracy{}},
 		{"hca3:accuracy=none", "", run, clocksync.Accuracy{}},
-		{"hca3:accuracy=500ns@5s", "", run, clocksync.Accuracy{Error: 500e-9, Horizon: 5}},
+		{"hca3:accuracy=500ns@5s", "", run, clocksync.Accuracy{Error: 500 * time.Nanosecond, Horizon: 5 * time.Second}},
 		{"hca3:accuracy=500ns@5s", "none", run, clocksync.Accuracy{}},
 		{"hca3", "none", run, clocksync.Accuracy{}},
-		{"hca3:fitpts=200", "3us@1s", run, clocksync.Accuracy{Error: 3e-6, Horizon: 1}},
+		{"hca3:fitpts=200", "3us@1s", run, clocksync.Accuracy{Error: 3 * time.Microsecond, Horizon: time.Second}},
 		{"hca", "", run, clocksync.Accuracy{}}, // no Spread learner: the fixed counts
 		{"skampi", "none", run, clocksync.Accuracy{}},
 	} {
@@ -109,7 +109,7 @@ func TestSpecDefaultAccuracy(t *testing.T) {
 		}
 		// What is recorded says what ran: it parses back to the same spec
 		// whatever the default.
-		if back, err := clocksync.ParseSpec(s.String(), clocksync.DefaultTarget(clocksync.Accuracy{Error: 7e-6, Horizon: 7})); err != nil || back != s {
+		if back, err := clocksync.ParseSpec(s.String(), clocksync.DefaultTarget(clocksync.Accuracy{Error: 7 * time.Microsecond, Horizon: 7 * time.Second})); err != nil || back != s {
 			t.Errorf("%q recorded as %s parses back to %v, %v", c.spec, s, back, err)
 		}
 	}
@@ -133,7 +133,7 @@ func coverage(t *testing.T, cfg mpitest.Config, n int, spec string) (covered, wi
 		b := o.Result.Bound
 		ok := !b.Unknown
 		for _, ck := range o.Checks {
-			ok = ok && *ck.TrueMaxAbs <= b.At(ck.After)
+			ok = ok && *ck.TrueMaxAbs <= b.At(ck.After.Seconds())
 		}
 		if ok {
 			covered++
@@ -203,9 +203,9 @@ func TestBoundFixedCountAlgorithms(t *testing.T) {
 			continue
 		}
 		for _, ck := range o.Checks {
-			n, m := clocksync.CoveredRanks(o.Result.PerRank, ck.TrueOffsets, ck.After)
+			n, m := clocksync.CoveredRanks(o.Result.PerRank, ck.TrueOffsets, ck.After.Seconds())
 			if m != 8 || n != m {
-				t.Errorf("%s after %gs: %d of %d ranks within their bounds (bound %v, true max %.3g µs)", spec, ck.After, n, m, b, *ck.TrueMaxAbs*1e6)
+				t.Errorf("%s after %gs: %d of %d ranks within their bounds (bound %v, true max %.3g µs)", spec, ck.After.Seconds(), n, m, b, *ck.TrueMaxAbs*1e6)
 			}
 		}
 	}
@@ -285,7 +285,7 @@ func TestResyncer(t *testing.T) {
 	}
 	var got [4]step
 	err = w.Run(func(r *mpitest.Rank) error {
-		rs := &clocksync.Resyncer{Target: clocksync.Accuracy{Error: 1e-6, Horizon: 10}}
+		rs := &clocksync.Resyncer{Target: clocksync.Accuracy{Error: time.Microsecond, Horizon: 10 * time.Second}}
 		record := func(i int) error {
 			due, why, err := rs.Due(r.Comm())
 			if r.ID() == 0 {
@@ -364,9 +364,9 @@ func simBattery(t *testing.T, cfg mpitest.Config, spec string, n int) (covered i
 		}
 		ok := true
 		for k, ck := range o.Checks {
-			c, m := clocksync.CoveredRanks(o.Result.PerRank, ck.TrueOffsets, ck.After)
+			c, m := clocksync.CoveredRanks(o.Result.PerRank, ck.TrueOffsets, ck.After.Seconds())
 			ok = ok && m == cfg.Ranks && c == m
-			ratios[k] = append(ratios[k], o.Result.Bound.At(ck.After)/max(*ck.TrueMaxAbs, 1e-12))
+			ratios[k] = append(ratios[k], o.Result.Bound.At(ck.After.Seconds())/max(*ck.TrueMaxAbs, 1e-12))
 		}
 		if ok {
 			covered++

@@ -9,19 +9,19 @@ import (
 )
 
 // CPUWaiter is implemented by communicators that know how long the calling
-// rank has waited for a CPU: CPUWait returns the seconds it lost so far and
+// rank has waited for a CPU: CPUWait returns the time it lost so far and
 // how many times it was switched back in, both cumulative (mpitest's simulated
 // ranks with Config.Deschedule; the real binding does not implement it and
 // SyncWith reads the operating system instead, see SyncOptions.CPUWait).
 type CPUWaiter interface {
-	CPUWait() (seconds float64, waits int64)
+	CPUWait() (lost time.Duration, waits int64)
 }
 
 // ThreadCPUWait returns how long the calling OS thread has waited for a CPU
-// while runnable, in seconds, and how many times it was switched in, both
+// while runnable, and how many times it was switched in, both
 // cumulative since the thread started (Linux's /proc/thread-self/schedstat:
 // run_delay and pcount; pcount also counts wake-ups from sleeps, which
-// waited for nothing, so seconds/switches underestimates the mean wait of a
+// waited for nothing, so wait/switches underestimates the mean wait of a
 // thread that also sleeps). ok is false
 // where the kernel does not provide it (other systems; a kernel without
 // CONFIG_SCHED_INFO). A thread that waits by sched_yield, as an MPI library
@@ -30,7 +30,7 @@ type CPUWaiter interface {
 // not. Two readings compare only on one thread: the caller locks its
 // goroutine to its thread (runtime.LockOSThread; an MPI rank's goroutine is
 // locked already).
-func ThreadCPUWait() (seconds float64, switches int64, ok bool) {
+func ThreadCPUWait() (wait time.Duration, switches int64, ok bool) {
 	b, err := os.ReadFile("/proc/thread-self/schedstat")
 	if err != nil {
 		return 0, 0, false
@@ -44,7 +44,7 @@ func ThreadCPUWait() (seconds float64, switches int64, ok bool) {
 	if err1 != nil || err2 != nil {
 		return 0, 0, false
 	}
-	return float64(ns) * 1e-9, n, true
+	return time.Duration(ns), n, true
 }
 
 // Descheduling says why DeschedulingRule took a synchronization's bound

@@ -59,7 +59,7 @@ func runDescheduled(t *testing.T, cfg mpitest.Config, spec string, blind bool) (
 		g := clocksync.NewGlobalClock(r.Clock())
 		o := clocksync.SyncOptions{Sleep: r.Sleep}
 		if blind {
-			o.CPUWait = func() (float64, int64, bool) { return 0, 0, false }
+			o.CPUWait = func() (time.Duration, int64, bool) { return 0, 0, false }
 		}
 		rs, err := alg.SyncWith(c, g, o)
 		if err != nil {
@@ -82,7 +82,7 @@ func runDescheduled(t *testing.T, cfg mpitest.Config, spec string, blind bool) (
 		return "none", res, checks
 	}
 	for _, ck := range checks {
-		if *ck.TrueMaxAbs > res.Bound.At(ck.After) {
+		if *ck.TrueMaxAbs > res.Bound.At(ck.After.Seconds()) {
 			return "broken", res, checks
 		}
 	}

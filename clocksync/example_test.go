@@ -82,7 +82,7 @@ func ExampleAlgorithm_Sync() {
 		fmt.Printf("%d ranks, target %s, predicted bound after 10s < 2µs: %v\n", res.Ranks, res.Target, res.Bound.At(10) < 2e-6)
 		for _, ck := range checks {
 			fmt.Printf("after %2.0fs: measured max |offset| < 1µs: %v, true max |error| < 1µs: %v\n",
-				ck.After, ck.MaxAbs < 1e-6, *ck.TrueMaxAbs < 1e-6)
+				ck.After.Seconds(), ck.MaxAbs < 1e-6, *ck.TrueMaxAbs < 1e-6)
 		}
 		return nil
 	})
@@ -112,7 +112,7 @@ func ExampleHarness() {
 			return err
 		}
 		for _, ck := range checks {
-			fmt.Printf("after %2.0fs: max |offset| %s\n", ck.After, bucket(ck.MaxAbs))
+			fmt.Printf("after %2.0fs: max |offset| %s\n", ck.After.Seconds(), bucket(ck.MaxAbs))
 		}
 		return nil
 	})
@@ -219,5 +219,5 @@ func ExampleSpread() {
 func ExampleParseAccuracy() {
 	a, err := clocksync.ParseAccuracy("500ns@2s")
 	fmt.Println(a.Error, a.Horizon, a, err)
-	// Output: 5e-07 2 500ns@2s <nil>
+	// Output: 500ns 2s 500ns@2s <nil>
 }

@@ -1,7 +1,6 @@
 package clocksync
 
 import (
-	"math"
 	"sync/atomic"
 
 	"github.com/reprobench/reprobench/timing"
@@ -63,31 +62,31 @@ func (g *GlobalClock) Model() Model { return g.state.Load().merged }
 func (g *GlobalClock) NowSeconds() float64 { return g.ToGlobal(g.base.Now()) }
 
 // ToGlobal maps a local timestamp (ticks of the base clock) to global seconds.
-func (g *GlobalClock) ToGlobal(local int64) float64 {
+func (g *GlobalClock) ToGlobal(local timing.Ticks) float64 {
 	return g.state.Load().merged.Global(g.base.Freq().Seconds(local))
 }
 
 // ToLocal maps global seconds to the local timestamp (ticks of the base clock,
 // rounded to the nearest tick) at which the base clock reaches that global
 // time: the deadline the critical path waits for.
-func (g *GlobalClock) ToLocal(global float64) int64 {
-	return roundTicks(g.state.Load().merged.Local(global) * g.base.Freq().Hz())
+func (g *GlobalClock) ToLocal(global float64) timing.Ticks {
+	return g.base.Freq().FromSeconds(g.state.Load().merged.Local(global))
 }
 
 // GlobalTicks maps a local timestamp to global ticks (global seconds times the
 // base clock's frequency, rounded).
-func (g *GlobalClock) GlobalTicks(local int64) int64 {
-	return roundTicks(g.ToGlobal(local) * g.base.Freq().Hz())
+func (g *GlobalClock) GlobalTicks(local timing.Ticks) timing.Ticks {
+	return g.base.Freq().FromSeconds(g.ToGlobal(local))
 }
 
 // LocalTicks maps global ticks (as returned by Now) to local ticks; the
 // inverse of GlobalTicks up to rounding.
-func (g *GlobalClock) LocalTicks(global int64) int64 {
+func (g *GlobalClock) LocalTicks(global timing.Ticks) timing.Ticks {
 	return g.ToLocal(g.base.Freq().Seconds(global))
 }
 
 // Now returns the current global time in ticks of the base clock's frequency.
-func (g *GlobalClock) Now() int64 { return g.GlobalTicks(g.base.Now()) }
+func (g *GlobalClock) Now() timing.Ticks { return g.GlobalTicks(g.base.Now()) }
 
 // Freq returns the base clock's frequency: global ticks tick at the base
 // clock's nominal rate.
@@ -100,5 +99,3 @@ func (g *GlobalClock) Name() string { return "global(" + g.base.Name() + ")" }
 func (g *GlobalClock) Source() timing.Source {
 	return timing.Source{Kind: timing.SourceNone, Hz: g.base.Freq().Hz()}
 }
-
-func roundTicks(x float64) int64 { return int64(math.Round(x)) }

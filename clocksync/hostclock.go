@@ -124,9 +124,9 @@ func (h *Harness) ShareHostClock(c mpi.Comm, mono *timing.Monotonic, skews ...*t
 		return false, nil
 	}
 	epoch := mono.Source().Epoch - off.Nanoseconds() // host ns at mono's zero
-	h.SharedNow = func() int64 { return mono.Now() + epoch }
-	h.LocalAtShared = func(hostNs int64) int64 {
-		t := hostNs - epoch
+	h.SharedNow = func() timing.Ticks { return mono.Now() + timing.Ticks(epoch) }
+	h.LocalAtShared = func(host timing.Ticks) timing.Ticks {
+		t := host - timing.Ticks(epoch)
 		for _, s := range skews {
 			if s != nil {
 				t = s.Skew(t)

@@ -91,11 +91,11 @@ func TestShareHostClock(t *testing.T) {
 		host := h.SharedNow()
 		after := monos[r].Now()
 		// The host clock is this process's CLOCK_MONOTONIC minus its offset.
-		if want := monos[r].Source().Epoch - off.Nanoseconds(); host-before < want || host-after > want {
+		if want := timing.Ticks(monos[r].Source().Epoch - off.Nanoseconds()); host-before < want || host-after > want {
 			t.Errorf("rank %d: SharedNow %d outside [%d, %d]", r, host, before+want, after+want)
 		}
 		local := h.LocalAtShared(host)
-		want := host - (monos[r].Source().Epoch - off.Nanoseconds())
+		want := host - timing.Ticks(monos[r].Source().Epoch-off.Nanoseconds())
 		if r == 2 {
 			want = rank.Skew(node.Skew(want))
 		}
@@ -124,7 +124,7 @@ func TestTimeNamespaceOffset(t *testing.T) {
 		if err := w.Run(func(r *mpitest.Rank) error { _, err := h.ShareHostClock(r.Comm(), mono); return err }); err != nil {
 			t.Fatal(err)
 		}
-		if d := h.SharedNow() - parent; d < 0 || d > int64(30*time.Second) {
+		if d := h.SharedNow() - timing.Ticks(parent); d < 0 || d > timing.Ticks(30*time.Second) {
 			t.Fatalf("host clock %d ns after the parent's reading, want within [0, 30 s]", d)
 		}
 		return
@@ -136,7 +136,7 @@ func TestTimeNamespaceOffset(t *testing.T) {
 		t.Skipf("no time namespaces here: %v", err)
 	}
 	m := timing.NewMonotonic()
-	parent := m.Source().Epoch + m.Now() // this process's CLOCK_MONOTONIC, ns
+	parent := m.Source().Epoch + int64(m.Now()) // this process's CLOCK_MONOTONIC, ns
 	cmd := exec.Command("unshare", "--fork", "--time", "--monotonic", "1234", os.Args[0], "-test.run", "^TestTimeNamespaceOffset$", "-test.v")
 	cmd.Env = append(os.Environ(), "RB_TEST_TIMENS_PARENT_NS="+strconv.FormatInt(parent, 10))
 	out, err := cmd.CombinedOutput()

@@ -155,11 +155,11 @@ func TestTrimmedMean(t *testing.T) {
 // fixedClock is a timing.Clock whose reading the test sets.
 type fixedClock struct {
 	rate timing.Freq
-	now  int64
+	now  timing.Ticks
 }
 
 func (c *fixedClock) Freq() timing.Freq { return c.rate }
-func (c *fixedClock) Now() int64        { return c.now }
+func (c *fixedClock) Now() timing.Ticks { return c.now }
 func (c *fixedClock) Name() string      { return "fixed" }
 func (c *fixedClock) Source() timing.Source {
 	return timing.Source{Kind: timing.SourceNone, Hz: c.rate.Hz()}
@@ -181,11 +181,11 @@ func TestGlobalClock(t *testing.T) {
 	if got := g.NowSeconds(); !near(got, want, 1e-15) {
 		t.Errorf("NowSeconds = %.12f, want %.12f", got, want)
 	}
-	if got := g.Now(); got != int64(math.Round(want*2.5e9)) {
+	if got := g.Now(); got != timing.Ticks(math.Round(want*2.5e9)) {
 		t.Errorf("Now = %d, want %d", got, int64(math.Round(want*2.5e9)))
 	}
 	// Round trips between local and global ticks.
-	for _, local := range []int64{0, 1, 25e9, 1 << 40} {
+	for _, local := range []timing.Ticks{0, 1, 25e9, 1 << 40} {
 		if back := g.LocalTicks(g.GlobalTicks(local)); back != local {
 			t.Errorf("LocalTicks(GlobalTicks(%d)) = %d", local, back)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/timing"
 )
 
 // measureOnce runs m once on the link 1 → 0 of a two-rank world and returns
@@ -29,7 +30,7 @@ func measureOnce(t *testing.T, cfg mpitest.Config, m clocksync.OffsetMeasurer) (
 		s, err := m.MeasureOffset(l)
 		if r.ID() == 1 {
 			client = s
-			tc = w.TrueTime(1, int64(math.Round(s.Local*1e9)))
+			tc = w.TrueTime(1, timing.Ticks(math.Round(s.Local*1e9)))
 		} else {
 			ref = s
 		}

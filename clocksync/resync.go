@@ -43,9 +43,9 @@ func (r *Resyncer) Due(c mpi.Comm) (bool, string, error) {
 			switch {
 			case r.last.Bound.Unknown:
 				reason = "the last synchronization has no bound (" + r.last.Bound.Why + ")"
-			case b > r.Target.Error:
+			case b > r.Target.Error.Seconds():
 				reason = fmt.Sprintf("predicted bound %s at the expected end of the experiment (%s after the last sync) exceeds the target %s",
-					fmtDur(b), h.Round(time.Millisecond), fmtDur(r.Target.Error))
+					fmtDur(b), h.Round(time.Millisecond), r.Target.Error)
 			default:
 				due, reason = false, ""
 			}

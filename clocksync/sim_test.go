@@ -50,7 +50,7 @@ func TestAccuracyAgainstGroundTruth(t *testing.T) {
 			o := runSim(t, cfg, c.spec, after)
 			for _, ck := range o.Checks {
 				t.Logf("P=%d %-8s sync %.3fs (%d msgs, wall %v) after %2.0fs: measured max %.3gus median %.3gus, true max %.3gus median %.3gus",
-					ranks, c.spec, o.Result.Duration, o.Result.Messages, o.Wall.Round(time.Millisecond), ck.After,
+					ranks, c.spec, o.Result.Duration, o.Result.Messages, o.Wall.Round(time.Millisecond), ck.After.Seconds(),
 					ck.MaxAbs*1e6, ck.MedianAbs*1e6, *ck.TrueMaxAbs*1e6, *ck.TrueMedian*1e6)
 			}
 			first, last := o.Checks[0], o.Checks[len(o.Checks)-1]

@@ -2,8 +2,10 @@ package clocksync
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Spec names a clock synchronization algorithm and its parameters. Its text
@@ -119,7 +121,7 @@ type Spec struct {
 	Intra        string
 	Trim         float64
 	Accuracy     Accuracy
-	Budget       float64 // seconds; 0: auto, 1 s per round of the tree
+	Budget       time.Duration // 0: auto, 1 s per round of the tree
 	Burst        int
 	Robust       string
 	Bias         string
@@ -163,7 +165,7 @@ var fixedCountKeys = []string{"fitpts", "exchanges", "intercept", "rttpingpongs"
 // defaultAccuracy is the accuracy target of Default and of a spec that
 // names neither a target nor fixed counts: 1 µs at 10 s, what clockcheck
 // checks and the README reports.
-var defaultAccuracy = Accuracy{Error: 1e-6, Horizon: 10}
+var defaultAccuracy = Accuracy{Error: time.Microsecond, Horizon: 10 * time.Second}
 
 // defaultAlgorithm is the algorithm of Default.
 const defaultAlgorithm = "twolevel"
@@ -427,7 +429,10 @@ func (s *Spec) set(k, v string) error {
 		if err != nil {
 			return fmt.Errorf("clocksync: %s: budget=%q is not a duration", s.Name, v)
 		}
-		s.Budget = b
+		if !(math.Abs(b) <= 3600) { // NaN, ±Inf, or too long for the conversion: the message of the check
+			return fmt.Errorf("clocksync: %s: budget=%v s must be a duration in (0, 1h], or auto", s.Name, b)
+		}
+		s.Budget = time.Duration(math.Round(b * 1e9))
 	case "burst":
 		return atoi(&s.Burst)
 	case "robust":
@@ -478,7 +483,7 @@ func (s *Spec) get(k string) string {
 		if s.Budget == 0 {
 			return "auto"
 		}
-		return fmtDur(s.Budget)
+		return fmtDur(s.Budget.Seconds())
 	case "burst":
 		return strconv.Itoa(s.Burst)
 	case "robust":
@@ -544,8 +549,8 @@ func (s Spec) Validate() error {
 				err = fmt.Errorf("intra=%q: want shared, offset or fit", s.Intra)
 			}
 		case "budget":
-			if s.Budget != 0 && (!(s.Budget > 0) || s.Budget > 3600) {
-				err = fmt.Errorf("budget=%v s must be a duration in (0, 1h], or auto", s.Budget)
+			if s.Budget != 0 && (!(s.Budget > 0) || s.Budget > time.Hour) {
+				err = fmt.Errorf("budget=%v s must be a duration in (0, 1h], or auto", s.Budget.Seconds())
 			}
 		case "robust":
 			if s.Robust != "rtt+trim" && s.Robust != "rtt" && s.Robust != "trim" && s.Robust != "none" {

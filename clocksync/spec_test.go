@@ -3,6 +3,7 @@ package clocksync
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseSpecDefaults(t *testing.T) {
@@ -153,7 +154,7 @@ func TestDefaultRecorded(t *testing.T) {
 	if p, err := ParseSpec(d.Name); err != nil || p != d {
 		t.Errorf("ParseSpec(%q) = %v, %v; want Default() %v", d.Name, p, err, d)
 	}
-	if s, err := ParseSpec("hca3", DefaultTarget(Accuracy{Error: 1e-6, Horizon: 1})); err != nil || s.Accuracy.String() != "1µs@1s" {
+	if s, err := ParseSpec("hca3", DefaultTarget(Accuracy{Error: time.Microsecond, Horizon: time.Second})); err != nil || s.Accuracy.String() != "1µs@1s" {
 		t.Errorf("DefaultTarget: %v, %v", s, err)
 	}
 }

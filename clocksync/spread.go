@@ -55,15 +55,15 @@ import (
 // client says stop.
 type Spread struct {
 	Target Accuracy
-	// Budget is the time the whole synchronization may take, seconds
-	// (default: 1 s per round of the tree, ⌈log2 P⌉ s; 1 s on 2 ranks),
-	// so that a link of any tree learns for as long as on 2 ranks.
-	Budget float64
+	// Budget is the time the whole synchronization may take (default:
+	// 1 s per round of the tree, ⌈log2 P⌉ s; 1 s on 2 ranks), so that a
+	// link of any tree learns for as long as on 2 ranks.
+	Budget time.Duration
 	// Burst is the number of exchanges per fit point (default 10).
 	Burst int
-	// Interval is the pause between bursts, seconds (default: the link's
-	// budget / 400, at least 100 µs).
-	Interval float64
+	// Interval is the pause between bursts (default: the link's budget /
+	// 400, at least 100 µs).
+	Interval time.Duration
 	// MinPoints is the fewest fit points before the target may stop the
 	// learning (default 48).
 	MinPoints int
@@ -102,7 +102,7 @@ func (s *Spread) Measurer() OffsetMeasurer { return nil }
 // add up to a rank's error (0: a tree's ⌈log2 p⌉ each).
 func (s *Spread) params(p, serial, path int) (rounds int, budget, interval, share float64, burst, minPts, maxPts int, trim float64) {
 	rounds = max(bits.Len(uint(p-1)), 1)
-	budget = s.Budget
+	budget = s.Budget.Seconds()
 	if budget <= 0 {
 		budget = float64(rounds)
 	}
@@ -116,7 +116,7 @@ func (s *Spread) params(p, serial, path int) (rounds int, budget, interval, shar
 	// 85 % of the share: the sync also barriers, gathers and stops the
 	// links, and a descheduled rank overshoots its deadline.
 	budget *= 0.85 / float64(rounds)
-	interval = s.Interval
+	interval = s.Interval.Seconds()
 	if interval <= 0 {
 		interval = max(budget/400, 100e-6)
 	}
@@ -302,8 +302,8 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 		return Model{}, FitStats{}, err
 	}
 	clockRead := (refStep + readStep(l.Now)) / 2
-	horizon := s.Target.Horizon + budget*float64(rounds-1)
-	goal := s.Target.Error * share
+	horizon := s.Target.Horizon.Seconds() + budget*float64(rounds-1)
+	goal := s.Target.Error.Seconds() * share
 	// The clock starts with the first reply: until then the reference
 	// may still be busy with its own links.
 	start := math.Inf(1)
@@ -390,5 +390,5 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 
 // String describes the learner's parameters.
 func (s *Spread) String() string {
-	return fmt.Sprintf("spread(target %v, budget %gs, burst %d)", s.Target, s.Budget, s.Burst)
+	return fmt.Sprintf("spread(target %v, budget %gs, burst %d)", s.Target, s.Budget.Seconds(), s.Burst)
 }

@@ -119,7 +119,7 @@ type SyncOptions struct {
 	// on a communicator that is not a CPUWaiter measures nothing. The
 	// difference across the synchronization is Result.CPUWait, which
 	// DeschedulingRule judges.
-	CPUWait func() (seconds float64, waits int64, ok bool)
+	CPUWait func() (wait time.Duration, waits int64, ok bool)
 }
 
 // Sync synchronizes g's clock with rank 0's; SyncWith with zero options.
@@ -146,7 +146,7 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 	base := g.Base()
 	if o.CPUWait == nil {
 		if w, ok := c.(CPUWaiter); ok {
-			o.CPUWait = func() (float64, int64, bool) {
+			o.CPUWait = func() (time.Duration, int64, bool) {
 				s, n := w.CPUWait()
 				return s, n, true
 			}
@@ -163,7 +163,7 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 	// Local reads outside the timed part: the host facts a two-level
 	// synchronization checks (once per process), and the CPU wait so far.
 	readHostFacts()
-	var w0 float64
+	var w0 time.Duration
 	var n0 int64
 	waitOK := o.CPUWait != nil
 	if waitOK {
@@ -187,7 +187,7 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 	cpuWait, cpuWaits := -1.0, 0.0 // not measured
 	if waitOK {
 		if w1, n1, ok := o.CPUWait(); ok {
-			cpuWait, cpuWaits = max(w1-w0, 0), float64(max(n1-n0, 0))
+			cpuWait, cpuWaits = max(w1-w0, 0).Seconds(), float64(max(n1-n0, 0))
 		}
 	}
 	if len(out.Models) == 0 {

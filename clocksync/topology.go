@@ -567,7 +567,7 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 			// drift its check cannot see, which shrinks as the leaders
 			// take longer: the leaders learn to the target over √2.
 			c := *sp
-			c.Target.Error /= math.Sqrt2
+			c.Target.Error = secondsDuration(c.Target.Error.Seconds() / math.Sqrt2)
 			L = &c
 		}
 		o := Outcome{Models: []Model{Identity}} // the only leader
@@ -697,7 +697,7 @@ func tooLoose(L Learner, slope float64) bool {
 	if !ok || sp.Target.IsZero() {
 		return false
 	}
-	return !(slope*sp.Target.Horizon <= sp.Target.Error/math.Sqrt2)
+	return !(slope*sp.Target.Horizon.Seconds() <= sp.Target.Error.Seconds()/math.Sqrt2)
 }
 
 // sharedCounter reports, collectively on node, whether every rank's raw

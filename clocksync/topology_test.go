@@ -174,7 +174,7 @@ func TestTwoLevel(t *testing.T) {
 		cfg := mpitest.Config{Ranks: 8, Seed: 5, RanksPerNode: 2, NodeClocks: c.nodeClocks}
 		o := runSim(t, cfg, c.spec, []time.Duration{0, 10 * time.Second})
 		for _, ck := range o.Checks {
-			t.Logf("%s node clocks %v after %2.0fs: true max %.3g µs, measured max %.3g µs", c.spec, c.nodeClocks, ck.After, *ck.TrueMaxAbs*1e6, ck.MaxAbs*1e6)
+			t.Logf("%s node clocks %v after %2.0fs: true max %.3g µs, measured max %.3g µs", c.spec, c.nodeClocks, ck.After.Seconds(), *ck.TrueMaxAbs*1e6, ck.MaxAbs*1e6)
 		}
 		if last := o.Checks[1]; *last.TrueMaxAbs > 1e-6 {
 			t.Errorf("%s: true max |error| %.3g µs after 10 s", c.spec, *last.TrueMaxAbs*1e6)
@@ -200,7 +200,7 @@ func TestHarnessSharedClockTruth(t *testing.T) {
 	}
 	var got []float64
 	var models []clocksync.Model
-	var sharedNs int64
+	var sharedNs timing.Ticks
 	err = w.Run(func(r *mpitest.Rank) error {
 		c := r.Comm()
 		g := clocksync.NewGlobalClock(r.Clock())
@@ -209,11 +209,11 @@ func TestHarnessSharedClockTruth(t *testing.T) {
 			return err
 		}
 		h := &clocksync.Harness{Sleep: r.Sleep, After: []time.Duration{10 * time.Second},
-			SharedNow: func() int64 {
-				sharedNs = int64(r.TrueNow() * 1e9)
+			SharedNow: func() timing.Ticks {
+				sharedNs = timing.Ticks(r.TrueNow() * 1e9)
 				return sharedNs
 			},
-			LocalAtShared: func(ns int64) int64 { return w.ClockAt(c.Rank(), float64(ns)/1e9) }}
+			LocalAtShared: func(ns timing.Ticks) timing.Ticks { return w.ClockAt(c.Rank(), float64(ns)/1e9) }}
 		cks, err := h.Run(c, g)
 		if c.Rank() == 0 && err == nil {
 			got, models = cks[0].TrueOffsets, res.Models()
@@ -249,7 +249,7 @@ func TestHarnessSharedClockOnSomeRanks(t *testing.T) {
 	err = w.Run(func(r *mpitest.Rank) error {
 		h := &clocksync.Harness{Sleep: r.Sleep}
 		if r.Comm().Rank() == 1 {
-			h.SharedNow, h.LocalAtShared = func() int64 { return 0 }, func(int64) int64 { return 0 }
+			h.SharedNow, h.LocalAtShared = func() timing.Ticks { return 0 }, func(timing.Ticks) timing.Ticks { return 0 }
 		}
 		_, err := h.Run(r.Comm(), clocksync.NewGlobalClock(r.Clock()))
 		if err == nil || !strings.Contains(err.Error(), "some ranks only") {
@@ -340,8 +340,8 @@ func TestTwoLevelSharedClockCheck(t *testing.T) {
 			}
 		}
 		for _, ck := range checks {
-			if *ck.TrueMaxAbs > res.Bound.At(ck.After) {
-				t.Errorf("%s: after %v true max |error| %.3g µs beyond the stated bound %v", c.name, ck.After, *ck.TrueMaxAbs*1e6, res.Bound)
+			if *ck.TrueMaxAbs > res.Bound.At(ck.After.Seconds()) {
+				t.Errorf("%s: after %v true max |error| %.3g µs beyond the stated bound %v", c.name, ck.After.Seconds(), *ck.TrueMaxAbs*1e6, res.Bound)
 			}
 		}
 	}

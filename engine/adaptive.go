@@ -116,7 +116,7 @@ func appendRecord(dst, src *window.Record) {
 	k := dst.N
 	dst.Start = append(dst.Start[:k], src.Start[:src.N]...)
 	dst.End = append(dst.End[:k], src.End[:src.N]...)
-	dst.LateS = append(dst.LateS[:k], src.LateS[:src.N]...)
+	dst.Late = append(dst.Late[:k], src.Late[:src.N]...)
 	dst.Code = append(dst.Code[:k], src.Code[:src.N]...)
 	dst.Deadline = append(dst.Deadline[:k], src.Deadline[:src.N]...)
 	dst.Offset = append(dst.Offset[:k], src.Offset[:src.N]...)

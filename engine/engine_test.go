@@ -139,8 +139,8 @@ func TestRuntimeTypes(t *testing.T) {
 			// Ground truth: true times of the rank timestamps.
 			tlo, thi := 1e300, -1e300
 			for _, rr := range ranks {
-				tlo = min(tlo, w.TrueTime(rr.Rank, int64(rr.LocalStartS*1e9+0.5)))
-				thi = max(thi, w.TrueTime(rr.Rank, int64(rr.LocalEndS*1e9+0.5)))
+				tlo = min(tlo, w.TrueTime(rr.Rank, timing.Ticks(rr.LocalStartS*1e9+0.5)))
+				thi = max(thi, w.TrueTime(rr.Rank, timing.Ticks(rr.LocalEndS*1e9+0.5)))
 			}
 			if d := row.RuntimeS - (thi - tlo); d > 1e-6 || d < -1e-6 {
 				t.Errorf("exp 1 rep %d: global runtime %g s, ground truth %g s", row.Rep, row.RuntimeS, thi-tlo)
@@ -190,7 +190,7 @@ type batchLog struct {
 	flush   []int
 }
 
-func (b *batchLog) ObserveBatch(o *mpi.Observation, clk timing.Clock, deadlines, starts, ends []int64) error {
+func (b *batchLog) ObserveBatch(o *mpi.Observation, clk timing.Clock, deadlines, starts, ends []timing.Ticks) error {
 	b.offsets = append(b.offsets, append([]int64(nil), o.Offsets...))
 	b.flush = append(b.flush, len(o.Flush))
 	return mpi.ObserveBatch(b.Comm, o, clk, deadlines, starts, ends)

@@ -10,6 +10,7 @@ import (
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -72,8 +73,8 @@ func TestFuncExperiment(t *testing.T) {
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for _, rr := range sink.ranks {
 				if rr.Exp == 1 && rr.Rep == row.Rep {
-					lo = min(lo, w.TrueTime(rr.Rank, int64(math.Round(rr.LocalStartS*1e9))))
-					hi = max(hi, w.TrueTime(rr.Rank, int64(math.Round(rr.LocalEndS*1e9))))
+					lo = min(lo, w.TrueTime(rr.Rank, timing.Ticks(math.Round(rr.LocalStartS*1e9))))
+					hi = max(hi, w.TrueTime(rr.Rank, timing.Ticks(math.Round(rr.LocalEndS*1e9))))
 				}
 			}
 			if math.Abs(row.RuntimeS-(hi-lo)) > 100e-9 || row.RuntimeS < ranks*1e-6 {

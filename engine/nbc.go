@@ -102,7 +102,7 @@ func (ex *Experiment) checkOverlap() error {
 // every observation is its own Observe (one C call each).
 type overlapRecorder struct {
 	mpi.Comm
-	pure, compute []int64
+	pure, compute []timing.Ticks
 	next          int
 }
 
@@ -114,7 +114,7 @@ func (r *overlapRecorder) Unwrap() mpi.Comm { return r.Comm }
 var _ window.Unwrapper = (*overlapRecorder)(nil)
 
 func newOverlapRecorder(c mpi.Comm, capacity int) *overlapRecorder {
-	return &overlapRecorder{Comm: c, pure: make([]int64, capacity), compute: make([]int64, capacity)}
+	return &overlapRecorder{Comm: c, pure: make([]timing.Ticks, capacity), compute: make([]timing.Ticks, capacity)}
 }
 
 func (r *overlapRecorder) Observe(o *mpi.Observation, clk timing.Clock) error {

@@ -12,9 +12,9 @@ import (
 // (Hunold & Carpen-Amarie 2016, Alg. 1): what each rank contributes per
 // observation to an element-wise maximum and to an element-wise sum across
 // ranks, so that rank 0 needs O(observations) values, not O(ranks ×
-// observations). Its results equal window.LocalCompletion (from the
-// ranks' tick durations), window.GlobalCompletion and
-// window.LoopCompletion on the same values; sums may differ from a sum in
+// observations). Its results equal the definitions of the runtime types
+// (window.RuntimeType) on the ranks' gathered values (their tick
+// durations, global starts and ends); sums may differ from a sum in
 // rank order in the last bits, since a reduction combines in its own
 // order.
 //
@@ -152,7 +152,7 @@ func (e *Engine) reduce(cp *completion, o *observed, i0, i1 int, purpose string)
 		}
 		cp.contribute(mx[cp.nmax*j:cp.nmax*(j+1)], sm[cp.nsum*j:cp.nsum*(j+1)],
 			e.Clock.Freq().Seconds(rec.End[i]-rec.Start[i]), g.ToGlobal(rec.Start[i]), g.ToGlobal(rec.End[i]), pure, comp)
-		late = max(late, rec.LateS[i])
+		late = max(late, e.Clock.Freq().Seconds(rec.Late[i]))
 	}
 	mx[len(mx)-1] = late
 	r := &reduced{mx: make([]float64, len(mx)), sm: make([]float64, len(sm))}

@@ -10,8 +10,8 @@ import (
 )
 
 // TestCompletionMatchesGathered: the reduced completion time equals the
-// one window computes from every rank's values (LocalCompletion on
-// durations, GlobalCompletion, LoopCompletion, the timing rank's
+// one the reference definitions compute from every rank's values
+// (localCompletion on durations, globalCompletion, loopCompletion, the timing rank's
 // duration), bit for bit for the maxima; the averages of osu and imb and
 // the overlap columns within 1e-14 relative, since a reduction sums in
 // its own order.
@@ -55,15 +55,15 @@ func TestCompletionMatchesGathered(t *testing.T) {
 					exact := true
 					switch rt {
 					case window.RuntimeGlobal:
-						want = window.GlobalCompletion(gs, ge)
+						want = globalCompletion(gs, ge)
 					case window.RuntimeLocal:
-						want = window.LocalCompletion(make([]float64, p), dur)
+						want = localCompletion(make([]float64, p), dur)
 					default:
 						if tm := call.Timer(ex.Root); tm >= 0 && rt != window.RuntimeLoop {
 							want = dur[tm] / reps
 							break
 						}
-						want = window.LoopCompletion(rt, dur, reps, call == mpi.CallPingPong, ex.Root)
+						want = loopCompletion(rt, dur, reps, call == mpi.CallPingPong, ex.Root)
 						exact = rt == window.RuntimeLoop || call == mpi.CallPingPong
 					}
 					if exact && got != want || !exact && !near(got, want) {

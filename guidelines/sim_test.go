@@ -12,6 +12,7 @@ import (
 	"github.com/reprobench/reprobench/guidelines"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/timing"
 )
 
 // simCampaign measures plan in the simulator: mpirun m is a world of its
@@ -55,7 +56,7 @@ func simCampaign(t *testing.T, plan guidelines.Plan, seed uint64, delay func(mpi
 					rb = max(rb, s)
 				}
 				o := &mpi.Observation{Call: call, Send: make([]byte, s), Recv: make([]byte, rb), Count: count, Type: dt, Sync: mpi.SyncBarrier}
-				starts, ends := make([]int64, nrep), make([]int64, nrep)
+				starts, ends := make([]timing.Ticks, nrep), make([]timing.Ticks, nrep)
 				if err := mpi.ObserveBatch(c, o, clk, nil, starts, ends); err != nil {
 					return err
 				}

@@ -56,11 +56,11 @@ func pingPongChild() error {
 	const blocks, perBlock, size = 20, 1000, 8
 	buf := make([]byte, size)
 	mono := timing.NewMonotonic()
-	goRTT := make([]int64, 0, blocks*perBlock)
+	goRTT := make([]timing.Ticks, 0, blocks*perBlock)
 	cRTT := make([]int64, 0, blocks*perBlock)
 	cOut := make([]int64, perBlock)
-	batchRTT := make([]int64, 0, blocks*perBlock)
-	bStart, bEnd := make([]int64, perBlock), make([]int64, perBlock)
+	batchRTT := make([]timing.Ticks, 0, blocks*perBlock)
+	bStart, bEnd := make([]timing.Ticks, perBlock), make([]timing.Ticks, perBlock)
 	o := &Observation{Call: CallPingPong, Send: buf, Recv: make([]byte, size), Count: size, Type: Byte, Peer: 1}
 	other := 1 - w.Rank()
 	// Warm up both paths.
@@ -105,7 +105,7 @@ func pingPongChild() error {
 	return json.NewEncoder(os.Stdout).Encode(pingPongStats{gm, gp, cm, cp, bm, bp, len(goRTT)})
 }
 
-func medianP99(x []int64) (med, p99 float64) {
+func medianP99[T ~int64](x []T) (med, p99 float64) {
 	s := slices.Clone(x)
 	slices.Sort(s)
 	q := func(p float64) float64 {

@@ -13,6 +13,7 @@ import (
 	"math"
 	"runtime"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/reprobench/reprobench/factor"
@@ -156,11 +157,17 @@ func LibraryVersion() (string, error) {
 	return string(buf[:n]), nil
 }
 
-// Wtime returns MPI_Wtime in seconds.
-func Wtime() float64 { return float64(C.MPI_Wtime()) }
+// Wtime returns MPI_Wtime, the time since an arbitrary origin in the past,
+// rounded to the nanosecond (the reading of WtimeClock without its epoch).
+// MPI_Wtime is a double of seconds: far from its origin it has lost
+// sub-microsecond digits before the rounding.
+func Wtime() time.Duration { return time.Duration(C.rb_wtime_ns()) }
 
-// Wtick returns MPI_Wtick, the resolution of Wtime in seconds.
-func Wtick() float64 { return float64(C.MPI_Wtick()) }
+// Wtick returns MPI_Wtick, the resolution of Wtime, rounded to the nearest
+// nanosecond and at least 1 ns (Wtime rounds to the nanosecond).
+func Wtick() time.Duration {
+	return max(time.Duration(math.Round(float64(C.MPI_Wtick())*1e9)), time.Nanosecond)
+}
 
 // wtimeClock is MPI_Wtime as a timing.Clock ticking in nanoseconds.
 type wtimeClock struct {
@@ -175,8 +182,8 @@ func WtimeClock() timing.Clock {
 	return &wtimeClock{epoch: int64(C.rb_wtime_ns())}
 }
 
-func (w *wtimeClock) Now() int64   { return int64(C.rb_wtime_ns()) - w.epoch }
-func (w *wtimeClock) Name() string { return "mpi_wtime" }
+func (w *wtimeClock) Now() timing.Ticks { return timing.Ticks(int64(C.rb_wtime_ns()) - w.epoch) }
+func (w *wtimeClock) Name() string      { return "mpi_wtime" }
 
 // Freq returns 1 GHz: the clock ticks in nanoseconds.
 func (w *wtimeClock) Freq() timing.Freq { return timing.NewFreq(1e9) }
@@ -658,8 +665,8 @@ func (c *comm) Observe(o *Observation, clk timing.Clock) error {
 	err := check(o.Call.String(), C.rb_observe(c.h, C.int(c.rank), C.int(c.size), c.setArgs(o),
 		ptr(o.Send), ptr(o.Recv), C.int64_t(o.Deadline), C.int(src.Kind), C.int64_t(src.Epoch),
 		(*C.int64_t)(unsafe.Pointer(&c.scratch[0])), (*C.int64_t)(unsafe.Pointer(&c.scratch[1]))))
-	o.Start, o.End = c.scratch[0], c.scratch[1]
-	o.Pure, o.Compute = int64(c.args.pure), int64(c.args.compute) // nbc
+	o.Start, o.End = timing.Ticks(c.scratch[0]), timing.Ticks(c.scratch[1])
+	o.Pure, o.Compute = timing.Ticks(c.args.pure), timing.Ticks(c.args.compute) // nbc
 	if corruptBuilt && err == nil {
 		corruptResult(c.rank, o, 0)
 	}
@@ -667,7 +674,7 @@ func (c *comm) Observe(o *Observation, clk timing.Clock) error {
 }
 
 // ObserveBatch implements BatchObserver: the whole batch runs in one cgo call.
-func (c *comm) ObserveBatch(o *Observation, clk timing.Clock, deadlines, starts, ends []int64) error {
+func (c *comm) ObserveBatch(o *Observation, clk timing.Clock, deadlines, starts, ends []timing.Ticks) error {
 	const fn = "ObserveBatch"
 	if err := c.live(fn); err != nil {
 		return err

@@ -2,7 +2,11 @@
 
 package mpi
 
-import "github.com/reprobench/reprobench/timing"
+import (
+	"time"
+
+	"github.com/reprobench/reprobench/timing"
+)
 
 // Available reports whether this build links an MPI library.
 const Available = false
@@ -48,10 +52,10 @@ func ProcessorName() (string, error) { return "", ErrNoMPI }
 func LibraryVersion() (string, error) { return "", ErrNoMPI }
 
 // Wtime returns 0: this build has no MPI library.
-func Wtime() float64 { return 0 }
+func Wtime() time.Duration { return 0 }
 
 // Wtick returns 0: this build has no MPI library.
-func Wtick() float64 { return 0 }
+func Wtick() time.Duration { return 0 }
 
 // WtimeClock returns nil: this build has no MPI library.
 func WtimeClock() timing.Clock { return nil }

@@ -25,7 +25,7 @@ func ObserveGo(c Comm, o *Observation, clk timing.Clock) error {
 	}
 	reps := max(o.Reps, 1)
 	if o.TimeEach {
-		var sum int64
+		var sum timing.Ticks
 		for i := range reps {
 			o.CallIndex = i
 			t0 := clk.Now()
@@ -81,13 +81,13 @@ type BatchObserver interface {
 	// o.Sync == SyncDeadline the i-th waits for deadlines[i]; otherwise
 	// deadlines is ignored and may be nil. o.Start, o.End (and o.Deadline)
 	// are left as those of the last completed observation.
-	ObserveBatch(o *Observation, clk timing.Clock, deadlines, starts, ends []int64) error
+	ObserveBatch(o *Observation, clk timing.Clock, deadlines, starts, ends []timing.Ticks) error
 }
 
 // ObserveBatch runs a batch of observations through c's BatchObserver
 // implementation when it has one, and otherwise one Observe at a time with
 // the same semantics. Every rank must call it with the same batch length.
-func ObserveBatch(c Comm, o *Observation, clk timing.Clock, deadlines, starts, ends []int64) error {
+func ObserveBatch(c Comm, o *Observation, clk timing.Clock, deadlines, starts, ends []timing.Ticks) error {
 	if b, ok := c.(BatchObserver); ok {
 		return b.ObserveBatch(o, clk, deadlines, starts, ends)
 	}
@@ -101,13 +101,13 @@ func ObserveBatch(c Comm, o *Observation, clk timing.Clock, deadlines, starts, e
 }
 
 // observeBatchGo is the Go path of a batch, for clocks C cannot read.
-func observeBatchGo(c Comm, o *Observation, clk timing.Clock, deadlines, starts, ends []int64) error {
+func observeBatchGo(c Comm, o *Observation, clk timing.Clock, deadlines, starts, ends []timing.Ticks) error {
 	return observeEach(c, o, clk, deadlines, starts, ends, func(o *Observation, clk timing.Clock) error {
 		return ObserveGo(c, o, clk)
 	})
 }
 
-func observeEach(c Comm, o *Observation, clk timing.Clock, deadlines, starts, ends []int64,
+func observeEach(c Comm, o *Observation, clk timing.Clock, deadlines, starts, ends []timing.Ticks,
 	observe func(*Observation, timing.Clock) error) error {
 	// One observation at a time: Offsets and Flush are applied here, and
 	// hidden from observe (Observe ignores them, and the offsets would not
@@ -133,7 +133,7 @@ func observeEach(c Comm, o *Observation, clk timing.Clock, deadlines, starts, en
 	return nil
 }
 
-func checkBatch(o *Observation, deadlines, starts, ends []int64) error {
+func checkBatch(o *Observation, deadlines, starts, ends []timing.Ticks) error {
 	if len(ends) != len(starts) {
 		return &Error{Func: "ObserveBatch", Code: -1, Msg: "starts and ends differ in length"}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reprobench/reprobench/factor"
+	"github.com/reprobench/reprobench/timing"
 )
 
 // Datatype is the element type of a message buffer.
@@ -162,7 +163,7 @@ type Observation struct {
 	TimeEach bool
 
 	Sync     SyncKind
-	Deadline int64 // for SyncDeadline: local clock ticks at which to start
+	Deadline timing.Ticks // for SyncDeadline: local clock ticks at which to start
 
 	// NoCall leaves the call out: the wait, the start timestamp and at
 	// once the end timestamp, nothing between them. Call and the buffers
@@ -217,12 +218,12 @@ type Observation struct {
 	KernelIters int64
 	TestEvery   int64
 	TimedKernel bool
-	Pure        int64
-	Compute     int64
+	Pure        timing.Ticks
+	Compute     timing.Ticks
 
 	// Results, in ticks of the clock given to Observe.
-	Start int64 // first timestamp after the wait
-	End   int64 // timestamp after the last call returned
+	Start timing.Ticks // first timestamp after the wait
+	End   timing.Ticks // timestamp after the last call returned
 }
 
 // Validate checks the observation against a communicator of size p.

@@ -258,7 +258,7 @@ func clockAccuracy(exps []engine.Experiment) (clocksync.Accuracy, string) {
 		return clocksync.Accuracy{}, ""
 	}
 	h := max(math.Ceil(horizon), 1)
-	return clocksync.Accuracy{Error: errS, Horizon: h}, fmt.Sprintf("%s at the longest expected experiment (%.3g s, at least 1 s)", why[0], horizon)
+	return clocksync.Accuracy{Error: time.Duration(math.Round(errS * 1e9)), Horizon: time.Duration(h * 1e9)}, fmt.Sprintf("%s at the longest expected experiment (%.3g s, at least 1 s)", why[0], horizon)
 }
 
 // CheckLaunch is collective: it refuses a communicator whose size is not

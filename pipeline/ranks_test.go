@@ -61,14 +61,14 @@ func TestClockAccuracy(t *testing.T) {
 		exps []engine.Experiment
 		want clocksync.Accuracy
 	}{
-		{"window", []engine.Experiment{win(window.Fixed, 100*time.Microsecond, time.Microsecond, 1000)}, clocksync.Accuracy{Error: 1e-6, Horizon: 1}},
-		{"default tolerance", []engine.Experiment{win(window.Fixed, 0, 0, 1000)}, clocksync.Accuracy{Error: 1e-6, Horizon: 1}},
-		{"small window", []engine.Experiment{win(window.Fixed, 5*time.Microsecond, time.Microsecond, 1000)}, clocksync.Accuracy{Error: 0.5e-6, Horizon: 1}},
-		{"long experiment", []engine.Experiment{win(window.Fixed, 100*time.Microsecond, time.Microsecond, 100000)}, clocksync.Accuracy{Error: 1e-6, Horizon: 11}},
-		{"round-time budget", []engine.Experiment{win(window.RoundTime, 0, 2*time.Microsecond, 100)}, clocksync.Accuracy{Error: 2e-6, Horizon: 10}},
-		{"global runtime", []engine.Experiment{{ClockSync: "hca3", Runtime: window.RuntimeGlobal, Sync: window.Config{LateTolerance: 3 * time.Microsecond}}}, clocksync.Accuracy{Error: 3e-6, Horizon: 1}},
+		{"window", []engine.Experiment{win(window.Fixed, 100*time.Microsecond, time.Microsecond, 1000)}, clocksync.Accuracy{Error: time.Microsecond, Horizon: time.Second}},
+		{"default tolerance", []engine.Experiment{win(window.Fixed, 0, 0, 1000)}, clocksync.Accuracy{Error: time.Microsecond, Horizon: time.Second}},
+		{"small window", []engine.Experiment{win(window.Fixed, 5*time.Microsecond, time.Microsecond, 1000)}, clocksync.Accuracy{Error: 500 * time.Nanosecond, Horizon: time.Second}},
+		{"long experiment", []engine.Experiment{win(window.Fixed, 100*time.Microsecond, time.Microsecond, 100000)}, clocksync.Accuracy{Error: time.Microsecond, Horizon: 11 * time.Second}},
+		{"round-time budget", []engine.Experiment{win(window.RoundTime, 0, 2*time.Microsecond, 100)}, clocksync.Accuracy{Error: 2 * time.Microsecond, Horizon: 10 * time.Second}},
+		{"global runtime", []engine.Experiment{{ClockSync: "hca3", Runtime: window.RuntimeGlobal, Sync: window.Config{LateTolerance: 3 * time.Microsecond}}}, clocksync.Accuracy{Error: 3 * time.Microsecond, Horizon: time.Second}},
 		{"smallest error, longest horizon", []engine.Experiment{win(window.Fixed, 100*time.Microsecond, 2*time.Microsecond, 30000),
-			win(window.AdaptiveSKaMPI, 100*time.Microsecond, 500*time.Nanosecond, 1000)}, clocksync.Accuracy{Error: 0.5e-6, Horizon: 4}},
+			win(window.AdaptiveSKaMPI, 100*time.Microsecond, 500*time.Nanosecond, 1000)}, clocksync.Accuracy{Error: 500 * time.Nanosecond, Horizon: 4 * time.Second}},
 		{"no clock sync", []engine.Experiment{{ClockSync: "none"}}, clocksync.Accuracy{}},
 	} {
 		got, why := pipeline.ClockAccuracy(c.exps)
@@ -95,7 +95,7 @@ func TestNewResyncDefault(t *testing.T) {
 	var got []sync
 	err = w.Run(func(r *mpitest.Rank) error {
 		g := clocksync.NewGlobalClock(r.Clock())
-		resync, err := pipeline.NewResync(r.Comm(), g, pipeline.ResyncOptions{Default: clocksync.Accuracy{Error: 1e-6, Horizon: 1},
+		resync, err := pipeline.NewResync(r.Comm(), g, pipeline.ResyncOptions{Default: clocksync.Accuracy{Error: time.Microsecond, Horizon: time.Second},
 			Record: func(ex *engine.Experiment, res *clocksync.Result, reason string) {
 				if r.ID() == 0 {
 					got = append(got, sync{ex.Exp, res.Target, reason})

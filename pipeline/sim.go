@@ -82,7 +82,7 @@ func (m SimModel) Config() mpitest.Config {
 		return time.Duration(s * 1e9)
 	}
 	return mpitest.Config{Ranks: m.Ranks, Seed: m.Seed, RanksPerNode: m.RanksPerNode, NodeClocks: m.NodeClocks,
-		Clock: mpitest.ClockDist{OffsetS: off(m.OffsetS), DriftPPM: off(m.DriftPPM)},
+		Clock: mpitest.ClockDist{Offset: dur(m.OffsetS), DriftPPM: off(m.DriftPPM)},
 		Latency: mpitest.Latency{Base: dur(m.LatencyS), Jitter: dur(m.JitterS), SpikeProb: off(m.SpikeProb),
 			Spike: dur(m.SpikeS), BytesPerSecond: off(m.BytesPerSecond)}}
 }

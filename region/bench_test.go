@@ -39,12 +39,12 @@ func benchRecorder(b *testing.B, clk timing.Clock) *Recorder {
 
 func BenchmarkTwoClockReads(b *testing.B) {
 	benchClocks(b, func(b *testing.B, clk timing.Clock) {
-		var s int64
+		var s timing.Ticks
 		for b.Loop() {
 			s += clk.Now()
 			s -= clk.Now()
 		}
-		sink = s
+		sink = int64(s)
 	})
 }
 

@@ -13,7 +13,7 @@ import (
 // (plus one 20 ns clock read); without clock synchronization the global
 // columns are NaN.
 func Example() {
-	w, _ := mpitest.New(mpitest.Config{Ranks: 2, Clock: mpitest.ClockDist{OffsetS: mpitest.Off, DriftPPM: mpitest.Off}})
+	w, _ := mpitest.New(mpitest.Config{Ranks: 2, Clock: mpitest.ClockDist{Offset: mpitest.Off, DriftPPM: mpitest.Off}})
 	_ = w.Run(func(r *mpitest.Rank) error {
 		rec, err := region.New(r.Comm(), r.Clock(), region.Options{})
 		if err != nil {

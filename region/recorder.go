@@ -60,7 +60,7 @@ type Options struct {
 // record is one region occurrence on one rank. start and end are ticks of
 // the rank's clock.
 type record struct {
-	start, end int64
+	start, end timing.Ticks
 	iter       int64
 	name       int32 // index into Recorder.names
 	labels     int32 // index into Recorder.labelSets
@@ -371,12 +371,12 @@ func canonLabels(m map[string]string) string {
 // Recorder.Spans returns it: ticks of the rank's own clock.
 type Span struct {
 	Name   string
-	Labels string // canonical "key=value,…", sorted by key; "" for none
-	Iter   int64  // −1: none
-	Depth  int    // 0 at the top
-	Parent int    // index of the enclosing span, −1 at the top
-	Start  int64  // ticks
-	End    int64  // ticks; meaningful only when Closed
+	Labels string       // canonical "key=value,…", sorted by key; "" for none
+	Iter   int64        // −1: none
+	Depth  int          // 0 at the top
+	Parent int          // index of the enclosing span, −1 at the top
+	Start  timing.Ticks // ticks
+	End    timing.Ticks // ticks; meaningful only when Closed
 	Closed bool
 }
 

@@ -124,7 +124,7 @@ func TimeFunc(clk Clock, warmup, n int, f func()) (*Samples, error) {
 	for range warmup {
 		f()
 	}
-	ticks := make([]int64, n)
+	ticks := make([]Ticks, n)
 	for i := range ticks {
 		t0 := clk.Now()
 		f()

@@ -55,18 +55,18 @@ func TestNewBestClockHandlesEveryError(t *testing.T) {
 // time the timed function advances.
 type ticker struct {
 	rate Freq
-	t    int64
+	t    Ticks
 }
 
 func (k *ticker) Freq() Freq     { return k.rate }
-func (k *ticker) Now() int64     { k.t++; return k.t }
+func (k *ticker) Now() Ticks     { k.t++; return k.t }
 func (k *ticker) Name() string   { return "ticker" }
 func (k *ticker) Source() Source { return Source{Hz: 1e9} }
 
 func TestTimeFunc(t *testing.T) {
 	clk := &ticker{rate: NewFreq(1e9)}
 	calls := 0
-	work := int64(1000)
+	work := Ticks(1000)
 	f := func() { calls++; clk.t += work }
 	s, err := TimeFunc(clk, 3, 50, f)
 	if err != nil {
@@ -104,7 +104,7 @@ type virtual struct {
 	slept time.Duration
 }
 
-func (v *virtual) Sleep(d time.Duration) { v.slept += d; v.t += int64(d) }
+func (v *virtual) Sleep(d time.Duration) { v.slept += d; v.t += Ticks(d) }
 
 type wrapper struct{ Clock }
 

@@ -8,7 +8,7 @@ import (
 
 // Clock is a source of timestamps for benchmarking.
 //
-// A Clock reads int64 ticks since a per-process epoch (never absolute float
+// A Clock reads Ticks since a per-process epoch (never absolute float
 // seconds: a float64 holding Unix time resolves only about 0.24 µs). Its
 // frequency, a Freq, owns every conversion of ticks: to a time.Duration in
 // the Go API, to float seconds at the data boundary (raw data, analysis).
@@ -16,7 +16,7 @@ import (
 // they need not be safe for concurrent use unless documented.
 type Clock interface {
 	// Now returns the ticks elapsed since the clock's epoch.
-	Now() int64
+	Now() Ticks
 	// Freq returns the clock's frequency, which converts its ticks.
 	Freq() Freq
 	// Name is a short human-readable name such as "tsc", "monotonic" or "mpi_wtime".
@@ -65,6 +65,12 @@ type Source struct {
 	Hz    float64    // ticks per second
 }
 
+// Ticks counts a clock's ticks: a reading since the clock's epoch, or the
+// difference of two readings of one clock. Only the clock's Freq gives it a
+// unit. It is an int64, so that it crosses to C (int64_t) and into slices
+// without conversion.
+type Ticks int64
+
 // Freq is a clock's frequency in ticks per second, and the owner of the
 // conversions between its ticks, time.Duration and (at the data boundary)
 // float seconds. The zero Freq is invalid; make one with NewFreq.
@@ -84,16 +90,26 @@ func NewFreq(hz float64) Freq {
 // Hz returns the ticks per second.
 func (f Freq) Hz() float64 { return f.hz }
 
-// Seconds converts ticks to seconds.
-func (f Freq) Seconds(ticks int64) float64 { return float64(ticks) / f.hz }
+// Seconds converts ticks to float seconds, for the data boundary (raw
+// data, analysis) and the clock models.
+func (f Freq) Seconds(t Ticks) float64 { return float64(t) / f.hz }
 
 // Duration converts ticks to a time.Duration rounded to the nearest nanosecond.
-func (f Freq) Duration(ticks int64) time.Duration {
+func (f Freq) Duration(t Ticks) time.Duration {
 	if f.hz == 1e9 {
-		return time.Duration(ticks)
+		return time.Duration(t)
 	}
-	return time.Duration(math.Round(float64(ticks) * 1e9 / f.hz))
+	return time.Duration(math.Round(float64(t) * 1e9 / f.hz))
 }
 
-// Ticks converts seconds to ticks rounded to the nearest tick.
-func (f Freq) Ticks(seconds float64) int64 { return int64(math.Round(seconds * f.hz)) }
+// Ticks converts a duration to ticks rounded to the nearest tick.
+func (f Freq) Ticks(d time.Duration) Ticks {
+	if f.hz == 1e9 {
+		return Ticks(d)
+	}
+	return Ticks(math.Round(float64(d) * f.hz / 1e9))
+}
+
+// FromSeconds converts float seconds (a clock model's time) to ticks
+// rounded to the nearest tick: the inverse of Seconds.
+func (f Freq) FromSeconds(seconds float64) Ticks { return Ticks(math.Round(seconds * f.hz)) }

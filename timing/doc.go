@@ -3,8 +3,10 @@
 //
 // # Clocks
 //
-// A Clock counts int64 ticks from a per-process epoch (the moment the clock
-// was made) at a known rate, Hz ticks per second. It is for measuring
+// A Clock counts Ticks (an int64) from a per-process epoch (the moment the
+// clock was made) at a known rate, its Freq. The Freq converts ticks: to a
+// time.Duration for the Go API, to float seconds only at the data boundary
+// (raw data, analysis) and in the clock models. A Clock is for measuring
 // intervals on one process, never for telling the time of day: ticks are not
 // absolute time, and clocks of different processes, even on one machine, have
 // different epochs and, once converted to seconds, slightly different rates.

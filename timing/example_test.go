@@ -171,7 +171,7 @@ func ExampleNewSkewed() {
 // Conversions between ticks, seconds and durations.
 func ExampleFreq() {
 	f := timing.NewFreq(2.5e9)
-	fmt.Println(f.Seconds(5e9), f.Ticks(1e-6), f.Duration(2500))
+	fmt.Println(f.Seconds(5e9), f.Ticks(time.Microsecond), f.Duration(2500))
 	// Output: 2 2500 1µs
 }
 

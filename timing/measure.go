@@ -43,7 +43,7 @@ func Measure(c Clock) (Measurement, error) {
 	// Resolution: step from one reading to the next distinct one.
 	const maxSteps = 1001
 	budgetNs := measureBudgetNs
-	steps := make([]int64, 0, maxSteps)
+	steps := make([]Ticks, 0, maxSteps)
 	var readsPerStep []float64
 	deadline := nanotime() + budgetNs
 	prev := c.Now()
@@ -80,7 +80,7 @@ func Measure(c Clock) (Measurement, error) {
 	deadline = nanotime() + budgetNs
 	for len(per) < nBatches {
 		t0 := c.Now()
-		var t1 int64
+		var t1 Ticks
 		for range batch - 1 {
 			t1 = c.Now()
 		}

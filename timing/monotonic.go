@@ -33,7 +33,7 @@ func NewMonotonic() *Monotonic {
 }
 
 // Now returns the nanoseconds since the clock was made.
-func (m *Monotonic) Now() int64 { return nanotime() - m.epoch }
+func (m *Monotonic) Now() Ticks { return Ticks(nanotime() - m.epoch) }
 
 // Freq returns 1 GHz: a tick is a nanosecond.
 func (m *Monotonic) Freq() Freq { return NewFreq(1e9) }

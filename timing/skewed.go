@@ -18,7 +18,7 @@ import (
 // is then driven through the Clock methods.
 type Skewed struct {
 	Base     Clock
-	Offset   int64   // base ticks added to every reading
+	Offset   Ticks   // base ticks added to every reading
 	DriftPPM float64 // rate error in parts per million; positive runs fast
 }
 
@@ -27,22 +27,22 @@ var _ Clock = (*Skewed)(nil)
 // NewSkewed returns base shifted by offset and drifting by driftPPM parts
 // per million.
 func NewSkewed(base Clock, offset time.Duration, driftPPM float64) *Skewed {
-	return &Skewed{Base: base, Offset: base.Freq().Ticks(offset.Seconds()), DriftPPM: driftPPM}
+	return &Skewed{Base: base, Offset: base.Freq().Ticks(offset), DriftPPM: driftPPM}
 }
 
 // Now returns the skewed reading of the base clock.
-func (s *Skewed) Now() int64 { return s.Skew(s.Base.Now()) }
+func (s *Skewed) Now() Ticks { return s.Skew(s.Base.Now()) }
 
 // Skew maps a base reading to the skewed reading.
-func (s *Skewed) Skew(base int64) int64 {
-	return base + s.Offset + int64(math.Round(float64(base)*s.DriftPPM*1e-6))
+func (s *Skewed) Skew(base Ticks) Ticks {
+	return base + s.Offset + Ticks(math.Round(float64(base)*s.DriftPPM*1e-6))
 }
 
 // Unskew maps a skewed reading back to the base reading, rounded to the
 // nearest tick: the inverse of Skew up to rounding.
-func (s *Skewed) Unskew(skewed int64) int64 {
+func (s *Skewed) Unskew(skewed Ticks) Ticks {
 	d := float64(skewed - s.Offset)
-	return int64(math.Round(d / (1 + s.DriftPPM*1e-6)))
+	return Ticks(math.Round(d / (1 + s.DriftPPM*1e-6)))
 }
 
 // Freq returns the base clock's frequency.

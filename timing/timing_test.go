@@ -15,11 +15,11 @@ import (
 // manual is a Clock whose readings the test sets.
 type manual struct {
 	rate Freq
-	t    int64
+	t    Ticks
 }
 
 func (m *manual) Freq() Freq     { return m.rate }
-func (m *manual) Now() int64     { return m.t }
+func (m *manual) Now() Ticks     { return m.t }
 func (m *manual) Name() string   { return "manual" }
 func (m *manual) Source() Source { return Source{Hz: m.rate.Hz()} }
 
@@ -32,7 +32,7 @@ type stepping struct {
 }
 
 func (s *stepping) Freq() Freq     { return s.rate }
-func (s *stepping) Now() int64     { s.vt += s.costNs; return s.vt / s.granNs * s.granNs }
+func (s *stepping) Now() Ticks     { s.vt += s.costNs; return Ticks(s.vt / s.granNs * s.granNs) }
 func (s *stepping) Name() string   { return "stepping" }
 func (s *stepping) Source() Source { return Source{Hz: 1e9} }
 
@@ -150,13 +150,13 @@ func TestTSCMatchesMonotonic(t *testing.T) {
 func TestRoundTrip(t *testing.T) {
 	for _, hz := range []float64{1e9, 2.096005017976958e9, 3.3e9, 1e6, 1.234567e8} {
 		f := NewFreq(hz)
-		for _, ticks := range []int64{0, 1, -1, 7, 1_000_003, -123_456_789, 1 << 40, 1e15, -1e15} {
-			if got := f.Ticks(f.Seconds(ticks)); got != ticks {
-				t.Errorf("hz=%g: Ticks(Seconds(%d)) = %d", hz, ticks, got)
+		for _, ticks := range []Ticks{0, 1, -1, 7, 1_000_003, -123_456_789, 1 << 40, 1e15, -1e15} {
+			if got := f.FromSeconds(f.Seconds(ticks)); got != ticks {
+				t.Errorf("hz=%g: FromSeconds(Seconds(%d)) = %d", hz, ticks, got)
 			}
 		}
 		for _, d := range []time.Duration{0, time.Nanosecond, 999 * time.Nanosecond, time.Millisecond, 3*time.Hour + 7} {
-			ticks := f.Ticks(d.Seconds())
+			ticks := f.Ticks(d)
 			back := f.Duration(ticks)
 			// One tick of rounding, plus a nanosecond of float error.
 			tol := time.Duration(1e9/hz/2) + time.Nanosecond
@@ -164,12 +164,12 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("hz=%g: Duration(Ticks(%v)) = %v", hz, d, back)
 			}
 		}
-		if s := f.Seconds(f.Ticks(1.5)); math.Abs(s-1.5) > 0.5/hz {
-			t.Errorf("hz=%g: Seconds(Ticks(1.5)) = %v", hz, s)
+		if s := f.Seconds(f.FromSeconds(1.5)); math.Abs(s-1.5) > 0.5/hz {
+			t.Errorf("hz=%g: Seconds(FromSeconds(1.5)) = %v", hz, s)
 		}
 	}
 	m := NewMonotonic()
-	if m.Freq().Duration(1500) != 1500*time.Nanosecond || m.Freq().Ticks(2e-6) != 2000 {
+	if m.Freq().Duration(1500) != 1500*time.Nanosecond || m.Freq().Ticks(2*time.Microsecond) != 2000 {
 		t.Error("monotonic conversions are not nanoseconds")
 	}
 }
@@ -393,7 +393,7 @@ func TestSkewed(t *testing.T) {
 	if s.Offset != 6_000_000 {
 		t.Fatalf("offset %d ticks, want 6e6 (3 ms at 2 GHz)", s.Offset)
 	}
-	for _, tc := range []struct{ base, want int64 }{
+	for _, tc := range []struct{ base, want Ticks }{
 		{0, 6_000_000},
 		{2_000_000_000, 2_000_000_000 + 6_000_000 + 500_000}, // 1 s: +250 µs of drift = 500 000 ticks
 		{-4_000_000_000, -4_000_000_000 + 6_000_000 - 1_000_000},
@@ -410,7 +410,7 @@ func TestSkewed(t *testing.T) {
 	// Negative drift, negative offset: a clock running slow and behind.
 	slow := NewSkewed(base, -time.Microsecond, -100)
 	base.t = 1e10 // 5 s
-	if got, want := slow.Now(), int64(1e10-2000-1e6); got != want {
+	if got, want := slow.Now(), Ticks(1e10-2000-1e6); got != want {
 		t.Errorf("slow clock: %d, want %d", got, want)
 	}
 	// An interval of 1 s measured on a clock that runs 250 ppm fast.
@@ -420,7 +420,7 @@ func TestSkewed(t *testing.T) {
 	if got := s.Freq().Seconds(s.Now() - a); math.Abs(got-1.00025) > 1e-12 {
 		t.Errorf("1 s measured as %v s", got)
 	}
-	if s.Source().Kind != SourceNone || s.Freq().Hz() != 2e9 || s.Name() != "manual+skew" || s.Freq().Ticks(1) != 2e9 || s.Freq().Duration(2e9) != time.Second {
+	if s.Source().Kind != SourceNone || s.Freq().Hz() != 2e9 || s.Name() != "manual+skew" || s.Freq().Ticks(time.Second) != 2e9 || s.Freq().Duration(2e9) != time.Second {
 		t.Errorf("Skewed delegation: %+v %q", s.Source(), s.Name())
 	}
 	// Skewing a real clock keeps it monotonic for positive rates.
@@ -513,7 +513,7 @@ func TestSourceKindString(t *testing.T) {
 type stuck struct{ rate Freq }
 
 func (s *stuck) Freq() Freq     { return s.rate }
-func (s *stuck) Now() int64     { return 7 }
+func (s *stuck) Now() Ticks     { return 7 }
 func (s *stuck) Name() string   { return "stuck" }
 func (s *stuck) Source() Source { return Source{Hz: s.rate.Hz()} }
 

@@ -255,11 +255,11 @@ func (c *TSC) raw() int64 {
 func (c *TSC) Freq() Freq { return c.rate }
 
 // Now returns the counter ticks since the clock was made.
-func (c *TSC) Now() int64 {
+func (c *TSC) Now() Ticks {
 	if c.fenced {
-		return int64(rdtscFenced()) - c.epoch
+		return Ticks(int64(rdtscFenced()) - c.epoch)
 	}
-	return int64(rdtscp()) - c.epoch
+	return Ticks(int64(rdtscp()) - c.epoch)
 }
 
 // NowCPU returns Now and the TSC_AUX value RDTSCP reads with it, which Linux
@@ -268,12 +268,12 @@ func (c *TSC) Now() int64 {
 // TSC_AUX only when CPUID advertises RDTSCP (or RDPID): where the bit is
 // hidden (Facts().CPUIDRDTSCP false) the value is whatever the hypervisor
 // left there and means nothing. For a Fenced clock aux is always zero.
-func (c *TSC) NowCPU() (ticks int64, aux uint32) {
+func (c *TSC) NowCPU() (ticks Ticks, aux uint32) {
 	if c.fenced {
 		return c.Now(), 0
 	}
 	t, a := rdtscpAux()
-	return int64(t) - c.epoch, a
+	return Ticks(int64(t) - c.epoch), a
 }
 
 // Name returns "tsc" (RDTSCP) or "tsc_lfence" (LFENCE; RDTSC).

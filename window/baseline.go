@@ -63,9 +63,9 @@ func MeasureBaseline(c mpi.Comm, clk timing.Clock, g GlobalClock, cfg Config, n 
 	}
 	began := time.Now()
 	o := &mpi.Observation{Call: mpi.CallBarrier, Sync: mpi.SyncDeadline, NoCall: true}
-	w, tol := cfg.Window.Seconds(), clk.Freq().Ticks(cfg.LateTolerance.Seconds())
+	w, tol := cfg.Window.Seconds(), clk.Freq().Ticks(cfg.LateTolerance)
 	bmax := cfg.Batch
-	deadlines, starts, ends := make([]int64, bmax), make([]int64, bmax), make([]int64, bmax)
+	deadlines, starts, ends := make([]timing.Ticks, bmax), make([]timing.Ticks, bmax), make([]timing.Ticks, bmax)
 	flags, out := make([]float64, 2*bmax), make([]float64, 2*bmax)
 	one, t0 := make([]float64, 1), make([]float64, 1)
 	res := &rawdata.WindowBaseline{Observations: n, WindowS: w, LateToleranceS: cfg.LateTolerance.Seconds()}

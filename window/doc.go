@@ -77,8 +77,8 @@
 //
 // # Completion time
 //
-// LocalCompletion is the maximum over ranks of end − start, each on the
-// rank's own clock (no clock synchronization needed); GlobalCompletion is
+// RuntimeLocal is the maximum over ranks of end − start, each on the
+// rank's own clock (no clock synchronization needed); RuntimeGlobal is
 // the latest end minus the earliest start in global time (Hunold & Carpen-Amarie 2016, §4.6).
 // The loop-averaged scheme of IMB and OSU (n calls back to back, divided
 // by n) is RuntimeLoop.

@@ -266,7 +266,7 @@ func (s *Sync) guardLateness(rec *Record, first, b int) int {
 	me := s.Guard.node(s.comm.Rank())
 	for i := range b {
 		if s.red[i] != 0 {
-			lat[me*b+i] = rec.LateS[first+i]
+			lat[me*b+i] = s.clk.Freq().Seconds(rec.Late[first+i])
 		}
 	}
 	return (3 + nodes) * b

@@ -23,7 +23,7 @@ type batchComm struct {
 
 var _ mpi.BatchObserver = (*batchComm)(nil)
 
-func (b *batchComm) ObserveBatch(o *mpi.Observation, clk timing.Clock, deadlines, starts, ends []int64) error {
+func (b *batchComm) ObserveBatch(o *mpi.Observation, clk timing.Clock, deadlines, starts, ends []timing.Ticks) error {
 	b.mu.Lock()
 	*b.procs = append(*b.procs, runtime.GOMAXPROCS(0))
 	b.mu.Unlock()
@@ -58,8 +58,8 @@ type trueClock struct {
 	rank int
 }
 
-func (t trueClock) ToGlobal(local int64) float64 { return t.w.TrueTime(t.rank, local) }
-func (t trueClock) ToLocal(global float64) int64 { return t.w.ClockAt(t.rank, global) }
+func (t trueClock) ToGlobal(local timing.Ticks) float64 { return t.w.TrueTime(t.rank, local) }
+func (t trueClock) ToLocal(global float64) timing.Ticks { return t.w.ClockAt(t.rank, global) }
 
 // TestRunHoldsOneP: through a communicator that runs a batch in one step,
 // Run holds GOMAXPROCS at 1 during every batch of every rank (the ranks'

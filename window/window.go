@@ -19,10 +19,10 @@ import (
 // a run without clock synchronization.
 type GlobalClock interface {
 	// ToGlobal maps a local timestamp (ticks of the base clock) to global seconds.
-	ToGlobal(local int64) float64
+	ToGlobal(local timing.Ticks) float64
 	// ToLocal maps global seconds to the local tick at which the base clock
 	// reaches that global time.
-	ToLocal(global float64) int64
+	ToLocal(global float64) timing.Ticks
 }
 
 // Identity is the GlobalClock that takes the local clock as global time:
@@ -30,10 +30,10 @@ type GlobalClock interface {
 type Identity struct{ Clock timing.Clock }
 
 // ToGlobal returns the local timestamp in seconds.
-func (i Identity) ToGlobal(local int64) float64 { return i.Clock.Freq().Seconds(local) }
+func (i Identity) ToGlobal(local timing.Ticks) float64 { return i.Clock.Freq().Seconds(local) }
 
 // ToLocal returns the global time in local ticks.
-func (i Identity) ToLocal(global float64) int64 { return i.Clock.Freq().Ticks(global) }
+func (i Identity) ToLocal(global float64) timing.Ticks { return i.Clock.Freq().FromSeconds(global) }
 
 // Method is a process synchronization method (see the package doc).
 type Method int
@@ -354,19 +354,19 @@ type Adaptation = rawdata.Adaptation
 // Record receives the observations of one Run on the calling rank. Its
 // slices are allocated once (NewRecord) and reused, so Run does not allocate.
 type Record struct {
-	N        int       // observations recorded (round-time and NBCBench: attempts, so N may exceed the n asked for)
-	Start    []int64   // local ticks of the start timestamp
-	End      []int64   // local ticks of the end timestamp
-	LateS    []float64 // how late the start was on this rank, seconds (0 without a deadline)
-	Code     []Code    // error code, reduced across ranks (every rank holds the same)
-	Deadline []int64   // local ticks of the deadline (0 without one)
-	Offset   []int64   // byte offset of the buffers the observation used (Sync.Buffers; 0 without)
+	N        int            // observations recorded (round-time and NBCBench: attempts, so N may exceed the n asked for)
+	Start    []timing.Ticks // local ticks of the start timestamp
+	End      []timing.Ticks // local ticks of the end timestamp
+	Late     []timing.Ticks // how late the start was on this rank, start − deadline (0 without a deadline)
+	Code     []Code         // error code, reduced across ranks (every rank holds the same)
+	Deadline []timing.Ticks // local ticks of the deadline (0 without one)
+	Offset   []int64        // byte offset of the buffers the observation used (Sync.Buffers; 0 without)
 }
 
 // NewRecord returns a Record with room for capacity observations.
 func NewRecord(capacity int) *Record {
-	return &Record{Start: make([]int64, capacity), End: make([]int64, capacity),
-		LateS: make([]float64, capacity), Code: make([]Code, capacity), Deadline: make([]int64, capacity),
+	return &Record{Start: make([]timing.Ticks, capacity), End: make([]timing.Ticks, capacity),
+		Late: make([]timing.Ticks, capacity), Code: make([]Code, capacity), Deadline: make([]timing.Ticks, capacity),
 		Offset: make([]int64, capacity)}
 }
 
@@ -538,7 +538,7 @@ func (s *Sync) Run(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 				}
 				rec.Start[i], rec.End[i] = o.Start, o.End
 			}
-			rec.LateS[i], rec.Code[i], rec.Deadline[i] = 0, 0, 0
+			rec.Late[i], rec.Code[i], rec.Deadline[i] = 0, 0, 0
 		}
 		rec.N = n
 		return nil
@@ -594,7 +594,7 @@ func (s *Sync) broadcastStart(aheadS float64) (float64, error) {
 // adaptation).
 func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 	o.Sync = mpi.SyncDeadline
-	tol := s.clk.Freq().Ticks(s.cfg.LateTolerance.Seconds())
+	tol := s.clk.Freq().Ticks(s.cfg.LateTolerance)
 	done, repeats := 0, 0
 	for done < n {
 		b := min(s.cfg.Batch, n-done)
@@ -638,7 +638,7 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 				exp = 1
 			}
 			rec.Start[k], rec.End[k], rec.Deadline[k] = o.Start, o.End, o.Deadline
-			rec.LateS[k] = s.clk.Freq().Seconds(o.Start - o.Deadline)
+			rec.Late[k] = o.Start - o.Deadline
 			s.red[i], s.red[b+i], s.red[2*b+i] = late, exp, s.clk.Freq().Seconds(o.End-o.Start)
 		}
 		rec.N += b
@@ -703,7 +703,7 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 
 // observeBatch runs observations first … last−1 of rec as one batch
 // (mpi.ObserveBatch), their buffers planned by s.Buffers.
-func (s *Sync) observeBatch(o *mpi.Observation, deadlines []int64, rec *Record, first, last int) error {
+func (s *Sync) observeBatch(o *mpi.Observation, deadlines []timing.Ticks, rec *Record, first, last int) error {
 	if s.Buffers != nil {
 		s.Buffers.Plan(o, rec.Offset[first:last])
 		defer s.Buffers.Unplan(o)
@@ -734,7 +734,7 @@ func (s *Sync) batched() bool { return s.Before == nil && s.cfg.SleepGuard <= 0 
 
 // sleepUntilNear sleeps until SleepGuard before deadline (local ticks), if
 // that is in the future.
-func (s *Sync) sleepUntilNear(deadline int64) {
+func (s *Sync) sleepUntilNear(deadline timing.Ticks) {
 	if s.cfg.SleepGuard <= 0 {
 		return
 	}
@@ -780,9 +780,9 @@ func (s *Sync) runRoundTime(o *mpi.Observation, n int, rec *Record, warmUp bool)
 		}
 	}
 	o.Sync = mpi.SyncDeadline
-	tol := s.clk.Freq().Ticks(s.cfg.LateTolerance.Seconds())
+	tol := s.clk.Freq().Ticks(s.cfg.LateTolerance)
 	begin := s.clk.Now()
-	budget := s.clk.Freq().Ticks(s.cfg.Budget.Seconds())
+	budget := s.clk.Freq().Ticks(s.cfg.Budget)
 	valid := 0
 	for k := 0; valid < n && k < rec.Cap(); k++ {
 		s.before(o, rec, k)
@@ -799,7 +799,7 @@ func (s *Sync) runRoundTime(o *mpi.Observation, n int, rec *Record, warmUp bool)
 			return err
 		}
 		rec.Start[k], rec.End[k], rec.Deadline[k] = o.Start, o.End, o.Deadline
-		rec.LateS[k] = s.clk.Freq().Seconds(o.Start - o.Deadline)
+		rec.Late[k] = o.Start - o.Deadline
 		s.red[0], s.red[1] = 0, 0
 		if o.Start-o.Deadline > tol {
 			s.red[0] = 1
@@ -813,7 +813,7 @@ func (s *Sync) runRoundTime(o *mpi.Observation, n int, rec *Record, warmUp bool)
 			nodes := s.Guard.nNodes
 			clear(s.red[2 : 2+nodes])
 			if s.red[0] != 0 {
-				s.red[2+s.Guard.node(s.comm.Rank())] = rec.LateS[k]
+				s.red[2+s.Guard.node(s.comm.Rank())] = s.clk.Freq().Seconds(rec.Late[k])
 			}
 			nred = 2 + nodes
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -24,8 +25,8 @@ type truth struct {
 	rank int
 }
 
-func (t truth) ToGlobal(local int64) float64 { return t.w.TrueTime(t.rank, local) }
-func (t truth) ToLocal(global float64) int64 { return t.w.ClockAt(t.rank, global) }
+func (t truth) ToGlobal(local timing.Ticks) float64 { return t.w.TrueTime(t.rank, local) }
+func (t truth) ToLocal(global float64) timing.Ticks { return t.w.ClockAt(t.rank, global) }
 
 func newWorld(t *testing.T, ranks int, seed uint64) *mpitest.World {
 	t.Helper()
@@ -281,8 +282,8 @@ func TestCompletionAgainstGroundTruth(t *testing.T) {
 			trueLocal = math.Max(trueLocal, (o.te[r]-o.ts[r])*(1+w.TrueDriftPPM(r, o.ts[r])*1e-6))
 		}
 		trueGlobal := (slicesMax(o.te[:]) - slicesMin(o.ts[:])) * rate
-		local := window.LocalCompletion(o.ls[:], o.le[:])
-		global := window.GlobalCompletion(o.gs[:], o.ge[:])
+		local := localCompletion(o.ls[:], o.le[:])
+		global := globalCompletion(o.gs[:], o.ge[:])
 		maxLocalErr = math.Max(maxLocalErr, math.Abs(local-trueLocal))
 		maxGlobalErr = math.Max(maxGlobalErr, math.Abs(global-trueGlobal))
 		if i == 0 {

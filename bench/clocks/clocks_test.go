@@ -85,28 +85,28 @@ type reader struct {
 // goClock reads clk through the timing.Clock interface, as library users do.
 func goClock(clk timing.Clock) func(int) int64 {
 	return func(n int) int64 {
-		var s int64
+		var s timing.Ticks
 		t0 := mono.Now()
 		for range n {
 			s += clk.Now()
 		}
 		t1 := mono.Now()
-		sink += s
-		return t1 - t0
+		sink += int64(s)
+		return int64(t1 - t0)
 	}
 }
 
 // goTSCDirect reads the concrete *timing.TSC, which the compiler may inline.
 func goTSCDirect(c *timing.TSC) func(int) int64 {
 	return func(n int) int64 {
-		var s int64
+		var s timing.Ticks
 		t0 := mono.Now()
 		for range n {
 			s += c.Now()
 		}
 		t1 := mono.Now()
-		sink += s
-		return t1 - t0
+		sink += int64(s)
+		return int64(t1 - t0)
 	}
 }
 
@@ -119,7 +119,7 @@ func cgoEach(read func() uint64) func(int) int64 {
 		}
 		t1 := mono.Now()
 		sink += int64(s)
-		return t1 - t0
+		return int64(t1 - t0)
 	}
 }
 
@@ -151,20 +151,20 @@ func readers() []reader {
 		}
 		t1 := mono.Now()
 		sink += s
-		return t1 - t0
+		return int64(t1 - t0)
 	}})
 	if wtime != nil {
 		rs = append(rs,
 			reader{"mpi_wtime_clock", goClock(wtime)},
-			reader{"mpi_wtime_float", func(n int) int64 {
-				var s float64
+			reader{"mpi_wtime_direct", func(n int) int64 {
+				var s time.Duration
 				t0 := mono.Now()
 				for range n {
 					s += mpi.Wtime()
 				}
 				t1 := mono.Now()
 				sink += int64(s)
-				return t1 - t0
+				return int64(t1 - t0)
 			}},
 		)
 	}

@@ -46,8 +46,8 @@ func bound(s *summary) error {
 			b := o.Result.Bound
 			c0, c10 := o.Checks[0], o.Checks[1]
 			t0, t10 := *c0.TrueMaxAbs, *c10.TrueMaxAbs
-			cov := !b.Unknown && t0 <= b.At(c0.After) && t10 <= b.At(c10.After)
-			n, _ := clocksync.CoveredRanks(o.Result.PerRank, c10.TrueOffsets, c10.After)
+			cov := !b.Unknown && t0 <= b.At(c0.After.Seconds()) && t10 <= b.At(c10.After.Seconds())
+			n, _ := clocksync.CoveredRanks(o.Result.PerRank, c10.TrueOffsets, c10.After.Seconds())
 			if cov {
 				covered++
 			}

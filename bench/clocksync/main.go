@@ -100,7 +100,7 @@ func simulate(cfg mpitest.Config, spec string, after []time.Duration) (*outcome,
 	o := &outcome{spec: alg.Name, ranks: cfg.Ranks, Outcome: out}
 	last := o.Checks[len(o.Checks)-1]
 	fmt.Printf("%-9s P=%-5d sync %9.4fs %10d msgs  after %2.0fs: max %9.3gµs true max %9.3gµs  (wall %v)\n",
-		name(spec), cfg.Ranks, o.Result.Duration, o.Result.Messages, last.After, last.MaxAbs*1e6, *last.TrueMaxAbs*1e6, o.Wall.Round(time.Millisecond))
+		name(spec), cfg.Ranks, o.Result.Duration, o.Result.Messages, last.After.Seconds(), last.MaxAbs*1e6, *last.TrueMaxAbs*1e6, o.Wall.Round(time.Millisecond))
 	return o, nil
 }
 
@@ -291,7 +291,7 @@ func headline(s *summary) error {
 		}
 		dur[p] = o.Result.Duration
 		for _, ck := range o.Checks {
-			w.Write([]string{o.spec, itoa(p), ftoa(o.Result.Duration), strconv.FormatInt(o.Result.Messages, 10), ftoa(ck.After),
+			w.Write([]string{o.spec, itoa(p), ftoa(o.Result.Duration), strconv.FormatInt(o.Result.Messages, 10), ftoa(ck.After.Seconds()),
 				ftoa(ck.MaxAbs), ftoa(ck.MedianAbs), ftoa(*ck.TrueMaxAbs), ftoa(*ck.TrueMedian), ftoa(o.Wall.Seconds())})
 		}
 		last := o.Checks[len(o.Checks)-1]
@@ -344,7 +344,7 @@ func drift(s *summary) error {
 		}
 		for i, ck := range o.Checks {
 			maxOff[spec][ts[i]] = ck.MaxAbs
-			w.Write([]string{spec, o.spec, itoa(p), ftoa(o.Result.Duration), ftoa(ck.After),
+			w.Write([]string{spec, o.spec, itoa(p), ftoa(o.Result.Duration), ftoa(ck.After.Seconds()),
 				ftoa(ck.MaxAbs), ftoa(ck.MedianAbs), ftoa(*ck.TrueMaxAbs), ftoa(*ck.TrueMedian)})
 		}
 	}

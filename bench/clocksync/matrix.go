@@ -64,9 +64,9 @@ func matrix(s *summary) error {
 				b := o.Result.Bound
 				c0, c10 := o.Checks[0], o.Checks[1]
 				t0, t10 := *c0.TrueMaxAbs, *c10.TrueMaxAbs
-				cov := !b.Unknown && t0 <= b.At(c0.After) && t10 <= b.At(c10.After)
-				k0, _ := clocksync.CoveredRanks(o.Result.PerRank, c0.TrueOffsets, c0.After)
-				k10, _ := clocksync.CoveredRanks(o.Result.PerRank, c10.TrueOffsets, c10.After)
+				cov := !b.Unknown && t0 <= b.At(c0.After.Seconds()) && t10 <= b.At(c10.After.Seconds())
+				k0, _ := clocksync.CoveredRanks(o.Result.PerRank, c0.TrueOffsets, c0.After.Seconds())
+				k10, _ := clocksync.CoveredRanks(o.Result.PerRank, c10.TrueOffsets, c10.After.Seconds())
 				if cov {
 					covered++
 				}
@@ -76,8 +76,8 @@ func matrix(s *summary) error {
 				if o.Result.Target != "" {
 					a, err := clocksync.ParseAccuracy(o.Result.Target)
 					if err == nil {
-						target = a.Error
-						if t10 <= a.Error {
+						target = a.Error.Seconds()
+						if t10 <= a.Error.Seconds() {
 							within++
 							if o.Result.TargetMet {
 								metWithin++

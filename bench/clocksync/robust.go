@@ -69,7 +69,7 @@ func robust(s *summary) error {
 				cov := !b.Unknown
 				for _, ck := range o.Checks {
 					for r, rr := range o.Result.PerRank {
-						if rr.Bound.Unknown || abs(ck.TrueOffsets[r]) > rr.Bound.At(ck.After) {
+						if rr.Bound.Unknown || abs(ck.TrueOffsets[r]) > rr.Bound.At(ck.After.Seconds()) {
 							cov = false
 						}
 					}

@@ -149,7 +149,7 @@ func runClockcheck(stdout, stderr io.Writer, args []string) error {
 	fs.IntVar(&o.ranks, "ranks", 64, "--sim: number of ranks")
 	fs.Uint64Var(&o.seed, "seed", 1, "--sim: seed of every random draw")
 	fs.Float64Var(&o.driftPPM, "drift-ppm", mpitest.DefaultDriftPPM, "--sim: clock drifts uniform in ±X ppm")
-	fs.Float64Var(&o.offsetS, "offset-s", mpitest.DefaultOffsetS, "--sim: clock offsets uniform in ±X seconds")
+	fs.Float64Var(&o.offsetS, "offset-s", mpitest.DefaultOffset.Seconds(), "--sim: clock offsets uniform in ±X seconds")
 	fs.Float64Var(&o.latencyUs, "latency-us", float64(mpitest.DefaultBase)/float64(time.Microsecond), "--sim: one-way base latency, µs")
 	fs.Float64Var(&o.jitterUs, "jitter-us", float64(mpitest.DefaultJitter)/float64(time.Microsecond), "--sim: mean of the exponential latency jitter, µs")
 	fs.Float64Var(&o.spikeProb, "spike-prob", mpitest.DefaultSpikeProb, "--sim: probability of a 20 µs latency spike per message")
@@ -322,7 +322,7 @@ func (o *clockcheckOptions) check(c mpi.Comm, clk timing.Clock, sleep func(time.
 	rep.Descheduled = res.Descheduled
 	rep.TargetSource = o.targetSource
 	for _, ck := range checks {
-		cc := clockcheckCheck{After: ck.After, MaxAbs: ck.MaxAbs, MedianAbs: ck.MedianAbs,
+		cc := clockcheckCheck{After: ck.After.Seconds(), MaxAbs: ck.MaxAbs, MedianAbs: ck.MedianAbs,
 			TrueMaxAbs: ck.TrueMaxAbs, TrueMedianAbs: ck.TrueMedian,
 			MaxUncertainty: ck.MaxUncertainty, MaxRTT: ck.MaxRTT, Implausible: ck.Implausible}
 		if !res.Bound.Unknown {
@@ -353,6 +353,13 @@ func offOr(v float64) float64 {
 	return v
 }
 
+func offOrSeconds(s float64) time.Duration {
+	if s == 0 {
+		return mpitest.Off
+	}
+	return time.Duration(math.Round(s * 1e9))
+}
+
 func offOrDuration(us float64) time.Duration {
 	if us == 0 {
 		return mpitest.Off
@@ -365,7 +372,7 @@ func simConfig(o clockcheckOptions) mpitest.Config {
 	cfg := mpitest.Config{
 		Ranks: o.ranks,
 		Seed:  o.seed,
-		Clock: mpitest.ClockDist{OffsetS: offOr(o.offsetS), DriftPPM: offOr(o.driftPPM)},
+		Clock: mpitest.ClockDist{Offset: offOrSeconds(o.offsetS), DriftPPM: offOr(o.driftPPM)},
 		Latency: mpitest.Latency{
 			Base:      offOrDuration(o.latencyUs),
 			Jitter:    offOrDuration(o.jitterUs),
@@ -390,8 +397,8 @@ func clockcheckSim(o clockcheckOptions) (*clockcheckReport, error) {
 	if o.skewRank >= 0 {
 		// The skew of timing.Skewed on top of the simulated clock; the
 		// ground truth must see it too.
-		skewed = &timing.Skewed{Offset: int64(math.Round(o.skewOffset.Seconds() * 1e9)), DriftPPM: o.skewPPM}
-		localAt = func(rank int, t float64) int64 {
+		skewed = &timing.Skewed{Offset: timing.Ticks(o.skewOffset), DriftPPM: o.skewPPM}
+		localAt = func(rank int, t float64) timing.Ticks {
 			if rank == o.skewRank {
 				return skewed.Skew(w.ClockAt(rank, t))
 			}

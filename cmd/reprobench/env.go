@@ -162,7 +162,7 @@ func collectEnv(o envOptions) (r envReport, rank int, err error) {
 			} else {
 				r.MPI.LibraryVersion = v
 			}
-			r.MPI.WtickNs = mpi.Wtick() * 1e9
+			r.MPI.WtickNs = float64(mpi.Wtick())
 		}
 	}
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -21,14 +22,14 @@ func TestBenchSimulated(t *testing.T) {
 	cfg := Config{Sync: "hca3:fitpts=200,exchanges=20", Method: window.Fixed, Window: 100 * time.Microsecond,
 		N: n, Warmup: 20, Bytes: 8192}
 	var res *Result
-	starts := make([][]int64, p) // raw start timestamps of every rank
+	starts := make([][]timing.Ticks, p) // raw start timestamps of every rank
 	err = w.Run(func(r *mpitest.Rank) error {
 		out, rec, err := Bench(r.Comm(), r.Clock(), cfg)
 		if r.ID() == 0 {
 			res = out
 		}
 		if rec != nil {
-			starts[r.ID()] = append([]int64(nil), rec.Start[:rec.N]...)
+			starts[r.ID()] = append([]timing.Ticks(nil), rec.Start[:rec.N]...)
 		}
 		return err
 	})

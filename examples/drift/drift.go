@@ -36,7 +36,7 @@ type Options struct {
 	// Simulation only (mpitest): the ground truth of the raw clocks, so
 	// that the harness also reports the true error of every global clock.
 	TrueNow func() float64
-	ClockAt func(rank int, trueTime float64) int64
+	ClockAt func(rank int, trueTime float64) timing.Ticks
 }
 
 // Series is the outcome for one synchronization, on rank 0.
@@ -56,7 +56,7 @@ func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
 		return nil, fmt.Errorf("drift: skew rank %d must be in [1, %d)", o.SkewRank, c.Size())
 	}
 	// The skew rank 1 sees: a known offset and drift on top of its raw clock.
-	skew := &timing.Skewed{Base: raw, Offset: raw.Freq().Ticks(o.SkewOffset.Seconds()), DriftPPM: o.SkewPPM}
+	skew := &timing.Skewed{Base: raw, Offset: raw.Freq().Ticks(o.SkewOffset), DriftPPM: o.SkewPPM}
 	clk := raw
 	if c.Rank() == o.SkewRank {
 		clk = skew
@@ -101,7 +101,7 @@ func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
 			// Ground truth of the clocks the synchronization saw: the
 			// simulated raw clock, skewed on the skew rank.
 			h.TrueNow, h.Models = o.TrueNow, models
-			h.ClockAt = func(r int, t float64) int64 {
+			h.ClockAt = func(r int, t float64) timing.Ticks {
 				if r == o.SkewRank {
 					return skew.Skew(o.ClockAt(r, t))
 				}
@@ -137,7 +137,7 @@ func Print(w io.Writer, series []Series, o Options) {
 	}
 	fmt.Fprintln(w)
 	for i := range o.After {
-		fmt.Fprintf(w, "%-8.1f", series[0].Checks[i].After)
+		fmt.Fprintf(w, "%-8.1f", series[0].Checks[i].After.Seconds())
 		for _, s := range series {
 			ck := s.Checks[i]
 			fmt.Fprintf(w, " %14.3f", ck.Offsets[o.SkewRank]*1e6)

@@ -29,7 +29,7 @@ func TestDriftSimulated(t *testing.T) {
 		SkewRank: 1, SkewPPM: 100, SkewOffset: 250 * time.Microsecond,
 		After: []time.Duration{0, 2 * time.Second, 4 * time.Second}}
 	w, err := mpitest.New(mpitest.Config{Ranks: 4, Seed: 3,
-		Clock: mpitest.ClockDist{OffsetS: mpitest.Off, DriftPPM: mpitest.Off}})
+		Clock: mpitest.ClockDist{Offset: mpitest.Off, DriftPPM: mpitest.Off}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,22 +55,22 @@ func TestDriftSimulated(t *testing.T) {
 			// What the experiment should find: the injected skew, left
 			// uncorrected (none), its drift only (offset-only), nothing (HCA3).
 			want := map[string]float64{
-				"none":  250e-6 + 100e-6*ck.After,
-				"hca3o": 100e-6 * ck.After,
+				"none":  250e-6 + 100e-6*ck.After.Seconds(),
+				"hca3o": 100e-6 * ck.After.Seconds(),
 			}[short(s.Sync)]
 			// The harness measures with SKaMPI ping-pongs; ground truth says
 			// how good that measurement is.
 			if math.Abs(got-truth) > 50e-9 {
-				t.Errorf("%s after %gs: measured %.3f µs, true %.3f µs", s.Sync, ck.After, got*1e6, truth*1e6)
+				t.Errorf("%s after %gs: measured %.3f µs, true %.3f µs", s.Sync, ck.After.Seconds(), got*1e6, truth*1e6)
 			}
 			// The experiment starts a little after the synchronization, so
 			// the drift has had a little longer: allow 0.5 µs.
 			if math.Abs(truth-want) > 0.5e-6 {
-				t.Errorf("%s after %gs: true offset %.3f µs, want %.3f µs", s.Sync, ck.After, truth*1e6, want*1e6)
+				t.Errorf("%s after %gs: true offset %.3f µs, want %.3f µs", s.Sync, ck.After.Seconds(), truth*1e6, want*1e6)
 			}
 			// Ranks 2 and 3 have unskewed clocks: every method is close.
 			if e := math.Max(math.Abs(ck.TrueOffsets[2]), math.Abs(ck.TrueOffsets[3])); e > 0.5e-6 {
-				t.Errorf("%s after %gs: unskewed ranks off by %.3f µs", s.Sync, ck.After, e*1e6)
+				t.Errorf("%s after %gs: unskewed ranks off by %.3f µs", s.Sync, ck.After.Seconds(), e*1e6)
 			}
 		}
 	}

@@ -101,7 +101,7 @@ func runMPI(o Options) error {
 // the true errors.
 func runSim(o Options, np int, seed uint64) error {
 	w, err := mpitest.New(mpitest.Config{Ranks: np, Seed: seed,
-		Clock: mpitest.ClockDist{OffsetS: mpitest.Off, DriftPPM: mpitest.Off}})
+		Clock: mpitest.ClockDist{Offset: mpitest.Off, DriftPPM: mpitest.Off}})
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func OneWay(c mpi.Comm, clk timing.Clock, size, n int) (float64, error) {
 		return 0, fmt.Errorf("oneway: need ≥ 2 ranks and n ≥ 1")
 	}
 	buf := make([]byte, size)
-	stamps := make([]int64, n) // send times on rank 0, receive times on rank 1
+	stamps := make([]timing.Ticks, n) // send times on rank 0, receive times on rank 1
 	for i := range n {
 		if err := c.Barrier(); err != nil {
 			return 0, err
@@ -50,7 +50,7 @@ func OneWay(c mpi.Comm, clk timing.Clock, size, n int) (float64, error) {
 	case 1:
 		return 0, mpi.Send(c, stamps, 0, tagData)
 	case 0:
-		recv := make([]int64, n)
+		recv := make([]timing.Ticks, n)
 		if err := mpi.Recv(c, recv, 1, tagData); err != nil {
 			return 0, err
 		}

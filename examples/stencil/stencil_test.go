@@ -11,6 +11,7 @@ import (
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/region"
+	"github.com/reprobench/reprobench/timing"
 )
 
 // TestStencilGroundTruth runs the instrumented stencil on 2 simulated ranks
@@ -87,8 +88,8 @@ func TestStencilGroundTruth(t *testing.T) {
 		trueDur, tol := 0.0, 0.0
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for r, s := range row.PerRank {
-			ts := w.TrueTime(r, int64(math.Round(s.LocalStartS*1e9)))
-			te := w.TrueTime(r, int64(math.Round(s.LocalEndS*1e9)))
+			ts := w.TrueTime(r, timing.Ticks(math.Round(s.LocalStartS*1e9)))
+			te := w.TrueTime(r, timing.Ticks(math.Round(s.LocalEndS*1e9)))
 			trueDur = math.Max(trueDur, te-ts)
 			tol = math.Max(tol, math.Abs(w.TrueDriftPPM(r, ts))*1e-6*(te-ts)+res1)
 			lo, hi = math.Min(lo, ts), math.Max(hi, ts)

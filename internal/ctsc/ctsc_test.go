@@ -42,11 +42,11 @@ func bracket(t *testing.T, clk timing.Clock, cRaw func() int64) {
 	defer runtime.UnlockOSThread()
 	src := clk.Source()
 	var outside int
-	var widest int64
+	var widest timing.Ticks
 	const n = 20000
 	for range n {
 		g0 := clk.Now()
-		c := cRaw() - src.Epoch
+		c := timing.Ticks(cRaw() - src.Epoch)
 		g1 := clk.Now()
 		if c < g0 || c > g1 {
 			outside++

@@ -39,8 +39,8 @@ var secondsAllowedDirs = []string{"rawdata", "analysis"}
 var secondsAllowedFuncs = map[string]bool{
 	// timing.Freq owns the conversions between ticks and float seconds
 	// for the data boundary.
-	"timing.Freq.Seconds": true,
-	"timing.Freq.Ticks":   true,
+	"timing.Freq.Seconds":     true,
+	"timing.Freq.FromSeconds": true,
 	// The clock models: linear maps in float seconds, where a
 	// time.Duration would round to the nanosecond.
 	"clocksync.Model.Global":           true,
@@ -54,6 +54,11 @@ var secondsAllowedFuncs = map[string]bool{
 	"clocksync.CoveredRanks":           true,
 	"clocksync.SlopeWanderTerm":        true,
 	"window.Identity.ToGlobal":         true, // the GlobalClock model of unsynchronized clocks
+	// The periodic-noise model: it learns detours on the global time axis
+	// the clock models produce (float global seconds, as
+	// GlobalClock.ToGlobal returns them) and schedules slots on it; its
+	// whole API (Schedule, Source, Event) is on that axis.
+	"noiseguard.Learner.Add": true,
 	// The simulated clocks of mpitest and their ground truth.
 	"mpi/mpitest.Rank.TrueNow":         true,
 	"mpi/mpitest.World.ClockAt":        true,
@@ -191,30 +196,174 @@ func takesFloatSeconds(fn *ast.FuncDecl) bool {
 // floatSeconds above).
 func TestNoFloatSecondsInAPI(t *testing.T) {
 	found := floatSecondsFuncs(t)
+	for _, f := range found {
+		t.Errorf("%s takes or returns float seconds: use time.Duration (or timing.Freq for ticks)", f)
+	}
+}
+
+// The same rule for struct fields. An exported field of an exported
+// struct type, in a package that is not main, holds float seconds when
+// its type is float64, *float64 or []float64 and
+//   - its name matches the parameter names above (LateS, OffsetS, and
+//     Seconds itself),
+//   - or its doc or line comment says "seconds" (the word; "per second"
+//     does not count).
+//
+// Allowed besides what the functions skip:
+//   - the data boundary: the directories in secondsFieldDirs (rawdata and
+//     analysis, and report, which renders the raw data and the analysis
+//     and whose structs hold what those files say), and any field whose
+//     json tag names a value in seconds (a key ending in _s or _seconds,
+//     or "seconds"): a result written to a file or printed, where the key
+//     carries the unit and the Go value is the number the file holds;
+//   - the fields in secondsAllowedFields: rows of a raw file, and the
+//     models' parameters and ground truth in float seconds with the unit
+//     in the name.
+var secondsFieldDirs = []string{"rawdata", "analysis", "report"}
+
+// secondsAllowedFields are "dir.Type.Field" entries.
+var secondsAllowedFields = map[string]bool{
+	// The rows of the raw region file (its _s columns), as Close returns them.
+	"region.Row.RuntimeS":          true,
+	"region.Row.GlobalRuntimeS":    true,
+	"region.Row.EntrySpreadS":      true,
+	"region.Row.StartS":            true,
+	"region.RankSpan.LocalStartS":  true,
+	"region.RankSpan.LocalEndS":    true,
+	"region.RankSpan.GlobalStartS": true,
+	"region.RankSpan.GlobalEndS":   true,
+	// mpitest's simulated clocks and true time: a drawn model parameter
+	// (sub-nanosecond), the true send and arrival times of a message.
+	"mpi/mpitest.ClockParams.OffsetS": true,
+	"mpi/mpitest.Message.SendS":       true,
+	"mpi/mpitest.Message.ArrivalS":    true,
+	// A rate (seconds per second), not a duration.
+	"mpi/mpitest.PeriodicNoise.Drift": true,
+	// The periodic-noise model's events on the global time axis (as
+	// noiseguard.Learner.Add among the functions).
+	"noiseguard.Event.DeadlineS": true,
+	"noiseguard.Event.EndS":      true,
+}
+
+var (
+	secondsWord    = regexp.MustCompile(`\bseconds\b`)
+	secondsJSONKey = regexp.MustCompile(`json:"([a-z0-9_]*(_s|_seconds)|seconds)[,"]`)
+)
+
+func isFloat64ish(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.StarExpr:
+		return isFloat64(x.X)
+	case *ast.ArrayType:
+		return isFloat64(x.Elt)
+	}
+	return isFloat64(e)
+}
+
+// floatSecondsFields lists "file:line dir.Type.Field" of every exported
+// field of the repository that holds float seconds under the rule above,
+// outside what is allowed.
+func floatSecondsFields(t *testing.T) []string {
+	t.Helper()
+	var found []string
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(repoRoot, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() && rel != "." {
+			top, _, _ := strings.Cut(rel, "/")
+			if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || top == "examples" || top == "bench" || top == "cmd" {
+				return filepath.SkipDir
+			}
+			for _, a := range secondsFieldDirs {
+				if rel == a {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name == "main" {
+			return nil
+		}
+		dir := filepath.ToSlash(filepath.Dir(rel))
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok || !ts.Name.IsExported() {
+				return true
+			}
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok {
+				return true
+			}
+			for _, fl := range st.Fields.List {
+				if !isFloat64ish(fl.Type) {
+					continue
+				}
+				if fl.Tag != nil && secondsJSONKey.MatchString(fl.Tag.Value) {
+					continue
+				}
+				doc := fl.Doc.Text() + " " + fl.Comment.Text()
+				byDoc := secondsWord.MatchString(doc)
+				for _, id := range fl.Names {
+					name := dir + "." + ts.Name.Name + "." + id.Name
+					if !id.IsExported() || secondsAllowedFields[name] {
+						continue
+					}
+					if byDoc || secondsName.MatchString(id.Name) || id.Name == "Seconds" {
+						found = append(found, fset.Position(id.Pos()).String()+" "+name)
+					}
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(found)
+	return found
+}
+
+// TestNoFloatSecondsFields: no exported struct field outside the data
+// boundary and the clock models holds float seconds (the rule is at
+// floatSecondsFields above), except those in secondsFieldsKnown.
+func TestNoFloatSecondsFields(t *testing.T) {
+	found := floatSecondsFields(t)
 	seen := map[string]bool{}
 	for _, f := range found {
 		name := strings.SplitN(f, " ", 2)[1]
 		seen[name] = true
-		if !secondsKnown[name] {
-			t.Errorf("%s takes or returns float seconds: use time.Duration (or timing.Freq for ticks)", f)
+		if !secondsFieldsKnown[name] {
+			t.Errorf("%s holds float seconds: use time.Duration (or timing.Ticks)", f)
 		}
 	}
-	for name := range secondsKnown {
+	for name := range secondsFieldsKnown {
 		if !seen[name] {
-			t.Errorf("%s no longer takes float seconds: remove it from secondsKnown", name)
+			t.Errorf("%s no longer holds float seconds: remove it from secondsFieldsKnown", name)
 		}
 	}
-	t.Logf("%d exported functions take or return float seconds outside the allowed ones (%d of them listed in secondsKnown)", len(found), len(secondsKnown))
+	t.Logf("%d exported fields hold float seconds outside the allowed ones (%d of them listed in secondsFieldsKnown)", len(found), len(secondsFieldsKnown))
 }
 
-// secondsKnown are the functions that still take or return float seconds,
-// to be converted; the list only shrinks.
-var secondsKnown = map[string]bool{
-	"clocksync.ThreadCPUWait": true, // SyncOptions.CPUWait's type
-	"mpi.Wtime":               true, // MPI_Wtime's double
-	"mpi.Wtick":               true,
-	"noiseguard.Learner.Add":  true,
-	"window.LocalCompletion":  true, // the raw data's runtime_s
-	"window.GlobalCompletion": true,
-	"window.LoopCompletion":   true,
+// secondsFieldsKnown are the fields that still hold float seconds, to be
+// converted; the list only shrinks.
+var secondsFieldsKnown = map[string]bool{
+	// The RTT of a link and of a fit point: a weight of the clock model's
+	// fit; Duration, or the unit in the name.
+	"clocksync.Link.RTT":   true,
+	"clocksync.Sample.RTT": true,
+	// The window factor of a design (run's --window-size as seconds).
+	"design.Experiment.WindowS": true,
+	"design.Factors.WindowsS":   true,
 }

@@ -10,7 +10,7 @@ import (
 
 // Off disables a model component when assigned to a field of ClockDist or
 // Latency, whose zero values select the defaults: Latency{Jitter: Off} has
-// no jitter, ClockDist{OffsetS: Off, DriftPPM: Off} gives perfect clocks.
+// no jitter, ClockDist{Offset: Off, DriftPPM: Off} gives perfect clocks.
 // Any negative value has the same effect.
 const Off = -1
 
@@ -38,7 +38,7 @@ type ClockParams struct {
 // sets the component to zero (Overhead and Resolution then become 1 ns, their
 // minimum).
 type ClockDist struct {
-	OffsetS    float64       // offsets uniform in [−OffsetS, OffsetS); default 1 s
+	Offset     time.Duration // offsets uniform in [−Offset, Offset); default 1 s
 	DriftPPM   float64       // drifts uniform in [−DriftPPM, DriftPPM); default 50 ppm
 	WanderPPM  float64       // WanderPPM of every rank; default 0 (no wander)
 	Overhead   time.Duration // read overhead of every rank; default 20 ns
@@ -47,7 +47,7 @@ type ClockDist struct {
 
 // Defaults of ClockDist (and of Config.WanderStep).
 const (
-	DefaultOffsetS    = 1.0
+	DefaultOffset     = time.Second
 	DefaultDriftPPM   = 50.0
 	DefaultOverhead   = 20 * time.Nanosecond
 	DefaultResolution = time.Nanosecond
@@ -77,7 +77,7 @@ func orD(v, def time.Duration) time.Duration {
 // resolved returns the distribution with defaults applied.
 func (d ClockDist) resolved() ClockDist {
 	return ClockDist{
-		OffsetS:    orF(d.OffsetS, DefaultOffsetS),
+		Offset:     orD(d.Offset, DefaultOffset),
 		DriftPPM:   orF(d.DriftPPM, DefaultDriftPPM),
 		WanderPPM:  orF(d.WanderPPM, 0),
 		Overhead:   orD(d.Overhead, DefaultOverhead),
@@ -91,7 +91,7 @@ func (d ClockDist) draw(seed uint64, i int) ClockParams {
 	u1 := unit(hash4(seed, domClock, uint64(i), 0))
 	u2 := unit(hash4(seed, domClock, uint64(i), 1))
 	return ClockParams{
-		OffsetS:    d.OffsetS * (2*u1 - 1),
+		OffsetS:    d.Offset.Seconds() * (2*u1 - 1),
 		DriftPPM:   d.DriftPPM * (2*u2 - 1),
 		WanderPPM:  d.WanderPPM,
 		Overhead:   d.Overhead,
@@ -169,17 +169,17 @@ func (m *clockModel) local(t float64) float64 {
 // first rounded to 1/1024 ns, so that models whose parameters are whole
 // nanoseconds read whole nanoseconds despite rounding errors of float64
 // seconds (a change of at most 0.5 ps).
-func (m *clockModel) ticks(t float64) int64 {
+func (m *clockModel) ticks(t float64) timing.Ticks {
 	q := math.Round(m.local(t)*1e9*1024) / 1024
 	if m.resNs == 1 {
-		return int64(math.Floor(q))
+		return timing.Ticks(math.Floor(q))
 	}
-	return int64(math.Floor(q/m.resNs) * m.resNs)
+	return timing.Ticks(math.Floor(q/m.resNs) * m.resNs)
 }
 
 // trueTime returns the earliest true time at which the clock reads at least
 // ticks (up to floating-point rounding of about 1e-15 relative).
-func (m *clockModel) trueTime(ticks int64) float64 {
+func (m *clockModel) trueTime(ticks timing.Ticks) float64 {
 	target := float64(ticks) * 1e-9
 	// local is strictly increasing (frequency errors are tiny), so
 	// bisect after a linear first guess.
@@ -216,7 +216,7 @@ var _ timing.Clock = (*simClock)(nil)
 // Now returns the reading of the rank's clock at its current true time (or,
 // when the node's periodic noise holds the rank then, at the detour's end)
 // and advances that time by the read overhead.
-func (c *simClock) Now() int64 {
+func (c *simClock) Now() timing.Ticks {
 	r := c.r
 	t := r.noise.after(r.now) // held by the node's periodic noise
 	r.now = t + r.clk.ovS

@@ -107,8 +107,8 @@ func (r *Rank) CPUWait() (time.Duration, int64) {
 	return time.Duration(r.cpuWait * 1e9), r.cpuWaits
 }
 
-// CPUWait is Rank.CPUWait of the communicator's rank, in seconds:
+// CPUWait is Rank.CPUWait of the communicator's rank:
 // the interface (clocksync.CPUWaiter) through which clocksync learns,
 // without importing this package, how long a simulated rank waited for a
 // CPU. Only the rank's own goroutine may call it.
-func (c *comm) CPUWait() (seconds float64, waits int64) { return c.r.cpuWait, c.r.cpuWaits }
+func (c *comm) CPUWait() (lost time.Duration, waits int64) { return c.r.CPUWait() }

@@ -17,7 +17,7 @@ import (
 // acknowledgement's round trip.
 func Example_bandwidthAndOneSided() {
 	w, _ := mpitest.New(mpitest.Config{Ranks: 2, Seed: 1,
-		Clock:   mpitest.ClockDist{OffsetS: mpitest.Off, DriftPPM: mpitest.Off},
+		Clock:   mpitest.ClockDist{Offset: mpitest.Off, DriftPPM: mpitest.Off},
 		Latency: mpitest.Latency{Base: time.Microsecond, Jitter: mpitest.Off, SpikeProb: mpitest.Off, BytesPerSecond: 1e9}})
 	_ = w.Run(func(r *mpitest.Rank) error {
 		c := r.Comm()

@@ -16,7 +16,7 @@ import (
 // 1 and returns the median on rank 0.
 func medianRTT(c mpi.Comm, clk timing.Clock, n int) (time.Duration, error) {
 	buf := make([]byte, 8)
-	var rtts []int64
+	var rtts []timing.Ticks
 	for range n {
 		switch c.Rank() {
 		case 0:
@@ -101,10 +101,10 @@ func ExampleWorld_TrueOffset() {
 			if _, err := c.RecvInt64(1, 0); err != nil {
 				return err
 			}
-			return c.SendInt64(clk.Now(), 1, 0)
+			return c.SendInt64(int64(clk.Now()), 1, 0)
 		}
 		t0 := clk.Now()
-		if err := c.SendInt64(t0, 0, 0); err != nil {
+		if err := c.SendInt64(int64(t0), 0, 0); err != nil {
 			return err
 		}
 		ref, err := c.RecvInt64(0, 0)
@@ -113,7 +113,7 @@ func ExampleWorld_TrueOffset() {
 		}
 		t1 := clk.Now()
 		mid := (t0 + t1) / 2 // rank 1's time when rank 0 read ref, if symmetric
-		estimate = clk.Freq().Seconds(mid - ref)
+		estimate = clk.Freq().Seconds(mid - timing.Ticks(ref))
 		truth = w.TrueOffset(1, r.TrueNow())
 		return nil
 	})

@@ -76,7 +76,7 @@ func (c *comm) executeTwin(o *mpi.Observation) error {
 // (passes of OSUPassTime until their sum, read on clk as in C, reaches
 // target ticks, or target/P per probe with TestEvery = P; MPI_Test costs
 // no virtual time here).
-func (c *comm) kernel(o *mpi.Observation, clk timing.Clock, target int64) {
+func (c *comm) kernel(o *mpi.Observation, clk timing.Clock, target timing.Ticks) {
 	r := c.r
 	if !o.TimedKernel {
 		r.now += float64(o.KernelIters) * KernelIterTime.Seconds()
@@ -84,7 +84,7 @@ func (c *comm) kernel(o *mpi.Observation, clk timing.Clock, target int64) {
 	}
 	probes := max(o.TestEvery, 1)
 	for range probes {
-		for elapsed := int64(0); elapsed < target/probes; {
+		for elapsed := timing.Ticks(0); elapsed < target/timing.Ticks(probes); {
 			t1 := clk.Now()
 			r.now += OSUPassTime.Seconds()
 			elapsed += clk.Now() - t1
@@ -95,7 +95,7 @@ func (c *comm) kernel(o *mpi.Observation, clk timing.Clock, target int64) {
 // overlapped is one execution of the overlapped phase: post, kernel
 // (timed by two reads of clk, as in C), wait. It returns the kernel's
 // ticks. target is the time-targeted kernel's aim, in ticks.
-func (c *comm) overlapped(o *mpi.Observation, clk timing.Clock, target int64) (int64, error) {
+func (c *comm) overlapped(o *mpi.Observation, clk timing.Clock, target timing.Ticks) (timing.Ticks, error) {
 	r := c.r
 	if c.r.w.cfg.Progress == ProgressAsync {
 		posted := r.now
@@ -168,8 +168,8 @@ func (c *comm) observeOverlap(o *mpi.Observation, clk timing.Clock) error {
 		return err
 	}
 	o.Start = clk.Now()
-	var sum int64
-	target := o.Pure / int64(reps) // the time-targeted kernel's aim, as in C
+	var sum timing.Ticks
+	target := o.Pure / timing.Ticks(reps) // the time-targeted kernel's aim, as in C
 	for i := range reps {
 		o.CallIndex = i
 		t0 := clk.Now()

@@ -20,7 +20,7 @@ func ExampleProgress() {
 	for _, prog := range []mpitest.Progress{mpitest.ProgressInWait, mpitest.ProgressAsync} {
 		w, _ := mpitest.New(mpitest.Config{Ranks: 2, Progress: prog,
 			Latency: mpitest.Latency{Base: time.Microsecond, Jitter: mpitest.Off, SpikeProb: mpitest.Off, BytesPerSecond: mpitest.Off},
-			Clock:   mpitest.ClockDist{OffsetS: mpitest.Off, DriftPPM: mpitest.Off}})
+			Clock:   mpitest.ClockDist{Offset: mpitest.Off, DriftPPM: mpitest.Off}})
 		obs := make([]mpi.Observation, 2)
 		_ = w.Run(func(r *mpitest.Rank) error {
 			o := &obs[r.ID()]

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/internal/elem"
+	"github.com/reprobench/reprobench/timing"
 )
 
 // nbcObserve runs one observation of call on a fresh world of p ranks with
@@ -146,7 +147,7 @@ func TestNBCOverlapModels(t *testing.T) {
 				tc.prog, tc.each, ov, tc.min, tc.max, pure, compute, total)
 		}
 		for r, o := range obs {
-			if want := int64(reps * (iters + 20)); o.Compute != want {
+			if want := timing.Ticks(reps * (iters + 20)); o.Compute != want {
 				t.Errorf("%v rank %d: compute %d ticks, want %d", tc.prog, r, o.Compute, want)
 			}
 			if o.Pure <= 0 || o.End-o.Start < o.Compute {
@@ -217,7 +218,7 @@ func TestNBCOverlapRefusals(t *testing.T) {
 // compute time per call is known exactly up to one read; with P probes each
 // of the P parts aims at target/P.
 func TestNBCTimedKernel(t *testing.T) {
-	pass, read := OSUPassTime.Nanoseconds(), DefaultOverhead.Nanoseconds()
+	pass, read := timing.Ticks(OSUPassTime), timing.Ticks(DefaultOverhead)
 	for _, probes := range []int64{0, 3} {
 		const reps = 4
 		cfg := Config{Ranks: 4, Seed: 3, Progress: ProgressInWait, Latency: Latency{SpikeProb: Off}, Clock: perfectClocks}
@@ -225,14 +226,14 @@ func TestNBCTimedKernel(t *testing.T) {
 			o.Overlap, o.TimedKernel, o.TestEvery, o.Reps, o.TimeEach, o.Sync = true, true, probes, reps, true, mpi.SyncBarrier
 		})
 		for r, o := range obs {
-			target := o.Pure / reps
-			parts := max(probes, 1)
-			n := int64(0) // passes per call
+			target := o.Pure / timing.Ticks(reps)
+			parts := timing.Ticks(max(probes, 1))
+			n := timing.Ticks(0) // passes per call
 			for range parts {
 				k := (target/parts + pass + read - 1) / (pass + read)
 				n += max(k, 0)
 			}
-			c := o.Compute / reps
+			c := o.Compute / timing.Ticks(reps)
 			lo, hi := n*(pass+2*read), n*(pass+2*read)+2*read
 			if target < 1000 || c < lo || c > hi {
 				t.Errorf("probes %d rank %d: compute %d ns per call, want %d passes: [%d, %d] (target %d ns)",

@@ -66,7 +66,7 @@ func (c *comm) Observe(o *mpi.Observation, clk timing.Clock) error {
 	}
 	reps := max(o.Reps, 1)
 	if o.TimeEach {
-		var sum int64
+		var sum timing.Ticks
 		for i := range reps {
 			o.CallIndex = i // the root of root_shift (mpi.Observation.RootOf)
 			t0 := clk.Now()
@@ -126,9 +126,9 @@ func (c *comm) corruptResult(o *mpi.Observation) {
 // less than 11% fast against true time.
 //
 // It returns false if clk stood still for a million reads in a row.
-func (r *Rank) waitUntil(clk timing.Clock, deadline int64) bool {
+func (r *Rank) waitUntil(clk timing.Clock, deadline timing.Ticks) bool {
 	ov := r.clk.ovS
-	last, still := int64(math.MinInt64), 0
+	last, still := timing.Ticks(math.MinInt64), 0
 	for {
 		now := clk.Now()
 		if now >= deadline {

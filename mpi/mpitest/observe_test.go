@@ -15,7 +15,7 @@ import (
 )
 
 var exactNet = Latency{Base: time.Microsecond, Jitter: Off, SpikeProb: Off, BytesPerSecond: Off}
-var perfectClocks = ClockDist{OffsetS: Off, DriftPPM: Off}
+var perfectClocks = ClockDist{Offset: Off, DriftPPM: Off}
 
 func TestObservePingPong(t *testing.T) {
 	w, _ := New(Config{Ranks: 3, Latency: exactNet, Clock: perfectClocks})
@@ -59,7 +59,7 @@ func TestObserveDeadline(t *testing.T) {
 	err := w.Run(func(r *Rank) error {
 		clk := r.Clock()
 		// Start 2.5 s of local time from now, with a reduction.
-		deadline := clk.Now() + 2_500_000_000 + int64(r.ID())*1000
+		deadline := clk.Now() + 2_500_000_000 + timing.Ticks(r.ID())*1000
 		o := &mpi.Observation{Call: mpi.CallAllreduce, Count: 1, Type: mpi.Int64, Op: mpi.Max,
 			Send: make([]byte, 8), Recv: make([]byte, 8), Sync: mpi.SyncDeadline, Deadline: deadline}
 		elem.Put(mpi.Int64, o.Send, 0, float64(r.ID()))
@@ -68,7 +68,7 @@ func TestObserveDeadline(t *testing.T) {
 			return err
 		}
 		// The start is the read after the first read ≥ deadline.
-		ov := int64(w.Params(r.ID()).Overhead)
+		ov := timing.Ticks(w.Params(r.ID()).Overhead)
 		if o.Start < deadline+ov-1 || o.Start > deadline+2*ov+1 {
 			return fmt.Errorf("rank %d: start %d, deadline %d", r.ID(), o.Start, deadline)
 		}
@@ -259,7 +259,7 @@ func TestDeterminism(t *testing.T) {
 // frozen is a clock that never advances.
 type frozen struct{ timing.Clock }
 
-func (frozen) Now() int64 { return 0 }
+func (frozen) Now() timing.Ticks { return 0 }
 
 func TestObserveFrozenClock(t *testing.T) {
 	w, _ := New(Config{Ranks: 1})

@@ -81,7 +81,7 @@ func TestPointToPoint(t *testing.T) {
 func TestVirtualTime(t *testing.T) {
 	// Exact latency: 1 µs base, no jitter, no spikes, infinite bandwidth.
 	lat := Latency{Base: time.Microsecond, Jitter: Off, SpikeProb: Off, BytesPerSecond: Off}
-	w, err := New(Config{Ranks: 2, Latency: lat, Clock: ClockDist{OffsetS: Off, DriftPPM: Off, Overhead: 10 * time.Nanosecond}})
+	w, err := New(Config{Ranks: 2, Latency: lat, Clock: ClockDist{Offset: Off, DriftPPM: Off, Overhead: 10 * time.Nanosecond}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/internal/elem"
+	"github.com/reprobench/reprobench/timing"
 )
 
 // TestPersistentAllreduce: a prepared MPI_Allreduce_init takes, call for
@@ -16,10 +17,10 @@ import (
 // Prepare before the release, as the binding does.
 func TestPersistentAllreduce(t *testing.T) {
 	const p = 5
-	elapsed := map[mpi.Call][p]int64{}
+	elapsed := map[mpi.Call][p]timing.Ticks{}
 	for _, call := range []mpi.Call{mpi.CallAllreduce, mpi.CallAllreduceInit} {
 		w, _ := New(Config{Ranks: p, Seed: 3, Latency: exactNet, Clock: perfectClocks})
-		var got [p]int64
+		var got [p]timing.Ticks
 		err := w.Run(func(r *Rank) error {
 			c := r.Comm()
 			o := &mpi.Observation{Call: call, Count: 3, Type: mpi.Int64, Op: mpi.Max, Reps: 4, Sync: mpi.SyncBarrier,

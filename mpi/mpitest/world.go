@@ -468,7 +468,7 @@ func (w *World) Params(rank int) ClockParams { return w.ranks[rank].clk.p }
 // ClockAt returns the ticks (nanoseconds) rank's clock reads at true time t
 // seconds, quantized to its resolution. A read by the rank itself at true
 // time t returns exactly this value.
-func (w *World) ClockAt(rank int, t float64) int64 { return w.ranks[rank].clk.ticks(t) }
+func (w *World) ClockAt(rank int, t float64) timing.Ticks { return w.ranks[rank].clk.ticks(t) }
 
 // ClockSecondsAt returns rank's clock at true time t in seconds, not
 // quantized: t + OffsetS + drift and wander. ClockAt is the same reading
@@ -495,7 +495,9 @@ func (w *World) TrueDriftPPM(rank int, t float64) float64 {
 // (unquantized) reads at least ticks. It inverts ClockSecondsAt: together they map
 // a timestamp of one rank to the reading of another rank's clock at the same
 // instant, which is the ground truth for a global clock.
-func (w *World) TrueTime(rank int, ticks int64) float64 { return w.ranks[rank].clk.trueTime(ticks) }
+func (w *World) TrueTime(rank int, ticks timing.Ticks) float64 {
+	return w.ranks[rank].clk.trueTime(ticks)
+}
 
 // Messages returns the number of point-to-point messages simulated so far,
 // including those that implement collectives.

@@ -136,7 +136,9 @@ func collect(args []string) (err error) {
 	}
 	for k := range *syncs {
 		var pts []clocksync.Sample
-		sp := &clocksync.Spread{Target: clocksync.Accuracy{Error: 1e-15, Horizon: 10}, Budget: budget.Seconds(),
+		// A 1 ns target is below a clock read: never met, so every
+		// record learns for the whole budget.
+		sp := &clocksync.Spread{Target: clocksync.Accuracy{Error: time.Nanosecond, Horizon: 10 * time.Second}, Budget: *budget,
 			Record: func(p []clocksync.Sample) { pts = slices.Clone(p) }}
 		alg := &clocksync.Algorithm{Name: "calib", Topology: &clocksync.TopDownTree{}, Learner: sp}
 		g := clocksync.NewGlobalClock(clk)
@@ -248,7 +250,7 @@ func replay(args []string) error {
 		cands = append(cands, candidate{name: fmt.Sprintf("min span %gs", s), asym: 0.05, minSpan: s})
 	}
 	sp := &clocksync.Spread{Target: target}
-	h := target.Horizon
+	h := target.Horizon.Seconds()
 	fmt.Printf("%d records; target %v; bound judged right after the last fit point and %gs later\n", len(recs), target, h)
 	fmt.Printf("%-28s %5s %5s %5s %5s %6s %6s %6s %8s %8s %8s %6s %6s\n", "candidate", "cov0", "covh", "both", "slope", "≤err", "met", "t med", "t max", "|e_h| max", "b_h med", "s/b 95", "s/b max")
 	for _, cd := range cands {
@@ -268,7 +270,7 @@ func replay(args []string) error {
 			if o.e0 <= o.b0 && o.eh <= o.bh {
 				both++
 			}
-			if o.eh <= target.Error {
+			if o.eh <= target.Error.Seconds() {
 				within++
 			}
 			if o.met {
@@ -339,7 +341,7 @@ func replayOne(sp *clocksync.Spread, r record, cd candidate, target clocksync.Ac
 	o := outcome{stopN: last, budgetOut: true}
 	for n := 48; n <= last; n += 16 {
 		_, b, st := bound(n)
-		if !b.Unknown && b.At(target.Horizon) <= target.Error && st.Span >= cd.minSpan {
+		if !b.Unknown && b.At(target.Horizon.Seconds()) <= target.Error.Seconds() && st.Span >= cd.minSpan {
 			o.stopN, o.budgetOut, o.met = n, false, true
 			break
 		}
@@ -353,11 +355,11 @@ func replayOne(sp *clocksync.Spread, r record, cd candidate, target clocksync.Ac
 	if !b.Unknown {
 		o.slopeRatio = math.Abs(m.Slope-r.TruthB) / b.Slope
 	}
-	o.e0, o.eh = e(x), e(x+target.Horizon)
+	o.e0, o.eh = e(x), e(x+target.Horizon.Seconds())
 	if b.Unknown {
 		o.b0, o.bh = math.Inf(1), math.Inf(1)
 	} else {
-		o.b0, o.bh = b.At(0), b.At(target.Horizon)
+		o.b0, o.bh = b.At(0), b.At(target.Horizon.Seconds())
 	}
 	return o
 }

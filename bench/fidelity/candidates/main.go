@@ -35,7 +35,7 @@ func main() {
 	}
 }
 
-func median(v []int64) float64 {
+func median(v []timing.Ticks) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return float64(s[len(s)/2])
@@ -84,12 +84,12 @@ func run(blocks, per, size int) error {
 	}
 	variants := []*mpi.Observation{obs(heapS, heapR), obs(pageS, pageR)}
 	names := []string{"Go heap", "page-aligned mmap"}
-	starts, ends := make([]int64, per), make([]int64, per)
-	durs := make([]int64, per)
+	starts, ends := make([]timing.Ticks, per), make([]timing.Ticks, per)
+	durs := make([]timing.Ticks, per)
 	all := make([]float64, 2)
 	// Cold start: the first observations after MPI_Init, by position.
-	first := make([]int64, 1000)
-	fs, fe := make([]int64, 1000), make([]int64, 1000)
+	first := make([]timing.Ticks, 1000)
+	fs, fe := make([]timing.Ticks, 1000), make([]timing.Ticks, 1000)
 	if err := mpi.ObserveBatch(w, variants[0], clk, nil, fs, fe); err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func run(blocks, per, size int) error {
 	// thread of this process was switched in (voluntary context switches
 	// count its wake-ups) while the measuring thread was inside C.
 	long := 20000
-	ls, le := make([]int64, long), make([]int64, long)
+	ls, le := make([]timing.Ticks, long), make([]timing.Ticks, long)
 	before := switches()
 	t0 := clk.Now()
 	if err := mpi.ObserveBatch(w, variants[0], clk, nil, ls, le); err != nil {

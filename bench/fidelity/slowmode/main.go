@@ -119,7 +119,7 @@ func run(blocks, per, long, pre int, out, only string) error {
 	// --cache warm.
 	gb := window.NewBuffers(window.CacheWarm, bytes, bytes, 1, 0, 1)
 
-	starts, ends := make([]int64, max(per, long)), make([]int64, max(per, long))
+	starts, ends := make([]timing.Ticks, max(per, long)), make([]timing.Ticks, max(per, long))
 	cloop := func(s, r []byte, early bool) func(t0, t1 []int64) error {
 		return func(t0, t1 []int64) error {
 			sp, rp := unsafe.Pointer(&s[0]), unsafe.Pointer(&r[0])
@@ -140,13 +140,13 @@ func run(blocks, per, long, pre int, out, only string) error {
 			n := len(t0)
 			st, en := starts[:n], ends[:n]
 			if fresh { // as the engine's Record: new, never written memory
-				st, en = make([]int64, n), make([]int64, n)
+				st, en = make([]timing.Ticks, n), make([]timing.Ticks, n)
 			}
 			if err := mpi.ObserveBatch(w, o, clk, nil, st, en); err != nil {
 				return err
 			}
 			for i := range t0 {
-				t0[i], t1[i] = st[i]+epoch, en[i]+epoch
+				t0[i], t1[i] = int64(st[i])+epoch, int64(en[i])+epoch
 			}
 			return nil
 		}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/internal/badargs"
@@ -421,7 +422,7 @@ func allocations(k *checker, w mpi.Comm) {
 	check("Observe", func() { _ = w.Observe(o, clk) })
 	// Two observations per batch: the count per call is what matters, and
 	// 201 batches of barrier + allreduce are slow when oversubscribed.
-	starts, ends := make([]int64, 2), make([]int64, 2)
+	starts, ends := make([]timing.Ticks, 2), make([]timing.Ticks, 2)
 	check("ObserveBatch", func() { _ = mpi.ObserveBatch(w, o, clk, nil, starts, ends) })
 }
 
@@ -453,7 +454,7 @@ func observe(k *checker, w mpi.Comm) {
 					Type: mpi.Float64, Op: mpi.Sum, Root: 0, Peer: p - 1, Reps: 3, Sync: sync}
 				if sync == mpi.SyncDeadline {
 					// A deadline 2 ms ahead on each rank's own clock.
-					o.Deadline = clk.Now() + clk.Freq().Ticks(2e-3)
+					o.Deadline = clk.Now() + clk.Freq().Ticks(2*time.Millisecond)
 				}
 				release, err := mpi.Prepare(w, o) // p2p: bandwidth and one-sided calls need it
 				k.noErr(err, fmt.Sprintf("prepare %v %v", call, sync))
@@ -482,7 +483,7 @@ func observe(k *checker, w mpi.Comm) {
 	if p > 2 {
 		nb = 8
 	}
-	starts, ends, dl := make([]int64, nb), make([]int64, nb), make([]int64, nb)
+	starts, ends, dl := make([]timing.Ticks, nb), make([]timing.Ticks, nb), make([]timing.Ticks, nb)
 	send, recv := []float64{float64(r + 1)}, make([]float64, 1)
 	o := &mpi.Observation{Call: mpi.CallAllreduce, Send: mpi.Bytes(send), Recv: mpi.Bytes(recv), Count: 1,
 		Type: mpi.Float64, Op: mpi.Sum, Sync: mpi.SyncBarrier}
@@ -494,9 +495,9 @@ func observe(k *checker, w mpi.Comm) {
 		k.ok(o.Start == starts[nb-1] && o.End == ends[nb-1], "batch leaves the last observation in o")
 		k.ok(recv[0] == float64(p*(p+1)/2), "batch allreduce result %v", recv[0])
 		o.Sync = mpi.SyncDeadline
-		t0 := clk.Now() + clk.Freq().Ticks(1e-3)
+		t0 := clk.Now() + clk.Freq().Ticks(time.Millisecond)
 		for i := range dl {
-			dl[i] = t0 + int64(i)*clk.Freq().Ticks(50e-6)
+			dl[i] = t0 + timing.Ticks(i)*clk.Freq().Ticks(50*time.Microsecond)
 		}
 		k.noErr(mpi.ObserveBatch(w, o, clk, dl, starts, ends), "deadline batch")
 		for i := 0; i < nb; i++ {
@@ -629,7 +630,7 @@ func threads(k *checker, w mpi.Comm) {
 	errs := make(chan error, 2)
 	go func() {
 		errs <- w.Observe(o, clk)
-		errs <- mpi.ObserveBatch(w, o, clk, nil, make([]int64, 2), make([]int64, 2))
+		errs <- mpi.ObserveBatch(w, o, clk, nil, make([]timing.Ticks, 2), make([]timing.Ticks, 2))
 	}()
 	for i := range 2 {
 		err := <-errs

@@ -131,7 +131,7 @@ func latency(k *checker, w mpi.Comm, clk timing.Clock, nb mpi.Call, dt mpi.Datat
 			}
 			var err error
 			if mode == "batch" {
-				starts, ends := make([]int64, 4), make([]int64, 4)
+				starts, ends := make([]timing.Ticks, 4), make([]timing.Ticks, 4)
 				err = mpi.ObserveBatch(w, o, clk, nil, starts, ends)
 				for i := range starts {
 					k.ok(ends[i] >= starts[i], "%s: observation %d ends before it starts", what, i)

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/timing"
@@ -92,7 +93,7 @@ func observation(w mpi.Comm, call mpi.Call, count int, sync mpi.SyncKind, clk ti
 	o := &mpi.Observation{Call: call, Send: mpi.Bytes(send), Recv: mpi.Bytes(recv), Count: count, Type: mpi.Int64,
 		Op: mpi.Sum, Root: 0, Peer: p - 1, Reps: 3, Sync: sync, BWWindow: 5}
 	if sync == mpi.SyncDeadline {
-		o.Deadline = clk.Now() + clk.Freq().Ticks(2e-3)
+		o.Deadline = clk.Now() + clk.Freq().Ticks(2*time.Millisecond)
 	}
 	return o, send, recv
 }
@@ -141,11 +142,11 @@ func bandwidth(k *checker, w mpi.Comm, call mpi.Call, sync mpi.SyncKind, clk tim
 	}
 	k.ok(true, "%s elements", what)
 	// A batch of 4 observations in one call.
-	starts, ends := make([]int64, 4), make([]int64, 4)
-	var dl []int64
+	starts, ends := make([]timing.Ticks, 4), make([]timing.Ticks, 4)
+	var dl []timing.Ticks
 	if sync == mpi.SyncDeadline {
-		t0 := clk.Now() + clk.Freq().Ticks(2e-3)
-		dl = []int64{t0, t0 + clk.Freq().Ticks(1e-3), t0 + clk.Freq().Ticks(2e-3), t0 + clk.Freq().Ticks(3e-3)}
+		t0 := clk.Now() + clk.Freq().Ticks(2*time.Millisecond)
+		dl = []timing.Ticks{t0, t0 + clk.Freq().Ticks(time.Millisecond), t0 + clk.Freq().Ticks(2*time.Millisecond), t0 + clk.Freq().Ticks(3*time.Millisecond)}
 	}
 	k.okErr(mpi.ObserveBatch(w, o, clk, dl, starts, ends), "batch "+what)
 	for i := range starts {

@@ -12,6 +12,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
@@ -96,7 +97,7 @@ func run(k *checker, w mpi.Comm, call mpi.Call, dt mpi.Datatype, count, skew, ro
 	o := observation(w, call, dt, count, skew, root)
 	o.Reps, o.Sync = 2, sync
 	if sync == mpi.SyncDeadline {
-		o.Deadline = clk.Now() + clk.Freq().Ticks(2e-3)
+		o.Deadline = clk.Now() + clk.Freq().Ticks(2*time.Millisecond)
 	}
 	release := func() error { return nil }
 	if prepare {
@@ -246,11 +247,11 @@ func batch(k *checker, w mpi.Comm, call mpi.Call, clk timing.Clock) {
 		return
 	}
 	const nb = 8
-	starts, ends, dl := make([]int64, nb), make([]int64, nb), make([]int64, nb)
+	starts, ends, dl := make([]timing.Ticks, nb), make([]timing.Ticks, nb), make([]timing.Ticks, nb)
 	k.ok(w.Barrier() == nil, "barrier")
-	t0 := clk.Now() + clk.Freq().Ticks(1e-3)
+	t0 := clk.Now() + clk.Freq().Ticks(time.Millisecond)
 	for i := range dl {
-		dl[i] = t0 + clk.Freq().Ticks(float64(i)*50e-6)
+		dl[i] = t0 + clk.Freq().Ticks(time.Duration(i)*50*time.Microsecond)
 	}
 	o.Sync = mpi.SyncDeadline
 	err = mpi.ObserveBatch(w, o, clk, dl, starts, ends)
