@@ -29,17 +29,24 @@ func inPlaceExperiments() []engine.Experiment {
 // the input mpi.InPlaceInput puts in the receive buffer (ground truth: the
 // rows' Result), and the raw data record in_place on for them.
 func TestInPlaceChecked(t *testing.T) {
-	exps := inPlaceExperiments()
-	if len(exps) != 10 {
-		t.Fatalf("%d experiments: want 5 calls × 2 roots", len(exps))
+	checkedOn(t, inPlaceExperiments(), 10, factor.InPlace) // 5 calls × 2 roots
+}
+
+// checkedOn runs exps (want of them) checked on 3 simulated ranks and
+// asserts that no row's result is wrong and that the raw data record
+// factor id on for every experiment.
+func checkedOn(t *testing.T, exps []engine.Experiment, want int, id factor.ID) {
+	t.Helper()
+	if len(exps) != want {
+		t.Fatalf("%d experiments, want %d", len(exps), want)
 	}
 	s := runChecked(t, mpitest.Config{Ranks: 3, Seed: 5}, exps)
 	if w := wrongRows(s); len(w) != 0 {
 		t.Errorf("wrong-result rows %v, want none", w)
 	}
 	for _, ex := range exps {
-		if got := ex.Raw().Factors.Cell(factor.InPlace); got != "on" {
-			t.Errorf("%v: raw in_place %q, want on", ex.Call, got)
+		if got := ex.Raw().Factors.Cell(id); got != "on" {
+			t.Errorf("%v: raw %s %q, want on", ex.Call, id.Row().Name, got)
 		}
 	}
 }

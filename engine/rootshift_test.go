@@ -37,19 +37,7 @@ func rootShiftExperiments() []engine.Experiment {
 // root-dependent block (MPI_Bcast, MPI_Scatter, MPI_Scatterv, the twins)
 // would be wrong. The raw data record root_shift on for them.
 func TestRootShiftChecked(t *testing.T) {
-	exps := rootShiftExperiments()
-	if len(exps) != 20 {
-		t.Fatalf("%d experiments: want 10 calls × 2 roots", len(exps))
-	}
-	s := runChecked(t, mpitest.Config{Ranks: 3, Seed: 5}, exps)
-	if w := wrongRows(s); len(w) != 0 {
-		t.Errorf("wrong-result rows %v, want none", w)
-	}
-	for _, ex := range exps {
-		if got := ex.Raw().Factors.Cell(factor.RootShift); got != "on" {
-			t.Errorf("%v: raw root_shift %q, want on", ex.Call, got)
-		}
-	}
+	checkedOn(t, rootShiftExperiments(), 20, factor.RootShift) // 10 calls × 2 roots
 }
 
 // TestRootShiftCaught: rank 1 corrupts every result of MPI_Gather (and
