@@ -5,13 +5,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/reprobench/reprobench/internal/completionref"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/window"
 )
 
 // TestCompletionMatchesGathered: the reduced completion time equals the
 // one the reference definitions compute from every rank's values
-// (localCompletion on durations, globalCompletion, loopCompletion, the timing rank's
+// (completionref.Local on durations, completionref.Global, completionref.Loop, the timing rank's
 // duration), bit for bit for the maxima; the averages of osu and imb and
 // the overlap columns within 1e-14 relative, since a reduction sums in
 // its own order.
@@ -55,15 +56,15 @@ func TestCompletionMatchesGathered(t *testing.T) {
 					exact := true
 					switch rt {
 					case window.RuntimeGlobal:
-						want = globalCompletion(gs, ge)
+						want = completionref.Global(gs, ge)
 					case window.RuntimeLocal:
-						want = localCompletion(make([]float64, p), dur)
+						want = completionref.Local(make([]float64, p), dur)
 					default:
 						if tm := call.Timer(ex.Root); tm >= 0 && rt != window.RuntimeLoop {
 							want = dur[tm] / reps
 							break
 						}
-						want = loopCompletion(rt, dur, reps, call == mpi.CallPingPong, ex.Root)
+						want = completionref.Loop(rt, dur, reps, call == mpi.CallPingPong, ex.Root)
 						exact = rt == window.RuntimeLoop || call == mpi.CallPingPong
 					}
 					if exact && got != want || !exact && !near(got, want) {

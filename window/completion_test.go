@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reprobench/reprobench/internal/completionref"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/window"
@@ -26,17 +27,17 @@ func TestLoopCompletion(t *testing.T) {
 		{window.RuntimeIMB, true, 1.5e-6},  // IMB PingPong: the larger of the pair's dur/(2n)
 		{window.RuntimeOSU, true, 1e-6},    // osu_latency: root's dur/(2n)
 	} {
-		if got := loopCompletion(c.rt, dur, 4, c.pingpong, 0); math.Abs(got-c.want) > 1e-15 {
+		if got := completionref.Loop(c.rt, dur, 4, c.pingpong, 0); math.Abs(got-c.want) > 1e-15 {
 			t.Errorf("LoopCompletion(%v, pingpong %v) = %g, want %g", c.rt, c.pingpong, got, c.want)
 		}
 	}
-	if got := loopCompletion(window.RuntimeOSU, dur, 4, true, 1); math.Abs(got-1.5e-6) > 1e-15 {
+	if got := completionref.Loop(window.RuntimeOSU, dur, 4, true, 1); math.Abs(got-1.5e-6) > 1e-15 {
 		t.Errorf("ping-pong rooted at rank 1: %g, want the root's 1.5e-6", got)
 	}
 	for i, bad := range []func(){
-		func() { loopCompletion(window.RuntimeLocal, dur, 4, false, 0) },
-		func() { loopCompletion(window.RuntimeOSU, dur, 0, false, 0) },
-		func() { loopCompletion(window.RuntimeIMB, dur, 4, true, 2) },
+		func() { completionref.Loop(window.RuntimeLocal, dur, 4, false, 0) },
+		func() { completionref.Loop(window.RuntimeOSU, dur, 0, false, 0) },
+		func() { completionref.Loop(window.RuntimeIMB, dur, 4, true, 2) },
 	} {
 		func() {
 			defer func() {
@@ -124,65 +125,4 @@ func TestOSUTimeEachGroundTruth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// The reference definitions of the runtime types (Hunold & Carpen-Amarie
-// 2016, §4.6) on every rank's values in seconds: the ground truth the
-// window loop is checked against.
-
-// loopCompletion returns the value of one observation of a loop-averaged
-// runtime type (RuntimeType.Loops) from each rank's duration dur[r] = end − start over
-// n calls (seconds; with TimesEach the sum of the calls' durations).
-// pingpong selects the ping-pong definitions: the first rank's (root's)
-// value for osu, the larger of root's and its peer's (root+1) for imb. It
-// panics for a runtime type that does not loop, for n < 1 or for a root
-// outside dur.
-func loopCompletion(t window.RuntimeType, dur []float64, n int, pingpong bool, root int) float64 {
-	if !t.Loops() || n < 1 || root < 0 || root >= len(dur) {
-		panic(fmt.Sprintf("window: LoopCompletion(%v, %d ranks, n=%d, root %d)", t, len(dur), n, root))
-	}
-	switch {
-	case t == window.RuntimeLoop:
-		m := math.Inf(-1)
-		for _, d := range dur {
-			m = math.Max(m, d)
-		}
-		return m / float64(n)
-	case pingpong && t == window.RuntimeIMB:
-		return math.Max(dur[root], dur[(root+1)%len(dur)]) / (2 * float64(n))
-	case pingpong:
-		return dur[root] / (2 * float64(n))
-	}
-	var sum float64
-	for _, d := range dur {
-		sum += d / float64(n)
-	}
-	return sum / float64(len(dur))
-}
-
-// localCompletion returns max over ranks of end[r] − start[r] (seconds,
-// each rank's own clock). It panics if the lengths differ.
-func localCompletion(start, end []float64) float64 {
-	if len(start) != len(end) {
-		panic("window: LocalCompletion: length mismatch")
-	}
-	m := math.Inf(-1)
-	for r := range start {
-		m = math.Max(m, end[r]-start[r])
-	}
-	return m
-}
-
-// globalCompletion returns max end − min start (global seconds). It panics
-// if the lengths differ.
-func globalCompletion(globalStart, globalEnd []float64) float64 {
-	if len(globalStart) != len(globalEnd) {
-		panic("window: GlobalCompletion: length mismatch")
-	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for r := range globalStart {
-		lo = math.Min(lo, globalStart[r])
-		hi = math.Max(hi, globalEnd[r])
-	}
-	return hi - lo
 }

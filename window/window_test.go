@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/internal/completionref"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/timing"
@@ -282,8 +283,8 @@ func TestCompletionAgainstGroundTruth(t *testing.T) {
 			trueLocal = math.Max(trueLocal, (o.te[r]-o.ts[r])*(1+w.TrueDriftPPM(r, o.ts[r])*1e-6))
 		}
 		trueGlobal := (slicesMax(o.te[:]) - slicesMin(o.ts[:])) * rate
-		local := localCompletion(o.ls[:], o.le[:])
-		global := globalCompletion(o.gs[:], o.ge[:])
+		local := completionref.Local(o.ls[:], o.le[:])
+		global := completionref.Global(o.gs[:], o.ge[:])
 		maxLocalErr = math.Max(maxLocalErr, math.Abs(local-trueLocal))
 		maxGlobalErr = math.Max(maxGlobalErr, math.Abs(global-trueGlobal))
 		if i == 0 {

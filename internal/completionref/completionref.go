@@ -1,4 +1,10 @@
-package engine
+// Package completionref holds the reference definitions of the runtime
+// types (Hunold & Carpen-Amarie 2016, §4.6) on every rank's values in the
+// raw data's float seconds: the ground truth that the tests of the window
+// loop (package window) and of the engine's reduced completion check
+// against. It is for tests; the library computes the same values in
+// ticks.
+package completionref
 
 import (
 	"fmt"
@@ -7,20 +13,16 @@ import (
 	"github.com/reprobench/reprobench/window"
 )
 
-// The reference definitions of the runtime types (Hunold & Carpen-Amarie
-// 2016, §4.6) on every rank's values in seconds: the ground truth the
-// reduced completion is checked against.
-
-// loopCompletion returns the value of one observation of a loop-averaged
+// Loop returns the value of one observation of a loop-averaged
 // runtime type (RuntimeType.Loops) from each rank's duration dur[r] = end − start over
 // n calls (seconds; with TimesEach the sum of the calls' durations).
 // pingpong selects the ping-pong definitions: the first rank's (root's)
 // value for osu, the larger of root's and its peer's (root+1) for imb. It
 // panics for a runtime type that does not loop, for n < 1 or for a root
 // outside dur.
-func loopCompletion(t window.RuntimeType, dur []float64, n int, pingpong bool, root int) float64 {
+func Loop(t window.RuntimeType, dur []float64, n int, pingpong bool, root int) float64 {
 	if !t.Loops() || n < 1 || root < 0 || root >= len(dur) {
-		panic(fmt.Sprintf("window: LoopCompletion(%v, %d ranks, n=%d, root %d)", t, len(dur), n, root))
+		panic(fmt.Sprintf("completionref: Loop(%v, %d ranks, n=%d, root %d)", t, len(dur), n, root))
 	}
 	switch {
 	case t == window.RuntimeLoop:
@@ -41,11 +43,11 @@ func loopCompletion(t window.RuntimeType, dur []float64, n int, pingpong bool, r
 	return sum / float64(len(dur))
 }
 
-// localCompletion returns max over ranks of end[r] − start[r] (seconds,
+// Local returns max over ranks of end[r] − start[r] (seconds,
 // each rank's own clock). It panics if the lengths differ.
-func localCompletion(start, end []float64) float64 {
+func Local(start, end []float64) float64 {
 	if len(start) != len(end) {
-		panic("window: LocalCompletion: length mismatch")
+		panic("completionref: Local: length mismatch")
 	}
 	m := math.Inf(-1)
 	for r := range start {
@@ -54,11 +56,11 @@ func localCompletion(start, end []float64) float64 {
 	return m
 }
 
-// globalCompletion returns max end − min start (global seconds). It panics
+// Global returns max end − min start (global seconds). It panics
 // if the lengths differ.
-func globalCompletion(globalStart, globalEnd []float64) float64 {
+func Global(globalStart, globalEnd []float64) float64 {
 	if len(globalStart) != len(globalEnd) {
-		panic("window: GlobalCompletion: length mismatch")
+		panic("completionref: Global: length mismatch")
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for r := range globalStart {
