@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -83,35 +84,7 @@ func floatSecondsFuncs(t *testing.T) []string {
 	t.Helper()
 	var found []string
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(repoRoot, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() && rel != "." {
-			top, _, _ := strings.Cut(rel, "/")
-			if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || top == "examples" || top == "bench" || top == "cmd" {
-				return filepath.SkipDir
-			}
-			for _, a := range secondsAllowedDirs {
-				if rel == a {
-					return filepath.SkipDir
-				}
-			}
-			return nil
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		if f.Name.Name == "main" {
-			return nil
-		}
-		dir := filepath.ToSlash(filepath.Dir(rel))
+	apiFiles(t, fset, secondsAllowedDirs, func(f *ast.File, dir string) {
 		for _, decl := range f.Decls {
 			fn, ok := decl.(*ast.FuncDecl)
 			if !ok || !fn.Name.IsExported() {
@@ -132,13 +105,45 @@ func floatSecondsFuncs(t *testing.T) []string {
 				found = append(found, fset.Position(fn.Pos()).String()+" "+name)
 			}
 		}
+	})
+	sort.Strings(found)
+	return found
+}
+
+// apiFiles parses, with fset, every non-test Go file of a package that is
+// not main in the repository, outside examples/, bench/, cmd/, testdata
+// and the directories in skip, and calls visit with it and its
+// directory relative to the repository.
+func apiFiles(t *testing.T, fset *token.FileSet, skip []string, visit func(f *ast.File, dir string)) {
+	t.Helper()
+	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(repoRoot, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() && rel != "." {
+			top, _, _ := strings.Cut(rel, "/")
+			if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || top == "examples" || top == "bench" || top == "cmd" || slices.Contains(skip, rel) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name != "main" {
+			visit(f, filepath.ToSlash(filepath.Dir(rel)))
+		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sort.Strings(found)
-	return found
 }
 
 func recvName(e ast.Expr) string {
@@ -270,35 +275,7 @@ func floatSecondsFields(t *testing.T) []string {
 	t.Helper()
 	var found []string
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(repoRoot, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() && rel != "." {
-			top, _, _ := strings.Cut(rel, "/")
-			if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || top == "examples" || top == "bench" || top == "cmd" {
-				return filepath.SkipDir
-			}
-			for _, a := range secondsFieldDirs {
-				if rel == a {
-					return filepath.SkipDir
-				}
-			}
-			return nil
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		if f.Name.Name == "main" {
-			return nil
-		}
-		dir := filepath.ToSlash(filepath.Dir(rel))
+	apiFiles(t, fset, secondsFieldDirs, func(f *ast.File, dir string) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			ts, ok := n.(*ast.TypeSpec)
 			if !ok || !ts.Name.IsExported() {
@@ -329,11 +306,7 @@ func floatSecondsFields(t *testing.T) []string {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	sort.Strings(found)
 	return found
 }
