@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/reprobench/reprobench/factor"
 )
@@ -38,8 +39,9 @@ type Experiment struct {
 	NrepAuto bool
 	// ProcSync is the process synchronization method (Hunold & Carpen-Amarie 2016, §3).
 	ProcSync string
-	// WindowS is the window size in seconds for window-based sync.
-	WindowS float64
+	// Window is the window of window-based sync (column window_s, in
+	// seconds there); 0 leaves it to the run.
+	Window time.Duration
 	// ClockSync is a clock synchronization spec (clocksync's syntax; not
 	// checked here).
 	ClockSync string
@@ -77,7 +79,7 @@ func (e Experiment) config() string {
 	}
 	sort.Strings(keys)
 	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%s procsync=%s window_s=%g clocksync=%s runtime_type=%s cache=%s noise_guard=%s labels=%v params=[%v]",
-		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.nrepCell(), e.ProcSync, e.WindowS, e.ClockSync, e.RuntimeType, e.Cache, e.NoiseGuard,
+		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.nrepCell(), e.ProcSync, e.Window.Seconds(), e.ClockSync, e.RuntimeType, e.Cache, e.NoiseGuard,
 		keys, e.Params)
 }
 

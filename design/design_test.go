@@ -6,8 +6,10 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func testFactors() Factors {
@@ -27,7 +29,7 @@ func TestFactorialCounts(t *testing.T) {
 		{testFactors(), 5, 1, 3 * 4 * 2 * 2},
 		{testFactors(), 3, 4, 3 * 4 * 2 * 2},
 		{Factors{}, 2, 3, 1},
-		{Factors{Calls: []string{"MPI_Bcast"}, WindowsS: []float64{1e-4, 1e-3}, Caches: []string{"warm", "cold"}}, 1, 1, 4},
+		{Factors{Calls: []string{"MPI_Bcast"}, Windows: []time.Duration{100 * time.Microsecond, time.Millisecond}, Caches: []string{"warm", "cold"}}, 1, 1, 4},
 	} {
 		d, err := Generate(Plan{Factors: tc.f, Mpiruns: tc.mpiruns, Replicates: tc.reps, Seed: 1})
 		if err != nil {
@@ -273,7 +275,7 @@ func TestGenerateErrors(t *testing.T) {
 		{MsizesBytes: []int{0}},
 		{Calls: []string{"a", "a"}},
 		{Calls: []string{""}},
-		{WindowsS: []float64{math.NaN()}},
+		{Windows: []time.Duration{-time.Microsecond}},
 		{Labels: []Factor{{Name: "bad key", Levels: []string{"x"}}}},
 		{Labels: []Factor{{Name: "k", Levels: nil}}},
 		{Labels: []Factor{{Name: "k", Levels: []string{"x"}}, {Name: "k", Levels: []string{"y"}}}},
@@ -289,7 +291,7 @@ func TestGenerateErrors(t *testing.T) {
 
 func TestRoundTrip(t *testing.T) {
 	f := testFactors()
-	f.WindowsS = []float64{1e-4, 0.00125}
+	f.Windows = []time.Duration{100 * time.Microsecond, 1250 * time.Microsecond}
 	f.ClockSyncs = []string{"hca3", "skampi:exchanges=10,fitpoints=20"}
 	f.Labels = append(f.Labels, Factor{Name: "note", Levels: []string{"with, comma", "with \"quote\"", " lead"}})
 	d, err := Generate(Plan{Factors: f, Mpiruns: 3, Replicates: 2, Seed: 1 << 63, Comments: []string{" hello"}})
@@ -339,6 +341,8 @@ func TestReadErrors(t *testing.T) {
 		{"mpirun,exp,window_s\n0,0,-1\n", "column 3 (window_s): -1 is not"},
 		{"mpirun,exp,window_s\n0,0,NaN\n", "column 3 (window_s): NaN is not"},
 		{"mpirun,exp,window_s\n0,0,1ms\n", `column 3 (window_s): "1ms" is not a number`},
+		{"mpirun,exp,window_s\n0,0,1e300\n", "column 3 (window_s): 1e+300 is not"},
+		{"mpirun,exp,window_s\n0,0,1e-12\n", "column 3 (window_s): 1e-12 s is below a nanosecond"},
 		{"mpirun,exp\n0,0\n0,0\n", "f.csv:3: mpirun 0 exp 0 already defined on line 2"},
 		{"mpirun,exp\n0,0,1\n", "f.csv:2: 3 fields, but the header has 2"},
 		{"mpirun,exp\n0,\"0\n", "f.csv:2"},
@@ -466,5 +470,26 @@ func TestNoiseGuardColumn(t *testing.T) {
 	f.NoiseGuards = []string{"yes"}
 	if _, err := Generate(Plan{Factors: f, Mpiruns: 1}); err == nil {
 		t.Error("noise guard level yes accepted")
+	}
+}
+
+// TestWindowRounds: every window of 1–1999 µs written in seconds in a
+// design file becomes exactly that many µs (truncation made 43 of them 1 ns
+// short, and the raw data then said window_s=0.000129999), and is written
+// back as it was read.
+func TestWindowRounds(t *testing.T) {
+	for us := 1; us < 2000; us++ {
+		text := strconv.FormatFloat(float64(us)/1e6, 'g', -1, 64)
+		d, err := Read(strings.NewReader("mpirun,exp,window_s\n0,0,"+text+"\n"), "f.csv", Vocabulary{})
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		e := d.Experiments[0]
+		if e.Window != time.Duration(us)*time.Microsecond {
+			t.Errorf("window_s %s read as %v, want %dµs", text, e.Window, us)
+		}
+		if back := strconv.FormatFloat(e.Window.Seconds(), 'g', -1, 64); back != text {
+			t.Errorf("window_s %s written back as %s", text, back)
+		}
 	}
 }

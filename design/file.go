@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/reprobench/reprobench/factor"
 )
@@ -320,17 +321,20 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 		return str(&e.ProcSync, vocab.ProcSyncs)
 	case "window_s":
 		if v == "" {
-			e.WindowS = 0
+			e.Window = 0
 			return nil
 		}
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
 			return fmt.Errorf("%q is not a number", v)
 		}
-		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > float64(math.MaxInt64)/1e9 {
 			return fmt.Errorf("%v is not a non-negative finite number of seconds", f)
 		}
-		e.WindowS = f
+		e.Window = time.Duration(math.Round(f * 1e9))
+		if f > 0 && e.Window == 0 {
+			return fmt.Errorf("%v s is below a nanosecond", f)
+		}
 		return nil
 	case "clocksync":
 		if v != "" && v != "none" && vocab.ClockSync != nil {
@@ -429,8 +433,8 @@ func Write(w io.Writer, d *Design) error {
 	for _, m := range d.Mpiruns() {
 		for _, e := range d.Mpirun(m) {
 			win := ""
-			if e.WindowS != 0 {
-				win = strconv.FormatFloat(e.WindowS, 'g', -1, 64)
+			if e.Window != 0 {
+				win = strconv.FormatFloat(e.Window.Seconds(), 'g', -1, 64)
 			}
 			rec := []string{strconv.Itoa(e.Mpirun), strconv.Itoa(e.Exp), itoa(e.Np), e.Call, itoa(e.MsizeBytes),
 				e.Datatype, e.nrepCell(), e.ProcSync, win, e.ClockSync, e.RuntimeType, e.Cache}
@@ -481,8 +485,8 @@ func validateForWrite(d *Design) error {
 				}
 			}
 		}
-		if math.IsNaN(e.WindowS) || math.IsInf(e.WindowS, 0) || e.WindowS < 0 {
-			return bad("window_s %v is not a non-negative finite number", e.WindowS)
+		if e.Window < 0 {
+			return bad("window_s %v is negative", e.Window)
 		}
 		k := key{e.Mpirun, e.Exp}
 		if seen[k] {

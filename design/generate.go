@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/reprobench/reprobench/factor"
 )
@@ -26,7 +27,7 @@ type Factors struct {
 	Datatypes    []string
 	Nreps        []int
 	ProcSyncs    []string
-	WindowsS     []float64
+	Windows      []time.Duration
 	ClockSyncs   []string
 	RuntimeTypes []string
 	Caches       []string
@@ -100,7 +101,7 @@ func (f Factors) lens() []int {
 	// guard, and last the laterParams. A factor without levels has one digit
 	// value, so adding one never reorders designs that leave it empty.
 	ls := []int{len(f.Nps), len(f.Calls), len(f.MsizesBytes), len(f.Datatypes), len(f.Nreps),
-		len(f.ProcSyncs), len(f.WindowsS), len(f.ClockSyncs), len(f.RuntimeTypes), len(f.Caches),
+		len(f.ProcSyncs), len(f.Windows), len(f.ClockSyncs), len(f.RuntimeTypes), len(f.Caches),
 	}
 	for _, id := range legacyParams {
 		ls = append(ls, len(f.Params[id]))
@@ -243,8 +244,8 @@ func (f Factors) point(i int) Experiment {
 	if len(f.ProcSyncs) > 0 {
 		e.ProcSync = f.ProcSyncs[digits[5]]
 	}
-	if len(f.WindowsS) > 0 {
-		e.WindowS = f.WindowsS[digits[6]]
+	if len(f.Windows) > 0 {
+		e.Window = f.Windows[digits[6]]
 	}
 	if len(f.ClockSyncs) > 0 {
 		e.ClockSync = f.ClockSyncs[digits[7]]
@@ -340,10 +341,10 @@ func (f Factors) check() error {
 			errs = append(errs, fmt.Errorf("design: noise_guard level %q: want on or off", v))
 		}
 	}
-	seenW := map[float64]bool{}
-	for _, w := range f.WindowsS {
-		if !(w > 0) || math.IsInf(w, 0) {
-			errs = append(errs, fmt.Errorf("design: window_s level %v: must be positive and finite", w))
+	seenW := map[time.Duration]bool{}
+	for _, w := range f.Windows {
+		if w <= 0 {
+			errs = append(errs, fmt.Errorf("design: window_s level %v: must be positive", w))
 		}
 		if seenW[w] {
 			errs = append(errs, fmt.Errorf("design: window_s level %v listed twice", w))

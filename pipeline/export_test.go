@@ -5,7 +5,6 @@ var (
 	NodeIndex        = nodeIndex
 	NewNoiseGuard    = newNoiseGuard
 	GuardsNoise      = guardsNoise
-	Seconds          = seconds
 	ResolveClockSync = resolveClockSync
 	ClockAccuracy    = clockAccuracy
 	NewResync        = newResync

@@ -16,8 +16,6 @@ package pipeline
 
 import (
 	"fmt"
-	"math"
-	"time"
 
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/clocksync"
@@ -54,15 +52,6 @@ func CheckClockSync(spec string) error {
 		return fmt.Errorf("pipeline: clock sync %q: %w", spec, err)
 	}
 	return nil
-}
-
-// seconds converts seconds (a design file's window_s) to a Duration,
-// rounded to the nanosecond: 0.00013 s is 130µs, not 129.999µs.
-func seconds(s float64) (time.Duration, error) {
-	if math.IsNaN(s) || s < 0 || s > float64(math.MaxInt64)/1e9 {
-		return 0, fmt.Errorf("pipeline: %v s is not a non-negative duration", s)
-	}
-	return time.Duration(math.Round(s * 1e9)), nil
 }
 
 // ExperimentSeed is the seed of experiment exp's random choices (cache
@@ -140,10 +129,8 @@ func FromDesign(de design.Experiment, base Base, seed uint64, np int) (engine.Ex
 			return fail(err)
 		}
 	}
-	if de.WindowS != 0 {
-		if ex.Sync.Window, err = seconds(de.WindowS); err != nil {
-			return fail(err)
-		}
+	if de.Window != 0 {
+		ex.Sync.Window = de.Window
 	}
 	if de.RuntimeType != "" {
 		if ex.Runtime, err = window.ParseRuntimeType(de.RuntimeType); err != nil {

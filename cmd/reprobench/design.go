@@ -182,7 +182,7 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 		if err != nil || w <= 0 || w > window.MaxWindowLimit {
 			return usage("--window %q: want a duration in (0, %v], e.g. 100us", s, window.MaxWindowLimit)
 		}
-		f.WindowsS = append(f.WindowsS, w.Seconds())
+		f.Windows = append(f.Windows, w)
 	}
 	for _, s := range clocksyncs {
 		if s == "auto" {

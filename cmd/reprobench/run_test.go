@@ -214,7 +214,7 @@ func TestDesignFile(t *testing.T) {
 	path := filepath.Join(dir, "d.csv")
 	d := &design.Design{Seed: 5, HasSeed: true, Experiments: []design.Experiment{
 		{Mpirun: 0, Exp: 0, Np: 2, Call: "MPI_Bcast", MsizeBytes: 8, Nrep: 5},
-		{Mpirun: 1, Exp: 1, Np: 2, Call: "MPI_Allreduce", MsizeBytes: 16, Datatype: "MPI_DOUBLE", Nrep: 7, ProcSync: "adaptive_skampi", WindowS: 0.00013, Labels: map[string]string{"alg": "x"}},
+		{Mpirun: 1, Exp: 1, Np: 2, Call: "MPI_Allreduce", MsizeBytes: 16, Datatype: "MPI_DOUBLE", Nrep: 7, ProcSync: "adaptive_skampi", Window: 130 * time.Microsecond, Labels: map[string]string{"alg": "x"}},
 		{Mpirun: 1, Exp: 0, Np: 2, Call: "MPI_Bcast", MsizeBytes: 8, Nrep: 5},
 		{Mpirun: 1, Exp: 2, Np: 2, Call: "pingpong", MsizeBytes: 8, ClockSync: "hca3o", RuntimeType: "global", Cache: "cold"},
 	}}
