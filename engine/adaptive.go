@@ -23,7 +23,7 @@ func (ex *Experiment) checkNrep() error {
 		}
 		return nil
 	}
-	if ex.Overlap {
+	if ex.Overlap != nil {
 		return fmt.Errorf("an adaptive number of observations (Stop) does not apply to the overlap measurement")
 	}
 	return ex.Stop.Check()

@@ -59,13 +59,10 @@ type Experiment struct {
 	// such a call refuses (mpi.CheckSkew).
 	Params factor.Values
 
-	// nbc: Overlap selects the overlap measurement of a non-blocking
-	// collective (nbc.go): TestEvery > 0 calls MPI_Test every TestEvery
-	// kernel iterations; KernelIters > 0 fixes the kernel's iteration
-	// count instead of calibrating it.
-	Overlap     bool
-	TestEvery   int64
-	KernelIters int64
+	// Overlap, for a non-blocking collective (the nbc family), selects
+	// the overlap measurement with its parameters (nbc.go); nil measures
+	// the call alone.
+	Overlap *Overlap
 
 	// Func, when set, is the user's own operation, measured instead of
 	// Call (func.go): each observation waits as Sync says, then times one
@@ -270,7 +267,7 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 		}()
 	}
 	if pl.ovr != nil { // nbc: the overlap measurement sizes its kernel
-		pl.obs.Overlap, pl.obs.TestEvery = true, ex.TestEvery
+		pl.obs.Overlap, pl.obs.TestEvery = true, ex.Overlap.TestEvery
 		if pl.ovCal, err = calibrateKernel(e.Comm, e.Clock, pl.obs, ex); err != nil {
 			return nil, err
 		}

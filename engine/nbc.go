@@ -57,21 +57,35 @@ const (
 		"test_every = OSU's -t probes (rbmpi_nbc.h)"
 )
 
+// Overlap is the overlap measurement of a non-blocking collective, the
+// nbc family's parameters (Experiment.Overlap): the call is timed alone
+// (pure), then with a CPU kernel between its start and its wait (total),
+// as OSU's non-blocking benchmarks do.
+type Overlap struct {
+	// TestEvery > 0 calls MPI_Test every TestEvery kernel iterations
+	// (OSU's -t); 0 never tests.
+	TestEvery int64
+	// KernelIters > 0 fixes the kernel's iteration count; 0 calibrates
+	// it to the call's pure time.
+	KernelIters int64
+}
+
 // NBCMode returns the raw data's nbc_mode of ex: "" for an experiment
 // that is not the overlap measurement, "overlap", or "overlap_test<k>".
 func (ex *Experiment) NBCMode() string {
-	if !ex.Overlap {
+	if ex.Overlap == nil {
 		return ""
 	}
-	if ex.TestEvery > 0 {
-		return "overlap_test" + strconv.FormatInt(ex.TestEvery, 10)
+	if ex.Overlap.TestEvery > 0 {
+		return "overlap_test" + strconv.FormatInt(ex.Overlap.TestEvery, 10)
 	}
 	return "overlap"
 }
 
 // checkOverlap refuses what the overlap measurement cannot do.
 func (ex *Experiment) checkOverlap() error {
-	if !ex.Overlap {
+	ov := ex.Overlap
+	if ov == nil {
 		return nil
 	}
 	if !ex.Call.NonBlocking() {
@@ -85,12 +99,12 @@ func (ex *Experiment) checkOverlap() error {
 	if ex.Runtime == window.RuntimeIMB {
 		return fmt.Errorf("the overlap measurement follows OSU's definition; runtime type imb (IMB-NBC defines overlap by another formula) is not supported: use local, global, loop or osu")
 	}
-	if ex.TestEvery < 0 || ex.KernelIters < 0 {
-		return fmt.Errorf("negative MPI_Test interval %d or kernel iterations %d", ex.TestEvery, ex.KernelIters)
+	if ov.TestEvery < 0 || ov.KernelIters < 0 {
+		return fmt.Errorf("negative MPI_Test interval %d or kernel iterations %d", ov.TestEvery, ov.KernelIters)
 	}
-	if ex.Runtime == window.RuntimeOSU && ex.KernelIters > 0 {
+	if ex.Runtime == window.RuntimeOSU && ov.KernelIters > 0 {
 		return fmt.Errorf("runtime type osu runs OSU's time-targeted kernel, aimed at each observation's pure time; "+
-			"a fixed kernel iteration count (%d) applies to local, global and loop", ex.KernelIters)
+			"a fixed kernel iteration count (%d) applies to local, global and loop", ov.KernelIters)
 	}
 	return nil
 }
@@ -134,10 +148,10 @@ func calibrateKernel(c mpi.Comm, clk timing.Clock, o *mpi.Observation, ex *Exper
 		if c.Rank() != 0 {
 			return nil, nil
 		}
-		return &rawdata.OverlapCalibration{Kernel: OSUKernelDescription, TestEvery: ex.TestEvery, TimeTargeted: true}, nil
+		return &rawdata.OverlapCalibration{Kernel: OSUKernelDescription, TestEvery: ex.Overlap.TestEvery, TimeTargeted: true}, nil
 	}
-	cal := &rawdata.OverlapCalibration{Kernel: KernelDescription, TestEvery: ex.TestEvery, Given: ex.KernelIters > 0}
-	k := ex.KernelIters
+	cal := &rawdata.OverlapCalibration{Kernel: KernelDescription, TestEvery: ex.Overlap.TestEvery, Given: ex.Overlap.KernelIters > 0}
+	k := ex.Overlap.KernelIters
 	var target, kernel float64
 	if k <= 0 {
 		k = overlapStartIter

@@ -87,7 +87,7 @@ func TestNBCOverlapEngine(t *testing.T) {
 			te = 2
 		}
 		exps := []engine.Experiment{{Call: mpi.CallIallreduce, MsizeBytes: 1024, Type: mpi.Float64, Nrep: 20, Warmup: 3,
-			Sync: window.Config{Method: window.Barrier}, Runtime: tc.rt, LoopReps: 5, Overlap: true, TestEvery: te}}
+			Sync: window.Config{Method: window.Barrier}, Runtime: tc.rt, LoopReps: 5, Overlap: &engine.Overlap{TestEvery: te}}}
 		sink := runProgress(t, tc.prog, exps)
 		if len(sink.rows) != 20 || len(sink.sums) != 1 {
 			t.Fatalf("%d rows, %d summaries", len(sink.rows), len(sink.sums))
@@ -156,7 +156,7 @@ func rel(a, b float64) float64 {
 // TestNBCOverlapRefused: what the overlap measurement cannot do is refused
 // before any observation, saying why.
 func TestNBCOverlapRefused(t *testing.T) {
-	base := engine.Experiment{Call: mpi.CallIallreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 1, Overlap: true,
+	base := engine.Experiment{Call: mpi.CallIallreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 1, Overlap: &engine.Overlap{},
 		Sync: window.Config{Method: window.Barrier}}
 	for _, tc := range []struct {
 		edit func(*engine.Experiment)
@@ -168,8 +168,10 @@ func TestNBCOverlapRefused(t *testing.T) {
 		}, "one start time"},
 		{func(e *engine.Experiment) { e.Sync = window.Config{Method: window.RoundTime} }, "one start time"},
 		{func(e *engine.Experiment) { e.Runtime = window.RuntimeIMB }, "imb"},
-		{func(e *engine.Experiment) { e.TestEvery = -1 }, "negative"},
-		{func(e *engine.Experiment) { e.Runtime, e.KernelIters = window.RuntimeOSU, 100 }, "time-targeted"},
+		{func(e *engine.Experiment) { e.Overlap = &engine.Overlap{TestEvery: -1} }, "negative"},
+		{func(e *engine.Experiment) {
+			e.Runtime, e.Overlap = window.RuntimeOSU, &engine.Overlap{KernelIters: 100}
+		}, "time-targeted"},
 	} {
 		ex := base
 		tc.edit(&ex)
@@ -183,7 +185,7 @@ func TestNBCOverlapRefused(t *testing.T) {
 	if m := base.NBCMode(); m != "overlap" {
 		t.Errorf("mode %q", m)
 	}
-	base.TestEvery = 10
+	base.Overlap = &engine.Overlap{TestEvery: 10}
 	if m := base.NBCMode(); m != "overlap_test10" {
 		t.Errorf("mode %q", m)
 	}

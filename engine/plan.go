@@ -194,7 +194,7 @@ func (e *Engine) newPlan(ex *Experiment) (*plan, error) {
 	}
 	pl.began = time.Now()
 	sync := mpi.Comm(c) // what the Sync observes through
-	if ex.Overlap && pl.obs != nil {
+	if ex.Overlap != nil && pl.obs != nil {
 		// nbc: each observation's pure and compute times, through a recorder.
 		pl.ovr = newOverlapRecorder(c, ex.Sync.Capacity(max(ex.Nrep, ex.Warmup)))
 		sync = pl.ovr

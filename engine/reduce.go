@@ -185,9 +185,9 @@ const recordBytes = 8 + 8 + 8 + 1 + 8 + 8
 // the call, the window's state). Without perRank it does not depend on p.
 func Rank0Bytes(ex *Experiment, p int, perRank bool) int64 {
 	n := int64(ex.Sync.Capacity(max(ex.MaxObservations(), ex.Warmup)))
-	c := newCompletion(ex, 1, p, 0, ex.Overlap)
+	c := newCompletion(ex, 1, p, 0, ex.Overlap != nil)
 	b := n*recordBytes + 2*8*(int64(c.nmax+c.nsum)*n+1)
-	if ex.Overlap {
+	if ex.Overlap != nil {
 		b += 2 * 8 * n // the overlap recorder's pure and compute ticks
 	}
 	if perRank {

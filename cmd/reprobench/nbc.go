@@ -42,7 +42,7 @@ func (o *nbcOptions) apply(exps []engine.Experiment, np int) error {
 			continue
 		}
 		n++
-		ex.Overlap, ex.TestEvery, ex.KernelIters = true, o.testEvery, o.kernelIters
+		ex.Overlap = &engine.Overlap{TestEvery: o.testEvery, KernelIters: o.kernelIters}
 		if err := ex.Check(np); err != nil {
 			return fmt.Errorf("%w: --nbc-overlap: experiment %d: %v", errUsage, ex.Exp, err)
 		}
