@@ -103,9 +103,9 @@ func NodeSkew(clk timing.Clock) (timing.Clock, *timing.Skewed, error) {
 // time namespace's offset. It reports whether it set them and leaves h
 // unchanged otherwise. Collective: every rank of c calls it.
 func (h *Harness) ShareHostClock(c mpi.Comm, mono *timing.Monotonic, skews ...*timing.Skewed) (bool, error) {
-	id, idErr := BootID()
-	off, offErr := TimeNamespaceOffset()
-	if idErr != nil || offErr != nil {
+	hf := readHostFacts()
+	id, off := hf.bootID, hf.timens
+	if hf.bootErr != nil || hf.timensErr != nil {
 		id = "" // unknown: no truth, but every rank still joins the collective
 	}
 	same, err := mpi.AllEqual(c, id)

@@ -2,7 +2,6 @@ package clocksync
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/bits"
 	"sync"
@@ -729,7 +728,7 @@ func sharedCounter(node mpi.Comm, src timing.Source) (exact float64, proven bool
 	// hash and its negation (equal on every rank when the largest equals
 	// the smallest) and of the reference's (node rank 0's) epoch in two
 	// exact 32-bit halves, to which the other ranks contribute −∞.
-	kh := hashKey(key)
+	kh := mpi.Hash52(key)
 	mine := []float64{kh, -kh, math.Inf(-1), math.Inf(-1)}
 	if node.Rank() == 0 {
 		mine[2], mine[3] = float64(epoch>>32), float64(epoch&0xffffffff)
@@ -747,18 +746,9 @@ func sharedCounter(node mpi.Comm, src timing.Source) (exact float64, proven bool
 	return float64(ref-epoch) / src.Hz, true, nil
 }
 
-// hashKey is the 52-bit FNV-1a hash of s as a float64 (exact: 52 bits fit
-// its mantissa), so that ranks compare keys in a float64 allreduce; unequal
-// keys pass as equal with probability about 2^-52 per pair.
-func hashKey(s string) float64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return float64(h.Sum64() >> 12)
-}
-
-// hostFact is what sharedCounter needs of the calling process's host:
-// its boot id and its time namespace's CLOCK_MONOTONIC offset, with the
-// errors of reading them.
+// hostFact is what sharedCounter and Harness.ShareHostClock need of the
+// calling process's host: its boot id and its time namespace's
+// CLOCK_MONOTONIC offset, with the errors of reading them.
 type hostFact struct {
 	bootID    string
 	bootErr   error

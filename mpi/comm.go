@@ -226,7 +226,7 @@ func NodeSize(c Comm) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	v := hash52(name)
+	v := Hash52(name)
 	all := make([]float64, c.Size())
 	if err := Allgather(c, []float64{v}, all); err != nil {
 		return 0, err
@@ -246,7 +246,7 @@ func NodeSize(c Comm) (int, error) {
 // FNV-1a hashes of s, so unequal strings pass as equal with probability
 // about 2^-52 per pair.
 func AllEqual(c Comm, s string) (bool, error) {
-	v := hash52(s)
+	v := Hash52(s)
 	out := make([]float64, 2) // max v and −min v
 	if err := Allreduce(c, []float64{v, -v}, out, Max); err != nil {
 		return false, err
@@ -254,10 +254,11 @@ func AllEqual(c Comm, s string) (bool, error) {
 	return out[0] == -out[1], nil
 }
 
-// hash52 is the 52-bit FNV-1a hash of s as a float64 (exact: 52 bits fit
+// Hash52 is the 52-bit FNV-1a hash of s as a float64 (exact: 52 bits fit
 // its mantissa), so that ranks can compare strings with one float64
-// collective (AllEqual, NodeSize).
-func hash52(s string) float64 {
+// collective (AllEqual, NodeSize); unequal strings hash equal with
+// probability about 2^-52 per pair.
+func Hash52(s string) float64 {
 	h := fnv.New64a()
 	h.Write([]byte(s))
 	return float64(h.Sum64() >> 12)
