@@ -144,15 +144,16 @@ func (e *Engine) reduce(cp *completion, o *observed, i0, i1 int, purpose string)
 	k := i1 - i0
 	mx, sm := make([]float64, cp.nmax*k+1), make([]float64, cp.nsum*k)
 	late := 0.0
+	f := e.Clock.Freq()
 	for j := range k {
 		i := i0 + j
 		var pure, comp float64
 		if ovr != nil {
-			pure, comp = e.Clock.Freq().Seconds(ovr.pure[i]), e.Clock.Freq().Seconds(ovr.compute[i]) // nbc
+			pure, comp = f.Seconds(ovr.pure[i]), f.Seconds(ovr.compute[i]) // nbc
 		}
 		cp.contribute(mx[cp.nmax*j:cp.nmax*(j+1)], sm[cp.nsum*j:cp.nsum*(j+1)],
-			e.Clock.Freq().Seconds(rec.End[i]-rec.Start[i]), g.ToGlobal(rec.Start[i]), g.ToGlobal(rec.End[i]), pure, comp)
-		late = max(late, e.Clock.Freq().Seconds(rec.Late[i]))
+			f.Seconds(rec.End[i]-rec.Start[i]), g.ToGlobal(rec.Start[i]), g.ToGlobal(rec.End[i]), pure, comp)
+		late = max(late, f.Seconds(rec.Late[i]))
 	}
 	mx[len(mx)-1] = late
 	r := &reduced{mx: make([]float64, len(mx)), sm: make([]float64, len(sm))}
