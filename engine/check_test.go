@@ -67,6 +67,16 @@ func checkedExperiments() []engine.Experiment {
 	return exps
 }
 
+// runCorrupted is runChecked on 3 simulated ranks whose rank corrupts
+// every result of call (mpitest.Config.CorruptResult).
+func runCorrupted(t *testing.T, exps []engine.Experiment, rank int, call mpi.Call) *memSink {
+	t.Helper()
+	return runChecked(t, mpitest.Config{Ranks: 3, Seed: 5, CorruptResult: func(r int, c mpi.Call, _ int64) bool {
+		return r == rank && c == call
+	}}, exps)
+}
+
+// wrongRows maps each experiment to the reps of its rows marked wrong.
 func wrongRows(s *memSink) map[int][]int {
 	out := map[int][]int{}
 	for _, r := range s.rows {
@@ -90,10 +100,7 @@ func TestVerifyResultsClean(t *testing.T) {
 // each MPI_Alltoall experiment, whose buffer it checks, and no other.
 func TestVerifyResultsCaught(t *testing.T) {
 	exps := checkedExperiments()
-	cfg := mpitest.Config{Ranks: 3, Seed: 5, CorruptResult: func(rank int, call mpi.Call, _ int64) bool {
-		return rank == 2 && call == mpi.CallAlltoall
-	}}
-	s := runChecked(t, cfg, exps)
+	s := runCorrupted(t, exps, 2, mpi.CallAlltoall)
 	wrong := wrongRows(s)
 	last := map[int]int{} // the last rep of each experiment (round-time redoes late ones)
 	for _, r := range s.rows {

@@ -54,11 +54,7 @@ func checkedOn(t *testing.T, exps []engine.Experiment, want int, id factor.ID) {
 // TestInPlaceCaught: a corrupted in-place MPI_Allreduce result is found.
 func TestInPlaceCaught(t *testing.T) {
 	exps := inPlaceExperiments()
-	cfg := mpitest.Config{Ranks: 3, Seed: 5, CorruptResult: func(rank int, call mpi.Call, _ int64) bool {
-		return rank == 1 && call == mpi.CallAllreduce
-	}}
-	s := runChecked(t, cfg, exps)
-	wrong := wrongRows(s)
+	wrong := wrongRows(runCorrupted(t, exps, 1, mpi.CallAllreduce))
 	for _, ex := range exps {
 		if (len(wrong[ex.Exp]) > 0) != (ex.Call == mpi.CallAllreduce) {
 			t.Errorf("%v root %d: wrong rows %v", ex.Call, ex.Root, wrong[ex.Exp])

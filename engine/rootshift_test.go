@@ -7,7 +7,6 @@ import (
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
-	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -47,11 +46,7 @@ func TestRootShiftChecked(t *testing.T) {
 // and the in-place check's extra call has root 2).
 func TestRootShiftCaught(t *testing.T) {
 	exps := rootShiftExperiments()
-	cfg := mpitest.Config{Ranks: 3, Seed: 5, CorruptResult: func(rank int, call mpi.Call, _ int64) bool {
-		return rank == 1 && call == mpi.CallGather
-	}}
-	s := runChecked(t, cfg, exps)
-	wrong := wrongRows(s)
+	wrong := wrongRows(runCorrupted(t, exps, 1, mpi.CallGather))
 	for _, ex := range exps {
 		want := (ex.Call == mpi.CallGather || ex.Call == mpi.CallIgather) && ex.Root == 0
 		if (len(wrong[ex.Exp]) > 0) != want {
