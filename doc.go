@@ -7,17 +7,18 @@
 //
 // # Three ways to use the library
 //
-// Measure your own MPI code. Start from engine.DefaultExperiment(method),
-// the settings the README's numbers were measured with and "reprobench
-// run" uses without flags (window.Fixed starts every observation at one
-// instant of the global clock and records the global completion time), set
+// Measure your own MPI code. Start from
+// engine.DefaultExperiment(engine.DefaultMethod), the settings the README's
+// numbers were measured with and "reprobench run" uses without flags (the
+// fixed window starts every observation at one instant of the global clock
+// and records the global completion time), set
 // its Func to your function (Name is its call column), and hand it to
 // pipeline.Run with pipeline.DefaultOptions. Run synchronizes the clocks, runs the observations on
 // every rank, and rank 0 writes the raw data and a complete metadata
 // sidecar (pipeline.CollectMetadata) that "reprobench analyze", "compare"
 // and "plot" read like the CLI's own:
 //
-//	ex := engine.DefaultExperiment(window.Fixed)
+//	ex := engine.DefaultExperiment(engine.DefaultMethod)
 //	ex.Name, ex.Func, ex.MsizeBytes, ex.Type = "ring_shift", shift, 8192, mpi.Float64
 //	opt := pipeline.DefaultOptions()
 //	opt.Dir = "out"

@@ -23,6 +23,48 @@ const (
 	DefaultCacheSlots = 16
 )
 
+// DefaultMethod is the process synchronization of the library's named
+// defaults and of "reprobench run" without flags: the fixed window
+// (window.Fixed), every observation started at one instant of the
+// synchronized global clock. Barrier-synchronized timing measures the
+// barrier's exit skew too, and that skew differs between MPI libraries
+// and grows with the number of ranks (Hunold & Carpen-Amarie 2016, §4.6,
+// Fig. 10 and 11); windows are the paper's recommendation for accurate
+// timings (§4.7). When the clock synchronization states no bound, a
+// windowed experiment falls back to the tool's own dissemination barrier
+// (window.Dissemination), the same code under every library (§4.6: "an
+// MPI benchmark should provide its own MPI_Barrier implementation for
+// fairly comparing two MPI libraries"). docs/windows.md gives the
+// measurements behind the choice.
+const DefaultMethod = window.Fixed
+
+// FallbackMethod is the process synchronization that takes a windowed
+// default's place where no clock synchronization states a bound: the
+// tool's own dissemination barrier (window.Dissemination), the same code
+// under every MPI library, so that a comparison of two libraries does not
+// compare their MPI_Barrier implementations (Hunold & Carpen-Amarie 2016,
+// §4.6).
+const FallbackMethod = window.Dissemination
+
+// DefaultMethodFor returns the process synchronization an experiment
+// takes when none is chosen: DefaultMethod, except where one start per
+// observation cannot serve. The tools' loops (rt.Loops(): OSU's, IMB's and
+// the plain loop time many calls after one synchronization) and the
+// overlap measurement of non-blocking collectives (overlap: it waits
+// before each of its two phases) take window.Barrier, the MPI_Barrier that
+// OSU and IMB call, so that their numbers stay the tools' own. Without
+// clock synchronization (clocks false: a clock sync of none) a window has
+// no common time to start at, and FallbackMethod serves.
+func DefaultMethodFor(rt window.RuntimeType, overlap, clocks bool) window.Method {
+	switch {
+	case rt.Loops() || overlap:
+		return window.Barrier
+	case !clocks:
+		return FallbackMethod
+	}
+	return DefaultMethod
+}
+
 // DefaultRuntime returns the completion time that an experiment under
 // process synchronization method m records by default: the global
 // completion time (latest end minus earliest start on the synchronized
@@ -38,7 +80,8 @@ func DefaultRuntime(m window.Method) window.RuntimeType {
 }
 
 // DefaultExperiment returns the experiment that "reprobench run" runs
-// without flags, under process synchronization method m: an 8-byte
+// without flags when m is DefaultMethod, and under process synchronization
+// method m otherwise: an 8-byte
 // MPI_Allreduce of float64 (sum) from root 0, DefaultNrep observations
 // after DefaultWarmup, the completion time DefaultRuntime(m), warm caches,
 // and window's defaults written out (window.Config.WithDefaults: a 100 µs

@@ -378,6 +378,7 @@ func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) 
 			sum.Prehistory = ex.Prehistory.String()
 		}
 		sum.Skew, sum.BWWindow, sum.RMASync = o.vcoll.skew, o.p2p.bwWindow, o.p2p.rmaSync
+		sum.LibraryBarrier = cfg.Method.LibraryBarrier()
 		if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
 			sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), finalWindowS(cfg.Window, sy.History)
 		}

@@ -60,7 +60,7 @@ func ExampleFromDesignFile() {
 	path := filepath.Join(dir, "d.csv")
 	_ = design.WriteFile(path, &design.Design{Seed: 5, HasSeed: true, Experiments: []design.Experiment{
 		{Mpirun: 1, Exp: 0, Call: "MPI_Bcast", MsizeBytes: 8},
-		{Mpirun: 1, Exp: 1, Call: "MPI_Allreduce", MsizeBytes: 64, ProcSync: "window"},
+		{Mpirun: 1, Exp: 1, Call: "MPI_Allreduce", MsizeBytes: 64, ProcSync: "dissemination"},
 	}})
 	d, err := design.ReadFile(path, pipeline.Vocabulary())
 	if err != nil {
@@ -76,6 +76,6 @@ func ExampleFromDesignFile() {
 		fmt.Println(ex.Exp, ex.Call, ex.MsizeBytes, ex.Sync.Method, ex.Runtime, ex.Nrep, ex.Warmup)
 	}
 	// Output:
-	// 0 MPI_Bcast 8 barrier local 1000 100
-	// 1 MPI_Allreduce 64 window global 1000 100
+	// 0 MPI_Bcast 8 window global 1000 100
+	// 1 MPI_Allreduce 64 dissemination local 1000 100
 }

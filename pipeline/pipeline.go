@@ -70,10 +70,10 @@ type Base struct {
 }
 
 // DefaultBase returns what "reprobench run" fills empty cells with when
-// given no flags: engine.DefaultExperiment under barrier synchronization,
+// given no flags: engine.DefaultExperiment under engine.DefaultMethod,
 // with AutoRuntime.
 func DefaultBase() Base {
-	return Base{Experiment: engine.DefaultExperiment(window.Barrier), AutoRuntime: true}
+	return Base{Experiment: engine.DefaultExperiment(engine.DefaultMethod), AutoRuntime: true}
 }
 
 // FromDesign returns the engine experiment of design row de for a

@@ -85,7 +85,7 @@ func TestAutoRuntime(t *testing.T) {
 		{"roundtime", "", base, window.RuntimeGlobal},
 		{"barrier", "", base, window.RuntimeLocal},
 		{"dissemination", "", base, window.RuntimeLocal},
-		{"", "", base, window.RuntimeLocal}, // the base's barrier
+		{"", "", base, window.RuntimeGlobal}, // the base's window (engine.DefaultMethod)
 		{"window", "local", base, window.RuntimeLocal},
 		{"barrier", "global", base, window.RuntimeGlobal},
 		{"window", "", fixed, window.RuntimeLocal},

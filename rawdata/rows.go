@@ -177,23 +177,28 @@ type Adaptation struct {
 // Summary describes how one experiment went (engine.Summary), for the
 // sidecar: it counts, it does not summarize runtimes.
 type Summary struct {
-	Exp           int          `json:"exp"`
-	Call          string       `json:"call"`
-	MsizeBytes    int          `json:"msize_bytes"`
-	Method        string       `json:"proc_sync"`
-	RuntimeType   string       `json:"runtime_type"`
-	Cache         string       `json:"cache"`
-	Skew          int          `json:"skew,omitempty"`      // vcoll: the v-collectives' heavy-rank count factor (1: uniform counts); absent for other calls
-	BWWindow      int          `json:"bw_window,omitempty"` // p2p: messages per window of bw, bibw, mbw_mr
-	RMASync       string       `json:"rma_sync,omitempty"`  // p2p: synchronization of one-sided calls
-	WarmupCount   int          `json:"warmup_count"`
-	Rows          int          `json:"rows"`
-	Invalid       int          `json:"invalid"`
-	InitialWindow float64      `json:"initial_window_s,omitempty"`
-	FinalWindowS  float64      `json:"final_window_s,omitempty"`
-	MaxLateS      float64      `json:"max_late_s"` // over ranks and rows, 0 without deadlines
-	Adaptations   []Adaptation `json:"adaptations,omitempty"`
-	DurationS     float64      `json:"duration_s"` // wall time of the experiment on rank 0
+	Exp        int    `json:"exp"`
+	Call       string `json:"call"`
+	MsizeBytes int    `json:"msize_bytes"`
+	Method     string `json:"proc_sync"`
+	// LibraryBarrier is true when the process synchronization called the
+	// MPI library's own MPI_Barrier before each observation
+	// (window.Method.LibraryBarrier), so that the library's barrier exit
+	// skew is part of the timing.
+	LibraryBarrier bool         `json:"library_barrier,omitempty"`
+	RuntimeType    string       `json:"runtime_type"`
+	Cache          string       `json:"cache"`
+	Skew           int          `json:"skew,omitempty"`      // vcoll: the v-collectives' heavy-rank count factor (1: uniform counts); absent for other calls
+	BWWindow       int          `json:"bw_window,omitempty"` // p2p: messages per window of bw, bibw, mbw_mr
+	RMASync        string       `json:"rma_sync,omitempty"`  // p2p: synchronization of one-sided calls
+	WarmupCount    int          `json:"warmup_count"`
+	Rows           int          `json:"rows"`
+	Invalid        int          `json:"invalid"`
+	InitialWindow  float64      `json:"initial_window_s,omitempty"`
+	FinalWindowS   float64      `json:"final_window_s,omitempty"`
+	MaxLateS       float64      `json:"max_late_s"` // over ranks and rows, 0 without deadlines
+	Adaptations    []Adaptation `json:"adaptations,omitempty"`
+	DurationS      float64      `json:"duration_s"` // wall time of the experiment on rank 0
 	// AllocsPerObs is the number of heap allocations (whole process) during
 	// the measured observations on rank 0, divided by their number: the
 	// observation loop is meant not to allocate, so this should be 0.

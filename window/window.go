@@ -77,6 +77,12 @@ func (m Method) String() string {
 // global time (and so needs synchronized clocks).
 func (m Method) Windowed() bool { return m >= Fixed && m < numMethods }
 
+// LibraryBarrier reports whether the method synchronizes each observation
+// with the MPI library's own MPI_Barrier (barrier and double_barrier), whose
+// exit skew then enters the timing and differs between libraries
+// (Hunold & Carpen-Amarie 2016, §4.6).
+func (m Method) LibraryBarrier() bool { return m == Barrier || m == DoubleBarrier }
+
 // ParseMethod accepts a method name (case-insensitive; "fixed" and
 // "fixed_window" mean window, "skampi" and "nbcbench" the adaptive policies).
 func ParseMethod(s string) (Method, error) {

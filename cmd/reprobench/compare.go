@@ -192,6 +192,15 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 				len(bad), len(rows), strings.Join(bad, ", "))
 		}
 	}
+	sides := rawdata.SidesByLabel(rest, *by)
+	if *by == "" {
+		i := slices.Index(rest, "--")
+		sides = []rawdata.Side{{Name: "A", Files: rest[:i]}, {Name: "B", Files: rest[i+1:]}}
+	}
+	if w := rawdata.BarrierWarning(sides); w != "" {
+		fmt.Fprintln(stderr, "compare: "+w)
+		header = append(header, w)
+	}
 	gate, err := cmpGate(*failSlower, *junitFile, *verdictFile, rows, opt.Alpha)
 	if err != nil {
 		return err

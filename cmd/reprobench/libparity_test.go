@@ -43,18 +43,18 @@ var parityAllowed = []string{
 // (engine.DefaultExperiment, pipeline.DefaultOptions, pipeline.Run) and
 // "reprobench run" write sidecars that differ only in parityAllowed, raw
 // rows that fall into the same analyze groups, and the window that ran —
-// for the barrier default without flags, and for a windowed run with the
-// global completion time (the default of the windowed methods, and what
-// run --proc-sync window --runtime global asks for). Both run on 2
-// simulated ranks (mpitest).
+// for the default method without flags (engine.DefaultMethod), and for
+// barrier synchronization with the local completion time (the default of
+// the barrier methods, and what run --proc-sync barrier asks for). Both
+// run on 2 simulated ranks (mpitest).
 func TestLibraryRunParity(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		method window.Method
 		args   []string
 	}{
-		{"barrier", window.Barrier, nil},
-		{"window-global", window.Fixed, []string{"--proc-sync", "window", "--runtime", "global"}},
+		{"default", engine.DefaultMethod, nil},
+		{"barrier", window.Barrier, []string{"--proc-sync", "barrier"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lib := t.TempDir()

@@ -92,11 +92,19 @@ func baseExperiment(o *runOptions) (pipeline.Base, error) {
 	if err != nil {
 		return pipeline.Base{}, err
 	}
-	b := pipeline.Base{Experiment: engine.DefaultExperiment(methods[0]), AutoRuntime: strings.EqualFold(strings.TrimSpace(o.runtimeType), "auto")}
-	if !b.AutoRuntime {
-		if b.Runtime, err = window.ParseRuntimeType(o.runtimeType); err != nil {
+	auto := strings.EqualFold(strings.TrimSpace(o.runtimeType), "auto")
+	var rt window.RuntimeType
+	if !auto {
+		if rt, err = window.ParseRuntimeType(o.runtimeType); err != nil {
 			return pipeline.Base{}, err
 		}
+	}
+	if !o.procSyncSet {
+		methods = []window.Method{engine.DefaultMethodFor(rt, o.nbc.overlap, !strings.EqualFold(strings.TrimSpace(o.clockSync), "none"))}
+	}
+	b := pipeline.Base{Experiment: engine.DefaultExperiment(methods[0]), AutoRuntime: auto}
+	if !auto {
+		b.Runtime = rt
 	}
 	if b.Prehistory, err = engine.ParsePrehistory(o.prehistory); err != nil {
 		return pipeline.Base{}, fmt.Errorf("--prehistory: %v", err)
@@ -159,6 +167,9 @@ func buildExperiments(o *runOptions, np int) (out []engine.Experiment, err error
 	}
 	if f.Methods, err = parseMethods(o.procSync); err != nil {
 		return nil, fmt.Errorf("%w: --proc-sync: %v", errUsage, err)
+	}
+	if !o.procSyncSet {
+		f.Methods = []window.Method{base.Sync.Method}
 	}
 	exps, err := f.Experiments(base, o.seed, o.mpirun, np)
 	if err != nil {

@@ -53,6 +53,7 @@ func (l labelFlag) Set(s string) error {
 // runOptions are the flags of "reprobench run".
 type runOptions struct {
 	calls, sizes, datatype, procSync, clockSync, runtimeType, clock, cache, out, runID, designFile string
+	procSyncSet                                                                                    bool // --proc-sync was given
 	mpiThread, adaptOn                                                                             string
 	warmup, root, mpirun, batch, loopReps, cacheSlots, cacheBytes, maxRepeats, checkNp             int
 	seed                                                                                           uint64
@@ -77,6 +78,21 @@ type runOptions struct {
 	adaptive adaptiveOptions
 }
 
+// setString is a string flag that records whether it was given.
+type setString struct {
+	p   *string
+	set *bool
+}
+
+func (s setString) String() string {
+	if s.p == nil {
+		return ""
+	}
+	return *s.p
+}
+
+func (s setString) Set(v string) error { *s.p, *s.set = v, true; return nil }
+
 // removedFlag makes an old spelling of a flag an error naming the new one.
 func removedFlag(fs *flag.FlagSet, old, now string) {
 	fs.Func(old, "removed: use --"+now, func(string) error {
@@ -92,7 +108,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	// The defaults are the library's named ones (engine.DefaultExperiment,
 	// pipeline.DefaultOptions): a run without flags is a library run with
 	// its defaults.
-	def, dopt := engine.DefaultExperiment(window.Barrier), pipeline.DefaultOptions()
+	def, dopt := engine.DefaultExperiment(engine.DefaultMethod), pipeline.DefaultOptions()
 	fs.StringVar(&o.calls, "calls", def.Call.String(), "comma-separated `calls` (\"reprobench ops\" says what each does, takes and needs): "+strings.Join(callNames(), ", "))
 	fs.StringVar(&o.sizes, "sizes", strconv.Itoa(def.MsizeBytes), "message `sizes` in bytes, as in design: a list 8,64,1K, pow2:A..B, logu:A..B:COUNT[:STEP], or several of these comma-separated; K/M/G = 1024^1/2/3")
 	fs.StringVar(&o.datatype, "datatype", def.Type.ShortName(), "element `type`: byte, int32, int64, float32, float64")
@@ -103,7 +119,8 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 		return fmt.Errorf("--align-probe was removed: the engine leaves the transport as a plain program does; --prehistory moves its state on purpose")
 	})
 	fs.IntVar(&o.root, "root", def.Root, "root of rooted calls and first rank of pingpong")
-	fs.StringVar(&o.procSync, "proc-sync", def.Sync.Method.String(), "comma-separated process synchronization `methods`: "+strings.Join(window.MethodNames(), ", "))
+	o.procSync = def.Sync.Method.String()
+	fs.Var(setString{&o.procSync, &o.procSyncSet}, "proc-sync", "comma-separated process synchronization `methods`: "+strings.Join(window.MethodNames(), ", ")+"; not given: "+engine.DefaultMethod.String()+"; "+engine.FallbackMethod.String()+" with --clock-sync none; "+engine.DefaultMethodFor(window.RuntimeOSU, false, true).String()+" for the tools' loops and --nbc-overlap (docs/windows.md)")
 	fs.DurationVar(&o.window, "window", def.Sync.Window, "initial window of the windowed methods")
 	fs.DurationVar(&o.maxWindow, "window-max", 0, "largest window the adaptive policies may reach (0: 100 × --window)")
 	fs.DurationVar(&o.sleepGuard, "window-sleep-guard", 0, "sleep until this long before each window start instead of busy-waiting all the way (0: never sleep)")

@@ -221,7 +221,7 @@ func TestDesignFile(t *testing.T) {
 	if err := design.WriteFile(path, d); err != nil {
 		t.Fatal(err)
 	}
-	o := &runOptions{designFile: path, mpirun: 1, nrep: nrepFlag{n: 3}, datatype: "float64", runtimeType: "local", cache: "warm", procSync: "barrier",
+	o := &runOptions{designFile: path, mpirun: 1, nrep: nrepFlag{n: 3}, datatype: "float64", runtimeType: "local", cache: "warm", procSync: "barrier", procSyncSet: true,
 		window: 100 * time.Microsecond, labels: labelFlag{"host": "h"}, out: dir, runID: "d", clockSync: "auto"}
 	exps, err := buildExperiments(o, 2)
 	if err != nil {
