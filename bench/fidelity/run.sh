@@ -11,7 +11,8 @@
 #
 #   cloop     allreduce-8: fidelity.c (MPI_Init, MPI_Barrier; t0; call; t1,
 #             CLOCK_MONOTONIC, max over ranks, MPI_DOUBLE) next to
-#             `reprobench run` with its default flags; N observations
+#             `reprobench run --proc-sync barrier` (the C loop's own
+#             synchronization; run's default is a window); N observations
 #             after 100 warm-up ones, per run the median (and the p99,
 #             informative). Target (issue 30): median per-pair ratio
 #             <= 1.05, upper end of its 95 % interval <= 1.10, over all
@@ -242,7 +243,7 @@ for p in $(seq 1 "$PAIRS"); do
 				s="allreduce-8:cloop:median;allreduce-8-p99:info:p99"
 				# shellcheck disable=SC2086
 				ab "$p" base "$fl" "$p" allreduce-8 8 "$s" -- "$BIN/fidelity-$fl" allreduce "$N" "$W" 8 @OUT@ \
-					:: ours "$fl" "$p" allreduce-8 8 "$s" -- --calls MPI_Allreduce --sizes 8 --nrep "$N" ${OURS_FLAGS:-}
+					:: ours "$fl" "$p" allreduce-8 8 "$s" -- --calls MPI_Allreduce --sizes 8 --nrep "$N" --proc-sync barrier ${OURS_FLAGS:-}
 				;;
 			aa) cloopaa "$fl" "$p" aa cloop ;;
 			split) cloopaa "$fl" "$p" split info split ;;
@@ -261,7 +262,7 @@ for p in $(seq 1 "$PAIRS"); do
 					"$T/reprompi/bin/mpibenchmark" --calls-list=MPI_Allreduce --msizes-list=8 --nrep="$N" \
 					--proc-sync=MPI_Barrier --datatype=MPI_DOUBLE --operation=MPI_SUM \
 					:: ours "$fl" "$p" reprompi-allreduce-8 8 "reprompi-allreduce-8:tool:median" -- --calls MPI_Allreduce --sizes 8 \
-					--nrep "$N" --clock mpi_wtime
+					--nrep "$N" --clock mpi_wtime --proc-sync barrier
 				;;
 			osu)
 				# shellcheck disable=SC2046
