@@ -24,7 +24,7 @@ type KernelTiming struct {
 //
 //	t0, barrier, t1, work, t2, barrier, t3
 //
-// on each rank, then reduces the bounds across ranks (two Allreduce calls).
+// on each rank, then reduces the bounds across ranks (one Allreduce call).
 // The bounds need no clock synchronization; GlobalS needs g (nil, or a nil
 // *clocksync.GlobalClock: NaN). Call it collectively.
 func TimeKernel(c mpi.Comm, clk timing.Clock, g GlobalClock, work func()) (KernelTiming, error) {
