@@ -10,7 +10,8 @@
 //	barrier           Barrier           MPI_Barrier before every observation (IMB, OSU)
 //	double_barrier    DoubleBarrier     two MPI_Barrier calls (reduces the barrier's exit skew)
 //	dissemination     Dissemination     our own dissemination barrier, ⌈log2 P⌉ sendrecv rounds
-//	window            Fixed             fixed window (Alg. 1 of 000, SKaMPI/ReproMPI): rank 0
+//	window            Fixed             fixed window (Hunold & Carpen-Amarie 2016, Alg. 1;
+//	                                    SKaMPI, ReproMPI): rank 0
 //	                                    broadcasts a start time t0 in global time, observation i
 //	                                    of a batch starts at t0 + i·window on every rank
 //	adaptive_skampi   AdaptiveSKaMPI    window, and after each batch with ≥ 25% invalid
@@ -88,7 +89,7 @@
 // TimeKernel is McCalpin's bracket (McCalpin) around user work: provable
 // lower and upper bounds of its duration without synchronized clocks, and the
 // global-clock estimate with them. BarrierExitSkew measures how far apart in
-// global time the ranks leave a barrier (Fig. 10 of 000).
+// global time the ranks leave a barrier (Hunold & Carpen-Amarie 2016, Fig. 10).
 //
 // # Cache control
 //

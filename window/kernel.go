@@ -63,8 +63,8 @@ func TimeKernel(c mpi.Comm, clk timing.Clock, g GlobalClock, work func()) (Kerne
 
 // BarrierExitSkew runs n barriers of the given kind (Barrier, DoubleBarrier
 // or Dissemination) and returns, on rank 0, the skew of each: the latest
-// minus the earliest exit time over the ranks, in global seconds (Fig. 10 of
-// 000). Other ranks get nil. Without a global clock (Absent) the exits are
+// minus the earliest exit time over the ranks, in global seconds (Hunold &
+// Carpen-Amarie 2016, Fig. 10). Other ranks get nil. Without a global clock (Absent) the exits are
 // compared on the ranks' own clocks. Call it collectively.
 func BarrierExitSkew(c mpi.Comm, clk timing.Clock, g GlobalClock, m Method, n int) ([]float64, error) {
 	if Absent(g) {

@@ -590,8 +590,8 @@ func (s *Sync) broadcastStart(aheadS float64) (float64, error) {
 }
 
 // runWindows implements the fixed window and the adaptive policies
-// (Alg. 1 of 000 for the window; the SKaMPI and NBCBench rules for the
-// adaptation).
+// (Hunold & Carpen-Amarie 2016, Alg. 1 for the window; the SKaMPI and
+// NBCBench rules of its Alg. 10 and 14 for the adaptation).
 func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 	o.Sync = mpi.SyncDeadline
 	tol := s.clk.Freq().Ticks(s.cfg.LateTolerance)
