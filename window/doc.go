@@ -28,6 +28,10 @@
 // on a rank that was idle until its deadline is noise (an interrupt, a
 // paused CPU), which no window prevents; counting it only widens the window
 // on a noisy machine (timing.MeasureNoise tells how noisy a machine is).
+// Where the policies and the window's defaults depart from the published
+// rules (the threshold, what is repeated, no halving of the number of
+// observations, the cap on the window, the late tolerance and the lead of a
+// batch's start), docs/papers.md lists them with the paper's values.
 //
 // The wait itself — barrier or busy-wait for the deadline — runs inside
 // mpi.Comm.Observe together with the timestamps and the timed call (the
