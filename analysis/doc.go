@@ -1,8 +1,8 @@
 // Package analysis turns raw benchmark observations into the numbers and
 // tests a reader can trust: summaries, outlier filtering, confidence
 // intervals, hypothesis tests, autocorrelation, the required number of
-// measurements, the per-mpirun analysis of Hunold and Carpen-Amarie
-// (Hunold & Carpen-Amarie 2016, Alg. 6) and the reproducibility metric (Hunold & Carpen-Amarie 2016, §6.3).
+// measurements, and the per-mpirun analysis (Algorithm 6) and the
+// reproducibility metric (§6.3) of Hunold & Carpen-Amarie 2016.
 //
 // The package never imports MPI code: every method is a plain function over
 // []float64 in the style of gonum's stat package, and the raw-data reader

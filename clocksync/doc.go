@@ -1,8 +1,8 @@
 // Package clocksync builds a global clock out of the drifting local clocks of
-// MPI processes: the clock synchronization algorithms of Hunold & Carpen-Amarie 2016 (Hunold and
-// Carpen-Amarie, "MPI Benchmarking Revisited", Sec. 4 and App. B) and the
-// authors' later HCA3, HCA3O and two-level schemes, composed from small parts,
-// plus the accuracy experiment that checks them (App. C.3, C.5, C.6).
+// MPI processes: the clock synchronization algorithms of Hunold & Carpen-Amarie
+// 2016 (§4 and Appendix B) and the authors' later HCA3, HCA3O and two-level
+// schemes, composed from small parts, plus the accuracy experiment that checks
+// them (Appendix C.3, C.5, C.6).
 //
 // # Models and the global clock
 //

@@ -366,7 +366,7 @@ func bottomUpPathBound(q, maxpower int, link func(r int) Bound) Bound {
 	return b
 }
 
-// TopDownTree is the HCA3 scheme (the authors' later work; DESIGN.md): over
+// TopDownTree is the HCA3 scheme (the authors' later work, ReproMPI): over
 // the largest power of two 2^k ≤ P, for i = k … 1 a parent r (r mod 2^i = 0)
 // learns the model of child r + 2^(i−1) while serving its own, already
 // global, clock — so the child's model maps its raw clock straight to rank
@@ -460,7 +460,7 @@ func (t *TopDownTree) Sync(e *Env) (Outcome, error) {
 }
 
 // TwoLevel synchronizes node leaders with Inter and propagates each leader's
-// clock within its node (DESIGN.md): the ranks of a node
+// clock within its node: the ranks of a node
 // (mpi.Comm.SplitShared) share the hardware clock, so each learns only its
 // offset to the leader's raw clock with Intra (their epochs differ), linearly
 // within the node, and then applies the leader's model: the chain is

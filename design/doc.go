@@ -17,8 +17,8 @@
 // from a recorded seed: Hunold & Carpen-Amarie 2016, §6.1 Alg. 5 and Hunold et al. 2014, §5.1 Alg. 2
 // (shuffle the experiments within each call to mpirun), because Hunold & Carpen-Amarie 2016
 // §5.2 shows that the mpirun itself is a factor, so every configuration is
-// measured in several mpiruns. The factors are those of Table VI of paper
-// 000. Message sizes may be lists, powers of two, or log-uniform random
+// measured in several mpiruns. The factors are those of Hunold &
+// Carpen-Amarie 2016, Table VI. Message sizes may be lists, powers of two, or log-uniform random
 // sizes 10^X, X ~ U(log10 a, log10 b) (Stanisic et al. 2017, §V.A, Eq. 1), which avoids
 // measuring only at "round" sizes ([ParseSizes], [LogUniformSizes]).
 //

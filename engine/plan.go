@@ -231,7 +231,7 @@ func (e *Engine) newPlan(ex *Experiment) (*plan, error) {
 	// every send slot when ex asks for the check (check.go).
 	slots := ex.CacheSlots
 	if slots <= 0 {
-		slots = 16
+		slots = DefaultCacheSlots
 	}
 	flush := ex.FlushBytes
 	if ex.Cache == window.CacheCold && flush <= 0 {

@@ -1,6 +1,6 @@
 // Package factor is the factor table of reprobench: one row (a Factor) per
 // experiment factor that the raw data records per row, as package mpi's
-// operation table has one row per call (STYLE.md items 7 and 12). A row
+// operation table has one row per call: each contract has one owner. A row
 // says the factor's column name (the same in design files and raw files),
 // its run flag and help, how its levels are parsed and formatted, which
 // calls it applies to (the operation table's parameter of the same name),

@@ -9,7 +9,7 @@ import (
 )
 
 // The operation table: one row (an Op) per benchmarkable call, as the Go
-// compiler declares each SSA operation once (STYLE.md item 12). A row says
+// compiler declares each SSA operation once, in one table. A row says
 // everything reprobench knows about its call — its name and family, the
 // Observation fields it reads, its buffer-size rule and datatypes, its C
 // entry, its Go reference semantics, its simulator model and its expected

@@ -1,7 +1,7 @@
 // Package report makes one self-contained HTML page of a benchmark
 // campaign, or of two compared, that a reader can judge without any other
 // file: what was measured and how often, the headline medians with their
-// confidence intervals (package analysis, Hunold & Carpen-Amarie 2016, Alg. 6), every group's
+// confidence intervals (package analysis, Hunold & Carpen-Amarie 2016, Algorithm 6), every group's
 // distribution and the spread from one mpirun to the next (package plots,
 // inline SVG), the comparison of B with A (ratios, shifts, Wilcoxon stars),
 // the method (process and clock synchronization with the stated error

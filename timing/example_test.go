@@ -77,8 +77,9 @@ func ExampleTimeFunc() {
 	// Output: 1000 durations; median true sum 0
 }
 
-// The nominal frequency of the counter, identical on every rank, is what paper
-// 000 §4.2.1 recommends when clocks are synchronized by offset only.
+// The nominal frequency of the counter, identical on every rank, is what
+// Hunold & Carpen-Amarie 2016, §4.2.1, recommends when clocks are
+// synchronized by offset only.
 func ExampleNewTSC_fixed() {
 	tsc, err := timing.NewTSC(timing.TSCConfig{Fenced: true, Hz: 2.1e9})
 	if err != nil {

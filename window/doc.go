@@ -10,7 +10,8 @@
 //	barrier           Barrier           MPI_Barrier before every observation (IMB, OSU)
 //	double_barrier    DoubleBarrier     two MPI_Barrier calls (reduces the barrier's exit skew)
 //	dissemination     Dissemination     our own dissemination barrier, ⌈log2 P⌉ sendrecv rounds
-//	window            Fixed             fixed window (Alg. 1 of 000, SKaMPI/ReproMPI): rank 0
+//	window            Fixed             fixed window (Hunold & Carpen-Amarie 2016, Alg. 1;
+//	                                    SKaMPI, ReproMPI): rank 0
 //	                                    broadcasts a start time t0 in global time, observation i
 //	                                    of a batch starts at t0 + i·window on every rank
 //	adaptive_skampi   AdaptiveSKaMPI    window, and after each batch with ≥ 25% invalid
@@ -27,6 +28,10 @@
 // on a rank that was idle until its deadline is noise (an interrupt, a
 // paused CPU), which no window prevents; counting it only widens the window
 // on a noisy machine (timing.MeasureNoise tells how noisy a machine is).
+// Where the policies and the window's defaults depart from the published
+// rules (the threshold, what is repeated, no halving of the number of
+// observations, the cap on the window, the late tolerance and the lead of a
+// batch's start), docs/papers.md lists them with the paper's values.
 //
 // The wait itself — barrier or busy-wait for the deadline — runs inside
 // mpi.Comm.Observe together with the timestamps and the timed call (the
@@ -88,7 +93,7 @@
 // TimeKernel is McCalpin's bracket (McCalpin) around user work: provable
 // lower and upper bounds of its duration without synchronized clocks, and the
 // global-clock estimate with them. BarrierExitSkew measures how far apart in
-// global time the ranks leave a barrier (Fig. 10 of 000).
+// global time the ranks leave a barrier (Hunold & Carpen-Amarie 2016, Fig. 10).
 //
 // # Cache control
 //

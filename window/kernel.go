@@ -24,7 +24,7 @@ type KernelTiming struct {
 //
 //	t0, barrier, t1, work, t2, barrier, t3
 //
-// on each rank, then reduces the bounds across ranks (two Allreduce calls).
+// on each rank, then reduces the bounds across ranks (one Allreduce call).
 // The bounds need no clock synchronization; GlobalS needs g (nil, or a nil
 // *clocksync.GlobalClock: NaN). Call it collectively.
 func TimeKernel(c mpi.Comm, clk timing.Clock, g GlobalClock, work func()) (KernelTiming, error) {
@@ -63,8 +63,8 @@ func TimeKernel(c mpi.Comm, clk timing.Clock, g GlobalClock, work func()) (Kerne
 
 // BarrierExitSkew runs n barriers of the given kind (Barrier, DoubleBarrier
 // or Dissemination) and returns, on rank 0, the skew of each: the latest
-// minus the earliest exit time over the ranks, in global seconds (Fig. 10 of
-// 000). Other ranks get nil. Without a global clock (Absent) the exits are
+// minus the earliest exit time over the ranks, in global seconds (Hunold &
+// Carpen-Amarie 2016, Fig. 10). Other ranks get nil. Without a global clock (Absent) the exits are
 // compared on the ranks' own clocks. Call it collectively.
 func BarrierExitSkew(c mpi.Comm, clk timing.Clock, g GlobalClock, m Method, n int) ([]float64, error) {
 	if Absent(g) {

@@ -200,8 +200,10 @@ type Config struct {
 	// timestamp at the first clock reading at or after the deadline, so a
 	// punctual start is late by about one clock read.
 	LateTolerance time.Duration
-	// StartDelay is how far in the future rank 0 places a batch's start
-	// time (it must cover the broadcast); default 50 µs plus one window.
+	// StartDelay is the lead that covers the broadcast of a batch's start
+	// time: rank 0 places the batch's first deadline StartDelay plus the
+	// current window after its clock's now; default 50 µs plus one (the
+	// initial) window.
 	StartDelay time.Duration
 	// InvalidFraction is the share of invalid observations in a batch at
 	// which an adaptive policy acts; default 0.25.
@@ -596,8 +598,8 @@ func (s *Sync) broadcastStart(aheadS float64) (float64, error) {
 }
 
 // runWindows implements the fixed window and the adaptive policies
-// (Alg. 1 of 000 for the window; the SKaMPI and NBCBench rules for the
-// adaptation).
+// (Hunold & Carpen-Amarie 2016, Alg. 1 for the window; the SKaMPI and
+// NBCBench rules of its Alg. 10 and 14 for the adaptation).
 func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 	o.Sync = mpi.SyncDeadline
 	tol := s.clk.Freq().Ticks(s.cfg.LateTolerance)

@@ -1,7 +1,7 @@
 // Command clocksync benchmarks the clock synchronization algorithms of
 // package clocksync on the simulated world of mpitest and reproduces the shape
-// of Fig. 6–8 of Hunold & Carpen-Amarie 2016 (Hunold and Carpen-Amarie, "MPI Benchmarking
-// Revisited"), with ground truth the paper could not have:
+// of Figures 6–8 of Hunold & Carpen-Amarie 2016, with ground truth the paper
+// could not have:
 //
 //   - scaling: every algorithm on 16 … 1024 ranks with reduced parameters —
 //     the simulated synchronization duration (O(log P) for the trees, O(P)

@@ -48,9 +48,9 @@ type Series struct {
 // Drift runs the experiment collectively on c. Every rank passes its raw
 // clock; rank SkewRank wraps it in a timing.Skewed. For each synchronization
 // it synchronizes (none: identity models), then measures every rank's offset
-// to rank 0 in global time at the times Options.After (Algorithm 20 of paper
-// 000 with clocksync.Harness; with "none" it is the raw clock drift of
-// Algorithm 18). Rank 0 gets the series, the others nil.
+// to rank 0 in global time at the times Options.After (Hunold &
+// Carpen-Amarie 2016, Algorithm 20, with clocksync.Harness; with "none" it is
+// the raw clock drift of Algorithm 18). Rank 0 gets the series, the others nil.
 func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
 	if o.SkewRank <= 0 || o.SkewRank >= c.Size() {
 		return nil, fmt.Errorf("drift: skew rank %d must be in [1, %d)", o.SkewRank, c.Size())

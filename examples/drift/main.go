@@ -1,5 +1,5 @@
-// Command drift reproduces the clock-drift experiment of Hunold & Carpen-Amarie 2016 (Alg. 18
-// and 20, Fig. 1 and 3): after synchronizing the clocks it measures, every
+// Command drift reproduces the clock-drift experiment of Hunold & Carpen-Amarie
+// 2016 (Algorithms 18 and 20, Figures 1 and 3): after synchronizing the clocks it measures, every
 // few seconds, the offset of a rank's global clock to rank 0's. An offset-only
 // synchronization (SKaMPI, HCA3O) is exact at first and then drifts away at
 // the clocks' relative drift; a drift-aware one (JK, HCA3) stays close.

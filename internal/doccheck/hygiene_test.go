@@ -3,6 +3,9 @@ package doccheck
 import (
 	"bufio"
 	"bytes"
+	"go/doc"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,18 +132,29 @@ var (
 	// history that belongs in docs/ and in commit messages, not in code.
 	historyRe = regexp.MustCompile(`20[0-9]{2}-[0-9]{2}-[0-9]{2}|[Ii]ssues? #?[0-9]+|\(#[0-9]+\)`)
 	// paperRe matches the numbering of the papers beside the repository
-	// ("Hunold & Carpen-Amarie 2016"), which a reader of the code does not have.
-	paperRe = regexp.MustCompile(`[Pp]apers? 00[0-9]`)
+	// (three digits: a paper, or "Fig. 10 of", followed by the number, or
+	// the number alone in parentheses), which a reader of the code does not
+	// have.
+	paperRe = regexp.MustCompile(`(?:[Pp]apers?|\bof|\bin|\bsee|\bcf\.) 00[0-9]\b|\(00[0-9][,;)]`)
+	// mdRe matches a Markdown file named in capitals, as a README is, which
+	// must be a file of the repository.
+	mdRe = regexp.MustCompile(`\b[A-Z][A-Z_]+\.md\b`)
 )
 
 // TestGoCommentsStateTheContract keeps the Go sources, tests included, free
-// of dates, issue numbers and the papers' local numbering: a comment states
-// the contract, and cites a paper by its authors and year (docs/papers.md).
+// of dates, issue numbers, the papers' local numbering and Markdown files
+// named in capitals that the repository does not have: a comment states the
+// contract, and cites a paper by its authors and year (docs/papers.md).
 // Go time layouts ("2006-01-02") are not dates. A reference broken across
 // two comment lines ("(issue" / "// 15)") counts too.
 func TestGoCommentsStateTheContract(t *testing.T) {
 	n := 0
-	for _, f := range trackedFiles(t) {
+	files := trackedFiles(t)
+	mdNames := map[string]bool{}
+	for _, f := range files {
+		mdNames[filepath.Base(f)] = true
+	}
+	for _, f := range files {
 		if !strings.HasSuffix(f, ".go") {
 			continue
 		}
@@ -174,10 +188,51 @@ func TestGoCommentsStateTheContract(t *testing.T) {
 			}
 			if m := paperRe.FindString(s); m != "" {
 				t.Errorf("%s:%d: %q: cite the paper by authors and year (docs/papers.md)", f, line, m)
+			} else if m := paperRe.FindString(joined); m != "" {
+				t.Errorf("%s:%d: %q (across two lines): cite the paper by authors and year (docs/papers.md)", f, line, m)
+			}
+			for _, m := range mdRe.FindAllString(s, -1) {
+				if !mdNames[m] {
+					t.Errorf("%s:%d: %q: the repository has no such file", f, line, m)
+				}
 			}
 		}
 	}
 	if n < 100 {
 		t.Fatalf("checked only %d Go files", n)
+	}
+}
+
+// abbrevEndRe matches a synopsis cut at an abbreviation's period ("…2016,
+// Alg."): go/doc ends the first sentence at the first period before a space.
+var abbrevEndRe = regexp.MustCompile(`\b(?:Alg|Algs|Sec|App|Fig|Figs|Eq|Eqs|Tab|Ch|cf|al|vs|e\.g|i\.e)\.$`)
+
+// TestPackageSynopsesAreSentences keeps every package's synopsis (the first
+// sentence of its doc, which go doc and pkg.go.dev list) a whole sentence:
+// an abbreviation in the first sentence ends it early, mid-citation.
+func TestPackageSynopsesAreSentences(t *testing.T) {
+	fset := token.NewFileSet()
+	n := 0
+	for _, f := range trackedFiles(t) {
+		if !strings.HasSuffix(f, ".go") || strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, filepath.Join(repoRoot, filepath.FromSlash(f)), nil, parser.PackageClauseOnly|parser.ParseComments)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			t.Fatal(err)
+		}
+		if af.Doc == nil {
+			continue
+		}
+		n++
+		if s := new(doc.Package).Synopsis(af.Doc.Text()); abbrevEndRe.MatchString(s) {
+			t.Errorf("%s: the package synopsis ends at an abbreviation: %q", f, s)
+		}
+	}
+	if n < 30 {
+		t.Fatalf("checked only %d package docs", n)
 	}
 }

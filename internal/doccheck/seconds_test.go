@@ -13,7 +13,7 @@ import (
 	"testing"
 )
 
-// The float-seconds rule (STYLE.md item 16): durations in the Go API are
+// The float-seconds rule: durations in the Go API are
 // time.Duration, ticks are converted by their clock's timing.Freq, and
 // float seconds appear only at the data boundary.
 //

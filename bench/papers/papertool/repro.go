@@ -143,7 +143,7 @@ func cmdRepro(args []string) error {
 				pts = append(pts, plotter.XY{X: float64(gi) + 0.3*float64(mi) - 0.15 + 0.01*float64(j-len(nv)/2), Y: x})
 			}
 		}
-		label := "ours (median of per-mpirun medians)"
+		label := "ours (mean of per-mpirun medians)"
 		if method == "loop" {
 			label = "loop average (IMB/OSU style)"
 		}
