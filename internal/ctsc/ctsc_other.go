@@ -26,3 +26,9 @@ func LoopLfenceRDTSC(n int) int64 { unavailable(); return 0 }
 
 // LoopMonotonic panics: see Available.
 func LoopMonotonic(n int) int64 { unavailable(); return 0 }
+
+// MonotonicRawNs panics: see Available.
+func MonotonicRawNs() int64 { unavailable(); return 0 }
+
+// LoopMonotonicRaw panics: see Available.
+func LoopMonotonicRaw(n int) int64 { unavailable(); return 0 }
