@@ -1,10 +1,10 @@
 //go:build cgo && amd64
 
 // Package ctsc reads the time-stamp counter, CLOCK_MONOTONIC and
-// CLOCK_MONOTONIC_RAW from C, in the
-// same binary as Go code, so that tests can check that C and package timing
-// read the same ticks, and benchmarks can compare the cost of a read in Go
-// with a read in C. It is not used on any measurement path.
+// CLOCK_MONOTONIC_RAW from C, in the same binary as Go code, so that tests
+// can check that C and package timing read the same ticks, and benchmarks
+// can compare the cost of a read in Go with a read in C. It is not used on
+// any measurement path.
 //
 // The Loop functions read a counter n times in a C loop and return the
 // elapsed CLOCK_MONOTONIC nanoseconds: the cost of a read in C without the

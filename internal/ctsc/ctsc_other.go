@@ -1,6 +1,7 @@
 //go:build !cgo || !amd64
 
-// Package ctsc reads the time-stamp counter and CLOCK_MONOTONIC from C; this
+// Package ctsc reads the time-stamp counter, CLOCK_MONOTONIC and
+// CLOCK_MONOTONIC_RAW from C; this
 // build has neither cgo nor amd64, so it has none of the readers.
 package ctsc
 
