@@ -1,8 +1,8 @@
 //go:build !cgo || !amd64
 
 // Package ctsc reads the time-stamp counter, CLOCK_MONOTONIC and
-// CLOCK_MONOTONIC_RAW from C; this
-// build has neither cgo nor amd64, so it has none of the readers.
+// CLOCK_MONOTONIC_RAW from C; this build has neither cgo nor amd64, so it
+// has none of the readers.
 package ctsc
 
 // Available reports whether this build has the C readers (cgo on amd64).
