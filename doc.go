@@ -22,7 +22,7 @@
 //	ex.Name, ex.Func, ex.MsizeBytes, ex.Type = "ring_shift", shift, 8192, mpi.Float64
 //	opt := pipeline.DefaultOptions()
 //	opt.Dir = "out"
-//	res, err := pipeline.Run(mpi.World(), timing.NewMonotonic(), []engine.Experiment{ex}, opt)
+//	res, err := pipeline.Run(mpi.World(), timing.NewDefault(), []engine.Experiment{ex}, opt)
 //
 // Time a kernel inside one process, without MPI. timing.TimeFunc calls a
 // function after a warm-up, times each call on the best clock the machine

@@ -701,17 +701,20 @@ func tooLoose(L Learner, slope float64) bool {
 
 // sharedCounter reports, collectively on node, whether every rank's raw
 // clock is the same counter read the same way: one running kernel (BootID),
-// the same clock source kind (CLOCK_MONOTONIC, or the TSC read the same
-// way) and the same frequency (a TSC calibrated per process is not: fix
-// it, --tsc-hz). If so, exact is the calling rank's offset to node rank
-// 0's clock, seconds (client − reference): the difference of their epochs
-// on the counter, CLOCK_MONOTONIC's taken out of their time namespaces.
-// Other sources (MPI_Wtime, a skewed or simulated clock) prove nothing.
+// the same clock source kind (CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, or the
+// TSC read the same way) and the same frequency (a TSC calibrated per
+// process is not: fix it, --tsc-hz). If so, exact is the calling rank's
+// offset to node rank 0's clock, seconds (client − reference): the
+// difference of their epochs on the counter, the monotonic clocks' taken
+// out of their time namespaces (whose monotonic offset applies to both,
+// time_namespaces(7)). Other sources (MPI_Wtime, a skewed or simulated
+// clock) prove nothing.
 func sharedCounter(node mpi.Comm, src timing.Source) (exact float64, proven bool, err error) {
-	ok := src.Hz > 0 && (src.Kind == timing.SourceMonotonic || src.Kind == timing.SourceTSC || src.Kind == timing.SourceTSCFenced)
+	mono := src.Kind == timing.SourceMonotonic || src.Kind == timing.SourceMonotonicRaw
+	ok := src.Hz > 0 && (mono || src.Kind == timing.SourceTSC || src.Kind == timing.SourceTSCFenced)
 	epoch := src.Epoch
 	h := readHostFacts()
-	if src.Kind == timing.SourceMonotonic {
+	if mono {
 		if h.timensErr != nil {
 			ok = false
 		}

@@ -262,15 +262,20 @@ func TestHarnessSharedClockOnSomeRanks(t *testing.T) {
 	}
 }
 
-// claims wraps a simulated clock and claims it is CLOCK_MONOTONIC with the
-// given epoch: what sharedCounter trusts.
+// claims wraps a simulated clock and claims it is CLOCK_MONOTONIC (or, with
+// raw, CLOCK_MONOTONIC_RAW) with the given epoch: what sharedCounter trusts.
 type claims struct {
 	timing.Clock
 	epoch int64
+	raw   bool
 }
 
 func (c claims) Source() timing.Source {
-	return timing.Source{Kind: timing.SourceMonotonic, Epoch: c.epoch, Hz: c.Freq().Hz()}
+	k := timing.SourceMonotonic
+	if c.raw {
+		k = timing.SourceMonotonicRaw
+	}
+	return timing.Source{Kind: k, Epoch: c.epoch, Hz: c.Freq().Hz()}
 }
 
 // Two-level's check of the shared clock (intra=shared), against ground
@@ -287,11 +292,13 @@ func TestTwoLevelSharedClockCheck(t *testing.T) {
 		nodeClocks bool
 		epoch      func(rank int) int64 // nil: no claim
 		want       string
+		raw        bool // claim CLOCK_MONOTONIC_RAW
 	}{
-		{"shared, proven", true, func(int) int64 { return 0 }, clocksync.IntraCounter},
-		{"shared, false epochs", true, func(r int) int64 { return int64(r) * 5000 }, clocksync.IntraNotShared},
-		{"shared, no claim", true, nil, clocksync.IntraShared},
-		{"separate clocks", false, nil, clocksync.IntraNotShared},
+		{"shared, proven", true, func(int) int64 { return 0 }, clocksync.IntraCounter, false},
+		{"shared raw, proven", true, func(int) int64 { return 0 }, clocksync.IntraCounter, true},
+		{"shared, false epochs", true, func(r int) int64 { return int64(r) * 5000 }, clocksync.IntraNotShared, false},
+		{"shared, no claim", true, nil, clocksync.IntraShared, false},
+		{"separate clocks", false, nil, clocksync.IntraNotShared, false},
 	} {
 		if _, err := clocksync.BootID(); err != nil && c.want == clocksync.IntraCounter {
 			t.Logf("%s: skipped, no boot id to prove one kernel: %v", c.name, err)
@@ -314,7 +321,7 @@ func TestTwoLevelSharedClockCheck(t *testing.T) {
 		err = w.Run(func(r *mpitest.Rank) error {
 			var clk timing.Clock = r.Clock()
 			if c.epoch != nil {
-				clk = claims{Clock: clk, epoch: c.epoch(r.ID())}
+				clk = claims{Clock: clk, epoch: c.epoch(r.ID()), raw: c.raw}
 			}
 			g := clocksync.NewGlobalClock(clk)
 			rr, err := alg.SyncWith(r.Comm(), g, clocksync.SyncOptions{Sleep: r.Sleep})

@@ -169,6 +169,17 @@ func Wtick() time.Duration {
 	return max(time.Duration(math.Round(float64(C.MPI_Wtick())*1e9)), time.Nanosecond)
 }
 
+// The C clock kinds of rb_now (rbmpi_types.h) are timing.SourceKind's
+// values: each line fails to compile when a pair differs.
+var (
+	_ = [1]int{}[C.RB_CLK_NONE-int(timing.SourceNone)]
+	_ = [1]int{}[C.RB_CLK_MONOTONIC-int(timing.SourceMonotonic)]
+	_ = [1]int{}[C.RB_CLK_TSC-int(timing.SourceTSC)]
+	_ = [1]int{}[C.RB_CLK_TSC_FENCED-int(timing.SourceTSCFenced)]
+	_ = [1]int{}[C.RB_CLK_WTIME-int(timing.SourceWtime)]
+	_ = [1]int{}[C.RB_CLK_MONOTONIC_RAW-int(timing.SourceMonotonicRaw)]
+)
+
 // wtimeClock is MPI_Wtime as a timing.Clock ticking in nanoseconds.
 type wtimeClock struct {
 	epoch int64

@@ -45,6 +45,9 @@ static inline int64_t rb_now(int kind, int64_t epoch) {
 		return (int64_t)__rdtsc() - epoch;
 	case RB_CLK_WTIME:
 		return rb_wtime_ns() - epoch;
+	case RB_CLK_MONOTONIC_RAW:
+		clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+		return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec - epoch;
 	default:
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec - epoch;

@@ -24,7 +24,7 @@
 enum { RB_BYTE, RB_INT32, RB_INT64, RB_FLOAT32, RB_FLOAT64 };
 enum { RB_SUM, RB_MIN, RB_MAX };
 enum { RB_SYNC_NONE, RB_SYNC_BARRIER, RB_SYNC_DOUBLE_BARRIER, RB_SYNC_DISSEMINATION, RB_SYNC_DEADLINE };
-enum { RB_CLK_NONE, RB_CLK_MONOTONIC, RB_CLK_TSC, RB_CLK_TSC_FENCED, RB_CLK_WTIME };
+enum { RB_CLK_NONE, RB_CLK_MONOTONIC, RB_CLK_TSC, RB_CLK_TSC_FENCED, RB_CLK_WTIME, RB_CLK_MONOTONIC_RAW };
 
 // The phases of a phased C entry (mpi.Op.Phased): one call in the timed
 // part, and, outside it, what mpi.Prepare makes and its release frees.

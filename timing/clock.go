@@ -19,7 +19,8 @@ type Clock interface {
 	Now() Ticks
 	// Freq returns the clock's frequency, which converts its ticks.
 	Freq() Freq
-	// Name is a short human-readable name such as "tsc", "monotonic" or "mpi_wtime".
+	// Name is a short human-readable name such as "tsc", "monotonic",
+	// "monotonic_raw" or "mpi_wtime".
 	Name() string
 	// Source identifies the hardware or OS counter behind the clock, so that
 	// C code on the critical path can read exactly the same counter.
@@ -44,12 +45,15 @@ const (
 	SourceTSCFenced
 	// SourceWtime is MPI_Wtime, as nanoseconds.
 	SourceWtime
+	// SourceMonotonicRaw is CLOCK_MONOTONIC_RAW in nanoseconds.
+	SourceMonotonicRaw
 )
 
-var sourceNames = [...]string{"none", "monotonic", "tsc_rdtscp", "tsc_lfence", "mpi_wtime"}
+var sourceNames = [...]string{"none", "monotonic", "tsc_rdtscp", "tsc_lfence", "mpi_wtime", "monotonic_raw"}
 
 // String returns the name used in metadata and on the command line:
-// "none", "monotonic", "tsc_rdtscp", "tsc_lfence" or "mpi_wtime".
+// "none", "monotonic", "tsc_rdtscp", "tsc_lfence", "mpi_wtime" or
+// "monotonic_raw".
 func (k SourceKind) String() string {
 	if k < 0 || int(k) >= len(sourceNames) {
 		return fmt.Sprintf("SourceKind(%d)", int(k))

@@ -14,8 +14,24 @@
 // until the analysis: a float64 of seconds since 1970 resolves only about
 // 0.24 µs.
 //
-// Three kinds of clock exist:
+// Four kinds of clock exist:
 //
+//   - MonotonicRawClock (NewMonotonicRaw): CLOCK_MONOTONIC_RAW in
+//     nanoseconds, the kernel's clock at its hardware counter's rate, which
+//     no time daemon slews. It is the default (DefaultClockName, NewDefault,
+//     "reprobench run --clock"): a slew steps CLOCK_MONOTONIC's rate by up
+//     to 500 ppm, and every clock synchronization learns one rate per clock,
+//     so a slew breaks its model and its stated bound (docs/clock-sync.md
+//     has the simulated study). C code reads it through the vDSO at
+//     CLOCK_MONOTONIC's cost (24.9 against 24.6 ns per read on this
+//     project's KVM guest); Go has no vDSO path for it and pays one cgo call
+//     (51 against 26.5 ns; a system call of about 1.7 µs without cgo).
+//     The default was chosen on the C cost, since the measured calls are
+//     timed in C (two reads per observation); Go reads it in clock
+//     synchronization, where the extra cost lengthens each ping-pong's
+//     round trip (on this guest, np 2, hca3, five runs each: stated bounds
+//     at the sync of median 99 ns, 96–202 ns, against 83 ns, 79–89 ns, on
+//     CLOCK_MONOTONIC).
 //   - Monotonic (NewMonotonic): CLOCK_MONOTONIC in nanoseconds, the clock
 //     behind the monotonic reading of time.Now, read directly from the runtime.
 //     On Linux it is slewed by NTP, never stepped, and C code reading

@@ -272,3 +272,11 @@ func ExampleNoiseProbe_ExpectedLate() {
 	// both CPUs stopped at once: 100% of the detour time
 	// expected late starts: 2.9%
 }
+
+// The default clock, which "reprobench run" uses unless --clock says
+// otherwise: CLOCK_MONOTONIC_RAW, which no time daemon slews.
+func ExampleNewDefault() {
+	clk := timing.NewDefault()
+	fmt.Println(clk.Name() == timing.DefaultClockName, timing.DefaultClockName, clk.Source().Kind)
+	// Output: true monotonic_raw monotonic_raw
+}

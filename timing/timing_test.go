@@ -66,7 +66,7 @@ func TestHelperRDTSCP(t *testing.T) {
 // testClocks returns the real clocks available here, with a fixed TSC
 // frequency so that no calibration is needed.
 func testClocks(t *testing.T) []Clock {
-	clocks := []Clock{NewMonotonic()}
+	clocks := []Clock{NewMonotonic(), NewMonotonicRaw()}
 	facts := DetectTSC()
 	if !facts.Supported {
 		return clocks
@@ -502,7 +502,7 @@ func TestWarnings(t *testing.T) {
 
 func TestSourceKindString(t *testing.T) {
 	for k, want := range map[SourceKind]string{SourceNone: "none", SourceMonotonic: "monotonic",
-		SourceTSC: "tsc_rdtscp", SourceTSCFenced: "tsc_lfence", SourceWtime: "mpi_wtime", 9: "SourceKind(9)"} {
+		SourceTSC: "tsc_rdtscp", SourceTSCFenced: "tsc_lfence", SourceWtime: "mpi_wtime", SourceMonotonicRaw: "monotonic_raw", 9: "SourceKind(9)"} {
 		if k.String() != want {
 			t.Errorf("%d: %q", int(k), k.String())
 		}
@@ -549,6 +549,46 @@ func TestMonotonicIsTimeNow(t *testing.T) {
 	}
 	if agree == 0 {
 		t.Error("monotonic and time.Since never agreed within 50 µs")
+	}
+}
+
+// TestMonotonicRaw: CLOCK_MONOTONIC_RAW names itself and its counter, its
+// epoch is the counter's value when it was made, and it advances at
+// CLOCK_MONOTONIC's rate: over a 5 ms sleep the two intervals agree within
+// 1 % (their rates differ by the kernel's adjustment of CLOCK_MONOTONIC,
+// at most 500 ppm) plus 50 µs, in at least one of five tries.
+func TestMonotonicRaw(t *testing.T) {
+	r := NewMonotonicRaw()
+	src := r.Source()
+	if r.Name() != "monotonic_raw" || src.Kind != SourceMonotonicRaw || src.Hz != 1e9 || r.Freq().Hz() != 1e9 {
+		t.Fatalf("name %q, source %+v, freq %v", r.Name(), src, r.Freq().Hz())
+	}
+	if d := time.Duration(MonotonicRaw().Now() - src.Epoch); d < 0 || d > time.Second {
+		t.Errorf("epoch %d is %v before CLOCK_MONOTONIC_RAW now", src.Epoch, d)
+	}
+	m := NewMonotonic()
+	agree := 0
+	for range 5 {
+		r0, m0 := r.Now(), m.Now()
+		time.Sleep(5 * time.Millisecond)
+		r1, m1 := r.Now(), m.Now()
+		dr, dm := time.Duration(r1-r0), time.Duration(m1-m0)
+		if dr <= 0 {
+			t.Fatalf("CLOCK_MONOTONIC_RAW did not advance over a 5 ms sleep: %d then %d", r0, r1)
+		}
+		if diff := (dr - dm).Abs(); diff < dm/100+50*time.Microsecond {
+			agree++
+		}
+	}
+	if agree == 0 {
+		t.Error("CLOCK_MONOTONIC_RAW and CLOCK_MONOTONIC never agreed on a 5 ms interval within 1 % + 50 µs")
+	}
+}
+
+// TestDefaultClock: NewDefault makes the clock DefaultClockName names.
+func TestDefaultClock(t *testing.T) {
+	if c := NewDefault(); c.Name() != DefaultClockName {
+		t.Errorf("NewDefault is %q, DefaultClockName %q", c.Name(), DefaultClockName)
 	}
 }
 

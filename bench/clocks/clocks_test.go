@@ -17,6 +17,7 @@ const childEnv = "CLOCKS_RDTSCP_CHILD"
 
 var (
 	mono   = timing.NewMonotonic()
+	raw    = timing.NewMonotonicRaw()
 	tsc    *timing.TSC // RDTSCP; nil where it does not execute
 	fenced *timing.TSC // LFENCE; RDTSC
 	wtime  timing.Clock
@@ -139,9 +140,10 @@ func readers() []reader {
 			reader{"c_lfence_rdtsc", ctsc.LoopLfenceRDTSC},
 		)
 	}
-	rs = append(rs, reader{"go_monotonic", goClock(mono)})
+	rs = append(rs, reader{"go_monotonic", goClock(mono)}, reader{"go_monotonic_raw", goClock(raw)})
 	if ctsc.Available {
-		rs = append(rs, reader{"c_clock_gettime_monotonic", ctsc.LoopMonotonic})
+		rs = append(rs, reader{"c_clock_gettime_monotonic", ctsc.LoopMonotonic},
+			reader{"c_clock_gettime_monotonic_raw", ctsc.LoopMonotonicRaw})
 	}
 	rs = append(rs, reader{"go_time_now", func(n int) int64 {
 		var s int64

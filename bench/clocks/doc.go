@@ -1,6 +1,7 @@
 // Package clocks is the side-by-side benchmark of clock reads: the TSC read
 // from Go assembly (package timing) and from C in the same binary
-// (internal/ctsc), the monotonic clock from Go and C, time.Now, and MPI_Wtime
+// (internal/ctsc), CLOCK_MONOTONIC and CLOCK_MONOTONIC_RAW from Go and C,
+// time.Now, and MPI_Wtime
 // through package mpi. It has no code of its own; run
 //
 //	go test -run 'Test' -bench . -benchtime 200ms ./bench/clocks

@@ -143,7 +143,7 @@ func runClockcheck(stdout, stderr io.Writer, args []string) error {
 	fs.IntVar(&o.skewRank, "skew-rank", -1, "rank whose clock is skewed by --skew-offset and --skew-ppm (timing.Skewed); -1: none")
 	fs.DurationVar(&o.skewOffset, "skew-offset", 0, "offset added to the skewed rank's clock")
 	fs.Float64Var(&o.skewPPM, "skew-ppm", 0, "drift of the skewed rank's clock, parts per million (positive runs fast)")
-	fs.StringVar(&o.clock, "clock", "monotonic", "under mpirun: the clock to synchronize: monotonic, tsc (RDTSCP), tsc-fenced (LFENCE;RDTSC) or wtime")
+	fs.StringVar(&o.clock, "clock", "monotonic", "under mpirun: the clock to synchronize: monotonic, monotonic_raw, tsc (RDTSCP), tsc-fenced (LFENCE;RDTSC) or wtime")
 	fs.Float64Var(&o.tscHz, "tsc-hz", 0, "with --clock tsc or tsc-fenced: fix the TSC frequency in Hz instead of calibrating it (the same on every rank)")
 	fs.BoolVar(&o.sim, "sim", false, "run on the simulated world of mpitest instead of real ranks")
 	fs.IntVar(&o.ranks, "ranks", 64, "--sim: number of ranks")
@@ -449,6 +449,8 @@ func clockcheckMPI(o clockcheckOptions) (rep *clockcheckReport, err error) {
 	switch o.clock {
 	case "monotonic":
 		clk = timing.NewMonotonic()
+	case "monotonic_raw":
+		clk = timing.NewMonotonicRaw()
 	case "wtime":
 		clk = mpi.WtimeClock()
 	case "tsc", "tsc-fenced":
@@ -458,7 +460,7 @@ func clockcheckMPI(o clockcheckOptions) (rep *clockcheckReport, err error) {
 		}
 		clk = t
 	default:
-		return nil, fmt.Errorf("%w: --clock %q: want monotonic, tsc, tsc-fenced or wtime", errUsage, o.clock)
+		return nil, fmt.Errorf("%w: --clock %q: want monotonic, monotonic_raw, tsc, tsc-fenced or wtime", errUsage, o.clock)
 	}
 	name := clk.Name()
 	h := &clocksync.Harness{}

@@ -166,7 +166,7 @@ func collectEnv(o envOptions) (r envReport, rank int, err error) {
 		}
 	}
 
-	clocks = append(clocks, timing.NewMonotonic())
+	clocks = append(clocks, timing.NewMonotonic(), timing.NewMonotonicRaw())
 	tscs, unavailable := envTSCs(o, facts)
 	for _, c := range tscs {
 		clocks = append(clocks, c)

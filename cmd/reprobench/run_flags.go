@@ -19,6 +19,7 @@ import (
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/rawdata"
+	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -135,7 +136,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.DurationVar(&o.resyncEvery, "resync-every", dopt.ResyncEvery, "re-synchronize the clocks before an experiment when this much time has passed (0: before every experiment); with an accuracy target the predicted bound decides among those")
 	fs.StringVar(&o.runtimeType, "runtime", "auto", "completion time per observation: auto (global for windowed methods, local for barrier methods), local (max over ranks of end−start), global (max end − min start), loop, osu or imb (the tools' own numbers); docs/data-format.md defines each")
 	fs.IntVar(&o.loopReps, "loop-reps", def.LoopReps, "calls per observation n for --runtime loop, osu and imb (OSU's iterations: 1000, 100 above 8 KiB; osu_latency 10000)")
-	fs.StringVar(&o.clock, "clock", "monotonic", "clock: monotonic, tsc, tsc_lfence or mpi_wtime")
+	fs.StringVar(&o.clock, "clock", timing.DefaultClockName, "clock: monotonic_raw (CLOCK_MONOTONIC_RAW, which no time daemon slews), monotonic (CLOCK_MONOTONIC), tsc, tsc_lfence or mpi_wtime")
 	fs.StringVar(&o.mpiThread, "mpi-thread", "single", "thread level requested from MPI: single (what a C benchmark's MPI_Init gets; only the locked main thread calls MPI, see package mpi) or funneled, serialized, multiple (Open MPI then locks internally, which changes timings, see docs/data-format.md)")
 	fs.Float64Var(&o.tscHz, "tsc-hz", 0, "fix the TSC frequency in Hz (0: calibrate for 1 s)")
 	fs.StringVar(&o.cache, "cache", def.Cache.String(), "cache mode: warm, cold (overwrite a buffer the size of the core's last private cache before each observation), cycle or random (buffer offsets)")
@@ -217,7 +218,7 @@ func (o *runOptions) check() error {
 		}
 	}
 	switch o.clock {
-	case "monotonic", "tsc", "tsc_rdtscp", "tsc_lfence", "mpi_wtime", "wtime":
+	case "monotonic", "monotonic_raw", "tsc", "tsc_rdtscp", "tsc_lfence", "mpi_wtime", "wtime":
 	default:
 		return fmt.Errorf("--clock %q: want one of %s", o.clock, strings.Join(clockNames, ", "))
 	}

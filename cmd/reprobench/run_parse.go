@@ -75,13 +75,16 @@ func eventTickNote(exps []engine.Experiment, flavor string, getenv func(string) 
 }
 
 // clockNames are the clocks clockByName knows.
-var clockNames = []string{"monotonic", "tsc", "tsc_lfence", "mpi_wtime"}
+var clockNames = []string{"monotonic_raw", "monotonic", "tsc", "tsc_lfence", "mpi_wtime"}
 
-// clockByName returns the clock of that name: monotonic (CLOCK_MONOTONIC), tsc
-// (RDTSCP; alias tsc_rdtscp), tsc_lfence (LFENCE; RDTSC) or mpi_wtime
-// (alias wtime). tscHz fixes the TSC frequency (0: calibrate for 1 s).
+// clockByName returns the clock of that name: monotonic_raw
+// (CLOCK_MONOTONIC_RAW), monotonic (CLOCK_MONOTONIC), tsc (RDTSCP; alias
+// tsc_rdtscp), tsc_lfence (LFENCE; RDTSC) or mpi_wtime (alias wtime). tscHz
+// fixes the TSC frequency (0: calibrate for 1 s).
 func clockByName(name string, tscHz float64) (timing.Clock, error) {
 	switch name {
+	case "monotonic_raw":
+		return timing.NewMonotonicRaw(), nil
 	case "monotonic":
 		return timing.NewMonotonic(), nil
 	case "tsc", "tsc_rdtscp":

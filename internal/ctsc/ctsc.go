@@ -1,9 +1,10 @@
 //go:build cgo && amd64
 
-// Package ctsc reads the time-stamp counter and CLOCK_MONOTONIC from C, in the
-// same binary as Go code, so that tests can check that C and package timing
-// read the same ticks, and benchmarks can compare the cost of a read in Go
-// with a read in C. It is not used on any measurement path.
+// Package ctsc reads the time-stamp counter, CLOCK_MONOTONIC and
+// CLOCK_MONOTONIC_RAW from C, in the same binary as Go code, so that tests
+// can check that C and package timing read the same ticks, and benchmarks
+// can compare the cost of a read in Go with a read in C. It is not used on
+// any measurement path.
 //
 // The Loop functions read a counter n times in a C loop and return the
 // elapsed CLOCK_MONOTONIC nanoseconds: the cost of a read in C without the
@@ -20,6 +21,12 @@ static inline uint64_t ctsc_lfence_rdtsc(void) { _mm_lfence(); return __rdtsc();
 static inline int64_t ctsc_monotonic_ns(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static inline int64_t ctsc_monotonic_raw_ns(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
@@ -49,6 +56,14 @@ static int64_t ctsc_loop_monotonic(int64_t n, uint64_t *sink) {
 	*sink = s;
 	return t1 - t0;
 }
+static int64_t ctsc_loop_monotonic_raw(int64_t n, uint64_t *sink) {
+	uint64_t s = 0;
+	int64_t t0 = ctsc_monotonic_ns();
+	for (int64_t i = 0; i < n; i++) s += (uint64_t)ctsc_monotonic_raw_ns();
+	int64_t t1 = ctsc_monotonic_ns();
+	*sink = s;
+	return t1 - t0;
+}
 */
 import "C"
 
@@ -65,6 +80,9 @@ func LfenceRDTSC() uint64 { return uint64(C.ctsc_lfence_rdtsc()) }
 // MonotonicNs returns clock_gettime(CLOCK_MONOTONIC) in nanoseconds.
 func MonotonicNs() int64 { return int64(C.ctsc_monotonic_ns()) }
 
+// MonotonicRawNs returns clock_gettime(CLOCK_MONOTONIC_RAW) in nanoseconds.
+func MonotonicRawNs() int64 { return int64(C.ctsc_monotonic_raw_ns()) }
+
 var sink C.uint64_t
 
 // LoopRDTSCP reads the counter with RDTSCP n times in C and returns the
@@ -78,3 +96,7 @@ func LoopLfenceRDTSC(n int) int64 { return int64(C.ctsc_loop_lfence_rdtsc(C.int6
 // LoopMonotonic reads CLOCK_MONOTONIC n times in C and returns the elapsed
 // nanoseconds.
 func LoopMonotonic(n int) int64 { return int64(C.ctsc_loop_monotonic(C.int64_t(n), &sink)) }
+
+// LoopMonotonicRaw reads CLOCK_MONOTONIC_RAW n times in C and returns the
+// elapsed CLOCK_MONOTONIC nanoseconds.
+func LoopMonotonicRaw(n int) int64 { return int64(C.ctsc_loop_monotonic_raw(C.int64_t(n), &sink)) }

@@ -1,7 +1,8 @@
 //go:build !cgo || !amd64
 
-// Package ctsc reads the time-stamp counter and CLOCK_MONOTONIC from C; this
-// build has neither cgo nor amd64, so it has none of the readers.
+// Package ctsc reads the time-stamp counter, CLOCK_MONOTONIC and
+// CLOCK_MONOTONIC_RAW from C; this build has neither cgo nor amd64, so it
+// has none of the readers.
 package ctsc
 
 // Available reports whether this build has the C readers (cgo on amd64).
@@ -26,3 +27,9 @@ func LoopLfenceRDTSC(n int) int64 { unavailable(); return 0 }
 
 // LoopMonotonic panics: see Available.
 func LoopMonotonic(n int) int64 { unavailable(); return 0 }
+
+// MonotonicRawNs panics: see Available.
+func MonotonicRawNs() int64 { unavailable(); return 0 }
+
+// LoopMonotonicRaw panics: see Available.
+func LoopMonotonicRaw(n int) int64 { unavailable(); return 0 }

@@ -1,7 +1,9 @@
 package mpitest
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -17,13 +19,15 @@ const Off = -1
 // ClockParams are the parameters of one rank's simulated clock. At true
 // (virtual) time t seconds the clock reads
 //
-//	local(t) = t + OffsetS + DriftPPM·1e-6·t + wander(t)   (seconds)
+//	local(t) = t + OffsetS + DriftPPM·1e-6·t + wander(t) + slew(t)   (seconds)
 //
 // quantized down to a multiple of Resolution and expressed in nanosecond
 // ticks (negative before the clock's epoch, when OffsetS < 0). wander(t) is the integral of a random walk of the frequency: during
 // the k-th interval of length Config.WanderStep the frequency error is
 // DriftPPM + w_k ppm, with w_0 = 0 and w_k − w_{k−1} normal with standard
-// deviation WanderPPM. Each read of the clock advances the rank's true time by
+// deviation WanderPPM. slew(t) is the sum over Slews of
+// PPM·1e-6·max(0, t − AtS): each slew steps the frequency error by its PPM
+// from its time on. Each read of the clock advances the rank's true time by
 // Overhead (at least 1 ns, so that busy-wait loops terminate).
 type ClockParams struct {
 	OffsetS    float64       // offset from true time at t = 0, seconds
@@ -31,7 +35,23 @@ type ClockParams struct {
 	WanderPPM  float64       // standard deviation of the frequency's random-walk step, ppm per WanderStep; 0 = no wander
 	Overhead   time.Duration // true time one read costs (at least 1 ns)
 	Resolution time.Duration // readings are multiples of this (at least 1 ns)
+	// Slews are steps of the clock's rate, in any order; nil for none.
+	Slews []Slew
 }
+
+// Slew is a step of a clock's rate, as a time daemon (NTP, PTP) makes when
+// it starts or stops slewing CLOCK_MONOTONIC: from true time AtS seconds on,
+// the clock's frequency error is PPM parts per million higher (lower when
+// negative) than before. The clock stays continuous; only its rate changes.
+type Slew struct {
+	AtS float64 `json:"at_s"` // true time of the step, seconds
+	PPM float64 `json:"ppm"`  // change of the frequency error, parts per million
+}
+
+// MaxSlewPPM is the largest rate step ClockDist.SlewPPM may ask for: the
+// kernel's limit on the frequency adjustment a time daemon may make
+// (adjtimex(2): ±500 ppm).
+const MaxSlewPPM = 500.0
 
 // ClockDist is the distribution from which New draws each rank's
 // ClockParams. A zero field selects its default; Off (any negative value)
@@ -43,6 +63,13 @@ type ClockDist struct {
 	WanderPPM  float64       // WanderPPM of every rank; default 0 (no wander)
 	Overhead   time.Duration // read overhead of every rank; default 20 ns
 	Resolution time.Duration // resolution of every rank; default 1 ns
+	// Slews is the number of rate steps of every clock; 0 (the default)
+	// for none. Each step's time is uniform in [0, SlewWithin) of true time
+	// and its size uniform in [−SlewPPM, SlewPPM) ppm, drawn per clock from
+	// the world's seed; World.Params reports the draws.
+	Slews      int
+	SlewPPM    float64       // largest step, ppm, at most MaxSlewPPM; default MaxSlewPPM
+	SlewWithin time.Duration // the steps fall in [0, SlewWithin); default DefaultSlewWithin
 }
 
 // Defaults of ClockDist (and of Config.WanderStep).
@@ -52,6 +79,7 @@ const (
 	DefaultOverhead   = 20 * time.Nanosecond
 	DefaultResolution = time.Nanosecond
 	DefaultWanderStep = time.Second
+	DefaultSlewWithin = 20 * time.Second
 )
 
 func orF(v, def float64) float64 {
@@ -82,6 +110,9 @@ func (d ClockDist) resolved() ClockDist {
 		WanderPPM:  orF(d.WanderPPM, 0),
 		Overhead:   orD(d.Overhead, DefaultOverhead),
 		Resolution: orD(d.Resolution, DefaultResolution),
+		Slews:      max(d.Slews, 0),
+		SlewPPM:    orF(d.SlewPPM, MaxSlewPPM),
+		SlewWithin: orD(d.SlewWithin, DefaultSlewWithin),
 	}
 }
 
@@ -90,14 +121,23 @@ func (d ClockDist) resolved() ClockDist {
 func (d ClockDist) draw(seed uint64, i int) ClockParams {
 	u1 := unit(hash4(seed, domClock, uint64(i), 0))
 	u2 := unit(hash4(seed, domClock, uint64(i), 1))
-	return ClockParams{
+	p := ClockParams{
 		OffsetS:    d.Offset.Seconds() * (2*u1 - 1),
 		DriftPPM:   d.DriftPPM * (2*u2 - 1),
 		WanderPPM:  d.WanderPPM,
 		Overhead:   d.Overhead,
 		Resolution: d.Resolution,
 	}
+	for k := range d.Slews {
+		ut := unit(hash4(seed, domSlew, uint64(i), uint64(2*k)))
+		up := unit(hash4(seed, domSlew, uint64(i), uint64(2*k+1)))
+		p.Slews = append(p.Slews, Slew{AtS: d.SlewWithin.Seconds() * ut, PPM: d.SlewPPM * (2*up - 1)})
+	}
+	return p
 }
+
+// domSlew is the stream of the slews' draws.
+const domSlew uint64 = 0x736c6577 // "slew"
 
 // clockModel evaluates one rank's clock; it is immutable except for the
 // lazily extended wander table, which is guarded by mu.
@@ -112,6 +152,7 @@ type clockModel struct {
 	freq     []float64 // freq[k]: frequency error (fraction) during interval k
 	phase    []float64 // phase[k]: accumulated extra seconds at the start of interval k
 	wanderOn bool
+	slews    []Slew // p.Slews sorted by AtS, PPM as a fraction
 }
 
 func newClockModel(p ClockParams, seed uint64, step time.Duration) *clockModel {
@@ -134,13 +175,37 @@ func newClockModel(p ClockParams, seed uint64, step time.Duration) *clockModel {
 		m.freq = []float64{m.drift}
 		m.phase = []float64{0}
 	}
+	for _, s := range p.Slews {
+		m.slews = append(m.slews, Slew{AtS: s.AtS, PPM: s.PPM * 1e-6})
+	}
+	slices.SortStableFunc(m.slews, func(a, b Slew) int { return cmp.Compare(a.AtS, b.AtS) })
 	return m
 }
 
+// slew returns the seconds the clock has gained by true time t through its
+// slews, and the frequency error they add then.
+func (m *clockModel) slew(t float64) (sec, freq float64) {
+	for _, s := range m.slews {
+		if t <= s.AtS {
+			break
+		}
+		sec += s.PPM * (t - s.AtS)
+		freq += s.PPM
+	}
+	return sec, freq
+}
+
 // extra returns the seconds the clock has gained over true time through its
-// frequency error by time t (drift and wander, without the offset), and the
-// instantaneous frequency error.
+// frequency error by time t (drift, wander and slews, without the offset),
+// and the instantaneous frequency error.
 func (m *clockModel) extra(t float64) (sec, freq float64) {
+	ss, sf := m.slew(t)
+	sec, freq = m.wanderExtra(t)
+	return sec + ss, freq + sf
+}
+
+// wanderExtra is extra without the slews.
+func (m *clockModel) wanderExtra(t float64) (sec, freq float64) {
 	if !m.wanderOn || t <= 0 {
 		return m.drift * t, m.drift
 	}
@@ -184,7 +249,7 @@ func (m *clockModel) trueTime(ticks timing.Ticks) float64 {
 	// local is strictly increasing (frequency errors are tiny), so
 	// bisect after a linear first guess.
 	t := (target - m.p.OffsetS) / (1 + m.drift)
-	if !m.wanderOn {
+	if !m.wanderOn && len(m.slews) == 0 {
 		return t
 	}
 	lo, hi := t-1e-3-1e-3*math.Abs(t), t+1e-3+1e-3*math.Abs(t)

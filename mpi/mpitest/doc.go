@@ -76,9 +76,12 @@
 //
 // # Clocks and ground truth
 //
-// Rank r's clock reads local(t) = t + offset + drift·t + wander(t) at true
-// time t, quantized to its resolution (ClockParams). The parameters are
-// drawn from Config.Clock with Config.Seed or given per rank. The World's
+// Rank r's clock reads local(t) = t + offset + drift·t + wander(t) + slew(t)
+// at true time t, quantized to its resolution (ClockParams). slew(t) models
+// a time daemon slewing the clock: steps of its rate at given times
+// (ClockParams.Slews; ClockDist.Slews draws them, up to ±500 ppm). The
+// parameters are drawn from Config.Clock with Config.Seed or given per rank;
+// World.Params returns them, the drawn slews included. The World's
 // ClockAt (ticks), ClockSecondsAt (seconds), TrueOffset, TrueDriftPPM and
 // TrueTime return the ground
 // truth at any true time, so a test can measure the real error of a clock

@@ -3,6 +3,7 @@ package mpitest
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -76,7 +77,7 @@ func TestClockDistribution(t *testing.T) {
 	// Distinct seeds give distinct clocks; the same seed the same ones.
 	w2, _ := New(Config{Ranks: n, Seed: 11})
 	w3, _ := New(Config{Ranks: n, Seed: 12})
-	if w2.Params(7) != w.Params(7) || w3.Params(7) == w.Params(7) {
+	if !reflect.DeepEqual(w2.Params(7), w.Params(7)) || reflect.DeepEqual(w3.Params(7), w.Params(7)) {
 		t.Error("clock parameters do not follow the seed")
 	}
 }
@@ -289,7 +290,7 @@ func TestNodeClocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Params(0) != w.Params(2) || w.Params(3) != w.Params(5) || w.Params(0) == w.Params(3) {
+	if !reflect.DeepEqual(w.Params(0), w.Params(2)) || !reflect.DeepEqual(w.Params(3), w.Params(5)) || reflect.DeepEqual(w.Params(0), w.Params(3)) {
 		t.Errorf("node clocks not shared per node: %+v %+v %+v", w.Params(0), w.Params(2), w.Params(3))
 	}
 	if w.TrueOffset(2, 10) != 0 || w.Node(4) != 1 {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -135,6 +136,15 @@ func New(cfg Config) (*World, error) {
 		if p.DriftPPM <= -1e5 || p.DriftPPM >= 1e5 || p.WanderPPM < 0 {
 			return nil, fmt.Errorf("mpitest: Config.Clocks[%d]: drift %v ppm or wander %v ppm out of range", i, p.DriftPPM, p.WanderPPM)
 		}
+		for _, s := range p.Slews {
+			if math.IsNaN(s.AtS) || math.IsInf(s.AtS, 0) || !(math.Abs(s.PPM) < 1e5) {
+				return nil, fmt.Errorf("mpitest: Config.Clocks[%d]: slew %+v out of range", i, s)
+			}
+		}
+	}
+	if d := cfg.Clock; d.Slews < 0 || d.SlewPPM > MaxSlewPPM || d.SlewWithin < 0 {
+		return nil, fmt.Errorf("mpitest: ClockDist: %d slews of up to %v ppm within %v: want a count ≥ 0, at most %v ppm, a span ≥ 0",
+			d.Slews, d.SlewPPM, d.SlewWithin, MaxSlewPPM)
 	}
 	if p := cfg.Latency.SpikeProb; p > 1 {
 		return nil, fmt.Errorf("mpitest: Latency.SpikeProb = %v > 1", p)

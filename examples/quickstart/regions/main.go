@@ -17,7 +17,7 @@ func main() {
 		log.Fatal(err)
 	}
 	defer mpi.Finalize()
-	if err := app(mpi.World(), timing.NewMonotonic(), "regions-out", "hca3"); err != nil {
+	if err := app(mpi.World(), timing.NewDefault(), "regions-out", "hca3"); err != nil {
 		log.Fatal(err)
 	}
 }

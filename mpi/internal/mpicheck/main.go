@@ -430,7 +430,7 @@ func allocations(k *checker, w mpi.Comm) {
 // timestamps and results.
 func observe(k *checker, w mpi.Comm) {
 	r, p := w.Rank(), w.Size()
-	clocks := []timing.Clock{mpi.WtimeClock(), timing.NewMonotonic()}
+	clocks := []timing.Clock{mpi.WtimeClock(), timing.NewMonotonic(), timing.NewMonotonicRaw()}
 	if p > 2 {
 		// Oversubscribed runs check function, not timing: every
 		// collective step there waits for a descheduled busy-polling rank
@@ -458,12 +458,18 @@ func observe(k *checker, w mpi.Comm) {
 				}
 				release, err := mpi.Prepare(w, o) // p2p: bandwidth and one-sided calls need it
 				k.noErr(err, fmt.Sprintf("prepare %v %v", call, sync))
+				g0 := clk.Now()
 				err = w.Observe(o, clk)
+				g1 := clk.Now()
 				k.noErr(err, fmt.Sprintf("observe %v %v", call, sync))
 				if release != nil {
 					k.noErr(release(), fmt.Sprintf("release %v %v", call, sync))
 				}
 				k.ok(o.End >= o.Start, "observe %v %v: end %d < start %d", call, sync, o.End, o.Start)
+				// C read the clock Go reads: its timestamps lie between Go's
+				// readings around the call.
+				k.ok(o.Start >= g0 && o.End <= g1, "observe %v %v on %s: C read [%d, %d] outside Go's [%d, %d]",
+					call, sync, clk.Name(), o.Start, o.End, g0, g1)
 				if sync == mpi.SyncDeadline {
 					k.ok(o.Start >= o.Deadline, "observe %v started at %d before deadline %d", call, o.Start, o.Deadline)
 				}
