@@ -45,23 +45,36 @@ func SidesByLabel(files []string, key string) []Side {
 // (Summary.LibraryBarrier): the comparison then includes the two barriers'
 // exit skew, which differs between libraries (Hunold & Carpen-Amarie 2016,
 // §4.6, Fig. 11). It returns "" when the sides share a library, when no
-// experiment used a library barrier, or when no sidecar says. Sidecars that
-// cannot be read are skipped.
+// experiment used a library barrier, or when no sidecar says. It reads
+// each side's sidecars (SidecarFor); those that cannot be read are skipped.
 func BarrierWarning(sides []Side) string {
+	names := make([]string, len(sides))
+	metas := make([][]*Metadata, len(sides))
+	for i, s := range sides {
+		names[i] = s.Name
+		for _, f := range s.Files {
+			if p, ok := SidecarFor(f); ok {
+				if m, err := ReadMetadata(p); err == nil {
+					metas[i] = append(metas[i], m)
+				}
+			}
+		}
+	}
+	return BarrierWarningOf(names, metas)
+}
+
+// BarrierWarningOf is BarrierWarning over sidecars already read: metas[i]
+// are the sidecars of the side named names[i]; nil entries are skipped.
+func BarrierWarningOf(names []string, metas [][]*Metadata) string {
 	type sideLib struct {
 		name, lib string
 		barrier   bool
 	}
 	var seen []sideLib
-	for _, s := range sides {
+	for i, ms := range metas {
 		libs, barrier := map[string]bool{}, false
-		for _, f := range s.Files {
-			p, ok := SidecarFor(f)
-			if !ok {
-				continue
-			}
-			m, err := ReadMetadata(p)
-			if err != nil || m.MPILibrary == "" {
+		for _, m := range ms {
+			if m == nil || m.MPILibrary == "" {
 				continue
 			}
 			libs[shortLibrary(m.MPILibrary)] = true
@@ -70,7 +83,7 @@ func BarrierWarning(sides []Side) string {
 			}
 		}
 		for lib := range libs {
-			seen = append(seen, sideLib{s.Name, lib, barrier})
+			seen = append(seen, sideLib{names[i], lib, barrier})
 		}
 	}
 	var used []string

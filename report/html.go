@@ -159,6 +159,7 @@ type compareView struct {
 	Rows         []compareRow
 	OnlyA, OnlyB []string
 	SideLabels   string
+	Warning      string
 	Alpha        string
 	Alternative  string
 }
@@ -564,7 +565,7 @@ func (r *Report) figures(v *page) {
 		}
 	}
 	if c := r.Comparison; c != nil {
-		cv := &compareView{NameA: r.Sides[0].Name, NameB: r.Sides[1].Name, SideLabels: strings.Join(c.SideLabels, ", "),
+		cv := &compareView{NameA: r.Sides[0].Name, NameB: r.Sides[1].Name, SideLabels: strings.Join(c.SideLabels, ", "), Warning: c.Warning,
 			Alpha: fmt.Sprintf("%g", opt.Alpha), Alternative: opt.Alternative.String()}
 		var keys []analysis.GroupKey
 		for _, row := range c.Rows {

@@ -146,6 +146,9 @@ type Comparison struct {
 	// SideLabels are the labels that name the sides (one value in A,
 	// another in B), left out of the matching.
 	SideLabels []string
+	// Warning is rawdata.BarrierWarningOf the two sides: set when sides
+	// under different MPI libraries used their own MPI_Barrier.
+	Warning string
 }
 
 func share(n, of int) float64 {
@@ -175,6 +178,7 @@ func New(sides []*Side, opt Options) (*Report, error) {
 		for i := range rows {
 			rows[i].NameA, rows[i].NameB = sides[0].Name, sides[1].Name
 		}
+		r.Comparison.Warning = rawdata.BarrierWarningOf([]string{sides[0].Name, sides[1].Name}, [][]*rawdata.Metadata{sides[0].Meta, sides[1].Meta})
 	} else if sides[0].Name == "" {
 		sides[0].Name = "A"
 	}
