@@ -164,8 +164,8 @@ type compareView struct {
 }
 
 type compareRow struct {
-	Group, MedianA, MedianB, Ratio, Shift, P, Sig, Test, N string
-	Class                                                  string
+	Group, MedianA, MedianB, MedianRatio, Ratio, Shift, P, Sig, Test, N string
+	Class                                                               string
 }
 
 type factRow struct {
@@ -573,10 +573,8 @@ func (r *Report) figures(v *page) {
 		names, _ := plots.GroupLabels(keys, 1<<20)
 		for i, row := range c.Rows {
 			unit, sc := analysis.TimeUnit(row.MedianA)
-			ratio := analysis.FormatRatio(row.RatioShift)
-			if row.RatioCI.Valid() {
-				ratio += " [" + analysis.FormatRatio(row.RatioCI.Lo) + ", " + analysis.FormatRatio(row.RatioCI.Hi) + "]"
-			}
+			mratio := tables.RatioWithCI(row.Ratio, row.MedianRatioCI)
+			ratio := tables.RatioWithCI(row.RatioShift, row.RatioCI)
 			shift := analysis.FormatTimeSigned(row.Shift.Estimate, sc, unit)
 			if row.Shift.Valid() {
 				shift += " [" + analysis.FormatTimeScaledPair(row.Shift.Lo, row.Shift.Hi, sc, unit) + "]"
@@ -599,7 +597,7 @@ func (r *Report) figures(v *page) {
 				p = strconv.FormatFloat(row.Result.P, 'f', 3, 64)
 			}
 			cv.Rows = append(cv.Rows, compareRow{Group: names[i], MedianA: analysis.FormatTimeScaled(row.MedianA, sc, unit),
-				MedianB: analysis.FormatTimeScaled(row.MedianB, sc, unit), Ratio: ratio, Shift: shift, P: p, Sig: sig,
+				MedianB: analysis.FormatTimeScaled(row.MedianB, sc, unit), MedianRatio: mratio, Ratio: ratio, Shift: shift, P: p, Sig: sig,
 				Test: shortTest(row.Test), N: fmt.Sprintf("%d+%d", row.NA, row.NB), Class: class})
 		}
 		for _, k := range c.OnlyA {
