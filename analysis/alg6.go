@@ -15,7 +15,10 @@ import (
 // Options configures AnalyzeGroup and Compare.
 type Options struct {
 	// TukeyK is the constant of Tukey's fences applied per mpirun
-	// (Hunold & Carpen-Amarie 2016, Alg. 6, remove_outliers); 0 disables filtering.
+	// (Hunold & Carpen-Amarie 2016, Alg. 6, remove_outliers); 0 disables
+	// filtering. Every statistic of GroupSummary except Percentiles
+	// describes the kept observations (Mean, Min, P99 and Max included);
+	// OutliersRemoved counts the rest.
 	TukeyK float64
 	// Level is the confidence level of the intervals (e.g. 0.95).
 	Level float64
@@ -36,7 +39,12 @@ type Options struct {
 	PairByMpirun bool
 }
 
-// DefaultOptions are Tukey's k = 1.5, 95% intervals and α = 0.05.
+// DefaultOptions are Tukey's k = 1.5, 95% intervals and α = 0.05. The
+// filter is on by default because the analysis is Hunold &
+// Carpen-Amarie 2016's Alg. 6 (§3.5: against OS noise and leftover
+// warm-up), although Hoefler & Belli 2015 (§3.1.3) advise keeping
+// outliers and using robust measures; the headline median of per-mpirun
+// medians is one and barely moves, the mean and max do (docs/outliers.md).
 var DefaultOptions = Options{TukeyK: 1.5, Level: 0.95, Alpha: 0.05}
 
 // GroupSummary is one row of the analysis table: Hunold & Carpen-Amarie 2016, Alg. 6 for one
