@@ -827,7 +827,11 @@ func (r *Report) methodView(v *page) {
 		func(m Method, i int) string { return timerCell(m, r.Groups[i]) })
 	row("summary", "what the headline numbers are",
 		func(Method, int) string {
-			return fmt.Sprintf("Tukey's fences (k = %g) per mpirun, per-mpirun medians, their median with a %g%% order-statistic CI (Hunold & Carpen-Amarie 2016, Alg. 6)", r.Options.Analysis.TukeyK, 100*r.Options.Analysis.Level)
+			tukey := fmt.Sprintf("Tukey's fences (k = %g) per mpirun, as Alg. 6 does (Hoefler & Belli 2015, §3.1.3, advise keeping outliers; --tukey 0 does; docs/outliers.md)", r.Options.Analysis.TukeyK)
+			if r.Options.Analysis.TukeyK == 0 {
+				tukey = "no outlier filter (--tukey 0; Alg. 6 filters with Tukey's fences per mpirun)"
+			}
+			return fmt.Sprintf("%s, per-mpirun medians, their median with a %g%% order-statistic CI (Hunold & Carpen-Amarie 2016, Alg. 6)", tukey, 100*r.Options.Analysis.Level)
 		})
 	row("heap allocations", "per observation, whole process, rank 0: the observation loop should not allocate",
 		func(m Method, _ int) string {
