@@ -80,7 +80,24 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 		}
 	}
 	var otherN []string
-	fmt.Fprintf(tw, "median A\tmedian B\tmedian B/A [%s]\tHL B/A [%s]\tp  sig", lv, lv)
+	// The median ratio's intervals reach below the level when the sides
+	// are small; a confidence all rows share goes in the header (as
+	// analyze does), else after each interval below the level.
+	mlv, shared := lv, math.NaN()
+	for _, c := range rows {
+		if iv := c.MedianRatioCI; iv.Valid() {
+			if math.IsNaN(shared) {
+				shared = iv.Confidence
+			} else if shared != iv.Confidence {
+				shared = -1
+			}
+		}
+	}
+	sharedLow := shared > 0 && shared < opt.Level*(1-1e-12)
+	if sharedLow {
+		mlv = fmt.Sprintf("%.3g%% CI", 100*shared)
+	}
+	fmt.Fprintf(tw, "median A\tmedian B\tmedian B/A [%s]\tHL B/A [%s]\tp  sig", mlv, lv)
 	if len(tests) > 1 {
 		fmt.Fprint(tw, "\ttest")
 	}
@@ -96,6 +113,9 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 			fmt.Fprintf(tw, "%s\t", name)
 		}
 		mratio := RatioWithCI(c.Ratio, c.MedianRatioCI)
+		if sharedLow {
+			mratio = ratioCell(c.Ratio, c.MedianRatioCI, false)
+		}
 		ratio := RatioWithCI(c.RatioShift, c.RatioCI)
 		sig := analysis.Stars(c.Result.P)
 		if !c.Significant || sig == "" {
@@ -146,12 +166,16 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 // print them: "1.20 [1.15, 1.26]"; "[-]" when there is no interval, and
 // the confidence the interval reaches after it, "1.20 [1.15, 1.26] (93.8%)",
 // when that is below the level asked for.
-func RatioWithCI(r float64, iv analysis.Interval) string {
+func RatioWithCI(r float64, iv analysis.Interval) string { return ratioCell(r, iv, true) }
+
+// ratioCell is RatioWithCI, with the confidence below the level only when
+// showConf.
+func ratioCell(r float64, iv analysis.Interval, showConf bool) string {
 	if !iv.Valid() {
 		return analysis.FormatRatio(r) + " [-]"
 	}
 	s := analysis.FormatRatio(r) + " [" + analysis.FormatRatio(iv.Lo) + ", " + analysis.FormatRatio(iv.Hi) + "]"
-	if iv.Confidence < iv.Level*(1-1e-12) {
+	if showConf && iv.Confidence < iv.Level*(1-1e-12) {
 		s += fmt.Sprintf(" (%.3g%%)", 100*iv.Confidence)
 	}
 	return s
