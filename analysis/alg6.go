@@ -284,7 +284,7 @@ type Comparison struct {
 	// (MedianRatioCI, exact order statistics of each side; paired by
 	// mpirun in CompareSummariesPaired). Its Confidence is the coverage it
 	// guarantees, below Level (with a Warning) when the sides are too
-	// small for Level. Ratio always lies inside it.
+	// small for Level. Ratio lies inside it whenever it exists.
 	MedianRatioCI Interval
 	// RatioShift is the Hodges-Lehmann ratio (CSV and JSON: hl_ratio):
 	// exp of the Hodges-Lehmann estimate of log B − log A over the values
