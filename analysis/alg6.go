@@ -15,7 +15,10 @@ import (
 // Options configures AnalyzeGroup and Compare.
 type Options struct {
 	// TukeyK is the constant of Tukey's fences applied per mpirun
-	// (Hunold & Carpen-Amarie 2016, Alg. 6, remove_outliers); 0 disables filtering.
+	// (Hunold & Carpen-Amarie 2016, Alg. 6, remove_outliers); 0 disables
+	// filtering. Every statistic of GroupSummary except Percentiles
+	// describes the kept observations (Mean, Min, P99 and Max included);
+	// OutliersRemoved counts the rest.
 	TukeyK float64
 	// Level is the confidence level of the intervals (e.g. 0.95).
 	Level float64
@@ -36,7 +39,12 @@ type Options struct {
 	PairByMpirun bool
 }
 
-// DefaultOptions are Tukey's k = 1.5, 95% intervals and α = 0.05.
+// DefaultOptions are Tukey's k = 1.5, 95% intervals and α = 0.05. The
+// filter is on by default because the analysis is Hunold &
+// Carpen-Amarie 2016's Alg. 6 (§3.5: against OS noise and leftover
+// warm-up), although Hoefler & Belli 2015 (§3.1.3) advise keeping
+// outliers and using robust measures; the headline median of per-mpirun
+// medians is one and barely moves, the mean and max do (docs/outliers.md).
 var DefaultOptions = Options{TukeyK: 1.5, Level: 0.95, Alpha: 0.05}
 
 // GroupSummary is one row of the analysis table: Hunold & Carpen-Amarie 2016, Alg. 6 for one
@@ -269,18 +277,29 @@ type Comparison struct {
 	Key              GroupKey // without the --by label, if any
 	NameA, NameB     string   // label values when comparing by label
 	MedianA, MedianB float64  // median of the values entering the test
-	Ratio            float64  // MedianB / MedianA
-	// RatioShift is exp of the Hodges-Lehmann estimate of log B − log A
-	// over the values entering the test: the factor by which B's values
-	// are shifted from A's on a log scale, the point estimate RatioCI is
-	// the interval of (it always lies inside it). It equals Ratio when B's
-	// values are A's scaled; when the two sides differ in shape (a side
-	// whose single mpirun ran partly in a fast and partly in a slow mode)
-	// the two part, and Ratio may lie outside RatioCI.
+	// Ratio is the median ratio MedianB / MedianA (CSV and JSON:
+	// median_ratio); MedianRatioCI is its interval.
+	Ratio float64
+	// MedianRatioCI is the confidence interval of Ratio at Options.Level
+	// (MedianRatioCI, exact order statistics of each side; paired by
+	// mpirun in CompareSummariesPaired). Its Confidence is the coverage it
+	// guarantees, below Level (with a Warning) when the sides are too
+	// small for Level. Ratio lies inside it whenever it exists.
+	MedianRatioCI Interval
+	// RatioShift is the Hodges-Lehmann ratio (CSV and JSON: hl_ratio):
+	// exp of the Hodges-Lehmann estimate of log B − log A over the values
+	// entering the test, the factor by which B's values are shifted from
+	// A's on a log scale. RatioCI is its interval, and it always lies
+	// inside it. It equals Ratio when B's values are A's scaled; when the
+	// two sides differ in shape (a side whose mpiruns ran partly in a fast
+	// and partly in a slow mode) the two estimators part, and each lies
+	// inside its own interval only.
 	RatioShift float64
 	// RatioCI is the confidence interval of RatioShift at Options.Level:
-	// exp of the Hodges-Lehmann interval of log B − log A. Its Warning
-	// says why it is missing (values ≤ 0, too few values for the level).
+	// exp of the Hodges-Lehmann interval of log B − log A (it inverts the
+	// Wilcoxon rank-sum test, so it assumes B is A shifted on the log
+	// scale). Its Warning says why it is missing (values ≤ 0, too few
+	// values for the level).
 	RatioCI Interval
 	Test    string // "wilcoxon-mpirun-medians" or "wilcoxon-observations"
 	Result  TestResult
@@ -326,6 +345,10 @@ func CompareSummaries(a, b GroupSummary, ra, rb []float64, opt Options) Comparis
 	c.NA, c.NB = len(xa), len(xb)
 	c.MedianA, c.MedianB = Median(xa), Median(xb)
 	c.Ratio = c.MedianB / c.MedianA
+	c.MedianRatioCI = MedianRatioCI(xa, xb, false, opt.Level)
+	if w := medianRatioWarning(c.MedianRatioCI); w != "" {
+		c.Warnings = append(c.Warnings, w)
+	}
 	c.Result = WilcoxonRankSum(xa, xb, opt.Alternative)
 	if c.Result.Warning != "" {
 		c.Warnings = append(c.Warnings, c.Result.Warning)
@@ -367,6 +390,20 @@ func ModesWarning(a, b Modes) string {
 	return fmt.Sprintf("mixed modes (A %s, B %s): the ratio compares mixtures of states; compare mode by mode or control the factor that sets them", a, b)
 }
 
+// medianRatioWarning is the comparison's warning about iv, the interval
+// of the median ratio: why it is missing or why its confidence is below
+// the level; "" when neither. A missing interval for lack of values says
+// nothing more than the test's own warning and is left out.
+func medianRatioWarning(iv Interval) string {
+	if iv.Valid() {
+		return iv.Warning
+	}
+	if strings.HasPrefix(iv.Warning, "a value") {
+		return iv.Warning
+	}
+	return ""
+}
+
 // ratioShift is exp of the Hodges-Lehmann estimate of log b − log a and
 // of its interval.
 func ratioShift(a, b []float64, level float64) (float64, Interval) {
@@ -396,8 +433,10 @@ func ratioShift(a, b []float64, level float64) (float64, Interval) {
 // Pairing removes what varies from one mpirun to the next (Hunold et al. 2014: the
 // mpirun is a factor), so it detects differences that mpirun-to-mpirun
 // variation hides from the rank-sum test on the same medians; with n pairs
-// its smallest two-sided p-value is 2/2^n. Ratio, A12 and Shift stay those of the two sets of
-// medians (Shift: the two-sample Hodges-Lehmann estimate). It returns
+// its smallest two-sided p-value is 2/2^n. Ratio, RatioShift, RatioCI, A12
+// and Shift stay those of the two sets of medians (Shift and RatioShift:
+// the two-sample Hodges-Lehmann estimates); MedianRatioCI is recomputed
+// for paired sides (Bonferroni instead of independence). It returns
 // CompareSummaries' result when the groups are not paired.
 func CompareSummariesPaired(a, b GroupSummary, opt Options) Comparison {
 	if a.NMpiruns < 2 || !slices.Equal(a.MpirunIndex, b.MpirunIndex) {
@@ -409,6 +448,13 @@ func CompareSummariesPaired(a, b GroupSummary, opt Options) Comparison {
 		c.Warnings = slices.DeleteFunc(c.Warnings, func(w string) bool { return w == c.Result.Warning })
 	}
 	c.Test = TestPairedMpirunMedians
+	if w := medianRatioWarning(c.MedianRatioCI); w != "" {
+		c.Warnings = slices.DeleteFunc(c.Warnings, func(s string) bool { return s == w })
+	}
+	c.MedianRatioCI = MedianRatioCI(a.MpirunMedians, b.MpirunMedians, true, opt.Level)
+	if w := medianRatioWarning(c.MedianRatioCI); w != "" {
+		c.Warnings = append(c.Warnings, w)
+	}
 	// x = A, y = B as in the rank-sum test: Less means A below B.
 	c.Result = WilcoxonSignedRank(a.MpirunMedians, b.MpirunMedians, opt.Alternative)
 	if c.Result.Warning != "" {

@@ -43,8 +43,12 @@
 //     signed-rank test instead (WilcoxonSignedRank, the same rules as R's
 //     wilcox.test(paired = TRUE); Options.PairByMpirun).
 //
-//   - Outliers are removed by Tukey's fences (Q1 − k·IQR, Q3 + k·IQR) and the
-//     number removed is always reported.
+//   - Outliers are removed by Tukey's fences (Q1 − k·IQR, Q3 + k·IQR) per
+//     mpirun and the number removed is always reported. DefaultOptions
+//     sets k = 1.5, the method of Alg. 6, although Hoefler & Belli 2015
+//     (§3.1.3) advise keeping outliers and using robust measures; k = 0
+//     keeps them. Every statistic but the tail percentiles describes the
+//     kept observations.
 //
 //   - Alg. 6 of Hunold & Carpen-Amarie 2016 groups observations by (call, msize_bytes, np,
 //     datatype, labels), filters each mpirun separately, and compares the
@@ -55,9 +59,13 @@
 //     with one value in all of A and another in all of B (lib=openmpi vs
 //     lib=mpich) names the sides rather than a factor inside them
 //     (SideLabels); groups are matched without it (CompareIgnoring) and
-//     its values become the sides' names. Each comparison reports the
-//     ratio of medians with a Hodges-Lehmann interval on the log scale
-//     and the Hodges-Lehmann shift, not only the p-value.
+//     its values become the sides' names. Each comparison reports two
+//     ratios, each with its own interval: the ratio of medians
+//     (Comparison.Ratio, MedianRatioCI: exact order statistics, no
+//     assumption on shape) and the Hodges-Lehmann ratio (RatioShift,
+//     RatioCI: exp of the Hodges-Lehmann estimate and interval of
+//     log B − log A, which assume B is A scaled), and the Hodges-Lehmann
+//     shift, not only the p-value.
 //
 //   - Quantile regression with a group dummy (Hoefler & Belli 2015, §3.2.3) reduces to
 //     differences of empirical quantiles; QuantileRegression computes those

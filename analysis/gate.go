@@ -62,9 +62,11 @@ type GateRow struct {
 	// seconds.
 	MedianA float64 `json:"median_a_s"`
 	MedianB float64 `json:"median_b_s"`
-	// Ratio is exp of the Hodges-Lehmann estimate of log B − log A over
-	// the per-mpirun medians (NaN when not computable).
-	Ratio float64 `json:"ratio"`
+	// Ratio is the Hodges-Lehmann ratio (JSON: hl_ratio): exp of the
+	// Hodges-Lehmann estimate of log B − log A over the per-mpirun
+	// medians, the estimate of the log-scale shift factor the gate tests
+	// (NaN when not computable); Comparison.RatioShift of the same rows.
+	Ratio float64 `json:"hl_ratio"`
 	// P is the one-sided rank-sum p-value of H0 "B/A ≤ 1 + threshold";
 	// PHolm is Holm's adjusted p over the gate's family (NaN when the
 	// group has no valid test).
@@ -94,7 +96,7 @@ func (g GateRow) MarshalJSON() ([]byte, error) {
 		NB       int          `json:"n_b"`
 		MedianA  any          `json:"median_a_s"`
 		MedianB  any          `json:"median_b_s"`
-		Ratio    any          `json:"ratio"`
+		Ratio    any          `json:"hl_ratio"`
 		P        any          `json:"p"`
 		PHolm    any          `json:"p_holm"`
 		MinP     any          `json:"min_attainable_p"`
@@ -365,7 +367,7 @@ func (r GateReport) WriteJUnit(w io.Writer) error {
 			name += " (" + n + ")"
 		}
 		c := junitCase{Name: name, Classname: "reprobench.gate." + g.Key.Call,
-			SystemOut: fmt.Sprintf("n=%d+%d median_a_s=%g median_b_s=%g ratio=%g p=%g p_holm=%g min_attainable_p=%g",
+			SystemOut: fmt.Sprintf("n=%d+%d median_a_s=%g median_b_s=%g hl_ratio=%g p=%g p_holm=%g min_attainable_p=%g",
 				g.NA, g.NB, g.MedianA, g.MedianB, g.Ratio, g.P, g.PHolm, g.MinP)}
 		switch g.Decision {
 		case Regression:

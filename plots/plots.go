@@ -663,7 +663,7 @@ func plotCompare(rows []analysis.Comparison, row vg.Length, level float64) (p *p
 		nameA, nameB = rows[0].NameA, rows[0].NameB
 	}
 	names, common := GroupLabels(keys, labelWrap)
-	p.Title.Text = fmt.Sprintf("%s vs %s: median of per-mpirun medians, relative to %s; black: %g%% CI of the ratio\nWilcoxon rank-sum: * p≤0.05  ** p≤0.01  *** p≤0.001  ~ not significant", nameB, nameA, nameA, 100*level)
+	p.Title.Text = fmt.Sprintf("%s vs %s: Hodges-Lehmann ratio %s/%s (exp of the HL estimate of log %s − log %s); black: its %g%% CI\nWilcoxon rank-sum: * p≤0.05  ** p≤0.01  *** p≤0.001  ~ not significant", nameB, nameA, nameB, nameA, nameB, nameA, 100*level)
 	if common != "" {
 		p.Title.Text += "\n" + common
 	}

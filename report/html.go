@@ -165,8 +165,8 @@ type compareView struct {
 }
 
 type compareRow struct {
-	Group, MedianA, MedianB, Ratio, Shift, P, Sig, Test, N string
-	Class                                                  string
+	Group, MedianA, MedianB, MedianRatio, Ratio, Shift, P, Sig, Test, N string
+	Class                                                               string
 }
 
 type factRow struct {
@@ -574,10 +574,8 @@ func (r *Report) figures(v *page) {
 		names, _ := plots.GroupLabels(keys, 1<<20)
 		for i, row := range c.Rows {
 			unit, sc := analysis.TimeUnit(row.MedianA)
-			ratio := analysis.FormatRatio(row.RatioShift)
-			if row.RatioCI.Valid() {
-				ratio += " [" + analysis.FormatRatio(row.RatioCI.Lo) + ", " + analysis.FormatRatio(row.RatioCI.Hi) + "]"
-			}
+			mratio := tables.RatioWithCI(row.Ratio, row.MedianRatioCI)
+			ratio := tables.RatioWithCI(row.RatioShift, row.RatioCI)
 			shift := analysis.FormatTimeSigned(row.Shift.Estimate, sc, unit)
 			if row.Shift.Valid() {
 				shift += " [" + analysis.FormatTimeScaledPair(row.Shift.Lo, row.Shift.Hi, sc, unit) + "]"
@@ -600,7 +598,7 @@ func (r *Report) figures(v *page) {
 				p = strconv.FormatFloat(row.Result.P, 'f', 3, 64)
 			}
 			cv.Rows = append(cv.Rows, compareRow{Group: names[i], MedianA: analysis.FormatTimeScaled(row.MedianA, sc, unit),
-				MedianB: analysis.FormatTimeScaled(row.MedianB, sc, unit), Ratio: ratio, Shift: shift, P: p, Sig: sig,
+				MedianB: analysis.FormatTimeScaled(row.MedianB, sc, unit), MedianRatio: mratio, Ratio: ratio, Shift: shift, P: p, Sig: sig,
 				Test: shortTest(row.Test), N: fmt.Sprintf("%d+%d", row.NA, row.NB), Class: class})
 		}
 		for _, k := range c.OnlyA {
@@ -830,7 +828,11 @@ func (r *Report) methodView(v *page) {
 		func(m Method, i int) string { return timerCell(m, r.Groups[i]) })
 	row("summary", "what the headline numbers are",
 		func(Method, int) string {
-			return fmt.Sprintf("Tukey's fences (k = %g) per mpirun, per-mpirun medians, their median with a %g%% order-statistic CI (Hunold & Carpen-Amarie 2016, Alg. 6)", r.Options.Analysis.TukeyK, 100*r.Options.Analysis.Level)
+			tukey := fmt.Sprintf("Tukey's fences (k = %g) per mpirun, as Alg. 6 does (Hoefler & Belli 2015, §3.1.3, advise keeping outliers; --tukey 0 does; docs/outliers.md)", r.Options.Analysis.TukeyK)
+			if r.Options.Analysis.TukeyK == 0 {
+				tukey = "no outlier filter (--tukey 0; Alg. 6 filters with Tukey's fences per mpirun)"
+			}
+			return fmt.Sprintf("%s, per-mpirun medians, their median with a %g%% order-statistic CI (Hunold & Carpen-Amarie 2016, Alg. 6)", tukey, 100*r.Options.Analysis.Level)
 		})
 	row("heap allocations", "per observation, whole process, rank 0: the observation loop should not allocate",
 		func(m Method, _ int) string {

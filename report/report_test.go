@@ -7,7 +7,9 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -232,6 +234,40 @@ func TestPage(t *testing.T) {
 	}
 	if strings.Contains(page, "OMPI_COMM_WORLD_RANK") {
 		t.Error("the page lists a per-process variable (OMPI_COMM_WORLD_RANK) as configuration")
+	}
+	checkComparisonRatios(t, page, len(r.Comparison.Rows))
+}
+
+// checkComparisonRatios checks the comparison table of a page: its
+// header names both ratios ("median B/A", "HL B/A") and their caption
+// says which is which, and in each of rows rows both ratio cells hold a
+// value inside its own interval.
+func checkComparisonRatios(t *testing.T, page string, rows int) {
+	t.Helper()
+	page = html.UnescapeString(page)
+	i := strings.Index(page, `id="comparison"`)
+	if i < 0 {
+		t.Fatal("no comparison section")
+	}
+	sec := page[i:]
+	sec = sec[:strings.Index(sec, "</section>")]
+	for _, want := range []string{">median B/A [95% CI]</th>", ">HL B/A [95% CI]</th>", "median B/A: ratio of the medians, median B / median A, with its own",
+		"HL B/A: exp of the Hodges-Lehmann estimate of log B − log A"} {
+		if !strings.Contains(sec, want) {
+			t.Errorf("comparison section lacks %q", want)
+		}
+	}
+	cells := regexp.MustCompile(`<td class="num">([0-9.]+) \[([0-9.]+), ([0-9.]+)\]`).FindAllStringSubmatch(sec, -1)
+	if len(cells) != 2*rows {
+		t.Errorf("%d ratio cells with an interval, want 2 per row for %d rows", len(cells), rows)
+	}
+	for _, c := range cells {
+		v, _ := strconv.ParseFloat(c[1], 64)
+		lo, _ := strconv.ParseFloat(c[2], 64)
+		hi, _ := strconv.ParseFloat(c[3], 64)
+		if !(lo <= v && v <= hi) {
+			t.Errorf("ratio cell %q: the value lies outside its interval", c[0])
+		}
 	}
 }
 

@@ -31,8 +31,10 @@ func cmpShortTest(t string) string {
 // WriteComparisonText writes the text table of comparisons rows
 // (analysis.CompareIgnoring, analysis.CompareBy) as "reprobench compare"
 // prints it: the header lines first (how the groups were matched), the
-// labels every row shares, one row per comparison (medians, ratio and
-// shift with intervals, p-value and significance at opt.Alpha), then the
+// labels every row shares, one row per comparison (medians, the median
+// ratio and the Hodges-Lehmann ratio each with its own interval, p-value
+// and significance at opt.Alpha; the shift B−A is in the CSV and JSON
+// only, to keep the table within 120 columns), then the
 // sample sizes, the tests and the warnings. rows must not be empty.
 func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []string, opt analysis.Options) error {
 	for _, h := range header {
@@ -78,7 +80,24 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 		}
 	}
 	var otherN []string
-	fmt.Fprintf(tw, "median A\tmedian B\tB/A [%s]\tshift B−A [%s]\tp  sig", lv, lv)
+	// The median ratio's intervals reach below the level when the sides
+	// are small; a confidence all rows share goes in the header (as
+	// analyze does), else after each interval below the level.
+	mlv, shared := lv, math.NaN()
+	for _, c := range rows {
+		if iv := c.MedianRatioCI; iv.Valid() {
+			if math.IsNaN(shared) {
+				shared = iv.Confidence
+			} else if shared != iv.Confidence {
+				shared = -1
+			}
+		}
+	}
+	sharedLow := shared > 0 && shared < opt.Level*(1-1e-12)
+	if sharedLow {
+		mlv = fmt.Sprintf("%.3g%% CI", 100*shared)
+	}
+	fmt.Fprintf(tw, "median A\tmedian B\tmedian B/A [%s]\tHL B/A [%s]\tp  sig", mlv, lv)
 	if len(tests) > 1 {
 		fmt.Fprint(tw, "\ttest")
 	}
@@ -93,14 +112,11 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 		} else {
 			fmt.Fprintf(tw, "%s\t", name)
 		}
-		ratio := analysis.FormatRatio(c.RatioShift) + " [-]"
-		if c.RatioCI.Valid() {
-			ratio = analysis.FormatRatio(c.RatioShift) + " [" + analysis.FormatRatio(c.RatioCI.Lo) + ", " + analysis.FormatRatio(c.RatioCI.Hi) + "]"
+		mratio := RatioWithCI(c.Ratio, c.MedianRatioCI)
+		if sharedLow {
+			mratio = ratioCell(c.Ratio, c.MedianRatioCI, false)
 		}
-		shift := analysis.FormatTimeSigned(c.Shift.Estimate, sc, unit) + " [-]"
-		if c.Shift.Valid() {
-			shift = analysis.FormatTimeSigned(c.Shift.Estimate, sc, unit) + " [" + strings.ReplaceAll(analysis.FormatTimeScaledPair(c.Shift.Lo, c.Shift.Hi, sc, unit), unit, "") + "]"
-		}
+		ratio := RatioWithCI(c.RatioShift, c.RatioCI)
 		sig := analysis.Stars(c.Result.P)
 		if !c.Significant || sig == "" {
 			sig = "~"
@@ -110,7 +126,7 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s %s",
 			analysis.FormatTimeScaled(c.MedianA, sc, unit), analysis.FormatTimeScaled(c.MedianB, sc, unit),
-			ratio, shift, cmpP(c.Result.P), sig)
+			mratio, ratio, cmpP(c.Result.P), sig)
 		if (nn{c.NA, c.NB}) != modeN {
 			otherN = append(otherN, fmt.Sprintf("%s %d+%d", name, c.NA, c.NB))
 		}
@@ -146,6 +162,25 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 	return nil
 }
 
+// RatioWithCI formats a ratio and its interval as the comparison tables
+// print them: "1.20 [1.15, 1.26]"; "[-]" when there is no interval, and
+// the confidence the interval reaches after it, "1.20 [1.15, 1.26] (93.8%)",
+// when that is below the level asked for.
+func RatioWithCI(r float64, iv analysis.Interval) string { return ratioCell(r, iv, true) }
+
+// ratioCell is RatioWithCI, with the confidence below the level only when
+// showConf.
+func ratioCell(r float64, iv analysis.Interval, showConf bool) string {
+	if !iv.Valid() {
+		return analysis.FormatRatio(r) + " [-]"
+	}
+	s := analysis.FormatRatio(r) + " [" + analysis.FormatRatio(iv.Lo) + ", " + analysis.FormatRatio(iv.Hi) + "]"
+	if showConf && iv.Confidence < iv.Level*(1-1e-12) {
+		s += fmt.Sprintf(" (%.3g%%)", 100*iv.Confidence)
+	}
+	return s
+}
+
 // cmpTestHelp explains a Comparison.Test in one line.
 func cmpTestHelp(t string) string {
 	switch t {
@@ -166,27 +201,47 @@ func cmpP(p float64) string {
 	return strconv.FormatFloat(p, 'f', 3, 64)
 }
 
-var comparisonCSVHeader = []string{"call", "msize_bytes", "np", "datatype", "labels", "a", "b", "median_a_s", "median_b_s", "ratio",
-	"p_value", "stars", "significant", "alternative", "test", "n_a", "n_b", "shift_s", "shift_ci_lo_s", "shift_ci_hi_s", "a12", "ratio_ci_lo", "ratio_ci_hi", "warnings", "ratio_shift"}
+// ComparisonFormat is the version of the CSV and JSON outputs of the
+// comparison ("compare_format" in JSON). Version 2 names each ratio for
+// its estimator and gives each its own interval: median_ratio with
+// median_ratio_ci_*, hl_ratio with hl_ratio_ci_*; version 1 (no
+// compare_format key) had ratio (the median ratio) beside ratio_ci_lo,
+// ratio_ci_hi (the interval of the Hodges-Lehmann ratio, ratio_shift).
+const ComparisonFormat = 2
 
-// WriteComparisonCSV writes one CSV row per comparison, every column,
-// times unscaled in seconds.
+// ComparisonCSVHeader is the header of WriteComparisonCSV. An estimate
+// named X has its interval in X_ci_lo and X_ci_hi (shift_s: shift_ci_lo_s,
+// shift_ci_hi_s) and the confidence that interval reaches in
+// X_ci_confidence; nothing else is paired with an interval.
+var ComparisonCSVHeader = []string{"call", "msize_bytes", "np", "datatype", "labels", "a", "b", "median_a_s", "median_b_s",
+	"median_ratio", "median_ratio_ci_lo", "median_ratio_ci_hi", "median_ratio_ci_confidence",
+	"hl_ratio", "hl_ratio_ci_lo", "hl_ratio_ci_hi", "hl_ratio_ci_confidence",
+	"shift_s", "shift_ci_lo_s", "shift_ci_hi_s", "shift_ci_confidence",
+	"p_value", "stars", "significant", "alternative", "test", "n_a", "n_b", "a12", "warnings"}
+
+// WriteComparisonCSV writes one CSV row per comparison, every column of
+// ComparisonCSVHeader, times unscaled in seconds.
 func WriteComparisonCSV(w io.Writer, rows []analysis.Comparison, opt analysis.Options) error {
 	cw := csv.NewWriter(w)
-	cw.Write(comparisonCSVHeader)
+	cw.Write(ComparisonCSVHeader)
 	for _, c := range rows {
 		cw.Write([]string{c.Key.Call, strconv.Itoa(c.Key.MsizeBytes), strconv.Itoa(c.Key.Np), c.Key.Datatype, c.Key.Labels,
-			c.NameA, c.NameB, anF(c.MedianA), anF(c.MedianB), anF(c.Ratio), anF(c.Result.P), Stars(c),
-			strconv.FormatBool(c.Significant), opt.Alternative.String(), c.Test, strconv.Itoa(c.NA), strconv.Itoa(c.NB),
-			anF(c.Shift.Estimate), anF(c.Shift.Lo), anF(c.Shift.Hi), anF(c.A12), anF(c.RatioCI.Lo), anF(c.RatioCI.Hi), strings.Join(c.Warnings, "; "),
-			anF(c.RatioShift)})
+			c.NameA, c.NameB, anF(c.MedianA), anF(c.MedianB),
+			anF(c.Ratio), anF(c.MedianRatioCI.Lo), anF(c.MedianRatioCI.Hi), anF(c.MedianRatioCI.Confidence),
+			anF(c.RatioShift), anF(c.RatioCI.Lo), anF(c.RatioCI.Hi), anF(c.RatioCI.Confidence),
+			anF(c.Shift.Estimate), anF(c.Shift.Lo), anF(c.Shift.Hi), anF(c.Shift.Confidence),
+			anF(c.Result.P), Stars(c), strconv.FormatBool(c.Significant), opt.Alternative.String(), c.Test,
+			strconv.Itoa(c.NA), strconv.Itoa(c.NB), anF(c.A12), strings.Join(c.Warnings, "; ")})
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
-// WriteComparisonJSON writes {"alpha", "matching": header, "comparisons":
-// […]} as indented JSON; NaN and ±Inf are null.
+// WriteComparisonJSON writes {"compare_format": ComparisonFormat,
+// "alpha", "matching": header, "comparisons": […], "gate"} as indented
+// JSON, each comparison with the fields of ComparisonCSVHeader (an
+// interval as one [lo, hi] pair: median_ratio_ci, hl_ratio_ci,
+// shift_ci_s); NaN and ±Inf are null.
 func WriteComparisonJSON(w io.Writer, rows []analysis.Comparison, header []string, opt analysis.Options, gate *analysis.GateReport) error {
 	out := []map[string]any{}
 	for _, c := range rows {
@@ -196,11 +251,15 @@ func WriteComparisonJSON(w io.Writer, rows []analysis.Comparison, header []strin
 		}
 		out = append(out, map[string]any{
 			"call": c.Key.Call, "msize_bytes": c.Key.MsizeBytes, "np": c.Key.Np, "datatype": c.Key.Datatype, "labels": c.Key.Labels,
-			"a": c.NameA, "b": c.NameB, "median_a_s": anJ(c.MedianA), "median_b_s": anJ(c.MedianB), "ratio": anJ(c.Ratio),
-			"p_value": anJ(c.Result.P), "stars": Stars(c), "significant": c.Significant,
+			"a": c.NameA, "b": c.NameB, "median_a_s": anJ(c.MedianA), "median_b_s": anJ(c.MedianB),
+			"median_ratio": anJ(c.Ratio), "median_ratio_ci": anJS([]float64{c.MedianRatioCI.Lo, c.MedianRatioCI.Hi}),
+			"median_ratio_ci_confidence": anJ(c.MedianRatioCI.Confidence),
+			"hl_ratio":                   anJ(c.RatioShift), "hl_ratio_ci": anJS([]float64{c.RatioCI.Lo, c.RatioCI.Hi}),
+			"hl_ratio_ci_confidence": anJ(c.RatioCI.Confidence),
+			"p_value":                anJ(c.Result.P), "stars": Stars(c), "significant": c.Significant,
 			"alternative": opt.Alternative.String(), "test": c.Test, "n_a": c.NA, "n_b": c.NB, "warnings": warn,
-			"shift_s": anJ(c.Shift.Estimate), "shift_ci_s": anJS([]float64{c.Shift.Lo, c.Shift.Hi}), "a12": anJ(c.A12),
-			"ratio_ci": anJS([]float64{c.RatioCI.Lo, c.RatioCI.Hi}), "ratio_shift": anJ(c.RatioShift),
+			"shift_s": anJ(c.Shift.Estimate), "shift_ci_s": anJS([]float64{c.Shift.Lo, c.Shift.Hi}),
+			"shift_ci_confidence": anJ(c.Shift.Confidence), "a12": anJ(c.A12),
 		})
 	}
 	enc := json.NewEncoder(w)
@@ -208,7 +267,7 @@ func WriteComparisonJSON(w io.Writer, rows []analysis.Comparison, header []strin
 	if header == nil {
 		header = []string{}
 	}
-	doc := map[string]any{"alpha": opt.Alpha, "matching": header, "comparisons": out}
+	doc := map[string]any{"compare_format": ComparisonFormat, "alpha": opt.Alpha, "matching": header, "comparisons": out}
 	if gate != nil {
 		doc["gate"] = gate
 	}

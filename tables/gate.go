@@ -37,7 +37,7 @@ func WriteGateText(w io.Writer, r analysis.GateReport) error {
 	}
 	common := commonLabels(keys)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "group\tmpiruns\tB/A\tp\tp_holm\tdecision")
+	fmt.Fprintln(tw, "group\tmpiruns\tHL B/A\tp\tp_holm\tdecision")
 	for _, g := range r.Rows {
 		name := anShortKey(g.Key, common)
 		if g.NameA != "" || g.NameB != "" {

@@ -71,32 +71,32 @@ var columns = []Column{
 		func(s analysis.GroupSummary, _ func(float64) string, ci func(analysis.Interval) string) string {
 			return ci(s.PooledMedianCI)
 		}},
-	{"mean", "mean of the pooled observations",
+	{"mean", "mean of the pooled observations that Tukey's filter kept (--tukey; 0 keeps every valid one): the outliers it removed are not in it",
 		func(string) string { return "mean" },
 		func(s analysis.GroupSummary, f func(float64) string, _ func(analysis.Interval) string) string {
 			return f(s.Mean)
 		}},
-	{"mean_ci", "Student-t interval of the pooled mean (assumes independent, roughly normal observations)",
+	{"mean_ci", "Student-t interval of that mean, of the kept observations (assumes independent, roughly normal observations)",
 		func(lv string) string { return "mean " + lv + " CI" },
 		func(s analysis.GroupSummary, _ func(float64) string, ci func(analysis.Interval) string) string {
 			return ci(s.MeanCI)
 		}},
-	{"min", "smallest observation after outlier removal",
+	{"min", "smallest observation that Tukey's filter kept",
 		func(string) string { return "min" },
 		func(s analysis.GroupSummary, f func(float64) string, _ func(analysis.Interval) string) string {
 			return f(s.Min)
 		}},
-	{"p99", "99th percentile of the pooled observations",
+	{"p99", "99th percentile of the pooled observations that Tukey's filter kept (tail percentiles of every valid observation: --percentiles)",
 		func(string) string { return "p99" },
 		func(s analysis.GroupSummary, f func(float64) string, _ func(analysis.Interval) string) string {
 			return f(s.P99)
 		}},
-	{"max", "largest observation after outlier removal",
+	{"max", "largest observation that Tukey's filter kept, not the largest measured: with the default k = 1.5 it lies within Q3 + 1.5·IQR of its mpirun",
 		func(string) string { return "max" },
 		func(s analysis.GroupSummary, f func(float64) string, _ func(analysis.Interval) string) string {
 			return f(s.Max)
 		}},
-	{"outliers", "observations removed by Tukey's fences (--tukey K), applied per mpirun",
+	{"outliers", "observations removed by Tukey's fences (--tukey K, default 1.5), applied per mpirun",
 		func(string) string { return "outliers" },
 		func(s analysis.GroupSummary, _ func(float64) string, _ func(analysis.Interval) string) string {
 			return strconv.Itoa(s.OutliersRemoved)
@@ -174,7 +174,8 @@ var defaultColumns = []string{"n", "mpiruns", "median", "ci", "mpirun_medians", 
 // "reprobench help analyze").
 func ColumnHelp() string {
 	var b strings.Builder
-	b.WriteString("Text columns (default: " + strings.Join(defaultColumns, ",") + ", and a line with the total\nof outliers, invalid and bad rows; --columns NAME,... or --wide for all; CSV and JSON have all):\n")
+	b.WriteString("Text columns (default: " + strings.Join(defaultColumns, ",") + ", and a line with the total\nof outliers, invalid and bad rows; --columns NAME,... or --wide for all; CSV and JSON have all).\n" +
+		"Every statistic is of the observations Tukey's filter kept (--tukey; a line above the table says so\nfor min, mean, p99 and max, whose CSV and JSON columns min_s, mean_s, mean_ci_*, p99_s, max_s keep\ntheir names), except the --percentiles table, which keeps every valid observation:\n")
 	b.WriteString("  group           call/msize (bytes)/np/datatype/labels; labels shared by every group are\n                  printed once above the table (\"every group:\")\n")
 	for _, c := range columns {
 		fmt.Fprintf(&b, "  %-15s %s\n", c.Name, anWrap(c.Help, 62, 18))
@@ -284,6 +285,9 @@ func WriteSummaryText(w io.Writer, sums []analysis.GroupSummary, pool []analysis
 			fmt.Fprintln(w, "median: the median of the per-mpirun medians (1 mpirun: of its observations), CI from them;")
 			fmt.Fprintln(w, "pooled: the median of all observations pooled (secondary). Columns: reprobench help analyze")
 		}
+		if l := filteredNote(cols, opt.TukeyK, lv); l != "" {
+			fmt.Fprintln(w, l)
+		}
 		fmt.Fprint(tw, "group")
 		for _, c := range cols {
 			fmt.Fprint(tw, "\t"+c.head(lv))
@@ -343,6 +347,27 @@ func WriteSummaryText(w io.Writer, sums []analysis.GroupSummary, pool []analysis
 		}
 	}
 	return nil
+}
+
+// filteredNote is the line above the text table that says which
+// observations its min, mean, mean CI, p99 and max columns describe (those
+// shown among cols): the ones Tukey's filter with constant k kept, or all
+// valid ones when k is 0. "" when none of these columns is shown.
+func filteredNote(cols []Column, k float64, lv string) string {
+	var heads []string
+	for _, c := range cols {
+		switch c.Name {
+		case "min", "mean", "mean_ci", "p99", "max":
+			heads = append(heads, c.head(lv))
+		}
+	}
+	if len(heads) == 0 {
+		return ""
+	}
+	if k == 0 {
+		return strings.Join(heads, ", ") + ": of every valid observation (--tukey 0: no outlier filter)."
+	}
+	return strings.Join(heads, ", ") + fmt.Sprintf(": of the observations Tukey's filter kept (k = %g per mpirun; --tukey 0 keeps all).", k)
 }
 
 // anWriteRemoved sums, below the table, the rows removed before the

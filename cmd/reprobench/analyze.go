@@ -43,7 +43,12 @@ func anReadFiles(stdin io.Reader, files []string, keepDup bool, groupBy ...strin
 	return d, nil
 }
 
-// anOptions registers the options shared by analyze, compare and plot.
+// tukeyHelp is the help of --tukey in analyze, compare, plot and report.
+const tukeyHelp = "Tukey's fence k: per mpirun, observations outside [Q1−k·IQR, Q3+k·IQR] are removed and counted before every " +
+	"statistic but --percentiles; 0 keeps all. Default 1.5 as Hunold & Carpen-Amarie 2016 Alg. 6; Hoefler & Belli 2015 §3.1.3 " +
+	"advise keeping outliers: docs/outliers.md"
+
+// anOptions registers the options shared by analyze, compare, plot and report.
 type anOptions struct {
 	format  string
 	tukey   float64
@@ -60,7 +65,7 @@ func (o *anOptions) register(fsFormat bool, fs interface {
 	if fsFormat {
 		fs.StringVar(&o.format, "format", "text", "output format: "+formats)
 	}
-	fs.Float64Var(&o.tukey, "tukey", 1.5, "Tukey fence constant k for outlier removal per mpirun (0 = keep all)")
+	fs.Float64Var(&o.tukey, "tukey", analysis.DefaultOptions.TukeyK, tukeyHelp)
 	fs.Float64Var(&o.level, "level", 0.95, "confidence level of the intervals")
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -376,5 +377,55 @@ func TestHelpExplainsColumns(t *testing.T) {
 		if !strings.Contains(help, w) {
 			t.Errorf("help compare does not mention %q", w)
 		}
+	}
+}
+
+// TestAnalyzeWideSaysFiltered: --wide shows mean and max, and a line above
+// the table says which observations they describe: those Tukey's filter
+// kept, with its k, or every valid one with --tukey 0. The numbers agree:
+// with the filter, max is below the largest valid observation of a group
+// whose outliers were removed.
+func TestAnalyzeWideSaysFiltered(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		note string
+	}{
+		{[]string{"analyze", "--wide", anA}, "mean, mean 95% CI, min, p99, max: of the observations Tukey's filter kept (k = 1.5 per mpirun"},
+		{[]string{"analyze", "--wide", "--tukey", "0", anA}, "mean, mean 95% CI, min, p99, max: of every valid observation (--tukey 0"},
+		{[]string{"analyze", "--columns", "n,max", anA}, "max: of the observations Tukey's filter kept"},
+	} {
+		var out, errb bytes.Buffer
+		if err := run(&out, &errb, tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), tc.note) {
+			t.Errorf("%v: no line %q above the table:\n%s", tc.args, tc.note, out.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if err := run(&out, &errb, []string{"analyze", anA}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "Tukey's filter kept") {
+		t.Errorf("default columns show none of min, mean, p99, max, yet the note is there:\n%s", out.String())
+	}
+	maxOf := func(args ...string) float64 {
+		var out, errb bytes.Buffer
+		if err := run(&out, &errb, append([]string{"analyze", "--format", "csv"}, args...)); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := csv.NewReader(&out).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		col := slices.Index(recs[0], "max_s")
+		v, err := strconv.ParseFloat(recs[1][col], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if kept, all := maxOf(anA), maxOf("--tukey", "0", anA); !(kept < all) {
+		t.Errorf("max_s %g with the filter, %g without: want the filtered max below", kept, all)
 	}
 }

@@ -26,8 +26,10 @@ const compareSynopsis = `[--alternative two-sided|less|greater] [--alpha 0.05] [
        reprobench compare --fail-if-slower PCT [--junit FILE] [--verdict FILE] A-FILES... -- B-FILES...
 
 --fail-if-slower PCT is a regression gate: per group a one-sided Wilcoxon
-rank-sum test on per-mpirun medians of H0 "B/A <= 1+PCT/100", Holm across
-groups at --alpha. Exit status 0: no regression; 3: regression; 4: cannot
+rank-sum test on per-mpirun medians of H0 "B/A <= 1+PCT/100", B/A being
+the factor by which B's medians are shifted from A's on a log scale (what
+HL B/A estimates, and what the gate's lines print), Holm across groups at
+--alpha. Exit status 0: no regression; 3: regression; 4: cannot
 decide (too few mpiruns for any p to pass alpha; it says how many are
 needed). See docs/regression-gate.md.
 
@@ -43,16 +45,25 @@ Text columns (one row per matched group; times in the row's unit):
   median A/B     median of the per-mpirun medians of each side (the values
                  the test compares; with one mpirun on a side: the median
                  of the Tukey-filtered observations)
-  B/A            the ratio by which B is shifted from A: exp of the
-                 Hodges-Lehmann estimate of log B − log A, and its
-                 confidence interval, exp of that estimate's interval ("-"
-                 when too few values for the level). It is median B /
-                 median A when B is A scaled; when the sides differ in
-                 shape (a single mpirun that ran partly in a fast and
-                 partly in a slow mode) the two part, and only this one
-                 lies inside its interval (csv and json: ratio_shift, and
-                 ratio = median B / median A)
-  shift B−A      Hodges-Lehmann estimate of B − A with its interval
+  median B/A     the median ratio, median B / median A, with its own
+                 interval: exact order statistics of each side's median
+                 combined so that its coverage is at least the level
+                 (analysis.MedianRatioCI; distribution-free, no seed). With
+                 too few values per side for the level (fewer than 7
+                 mpiruns per side at 95 %) it is [min B/max A, max B/min A]
+                 with the confidence it does reach, in the header when
+                 every row has it ([93.8% CI]), else after the interval,
+                 e.g. (93.8%), and a warning
+  HL B/A         the Hodges-Lehmann ratio: exp of the Hodges-Lehmann
+                 estimate of log B − log A, the factor by which B is
+                 shifted from A on a log scale, with its interval, exp of
+                 that estimate's interval (it inverts the Wilcoxon test, so
+                 it assumes B is A scaled; "-" when too few values for the
+                 level). When B is A scaled both ratios estimate the same
+                 factor; when the sides differ in shape (mpiruns that ran
+                 partly in a fast and partly in a slow mode, in different
+                 proportions) they part, and each lies inside its own
+                 interval only
   p  sig         p-value of the Wilcoxon test (see "test"), against
                  --alternative stated for A relative to B, and its stars:
                  * p≤0.05, ** p≤0.01, *** p≤0.001; ~ p > --alpha; (obs)
@@ -66,7 +77,20 @@ Text columns (one row per matched group; times in the row's unit):
                  obs: rank-sum on single observations (a side had 1 mpirun)
 --paired needs every compared pair to have run in the same mpiruns; if one
 cannot be paired, compare says which and exits with status 1.
---paired=auto pairs what it can and marks the rest "not paired".`
+--paired=auto pairs what it can and marks the rest "not paired".
+
+CSV and JSON (compare_format 2 in JSON), times in seconds: the text's
+columns as median_a_s, median_b_s; median_ratio, median_ratio_ci_lo,
+median_ratio_ci_hi, median_ratio_ci_confidence (the coverage the interval
+guarantees); hl_ratio, hl_ratio_ci_lo, hl_ratio_ci_hi,
+hl_ratio_ci_confidence; p_value, stars, significant, test, n_a, n_b; and
+two not in the text: shift B−A, the Hodges-Lehmann estimate of B − A with
+its interval (shift_s, shift_ci_lo_s, shift_ci_hi_s, shift_ci_confidence),
+and a12, the probability that a value of B exceeds one of A. JSON gives
+each interval as one [lo, hi] pair (median_ratio_ci, hl_ratio_ci,
+shift_ci_s). Every estimate lies inside its own interval. Format 1 (no
+compare_format) had ratio (the median ratio) beside ratio_ci_lo/hi and
+ratio_shift (the Hodges-Lehmann ratio, whose interval those were).`
 
 // cmpPaired is the value of --paired: off, on (true) or auto.
 type cmpPaired string

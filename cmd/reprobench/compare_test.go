@@ -2,14 +2,10 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -22,7 +18,7 @@ func TestCompareGolden(t *testing.T) {
 	lines := strings.Split(text, "\n")
 	var sawSig, sawNS bool
 	for _, l := range lines {
-		if strings.Contains(l, "mpi_lib=libA") && strings.Contains(l, "**") && strings.Contains(l, "+") {
+		if strings.Contains(l, "mpi_lib=libA") && strings.Contains(l, "**") && regexp.MustCompile(`\s1\.[12]\d* \[`).MatchString(l) {
 			sawSig = true
 		}
 		if strings.Contains(l, "mpi_lib=libB") && strings.HasSuffix(strings.TrimSpace(l), " ~") {
@@ -30,7 +26,7 @@ func TestCompareGolden(t *testing.T) {
 		}
 	}
 	if !sawSig || !sawNS {
-		t.Errorf("expected libA rows significant (**, the smallest p for 6+6 mpiruns is 0.002) and libB rows ~:\n%s", text)
+		t.Errorf("expected libA rows significant (**, the smallest p for 6+6 mpiruns is 0.002) with ratios 1.1-1.3, and libB rows ~:\n%s", text)
 	}
 	anGolden(t, "compare.csv", "compare", "--format", "csv", anA, "--", anB)
 	anGolden(t, "compare_by.txt", "compare", "--by", "mpi_lib", "--alternative", "less", anA)
@@ -122,76 +118,4 @@ func TestCompareSideLabel(t *testing.T) {
 	if err := run(&out, &errb, []string{"plot", "--kind", "compare", "-o", png, fa, "--", fb}); err != nil {
 		t.Errorf("plot --kind compare: %v", err)
 	}
-}
-
-// TestCompareRatioInsideInterval guards against "B/A 1.00 [1.10, 1.22]":
-// with a single mpirun on a side the test compares observations, and when
-// the two sides run in a fast and a slow mode in different proportions the
-// ratio of the medians (1.30 here: A's median is in the fast mode, B's in
-// the slow one) lies far outside the interval of the Hodges-Lehmann ratio
-// (about 1.00). The B/A column now prints that interval's own estimate, so
-// the point always lies inside its interval; csv and json keep the median
-// ratio as "ratio" beside "ratio_shift".
-func TestCompareRatioInsideInterval(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name string, fastShare float64) string {
-		var b strings.Builder
-		b.WriteString("run_id,mpirun,exp,call,msize_bytes,count,datatype,np,rep,runtime_s,errorcode\n")
-		const n = 200
-		for i := range n {
-			v := 1.3e-6 // slow mode
-			if float64(i) < fastShare*n {
-				v = 1e-6
-			}
-			v *= 1 + 0.01*float64(i%17)/17 // spread within the mode
-			fmt.Fprintf(&b, "%s,0,0,MPI_Allreduce,8,1,float64,2,%d,%g,0\n", name, i, v)
-		}
-		p := filepath.Join(dir, name+".csv")
-		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	fa, fb := write("a", 0.55), write("b", 0.45)
-	var out, errb bytes.Buffer
-	if err := run(&out, &errb, []string{"compare", fa, "--", fb}); err != nil {
-		t.Fatalf("%v\n%s", err, errb.String())
-	}
-	m := regexp.MustCompile(`\s([0-9.]+) \[([0-9.]+), ([0-9.]+)\]`).FindStringSubmatch(out.String())
-	if m == nil {
-		t.Fatalf("no B/A with an interval:\n%s", out.String())
-	}
-	est, lo, hi := anAtof(t, m[1]), anAtof(t, m[2]), anAtof(t, m[3])
-	if est < lo || est > hi {
-		t.Errorf("B/A %v outside its interval [%v, %v]:\n%s", est, lo, hi, out.String())
-	}
-	out.Reset()
-	if err := run(&out, &errb, []string{"compare", "--format", "json", fa, "--", fb}); err != nil {
-		t.Fatal(err)
-	}
-	var js struct {
-		Comparisons []struct {
-			Ratio      float64    `json:"ratio"`
-			RatioShift float64    `json:"ratio_shift"`
-			RatioCI    [2]float64 `json:"ratio_ci"`
-		} `json:"comparisons"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &js); err != nil || len(js.Comparisons) != 1 {
-		t.Fatalf("json: %v\n%s", err, out.String())
-	}
-	c := js.Comparisons[0]
-	// The data are built so that the medians' ratio is 1.3: the case the
-	// old output got wrong.
-	if math.Abs(c.Ratio-1.3) > 0.02 || c.RatioShift < c.RatioCI[0] || c.RatioShift > c.RatioCI[1] || c.Ratio <= c.RatioCI[1] {
-		t.Errorf("ratio %v, ratio_shift %v, ratio_ci %v: want the median ratio 1.3 outside the interval and ratio_shift inside", c.Ratio, c.RatioShift, c.RatioCI)
-	}
-}
-
-func anAtof(t *testing.T, s string) float64 {
-	t.Helper()
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
