@@ -306,8 +306,10 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*
 					rec = res.Compact(SyncRecordRanks)
 				}
 				meta.ClockSyncs = append(meta.ClockSyncs, rawdata.ClockSync{BeforeExp: ex.Exp, Result: rawdata.MarshalRecord(rec), Reason: reason})
-				if res.Descheduled != nil {
+				if res.Descheduled != nil && res.Bound.Unknown {
 					note(fmt.Sprintf("WARNING: no clock bound stated before experiment %d: %v (%s)", ex.Exp, res.Descheduled, clocksync.WhyDescheduled))
+				} else if res.Descheduled != nil {
+					note(fmt.Sprintf("WARNING: ranks descheduled during the clock synchronization before experiment %d: the bound stated is the worst case, %v (%v)", ex.Exp, res.Bound, res.Descheduled))
 				} else if res.Target != "" && !res.TargetMet {
 					note(fmt.Sprintf("WARNING: clock accuracy target %s not met before experiment %d (bound %v; %d rank(s) out of time)", res.Target, ex.Exp, res.Bound, res.BudgetExceeded))
 				}
