@@ -122,7 +122,8 @@ type Options struct {
 	// ResyncEvery re-synchronizes the clocks before an experiment when this
 	// much time has passed since the last synchronization (0: before every
 	// experiment; an accuracy target's predicted bound decides among
-	// those), engine.Engine.ResyncEvery.
+	// those), as engine.Engine.ResyncEvery would (Run decides it itself,
+	// so that the no-bound policy acts on every experiment).
 	ResyncEvery time.Duration
 	// NoBound is what an experiment under a windowed process
 	// synchronization does when the clock synchronization before it
