@@ -34,7 +34,7 @@ import (
 //     is then fitted by least squares, refitted once without points beyond
 //     Trim robust standard deviations (default 3). With fewer than three
 //     points left (a machine too loaded to exchange undisturbed) the line
-//     is fitted through the fastest quarter of the points (of at least 16;
+//     is fitted through the fastest quarter of the points (of at least 12;
 //     with fewer, the offset only) and the bound is unknown (Bound.Why
 //     says so).
 //   - Every 16 fit points (after MinPoints) the client predicts the link's
@@ -225,11 +225,11 @@ func spreadFit(points []Sample, trim float64, filter, ideal bool) (lineFit, FitS
 		}
 	}
 	noBound := false
-	if len(x) < 3 && len(points) >= 16 {
+	if len(x) < 3 && len(points) >= 12 {
 		// Fewer than three undisturbed points (a machine too loaded to
 		// exchange undisturbed within the budget): no bound can be
 		// stated, but the drift can still be learned roughly from the
-		// fastest quarter of the points (of at least 16), which a trimmed
+		// fastest quarter of the points (of at least 12), which a trimmed
 		// fit keeps away from the worst; a clock offset only would leave the
 		// whole drift in place (100 ppm is 200 µs after 2 s).
 		k := max(3, len(points)/4)
@@ -343,9 +343,12 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 			}
 		}
 		elapsed := l.Now() - start
-		if !s.NoRTTFilter && best.RTT > 2*minRTT+100e-9 && retries < 20 && elapsed < budget {
+		if !s.NoRTTFilter && best.RTT > 2*minRTT+100e-9 && retries < 20 && elapsed < budget/2 {
 			// Disturbed (a rank was descheduled during every exchange
-			// of the burst): measure again at once.
+			// of the burst): measure again at once, in the first half of
+			// the budget only, so that a rank that loses its CPU on every
+			// exchange still gathers the points of a worst-case bound
+			// (causalBound) in the second half.
 			retries++
 			continue
 		}
