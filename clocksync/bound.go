@@ -42,9 +42,12 @@ const (
 	// synchronization (DeschedulingRule; Result.Descheduled says which
 	// and how long).
 	WhyDescheduled = "ranks were descheduled during the synchronization: a rank that waits for a CPU delays one direction of the exchanges by up to a time slice, which no round-trip filter sees"
+	// WhyNoCausal: a link's worst-case bound (FitStats.Causal) cannot be
+	// stated, because a fit point has no causality interval.
+	WhyNoCausal = "a fit point has no causality interval, so no worst-case bound"
 )
 
-var whyCodes = []string{"", WhyOffsetOnly, WhyTooFewPoints, WhyContradictory, WhyDescheduled}
+var whyCodes = []string{"", WhyOffsetOnly, WhyTooFewPoints, WhyContradictory, WhyDescheduled, WhyNoCausal}
 
 // unknownCode encodes b's Unknown and Why as one number for the records
 // the ranks exchange (0: known).

@@ -3,6 +3,7 @@ package clocksync
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"time"
@@ -47,8 +48,9 @@ func ThreadCPUWait() (wait time.Duration, switches int64, ok bool) {
 	return time.Duration(ns), n, true
 }
 
-// Descheduling says why DeschedulingRule took a synchronization's bound
-// away (Result.Descheduled).
+// Descheduling says why DeschedulingRule found a synchronization's
+// statistical bound unkeepable, and what the synchronization stated
+// instead (Result.Descheduled).
 type Descheduling struct {
 	// Rank waited for a CPU during Share of its synchronization time,
 	// CPUWait seconds in all, MeanWait seconds per time it was switched
@@ -61,15 +63,31 @@ type Descheduling struct {
 	// learned (FitStats.MinRTT), on the client rank RTTRank.
 	SlowestRTT float64 `json:"slowest_min_rtt_s"`
 	RTTRank    int     `json:"rtt_rank"`
-	// Withheld is the bound the learners computed, which the
+	// Withheld is the statistical bound the learners computed, which the
 	// synchronization does not state (for comparing with a true error).
 	Withheld Bound `json:"withheld_bound"`
+	// Action is what was stated instead: ActionCausal or ActionWithheld.
+	Action string `json:"action"`
 }
+
+// What a descheduled synchronization states (Descheduling.Action).
+const (
+	// ActionCausal: the worst-case bound from the fit points' causality
+	// intervals (CausalBound), which no delay of a message breaks.
+	ActionCausal = "worst-case bound stated"
+	// ActionWithheld: no worst-case bound exists (a link without
+	// causality intervals), so none is stated: unsynchronized.
+	ActionWithheld = "bound withheld: unsynchronized"
+)
 
 // String says it in a sentence.
 func (d *Descheduling) String() string {
-	return fmt.Sprintf("rank %d waited for a CPU during %.0f %% of the synchronization (%s, %s per wait), and the fastest exchange of rank %d's link took %s (bound withheld: %v)",
-		d.Rank, 100*d.Share, roundDur(d.CPUWait), roundDur(d.MeanWait), d.RTTRank, roundDur(d.SlowestRTT), d.Withheld)
+	act := d.Action
+	if act == "" {
+		act = ActionWithheld
+	}
+	return fmt.Sprintf("rank %d waited for a CPU during %.0f %% of the synchronization (%s, %s per wait), and the fastest exchange of rank %d's link took %s (statistical bound %v not kept; %s)",
+		d.Rank, 100*d.Share, roundDur(d.CPUWait), roundDur(d.MeanWait), d.RTTRank, roundDur(d.SlowestRTT), d.Withheld, act)
 }
 
 // roundDur formats seconds as a duration rounded to 0.1 µs.
@@ -80,12 +98,9 @@ func roundDur(s float64) string {
 // The thresholds of DeschedulingRule.
 const (
 	// DescheduledShare is the share of its synchronization time a rank
-	// may wait for a CPU before the rule looks at the exchanges.
+	// may wait for a CPU before its synchronization counts as
+	// descheduled.
 	DescheduledShare = 0.1
-	// DescheduledRTT is the fraction of a rank's mean wait for a CPU that
-	// a link's smallest round-trip time must stay below for the link's
-	// fastest exchanges to count as undisturbed.
-	DescheduledRTT = 0.1
 	// DescheduledMinWait is the mean wait for a CPU, in seconds, below
 	// which a rank's waits are not taken for descheduling: a fifth of the
 	// shortest time slice the scheduler takes from a busy task (0.5 ms,
@@ -102,34 +117,25 @@ const (
 )
 
 // DeschedulingRule decides from the ranks' records (Result.PerRank)
-// whether a synchronization's bound can be stated. It returns nil (state
-// the bound) unless both
+// whether a synchronization's statistical bound can be kept. It returns
+// nil (keep it) unless some rank waited for a CPU during at least
+// DescheduledShare of its synchronization time (CPUWait over Duration),
+// at least DescheduledMinWait per wait on average unless the share was at
+// least DescheduledMajority; then it describes the rank that waited the
+// largest share. It returns nil when no rank's CPUWait was measured and
+// when no link was learned from timed exchanges (ranks of one node that
+// read one counter, IntraCounter, learn nothing so).
 //
-//   - some rank waited for a CPU during at least DescheduledShare of its
-//     synchronization time (CPUWait over Duration), at least
-//     DescheduledMinWait per wait on average unless the share was at least
-//     DescheduledMajority, and
-//   - the slowest of the links learned from timed exchanges had a smallest
-//     round-trip time (FitStats.MinRTT) of at least DescheduledRTT times
-//     the mean wait (CPUWait over CPUWaits) of such a rank,
-//
-// that is, unless ranks were descheduled and not even the fastest
-// exchanges got through without a wait. It returns nil when no rank's
-// CPUWait was measured and when no link was learned from exchanges (ranks
-// of one node that read one counter, IntraCounter, learn nothing so).
-//
-// Why: a link's bound assumes that its fastest exchanges were undisturbed,
-// so that the two directions of a ping-pong took about the same time
-// (asymmetryShare of the smallest round-trip time). A rank that waits for a
-// CPU while its message is in flight (an MPI library that yields when
-// idle, a machine with more runnable tasks than cores) delays one
-// direction of that exchange by up to a scheduler time slice. Sporadic
-// waits only lengthen some exchanges, which the round-trip filter drops;
-// when nearly every exchange waits, the fastest ones carry a wait too, the
-// filter keeps them, and the fitted line is off by up to half the smallest
-// round-trip time without its residuals showing it. The first condition
-// alone would take the bound away on every busy machine, where busy-polling
-// ranks still find undisturbed exchanges and their bounds hold.
+// Why: the statistical bound assumes that a link's fastest exchanges were
+// undisturbed, so that the two directions of a ping-pong took about the
+// same time (asymmetryShare of the smallest round-trip time). A rank that
+// waits for a CPU while its message is in flight (an MPI library that
+// yields when idle, a machine with more runnable tasks than cores) delays
+// one direction of that exchange by up to a scheduler time slice; when
+// many exchanges wait, the fastest ones carry a wait too, and the fitted
+// line is off by up to half their round-trip time without its residuals
+// showing it. Algorithm.SyncWith then states the worst-case bound
+// (CausalBound), which holds however the exchanges were delayed.
 func DeschedulingRule(records []RankRecord) *Descheduling {
 	var rtt float64
 	rttRank := -1
@@ -147,7 +153,7 @@ func DeschedulingRule(records []RankRecord) *Descheduling {
 			continue
 		}
 		mean := *rr.CPUWait / float64(max(rr.CPUWaits, 1))
-		if (mean < DescheduledMinWait && *rr.CPUWait < DescheduledMajority*rr.Duration) || rtt < DescheduledRTT*mean {
+		if mean < DescheduledMinWait && *rr.CPUWait < DescheduledMajority*rr.Duration {
 			continue
 		}
 		d := &Descheduling{Rank: rr.Rank, CPUWait: *rr.CPUWait, Share: *rr.CPUWait / rr.Duration, MeanWait: mean,
@@ -157,4 +163,43 @@ func DeschedulingRule(records []RankRecord) *Descheduling {
 		}
 	}
 	return worst
+}
+
+// CausalBound returns the worst-case bound of a synchronization from the
+// ranks' records (Result.PerRank): the sum over ranks 1 … P−1 of their own
+// links' worst-case bounds (RankRecord.Causal), AtSync and Slope each.
+//
+// Derivation: an exchange whose client sent at c1 and received the
+// reference's reading tr at c2 confines the true offset to [c1 − tr,
+// c2 − tr] whatever delayed either message (causality), so a fit point
+// taken from it errs by at most its interval's half-width (Sample.Bound).
+// A least-squares line is linear in its points' offsets, so its error is
+// at most Σ|wᵢ|·eᵢ at any time, wᵢ the points' weights there (causalBound:
+// an intercept term at the end of the fit and a slope term per second
+// after it). A rank's model chains its own link's model and its
+// reference's (HCA3's tree, two-level's levels) or merges the links on
+// its path (HCA, Netgauge), whose errors add; every path uses each link at
+// most once, so the sum over all links bounds every rank. A rank whose
+// node provably reads one counter (IntraCounter) adds one tick. It is
+// unknown when a rank's own link has no worst-case bound (an offset-only
+// learner, a fit point without causality interval, fewer than three fit
+// points).
+func CausalBound(records []RankRecord) Bound {
+	var b Bound
+	for _, rr := range records {
+		if rr.Rank == 0 {
+			continue
+		}
+		c := rr.Causal
+		if c.Unknown || !(c.AtSync > 0) || math.IsNaN(c.Slope) || math.IsInf(c.AtSync+c.Slope, 0) {
+			why := c.Why
+			if why == "" || !c.Unknown {
+				why = WhyNoCausal
+			}
+			return unknown(why)
+		}
+		b.AtSync += c.AtSync
+		b.Slope += c.Slope
+	}
+	return b
 }

@@ -87,16 +87,31 @@
 // Netgauge, HCA3O) learn no drift and report an unknown bound with the
 // reason (Bound.Why).
 //
-// A bound also needs undisturbed exchanges. SyncWith measures how long each
-// rank waited for a CPU during the synchronization (Result.CPUWait: Linux's
-// run-queue delay of the rank's thread; mpitest's Deschedule in simulation)
-// and states no bound (WhyDescheduled, Result.Descheduled) when ranks were
-// descheduled and not even the fastest exchanges got through without a
-// wait (DeschedulingRule): a rank that loses its CPU while a message is in
-// flight delays one direction of the exchange, and a filter on round-trip
-// times cannot see that once every exchange is delayed. Against ground
-// truth (TestDeschedulingDetected) no stated bound broke under any
-// simulated load, and quiet worlds stated one in every seed.
+// A statistical bound also needs undisturbed exchanges. SyncWith measures
+// how long each rank waited for a CPU during the synchronization
+// (Result.CPUWait: Linux's run-queue delay of the rank's thread; mpitest's
+// Deschedule in simulation). When ranks were descheduled (DeschedulingRule:
+// a rank waited during a tenth of its synchronization, a time slice at a
+// time) the statistical bound is not kept: a rank that loses its CPU while
+// a message is in flight delays one direction of the exchange, and a
+// filter on round-trip times cannot see that once every exchange is
+// delayed. The synchronization states instead the worst-case bound of
+// causality (CausalBound: each fit point's true offset lies inside its
+// exchange's interval, and a least-squares line errs by at most the
+// weighted sum of those half-widths), wide but kept, or, where a link has
+// no such intervals, none (WhyDescheduled, Result.Descheduled.Action).
+// Against ground truth (TestDeschedulingDetected) no stated bound broke
+// under any simulated load, every seed stated one, and quiet worlds kept
+// their statistical bound.
+//
+// Which ranks share a clock is decided from facts, never from timing:
+// TwoLevel takes a node's ranks as reading one counter when they run on
+// one kernel (boot id), read the same clock source at the same frequency
+// through the same skews (time namespaces are taken out of each rank's
+// epoch), or when the user asserts it (spec intra=asserted). An offset
+// measured to the leader that disagrees, as it does when the exchanges
+// wait for a CPU, is recorded (FitStats.IntraCheckMiss) and undoes
+// nothing.
 //
 // The standard errors are the larger of least squares' and a delete-a-block
 // jackknife's over 10 contiguous blocks of fit points: offsets measured on

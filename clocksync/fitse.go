@@ -129,13 +129,18 @@ func (f lineFit) at(x float64) float64 {
 
 // trimmedFit refits without the points whose residual exceeds trim robust
 // standard deviations (1.4826·MAD of the residuals), at most half of them,
-// and returns the fit and the number of points dropped. trim ≤ 0 or fewer
-// than 4 points: the plain fit.
-func trimmedFit(x, y []float64, trim float64) (lineFit, int) {
+// and returns the fit, the number of points dropped and the indices of
+// the points kept (ascending). trim ≤ 0 or fewer than 4 points: the plain
+// fit over all of them.
+func trimmedFit(x, y []float64, trim float64) (lineFit, int, []int) {
 	f := fitLine(x, y)
 	n := len(x)
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
 	if trim <= 0 || n < 4 {
-		return f, 0
+		return f, 0, all
 	}
 	res := make([]float64, n)
 	for k := range x {
@@ -146,13 +151,62 @@ func trimmedFit(x, y []float64, trim float64) (lineFit, int) {
 	limit := max(trim*1.4826*sorted[(n-1)/2], sorted[(n-1)/2])
 	kx := make([]float64, 0, n)
 	ky := make([]float64, 0, n)
+	kept := make([]int, 0, n)
 	for k := range res {
 		if res[k] <= limit {
-			kx, ky = append(kx, x[k]), append(ky, y[k])
+			kx, ky, kept = append(kx, x[k]), append(ky, y[k]), append(kept, k)
 		}
 	}
 	if len(kx) >= 2 && len(kx) < n {
-		return fitLine(kx, ky), n - len(kx)
+		return fitLine(kx, ky), n - len(kx), kept
 	}
-	return f, 0
+	return f, 0, all
+}
+
+// causalBound returns the worst-case bound of a least-squares line through
+// the points at x (seconds) whose offsets err by at most e[i] each
+// (Sample.Bound: half the causality interval of the exchanges, which no
+// delay of a message can break), evaluated at end: the line's value at
+// end is Σ wᵢ·yᵢ with wᵢ = 1/n + (end − x̄)(xᵢ − x̄)/Sxx and its slope
+// Σ vᵢ·yᵢ with vᵢ = (xᵢ − x̄)/Sxx, so its error is at most Σ |wᵢ|·eᵢ at
+// end and grows by at most Σ |vᵢ|·eᵢ per second after it. Unlike the
+// statistical bound (fitLine) it assumes nothing about how the errors are
+// distributed: a rank descheduled while a message is in flight moves an
+// offset anywhere inside its interval, never out of it. With fewer than 3
+// points, or all at one x, the line is the mean offset (slope 0) and the
+// slope is unknown; a point without a causality interval (e[i] ≤ 0, or
+// not finite) makes the bound unknown.
+func causalBound(x, e []float64, end float64) Bound {
+	n := len(x)
+	if n == 0 {
+		return unknown(WhyNoCausal)
+	}
+	for _, v := range e {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return unknown(WhyNoCausal)
+		}
+	}
+	var mx float64
+	for _, v := range x {
+		mx += v - x[0]
+	}
+	mx = x[0] + mx/float64(n)
+	var sxx float64
+	for _, v := range x {
+		sxx += (v - mx) * (v - mx)
+	}
+	if n < 3 || !(sxx > 0) {
+		var m float64
+		for _, v := range e {
+			m += v
+		}
+		return Bound{AtSync: m / float64(n), Unknown: true, Why: WhyTooFewPoints}
+	}
+	var at, slope float64
+	for i, v := range x {
+		d := (v - mx) / sxx
+		at += math.Abs(1/float64(n)+(end-mx)*d) * e[i]
+		slope += math.Abs(d) * e[i]
+	}
+	return Bound{AtSync: at, Slope: slope}
 }

@@ -47,6 +47,11 @@ type FitStats struct {
 	// synchronization and adds the reference's bound.
 	Bound   Bound   `json:"-"`
 	BoundAt float64 `json:"-"`
+	// Causal is the worst-case bound of this link alone at BoundAt, from
+	// the causality intervals of its fit points (causalBound): it holds
+	// however the exchanges were delayed, and is what a synchronization
+	// whose ranks were descheduled states (Algorithm.SyncWith).
+	Causal Bound `json:"-"`
 	// BudgetExceeded is set when an accuracy target was not met within the
 	// time budget (Spread).
 	BudgetExceeded bool `json:"budget_exceeded,omitempty"`
@@ -54,15 +59,22 @@ type FitStats struct {
 	// rank that is not its node's leader: IntraCounter, IntraShared or
 	// IntraNotShared; empty elsewhere.
 	Intra string `json:"intra,omitempty"`
+	// IntraCheckMiss, on a rank whose node provably reads one counter
+	// (IntraCounter), is how far the offset measured to its leader was
+	// from the exact one beyond the measurement's bound, seconds (measured
+	// − exact; 0 when it agreed): a warning that the exchanges were
+	// disturbed, which does not undo the facts.
+	IntraCheckMiss float64 `json:"intra_check_miss_s,omitempty"`
 }
 
 // The outcomes of TwoLevel's check of the shared-clock assumption
 // (FitStats.Intra).
 const (
 	// IntraCounter: the ranks of the node read one counter (same kernel,
-	// clock source and frequency), so the rank's offset to its leader is
-	// the difference of their epochs, exact to a tick, and a measured
-	// offset agreed with it; the rank takes its leader's model.
+	// clock source, frequency and skews), so the rank's offset to its
+	// leader is the difference of their epochs, exact to a tick; the rank
+	// takes its leader's model. A measured offset is compared with it, and
+	// a disagreement is recorded (IntraCheckMiss), never acted on.
 	IntraCounter = "shared counter (offset exact, checked)"
 	// IntraShared: the rank's offset to its leader's clock did not move
 	// between two measurements taken before and after the leaders'
@@ -73,6 +85,10 @@ const (
 	// their drift against the leader (Spread, or the fixed-count
 	// regression) instead.
 	IntraNotShared = "clock not shared: synchronized to the leader"
+	// IntraAsserted: the user stated that the ranks of the node share the
+	// leader's clock (spec intra=asserted); the rank's offset to its
+	// leader was measured once and no check can undo it.
+	IntraAsserted = "shared clock (asserted by the user, offset measured)"
 )
 
 func intraCode(s string) float64 {
@@ -83,6 +99,8 @@ func intraCode(s string) float64 {
 		return 2
 	case IntraCounter:
 		return 3
+	case IntraAsserted:
+		return 4
 	}
 	return 0
 }
@@ -95,6 +113,8 @@ func intraFrom(v float64) string {
 		return IntraNotShared
 	case 3:
 		return IntraCounter
+	case 4:
+		return IntraAsserted
 	}
 	return ""
 }
@@ -134,8 +154,27 @@ func (r *Regression) Fit(points []Sample) (Model, FitStats) {
 	for i, p := range points {
 		x[i], y[i] = p.Local, p.Offset
 	}
-	f, dropped := trimmedFit(x, y, r.Trim)
-	return Model{Slope: f.Slope, Intercept: f.Intercept}, f.stats(x, dropped)
+	f, dropped, kept := trimmedFit(x, y, r.Trim)
+	st := f.stats(x, dropped)
+	st.Causal = keptCausal(points, kept, f.Slope, st.BoundAt)
+	return Model{Slope: f.Slope, Intercept: f.Intercept}, st
+}
+
+// keptCausal returns the worst-case bound (causalBound) of a line of slope
+// fitted through the points of index kept, at end: each point's error is
+// its causality interval's half-width (Sample.Bound) plus what the fitted
+// drift moves the offset within its round trip (|slope|·RTT; the interval
+// is read at one end of the exchange).
+func keptCausal(points []Sample, kept []int, slope, end float64) Bound {
+	x := make([]float64, len(kept))
+	e := make([]float64, len(kept))
+	for j, i := range kept {
+		x[j], e[j] = points[i].Local, points[i].Bound+math.Abs(slope)*points[i].RTT
+		if !(points[i].Bound > 0) {
+			e[j] = 0
+		}
+	}
+	return causalBound(x, e, end)
 }
 
 // stats returns the FitStats of fit f over the points at local times x
@@ -316,8 +355,10 @@ func ComputeAndSetIntercept(l *Link, lm Model, m OffsetMeasurer, st *FitStats) (
 		// bound from causality); the slope's uncertainty stays.
 		if s.Bound > 0 {
 			st.Bound.AtSync, st.BoundAt = s.Bound, l.Now()
+			st.Causal.AtSync = s.Bound
 		} else {
 			st.Bound = unknown(WhyContradictory)
+			st.Causal = unknown(WhyContradictory)
 		}
 	}
 	lm.Intercept = s.Offset

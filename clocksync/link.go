@@ -43,6 +43,7 @@ type Link struct {
 	Sleep func(time.Duration)
 
 	scratchLocal, scratchDiff []float64 // JKPingPong's buffers
+	scratchSent               []float64
 	scratchIdx                []int
 
 	// serial, when set, is how a Spread learner shares the budget and the
@@ -81,7 +82,9 @@ type Sample struct {
 	// Bound, when positive, bounds |Offset − true offset| by causality
 	// alone: the half-width of the interval of offsets consistent with the
 	// exchanges' timestamps (SKaMPI's intersected bounds; half the RTT of
-	// a single exchange). 0: unknown (JK's median exchange). A negative
+	// a single exchange; for JK's median exchange, RTT/2-corrected with
+	// the estimated RTT, the larger of that half and the rest of the
+	// exchange's own RTT). 0: unknown. A negative
 	// Bound flags contradictory timestamps (SKaMPI's bounds do not
 	// intersect): the offset is not trustworthy.
 	Bound float64

@@ -151,9 +151,10 @@ func (m *JKPingPong) MeasureOffset(l *Link) (Sample, error) {
 		}
 		return Sample{}, nil
 	}
-	local, diff := l.scratchLocal[:0], l.scratchDiff[:0]
+	local, diff, sent := l.scratchLocal[:0], l.scratchDiff[:0], l.scratchSent[:0]
 	half := l.RTT / 2
 	for i := 0; i < n; i++ {
+		t0 := l.Now()
 		if err := c.SendFloat64(0, l.Ref, tagExchange); err != nil {
 			return Sample{}, err
 		}
@@ -164,10 +165,15 @@ func (m *JKPingPong) MeasureOffset(l *Link) (Sample, error) {
 		t := l.Now()
 		local = append(local, t)
 		diff = append(diff, t-tremote-half)
+		sent = append(sent, t0)
 	}
-	l.scratchLocal, l.scratchDiff = local, diff
+	l.scratchLocal, l.scratchDiff, l.scratchSent = local, diff, sent
 	k := medianIndex(diff, &l.scratchIdx)
-	return Sample{Local: local[k], Offset: diff[k]}, nil
+	// The true offset lies in [t0 − tremote, t − tremote] (the reference
+	// read its clock between the request and the reply), and diff is
+	// t − tremote − half: it errs by at most max(half, rtt − half).
+	rtt := local[k] - sent[k]
+	return Sample{Local: local[k], Offset: diff[k], Bound: max(half, rtt-half)}, nil
 }
 
 // medianIndex returns the index of the (lower) median of x, using scratch

@@ -25,6 +25,10 @@ type SharedClock struct {
 	// IdealLinks leaves the asymmetry share out of the bound (see
 	// Spread.IdealLinks).
 	IdealLinks bool
+	// Asserted states that the ranks of a node share the leader's clock
+	// whatever the facts (spec intra=asserted): TwoLevel measures each
+	// rank's offset once and no check undoes it (IntraAsserted).
+	Asserted bool
 }
 
 // provenExchanges is the default number of exchanges of TwoLevel's one
@@ -112,9 +116,11 @@ func (s *SharedClock) measure(l *Link) (Sample, FitStats, float64, error) {
 	lo, med := sorted[0], sorted[(n-1)/2]
 	limit := rttLimit(lo, med)
 	var kept []float64
+	var worst float64 // the largest RTT kept
 	for i := range n {
 		if rtts[i] <= limit {
 			kept = append(kept, offs[i])
+			worst = max(worst, rtts[i])
 		}
 	}
 	var mean float64
@@ -130,6 +136,7 @@ func (s *SharedClock) measure(l *Link) (Sample, FitStats, float64, error) {
 		// interval, half its RTT.
 		i := slices.Index(rtts, lo)
 		st.Bound = Bound{AtSync: lo/2 + clockRead}
+		st.Causal = st.Bound
 		return Sample{Local: last, Offset: offs[i], Bound: st.Bound.AtSync, RTT: lo}, st, math.Inf(1), nil
 	}
 	var ss float64
@@ -144,6 +151,9 @@ func (s *SharedClock) measure(l *Link) (Sample, FitStats, float64, error) {
 		b += asymmetryShare * lo
 	}
 	st.Bound = Bound{AtSync: b}
+	// Each kept offset errs by at most half its RTT (causality), and so
+	// does their mean by at most half the largest; slope 0 (one clock).
+	st.Causal = Bound{AtSync: worst/2 + clockRead}
 	return Sample{Local: last, Offset: mean, Bound: b, RTT: lo}, st, se, nil
 }
 

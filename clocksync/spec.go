@@ -102,11 +102,15 @@ import (
 //	              wander, as mpitest's by default: the statistical part
 //	              alone; Spread.IdealLinks)
 //	intra         twolevel: shared (default: the ranks of a node share the
-//	              leader's clock; the offset to it is measured before and after
-//	              the leaders' sync, and if it moved the node's ranks learn
-//	              their drift instead; SharedClock, TwoLevel), offset (one
-//	              SKaMPI offset to the leader, unchecked) or fit (a regression,
-//	              for nodes whose ranks have separate clocks)
+//	              leader's clock when the facts say so — one boot id, clock
+//	              source, frequency and skew — and take the exact offset, which
+//	              no measurement undoes; without such facts the offset is
+//	              measured before and after the leaders' sync, and if it moved
+//	              the node's ranks learn their drift instead; SharedClock,
+//	              TwoLevel), asserted (the user states that the ranks of a node
+//	              share the leader's clock: one measured offset, no drift, no
+//	              check), offset (one SKaMPI offset to the leader, unchecked) or
+//	              fit (a regression, for nodes whose ranks have separate clocks)
 type Spec struct {
 	Name         string
 	FitPoints    int
@@ -545,8 +549,8 @@ func (s Spec) Validate() error {
 				err = fmt.Errorf("intercept=%q: want fit or skampi", s.Intercept)
 			}
 		case "intra":
-			if s.Intra != "shared" && s.Intra != "offset" && s.Intra != "fit" {
-				err = fmt.Errorf("intra=%q: want shared, offset or fit", s.Intra)
+			if s.Intra != "shared" && s.Intra != "asserted" && s.Intra != "offset" && s.Intra != "fit" {
+				err = fmt.Errorf("intra=%q: want shared, asserted, offset or fit", s.Intra)
 			}
 		case "budget":
 			if s.Budget != 0 && (!(s.Budget > 0) || s.Budget > time.Hour) {
@@ -645,7 +649,7 @@ func (s Spec) New() (*Algorithm, error) {
 	case "hca3o":
 		a.Topology, a.Learner = &TopDownTree{}, &OffsetOnly{Offset: skampi}
 	case "twolevel":
-		var intra Learner = &SharedClock{IdealLinks: s.Bias == "none"}
+		var intra Learner = &SharedClock{IdealLinks: s.Bias == "none", Asserted: s.Intra == "asserted"}
 		switch s.Intra {
 		case "offset":
 			intra = &OffsetOnly{Offset: skampi}

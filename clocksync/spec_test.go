@@ -59,7 +59,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"skampi:stop=-1", "stop=-1 must be a number ≥ 0"},
 		{"skampi:stop=x", `stop="x" is not a number`},
 		{"hca3:intercept=ols", `intercept="ols": want fit or skampi`},
-		{"twolevel:intra=tree", `intra="tree": want shared, offset or fit`},
+		{"twolevel:intra=tree", `intra="tree": want shared, asserted, offset or fit`},
 		{"netgauge:maxpingpongs=5", "maxpingpongs=5 must be at least pingpongs=100"},
 		{"jk:warmup=-1", "warmup=-1 must not be negative"},
 		{"hca:trim=-2", "trim=-2 must be a number ≥ 0"},

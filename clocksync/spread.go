@@ -34,7 +34,7 @@ import (
 //     is then fitted by least squares, refitted once without points beyond
 //     Trim robust standard deviations (default 3). With fewer than three
 //     points left (a machine too loaded to exchange undisturbed) the line
-//     is fitted through the fastest quarter of the points (of at least 16;
+//     is fitted through the fastest quarter of the points (of at least 12;
 //     with fewer, the offset only) and the bound is unknown (Bound.Why
 //     says so).
 //   - Every 16 fit points (after MinPoints) the client predicts the link's
@@ -217,18 +217,19 @@ func spreadFit(points []Sample, trim float64, filter, ideal bool) (lineFit, FitS
 	x := make([]float64, 0, len(points))
 	y := make([]float64, 0, len(points))
 	all := make([]float64, len(points))
+	var use []int // the index in points of each of x
 	for i, p := range points {
 		all[i] = p.Local
 		if p.RTT <= limit {
-			x, y = append(x, p.Local), append(y, p.Offset)
+			x, y, use = append(x, p.Local), append(y, p.Offset), append(use, i)
 		}
 	}
 	noBound := false
-	if len(x) < 3 && len(points) >= 16 {
+	if len(x) < 3 && len(points) >= 12 {
 		// Fewer than three undisturbed points (a machine too loaded to
 		// exchange undisturbed within the budget): no bound can be
 		// stated, but the drift can still be learned roughly from the
-		// fastest quarter of the points (of at least 16), which a trimmed
+		// fastest quarter of the points (of at least 12), which a trimmed
 		// fit keeps away from the worst; a clock offset only would leave the
 		// whole drift in place (100 ppm is 200 µs after 2 s).
 		k := max(3, len(points)/4)
@@ -238,9 +239,9 @@ func spreadFit(points []Sample, trim float64, filter, ideal bool) (lineFit, FitS
 		}
 		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(points[a].RTT, points[b].RTT) })
 		slices.Sort(idx[:k])
-		x, y = x[:0], y[:0]
+		x, y, use = x[:0], y[:0], use[:0]
 		for _, i := range idx[:k] {
-			x, y = append(x, points[i].Local), append(y, points[i].Offset)
+			x, y, use = append(x, points[i].Local), append(y, points[i].Offset), append(use, i)
 		}
 		noBound = true
 	}
@@ -248,7 +249,7 @@ func spreadFit(points []Sample, trim float64, filter, ideal bool) (lineFit, FitS
 	if noBound {
 		tr = max(trim, 3)
 	}
-	f, dropped := trimmedFit(x, y, tr)
+	f, dropped, kept := trimmedFit(x, y, tr)
 	if len(x) < 3 {
 		// Two points a few µs apart can give any slope: with fewer than
 		// three points learn the offset only; the bound is unknown. (The
@@ -260,6 +261,12 @@ func spreadFit(points []Sample, trim float64, filter, ideal bool) (lineFit, FitS
 		f = lineFit{Intercept: sum / float64(len(y)), N: len(y)}
 	}
 	st := f.stats(all, dropped+len(points)-len(x))
+	for j, i := range kept {
+		kept[j] = use[i]
+	}
+	// The worst-case bound holds whichever points were kept, also when
+	// too few were undisturbed for the statistical one.
+	st.Causal = keptCausal(points, kept, f.Slope, st.BoundAt)
 	if noBound {
 		st.SlopeSE, st.Bound = 0, unknown(WhyTooFewPoints)
 	}
@@ -336,9 +343,12 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 			}
 		}
 		elapsed := l.Now() - start
-		if !s.NoRTTFilter && best.RTT > 2*minRTT+100e-9 && retries < 20 && elapsed < budget {
+		if !s.NoRTTFilter && best.RTT > 2*minRTT+100e-9 && retries < 20 && elapsed < budget/2 {
 			// Disturbed (a rank was descheduled during every exchange
-			// of the burst): measure again at once.
+			// of the burst): measure again at once, in the first half of
+			// the budget only, so that a rank that loses its CPU on every
+			// exchange still gathers the points of a worst-case bound
+			// (causalBound) in the second half.
 			retries++
 			continue
 		}
@@ -384,6 +394,7 @@ func (s *Spread) learn(l *Link) (Model, FitStats, error) {
 	if !st.Bound.Unknown {
 		st.Bound.AtSync += st.ClockRead
 	}
+	st.Causal.AtSync += st.ClockRead // a reading is cut down to the resolution
 	st.BudgetExceeded = !met && !s.Target.IsZero()
 	return Model{Slope: f.Slope, Intercept: f.Intercept}, st, nil
 }

@@ -60,9 +60,11 @@ type Result struct {
 	CPUWait  *float64 `json:"cpu_wait_s,omitempty"`
 	CPUWaits int64    `json:"cpu_waits,omitempty"`
 	// Descheduled, on rank 0, is set when ranks lost their CPU for so much
-	// of the synchronization that its bound cannot be stated (see
-	// DeschedulingRule); Bound is then unknown with WhyDescheduled (or the
-	// reason it was unknown for already).
+	// of the synchronization that its statistical bound cannot be kept
+	// (DeschedulingRule); Bound is then the worst-case bound (CausalBound;
+	// Descheduled.Action ActionCausal), or, where none exists, unknown
+	// with WhyDescheduled (ActionWithheld). Every rank's Bound is then
+	// rank 0's.
 	Descheduled *Descheduling `json:"descheduled,omitempty"`
 	// PerRank has one record per rank, on rank 0 only.
 	PerRank []RankRecord `json:"per_rank,omitempty"`
@@ -83,6 +85,10 @@ type RankRecord struct {
 	// CPUWait and CPUWaits are Result's of this rank.
 	CPUWait  *float64 `json:"cpu_wait_s,omitempty"`
 	CPUWaits int64    `json:"cpu_waits,omitempty"`
+	// Causal is the worst-case bound of this rank's own link (the one it
+	// learned as a client: FitStats.Causal), from the end of the
+	// synchronization; zero on rank 0.
+	Causal Bound `json:"causal_bound"`
 }
 
 // Models returns every rank's merged model, indexed by rank (rank 0 only;
@@ -98,7 +104,7 @@ func (r *Result) Models() []Model {
 	return ms
 }
 
-const recordLen = 20
+const recordLen = 24
 
 // SyncOptions are per-call settings of Algorithm.SyncWith, which may differ
 // between ranks (an Algorithm itself is shared).
@@ -173,7 +179,8 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 		return nil, err
 	}
 	t0 := base.Now()
-	out, err := a.Topology.Sync(&Env{Comm: cc, Now: now, Learner: a.Learner, Sleep: o.Sleep, Source: base.Source()})
+	src, skews := counterOf(base)
+	out, err := a.Topology.Sync(&Env{Comm: cc, Now: now, Learner: a.Learner, Sleep: o.Sleep, Source: src, Skews: skews})
 	if err != nil {
 		return nil, fmt.Errorf("clocksync: %s: %w", a.Name, err)
 	}
@@ -207,6 +214,7 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 		Fit:             out.Fit,
 		Bound:           out.Bound.shift(base.Freq().Seconds(t1) - out.BoundAt),
 	}
+	causal := out.Fit.Causal.shift(base.Freq().Seconds(t1) - out.Fit.BoundAt)
 	if sp, ok := a.Learner.(*Spread); ok {
 		res.Target = sp.Target.String()
 	}
@@ -222,7 +230,8 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 	rec := []float64{merged.Slope, merged.Intercept, float64(out.Fit.Points), out.Fit.ResidualRMS,
 		out.Fit.InterceptShift, res.Duration, float64(res.MessagesSent), float64(res.CollectiveCalls),
 		res.Bound.AtSync, res.Bound.Slope, res.Bound.unknownCode(), out.Fit.SlopeSE, out.Fit.Span,
-		float64(out.Fit.Rejected), out.Fit.MinRTT, b2f(out.Fit.BudgetExceeded), out.Fit.ClockRead, intraCode(out.Fit.Intra), cpuWait, cpuWaits}
+		float64(out.Fit.Rejected), out.Fit.MinRTT, b2f(out.Fit.BudgetExceeded), out.Fit.ClockRead, intraCode(out.Fit.Intra), cpuWait, cpuWaits,
+		causal.AtSync, causal.Slope, causal.unknownCode(), out.Fit.IntraCheckMiss}
 	var all []float64
 	if c.Rank() == 0 {
 		all = make([]float64, recordLen*c.Size())
@@ -240,7 +249,9 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 				Rank:  r,
 				Model: Model{Slope: v[0], Intercept: v[1]},
 				FitStats: FitStats{Points: int(v[2]), ResidualRMS: v[3], InterceptShift: v[4],
-					SlopeSE: v[11], Span: v[12], Rejected: int(v[13]), MinRTT: v[14], BudgetExceeded: v[15] != 0, ClockRead: v[16], Intra: intraFrom(v[17])},
+					SlopeSE: v[11], Span: v[12], Rejected: int(v[13]), MinRTT: v[14], BudgetExceeded: v[15] != 0, ClockRead: v[16], Intra: intraFrom(v[17]),
+					IntraCheckMiss: v[23]},
+				Causal:          boundFrom(v[20], v[21], v[22]),
 				Bound:           rb,
 				Duration:        v[5],
 				MessagesSent:    int64(v[6]),
@@ -262,21 +273,47 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 			}
 		}
 		if d := DeschedulingRule(res.PerRank); d != nil {
-			// Recorded also when the bound is unknown already (too few
-			// undisturbed fit points); that reason then stays.
 			d.Withheld = res.Bound
 			res.Descheduled = d
-			if !res.Bound.Unknown {
-				res.Bound = unknown(WhyDescheduled)
-				for r := range res.PerRank {
-					if r != 0 {
-						res.PerRank[r].Bound = unknown(WhyDescheduled)
-					}
+			b := CausalBound(res.PerRank)
+			if b.Unknown {
+				d.Action = ActionWithheld
+				if !res.Bound.Unknown {
+					res.Bound = unknown(WhyDescheduled)
+				}
+			} else {
+				// The worst case, or the statistical bound where that is
+				// wider (the latter is then not tight either).
+				d.Action = ActionCausal
+				if !res.Bound.Unknown {
+					b.AtSync, b.Slope = max(b.AtSync, res.Bound.AtSync), max(b.Slope, res.Bound.Slope)
+				}
+				res.Bound = b
+			}
+			for r := range res.PerRank {
+				if r != 0 {
+					res.PerRank[r].Bound = res.Bound
 				}
 			}
 		}
 		if sp, ok := a.Learner.(*Spread); ok {
 			res.TargetMet = sp.Target.Met(res.Bound)
+		}
+	}
+	// Every rank states what rank 0 decided when ranks were descheduled
+	// (one Bcast, not counted in the cost): a region or a window on any
+	// rank then acts on the same bound.
+	dec := []float64{0, 0, 0, 0}
+	if c.Rank() == 0 && res.Descheduled != nil {
+		dec = []float64{1, res.Bound.AtSync, res.Bound.Slope, res.Bound.unknownCode()}
+	}
+	if err := mpi.Bcast(c, dec, 0); err != nil {
+		return nil, err
+	}
+	if c.Rank() != 0 && dec[0] == 1 {
+		res.Bound = boundFrom(dec[1], dec[2], dec[3])
+		if res.Bound.Unknown {
+			res.Bound.AtSync, res.Bound.Slope = 0, 0
 		}
 	}
 	return res, nil

@@ -19,10 +19,30 @@ type Env struct {
 	// Sleep pauses the calling rank (nil: a real rank keeps exchanging,
 	// see Link.Sleep); topologies hand it to their links.
 	Sleep func(time.Duration)
-	// Source is where Now's raw clock comes from (timing.Clock.Source);
-	// TwoLevel proves with it that the ranks of a node read one counter.
-	// The zero Source proves nothing.
+	// Source is the counter Now's raw clock reads (timing.Clock.Source of
+	// the clock under any Skews); TwoLevel proves with it that the ranks
+	// of a node read one counter. The zero Source proves nothing.
 	Source timing.Source
+	// Skews are the timing.Skewed layers between Source's counter and
+	// Now, innermost first (SyncWith unwraps them: a virtual cluster's
+	// node skew, clocksync.NodeSkew); ranks read one clock only when
+	// their layers are equal.
+	Skews []*timing.Skewed
+}
+
+// counterOf returns the counter clk reads under its timing.Skewed layers
+// (innermost first), for Env.
+func counterOf(clk timing.Clock) (timing.Source, []*timing.Skewed) {
+	var skews []*timing.Skewed
+	for {
+		s, ok := clk.(*timing.Skewed)
+		if !ok || s.Base == nil {
+			break
+		}
+		skews = append([]*timing.Skewed{s}, skews...)
+		clk = s.Base
+	}
+	return clk.Source(), skews
 }
 
 // Outcome is what a Topology found on the calling rank.
@@ -338,6 +358,9 @@ func (t *BottomUpTree) Sync(e *Env) (Outcome, error) {
 				return Outcome{}, err
 			}
 			st.InterceptShift, bnd, bndAt = ist.InterceptShift, ist.Bound, ist.BoundAt
+			// The re-measured intercept is not one link's: the links'
+			// worst cases no longer add up to this rank's (CausalBound).
+			st.Causal = unknown(WhyNoCausal)
 		}
 	}
 	return Outcome{Models: []Model{model}, Fit: st, Bound: bnd, BoundAt: bndAt}, nil
@@ -527,12 +550,13 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 	var firstSE, exact float64
 	var proven bool
 	if isShared {
-		if exact, proven, err = sharedCounter(node, e.Source); err != nil {
+		if exact, proven, err = sharedCounter(node, e.Source, e.Skews); err != nil {
 			return Outcome{}, err
 		}
 		// A proven counter needs only the check after the leaders'
-		// synchronization; an unproven one is measured twice.
-		if !proven {
+		// synchronization, an asserted one only the offset then; an
+		// unproven one is measured twice.
+		if !proven && !shared.Asserted {
 			if first, _, firstSE, err = shared.sharedOffsets(nodeEnv); err != nil {
 				return Outcome{}, err
 			}
@@ -603,24 +627,26 @@ func (t *TwoLevel) Sync(e *Env) (out Outcome, err error) {
 }
 
 // checkShared decides, on every rank of node, how the rank follows its
-// leader's clock, from an offset measured now and either, where
-// sharedCounter proved that the node's ranks read one counter (proven is
-// the same on every rank of node), the exact offset, or else the offset
-// measured before the leaders' synchronization (first, with the standard
-// error firstSE of its mean; zero on the leader):
+// leader's clock. Facts decide first, and no timing undoes them:
 //
-//   - proven, and the offset measured now agrees with the exact one within
-//     its bound (provenExchanges exchanges): the exact offset, bound one
-//     tick (IntraCounter); a proof the measurement contradicts is not
-//     believed, and the node's ranks are synchronized (the last case);
-//   - not proven, if the two offsets agree within the sum of their bounds and
-//     the drift the check could not see — |o2 − o1| plus BoundZ standard
-//     errors of the difference (and, unless IdealLinks, SlopeWanderTerm),
-//     over the time between the two — leaves the target within reach
-//     (tooLoose): the second offset, with that drift as the bound's slope
-//     (IntraShared). That time is the leaders' synchronization: seconds
-//     across nodes, microseconds on a single node, where a clock that is
-//     not provably one counter is therefore synchronized;
+//   - where sharedCounter proved that the node's ranks read one counter
+//     (proven is the same on every rank of node): the exact offset, bound
+//     one tick (IntraCounter). An offset measured now (provenExchanges
+//     exchanges) that disagrees with it beyond its bound is recorded
+//     (FitStats.IntraCheckMiss) and changes nothing: on a loaded node the
+//     exchanges wait for a CPU, the counter does not change;
+//   - where the user asserted it (SharedClock.Asserted): the offset
+//     measured now, slope 0 (IntraAsserted).
+//
+// Otherwise from an offset measured now and the one measured before the
+// leaders' synchronization (first, with the standard error firstSE of its
+// mean; zero on the leader):
+//
+//   - if the two offsets agree within the sum of their bounds and the drift
+//     the check could not see — |o2 − o1| plus BoundZ standard errors of the
+//     difference (and, unless IdealLinks, SlopeWanderTerm), over the time
+//     between the two — leaves the target within reach (tooLoose): the
+//     second offset, with that drift as the bound's slope (IntraShared);
 //   - else, on any rank of the node (one Allreduce decides), the node's
 //     ranks learn their drift against the leader's raw clock with the
 //     Env's learner, linearly (IntraNotShared).
@@ -637,23 +663,36 @@ func (t *TwoLevel) checkShared(e *Env, node mpi.Comm, s *SharedClock, first Samp
 	if err != nil {
 		return Outcome{}, err
 	}
+	if proven || s.Asserted {
+		if node.Rank() == 0 {
+			return Outcome{Models: []Model{Identity}}, nil
+		}
+		if proven {
+			if d := second.Offset - exact; !(math.Abs(d) <= second.Bound) {
+				st2.IntraCheckMiss = d
+			}
+			st2.Intra = IntraCounter
+			st2.Bound = Bound{AtSync: 1 / e.Source.Hz}
+			st2.Causal = st2.Bound
+			return Outcome{Models: []Model{{Intercept: exact}}, Fit: st2, Bound: st2.Bound, BoundAt: st2.BoundAt}, nil
+		}
+		st2.Intra = IntraAsserted
+		return Outcome{Models: []Model{{Intercept: second.Offset}}, Fit: st2, Bound: st2.Bound, BoundAt: st2.BoundAt}, nil
+	}
 	// The drift the two-point check cannot see, as a slope bound.
 	slope := math.Inf(1)
-	if gap := second.Local - first.Local; !proven && gap > 0 {
+	if gap := second.Local - first.Local; gap > 0 {
 		d := math.Abs(second.Offset-first.Offset) + BoundZ*math.Hypot(firstSE, se2)
 		if !s.IdealLinks {
 			d += SlopeWanderTerm(st2.MinRTT)
 		}
 		slope = d / gap
 	}
-	status := 0.0 // 0 counter proven and checked, 1 offsets agree, 2 moved
+	status := 0.0 // 0 leader, 1 offsets agree, 2 moved
 	if node.Rank() != 0 {
-		switch {
-		case proven && math.Abs(second.Offset-exact) <= second.Bound:
-		case !proven && math.Abs(second.Offset-first.Offset) <= first.Bound+second.Bound && !tooLoose(e.Learner, slope):
+		status = 2
+		if math.Abs(second.Offset-first.Offset) <= first.Bound+second.Bound && !tooLoose(e.Learner, slope) {
 			status = 1
-		default:
-			status = 2
 		}
 	}
 	worst := []float64{0}
@@ -664,15 +703,10 @@ func (t *TwoLevel) checkShared(e *Env, node mpi.Comm, s *SharedClock, first Samp
 		if node.Rank() == 0 {
 			return Outcome{Models: []Model{Identity}}, nil
 		}
-		if status == 0 {
-			st2.Intra = IntraCounter
-			st2.Bound = Bound{AtSync: 1 / e.Source.Hz}
-			return Outcome{Models: []Model{{Intercept: exact}}, Fit: st2, Bound: st2.Bound, BoundAt: st2.BoundAt}, nil
-		}
 		st2.Intra = IntraShared
-		st2.Bound.Slope = slope
+		st2.Bound.Slope, st2.Causal.Slope = slope, slope
 		if math.IsInf(slope, 0) {
-			st2.Bound = unknown(WhyTooFewPoints)
+			st2.Bound, st2.Causal = unknown(WhyTooFewPoints), unknown(WhyTooFewPoints)
 		}
 		return Outcome{Models: []Model{{Intercept: second.Offset}}, Fit: st2, Bound: st2.Bound, BoundAt: st2.BoundAt}, nil
 	}
@@ -700,18 +734,27 @@ func tooLoose(L Learner, slope float64) bool {
 }
 
 // sharedCounter reports, collectively on node, whether every rank's raw
-// clock is the same counter read the same way: one running kernel (BootID),
-// the same clock source kind (CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, or the
-// TSC read the same way) and the same frequency (a TSC calibrated per
-// process is not: fix it, --tsc-hz). If so, exact is the calling rank's
-// offset to node rank 0's clock, seconds (client − reference): the
-// difference of their epochs on the counter, the monotonic clocks' taken
-// out of their time namespaces (whose monotonic offset applies to both,
-// time_namespaces(7)). Other sources (MPI_Wtime, a skewed or simulated
-// clock) prove nothing.
-func sharedCounter(node mpi.Comm, src timing.Source) (exact float64, proven bool, err error) {
+// clock is the same counter read the same way, from facts alone and no
+// timing: one running kernel (BootID), the same clock source kind
+// (CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, or the TSC read the same way),
+// the same frequency (a TSC calibrated per process is not: fix it,
+// --tsc-hz) and the same timing.Skewed layers on top (skews, innermost
+// first: a virtual cluster's node skew). Time namespaces need not agree:
+// each rank's monotonic epoch is taken out of its own (the namespace's
+// monotonic offset applies to CLOCK_MONOTONIC and CLOCK_MONOTONIC_RAW
+// alike, time_namespaces(7)). If so, exact is the calling rank's offset to
+// node rank 0's clock, seconds (client − reference): the difference of
+// their epochs on the counter, scaled by the skews' rates. Other sources
+// (MPI_Wtime, a simulated clock) prove nothing.
+func sharedCounter(node mpi.Comm, src timing.Source, skews []*timing.Skewed) (exact float64, proven bool, err error) {
 	mono := src.Kind == timing.SourceMonotonic || src.Kind == timing.SourceMonotonicRaw
 	ok := src.Hz > 0 && (mono || src.Kind == timing.SourceTSC || src.Kind == timing.SourceTSCFenced)
+	scale := 1.0 // what the skews multiply a difference of counter readings by
+	layers := ""
+	for _, s := range skews {
+		scale *= 1 + s.DriftPPM*1e-6
+		layers += fmt.Sprintf("/%d%+g", s.Offset, s.DriftPPM)
+	}
 	epoch := src.Epoch
 	h := readHostFacts()
 	if mono {
@@ -725,7 +768,7 @@ func sharedCounter(node mpi.Comm, src timing.Source) (exact float64, proven bool
 	}
 	key := "-"
 	if ok {
-		key = fmt.Sprintf("%s/%d/%g", h.bootID, src.Kind, src.Hz)
+		key = fmt.Sprintf("%s/%d/%g%s", h.bootID, src.Kind, src.Hz, layers)
 	}
 	// One allreduce (symmetric traffic, O(1) memory per rank) of the key's
 	// hash and its negation (equal on every rank when the largest equals
@@ -745,8 +788,9 @@ func sharedCounter(node mpi.Comm, src timing.Source) (exact float64, proven bool
 	}
 	ref := int64(all[2])<<32 | int64(all[3])
 	// local = (counter − epoch)/Hz on each rank, so client − reference is
-	// (epoch_reference − epoch_client)/Hz.
-	return float64(ref-epoch) / src.Hz, true, nil
+	// (epoch_reference − epoch_client)/Hz, times what equal skews make of
+	// it (their offsets cancel).
+	return float64(ref-epoch) / src.Hz * scale, true, nil
 }
 
 // hostFact is what sharedCounter and Harness.ShareHostClock need of the

@@ -278,14 +278,17 @@ func (c claims) Source() timing.Source {
 	return timing.Source{Kind: k, Epoch: c.epoch, Hz: c.Freq().Hz()}
 }
 
-// Two-level's check of the shared clock (intra=shared), against ground
+// Two-level's decision of the shared clock (intra=shared), against ground
 // truth: ranks of a node that share a clock and say so with equal epochs
-// take the exact offset (IntraCounter); a claimed shared counter whose
-// epochs do not match what the ranks measure is not believed, and the
-// node's ranks are synchronized (IntraNotShared); a node whose
-// ranks have clocks of their own is found out when the leaders'
-// synchronization leaves time between the two measurements
-// (IntraNotShared). In every case the stated bound covers the true error.
+// take the exact offset (IntraCounter); the facts decide, so a claimed
+// shared counter whose epochs do not match what the ranks measure is still
+// taken as one counter (a measurement cannot undo facts: under load it
+// disagrees with them), and the disagreement is recorded on every rank
+// (IntraCheckMiss); a node whose ranks have clocks of their own, and no
+// facts, is found out when the leaders' synchronization leaves time
+// between the two measurements (IntraNotShared); a node whose user
+// asserts one clock takes its measured offset (IntraAsserted). Where the
+// facts are true, the stated bound covers the true error.
 func TestTwoLevelSharedClockCheck(t *testing.T) {
 	for _, c := range []struct {
 		name       string
@@ -296,15 +299,21 @@ func TestTwoLevelSharedClockCheck(t *testing.T) {
 	}{
 		{"shared, proven", true, func(int) int64 { return 0 }, clocksync.IntraCounter, false},
 		{"shared raw, proven", true, func(int) int64 { return 0 }, clocksync.IntraCounter, true},
-		{"shared, false epochs", true, func(r int) int64 { return int64(r) * 5000 }, clocksync.IntraNotShared, false},
+		{"shared, false epochs", true, func(r int) int64 { return int64(r) * 5000 }, clocksync.IntraCounter, false},
 		{"shared, no claim", true, nil, clocksync.IntraShared, false},
+		{"shared, asserted", true, nil, clocksync.IntraAsserted, false},
 		{"separate clocks", false, nil, clocksync.IntraNotShared, false},
 	} {
+		falseFacts := c.name == "shared, false epochs"
 		if _, err := clocksync.BootID(); err != nil && c.want == clocksync.IntraCounter {
 			t.Logf("%s: skipped, no boot id to prove one kernel: %v", c.name, err)
 			continue
 		}
-		sp, err := clocksync.ParseSpec("twolevel:bias=none")
+		spec := "twolevel:bias=none"
+		if c.want == clocksync.IntraAsserted {
+			spec += ",intra=asserted"
+		}
+		sp, err := clocksync.ParseSpec(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -345,11 +354,69 @@ func TestTwoLevelSharedClockCheck(t *testing.T) {
 			if pr.Rank%4 != 0 && pr.Intra != c.want {
 				t.Errorf("%s: rank %d: intra %q, want %q", c.name, pr.Rank, pr.Intra, c.want)
 			}
+			if miss := pr.IntraCheckMiss != 0; pr.Rank%4 != 0 && miss != falseFacts {
+				t.Errorf("%s: rank %d: check miss %g s recorded, want one: %v", c.name, pr.Rank, pr.IntraCheckMiss, falseFacts)
+			}
+		}
+		if falseFacts {
+			continue // the facts lied: no bound can see it
 		}
 		for _, ck := range checks {
 			if *ck.TrueMaxAbs > res.Bound.At(ck.After.Seconds()) {
 				t.Errorf("%s: after %v true max |error| %.3g µs beyond the stated bound %v", c.name, ck.After.Seconds(), *ck.TrueMaxAbs*1e6, res.Bound)
 			}
+		}
+	}
+}
+
+// The facts include a clock's skews: ranks of a node that read one counter
+// through equal timing.Skewed layers (a virtual cluster's node skew) share
+// it (IntraCounter); a rank whose own skew differs does not, and its node
+// falls back to measuring.
+func TestTwoLevelSharedSkewedCounter(t *testing.T) {
+	if _, err := clocksync.BootID(); err != nil {
+		t.Skipf("no boot id to prove one kernel: %v", err)
+	}
+	for _, c := range []struct {
+		name     string
+		rankPPM  float64 // rank 1's skew on top of its node's
+		wantRank string
+	}{
+		{"equal skews", 0, clocksync.IntraCounter},
+		{"rank 1 skewed", 30, clocksync.IntraNotShared},
+	} {
+		sp, err := clocksync.ParseSpec("twolevel:bias=none")
+		if err != nil {
+			t.Fatal(err)
+		}
+		alg, err := sp.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := mpitest.New(mpitest.Config{Ranks: 4, Seed: 3, RanksPerNode: 2, NodeClocks: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res *clocksync.Result
+		err = w.Run(func(r *mpitest.Rank) error {
+			var clk timing.Clock = &timing.Skewed{Base: claims{Clock: r.Clock()}, DriftPPM: 20}
+			if r.ID() == 1 && c.rankPPM != 0 {
+				clk = &timing.Skewed{Base: clk, DriftPPM: c.rankPPM}
+			}
+			rr, err := alg.SyncWith(r.Comm(), clocksync.NewGlobalClock(clk), clocksync.SyncOptions{Sleep: r.Sleep})
+			if r.ID() == 0 {
+				res = rr
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.PerRank[1].Intra; got != c.wantRank && !(c.wantRank == clocksync.IntraNotShared && got == clocksync.IntraShared) {
+			t.Errorf("%s: rank 1: intra %q, want %q", c.name, got, c.wantRank)
+		}
+		if got := res.PerRank[3].Intra; got != clocksync.IntraCounter {
+			t.Errorf("%s: rank 3: intra %q, want %q", c.name, got, clocksync.IntraCounter)
 		}
 	}
 }

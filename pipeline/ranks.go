@@ -13,6 +13,7 @@ import (
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -147,6 +148,15 @@ type resyncOptions struct {
 	// Record, when not nil, receives every result on every rank, with the
 	// reason of the synchronization.
 	Record func(ex *engine.Experiment, res *clocksync.Result, reason string)
+	// Every is Options.ResyncEvery: a synchronization is considered before
+	// an experiment only when this much time has passed since the last
+	// (0: before every experiment).
+	Every time.Duration
+	// NoBound is what a windowed experiment does when the synchronization
+	// in force stated no bound (applyNoBound); Fallback, when not nil,
+	// receives every fallback on every rank.
+	NoBound  NoBound
+	Fallback func(fb *rawdata.ProcSyncFallback)
 }
 
 // newResync returns an engine.Engine.Resync that synchronizes g's clocks
@@ -155,8 +165,11 @@ type resyncOptions struct {
 // target is re-synchronized only when a clocksync.Resyncer says so (its
 // predicted bound at the experiment's expected end would exceed the
 // target), or when the previous experiment used another spec; a fixed-count
-// spec whenever the engine calls (before every experiment, or after
-// Engine.ResyncEvery). It fails on a malformed opt.Accuracy.
+// spec whenever it is considered (before every experiment, or after
+// opt.Every). After each synchronization the ranks agree (one Bcast)
+// whether it stated a bound; while it did not, every windowed experiment
+// falls back or is refused as opt.NoBound says (applyNoBound). It fails on
+// a malformed opt.Accuracy.
 func newResync(c mpi.Comm, g *clocksync.GlobalClock, opt resyncOptions) (func(ex *engine.Experiment) error, error) {
 	if a := strings.TrimSpace(opt.Accuracy); a != "" && !strings.EqualFold(a, "auto") && !strings.EqualFold(a, "none") {
 		if _, err := clocksync.ParseAccuracy(a); err != nil {
@@ -167,10 +180,26 @@ func newResync(c mpi.Comm, g *clocksync.GlobalClock, opt resyncOptions) (func(ex
 	algs := map[string]*clocksync.Algorithm{}
 	targets := map[string]clocksync.Accuracy{}
 	last := ""
-	return func(ex *engine.Experiment) error {
+	noBound := "" // why the synchronization in force stated no bound; "" when it stated one
+	var lastSync time.Time
+	var syncIfDue func(ex *engine.Experiment) error
+	resync := func(ex *engine.Experiment) error {
 		if ex.ClockSync == "none" || ex.ClockSync == "" {
 			return nil
 		}
+		if lastSync.IsZero() || time.Since(lastSync) >= opt.Every {
+			if err := syncIfDue(ex); err != nil {
+				return err
+			}
+			lastSync = time.Now()
+		}
+		fb, err := applyNoBound(ex, noBound, opt.NoBound)
+		if fb != nil && opt.Fallback != nil {
+			opt.Fallback(fb)
+		}
+		return err
+	}
+	syncIfDue = func(ex *engine.Experiment) error {
 		a, ok := algs[ex.ClockSync]
 		if !ok {
 			s, err := clocksync.ParseSpec(ex.ClockSync, clocksync.DefaultTarget(opt.Default), clocksync.TargetText(opt.Accuracy))
@@ -198,13 +227,32 @@ func newResync(c mpi.Comm, g *clocksync.GlobalClock, opt resyncOptions) (func(ex
 		if err != nil {
 			return err
 		}
+		// Rank 0's bound is unknown when any rank's is: every rank
+		// takes its word, so that all run the same process sync.
+		// An offset-only algorithm never states one; whoever chose it
+		// for windows chose that.
+		flag := []float64{0}
+		if c.Rank() == 0 && res.Bound.Unknown && res.Bound.Why != clocksync.WhyOffsetOnly {
+			flag[0] = 1
+		}
+		if err := mpi.Bcast(c, flag, 0); err != nil {
+			return err
+		}
+		noBound = ""
+		if flag[0] == 1 {
+			noBound = "unknown on some rank"
+			if res.Bound.Why != "" {
+				noBound = res.Bound.Why
+			}
+		}
 		resyncer.Synced(res)
 		last = ex.ClockSync
 		if opt.Record != nil {
 			opt.Record(ex, res, reason)
 		}
 		return nil
-	}, nil
+	}
+	return resync, nil
 }
 
 // clockAccuracy derives the clock accuracy target of a run from its

@@ -122,8 +122,14 @@ type Options struct {
 	// ResyncEvery re-synchronizes the clocks before an experiment when this
 	// much time has passed since the last synchronization (0: before every
 	// experiment; an accuracy target's predicted bound decides among
-	// those), engine.Engine.ResyncEvery.
+	// those), as engine.Engine.ResyncEvery would (Run decides it itself,
+	// so that the no-bound policy acts on every experiment).
 	ResyncEvery time.Duration
+	// NoBound is what an experiment under a windowed process
+	// synchronization does when the clock synchronization before it
+	// stated no error bound: fall back to the dissemination barrier (the
+	// default, recorded in the sidecar) or refuse (NoBound).
+	NoBound NoBound
 	// NoiseProbe is, on rank 0, empty or the output of "reprobench noise
 	// --json" (NoiseProbe), whose periodic sources seed the noise guard of
 	// the experiments that use it (newNoiseGuard).
@@ -290,13 +296,24 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*
 			opt.Note(msg)
 		}
 	}
-	eng := &engine.Engine{Comm: c, Clock: clk, PerRank: opt.PerRank, ResyncEvery: opt.ResyncEvery}
+	// The resync (newResync) decides itself when a synchronization is
+	// due (opt.ResyncEvery), as it must act on every experiment.
+	eng := &engine.Engine{Comm: c, Clock: clk, PerRank: opt.PerRank}
 	if needsSync(exps) {
 		meta.ClockAccuracy, meta.ClockAccuracySource = accuracyNote(opt.ClockAccuracy, target, targetWhy)
 		note(fmt.Sprintf("clock accuracy target %s (%s)", meta.ClockAccuracy, meta.ClockAccuracySource))
 		g := clocksync.NewGlobalClock(clk)
 		eng.Global = g
-		if eng.Resync, err = newResync(c, g, resyncOptions{Accuracy: opt.ClockAccuracy, Default: target,
+		if eng.Resync, err = newResync(c, g, resyncOptions{Accuracy: opt.ClockAccuracy, Default: target, Every: opt.ResyncEvery,
+			NoBound: opt.NoBound,
+			Fallback: func(fb *rawdata.ProcSyncFallback) {
+				if me != 0 {
+					return
+				}
+				meta.ProcSyncFallbacks = append(meta.ProcSyncFallbacks, *fb)
+				note(fmt.Sprintf("WARNING: experiment %d ran with %s (%s completion time) instead of %s: %s (--no-bound fallback)",
+					fb.Exp, fb.Ran, fb.RanRuntime, fb.Declared, fb.Why))
+			},
 			Record: func(ex *engine.Experiment, res *clocksync.Result, reason string) {
 				if me != 0 {
 					return
@@ -306,8 +323,10 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*
 					rec = res.Compact(SyncRecordRanks)
 				}
 				meta.ClockSyncs = append(meta.ClockSyncs, rawdata.ClockSync{BeforeExp: ex.Exp, Result: rawdata.MarshalRecord(rec), Reason: reason})
-				if res.Descheduled != nil {
+				if res.Descheduled != nil && res.Bound.Unknown {
 					note(fmt.Sprintf("WARNING: no clock bound stated before experiment %d: %v (%s)", ex.Exp, res.Descheduled, clocksync.WhyDescheduled))
+				} else if res.Descheduled != nil {
+					note(fmt.Sprintf("WARNING: ranks descheduled during the clock synchronization before experiment %d: the bound stated is the worst case, %v (%v)", ex.Exp, res.Bound, res.Descheduled))
 				} else if res.Target != "" && !res.TargetMet {
 					note(fmt.Sprintf("WARNING: clock accuracy target %s not met before experiment %d (bound %v; %d rank(s) out of time)", res.Target, ex.Exp, res.Bound, res.BudgetExceeded))
 				}

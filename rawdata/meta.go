@@ -30,7 +30,12 @@ type Metadata struct {
 	TSC           json.RawMessage `json:"tsc,omitempty"`
 	ClockSyncSpec string          `json:"clock_sync"`
 	ClockSyncs    []ClockSync     `json:"clock_syncs,omitempty"`
-	MPILibrary    string          `json:"mpi_library_version"`
+	// ProcSyncFallbacks lists the experiments that did not run with their
+	// declared process synchronization because the clock synchronization
+	// before them stated no error bound (a windowed method needs one), and
+	// what ran instead; their rows carry the declared factors.
+	ProcSyncFallbacks []ProcSyncFallback `json:"proc_sync_fallbacks,omitempty"`
+	MPILibrary        string             `json:"mpi_library_version"`
 	// MPIThread is the thread level the binding uses, by its short name
 	// (single, funneled, serialized, multiple: mpi.ThreadLevel.String).
 	MPIThread string `json:"mpi_thread_level"`
@@ -97,6 +102,18 @@ type WindowBaseline struct {
 
 // Simulated reports whether the sidecar describes simulated data.
 func (m *Metadata) Simulated() bool { return len(m.Simulation) > 0 }
+
+// ProcSyncFallback is one experiment that fell back from a windowed
+// process synchronization: the declared method and completion time, the
+// ones that ran, and why.
+type ProcSyncFallback struct {
+	Exp             int    `json:"exp"`
+	Declared        string `json:"declared_proc_sync"`
+	DeclaredRuntime string `json:"declared_runtime_type"`
+	Ran             string `json:"proc_sync"`
+	RanRuntime      string `json:"runtime_type"`
+	Why             string `json:"why"`
+}
 
 // ClockSync is one clock synchronization: before which experiment, and its
 // clocksync.Result.

@@ -55,6 +55,11 @@ type Record struct {
 	// CloseS is how long Close took on rank 0 (its clock), seconds,
 	// synchronization included.
 	CloseS float64 `json:"close_s"`
+	// NoBound, when set, says which ranks stated no bound on their global
+	// clock although the clocks were synchronized, and that the global
+	// columns were therefore left out (NaN): runtime_s, on each rank's own
+	// clock, stands (Options.RefuseNoBound).
+	NoBound string `json:"no_bound,omitempty"`
 }
 
 // RankLog is one rank's part of the Record.
@@ -193,6 +198,21 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 		res.Record.PerRank = append(res.Record.PerRank, tabs[i].Log)
 	}
 	res.Rows = buildRows(tabs, allRecs)
+	if synced != "none" {
+		var unbounded []int
+		for _, l := range res.Record.PerRank {
+			if l.BoundS == nil {
+				unbounded = append(unbounded, l.Rank)
+			}
+		}
+		if len(unbounded) > 0 {
+			if r.opt.RefuseNoBound {
+				return nil, fmt.Errorf("region: ranks %v state no bound on their global clock (their clock synchronizations stated none), and Options.RefuseNoBound is set", unbounded)
+			}
+			res.Record.NoBound = fmt.Sprintf("ranks %v state no bound on their global clock (their clock synchronizations stated none): global_runtime_s, entry_spread_s and the global times are left out (NaN); runtime_s, each rank on its own clock, stands", unbounded)
+			dropGlobal(res.Rows)
+		}
+	}
 	res.Record.CloseS = r.clk.Freq().Seconds(r.clk.Now() - t0)
 	if out.Dir == "" {
 		return res, nil
@@ -459,4 +479,16 @@ func (row Row) String() string {
 	fmt.Fprintf(&b, " rep=%d iter=%d runtime=%.3fµs global=%.3fµs spread=%.3fµs ranks=%d",
 		row.Rep, row.Iter, row.RuntimeS*1e6, row.GlobalRuntimeS*1e6, row.EntrySpreadS*1e6, row.Nranks)
 	return b.String()
+}
+
+// dropGlobal sets every global value of rows to NaN, as for a recording
+// whose clocks were not synchronized.
+func dropGlobal(rows []Row) {
+	for i := range rows {
+		r := &rows[i]
+		r.GlobalRuntimeS, r.EntrySpreadS, r.StartS = math.NaN(), math.NaN(), math.NaN()
+		for k := range r.PerRank {
+			r.PerRank[k].GlobalStartS, r.PerRank[k].GlobalEndS = math.NaN(), math.NaN()
+		}
+	}
 }

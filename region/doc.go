@@ -81,4 +81,10 @@
 // choice and the bound are recorded per rank (RankLog). Rank 0, the
 // reference, has bound 0. Without synchronization the global columns are
 // NaN and only runtime_s is meaningful.
+//
+// A rank whose synchronizations stated no bound (ranks descheduled with no
+// worst case to state, clocksync.Result.Descheduled) has no stated error
+// on its global clock: Close then leaves the global columns out (NaN) as
+// for an unsynchronized recording and says so (Record.NoBound), or, with
+// Options.RefuseNoBound, fails on rank 0.
 package region

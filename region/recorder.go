@@ -55,6 +55,13 @@ type Options struct {
 	// come from the start's model alone, and the stated bound grows with
 	// the time since it (see the package doc).
 	NoEndSync bool
+	// RefuseNoBound makes Close fail on rank 0, writing nothing, when the
+	// clocks were synchronized but some rank states no bound on its global
+	// clock (its synchronizations stated none: ranks descheduled with no
+	// worst case, too few undisturbed fit points). By default Close then
+	// falls back to the local completion time: the global columns are
+	// left out (NaN) and Record.NoBound says why.
+	RefuseNoBound bool
 }
 
 // record is one region occurrence on one rank. start and end are ticks of

@@ -57,7 +57,9 @@ type clockcheckReport struct {
 	TargetMet      bool   `json:"target_met"`
 	BudgetExceeded int    `json:"budget_exceeded_ranks,omitempty"`
 	// Descheduled is set when ranks waited for a CPU during so much of
-	// the sync that no bound is stated (clocksync.DeschedulingRule).
+	// the sync that its statistical bound is not kept
+	// (clocksync.DeschedulingRule): Bound is then the worst case, or
+	// unknown (Descheduled.Action).
 	Descheduled *clocksync.Descheduling `json:"descheduled,omitempty"`
 	Checks      []clockcheckCheck       `json:"checks"`
 	// PerRank is printed with --per-rank: each rank's model and fit.
@@ -211,8 +213,10 @@ func runClockcheck(stdout, stderr io.Writer, args []string) error {
 	if err != nil || rep == nil { // rep is nil on ranks other than 0
 		return err
 	}
-	if rep.Descheduled != nil {
+	if rep.Descheduled != nil && rep.Bound.Unknown {
 		fmt.Fprintf(stderr, "reprobench clockcheck: WARNING: no bound stated (ranks descheduled): %v; the synchronization's error is unknown\n", rep.Descheduled)
+	} else if rep.Descheduled != nil {
+		fmt.Fprintf(stderr, "reprobench clockcheck: WARNING: ranks descheduled: %v; the bound stated is the worst case, %v\n", rep.Descheduled, rep.Bound)
 	} else if rep.Target != "" && !rep.TargetMet {
 		fmt.Fprintf(stderr, "reprobench clockcheck: WARNING: accuracy target %s not met: %d rank(s) ran out of the time budget (predicted bound %v)\n",
 			rep.Target, rep.BudgetExceeded, rep.Bound)
@@ -552,6 +556,10 @@ func writeClockcheckText(w io.Writer, r *clockcheckReport) error {
 		if r.Descheduled != nil {
 			fmt.Fprintf(w, "           %v\n", r.Descheduled)
 		}
+	} else if r.Descheduled != nil {
+		fmt.Fprintf(w, "bound      worst case |error| ≤ %s + %.3g ppm × time since sync (causality intervals; ranks descheduled)\n",
+			fmtSeconds(r.Bound.AtSync), r.Bound.Slope*1e6)
+		fmt.Fprintf(w, "           %v\n", r.Descheduled)
 	} else {
 		fmt.Fprintf(w, "bound      predicted |error| ≤ %s + %.3g ppm × time since sync (%d standard errors)\n",
 			fmtSeconds(r.Bound.AtSync), r.Bound.Slope*1e6, clocksync.BoundZ)
@@ -560,7 +568,7 @@ func writeClockcheckText(w io.Writer, r *clockcheckReport) error {
 		if r.TargetMet {
 			fmt.Fprintf(w, "target     %s: met (%s)\n", r.Target, r.TargetSource)
 		} else if r.Descheduled != nil {
-			fmt.Fprintf(w, "target     %s: not met — no bound is stated (%s)\n", r.Target, r.TargetSource)
+			fmt.Fprintf(w, "target     %s: not met — ranks were descheduled (%s)\n", r.Target, r.TargetSource)
 		} else {
 			fmt.Fprintf(w, "target     %s: NOT MET — %d rank(s) ran out of the time budget; the bound above is what was reached (%s)\n", r.Target, r.BudgetExceeded, r.TargetSource)
 		}

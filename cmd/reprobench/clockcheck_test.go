@@ -201,22 +201,26 @@ func TestClockcheckAccuracyTarget(t *testing.T) {
 }
 
 // A simulated rank 1 that yields its CPU on every wait (--deschedule-prob
-// 1) delays one direction of every exchange: clockcheck states no bound,
-// says why in its text and on stderr, and records the withheld bound and
-// the waits in the JSON. Without the descheduling (the same seed) it
-// states one.
+// 1) delays one direction of every exchange: clockcheck does not state its
+// statistical bound but the worst case, says why in its text and on
+// stderr, records the statistical bound and the waits in the JSON, and the
+// worst case covers the true error. Without the descheduling (the same
+// seed) it states the statistical one.
 func TestClockcheckSimDescheduled(t *testing.T) {
 	var out, errb bytes.Buffer
-	args := []string{"clockcheck", "--sim", "--ranks", "2", "--alg", "hca3", "--after", "0"}
+	args := []string{"clockcheck", "--sim", "--ranks", "2", "--alg", "hca3", "--after", "0,2s"}
 	if err := run(&out, &errb, append(args, "--deschedule-prob", "1")); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
-	for _, want := range []string{"bound      unknown: ranks were descheduled", "rank 1 waited for a CPU during", "bound withheld: ±", "no bound is stated"} {
+	for _, want := range []string{"bound      worst case |error| ≤", "rank 1 waited for a CPU during", "statistical bound ±", clocksync.ActionCausal, "ranks were descheduled"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, out.String())
 		}
 	}
-	if !strings.Contains(errb.String(), "WARNING: no bound stated (ranks descheduled)") {
+	if strings.Contains(out.String(), "EXCEEDED") {
+		t.Errorf("the worst case did not cover the true error:\n%s", out.String())
+	}
+	if !strings.Contains(errb.String(), "WARNING: ranks descheduled") {
 		t.Errorf("stderr: %s", errb.String())
 	}
 	out.Reset()
@@ -225,12 +229,12 @@ func TestClockcheckSimDescheduled(t *testing.T) {
 	}
 	var rep struct {
 		Bound struct {
-			Unknown bool   `json:"bound_unknown"`
-			Why     string `json:"bound_unknown_why"`
+			Unknown bool `json:"bound_unknown"`
 		} `json:"bound"`
 		Descheduled *struct {
 			Rank     int     `json:"rank"`
 			Share    float64 `json:"cpu_wait_share"`
+			Action   string  `json:"action"`
 			Withheld struct {
 				AtSync float64 `json:"bound_at_sync_s"`
 			} `json:"withheld_bound"`
@@ -238,14 +242,22 @@ func TestClockcheckSimDescheduled(t *testing.T) {
 		PerRank []struct {
 			CPUWait *float64 `json:"cpu_wait_s"`
 		} `json:"per_rank"`
+		Checks []struct {
+			Covered *bool `json:"within_bound"`
+		} `json:"checks"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Bound.Unknown || rep.Bound.Why != clocksync.WhyDescheduled || rep.Descheduled == nil || rep.Descheduled.Rank != 1 ||
+	if rep.Bound.Unknown || rep.Descheduled == nil || rep.Descheduled.Rank != 1 || rep.Descheduled.Action != clocksync.ActionCausal ||
 		!(rep.Descheduled.Share > 0.5) || !(rep.Descheduled.Withheld.AtSync > 0) || len(rep.PerRank) != 2 ||
 		rep.PerRank[1].CPUWait == nil || !(*rep.PerRank[1].CPUWait > 0) {
 		t.Errorf("JSON %s", out.String())
+	}
+	for i, ck := range rep.Checks {
+		if ck.Covered == nil || !*ck.Covered {
+			t.Errorf("check %d: the worst case did not cover the true error (covered %v)", i, ck.Covered)
+		}
 	}
 	out.Reset()
 	if err := run(&out, &errb, args); err != nil {

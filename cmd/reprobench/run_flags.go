@@ -77,6 +77,8 @@ type runOptions struct {
 	// --nrep and the flags of --nrep auto (run_adaptive.go)
 	nrep     nrepFlag
 	adaptive adaptiveOptions
+
+	noBound pipeline.NoBound // --no-bound: pipeline.Options.NoBound
 }
 
 // setString is a string flag that records whether it was given.
@@ -133,6 +135,10 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.DurationVar(&o.budget, "roundtime-budget", def.Sync.Budget, "round-time: time budget per experiment")
 	fs.StringVar(&o.clockSync, "clock-sync", dopt.ClockSync, "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto ("+clocksync.Default().Name+" when a windowed method or global runtime needs it, else none)")
 	fs.StringVar(&o.clockAccuracy, "clock-accuracy", dopt.ClockAccuracy, "clock accuracy `target` ERROR@HORIZON, e.g. 1us@10s: learn until every rank's stated bound at HORIZON meets ERROR, and re-synchronize when it would not; auto: derived from the late tolerance and the experiments; none: the published fixed counts (docs/clock-sync.md)")
+	fs.Func("no-bound", "what a windowed experiment does when the clock synchronization before it stated no error bound: fallback (run it with the dissemination barrier and the local completion time, recorded in the sidecar) or refuse (fail the run) (default fallback)", func(s string) (err error) {
+		o.noBound, err = pipeline.ParseNoBound(s)
+		return err
+	})
 	fs.DurationVar(&o.resyncEvery, "resync-every", dopt.ResyncEvery, "re-synchronize the clocks before an experiment when this much time has passed (0: before every experiment); with an accuracy target the predicted bound decides among those")
 	fs.StringVar(&o.runtimeType, "runtime", "auto", "completion time per observation: auto (global for windowed methods, local for barrier methods), local (max over ranks of end−start), global (max end − min start), loop, osu or imb (the tools' own numbers); docs/data-format.md defines each")
 	fs.IntVar(&o.loopReps, "loop-reps", def.LoopReps, "calls per observation n for --runtime loop, osu and imb (OSU's iterations: 1000, 100 above 8 KiB; osu_latency 10000)")

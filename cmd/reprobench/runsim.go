@@ -109,6 +109,7 @@ func runSim(stdout, stderr io.Writer, o *runOptions) error {
 	opt.Dir, opt.RunID, opt.Mpirun, opt.PerRank, opt.Labels = o.out, o.runID, o.mpirun, o.perRank, o.labels
 	opt.Seed, opt.SeedSet, opt.Design = o.seed, true, o.designFile
 	opt.ClockSync, opt.ClockAccuracy, opt.ResyncEvery = o.clockSync, o.clockAccuracy, o.resyncEvery
+	opt.NoBound = o.noBound
 	opt.WindowBaseline = o.windowBaseline
 	if o.windowBaseline == 0 {
 		opt.WindowBaseline = -1 // none

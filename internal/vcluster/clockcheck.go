@@ -16,8 +16,15 @@ type ClockcheckReport struct {
 	SyncDuration float64 `json:"sync_duration_s"`
 	Truth        string  `json:"truth"`
 	Target       string  `json:"target"`
-	// Descheduled is clockcheck's record of why no bound was stated
-	// (clocksync.Descheduling), kept raw for the test's log.
+	// Bound is the stated bound (clocksync.Bound).
+	Bound struct {
+		AtSync  float64 `json:"bound_at_sync_s"`
+		Slope   float64 `json:"bound_slope"`
+		Unknown bool    `json:"bound_unknown"`
+		Why     string  `json:"bound_unknown_why"`
+	} `json:"bound"`
+	// Descheduled is clockcheck's record of why the statistical bound was
+	// not stated (clocksync.Descheduling), kept raw for the test's log.
 	Descheduled json.RawMessage `json:"descheduled,omitempty"`
 	Checks      []struct {
 		After      float64   `json:"after_s"`
@@ -34,6 +41,15 @@ type ClockcheckReport struct {
 	PerRank []struct {
 		Rank      int `json:"rank"`
 		FitPoints int `json:"fit_points"`
+		// Intra is how two-level's intra-node step went
+		// (clocksync.FitStats.Intra), IntraCheckMiss the measured offset's
+		// disagreement with the exact one, seconds (0: agreed).
+		Intra          string  `json:"intra"`
+		IntraCheckMiss float64 `json:"intra_check_miss_s"`
+		// CPUWait is how long the rank waited for a CPU during the sync,
+		// seconds (nil: not measured), Duration the sync's duration on it.
+		CPUWait  *float64 `json:"cpu_wait_s"`
+		Duration float64  `json:"sync_duration_s"`
 	} `json:"per_rank"`
 }
 

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/reprobench/reprobench/clocksync"
 )
 
 // buildReprobench builds cmd/reprobench for a flavor.
@@ -30,21 +32,27 @@ func buildReprobench(t *testing.T, flavor string) string {
 // whose CLOCK_MONOTONIC differ by up to ±1000 s and drift by up to ±100 ppm,
 // and checks the exact truth: it is there, it agrees with the ping-pong
 // measurement, and it sees SKaMPI's error grow with exactly the injected
-// skew. Two-level must find the nodes itself (MPI_Comm_split_type SHARED).
-// HCA3 on 2 × 1 runs the default, whose
-// stated bound must cover every rank's true error at every check: on the
-// calibration records (bench/clocksync/calib.sh, 160 links
-// across 2 nodes) and in the 63 clockchecks with no flags across 2 nodes
-// of bench/clocksync/out/defaults-*/vcluster (bench/clocksync/defaults.sh)
-// it covered every one, the true error right after the sync at most 0.66
-// of the bound. It is a statistical
-// bound, and one CI run of this test saw it miss right after
-// the sync (0.899 µs stated, 1.285 µs true; after 2 s 3.150 µs covered
-// 1.268 µs): a miss is logged and the sync repeated once, and a second
-// miss fails. The other drift-aware algorithms' errors are logged; their
-// accuracy depends on the load and is measured by vcluster bench (make
-// vcluster RUNS=10). RB_VCLUSTER_AFTER sets the checks (default 0,2s); the
-// docs/measured.md's numbers come from make vcluster RUNS=10.
+// skew. It asserts only what holds under any load (4 ranks on 2 cores
+// here, with other work beside them):
+//
+//   - two-level finds the node structure from facts (boot id, clock source,
+//     node skew): every rank that does not lead its node takes its
+//     leader's counter (clocksync.IntraCounter), whatever its offset
+//     measurements said;
+//   - a rank that waited for a CPU during more than half of the sync is
+//     reported (descheduled), and the sync then states the worst case or
+//     nothing;
+//   - a stated bound covers every rank's true error at every check. A
+//     worst-case bound (descheduled ranks) is a hard bound and must hold
+//     every time. A statistical bound (3 standard errors and calibrated
+//     terms, on the calibration records and 63 clockchecks across 2 nodes
+//     of bench/clocksync/defaults.sh it covered every one) may miss in one
+//     sync of many, as one CI run saw (0.899 µs stated, 1.285 µs true): a
+//     miss is logged and the sync repeated once, and a second miss fails.
+//
+// How accurate the drift-aware algorithms are depends on the load and is
+// measured by vcluster bench (make vcluster RUNS=10), not asserted here.
+// RB_VCLUSTER_AFTER sets the checks (default 0,2s).
 func TestClockcheckAcrossNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no MPI launches")
@@ -59,52 +67,43 @@ func TestClockcheckAcrossNodes(t *testing.T) {
 	for _, n := range c.Nodes {
 		t.Logf("node %s: offset %v, skew %+g ppm", n.Name, n.Offset, n.SkewPPM)
 	}
-	// Fewer fit points than the defaults (1000 × 100 exchanges): CI time
-	// stays modest on a loaded 2-core machine, where 4 ranks of a
+	// Fewer fit points than the published counts (1000 × 100 exchanges):
+	// CI time stays modest on a loaded 2-core machine, where 4 ranks of a
 	// busy-polling MPICH share 2 cores.
 	const light = ":fitpts=100,exchanges=20"
 	cases := []struct {
 		alg, params    string
 		nodes, perNode int
 	}{
-		{"hca3", "", 2, 1}, {"jk", light, 2, 2}, {"twolevel", light, 2, 2}, {"skampi", "", 4, 1},
+		{"hca3", "", 2, 1}, {"jk", light, 2, 2}, {"twolevel", light, 2, 2}, {"twolevel", "", 2, 2}, {"skampi", "", 4, 1},
 	}
 	for _, f := range fs {
 		bin := buildReprobench(t, f)
 		for _, tc := range cases {
-			t.Run(fmt.Sprintf("%s/%s/%dx%d", f, tc.alg, tc.nodes, tc.perNode), func(t *testing.T) {
+			name := fmt.Sprintf("%s/%s/%dx%d", f, tc.alg, tc.nodes, tc.perNode)
+			if tc.params != "" {
+				name = fmt.Sprintf("%s/%s-light/%dx%d", f, tc.alg, tc.nodes, tc.perNode)
+			}
+			t.Run(name, func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 				defer cancel()
 				r, err := c.Clockcheck(ctx, f, tc.nodes, tc.perNode, bin, tc.alg+tc.params, after)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if miss := structureMiss(r, tc.alg, tc.perNode); miss != "" {
-					// A node whose two offset checks disagree (ranks
-					// descheduled between them: busy-polling MPICH ranks
-					// share 2 cores here) is synchronized to its leader
-					// instead, by design. Once is load; a second sync must
-					// find the structure, and both are logged.
+				if miss := boundMiss(r); miss != "" && len(r.Descheduled) == 0 {
+					// A statistical bound may miss in one sync of many: a
+					// second sync must then hold, and both are logged.
 					t.Logf("first sync: %s; synchronizing once more", miss)
 					if r, err = c.Clockcheck(ctx, f, tc.nodes, tc.perNode, bin, tc.alg+tc.params, after); err != nil {
 						t.Fatal(err)
 					}
 				}
 				checkTruth(t, c, r, tc.alg, tc.perNode)
-				if tc.params != "" || tc.alg != "hca3" {
-					return
+				checkUnderLoad(t, r, tc.alg, tc.perNode)
+				if tc.alg == "hca3" && tc.params == "" {
+					checkDefaultTarget(t, r)
 				}
-				if miss := boundMiss(r); miss != "" {
-					// The bound is statistical (3 standard errors and
-					// calibrated terms), so one sync in many may miss: a
-					// second sync must then hold, and both are logged.
-					// Two misses in a row fail the test.
-					t.Logf("first sync: %s; synchronizing once more", miss)
-					if r, err = c.Clockcheck(ctx, f, tc.nodes, tc.perNode, bin, tc.alg+tc.params, after); err != nil {
-						t.Fatal(err)
-					}
-				}
-				checkBound(t, r)
 			})
 		}
 	}
@@ -153,9 +152,6 @@ func checkTruth(t *testing.T, c *Cluster, r *ClockcheckReport, alg string, perNo
 			ratios = append(ratios, grow/inj)
 			continue
 		}
-		// How well a drift-aware algorithm learned the drift depends on the
-		// machine's load (a fit over ping-pongs that waited for a core);
-		// the accuracy is measured by vcluster bench, not asserted here.
 		t.Logf("%s rank %d: true error grew by %.3f µs in %gs; injected skew %.3f µs", alg, i, grow*1e6, dt, inj*1e6)
 	}
 	for _, q := range ratios {
@@ -164,23 +160,60 @@ func checkTruth(t *testing.T, c *Cluster, r *ClockcheckReport, alg string, perNo
 			break
 		}
 	}
+}
+
+// checkUnderLoad asserts what holds whatever the load: the node structure
+// from facts (structureMiss), a run that lost its CPU reported
+// (lostCPUUnreported), and a stated bound that covers every rank's true
+// error (boundMiss).
+func checkUnderLoad(t *testing.T, r *ClockcheckReport, alg string, perNode int) {
+	t.Helper()
 	if miss := structureMiss(r, alg, perNode); miss != "" {
 		t.Error(miss)
 	}
+	if miss := lostCPUUnreported(r); miss != "" {
+		t.Error(miss)
+	}
+	if miss := boundMiss(r); miss != "" {
+		t.Errorf("%s (descheduled: %s)", miss, r.Descheduled)
+	}
+	switch {
+	case r.Bound.Unknown:
+		t.Logf("no bound stated: %s (descheduled: %s)", r.Bound.Why, r.Descheduled)
+	case len(r.Descheduled) > 0:
+		t.Logf("worst-case bound stated (ranks descheduled): %.3f µs + %.3g ppm", r.Bound.AtSync*1e6, r.Bound.Slope*1e6)
+	}
 }
 
-// structureMiss returns, for twolevel, the first rank whose fit points
-// contradict the node structure (node leaders learn a fitted model from
-// the leader of node 0; the others get their leader's clock through an
-// offset only), or "".
+// structureMiss returns, for twolevel on nodes of several ranks, the first
+// rank that does not lead its node and did not take its leader's counter
+// from the facts (clocksync.IntraCounter), or "". Node leaders learn a
+// fitted model from the leader of node 0.
 func structureMiss(r *ClockcheckReport, alg string, perNode int) string {
-	if alg != "twolevel" {
+	if alg != "twolevel" || perNode < 2 {
 		return ""
 	}
 	for _, pr := range r.PerRank {
 		leader := pr.Rank%perNode == 0
-		if pr.Rank > 0 && leader != (pr.FitPoints > 1) {
-			return fmt.Sprintf("twolevel rank %d (node %d, leader %v): %d fit points: the node structure was not found", pr.Rank, pr.Rank/perNode, leader, pr.FitPoints)
+		if !leader && pr.Intra != clocksync.IntraCounter {
+			return fmt.Sprintf("twolevel rank %d (node %d): intra %q, %d fit points: the node structure was not found from the facts", pr.Rank, pr.Rank/perNode, pr.Intra, pr.FitPoints)
+		}
+	}
+	return ""
+}
+
+// lostCPUUnreported returns the first rank that waited for a CPU during
+// more than clocksync.DescheduledMajority of the sync without the report
+// saying the ranks were descheduled, or "" (skampi learns from no timed
+// fit, and a node whose ranks all read one counter learns nothing from
+// exchanges: neither is judged, clocksync.DeschedulingRule).
+func lostCPUUnreported(r *ClockcheckReport) string {
+	if len(r.Descheduled) > 0 || r.Bound.Why == clocksync.WhyOffsetOnly {
+		return ""
+	}
+	for _, pr := range r.PerRank {
+		if pr.CPUWait != nil && pr.Duration > 0 && *pr.CPUWait > clocksync.DescheduledMajority*pr.Duration {
+			return fmt.Sprintf("rank %d waited for a CPU during %.0f %% of the sync, and the report does not say it was descheduled", pr.Rank, 100**pr.CPUWait/pr.Duration)
 		}
 	}
 	return ""
@@ -199,25 +232,17 @@ func boundMiss(r *ClockcheckReport) string {
 	return ""
 }
 
-// checkBound asserts that a clockcheck of the default learned to the
-// default target and that its stated bound covered every rank's true error
-// at every check.
-func checkBound(t *testing.T, r *ClockcheckReport) {
+// checkDefaultTarget asserts that a clockcheck of the default learned to
+// the default target, and logs each check's stated bound against the
+// truth (boundMiss asserts the coverage).
+func checkDefaultTarget(t *testing.T, r *ClockcheckReport) {
 	t.Helper()
 	if r.Target == "" {
 		t.Errorf("%s: no accuracy target: the default is not the accuracy target", r.Algorithm)
 	}
-	if miss := boundMiss(r); miss != "" {
-		t.Error(miss)
-	}
 	for _, ck := range r.Checks {
-		switch {
-		case ck.Bound == nil || ck.RanksCovered == nil || ck.RanksJudged == nil:
-			t.Errorf("after %gs: no stated bound (descheduled: %s)", ck.After, r.Descheduled)
-		case *ck.RanksJudged != r.Ranks:
-			t.Errorf("after %gs: the stated bound judged %d of %d ranks", ck.After, *ck.RanksJudged, r.Ranks)
-		case *ck.RanksCovered == *ck.RanksJudged:
-			t.Logf("after %5gs: stated bound %.3f µs covers the true max |error| %.3f µs", ck.After, *ck.Bound*1e6, *ck.TrueMaxAbs*1e6)
+		if ck.Bound != nil && ck.TrueMaxAbs != nil {
+			t.Logf("after %5gs: stated bound %.3f µs, true max |error| %.3f µs", ck.After, *ck.Bound*1e6, *ck.TrueMaxAbs*1e6)
 		}
 	}
 }
@@ -240,5 +265,44 @@ func TestBoundMiss(t *testing.T) {
 		if got := boundMiss(&r); got != c.want {
 			t.Errorf("%s: boundMiss = %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestUnderLoadChecks: structureMiss names a two-level rank that did not
+// take its leader's counter from the facts (the issue's case: a
+// non-leader that learned 100 fit points because its offset checks
+// disagreed under load, and one that took a measured offset), and nothing
+// for leaders or other algorithms; lostCPUUnreported names a rank that
+// waited most of the sync in a report that does not say so.
+func TestUnderLoadChecks(t *testing.T) {
+	parse := func(js string) *ClockcheckReport {
+		var r ClockcheckReport
+		if err := json.Unmarshal([]byte(js), &r); err != nil {
+			t.Fatal(err)
+		}
+		return &r
+	}
+	counter := `{"rank":1,"fit_points":1,"intra":"` + clocksync.IntraCounter + `"}`
+	for _, c := range []struct {
+		name, perRank, alg string
+		want               string
+	}{
+		{"facts", `[{"rank":0},` + counter + `,{"rank":2,"fit_points":200},{"rank":3,"fit_points":1,"intra":"` + clocksync.IntraCounter + `"}]`, "twolevel", ""},
+		{"fitted under load", `[{"rank":0},{"rank":1,"fit_points":100,"intra":"` + clocksync.IntraNotShared + `"},{"rank":2,"fit_points":100},` + counter + `]`, "twolevel",
+			`twolevel rank 1 (node 0): intra "` + clocksync.IntraNotShared + `", 100 fit points: the node structure was not found from the facts`},
+		{"offset measured", `[{"rank":0},{"rank":1,"fit_points":1,"intra":"` + clocksync.IntraShared + `"}]`, "twolevel",
+			`twolevel rank 1 (node 0): intra "` + clocksync.IntraShared + `", 1 fit points: the node structure was not found from the facts`},
+		{"other algorithm", `[{"rank":0},{"rank":1,"fit_points":100}]`, "jk", ""},
+	} {
+		if got := structureMiss(parse(`{"per_rank":`+c.perRank+`}`), c.alg, 2); got != c.want {
+			t.Errorf("%s: structureMiss = %q, want %q", c.name, got, c.want)
+		}
+	}
+	lost := `{"per_rank":[{"rank":0,"cpu_wait_s":0.1,"sync_duration_s":1},{"rank":1,"cpu_wait_s":0.7,"sync_duration_s":1}]`
+	if got := lostCPUUnreported(parse(lost + `}`)); got == "" {
+		t.Error("a rank that waited 70 % of the sync, unreported: lostCPUUnreported found nothing")
+	}
+	if got := lostCPUUnreported(parse(lost + `,"descheduled":{"rank":1}}`)); got != "" {
+		t.Errorf("reported: lostCPUUnreported = %q", got)
 	}
 }

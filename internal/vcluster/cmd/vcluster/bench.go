@@ -39,7 +39,7 @@ func bench(args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ExitOnError)
 	runs := fs.Int("runs", 10, "repetitions (seeds 1..runs)")
 	after := fs.String("after", "0,10s", "clockcheck --after")
-	algs := fs.String("algs", "hca3,jk,twolevel,skampi", "algorithms (clockcheck --alg specs, comma-separated)")
+	algs := fs.String("algs", "hca3,jk,twolevel,skampi", "algorithms (clockcheck --alg specs, comma-separated; semicolon-separated when a spec has keys)")
 	layouts := fs.String("layouts", "2x1,2x2,4x1", "nodes×ranks per node")
 	flavors := fs.String("flavors", "openmpi,mpich", "MPI libraries")
 	binO := fs.String("bin-openmpi", "", "reprobench built for Open MPI")
@@ -104,7 +104,7 @@ func bench(args []string) error {
 					c.Close()
 					return fmt.Errorf("vcluster bench: layout %q: want NxK", lay)
 				}
-				for _, alg := range strings.Split(*algs, ",") {
+				for _, alg := range splitAlgs(*algs) {
 					load, _ := os.ReadFile("/proc/loadavg")
 					row := benchRow{Run: run, Seed: uint64(run), Flavor: fl, Layout: lay, Alg: alg, Load: strings.TrimSpace(string(load)), Nodes: c.Nodes}
 					ctx, cancel := context.WithTimeout(context.Background(), *timeout)
@@ -210,4 +210,13 @@ func medRange(x []float64, f string) string {
 		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
 	}
 	return fmt.Sprintf(f+" ["+f+", "+f+"]", m, s[0], s[len(s)-1])
+}
+
+// splitAlgs splits the -algs list: on semicolons when it has any (specs
+// with keys hold commas), else on commas.
+func splitAlgs(s string) []string {
+	if strings.Contains(s, ";") {
+		return strings.Split(s, ";")
+	}
+	return strings.Split(s, ",")
 }
