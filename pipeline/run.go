@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reprobench/reprobench/cpuload"
 	"maps"
 	"os"
 	"strings"
@@ -159,6 +160,11 @@ type Options struct {
 	// sidecar's simulation record (rawdata.Metadata.Simulation), set by
 	// Simulate to its model.
 	Simulation json.RawMessage
+	// CPULoad reads a rank's CPU-time sample around each experiment's
+	// measured observations (engine.Engine.CPULoad); nil: cpuload.Read,
+	// or none when Simulation is set (a simulated run has no /proc of its
+	// own). Every rank must set the same.
+	CPULoad func() (cpuload.Sample, error)
 
 	prepared  bool      // Prepare ran
 	seedDrawn bool      // Prepare drew the seed
@@ -290,7 +296,10 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*
 			opt.Note(msg)
 		}
 	}
-	eng := &engine.Engine{Comm: c, Clock: clk, PerRank: opt.PerRank, ResyncEvery: opt.ResyncEvery}
+	eng := &engine.Engine{Comm: c, Clock: clk, PerRank: opt.PerRank, ResyncEvery: opt.ResyncEvery, CPULoad: opt.CPULoad}
+	if eng.CPULoad == nil && opt.Simulation == nil {
+		eng.CPULoad = cpuload.Read
+	}
 	if needsSync(exps) {
 		meta.ClockAccuracy, meta.ClockAccuracySource = accuracyNote(opt.ClockAccuracy, target, targetWhy)
 		note(fmt.Sprintf("clock accuracy target %s (%s)", meta.ClockAccuracy, meta.ClockAccuracySource))
@@ -358,6 +367,14 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*
 		return nil, nil
 	}
 	meta.Experiments, meta.EndUTC = sums, time.Now().UTC()
+	for i := range sums {
+		if l := sums[i].CPULoad; l != nil {
+			if meta.CPULoad == nil {
+				meta.CPULoad = &rawdata.CPULoad{}
+			}
+			meta.CPULoad.Add(l)
+		}
+	}
 	meta.DurationS = meta.EndUTC.Sub(meta.StartUTC).Seconds()
 	if rerr != nil {
 		_ = w.Abort(meta, rerr)
