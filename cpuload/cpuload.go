@@ -14,7 +14,8 @@
 // rawdata.CPULoad per kernel and in all.
 //
 // A Sample reads five small files, some 50–100 µs; a run reads two per
-// experiment and rank.
+// experiment and rank. The simulated world's ranks, goroutines of one
+// process, read one process's own time and count it once.
 package cpuload
 
 import (
@@ -43,6 +44,10 @@ type Sample struct {
 	CPUs []int
 	Busy []int64
 	Own  int64 // this process's utime+stime, ticks
+	// Process names this process on its kernel: its pid and start time
+	// ("pid@starttime", from /proc/self/stat), so that ranks that are
+	// threads of one process count its own time once.
+	Process string
 }
 
 // Read reads a Sample from the running system's /proc.
@@ -76,7 +81,7 @@ func ReadFS(proc fs.FS) (Sample, error) {
 	if b, err = fs.ReadFile(proc, "self/stat"); err != nil {
 		return s, fmt.Errorf("cpuload: %w", err)
 	}
-	if s.Own, err = ParseSelfStat(b); err != nil {
+	if s.Own, s.Process, err = ParseSelfStat(b); err != nil {
 		return s, err
 	}
 	if b, err := fs.ReadFile(proc, "sys/kernel/random/boot_id"); err == nil {
@@ -125,22 +130,24 @@ func ParseStat(b []byte) (map[int]int64, error) {
 
 // ParseSelfStat returns utime+stime (fields 14 and 15, ticks) of a
 // /proc/PID/stat, whose command name (field 2, in parentheses) may hold
-// spaces and parentheses.
-func ParseSelfStat(b []byte) (int64, error) {
+// spaces and parentheses, and the process's identity on its kernel,
+// "pid@starttime" (fields 1 and 22).
+func ParseSelfStat(b []byte) (own int64, process string, err error) {
 	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("cpuload: bad /proc/self/stat: no command name")
+	j := bytes.IndexByte(b, ' ')
+	if i < 0 || j < 0 || j > i {
+		return 0, "", fmt.Errorf("cpuload: bad /proc/self/stat: no command name")
 	}
 	f := strings.Fields(string(b[i+1:])) // f[0] is field 3 (state)
-	if len(f) < 13 {
-		return 0, fmt.Errorf("cpuload: bad /proc/self/stat: %d fields after the command name", len(f))
+	if len(f) < 20 {
+		return 0, "", fmt.Errorf("cpuload: bad /proc/self/stat: %d fields after the command name", len(f))
 	}
 	u, err1 := strconv.ParseInt(f[11], 10, 64)
 	s, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("cpuload: bad /proc/self/stat: utime %q, stime %q", f[11], f[12])
+		return 0, "", fmt.Errorf("cpuload: bad /proc/self/stat: utime %q, stime %q", f[11], f[12])
 	}
-	return u + s, nil
+	return u + s, string(b[:j]) + "@" + f[19], nil
 }
 
 // AllowedCPUs returns the CPUs of the Cpus_allowed_list line of a
@@ -201,7 +208,7 @@ func ClockTicks(auxv []byte) int64 {
 }
 
 // RankFields is the length of a Rank's Vector.
-const RankFields = 7
+const RankFields = 8
 
 // Rank is what one rank read between two Samples, as exchanged.
 type Rank struct {
@@ -212,16 +219,18 @@ type Rank struct {
 	Own    int64  // this process's ticks
 	Hz     int64
 	WallNs int64
+	Proc   uint64 // hash of Sample.Process (52 bits)
 }
 
 // Delta returns what happened between a and b on one rank. It fails when
 // the two samples are of different kernels or CPU sets (the process was
 // moved), or b is not after a.
 func Delta(a, b Sample) (Rank, error) {
-	if a.Kernel != b.Kernel || !equalInts(a.CPUs, b.CPUs) || len(a.Busy) != len(b.Busy) {
+	if a.Kernel != b.Kernel || a.Process != b.Process || !equalInts(a.CPUs, b.CPUs) || len(a.Busy) != len(b.Busy) {
 		return Rank{}, fmt.Errorf("cpuload: the CPU set or kernel changed between the readings")
 	}
-	r := Rank{Kernel: hash52(a.Kernel), NCPU: int64(len(a.CPUs)), Own: b.Own - a.Own, Hz: a.Hz, WallNs: int64(b.At.Sub(a.At))}
+	r := Rank{Kernel: hash52(a.Kernel), NCPU: int64(len(a.CPUs)), Own: b.Own - a.Own, Hz: a.Hz, WallNs: int64(b.At.Sub(a.At)),
+		Proc: hash52(a.Process)}
 	var cs strings.Builder
 	for i, c := range a.CPUs {
 		r.Busy += b.Busy[i] - a.Busy[i]
@@ -234,23 +243,25 @@ func Delta(a, b Sample) (Rank, error) {
 
 // Vector is r as RankFields int64 (an invalid rank, Hz ≤ 0, is all 0).
 func (r Rank) Vector() []int64 {
-	return []int64{int64(r.Kernel), int64(r.Mask), r.NCPU, r.Busy, r.Own, r.Hz, r.WallNs}
+	return []int64{int64(r.Kernel), int64(r.Mask), r.NCPU, r.Busy, r.Own, r.Hz, r.WallNs, int64(r.Proc)}
 }
 
 // RankOf is the inverse of Vector; v holds at least RankFields values.
 func RankOf(v []int64) Rank {
-	return Rank{Kernel: uint64(v[0]), Mask: uint64(v[1]), NCPU: v[2], Busy: v[3], Own: v[4], Hz: v[5], WallNs: v[6]}
+	return Rank{Kernel: uint64(v[0]), Mask: uint64(v[1]), NCPU: v[2], Busy: v[3], Own: v[4], Hz: v[5], WallNs: v[6], Proc: uint64(v[7])}
 }
 
 // Combine returns the CPU load of the ranks (index = rank) by the formula
 // of rawdata.CPULoad: per kernel, the busy ticks and CPUs of each distinct
-// CPU set once (from its lowest rank), minus every rank's own ticks, over
-// the lowest rank's wall time. A rank with Hz ≤ 0 did not read /proc and
+// CPU set once (from its lowest rank), minus the own ticks of each
+// distinct process once (ranks that are threads of one process, as the
+// simulated world's, share them), over the lowest rank's wall time. A rank with Hz ≤ 0 did not read /proc and
 // is left out; nil when none did.
 func Combine(ranks []Rank) *rawdata.CPULoad {
 	type node struct {
 		n     rawdata.CPULoadNode
 		masks map[uint64]bool
+		procs map[uint64]bool
 		busy  float64
 	}
 	var nodes []*node
@@ -261,14 +272,17 @@ func Combine(ranks []Rank) *rawdata.CPULoad {
 		}
 		nd := byKernel[r.Kernel]
 		if nd == nil {
-			nd = &node{n: rawdata.CPULoadNode{FirstRank: i}, masks: map[uint64]bool{}}
+			nd = &node{n: rawdata.CPULoadNode{FirstRank: i}, masks: map[uint64]bool{}, procs: map[uint64]bool{}}
 			nd.n.AvailableCPUS = float64(r.WallNs) / 1e9 // times |C| below
 			byKernel[r.Kernel] = nd
 			nodes = append(nodes, nd)
 		}
 		nd.n.Ranks++
 		hz := float64(r.Hz)
-		nd.n.OwnCPUS += float64(r.Own) / hz
+		if !nd.procs[r.Proc] {
+			nd.procs[r.Proc] = true
+			nd.n.OwnCPUS += float64(r.Own) / hz
+		}
 		if !nd.masks[r.Mask] {
 			nd.masks[r.Mask] = true
 			nd.n.CPUs += int(r.NCPU)

@@ -1,6 +1,7 @@
 package cpuload
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"slices"
@@ -31,6 +32,9 @@ func TestReadFSFixture(t *testing.T) {
 	if s.Hz != 100 {
 		t.Errorf("Hz = %d, want 100", s.Hz)
 	}
+	if s.Process != "8705@20837" { // pid and start time (fields 1 and 22)
+		t.Errorf("Process = %q, want 8705@20837", s.Process)
+	}
 	if s.Kernel != "0f6c2a8e-1111-4d2c-9a5e-3b1f0c9d2e77" {
 		t.Errorf("Kernel = %q", s.Kernel)
 	}
@@ -48,6 +52,8 @@ func TestParseErrors(t *testing.T) {
 		{"no cpu line", fstest.MapFS{"self/status": {Data: []byte("Cpus_allowed_list:\t0\n")}, "stat": {Data: []byte("cpu 1 2 3 4 5 6 7 8\n")}}},
 		{"bad self stat", fstest.MapFS{"self/status": {Data: []byte("Cpus_allowed_list:\t0\n")}, "stat": {Data: []byte("cpu0 1 2 3 4 5 6 7 8\n")},
 			"self/stat": {Data: []byte("1 (x) R 1 2\n")}}},
+		{"no start time", fstest.MapFS{"self/status": {Data: []byte("Cpus_allowed_list:\t0\n")}, "stat": {Data: []byte("cpu0 1 2 3 4 5 6 7 8\n")},
+			"self/stat": {Data: []byte("1 (x) R 1 1 1 0 -1 0 0 0 0 0 5 6 0 0 20 0\n")}}},
 	} {
 		if _, err := ReadFS(tc.fs); err == nil {
 			t.Errorf("%s: no error", tc.name)
@@ -69,10 +75,10 @@ func TestParseCPUList(t *testing.T) {
 	}
 }
 
-// sample is a Sample on kernel k with CPUs cpus, busy ticks busy and own
-// ticks own, at t seconds.
-func sample(k string, cpus []int, busy []int64, own int64, t float64) Sample {
-	return Sample{At: time.Unix(0, 0).Add(time.Duration(t * 1e9)), Kernel: k, Hz: 100, CPUs: cpus, Busy: busy, Own: own}
+// sample is a Sample of process proc on kernel k with CPUs cpus, busy
+// ticks busy and own ticks own, at t seconds.
+func sample(k, proc string, cpus []int, busy []int64, own int64, t float64) Sample {
+	return Sample{At: time.Unix(0, 0).Add(time.Duration(t * 1e9)), Kernel: k, Process: proc, Hz: 100, CPUs: cpus, Busy: busy, Own: own}
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
@@ -82,11 +88,11 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 // other processes took 1.2 s of the 4 s available.
 func TestCombineOneKernel(t *testing.T) {
 	all := []int{0, 1}
-	r0, err := Delta(sample("k", all, []int64{1000, 2000}, 50, 10), sample("k", all, []int64{1150, 2150}, 150, 12))
+	r0, err := Delta(sample("k", "p0", all, []int64{1000, 2000}, 50, 10), sample("k", "p0", all, []int64{1150, 2150}, 150, 12))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r1, err := Delta(sample("k", all, []int64{1001, 2000}, 10, 10.001), sample("k", all, []int64{1151, 2150}, 90, 12.001))
+	r1, err := Delta(sample("k", "p1", all, []int64{1001, 2000}, 10, 10.001), sample("k", "p1", all, []int64{1151, 2150}, 90, 12.001))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,13 +101,20 @@ func TestCombineOneKernel(t *testing.T) {
 	if l == nil || !near(l.AvailableCPUS, 4) || !near(l.OwnCPUS, 1.8) || !near(l.OtherCPUS, 1.2) || !near(l.OtherCPUShare, 0.3) || l.CPUs != 2 || l.Nodes != nil {
 		t.Fatalf("Combine = %+v, want available 4 s, own 1.8 s, other 1.2 s, share 0.3, 2 CPUs, no per-node list", l)
 	}
+	// The same two ranks as threads of one process (the simulated
+	// world): rank 1's reading of the process's own time is rank 0's.
+	r1.Proc, r1.Own = r0.Proc, r0.Own
+	if l := Combine([]Rank{r0, r1}); !near(l.OwnCPUS, 1) || !near(l.OtherCPUS, 2) {
+		t.Errorf("one process: Combine = %+v, want own 1 s (once), other 2 s", l)
+	}
 }
 
 // Ranks bound to one CPU each count each CPU once; ranks on two kernels
 // are listed per kernel; a rank that read nothing is left out.
 func TestCombineNodes(t *testing.T) {
 	d := func(k string, cpu int, busy, own int64) Rank {
-		r, err := Delta(sample(k, []int{cpu}, []int64{0}, 0, 0), sample(k, []int{cpu}, []int64{busy}, own, 1))
+		p := fmt.Sprint(k, cpu)
+		r, err := Delta(sample(k, p, []int{cpu}, []int64{0}, 0, 0), sample(k, p, []int{cpu}, []int64{busy}, own, 1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +141,7 @@ func TestCombineNodes(t *testing.T) {
 }
 
 func TestDeltaMoved(t *testing.T) {
-	if _, err := Delta(sample("k", []int{0}, []int64{0}, 0, 0), sample("k", []int{1}, []int64{0}, 0, 1)); err == nil {
+	if _, err := Delta(sample("k", "p", []int{0}, []int64{0}, 0, 0), sample("k", "p", []int{1}, []int64{0}, 0, 1)); err == nil {
 		t.Error("a changed CPU set is not an error")
 	}
 }

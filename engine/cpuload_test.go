@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func TestCPULoadRecorded(t *testing.T) {
 		read := func() (cpuload.Sample, error) {
 			k := int64(reads[me])
 			reads[me]++
-			return cpuload.Sample{At: time.Unix(100+k, 0), Kernel: "boot", Hz: 100, CPUs: []int{0, 1},
+			return cpuload.Sample{At: time.Unix(100+k, 0), Kernel: "boot", Hz: 100, Process: fmt.Sprint("rank", me), CPUs: []int{0, 1},
 				Busy: []int64{1000 + 150*k, 2000 + 150*k}, Own: 40 * int64(me+1) * k}, nil
 		}
 		e := &engine.Engine{Comm: c, Clock: r.Clock(), CPULoad: read}

@@ -19,7 +19,8 @@ const TrafficCPULoad = "cpu_load"
 //
 // where busy_c is CPU c's user, nice, system, irq and softirq time from
 // /proc/stat (steal and guest not counted) and own_r is rank r's process
-// user and system time from /proc/self/stat, all in the kernel's clock
+// user and system time from /proc/self/stat (once per process where ranks
+// share one), all in the kernel's clock
 // ticks (USER_HZ) converted to seconds. The ticks make it coarse:
 // ±1 tick (10 ms at USER_HZ 100) per CPU and per rank and reading; a
 // negative other_cpu_s from that rounding is written as it came out.

@@ -37,7 +37,7 @@ func writeLoaded(t *testing.T, dir string, busyTicks int64) []string {
 			opt := pipeline.Options{Dir: dir, RunID: "load", Mpirun: mp, Seed: 3, CPULoad: func() (cpuload.Sample, error) {
 				k := reads[me]
 				reads[me]++
-				return cpuload.Sample{At: time.Unix(k, 0), Kernel: "boot", Hz: 100, CPUs: []int{0, 1},
+				return cpuload.Sample{At: time.Unix(k, 0), Kernel: "boot", Hz: 100, Process: fmt.Sprint("rank", me), CPUs: []int{0, 1},
 					Busy: []int64{busyTicks * k, busyTicks * k}, Own: 50 * k}, nil
 			}}
 			exps := []engine.Experiment{
