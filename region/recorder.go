@@ -2,6 +2,7 @@ package region
 
 import (
 	"fmt"
+	"github.com/reprobench/reprobench/cpuload"
 	"slices"
 	"sort"
 	"strings"
@@ -102,7 +103,10 @@ type Recorder struct {
 	firstMisuse string
 	endFn       func()
 
-	startUTC  time.Time
+	startUTC time.Time
+	// the CPU-time sample at the end of New (cpuload.Read) and its error
+	load0     cpuload.Sample
+	loadErr   error
 	startSync *syncPoint
 	pairNs    float64
 }
@@ -144,6 +148,7 @@ func New(c mpi.Comm, clk timing.Clock, opt Options) (*Recorder, error) {
 		r.startSync = sp
 	}
 	r.startUTC = time.Now().UTC()
+	r.load0, r.loadErr = cpuload.Read()
 	return r, nil
 }
 
