@@ -12,11 +12,11 @@ package engine
 
 import (
 	"fmt"
-	"github.com/reprobench/reprobench/cpuload"
 	"runtime"
 	"time"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"

@@ -2,13 +2,13 @@ package region
 
 import (
 	"fmt"
-	"github.com/reprobench/reprobench/cpuload"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"

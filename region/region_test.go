@@ -1,7 +1,6 @@
 package region
 
 import (
-	"github.com/reprobench/reprobench/cpuload"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/rawdata"
 )
