@@ -344,6 +344,9 @@ func (r *Report) windowsView(names []string, side func(int) string, group func(i
 		if e.InExcess() {
 			row.Mark = "in excess"
 		}
+		if g.Load.Explains() {
+			row.Mark = strings.TrimPrefix(row.Mark+"; busy machine", "; ")
+		}
 		v.Rows = append(v.Rows, row)
 	}
 	if len(v.Rows) == 0 && invalid == 0 {
