@@ -95,6 +95,9 @@ type GroupSummary struct {
 	// own, measured by the window baselines of its mpiruns
 	// (SetInvalidExcess); nil when none was recorded.
 	InvalidExcess *InvalidExcess
+	// Load is the CPU time other processes took during the group's
+	// mpiruns (SetCPULoad); nil when none was recorded.
+	Load *GroupLoad
 }
 
 // Values of GroupSummary.MedianOf.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
@@ -192,6 +193,13 @@ type Engine struct {
 	// package pipeline measures the machine's own late share there
 	// (window.MeasureBaseline).
 	BeforeWindows func(ex *Experiment) error
+	// CPULoad, when set, reads this rank's CPU-time sample (cpuload.Read):
+	// just before each experiment's first measured observation and just
+	// after its last, outside the timed part; one MPI_Allgather after the
+	// observations collects the ranks' readings and rank 0's Summary.CPULoad
+	// holds their combination (cpuload.Combine). Set on every rank or on
+	// none. A rank whose reading fails contributes nothing.
+	CPULoad func() (cpuload.Sample, error)
 }
 
 // Run executes the experiments in order; rank 0 writes to sink (other ranks
@@ -302,6 +310,8 @@ func (e *Engine) measure(ex *Experiment, o *observed) error {
 	if o.guarded {
 		o.slots0, o.skipped0 = e.NoiseGuard.Slots()
 	}
+	o.readLoad(e.CPULoad, 0)
+	defer o.readLoad(e.CPULoad, 1)
 	if ex.Stop != nil {
 		return e.measureUntil(ex, o) // adaptive.go
 	}
@@ -313,6 +323,50 @@ func (e *Engine) measure(ex *Experiment, o *observed) error {
 	runtime.ReadMemStats(&ms1)
 	o.allocsPerObs = float64(ms1.Mallocs-ms0.Mallocs) / float64(max(o.rec.N, 1))
 	return nil
+}
+
+// readLoad reads the CPU-time sample i (0: before, 1: after the measured
+// observations) with read, when set; a failed reading is kept as such.
+func (o *observed) readLoad(read func() (cpuload.Sample, error), i int) {
+	if read == nil || (i == 1 && o.loadErr != nil) {
+		return
+	}
+	s, err := read()
+	o.load[i] = s
+	if err != nil && o.loadErr == nil {
+		o.loadErr = err
+	}
+}
+
+// gatherLoad collects every rank's CPU-time reading of the experiment
+// (one MPI_Allgather of cpuload.RankFields int64, counted as
+// rawdata.TrafficCPULoad) and returns their combination on rank 0; nil
+// when e.CPULoad is not set, or on other ranks.
+func (e *Engine) gatherLoad(o *observed) (*rawdata.CPULoad, error) {
+	if e.CPULoad == nil {
+		return nil, nil
+	}
+	c := e.Comm
+	p := c.Size()
+	mine := make([]int64, cpuload.RankFields) // zeros: no reading
+	if o.loadErr == nil {
+		if r, err := cpuload.Delta(o.load[0], o.load[1]); err == nil {
+			mine = r.Vector()
+		}
+	}
+	all := make([]int64, cpuload.RankFields*p)
+	if err := mpi.Allgather(c, mine, all); err != nil {
+		return nil, fmt.Errorf("collecting the CPU load: %w", err)
+	}
+	o.traffic.Add(rawdata.TrafficCPULoad, rawdata.Symmetric, 1, 8*cpuload.RankFields)
+	if c.Rank() != 0 {
+		return nil, nil
+	}
+	ranks := make([]cpuload.Rank, p)
+	for r := range p {
+		ranks[r] = cpuload.RankOf(all[r*cpuload.RankFields:])
+	}
+	return cpuload.Combine(ranks), nil
 }
 
 // observed is what an experiment's observations leave for its rows,
@@ -327,6 +381,10 @@ type observed struct {
 	// rows does them) and the stop rule's record
 	reduced *reduced
 	stop    *rawdata.StopRecord
+	// the CPU-time samples before and after the measured observations
+	// (Engine.CPULoad), and the first error reading them
+	load    [2]cpuload.Sample
+	loadErr error
 }
 
 // perRankChunkBytes bounds the bytes of the ranks' timestamps rank 0 holds
@@ -368,12 +426,16 @@ func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) 
 		}
 	}
 	mxAll, smAll := red.mx, red.sm
+	load, err := e.gatherLoad(o)
+	if err != nil {
+		return nil, err
+	}
 	var sum *Summary
 	if me == 0 {
 		sum = &Summary{Exp: ex.Exp, Call: o.name, MsizeBytes: ex.MsizeBytes, Method: o.method,
 			RuntimeType: o.runtimeType, Cache: o.cache, WarmupCount: ex.Warmup, Rows: n,
 			Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: o.began.UTC(),
-			AllocsPerObs: o.allocsPerObs, Overlap: o.ovCal}
+			AllocsPerObs: o.allocsPerObs, Overlap: o.ovCal, CPULoad: load}
 		if !ex.Prehistory.None() {
 			sum.Prehistory = ex.Prehistory.String()
 		}

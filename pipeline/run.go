@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
@@ -165,6 +166,11 @@ type Options struct {
 	// sidecar's simulation record (rawdata.Metadata.Simulation), set by
 	// Simulate to its model.
 	Simulation json.RawMessage
+	// CPULoad reads a rank's CPU-time sample around each experiment's
+	// measured observations (engine.Engine.CPULoad); nil: cpuload.Read,
+	// or none when Simulation is set (a simulated run has no /proc of its
+	// own). Every rank must set the same.
+	CPULoad func() (cpuload.Sample, error)
 
 	prepared  bool      // Prepare ran
 	seedDrawn bool      // Prepare drew the seed
@@ -298,7 +304,10 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*
 	}
 	// The resync (newResync) decides itself when a synchronization is
 	// due (opt.ResyncEvery), as it must act on every experiment.
-	eng := &engine.Engine{Comm: c, Clock: clk, PerRank: opt.PerRank}
+	eng := &engine.Engine{Comm: c, Clock: clk, PerRank: opt.PerRank, CPULoad: opt.CPULoad}
+	if eng.CPULoad == nil && opt.Simulation == nil {
+		eng.CPULoad = cpuload.Read
+	}
 	if needsSync(exps) {
 		meta.ClockAccuracy, meta.ClockAccuracySource = accuracyNote(opt.ClockAccuracy, target, targetWhy)
 		note(fmt.Sprintf("clock accuracy target %s (%s)", meta.ClockAccuracy, meta.ClockAccuracySource))
@@ -377,6 +386,14 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*
 		return nil, nil
 	}
 	meta.Experiments, meta.EndUTC = sums, time.Now().UTC()
+	for i := range sums {
+		if l := sums[i].CPULoad; l != nil {
+			if meta.CPULoad == nil {
+				meta.CPULoad = &rawdata.CPULoad{}
+			}
+			meta.CPULoad.Add(l)
+		}
+	}
 	meta.DurationS = meta.EndUTC.Sub(meta.StartUTC).Seconds()
 	if rerr != nil {
 		_ = w.Abort(meta, rerr)

@@ -71,6 +71,10 @@ type Metadata struct {
 	// window loop with nothing to time at the start of the mpirun (nil when
 	// no experiment used a windowed method).
 	WindowBaseline *WindowBaseline `json:"window_baseline,omitempty"`
+	// CPULoad is the CPU time other processes took during the mpirun's
+	// measured observations, summed over its experiments
+	// (Summary.CPULoad); nil when it was not read. Added in format 1.4.
+	CPULoad *CPULoad `json:"cpu_load,omitempty"`
 
 	// Simulation, when present, says the data were simulated (package
 	// mpitest, "reprobench run --sim"), not measured: it holds the

@@ -224,6 +224,10 @@ type Summary struct {
 	// observations was adaptive (engine.Experiment.Stop), nil for a fixed
 	// nrep. Added in format 1.1.
 	Stop *StopRecord `json:"stop,omitempty"`
+	// CPULoad is the CPU time other processes took during the measured
+	// observations (package cpuload); nil when it was not read (the
+	// simulated world, or a system without /proc). Added in format 1.4.
+	CPULoad *CPULoad `json:"cpu_load,omitempty"`
 	// Align is read from sidecars written by versions that ran an
 	// alignment probe (AlignProbe); no version writes it any more.
 	Align *AlignProbe `json:"align_probe,omitempty"`

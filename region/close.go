@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
 )
@@ -116,6 +117,10 @@ type Result struct {
 	Rows   []Row
 	Record Record
 	Files  rawdata.Names // the files written (rank 0, Output.Dir set)
+	// CPULoad is the CPU time other processes took between New and Close
+	// (package cpuload; rank 0, nil where /proc could not be read),
+	// written to the sidecar as its cpu_load.
+	CPULoad *rawdata.CPULoad
 }
 
 // per-record values exchanged at Close.
@@ -134,6 +139,14 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 	}
 	t0 := r.clk.Now()
 	lastS := r.clk.Freq().Seconds(t0)
+	load := make([]int64, cpuload.RankFields) // zeros: no reading
+	if r.loadErr == nil {
+		if s1, err := cpuload.Read(); err == nil {
+			if d, err := cpuload.Delta(r.load0, s1); err == nil {
+				load = d.Vector()
+			}
+		}
+	}
 	var endSync *syncPoint
 	if r.startSync != nil && !r.opt.NoEndSync {
 		var err error
@@ -172,7 +185,7 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 		b := bound
 		log.BoundS = &b
 	}
-	tables, err := json.Marshal(rankTables{Names: r.names, Labels: r.labelSets, Log: log})
+	tables, err := json.Marshal(rankTables{Names: r.names, Labels: r.labelSets, Log: log, Load: load})
 	if err != nil {
 		return nil, fmt.Errorf("region: %w", err)
 	}
@@ -213,6 +226,13 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 			dropGlobal(res.Rows)
 		}
 	}
+	ranks := make([]cpuload.Rank, len(tabs))
+	for i, t := range tabs {
+		if len(t.Load) >= cpuload.RankFields {
+			ranks[i] = cpuload.RankOf(t.Load)
+		}
+	}
+	res.CPULoad = cpuload.Combine(ranks)
 	res.Record.CloseS = r.clk.Freq().Seconds(r.clk.Now() - t0)
 	if out.Dir == "" {
 		return res, nil
@@ -234,6 +254,7 @@ type rankTables struct {
 	Names  []string `json:"names"`
 	Labels []string `json:"labels"`
 	Log    RankLog  `json:"log"`
+	Load   []int64  `json:"load"` // cpuload.Rank.Vector of the recording
 }
 
 // conversion returns the model from this rank's clock (seconds) to global
@@ -462,6 +483,7 @@ func (r *Recorder) write(out Output, res *Result, syncs []*syncPoint) error {
 	meta.EndUTC = time.Now().UTC()
 	meta.DurationS = meta.EndUTC.Sub(meta.StartUTC).Seconds()
 	meta.Regions = rawdata.MarshalRecord(res.Record)
+	meta.CPULoad = res.CPULoad
 	if err := w.Close(meta); err != nil {
 		return fmt.Errorf("region: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
@@ -109,7 +110,10 @@ type Recorder struct {
 	firstMisuse string
 	endFn       func()
 
-	startUTC  time.Time
+	startUTC time.Time
+	// the CPU-time sample at the end of New (cpuload.Read) and its error
+	load0     cpuload.Sample
+	loadErr   error
 	startSync *syncPoint
 	pairNs    float64
 }
@@ -151,6 +155,7 @@ func New(c mpi.Comm, clk timing.Clock, opt Options) (*Recorder, error) {
 		r.startSync = sp
 	}
 	r.startUTC = time.Now().UTC()
+	r.load0, r.loadErr = cpuload.Read()
 	return r, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/rawdata"
 )
@@ -239,5 +240,12 @@ func TestWriteRead(t *testing.T) {
 	}
 	if !strings.Contains(string(m.Regions), `"drop_newest"`) || len(m.Experiments) != 4 || m.Np != 2 {
 		t.Errorf("sidecar regions %s, %d experiments", m.Regions, len(m.Experiments))
+	}
+	// The CPU load of the recording, from this machine's /proc: both
+	// simulated ranks are this one process, whose own time counts once.
+	if _, err := cpuload.Read(); err == nil {
+		if l := m.CPULoad; l == nil || l.CPUs < 1 || !(l.AvailableCPUS > 0) || l.OwnCPUS < 0 {
+			t.Errorf("sidecar cpu_load %+v, want one from /proc", l)
+		}
 	}
 }

@@ -268,6 +268,9 @@ func (r *Report) view() *page {
 		case g.InvalidShare() > 0.1:
 			h.Warn = "many invalid"
 		}
+		if g.Load.Explains() {
+			h.Warn = strings.TrimPrefix(h.Warn+"; busy machine", "; ")
+		}
 		v.Headline = append(v.Headline, h)
 		var meds []string
 		for _, m := range g.Mpiruns {
@@ -281,6 +284,9 @@ func (r *Report) view() *page {
 			gr.Spread = analysis.FormatRatio(s) + "×"
 		}
 		gr.Modes = modesCell(g.Modes, f)
+		if w := loadWarning(g.Load); w != "" {
+			gr.Warnings = append(slices.Clone(gr.Warnings), w)
+		}
 		if !math.IsNaN(g.Normality.P) {
 			gr.NormalMed = fmt.Sprintf("p = %.3g", g.Normality.P)
 		}
@@ -338,6 +344,9 @@ func (r *Report) windowsView(names []string, side func(int) string, group func(i
 			Own: tables.SharePct(e.Baseline), Excess: tables.ExcessText(*e)}
 		if e.InExcess() {
 			row.Mark = "in excess"
+		}
+		if g.Load.Explains() {
+			row.Mark = strings.TrimPrefix(row.Mark+"; busy machine", "; ")
 		}
 		v.Rows = append(v.Rows, row)
 	}
@@ -716,6 +725,24 @@ func (r *Report) findings(v *page) {
 			cannot++
 		}
 	}
+	for i, s := range r.Sides {
+		if line := tables.MachineLoadLine(r.Overviews[i].CPULoads); line != "" {
+			explained, of := 0, 0
+			for _, g := range r.Groups[i] {
+				if g.Load != nil {
+					of++
+					if g.Load.Explains() {
+						explained++
+					}
+				}
+			}
+			f := fmt.Sprintf("%s: %s.", s.Name, upperFirst(line))
+			if explained > 0 {
+				f += fmt.Sprintf(" The load explains %d of %d groups (their invalid share in excess of the machine's own, or their slowest mpirun busy) — see the groups and the machine section.", explained, of)
+			}
+			v.Findings = append(v.Findings, f)
+		}
+	}
 	v.Findings = append(v.Findings, fmt.Sprintf("Hoefler and Belli's 12 rules: %d met, %d not or partly met, %d the data cannot show (see the checklist).", met, not, cannot))
 	for i, s := range r.Sides {
 		o := r.Overviews[i]
@@ -974,6 +1001,9 @@ func (r *Report) machineView(v *page) {
 	for _, m := range r.Machines {
 		env, flags = append(env, m.MPIEnv), append(flags, m.Flags)
 	}
+	if fr := r.cpuLoadRow(); fr != nil {
+		v.Machine = append(v.Machine, *fr)
+	}
 	v.MPIEnv, v.Flags = keyedRows(env, ""), keyedRows(flags, "--")
 	for i, m := range r.Machines {
 		v.Unavailable = append(v.Unavailable, m.Unavailable)
@@ -1006,4 +1036,61 @@ func modesCell(m analysis.Modes, f func(float64) string) string {
 		out += "; explained by " + strings.Join(m.ExplainedBy, ", ")
 	}
 	return out
+}
+
+// cpuLoadRow is the machine section's row of the CPU time other processes
+// took during each side's mpirun measurements (Overview.CPULoads); nil
+// when no side recorded any.
+func (r *Report) cpuLoadRow() *factRow {
+	fr := &factRow{Name: "CPU taken by other processes", Note: tables.CPULoadNote}
+	seen := false
+	for i := range r.Sides {
+		var parts []string
+		for _, l := range r.Overviews[i].CPULoads {
+			if l == nil {
+				parts = append(parts, "-")
+				continue
+			}
+			seen = true
+			p := tables.SharePct(l.BusiestShare())
+			if analysis.MpirunBusy(l) {
+				p += " busy"
+			}
+			parts = append(parts, p)
+		}
+		c := "-"
+		if line := tables.MachineLoadLine(r.Overviews[i].CPULoads); line != "" {
+			c = "per mpirun: " + strings.Join(parts, ", ") + "; " + line
+		}
+		fr.Cells = append(fr.Cells, newCell(c))
+	}
+	if !seen {
+		return nil
+	}
+	return fr
+}
+
+// loadWarning is a group's warning when the CPU load of other processes
+// explains its numbers (analysis.GroupLoad.Explains), "" otherwise.
+func loadWarning(l *analysis.GroupLoad) string {
+	if !l.Explains() {
+		return ""
+	}
+	var why []string
+	if l.InExcess {
+		why = append(why, "its invalid share in excess of the machine's own")
+	}
+	if l.SlowestBusy {
+		why = append(why, "its slowest per-mpirun median")
+	}
+	return fmt.Sprintf("The machine was busy in %d of %d of its mpiruns (other processes took up to %.0f%% of the CPU time the ranks could use); the load explains %s.",
+		l.Busy, l.Recorded, 100*l.Max, strings.Join(why, " and "))
+}
+
+// upperFirst returns s with its first letter in upper case.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -204,3 +204,15 @@ func (s *Side) windowBaselines() []*rawdata.WindowBaseline {
 	}
 	return out
 }
+
+// cpuLoads returns the CPU load of each mpirun of s.Data (same index as
+// Data.Mpiruns), nil where its sidecar has none.
+func (s *Side) cpuLoads() []*rawdata.CPULoad {
+	out := make([]*rawdata.CPULoad, len(s.Data.Mpiruns))
+	for i, m := range s.Meta {
+		if i < len(out) && m != nil {
+			out[i] = m.CPULoad
+		}
+	}
+	return out
+}

@@ -87,6 +87,10 @@ type Overview struct {
 	// mpiruns that recorded one.
 	Baseline        rawdata.WindowBaseline
 	BaselineMpiruns int
+	// CPULoads is the CPU load other processes put on each mpirun's
+	// measurements (rawdata.Metadata.CPULoad; same index as the side's
+	// Data.Mpiruns), nil where none was recorded.
+	CPULoads []*rawdata.CPULoad
 }
 
 // Factor is one label of the groups and the levels it takes.
@@ -185,6 +189,7 @@ func New(sides []*Side, opt Options) (*Report, error) {
 	for _, s := range sides {
 		sums := analysis.Analyze(s.Data, opt.Analysis)
 		analysis.SetInvalidExcess(sums, s.windowBaselines(), opt.Analysis.Level)
+		analysis.SetCPULoad(sums, s.cpuLoads())
 		groups := make([]Group, len(sums))
 		for i, sum := range sums {
 			groups[i] = newGroup(s.Data, sum, opt.Analysis)
@@ -285,6 +290,7 @@ func newOverview(s *Side, groups []Group) Overview {
 			o.Baseline.WindowS, o.Baseline.LateToleranceS = b.WindowS, b.LateToleranceS
 		}
 	}
+	o.CPULoads = s.cpuLoads()
 	for _, m := range s.metas() {
 		if !m.StartUTC.IsZero() && (o.Start.IsZero() || m.StartUTC.Before(o.Start)) {
 			o.Start = m.StartUTC

@@ -88,6 +88,9 @@ echo "      32 KiB) on 2 ranks, $NREP observations per experiment in each of $MP
 echo "      each observation started in a common window on synchronized clocks (run's defaults)."
 echo "demo: raw data (one row per observation) and JSON metadata: $OUT/openmpi/ $OUT/mpich/"
 echo "demo: tables: $OUT/analysis.txt $OUT/analysis.csv $OUT/compare.txt; plots: $OUT/*.png"
+# Whether other processes loaded the machine during the measurements
+# (analyze's busy-machine rule, docs/windows.md).
+grep -h '^the machine was \(busy\|quiet\)\|^the load explains' "$OUT/analysis.txt" | sed 's/^/demo: /' || true
 
 echo
 echo "== 5. report (one page: summary, groups, comparison, method, machine, the 12 rules) =="

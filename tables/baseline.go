@@ -3,6 +3,7 @@ package tables
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/reprobench/reprobench/analysis"
@@ -40,6 +41,9 @@ func WriteInvalidExcess(w io.Writer, sums []analysis.GroupSummary, level float64
 		if e.InExcess() {
 			mark = "in excess"
 			over++
+		}
+		if s.Load.Explains() { // analysis.GroupLoad: see WriteCPULoad
+			mark = strings.TrimPrefix(mark+"; busy machine", "; ")
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", anShortKey(s.Key, common), SharePct(e.Share), SharePct(e.Baseline), ExcessText(*e), mark)
 	}

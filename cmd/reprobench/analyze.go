@@ -81,9 +81,17 @@ func (o *anOptions) options() (analysis.Options, error) {
 	return opt, nil
 }
 
+// cpuLoadRuleHelp states the busy-machine rule (analysis.BusyShare,
+// analysis.GroupLoad.Explains) for the help of analyze and report.
+var cpuLoadRuleHelp = fmt.Sprintf("An mpirun ran on a busy machine when other processes took\n"+
+	"≥ %.0f%% of the CPU time its ranks could use; the load explains a group's numbers when some of its mpiruns were busy\n"+
+	"and its invalid share is in excess of the machine's own or its slowest per-mpirun median is of a busy mpirun.", 100*analysis.BusyShare)
+
 func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("analyze", "[--format text|csv|json|benchstat] [--tukey K] [--level L] [--wide | --columns C,...] FILES...\n\n"+
-		"Per group of observations with the same call, message size, np, datatype and labels (Hunold & Carpen-Amarie 2016\nAlg. 6): outliers removed per mpirun, per-mpirun medians, the headline median with its interval.\n\n"+
+		"Per group of observations with the same call, message size, np, datatype and labels (Hunold & Carpen-Amarie 2016\nAlg. 6): outliers removed per mpirun, per-mpirun medians, the headline median with its interval.\n"+
+		"Below the table (text): each group's invalid share beside the machine's own late share, and the CPU time other\n"+
+		"processes took during each mpirun (from /proc). "+cpuLoadRuleHelp+"\n\n"+
 		tables.ColumnHelp(), stderr)
 	var o anOptions
 	o.register(true, fs, "text, csv, json or benchstat (Go benchmark format, one line per mpirun median)")
@@ -127,6 +135,11 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	} else {
 		analysis.SetInvalidExcess(sums, base, opt.Level)
 	}
+	loads, err := analysis.ReadCPULoads(d)
+	if err != nil {
+		fmt.Fprintf(stderr, "analyze: CPU loads not read: %v\n", err)
+	}
+	analysis.SetCPULoad(sums, loads)
 	pool := analysis.PoolRanks(d, 1-opt.Level)
 	if len(sums) == 0 && len(pool) == 0 {
 		return fmt.Errorf("no observations in %s", strings.Join(fs.Args(), ", "))
@@ -143,7 +156,10 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 		if err := tables.WritePercentiles(stdout, sums, opt); err != nil {
 			return err
 		}
-		return tables.WriteInvalidExcess(stdout, sums, opt.Level)
+		if err := tables.WriteInvalidExcess(stdout, sums, opt.Level); err != nil {
+			return err
+		}
+		return tables.WriteCPULoad(stdout, d.Mpiruns, loads, sums)
 	case "csv":
 		return tables.WriteSummaryCSV(stdout, sums)
 	case "json":
