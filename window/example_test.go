@@ -47,7 +47,7 @@ func Example() {
 		fmt.Println(err)
 	}
 	// Output:
-	// 100 observations, 26 invalid, window grew 1 times
+	// 100 observations, 27 invalid, window grew 2 times
 }
 
 // ExampleTimeKernel brackets 1 ms of work per rank (rank r works (r+1)·250

@@ -62,5 +62,5 @@ func ExampleNoiseGuard() {
 	}
 	// Output:
 	// noise guard false: 200 of 5000 observations late
-	// noise guard true: 0 of 5000 observations late; learned a 1000 µs source of 38 µs; 287 of 6287 slots skipped
+	// noise guard true: 0 of 5000 observations late; learned a 1000 µs source of 36 µs; 276 of 6276 slots skipped
 }

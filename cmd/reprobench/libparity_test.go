@@ -27,8 +27,8 @@ import (
 // process rather than the measurement (the clock's measured read cost, the
 // environment, processor names, the command line and its flags, heap
 // allocations per observation, the measured clock sync results and the
-// latest start of a window, and the window baseline's counts and time,
-// which are measurements). Paths are
+// latest start of a window, the window baseline's counts and time, and
+// the CPU time other processes took, which are measurements). Paths are
 // JSON paths with [*] for any index.
 var parityAllowed = []string{
 	"run_id", "seed", "files",
@@ -37,6 +37,7 @@ var parityAllowed = []string{
 	"experiments[*].heap_allocs_per_observation", "experiments[*].max_late_s", "experiments[*].wait",
 	"clock_syncs[*].result",
 	"window_baseline.duration_s", "window_baseline.invalid", "window_baseline.late",
+	"cpu_load", "experiments[*].cpu_load",
 }
 
 // TestLibraryRunParity: a Go program that runs the library's named defaults
