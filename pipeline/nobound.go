@@ -20,7 +20,7 @@ type NoBound int
 
 const (
 	// NoBoundFallback runs the experiment with the tool's own
-	// dissemination barrier (window.Dissemination: the same code on every
+	// dissemination barrier (engine.FallbackMethod: the same code on every
 	// MPI library, unlike MPI_Barrier) and the local completion time, and
 	// records it (rawdata.Metadata.ProcSyncFallbacks, and a note). The
 	// default.
@@ -53,7 +53,7 @@ func ParseNoBound(s string) (NoBound, error) {
 // synchronization in force stated no bound (why is the reason, "" when a
 // bound was stated): nothing for a method that is not windowed or when a
 // bound was stated; else, by policy, an error, or ex switched to
-// window.Dissemination with the local completion time, and the fallback
+// engine.FallbackMethod with the local completion time, and the fallback
 // returned for the record. Every rank calls it with the same why (agreed
 // at the synchronization), so every rank runs the same method.
 func applyNoBound(ex *engine.Experiment, why string, policy NoBound) (*rawdata.ProcSyncFallback, error) {
@@ -65,7 +65,7 @@ func applyNoBound(ex *engine.Experiment, why string, policy NoBound) (*rawdata.P
 	}
 	fb := &rawdata.ProcSyncFallback{Exp: ex.Exp, Declared: ex.Sync.Method.String(), DeclaredRuntime: ex.Runtime.String(),
 		Why: "the clock synchronization before it stated no error bound: " + why}
-	ex.Sync.Method = window.Dissemination
+	ex.Sync.Method = engine.FallbackMethod
 	if ex.Runtime == window.RuntimeGlobal {
 		ex.Runtime = window.RuntimeLocal
 	}
