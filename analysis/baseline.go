@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -85,15 +86,31 @@ func wilson(x, n int, z float64) (p, lo, hi float64) {
 // (rawdata.SidecarPath) in the directories of d.Files. A sidecar that
 // exists but cannot be read is an error.
 func ReadWindowBaselines(d *Dataset) ([]*rawdata.WindowBaseline, error) {
+	metas, err := mpirunSidecars(d)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*rawdata.WindowBaseline, len(metas))
+	for i, m := range metas {
+		if m != nil {
+			out[i] = m.WindowBaseline
+		}
+	}
+	return out, nil
+}
+
+// mpirunSidecars returns the sidecar of each mpirun of d (same index as
+// d.Mpiruns), found by its name (rawdata.SidecarPath) in the directories of
+// d.Files, nil where none was found. A sidecar that exists but cannot be
+// read is an error.
+func mpirunSidecars(d *Dataset) ([]*rawdata.Metadata, error) {
 	var dirs []string
-	seen := map[string]bool{}
 	for _, f := range d.Files {
-		if dir := filepath.Dir(f); !seen[dir] {
-			seen[dir] = true
+		if dir := filepath.Dir(f); !slices.Contains(dirs, dir) {
 			dirs = append(dirs, dir)
 		}
 	}
-	out := make([]*rawdata.WindowBaseline, len(d.Mpiruns))
+	out := make([]*rawdata.Metadata, len(d.Mpiruns))
 	for i, id := range d.Mpiruns {
 		for _, dir := range dirs {
 			m, err := rawdata.ReadMetadata(rawdata.SidecarPath(dir, id.RunID, id.Mpirun))
@@ -103,7 +120,7 @@ func ReadWindowBaselines(d *Dataset) ([]*rawdata.WindowBaseline, error) {
 			if err != nil {
 				return nil, err
 			}
-			out[i] = m.WindowBaseline
+			out[i] = m
 			break
 		}
 	}

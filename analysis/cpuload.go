@@ -1,12 +1,8 @@
 package analysis
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"path/filepath"
-	"slices"
 
 	"github.com/reprobench/reprobench/rawdata"
 )
@@ -34,24 +30,14 @@ func MpirunBusy(l *rawdata.CPULoad) bool { return l != nil && l.BusiestShare() >
 // ReadWindowBaselines finds them. A sidecar that exists but cannot be read
 // is an error.
 func ReadCPULoads(d *Dataset) ([]*rawdata.CPULoad, error) {
-	var dirs []string
-	for _, f := range d.Files {
-		if dir := filepath.Dir(f); !slices.Contains(dirs, dir) {
-			dirs = append(dirs, dir)
-		}
+	metas, err := mpirunSidecars(d)
+	if err != nil {
+		return nil, err
 	}
-	out := make([]*rawdata.CPULoad, len(d.Mpiruns))
-	for i, id := range d.Mpiruns {
-		for _, dir := range dirs {
-			m, err := rawdata.ReadMetadata(rawdata.SidecarPath(dir, id.RunID, id.Mpirun))
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
+	out := make([]*rawdata.CPULoad, len(metas))
+	for i, m := range metas {
+		if m != nil {
 			out[i] = m.CPULoad
-			break
 		}
 	}
 	return out, nil
