@@ -21,8 +21,22 @@ import (
 const BusyShare = 0.15
 
 // MpirunBusy reports whether l, an mpirun's CPU load, says the machine was
-// busy (BusyShare); false for nil (not recorded).
-func MpirunBusy(l *rawdata.CPULoad) bool { return l != nil && l.BusiestShare() >= BusyShare }
+// busy: at least BusyShare even at the bottom of the range the clock
+// ticks' rounding allows (rawdata.CPULoad.BusiestShareRange); false for nil
+// (not recorded).
+func MpirunBusy(l *rawdata.CPULoad) bool {
+	lo, _ := l.BusiestShareRange()
+	return l != nil && lo >= BusyShare
+}
+
+// MpirunQuiet reports whether l, an mpirun's CPU load, says the machine was
+// quiet: below BusyShare even at the top of the range the clock ticks'
+// rounding allows (rawdata.CPULoad.BusiestShareRange); false for nil. An
+// mpirun neither busy nor quiet was too short for the ticks to tell.
+func MpirunQuiet(l *rawdata.CPULoad) bool {
+	_, hi := l.BusiestShareRange()
+	return l != nil && hi < BusyShare
+}
 
 // ReadCPULoads returns, for each mpirun of d (same index as d.Mpiruns),
 // the CPU load its sidecar recorded (rawdata.Metadata.CPULoad), nil where

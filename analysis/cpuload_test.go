@@ -56,3 +56,26 @@ func TestSetCPULoadRule(t *testing.T) {
 		t.Error("MpirunBusy does not apply the threshold")
 	}
 }
+
+// TestMpirunBusyTicks: the busy and quiet verdicts hold across the range
+// the clock ticks' rounding allows (rawdata.CPULoad.ResolutionS); an mpirun
+// whose range straddles BusyShare is neither.
+func TestMpirunBusyTicks(t *testing.T) {
+	for _, tc := range []struct {
+		other, available, resolution float64
+		busy, quiet                  bool
+	}{
+		{0.6, 2, 0.02, true, false},    // 30 % ± 1 %
+		{0.02, 2, 0.02, false, true},   // 1 % ± 1 %
+		{0.3, 2, 0.2, false, false},    // 15 % ± 10 %: too short to tell
+		{-0.1, 0.2, 0.2, false, false}, // a negative rounding, −50 % ± 100 %
+	} {
+		l := &rawdata.CPULoad{OtherCPUS: tc.other, AvailableCPUS: tc.available, ResolutionS: tc.resolution, OtherCPUShare: tc.other / tc.available}
+		if MpirunBusy(l) != tc.busy || MpirunQuiet(l) != tc.quiet {
+			t.Errorf("%+v: busy %v quiet %v, want %v %v", tc, MpirunBusy(l), MpirunQuiet(l), tc.busy, tc.quiet)
+		}
+	}
+	if MpirunBusy(nil) || MpirunQuiet(nil) {
+		t.Error("nil load judged")
+	}
+}

@@ -281,10 +281,12 @@ func Combine(ranks []Rank) *rawdata.CPULoad {
 		hz := float64(r.Hz)
 		if !nd.procs[r.Proc] {
 			nd.procs[r.Proc] = true
+			nd.n.ResolutionS += 2 / hz // user and system time, each rounded
 			nd.n.OwnCPUS += float64(r.Own) / hz
 		}
 		if !nd.masks[r.Mask] {
 			nd.masks[r.Mask] = true
+			nd.n.ResolutionS += float64(r.NCPU) / hz // each CPU's busy time rounded
 			nd.n.CPUs += int(r.NCPU)
 			nd.busy += float64(r.Busy) / hz
 		}
@@ -303,6 +305,7 @@ func Combine(ranks []Rank) *rawdata.CPULoad {
 		l.OtherCPUS += n.OtherCPUS
 		l.AvailableCPUS += n.AvailableCPUS
 		l.OwnCPUS += n.OwnCPUS
+		l.ResolutionS += n.ResolutionS
 		l.CPUs += n.CPUs
 		if len(nodes) > 1 {
 			l.Nodes = append(l.Nodes, *n)

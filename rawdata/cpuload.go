@@ -30,6 +30,11 @@ type CPULoad struct {
 	OtherCPUShare float64 `json:"other_cpu_share"` // 0 when available_cpu_s is 0
 	OwnCPUS       float64 `json:"own_cpu_s"`       // the ranks' own CPU time, summed
 	CPUs          int     `json:"cpus"`            // |C| summed over the kernels
+	// ResolutionS bounds the clock ticks' rounding of other_cpu_s: one
+	// tick per CPU of C and two per process (user and system time), per
+	// pair of readings, summed over the experiments; other_cpu_s is
+	// within ± this of the CPU time the ticks stand for.
+	ResolutionS float64 `json:"resolution_s"`
 	// Nodes is the same per kernel, in order of their lowest rank, when
 	// the ranks ran on more than one.
 	Nodes []CPULoadNode `json:"nodes,omitempty"`
@@ -45,6 +50,7 @@ type CPULoadNode struct {
 	AvailableCPUS float64 `json:"available_cpu_s"`
 	OtherCPUShare float64 `json:"other_cpu_share"`
 	OwnCPUS       float64 `json:"own_cpu_s"`
+	ResolutionS   float64 `json:"resolution_s"`
 }
 
 // BusiestShare is the largest other_cpu_share of one kernel (the only
@@ -60,6 +66,21 @@ func (l *CPULoad) BusiestShare() float64 {
 	return s
 }
 
+// BusiestShareRange is the range of other_cpu_share that the ticks'
+// rounding allows on the busiest kernel (BusiestShare): (other_cpu_s ∓
+// resolution_s) / available_cpu_s; 0, 0 for a nil l.
+func (l *CPULoad) BusiestShareRange() (lo, hi float64) {
+	if l == nil {
+		return 0, 0
+	}
+	lo, hi = shareOf(l.OtherCPUS-l.ResolutionS, l.AvailableCPUS), shareOf(l.OtherCPUS+l.ResolutionS, l.AvailableCPUS)
+	for _, n := range l.Nodes {
+		lo = max(lo, shareOf(n.OtherCPUS-n.ResolutionS, n.AvailableCPUS))
+		hi = max(hi, shareOf(n.OtherCPUS+n.ResolutionS, n.AvailableCPUS))
+	}
+	return lo, hi
+}
+
 // Add adds x to l: the seconds and CPU counts of the kernels summed (by
 // position in Nodes, which the experiments of one mpirun share), the
 // shares recomputed.
@@ -70,6 +91,7 @@ func (l *CPULoad) Add(x *CPULoad) {
 	l.OtherCPUS += x.OtherCPUS
 	l.AvailableCPUS += x.AvailableCPUS
 	l.OwnCPUS += x.OwnCPUS
+	l.ResolutionS += x.ResolutionS
 	l.CPUs = max(l.CPUs, x.CPUs)
 	l.OtherCPUShare = shareOf(l.OtherCPUS, l.AvailableCPUS)
 	for i, n := range x.Nodes {
@@ -80,6 +102,7 @@ func (l *CPULoad) Add(x *CPULoad) {
 		m.OtherCPUS += n.OtherCPUS
 		m.AvailableCPUS += n.AvailableCPUS
 		m.OwnCPUS += n.OwnCPUS
+		m.ResolutionS += n.ResolutionS
 		m.CPUs = max(m.CPUs, n.CPUs)
 		m.OtherCPUShare = shareOf(m.OtherCPUS, m.AvailableCPUS)
 	}

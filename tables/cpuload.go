@@ -21,7 +21,7 @@ var CPULoadNote = fmt.Sprintf("other CPU: the CPU time processes other than the 
 // of n mpiruns: …" or "the machine was quiet: …"; "" when none recorded
 // a load.
 func MachineLoadLine(loads []*rawdata.CPULoad) string {
-	n, busy, maxShare := 0, 0, 0.0
+	n, busy, quiet, maxShare := 0, 0, 0, 0.0
 	for _, l := range loads {
 		if l == nil {
 			continue
@@ -31,16 +31,25 @@ func MachineLoadLine(loads []*rawdata.CPULoad) string {
 		if analysis.MpirunBusy(l) {
 			busy++
 		}
+		if analysis.MpirunQuiet(l) {
+			quiet++
+		}
+	}
+	short := ""
+	if k := n - busy - quiet; k > 0 {
+		short = fmt.Sprintf("; %d too short for the clock ticks to tell", k)
 	}
 	switch {
 	case n == 0:
 		return ""
+	case busy == 0 && quiet > 0:
+		return fmt.Sprintf("the machine was quiet in %d of %d mpiruns: others took < %.0f%% of the ranks' CPU time%s",
+			quiet, n, 100*analysis.BusyShare, short)
 	case busy == 0:
-		return fmt.Sprintf("the machine was quiet: other processes took at most %.0f%% of the CPU time the ranks could use during any of the %d mpiruns (busy: ≥ %.0f%%)",
-			100*maxShare, n, 100*analysis.BusyShare)
+		return fmt.Sprintf("the machine's load is unknown: %d mpiruns too short for the clock ticks to tell", n)
 	}
-	return fmt.Sprintf("the machine was busy during %d of %d mpiruns: other processes took up to %.0f%% of the CPU time the ranks could use (busy: ≥ %.0f%%)",
-		busy, n, 100*maxShare, 100*analysis.BusyShare)
+	return fmt.Sprintf("the machine was busy during %d of %d mpiruns: others took up to %.0f%% of the ranks' CPU time (busy: ≥ %.0f%%)%s",
+		busy, n, 100*maxShare, 100*analysis.BusyShare, short)
 }
 
 // WriteCPULoad prints, below the invalid shares, the CPU time other
@@ -85,14 +94,20 @@ func WriteCPULoad(w io.Writer, ids []analysis.MpirunID, loads []*rawdata.CPULoad
 		}
 	}
 	if len(explained) > 0 {
-		fmt.Fprintf(w, "the load explains %d of %d groups: per-mpirun medians (other CPU share of that mpirun)\n", len(explained), of)
+		fmt.Fprintf(w, "the load explains %d of %d groups: the slowest per-mpirun median (that mpirun's other CPU share)\n", len(explained), of)
 		common := commonLabels(keys)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, s := range explained {
 			unit, sc := analysis.TimeUnit(s.Median)
 			var meds []string
+			slow := 0
 			for j, m := range s.MpirunMedians {
-				meds = append(meds, fmt.Sprintf("%s (%s)", analysis.FormatTimeScaled(m, sc, unit), SharePct(s.Load.Shares[j])))
+				if m > s.MpirunMedians[slow] {
+					slow = j
+				}
+			}
+			if len(s.MpirunMedians) > 0 {
+				meds = append(meds, fmt.Sprintf("%s (%s)", analysis.FormatTimeScaled(s.MpirunMedians[slow], sc, unit), SharePct(s.Load.Shares[slow])))
 			}
 			why := "slowest mpirun busy"
 			if s.Load.InExcess {

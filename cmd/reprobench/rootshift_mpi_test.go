@@ -56,8 +56,8 @@ func TestRootShiftUnderMPI(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if m.FormatVersion != "1.3" {
-					t.Errorf("sidecar format_version %q, want 1.3 (the root_shift column)", m.FormatVersion)
+				if m.FormatVersion != rawdata.FormatVersion {
+					t.Errorf("sidecar format_version %q, want %s (1.3 added the root_shift column)", m.FormatVersion, rawdata.FormatVersion)
 				}
 				// The overlap measurement rotates in each of its phases.
 				mpirun.MustRun(t, f, np, 180*time.Second, nil, bin, "run", "--out", dir, "--run-id", "ov", "--seed", "7", "--check",

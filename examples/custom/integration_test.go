@@ -66,7 +66,7 @@ func TestSameGroupAsRun(t *testing.T) {
 			mpirun.MustRun(t, f, 2, 90*time.Second, nil, custom, "-call", "MPI_Allreduce", "-bytes", "8", "-n", "50", "-warmup", "5",
 				"-method", "barrier", "-sync", "auto", "-out", dir, "-run-id", "lib")
 			mpirun.MustRun(t, f, 2, 90*time.Second, nil, rb, "run", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "50",
-				"--out", dir, "--run-id", "cli")
+				"--proc-sync", "barrier", "--out", dir, "--run-id", "cli")
 			out, err := exec.Command(rb, "analyze", "--format", "csv", filepath.Join(dir, "lib-mpirun000.csv"), filepath.Join(dir, "cli-mpirun000.csv")).Output()
 			if err != nil {
 				t.Fatal(err)
