@@ -18,7 +18,10 @@ import (
 // CPUs by 150 busy ticks each, rank r's own time by 40·(r+1) ticks, the
 // wall time by 1 s. So every experiment's record holds, by the formula of
 // rawdata.CPULoad, available 2 CPUs · 1 s, own (40+80+120)/100 s, other
-// 3 − 2.4 = 0.6 s; and each rank read exactly twice per experiment.
+// 3 − 2.4 = 0.6 s; and each rank read exactly twice per experiment. The
+// run's record (Engine.RunLoad) spans the first reading to the last, 2·nexp−1
+// steps of the same, with the ticks' rounding of one pair of readings, not
+// of nexp pairs.
 func TestCPULoadRecorded(t *testing.T) {
 	const ranks, nexp = 3, 2
 	w, err := mpitest.New(mpitest.Config{Ranks: ranks, Seed: 5})
@@ -27,6 +30,7 @@ func TestCPULoadRecorded(t *testing.T) {
 	}
 	reads := make([]int, ranks)
 	sink := &memSink{}
+	var runLoad *rawdata.CPULoad
 	err = w.Run(func(r *mpitest.Rank) error {
 		c := r.Comm()
 		me := c.Rank()
@@ -47,6 +51,11 @@ func TestCPULoadRecorded(t *testing.T) {
 				Sync: window.Config{Method: window.Barrier}}
 		}
 		_, err := e.Run(exps, s)
+		if me == 0 {
+			runLoad = e.RunLoad
+		} else if e.RunLoad != nil {
+			return fmt.Errorf("rank %d has a RunLoad", me)
+		}
 		return err
 	})
 	if err != nil {
@@ -78,6 +87,15 @@ func TestCPULoadRecorded(t *testing.T) {
 		if !found {
 			t.Errorf("experiment %d: traffic %+v lacks one symmetric %s entry", s.Exp, s.Traffic, rawdata.TrafficCPULoad)
 		}
+	}
+	steps := float64(2*nexp - 1)
+	if l := runLoad; l == nil {
+		t.Errorf("no RunLoad")
+	} else if math.Abs(l.AvailableCPUS-2*steps) > 1e-9 || math.Abs(l.OwnCPUS-2.4*steps) > 1e-9 ||
+		math.Abs(l.OtherCPUS-0.6*steps) > 1e-9 || math.Abs(l.OtherCPUShare-0.3) > 1e-9 {
+		t.Errorf("RunLoad %+v, want available %g s, own %g s, other %g s, share 0.3", *l, 2*steps, 2.4*steps, 0.6*steps)
+	} else if one := sink.sums[0].CPULoad.ResolutionS; one <= 0 || math.Abs(l.ResolutionS-one) > 1e-12 {
+		t.Errorf("RunLoad resolution %g s, want one pair's, %g s", l.ResolutionS, one)
 	}
 }
 

@@ -198,8 +198,24 @@ type Engine struct {
 	// after its last, outside the timed part; one MPI_Allgather after the
 	// observations collects the ranks' readings and rank 0's Summary.CPULoad
 	// holds their combination (cpuload.Combine). Set on every rank or on
-	// none. A rank whose reading fails contributes nothing.
+	// none. A rank whose reading fails contributes nothing. Run also
+	// keeps each rank's first and last readings, and after the last
+	// experiment collects them as the whole run's load (RunLoad).
 	CPULoad func() (cpuload.Sample, error)
+	// RunLoad is set by Run on rank 0 when CPULoad is set and every
+	// experiment ran: the CPU time other processes took from just before
+	// the first experiment's measured observations to just after the
+	// last's, one pair of readings per rank (so that the clock ticks'
+	// rounding, rawdata.CPULoad.ResolutionS, counts once, not once per
+	// experiment), collected by one MPI_Allgather after the last
+	// experiment.
+	RunLoad *rawdata.CPULoad
+
+	// span is this rank's first and last CPU-time readings of the run,
+	// and spanErr the first failed one.
+	span    [2]cpuload.Sample
+	spanN   int
+	spanErr error
 }
 
 // Run executes the experiments in order; rank 0 writes to sink (other ranks
@@ -213,6 +229,7 @@ func (e *Engine) Run(exps []Experiment, sink Sink) ([]Summary, error) {
 	}
 	var sums []Summary
 	var lastSync time.Time
+	e.RunLoad, e.spanN, e.spanErr = nil, 0, nil
 	windowsSeen := false
 	for i := range exps {
 		ex := &exps[i]
@@ -242,7 +259,43 @@ func (e *Engine) Run(exps []Experiment, sink Sink) ([]Summary, error) {
 			}
 		}
 	}
+	if e.CPULoad != nil {
+		l, err := e.gatherRank(e.spanRank())
+		if err != nil {
+			return sums, fmt.Errorf("engine: the run's CPU load: %w", err)
+		}
+		e.RunLoad = l
+	}
 	return sums, nil
+}
+
+// noteSpan keeps o's readings as the run's first (when it is the first
+// experiment measured) and last.
+func (e *Engine) noteSpan(o *observed) {
+	if e.CPULoad == nil {
+		return
+	}
+	if o.loadErr != nil && e.spanErr == nil {
+		e.spanErr = o.loadErr
+	}
+	if e.spanN == 0 {
+		e.span[0] = o.load[0]
+	}
+	e.span[1] = o.load[1]
+	e.spanN++
+}
+
+// spanRank is this rank's reading of the whole run: zeros when no
+// experiment was measured or a reading failed.
+func (e *Engine) spanRank() []int64 {
+	if e.spanN == 0 || e.spanErr != nil {
+		return make([]int64, cpuload.RankFields)
+	}
+	r, err := cpuload.Delta(e.span[0], e.span[1])
+	if err != nil {
+		return make([]int64, cpuload.RankFields)
+	}
+	return r.Vector()
 }
 
 // Check validates an experiment for a communicator of size p: the call,
@@ -284,6 +337,7 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 	if err := e.measure(ex, o); err != nil {
 		return nil, err
 	}
+	e.noteSpan(o)
 	if ex.VerifyResults && pl.obs != nil {
 		if err := e.verify(pl.obs, pl.rec); err != nil { // check.go
 			return nil, err
@@ -346,19 +400,26 @@ func (e *Engine) gatherLoad(o *observed) (*rawdata.CPULoad, error) {
 	if e.CPULoad == nil {
 		return nil, nil
 	}
-	c := e.Comm
-	p := c.Size()
 	mine := make([]int64, cpuload.RankFields) // zeros: no reading
 	if o.loadErr == nil {
 		if r, err := cpuload.Delta(o.load[0], o.load[1]); err == nil {
 			mine = r.Vector()
 		}
 	}
+	o.traffic.Add(rawdata.TrafficCPULoad, rawdata.Symmetric, 1, 8*cpuload.RankFields)
+	return e.gatherRank(mine)
+}
+
+// gatherRank collects every rank's reading (mine: cpuload.Rank.Vector, or
+// zeros for none) with one MPI_Allgather and returns their combination
+// on rank 0, nil on other ranks.
+func (e *Engine) gatherRank(mine []int64) (*rawdata.CPULoad, error) {
+	c := e.Comm
+	p := c.Size()
 	all := make([]int64, cpuload.RankFields*p)
 	if err := mpi.Allgather(c, mine, all); err != nil {
 		return nil, fmt.Errorf("collecting the CPU load: %w", err)
 	}
-	o.traffic.Add(rawdata.TrafficCPULoad, rawdata.Symmetric, 1, 8*cpuload.RankFields)
 	if c.Rank() != 0 {
 		return nil, nil
 	}

@@ -386,13 +386,8 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*
 		return nil, nil
 	}
 	meta.Experiments, meta.EndUTC = sums, time.Now().UTC()
-	for i := range sums {
-		if l := sums[i].CPULoad; l != nil {
-			if meta.CPULoad == nil {
-				meta.CPULoad = &rawdata.CPULoad{}
-			}
-			meta.CPULoad.Add(l)
-		}
+	if meta.CPULoad = eng.RunLoad; meta.CPULoad != nil {
+		meta.Traffic.Add(rawdata.TrafficCPULoad, rawdata.Symmetric, 1, 8*cpuload.RankFields)
 	}
 	meta.DurationS = meta.EndUTC.Sub(meta.StartUTC).Seconds()
 	if rerr != nil {

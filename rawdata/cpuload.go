@@ -1,13 +1,16 @@
 package rawdata
 
 // TrafficCPULoad is the purpose of the one MPI_Allgather per experiment
-// that collects the ranks' CPU-time readings (Summary.CPULoad).
+// that collects the ranks' CPU-time readings (Summary.CPULoad), and of the
+// one after the last experiment that collects the mpirun's
+// (Metadata.CPULoad).
 const TrafficCPULoad = "cpu_load"
 
 // CPULoad is the CPU time that processes other than the run's own ranks
 // took while the ranks measured (package cpuload): per experiment, between
 // the readings just before its first measured observation and just after
-// its last (warm-up excluded), and per mpirun, summed over its experiments.
+// its last (warm-up excluded), and per mpirun, between the readings just
+// before its first experiment's and just after its last experiment's.
 // On a kernel (the ranks that share one /proc/stat, by boot id), with C the
 // CPUs the ranks there may run on (the union of their affinity masks,
 // distinct masks counted once each) and T the wall time of the kernel's
@@ -32,8 +35,9 @@ type CPULoad struct {
 	CPUs          int     `json:"cpus"`            // |C| summed over the kernels
 	// ResolutionS bounds the clock ticks' rounding of other_cpu_s: one
 	// tick per CPU of C and two per process (user and system time), per
-	// pair of readings, summed over the experiments; other_cpu_s is
-	// within ± this of the CPU time the ticks stand for.
+	// pair of readings (summed over the experiments in a format 1.4
+	// mpirun's); other_cpu_s is within ± this of the CPU time the ticks
+	// stand for.
 	ResolutionS float64 `json:"resolution_s"`
 	// Nodes is the same per kernel, in order of their lowest rank, when
 	// the ranks ran on more than one.
@@ -79,33 +83,6 @@ func (l *CPULoad) BusiestShareRange() (lo, hi float64) {
 		hi = max(hi, shareOf(n.OtherCPUS+n.ResolutionS, n.AvailableCPUS))
 	}
 	return lo, hi
-}
-
-// Add adds x to l: the seconds and CPU counts of the kernels summed (by
-// position in Nodes, which the experiments of one mpirun share), the
-// shares recomputed.
-func (l *CPULoad) Add(x *CPULoad) {
-	if x == nil {
-		return
-	}
-	l.OtherCPUS += x.OtherCPUS
-	l.AvailableCPUS += x.AvailableCPUS
-	l.OwnCPUS += x.OwnCPUS
-	l.ResolutionS += x.ResolutionS
-	l.CPUs = max(l.CPUs, x.CPUs)
-	l.OtherCPUShare = shareOf(l.OtherCPUS, l.AvailableCPUS)
-	for i, n := range x.Nodes {
-		if i >= len(l.Nodes) {
-			l.Nodes = append(l.Nodes, CPULoadNode{FirstRank: n.FirstRank, Ranks: n.Ranks, CPUs: n.CPUs})
-		}
-		m := &l.Nodes[i]
-		m.OtherCPUS += n.OtherCPUS
-		m.AvailableCPUS += n.AvailableCPUS
-		m.OwnCPUS += n.OwnCPUS
-		m.ResolutionS += n.ResolutionS
-		m.CPUs = max(m.CPUs, n.CPUs)
-		m.OtherCPUShare = shareOf(m.OtherCPUS, m.AvailableCPUS)
-	}
 }
 
 // shareOf is a/b, 0 when b is not positive.

@@ -72,8 +72,11 @@ type Metadata struct {
 	// no experiment used a windowed method).
 	WindowBaseline *WindowBaseline `json:"window_baseline,omitempty"`
 	// CPULoad is the CPU time other processes took during the mpirun's
-	// measured observations, summed over its experiments
-	// (Summary.CPULoad); nil when it was not read. Added in format 1.4.
+	// measurements: from just before its first experiment's measured
+	// observations to just after its last experiment's, one pair of
+	// readings per rank (format 1.5; in 1.4, the sum of the experiments'
+	// Summary.CPULoad); nil when it was not read or an experiment
+	// failed. Added in format 1.4.
 	CPULoad *CPULoad `json:"cpu_load,omitempty"`
 
 	// Simulation, when present, says the data were simulated (package
