@@ -21,7 +21,7 @@
 //	engine-cbuf     mpi.ObserveBatch on the C buffers
 //	engine-fresh    engine-gobuf writing its timestamps to new, never written
 //	                arrays each block, as the engine's Record is
-//	engine-run      engine.Engine.Run with the experiment `reprobench run`
+//	engine-run      reprobench.Engine.Run with the experiment `reprobench run`
 //	                makes by default (100 warm-up observations, a new Record)
 //
 // For each block rank 0 gathers every rank's t0 and t1 (CLOCK_MONOTONIC, one
@@ -65,7 +65,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
@@ -152,7 +152,7 @@ func run(blocks, per, long, pre int, out, only string) error {
 		}
 	}
 	// engine-run: the experiment `reprobench run` makes by default, run
-	// by engine.Engine with the per-rank rows collected on rank 0; each
+	// by reprobench.Engine with the per-rank rows collected on rank 0; each
 	// rank's local times are on its own clock, so the epochs are gathered
 	// to turn them into CLOCK_MONOTONIC.
 	epochs := make([]int64, w.Size())
@@ -160,14 +160,14 @@ func run(blocks, per, long, pre int, out, only string) error {
 		return err
 	}
 	engineRun := func(all []int64, n int) error {
-		e := &engine.Engine{Comm: w, Clock: clk, PerRank: true}
-		ex := engine.Experiment{Call: mpi.CallAllreduce, MsizeBytes: bytes, Type: mpi.Float64, Nrep: n, Warmup: 100,
+		e := &reprobench.Engine{Comm: w, Clock: clk, PerRank: true}
+		ex := reprobench.Experiment{Call: mpi.CallAllreduce, MsizeBytes: bytes, Type: mpi.Float64, Nrep: n, Warmup: 100,
 			Sync: window.Config{Method: window.Barrier}, Runtime: window.RuntimeLocal, Cache: window.CacheWarm}
-		var sink engine.Sink
+		var sink reprobench.Sink
 		if w.Rank() == 0 {
 			sink = &rankSink{all: all, n: n, epochs: epochs}
 		}
-		_, err := e.Run([]engine.Experiment{ex}, sink)
+		_, err := e.Run([]reprobench.Experiment{ex}, sink)
 		return err
 	}
 	all := []variant{
@@ -289,7 +289,7 @@ func run(blocks, per, long, pre int, out, only string) error {
 	return nil
 }
 
-// rankSink collects engine.Engine's per-rank rows into the gather layout
+// rankSink collects reprobench.Engine's per-rank rows into the gather layout
 // of run, converting each rank's local seconds to CLOCK_MONOTONIC ns.
 type rankSink struct {
 	all    []int64
@@ -297,14 +297,14 @@ type rankSink struct {
 	epochs []int64
 }
 
-func (s *rankSink) Row(*engine.Row) error { return nil }
-func (s *rankSink) RankRow(r *engine.RankRow) error {
+func (s *rankSink) Row(*reprobench.Row) error { return nil }
+func (s *rankSink) RankRow(r *reprobench.RankRow) error {
 	base := r.Rank * 2 * s.n
 	s.all[base+r.Rep] = s.epochs[r.Rank] + int64(math.Round(r.LocalStartS*1e9))
 	s.all[base+s.n+r.Rep] = s.epochs[r.Rank] + int64(math.Round(r.LocalEndS*1e9))
 	return nil
 }
-func (s *rankSink) EndExperiment(*engine.Summary) error { return nil }
+func (s *rankSink) EndExperiment(*reprobench.Summary) error { return nil }
 
 // pattern describes one block of observations of every rank.
 type pattern struct {
