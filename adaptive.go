@@ -40,7 +40,7 @@ func (ex *Experiment) checkNrep() error {
 // between the looks are taken exactly as a fixed run takes them; the
 // experiment's order in the run is unchanged. o.stop records the rule,
 // its parameters and the width reached.
-func (e *Engine) measureUntil(ex *Experiment, o *observed) error {
+func (e *engine) measureUntil(ex *Experiment, o *observed) error {
 	st := analysis.NewStopper(*ex.Stop)
 	rule := st.Rule()
 	cp := newCompletion(ex, o.reps, e.Comm.Size(), e.Comm.Rank(), o.ovr != nil)

@@ -27,7 +27,7 @@ func fillCheck(bufs *window.Buffers, d mpi.Datatype, rank int) {
 // more call, untimed, after mpi.InPlaceInput put the send buffer's pattern
 // there, and checks that call's result (with root_shift, that call is an
 // observation's first: its root is o.Root).
-func (e *Engine) verify(o *mpi.Observation, rec *window.Record) error {
+func (e *engine) verify(o *mpi.Observation, rec *window.Record) error {
 	c := e.Comm
 	checked := o
 	if o.InPlace() {

@@ -65,14 +65,14 @@ func DefaultMethodFor(rt window.RuntimeType, overlap, clocks bool) window.Method
 	return DefaultMethod
 }
 
-// DefaultRuntime returns the completion time that an experiment under
+// defaultRuntime returns the completion time that an experiment under
 // process synchronization method m records by default: the global
 // completion time (latest end minus earliest start on the synchronized
 // global clock) for the windowed methods, whose ranks start together in
 // global time (Hunold & Carpen-Amarie 2016, §3.2.2), and the local one
 // (the maximum over ranks of end − start, each on its own clock) for the
 // barrier methods, which have no common start to measure from.
-func DefaultRuntime(m window.Method) window.RuntimeType {
+func defaultRuntime(m window.Method) window.RuntimeType {
 	if m.Windowed() {
 		return window.RuntimeGlobal
 	}
@@ -83,7 +83,7 @@ func DefaultRuntime(m window.Method) window.RuntimeType {
 // without flags when m is DefaultMethod, and under process synchronization
 // method m otherwise: an 8-byte
 // MPI_Allreduce of float64 (sum) from root 0, DefaultNrep observations
-// after DefaultWarmup, the completion time DefaultRuntime(m), warm caches,
+// after DefaultWarmup, the completion time defaultRuntime(m), warm caches,
 // and window's defaults written out (window.Config.WithDefaults: a 100 µs
 // window, batches of 100, a late tolerance of 1 µs). Exp, Seed, Labels and
 // ClockSync are left to the caller (package pipeline numbers experiments,
@@ -92,7 +92,7 @@ func DefaultRuntime(m window.Method) window.RuntimeType {
 func DefaultExperiment(m window.Method) Experiment {
 	d := window.Config{Method: m}.WithDefaults()
 	return Experiment{Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Op: mpi.Sum,
-		Nrep: DefaultNrep, Warmup: DefaultWarmup, Runtime: DefaultRuntime(m),
+		Nrep: DefaultNrep, Warmup: DefaultWarmup, Runtime: defaultRuntime(m),
 		LoopReps: DefaultLoopReps, Cache: window.CacheWarm, CacheSlots: DefaultCacheSlots,
 		// The fields a user sets; the ones window derives from them
 		// (StartDelay, MaxWindow) stay zero so that they follow Window.

@@ -2,7 +2,7 @@
 // communicator, a clock, a global clock and a list of experiments, it runs
 // each (warm-up, then the measured observations under the experiment's
 // process synchronization, package window) and streams one raw row per
-// observation to a Sink on rank 0. It never aggregates: summaries are the
+// observation to a rowSink on rank 0. It never aggregates: summaries are the
 // analysis package's job (Stanisic et al. 2017: separate design, engine and analysis).
 //
 // Per experiment, the ranks' timestamps are gathered at rank 0 once, after
@@ -49,7 +49,7 @@ type Experiment struct {
 	// the warm-up and before the measured observations. Zero: none.
 	Prehistory Prehistory
 	// ClockSync is the clock synchronization spec in force for this
-	// experiment (clocksync's syntax, or "none"); Engine.Resync applies it.
+	// experiment (clocksync's syntax, or "none"); engine.Resync applies it.
 	// It is recorded in the raw data's clocksync column.
 	ClockSync string
 	// Labels are user factors recorded as columns of its rows (rawdata).
@@ -130,7 +130,7 @@ func (e *Experiment) Raw() rawdata.Experiment {
 }
 
 // Declare returns the rawdata declarations of exps (Experiment.Raw).
-func Declare(exps []Experiment) []rawdata.Experiment {
+func declare(exps []Experiment) []rawdata.Experiment {
 	out := make([]rawdata.Experiment, len(exps))
 	for i := range exps {
 		out[i] = exps[i].Raw()
@@ -146,32 +146,20 @@ func (e *Experiment) Count() int {
 	return 0
 }
 
-// Row is one observation as it goes into the raw CSV (the format is
-// package rawdata's).
-type Row = rawdata.Row
-
-// RankRow is one rank's timestamps of one observation, seconds: local on
-// the rank's clock since its epoch, global on the global clock.
-type RankRow = rawdata.RankRow
-
-// Summary describes how one experiment went, for the metadata (not the
-// data: it counts, it does not summarize runtimes).
-type Summary = rawdata.Summary
-
-// Sink receives the output of rank 0. Row and RankRow values are reused
-// after the call returns. *rawdata.Writer is a Sink that writes the files
+// rowSink receives the output of rank 0. Row and RankRow values are reused
+// after the call returns. *rawdata.Writer is a rowSink that writes the files
 // "reprobench analyze" reads.
-type Sink interface {
-	Row(r *Row) error
-	// RankRow is called only when Engine.PerRank is set.
-	RankRow(r *RankRow) error
+type rowSink interface {
+	Row(r *rawdata.Row) error
+	// RankRow is called only when engine.PerRank is set.
+	RankRow(r *rawdata.RankRow) error
 	// EndExperiment is called after the rows of an experiment (flush here).
-	EndExperiment(s *Summary) error
+	EndExperiment(s *rawdata.Summary) error
 }
 
-// Engine runs experiments on one rank. Every rank makes one with the same
+// engine runs experiments on one rank. Every rank makes one with the same
 // experiments and calls Run collectively.
-type Engine struct {
+type engine struct {
 	Comm   mpi.Comm
 	Clock  timing.Clock       // the clock the critical path reads; the base clock of Global
 	Global window.GlobalClock // nil: window.Identity (no global time)
@@ -205,14 +193,14 @@ type Engine struct {
 
 // Run executes the experiments in order; rank 0 writes to sink (other ranks
 // may pass nil). It returns the summaries on rank 0.
-func (e *Engine) Run(exps []Experiment, sink Sink) ([]Summary, error) {
+func (e *engine) Run(exps []Experiment, sink rowSink) ([]rawdata.Summary, error) {
 	if e.Comm == nil || e.Clock == nil {
-		return nil, fmt.Errorf("engine: the Engine needs a Comm and a Clock")
+		return nil, fmt.Errorf("engine: the engine needs a Comm and a Clock")
 	}
 	if e.Comm.Rank() == 0 && sink == nil {
-		return nil, fmt.Errorf("engine: rank 0 needs a Sink")
+		return nil, fmt.Errorf("engine: rank 0 needs a sink")
 	}
-	var sums []Summary
+	var sums []rawdata.Summary
 	var lastSync time.Time
 	windowsSeen := false
 	for i := range exps {
@@ -259,7 +247,7 @@ func (ex *Experiment) Check(p int) error {
 
 // runOne runs one experiment: its plan (plan.go), the resources its call
 // needs (collective), its observations, the result check and its rows.
-func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
+func (e *engine) runOne(ex *Experiment, sink rowSink) (_ *rawdata.Summary, err error) {
 	pl, err := e.newPlan(ex)
 	if err != nil {
 		return nil, err
@@ -296,7 +284,7 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 // measure runs ex's warm-up and its measured observations (plan.run) into
 // the plan's Record (o.rec), noting the noise guard's slots and the heap
 // allocations of the measured observations in o.
-func (e *Engine) measure(ex *Experiment, o *observed) error {
+func (e *engine) measure(ex *Experiment, o *observed) error {
 	if ex.Warmup > 0 {
 		if err := o.run(ex.Warmup, o.rec, true); err != nil {
 			return fmt.Errorf("warm-up: %w", err)
@@ -343,7 +331,7 @@ func (o *observed) readLoad(read func() (cpuload.Sample, error), i int) {
 // (one MPI_Allgather of cpuload.RankFields int64, counted as
 // rawdata.TrafficCPULoad) and returns their combination on rank 0; nil
 // when e.CPULoad is not set, or on other ranks.
-func (e *Engine) gatherLoad(o *observed) (*rawdata.CPULoad, error) {
+func (e *engine) gatherLoad(o *observed) (*rawdata.CPULoad, error) {
 	if e.CPULoad == nil {
 		return nil, nil
 	}
@@ -383,13 +371,13 @@ type observed struct {
 	reduced *reduced
 	stop    *rawdata.StopRecord
 	// the CPU-time samples before and after the measured observations
-	// (Engine.CPULoad), and the first error reading them
+	// (engine.CPULoad), and the first error reading them
 	load    [2]cpuload.Sample
 	loadErr error
 }
 
 // perRankChunkBytes bounds the bytes of the ranks' timestamps rank 0 holds
-// at once when per-rank rows are asked for (Engine.PerRank): they are
+// at once when per-rank rows are asked for (engine.PerRank): they are
 // gathered in chunks of at least one observation.
 var perRankChunkBytes = 8 << 20
 
@@ -400,7 +388,7 @@ const perRankFields = 4
 // rows computes each observation's completion time as ex.Runtime says by
 // reductions across ranks (completion, Hunold & Carpen-Amarie 2016,
 // Alg. 1), so that rank 0 holds O(observations) values whatever the rank
-// count, and writes the rows to sink. With Engine.PerRank it also gathers
+// count, and writes the rows to sink. With engine.PerRank it also gathers
 // the ranks' timestamps at rank 0, in chunks of at most perRankChunkBytes
 // (one observation at least), and writes the per-rank rows. It returns
 // the experiment's Summary on rank 0, nil elsewhere.
@@ -408,7 +396,7 @@ const perRankFields = 4
 // The reductions are allreduces, so that the instrument's own traffic
 // between two ranks is net-symmetric; the per-rank gather, one-way, runs
 // only when asked for.
-func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) {
+func (e *engine) rows(ex *Experiment, o *observed, sink rowSink) (*rawdata.Summary, error) {
 	c := e.Comm
 	p, me := c.Size(), c.Rank()
 	sy, rec, g, ovr, reps := o.sy, o.rec, o.g, o.ovr, o.reps
@@ -431,9 +419,9 @@ func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) 
 	if err != nil {
 		return nil, err
 	}
-	var sum *Summary
+	var sum *rawdata.Summary
 	if me == 0 {
-		sum = &Summary{Exp: ex.Exp, Call: o.name, MsizeBytes: ex.MsizeBytes, Method: o.method,
+		sum = &rawdata.Summary{Exp: ex.Exp, Call: o.name, MsizeBytes: ex.MsizeBytes, Method: o.method,
 			RuntimeType: o.runtimeType, Cache: o.cache, WarmupCount: ex.Warmup, Rows: n,
 			Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: o.began.UTC(),
 			AllocsPerObs: o.allocsPerObs, Overlap: o.ovCal, CPULoad: load}
@@ -453,8 +441,8 @@ func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) 
 		}
 		sum.Wait = sy.Wait()
 	}
-	row := Row{Exp: ex.Exp, Call: o.name, MsizeBytes: ex.MsizeBytes, Count: o.count, Datatype: o.dtype, Np: p}
-	rr := RankRow{Exp: ex.Exp, Call: o.name, MsizeBytes: ex.MsizeBytes, Np: p}
+	row := rawdata.Row{Exp: ex.Exp, Call: o.name, MsizeBytes: ex.MsizeBytes, Count: o.count, Datatype: o.dtype, Np: p}
+	rr := rawdata.RankRow{Exp: ex.Exp, Call: o.name, MsizeBytes: ex.MsizeBytes, Np: p}
 	chunk := n // observations per chunk
 	var mine, all []float64
 	var sinkErr error

@@ -48,11 +48,11 @@ const (
 	overlapRounds    = 3
 	overlapObs       = 11
 	overlapStartIter = 1000
-	// KernelDescription says what one iteration of the compute kernel does.
-	KernelDescription = "x = x*0.999999999 + 1e-9 on a double (one dependent multiply-add), C loop in rbmpi_nbc.h"
-	// OSUKernelDescription says what the time-targeted kernel of runtime
+	// kernelDescription says what one iteration of the compute kernel does.
+	kernelDescription = "x = x*0.999999999 + 1e-9 on a double (one dependent multiply-add), C loop in rbmpi_nbc.h"
+	// osuKernelDescription says what the time-targeted kernel of runtime
 	// osu does.
-	OSUKernelDescription = "OSU's do_compute_cpu: passes of x[i] = x[i] + a[i][j]*a[j][i] + y[j] over a 25x25 float matrix " +
+	osuKernelDescription = "OSU's do_compute_cpu: passes of x[i] = x[i] + a[i][j]*a[j][i] + y[j] over a 25x25 float matrix " +
 		"until the passes' timed sum reaches the rank's mean pure time per call of the same observation; " +
 		"test_every = OSU's -t probes (rbmpi_nbc.h)"
 )
@@ -148,9 +148,9 @@ func calibrateKernel(c mpi.Comm, clk timing.Clock, o *mpi.Observation, ex *Exper
 		if c.Rank() != 0 {
 			return nil, nil
 		}
-		return &rawdata.OverlapCalibration{Kernel: OSUKernelDescription, TestEvery: ex.Overlap.TestEvery, TimeTargeted: true}, nil
+		return &rawdata.OverlapCalibration{Kernel: osuKernelDescription, TestEvery: ex.Overlap.TestEvery, TimeTargeted: true}, nil
 	}
-	cal := &rawdata.OverlapCalibration{Kernel: KernelDescription, TestEvery: ex.Overlap.TestEvery, Given: ex.Overlap.KernelIters > 0}
+	cal := &rawdata.OverlapCalibration{Kernel: kernelDescription, TestEvery: ex.Overlap.TestEvery, Given: ex.Overlap.KernelIters > 0}
 	k := ex.Overlap.KernelIters
 	var target, kernel float64
 	if k <= 0 {

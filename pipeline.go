@@ -39,12 +39,12 @@ func Vocabulary() design.Vocabulary {
 	v.ProcSyncs = window.MethodNames()
 	v.RuntimeTypes = window.RuntimeTypeNames()
 	v.CacheModes = window.CacheModeNames()
-	v.ClockSync = CheckClockSync
+	v.ClockSync = checkClockSync
 	return v
 }
 
-// CheckClockSync accepts "none", "auto" and what clocksync.ParseSpec accepts.
-func CheckClockSync(spec string) error {
+// checkClockSync accepts "none", "auto" and what clocksync.ParseSpec accepts.
+func checkClockSync(spec string) error {
 	if spec == "none" || spec == "auto" {
 		return nil
 	}
@@ -54,16 +54,16 @@ func CheckClockSync(spec string) error {
 	return nil
 }
 
-// ExperimentSeed is the seed of experiment exp's random choices (cache
+// experimentSeed is the seed of experiment exp's random choices (cache
 // offsets) in a run with seed seed.
-func ExperimentSeed(seed uint64, exp int) uint64 { return seed ^ uint64(exp)*0x9e3779b97f4a7c15 }
+func experimentSeed(seed uint64, exp int) uint64 { return seed ^ uint64(exp)*0x9e3779b97f4a7c15 }
 
 // Base holds the levels that the empty cells of a design row take: the
 // run's (its flags'). DefaultBase returns the verified ones.
 type Base struct {
 	Experiment
 	// AutoRuntime gives a row whose runtime cell is empty the completion
-	// time DefaultRuntime names for the row's method — global for
+	// time defaultRuntime names for the row's method — global for
 	// the windowed methods, local for the barrier methods — instead of
 	// Experiment.Runtime.
 	AutoRuntime bool
@@ -99,7 +99,7 @@ func FromDesign(de design.Experiment, base Base, seed uint64, np int) (Experimen
 	}
 	ex := base.Experiment
 	ex.Exp = de.Exp
-	ex.Seed = ExperimentSeed(seed, de.Exp)
+	ex.Seed = experimentSeed(seed, de.Exp)
 	ex.Prehistory = ex.Prehistory.Draw(seed, de.Mpirun, de.Exp)
 	var err error
 	// The call and the size are what a design is about: a row names its
@@ -137,7 +137,7 @@ func FromDesign(de design.Experiment, base Base, seed uint64, np int) (Experimen
 			return fail(err)
 		}
 	} else if base.AutoRuntime {
-		ex.Runtime = DefaultRuntime(ex.Sync.Method)
+		ex.Runtime = defaultRuntime(ex.Sync.Method)
 	}
 	if de.Cache != "" {
 		if ex.Cache, err = window.ParseCacheMode(de.Cache); err != nil {
@@ -152,7 +152,7 @@ func FromDesign(de design.Experiment, base Base, seed uint64, np int) (Experimen
 		ex.Sync.NoiseGuard = de.NoiseGuard == "on"
 	}
 	if de.ClockSync != "" {
-		if err := CheckClockSync(de.ClockSync); err != nil {
+		if err := checkClockSync(de.ClockSync); err != nil {
 			return fail(err)
 		}
 		ex.ClockSync = de.ClockSync
@@ -247,7 +247,7 @@ func needsGlobalClock(ex *Experiment) bool {
 // run-wide spec and refuses an experiment that needs synchronized clocks
 // under "none".
 func resolveClockSync(exps []Experiment, spec string) (string, error) {
-	if err := CheckClockSync(spec); err != nil {
+	if err := checkClockSync(spec); err != nil {
 		return "", err
 	}
 	if spec == "auto" {

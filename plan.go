@@ -19,7 +19,7 @@ import (
 // one owner at a time: the call's row of the operation table and its
 // datatype, the call's parameters (the levels of the factor table's call
 // parameters it takes, typed per family), the observations, and the
-// process synchronization. Engine.newPlan then makes, on each rank and
+// process synchronization. engine.newPlan then makes, on each rank and
 // without communicating, what the observations run on: the process
 // synchronization in one place (the window.Sync, the run's noise guard,
 // the Record), and the buffers of a built-in call.
@@ -177,7 +177,7 @@ func (ex *Experiment) check(p int) (*plan, error) {
 
 // newPlan validates ex and makes its plan on this rank (see plan),
 // without communicating.
-func (e *Engine) newPlan(ex *Experiment) (*plan, error) {
+func (e *engine) newPlan(ex *Experiment) (*plan, error) {
 	c := e.Comm
 	pl, err := ex.check(c.Size())
 	if err != nil {

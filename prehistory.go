@@ -29,18 +29,18 @@ type Prehistory struct {
 	// Random draws each experiment's count in each mpirun from the run's
 	// seed (Draw), uniformly on [0, Max].
 	Random bool
-	// Max is Random's largest count; 0 means DefaultPrehistoryMax.
+	// Max is Random's largest count; 0 means defaultPrehistoryMax.
 	Max int
 	// Msgs is the count sent: the level's N, or Random's drawn count once
 	// pipeline.FromDesign (or the caller) has called Draw.
 	Msgs int
 }
 
-// DefaultPrehistoryMax is the largest count "random" draws: small, so
+// defaultPrehistoryMax is the largest count "random" draws: small, so
 // that in a campaign of 10-20 mpiruns each count recurs and the analysis
 // can tell whether the count explains a split of the mpiruns into modes
 // (analysis.Modes); "random:MAX" widens it.
-const DefaultPrehistoryMax = 3
+const defaultPrehistoryMax = 3
 
 // ParsePrehistory parses a level: "none" (or ""), a count N ≥ 0,
 // "random", or "random:MAX" with MAX ≥ 1.
@@ -68,7 +68,7 @@ func ParsePrehistory(s string) (Prehistory, error) {
 // "random" or "random:MAX".
 func (p Prehistory) String() string {
 	switch {
-	case p.Random && (p.Max == 0 || p.Max == DefaultPrehistoryMax):
+	case p.Random && (p.Max == 0 || p.Max == defaultPrehistoryMax):
 		return "random"
 	case p.Random:
 		return "random:" + strconv.Itoa(p.Max)
@@ -92,7 +92,7 @@ func (p Prehistory) Draw(seed uint64, mpirun, exp int) Prehistory {
 	}
 	hi := p.Max
 	if hi <= 0 {
-		hi = DefaultPrehistoryMax
+		hi = defaultPrehistoryMax
 	}
 	r := rand.New(rand.NewPCG(seed^0x70726568697374, uint64(mpirun)<<32^uint64(uint32(exp))))
 	p.Msgs = r.IntN(hi + 1)

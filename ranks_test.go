@@ -9,6 +9,7 @@ import (
 
 	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/internal/launch"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/window"
 )
@@ -29,7 +30,7 @@ func TestAgree(t *testing.T) {
 					mine = errors.New("disk full on " + string(rune('0'+r.ID())))
 				}
 			}
-			got[r.ID()] = reprobench.Agree(r.Comm(), mine)
+			got[r.ID()] = launch.Agree(r.Comm(), mine)
 			return nil
 		})
 		if err != nil {
@@ -155,7 +156,7 @@ func TestCheckLaunch(t *testing.T) {
 			got := make([]error, 4)
 			err = w.Run(func(r *mpitest.Rank) error {
 				env := c.env(r.ID())
-				got[r.ID()] = reprobench.CheckLaunch(r.Comm(), func(k string) string { return env[k] })
+				got[r.ID()] = launch.CheckLaunch(r.Comm(), func(k string) string { return env[k] })
 				return nil
 			})
 			if err != nil {

@@ -121,7 +121,7 @@ func (c *completion) runtime(mx, sm []float64) float64 {
 // overlapRow fills the overlap columns of row from an observation's
 // reduced sum slots, as the package-level overlapRow does from the ranks'
 // values.
-func (c *completion) overlapRow(row *Row, sm []float64) {
+func (c *completion) overlapRow(row *rawdata.Row, sm []float64) {
 	s := sm[len(sm)-3:]
 	n := float64(c.p * c.reps)
 	row.PureS, row.ComputeS, row.TotalS = s[0]/n, s[1]/n, s[2]/n
@@ -139,7 +139,7 @@ type reduced struct {
 // reduce computes the completion slots of observations [i0, i1) of o.rec
 // on this rank and reduces them across ranks by allreduce (net-symmetric
 // traffic, counted under purpose), so that every rank holds them.
-func (e *Engine) reduce(cp *completion, o *observed, i0, i1 int, purpose string) (*reduced, error) {
+func (e *engine) reduce(cp *completion, o *observed, i0, i1 int, purpose string) (*reduced, error) {
 	rec, g, ovr := o.rec, o.g, o.ovr
 	k := i1 - i0
 	mx, sm := make([]float64, cp.nmax*k+1), make([]float64, cp.nsum*k)
@@ -178,13 +178,13 @@ func (e *Engine) reduce(cp *completion, o *observed, i0, i1 int, purpose string)
 // late seconds, code, deadline and offset.
 const recordBytes = 8 + 8 + 8 + 1 + 8 + 8
 
-// Rank0Bytes returns the bytes the engine allocates on rank 0 of p ranks
+// rank0Bytes returns the bytes the engine allocates on rank 0 of p ranks
 // for ex's observations and results: the observation record (its
 // capacity under ex's process synchronization), the reductions' buffers
 // and, with perRank, the per-rank chunk (at most perRankChunkBytes). It
 // leaves out what does not depend on the observation count (buffers of
 // the call, the window's state). Without perRank it does not depend on p.
-func Rank0Bytes(ex *Experiment, p int, perRank bool) int64 {
+func rank0Bytes(ex *Experiment, p int, perRank bool) int64 {
 	n := int64(ex.Sync.Capacity(max(ex.MaxObservations(), ex.Warmup)))
 	c := newCompletion(ex, 1, p, 0, ex.Overlap != nil)
 	b := n*recordBytes + 2*8*(int64(c.nmax+c.nsum)*n+1)

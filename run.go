@@ -15,6 +15,7 @@ import (
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/internal/launch"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
@@ -76,13 +77,13 @@ func CollectMetadata(c mpi.Comm, clk timing.Clock) (*rawdata.Metadata, error) {
 	return meta, nil
 }
 
-// SyncRecordRanks is the largest rank count at which the metadata keeps
+// syncRecordRanks is the largest rank count at which the metadata keeps
 // every rank's record of each clock synchronization
 // (clocksync.Result.PerRank) without Options.PerRank; beyond it they are
 // summarized (clocksync.Result.Compact: quantiles over the ranks and the
 // worst ranks' records), so that the sidecar does not grow with ranks ×
 // synchronizations.
-const SyncRecordRanks = 64
+const syncRecordRanks = 64
 
 // Options configure Run: where the raw data of one mpirun goes, and the
 // run-wide choices recorded in its sidecar. The zero value is
@@ -94,14 +95,14 @@ type Options struct {
 	RunID  string
 	Mpirun int // index of this mpirun in its campaign
 	// Seed is the run's seed: experiments whose Seed is 0 get
-	// ExperimentSeed(Seed, Exp), and "reprobench run" orders its
+	// experimentSeed(Seed, Exp), and "reprobench run" orders its
 	// experiments by it. Unless SeedSet, Prepare draws one (recorded as
 	// drawn, rawdata.Metadata.SeedGenerated).
 	Seed    uint64
 	SeedSet bool
 	// PerRank adds the per-rank file (every rank's timestamps) and keeps
 	// every rank's clock synchronization record in the metadata at any
-	// rank count (see SyncRecordRanks).
+	// rank count (see syncRecordRanks).
 	PerRank bool
 	// Labels are added to every row (rawdata.CheckLabel).
 	Labels map[string]string
@@ -122,7 +123,7 @@ type Options struct {
 	// ResyncEvery re-synchronizes the clocks before an experiment when this
 	// much time has passed since the last synchronization (0: before every
 	// experiment; an accuracy target's predicted bound decides among
-	// those), as Engine.ResyncEvery would (Run decides it itself,
+	// those), as engine.ResyncEvery would (Run decides it itself,
 	// so that the no-bound policy acts on every experiment).
 	ResyncEvery time.Duration
 	// NoBound is what an experiment under a windowed process
@@ -166,7 +167,7 @@ type Options struct {
 	// Simulate to its model.
 	Simulation json.RawMessage
 	// CPULoad reads a rank's CPU-time sample around each experiment's
-	// measured observations (Engine.CPULoad); nil: cpuload.Read,
+	// measured observations (engine.CPULoad); nil: cpuload.Read,
 	// or none when Simulation is set (a simulated run has no /proc of its
 	// own). Every rank must set the same.
 	CPULoad func() (cpuload.Sample, error)
@@ -209,7 +210,7 @@ func Prepare(c mpi.Comm, opt Options) (Options, error) {
 	}
 	all := make([]int64, len(mine))
 	if err := mpi.Allreduce(c, mine, all, mpi.Sum); err != nil {
-		return opt, &RankError{Rank: c.Rank(), Err: fmt.Errorf("pipeline: Prepare: %w", err)}
+		return opt, &launch.RankError{Rank: c.Rank(), Err: fmt.Errorf("pipeline: Prepare: %w", err)}
 	}
 	opt.start = time.Unix(0, all[2]).UTC()
 	if !opt.SeedSet {
@@ -229,7 +230,7 @@ type Result struct {
 	Files     rawdata.Names     // the final paths
 	Rows      int               // raw rows written
 	Metadata  *rawdata.Metadata // the sidecar's content
-	Summaries []Summary         // per experiment
+	Summaries []rawdata.Summary // per experiment
 }
 
 // Run runs exps collectively on c and writes their raw data and sidecar on
@@ -248,7 +249,7 @@ type Result struct {
 // The experiments may be built-in calls or a user's functions
 // (Experiment.Func); DefaultExperiment is the verified
 // starting point. Rank 0 returns the Result, the other ranks nil. An
-// error after the ranks have agreed on the setup is a *RankError: the
+// error after the ranks have agreed on the setup is a *launch.RankError: the
 // other ranks may be waiting for this one in a collective, so the program
 // should end the job (mpi.Abort) rather than return.
 func Run(c mpi.Comm, clk timing.Clock, exps []Experiment, opt Options) (*Result, error) {
@@ -259,7 +260,7 @@ func Run(c mpi.Comm, clk timing.Clock, exps []Experiment, opt Options) (*Result,
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if err := CheckLaunch(c, getenv); err != nil {
+	if err := launch.CheckLaunch(c, getenv); err != nil {
 		return nil, err
 	}
 	opt, err := Prepare(c, opt)
@@ -271,19 +272,19 @@ func Run(c mpi.Comm, clk timing.Clock, exps []Experiment, opt Options) (*Result,
 	var setup error
 	if me == 0 {
 		_, setup = rawdata.Check(&rawdata.Options{Dir: opt.Dir, RunID: opt.RunID, Mpirun: opt.Mpirun, PerRank: opt.PerRank,
-			Labels: opt.Labels, Experiments: Declare(exps)})
+			Labels: opt.Labels, Experiments: declare(exps)})
 	}
 	for i := range exps {
 		if exps[i].Seed == 0 {
-			exps[i].Seed = ExperimentSeed(opt.Seed, exps[i].Exp)
+			exps[i].Seed = experimentSeed(opt.Seed, exps[i].Exp)
 		}
 	}
 	spec, target, targetWhy, err := checkExperiments(exps, opt, c.Size())
 	setup = errors.Join(setup, err)
-	if err := Agree(c, setup); err != nil {
+	if err := launch.Agree(c, setup); err != nil {
 		return nil, err
 	}
-	fail := func(err error) error { return &RankError{Rank: me, Err: err} }
+	fail := func(err error) error { return &launch.RankError{Rank: me, Err: err} }
 	meta, err := CollectMetadata(c, clk)
 	if err != nil {
 		return nil, fail(err)
@@ -303,7 +304,7 @@ func Run(c mpi.Comm, clk timing.Clock, exps []Experiment, opt Options) (*Result,
 	}
 	// The resync (newResync) decides itself when a synchronization is
 	// due (opt.ResyncEvery), as it must act on every experiment.
-	eng := &Engine{Comm: c, Clock: clk, PerRank: opt.PerRank, CPULoad: opt.CPULoad}
+	eng := &engine{Comm: c, Clock: clk, PerRank: opt.PerRank, CPULoad: opt.CPULoad}
 	if eng.CPULoad == nil && opt.Simulation == nil {
 		eng.CPULoad = cpuload.Read
 	}
@@ -328,7 +329,7 @@ func Run(c mpi.Comm, clk timing.Clock, exps []Experiment, opt Options) (*Result,
 				}
 				rec := res
 				if !opt.PerRank {
-					rec = res.Compact(SyncRecordRanks)
+					rec = res.Compact(syncRecordRanks)
 				}
 				meta.ClockSyncs = append(meta.ClockSyncs, rawdata.ClockSync{BeforeExp: ex.Exp, Result: rawdata.MarshalRecord(rec), Reason: reason})
 				if res.Descheduled != nil && res.Bound.Unknown {
@@ -363,10 +364,10 @@ func Run(c mpi.Comm, clk timing.Clock, exps []Experiment, opt Options) (*Result,
 		}
 	}
 	var w *rawdata.Writer
-	var sink Sink
+	var sink rowSink
 	if me == 0 {
 		if w, err = rawdata.Create(rawdata.Options{Dir: opt.Dir, RunID: opt.RunID, Mpirun: opt.Mpirun, PerRank: opt.PerRank,
-			Labels: opt.Labels, Experiments: Declare(exps)}); err != nil {
+			Labels: opt.Labels, Experiments: declare(exps)}); err != nil {
 			return nil, fail(err)
 		}
 		sink = w

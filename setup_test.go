@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/internal/launch"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 )
 
@@ -25,7 +26,7 @@ func setupBytesPerRank(t *testing.T, p int) float64 {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	err = w.Run(func(r *mpitest.Rank) error {
-		if err := reprobench.CheckLaunch(r.Comm(), noEnv); err != nil {
+		if err := launch.CheckLaunch(r.Comm(), noEnv); err != nil {
 			return err
 		}
 		if _, err := reprobench.Prepare(r.Comm(), reprobench.DefaultOptions()); err != nil {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reprobench/reprobench/internal/launch"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/rawdata"
 )
@@ -109,7 +110,7 @@ type SimReport struct {
 	FinalWindowS   []float64 `json:"final_window_s,omitempty"`
 	// Rank0EngineBytes is the largest over the experiments of what the
 	// engine allocates on rank 0 for one experiment's observations and
-	// results (Rank0Bytes); it does not grow with the rank count.
+	// results (rank0Bytes); it does not grow with the rank count.
 	// SidecarBytes is the size of the sidecar written, which does:
 	// processor names and clock synchronization records are O(ranks).
 	Rank0EngineBytes int64 `json:"rank0_engine_bytes"`
@@ -148,7 +149,7 @@ func Simulate(m SimModel, exps []Experiment, opt Options) (*Result, *SimReport, 
 		if r.ID() == 0 {
 			res = got
 		}
-		var re *RankError
+		var re *launch.RankError
 		if errors.As(err, &re) {
 			return re.Err // in one process, a failed rank ends the world with its error
 		}
@@ -174,7 +175,7 @@ func Simulate(m SimModel, exps []Experiment, opt Options) (*Result, *SimReport, 
 			rep.FinalWindowS = append(rep.FinalWindowS, s.FinalWindowS)
 		}
 		ex := exps[i]
-		rep.Rank0EngineBytes = max(rep.Rank0EngineBytes, Rank0Bytes(&ex, m.Ranks, opt.PerRank))
+		rep.Rank0EngineBytes = max(rep.Rank0EngineBytes, rank0Bytes(&ex, m.Ranks, opt.PerRank))
 	}
 	if rep.Rows > 0 {
 		rep.InvalidShare = float64(rep.Invalid) / float64(rep.Rows)

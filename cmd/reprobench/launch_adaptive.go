@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/campaign"
+	"github.com/reprobench/reprobench/internal/launch"
 )
 
 // launchMpirunsFlag is launch's --mpiruns: a count, or "auto".
@@ -75,7 +75,7 @@ func (a launchAuto) rule(auto, design, array bool) (*analysis.StopRule, error) {
 	if err := campaign.CheckMpiruns(*a.max); err != nil {
 		return nil, fmt.Errorf("--mpiruns-max: %v", err)
 	}
-	r := reprobench.MpirunRule(analysis.StopRule{Width: w / 100, Min: *a.min, Max: *a.max})
+	r := launch.MpirunRule(analysis.StopRule{Width: w / 100, Min: *a.min, Max: *a.max})
 	if err := r.Check(); err != nil {
 		return nil, err
 	}

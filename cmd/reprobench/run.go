@@ -14,6 +14,7 @@ import (
 	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/internal/launch"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
@@ -54,14 +55,14 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if o.sim.on {
 		return runSim(stdout, stderr, o) // runsim.go
 	}
-	if note := reprobench.LaunchNote(os.Getenv); note != "" {
+	if note := launch.LaunchNote(os.Getenv); note != "" {
 		fmt.Fprintln(stderr, "reprobench run: note:", note)
 	}
 	if _, err := mpi.InitThread(level); err != nil {
 		return err
 	}
 	err = runRanks(stdout, stderr, fs, o)
-	var abort *reprobench.RankError
+	var abort *launch.RankError
 	if errors.As(err, &abort) {
 		// The other ranks may be inside a collective: end the job.
 		fmt.Fprintf(stderr, "reprobench run: rank %d: %v; aborting the job (MPI_Abort, exit status %d)\n", abort.Rank, abort.Err, exitAborted)
@@ -185,12 +186,12 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 // runOn maps the flags onto the library's options and runs
 // reprobench.Run on c; clk, when not nil, replaces the --clock (a simulated
 // world's clock). Errors before the engine starts are agreed on by every
-// rank; later ones are *reprobench.RankError (the caller aborts the job).
+// rank; later ones are *launch.RankError (the caller aborts the job).
 func runOn(c mpi.Comm, clk timing.Clock, stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	me, np := c.Rank(), c.Size()
 	// A launcher or PMI that did not connect the ranks: refuse before
 	// anything is written, and before the flags are checked against np.
-	if err := reprobench.CheckLaunch(c, os.Getenv); err != nil {
+	if err := launch.CheckLaunch(c, os.Getenv); err != nil {
 		return err
 	}
 	opt := reprobench.DefaultOptions()
@@ -237,7 +238,7 @@ func runOn(c mpi.Comm, clk timing.Clock, stdout, stderr io.Writer, fs *flag.Flag
 			clk, _, cerr = clocksync.NodeSkew(clk)
 		}
 	}
-	if err := reprobench.Agree(c, errors.Join(perr, cerr)); err != nil {
+	if err := launch.Agree(c, errors.Join(perr, cerr)); err != nil {
 		return err
 	}
 	if me == 0 {

@@ -247,12 +247,16 @@ func TestDesignFile(t *testing.T) {
 			exps[i].ClockSync = "hca3"
 		}
 	}
-	w, err := rawdata.Create(rawdata.Options{Dir: dir, RunID: "d", Mpirun: 1, Labels: o.labels, Experiments: reprobench.Declare(exps)})
+	declared := make([]rawdata.Experiment, len(exps))
+	for i := range exps {
+		declared[i] = exps[i].Raw()
+	}
+	w, err := rawdata.Create(rawdata.Options{Dir: dir, RunID: "d", Mpirun: 1, Labels: o.labels, Experiments: declared})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, ex := range exps {
-		row := reprobench.Row{Exp: ex.Exp, Call: ex.Call.String(), MsizeBytes: ex.MsizeBytes, Count: ex.Count(), Datatype: ex.Type.ShortName(), Np: 2, RuntimeS: 1e-6}
+		row := rawdata.Row{Exp: ex.Exp, Call: ex.Call.String(), MsizeBytes: ex.MsizeBytes, Count: ex.Count(), Datatype: ex.Type.ShortName(), Np: 2, RuntimeS: 1e-6}
 		if err := w.Row(&row); err != nil {
 			t.Fatal(err)
 		}

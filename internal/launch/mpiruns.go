@@ -1,4 +1,4 @@
-package reprobench
+package launch
 
 import (
 	"math"
