@@ -32,14 +32,15 @@ func ExamplePrepare() {
 		base := reprobench.DefaultBase()
 		base.Nrep, base.Warmup = 50, 10
 		f := reprobench.Factorial{Calls: []mpi.Call{mpi.CallBcast, mpi.CallAllreduce}, Sizes: []int{8}, Methods: []window.Method{window.Barrier}}
-		exps, err := f.Experiments(base, opt.Seed, opt.Mpirun, c.Size())
+		exps, err := f.Experiments(base, *opt.Seed, opt.Mpirun, c.Size())
 		if err != nil {
 			return err
 		}
 		if err := reprobench.CheckExperiments(exps, opt, c.Size()); err != nil {
 			return err // a usage error: the same on every rank
 		}
-		res, err := reprobench.Run(c, clk, exps, opt)
+		opt.Clock = clk
+		res, err := reprobench.Run(c, exps, opt)
 		if res != nil { // rank 0
 			fmt.Println(len(res.Summaries), "experiments,", res.Rows, "rows, seed drawn:", res.Metadata.SeedGenerated)
 		}

@@ -40,7 +40,7 @@ func TestNilArguments(t *testing.T) {
 			"Harness.Run(nil)":       func() error { _, err := (&clocksync.Harness{}).Run(c, nil); return err },
 			"timing.Measure(nil)":    func() error { _, err := timing.Measure(nil); return err },
 			"timing.TimeFunc(nil f)": func() error { _, err := timing.TimeFunc(clk, 0, 1, nil); return err },
-			"reprobench.Run(nil)":    func() error { _, err := reprobench.Run(nil, nil, nil, reprobench.Options{}); return err },
+			"reprobench.Run(nil)":    func() error { _, err := reprobench.Run(nil, nil, reprobench.Options{}); return err },
 			"CollectMetadata(nil)":   func() error { _, err := reprobench.CollectMetadata(c, nil); return err },
 		} {
 			if err := f(); err == nil {

@@ -34,7 +34,8 @@ func runNoBound(t *testing.T, policy reprobench.NoBound, quiet bool) (*reprobenc
 			{Exp: 1, Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Barrier}, ClockSync: cs},
 		}
 		opt := reprobench.Options{Dir: dir, RunID: "nobound", NoBound: policy, Note: func(m string) { notes = append(notes, m) }}
-		rr, err := reprobench.Run(r.Comm(), r.Clock(), exps, opt)
+		opt.Clock = r.Clock()
+		rr, err := reprobench.Run(r.Comm(), exps, opt)
 		if r.Comm().Rank() == 0 {
 			res = rr
 		}

@@ -25,10 +25,10 @@ func nodeIndex(names []string) []int {
 	return out
 }
 
-// NoiseProbe is the part of "reprobench noise --json" the noise guard
+// noiseProbe is the part of "reprobench noise --json" the noise guard
 // reads: the periodic sources fitted to the probe's detours, their times
 // in CLOCK_MONOTONIC seconds.
-type NoiseProbe struct {
+type noiseProbe struct {
 	Periodic []noiseguard.Source `json:"periodic_sources"`
 }
 
@@ -46,7 +46,7 @@ func guardsNoise(exps []Experiment) bool {
 // newNoiseGuard returns this rank's window.NoiseGuard for a run
 // (collective): names are the ranks' processor names on rank 0
 // (ProcessorNames; ignored on the other ranks), probe is empty or, on rank
-// 0, the output of "reprobench noise --json" (NoiseProbe), whose periodic
+// 0, the output of "reprobench noise --json" (noiseProbe), whose periodic
 // sources then seed every node (window.NoiseGuard.SeedMonotonic).
 func newNoiseGuard(c mpi.Comm, names []string, probe []byte) (*window.NoiseGuard, error) {
 	nodes := make([]int64, c.Size())
@@ -71,7 +71,7 @@ func newNoiseGuard(c mpi.Comm, names []string, probe []byte) (*window.NoiseGuard
 		return nil, err
 	}
 	if js != "" {
-		var p NoiseProbe
+		var p noiseProbe
 		if err := json.Unmarshal([]byte(js), &p); err != nil {
 			return nil, fmt.Errorf("pipeline: noise probe: %w", err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/internal/launch"
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/noiseguard"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
@@ -94,12 +95,15 @@ type Options struct {
 	// 0's start time and random bits, as "reprobench run" does (Prepare).
 	RunID  string
 	Mpirun int // index of this mpirun in its campaign
-	// Seed is the run's seed: experiments whose Seed is 0 get
-	// experimentSeed(Seed, Exp), and "reprobench run" orders its
-	// experiments by it. Unless SeedSet, Prepare draws one (recorded as
-	// drawn, rawdata.Metadata.SeedGenerated).
-	Seed    uint64
-	SeedSet bool
+	// Clock is the clock every rank times with (a simulated world's rank
+	// passes its own); nil: timing.NewDefault(), the default clock of
+	// "reprobench run".
+	Clock timing.Clock
+	// Seed is the run's seed: experiments whose Seed is 0 get one derived
+	// from it and their Exp, and "reprobench run" orders its experiments
+	// by it. nil: Prepare draws one (recorded as drawn,
+	// rawdata.Metadata.SeedGenerated) and sets it.
+	Seed *uint64
 	// PerRank adds the per-rank file (every rank's timestamps) and keeps
 	// every rank's clock synchronization record in the metadata at any
 	// rank count (see syncRecordRanks).
@@ -107,19 +111,20 @@ type Options struct {
 	// Labels are added to every row (rawdata.CheckLabel).
 	Labels map[string]string
 	// ClockSync is the clock synchronization of the experiments whose
-	// ClockSync is empty: a clocksync spec, "none", or "auto" (the
-	// default when empty): hca3 when an experiment needs a global clock
-	// (a windowed method or the global runtime type), else none.
-	ClockSync string
+	// ClockSync is empty, in clocksync.ParseSpec's text form (e.g. "hca3"
+	// or "jk:fitpts=100"). Empty (the default): clocksync.Default when an
+	// experiment needs a global clock (a windowed method or the global
+	// runtime type), else none. NoClockSync synchronizes no clocks.
+	ClockSync   string
+	NoClockSync bool
 	// ClockAccuracy is the clock accuracy target of the specs that learn
-	// to one (clocksync.TargetText), without a change of the
-	// spec's name: "" or "auto" (the default) gives every spec that names
-	// neither a target nor fixed counts the target derived
-	// from the experiments; "none" runs the published fixed counts of
-	// every spec, re-synchronized before every experiment; a target
-	// ERROR@HORIZON (clocksync.ParseAccuracy, e.g. "1us@10s") replaces
-	// every spec's. The sidecar records the target and its source.
-	ClockAccuracy string
+	// to one (clocksync.DefaultTarget), without a change of the spec's
+	// name. nil (the default) gives every spec that names neither a
+	// target nor fixed counts the target derived from the experiments; a
+	// pointer to the zero Accuracy runs the published fixed counts of
+	// every spec, re-synchronized before every experiment; another target
+	// replaces every spec's. The sidecar records the target and its source.
+	ClockAccuracy *clocksync.Accuracy
 	// ResyncEvery re-synchronizes the clocks before an experiment when this
 	// much time has passed since the last synchronization (0: before every
 	// experiment; an accuracy target's predicted bound decides among
@@ -131,10 +136,11 @@ type Options struct {
 	// stated no error bound: fall back to the dissemination barrier (the
 	// default, recorded in the sidecar) or refuse (NoBound).
 	NoBound NoBound
-	// NoiseProbe is, on rank 0, empty or the output of "reprobench noise
-	// --json" (NoiseProbe), whose periodic sources seed the noise guard of
-	// the experiments that use it (newNoiseGuard).
-	NoiseProbe []byte
+	// NoiseSources are, on rank 0, the periodic noise sources that seed
+	// the noise guard of the experiments that use it (Sync.NoiseGuard;
+	// "reprobench noise --json" fits them as periodic_sources, their times
+	// in CLOCK_MONOTONIC seconds); nil: the guard learns them as it runs.
+	NoiseSources []noiseguard.Source
 	// WindowBaseline is the number of observations of the window
 	// baseline, the machine's own late share measured with nothing to time
 	// (window.MeasureBaseline) after the clock synchronization before the
@@ -178,16 +184,18 @@ type Options struct {
 }
 
 // DefaultOptions returns the options "reprobench run" runs with when given
-// no flags: output in the current directory, a generated run id, a drawn
-// seed, clock synchronization "auto" with the accuracy target "auto", a
+// no flags: output in the current directory, the default clock, a
+// generated run id, a drawn seed, the clock synchronization the
+// experiments need with the accuracy target derived from them, a
 // resynchronization before every experiment that the target's predicted
-// bound asks for, no per-rank file and no labels.
+// bound asks for, no per-rank file and no labels. It is the zero Options
+// with Dir ".".
 func DefaultOptions() Options {
-	return Options{Dir: ".", ClockSync: "auto", ClockAccuracy: "auto"}
+	return Options{Dir: "."}
 }
 
 // Prepare is collective: it returns opt with what is left to draw filled
-// in identically on every rank — a seed unless opt.SeedSet, a run id when
+// in identically on every rank — a seed when opt.Seed is nil, a run id when
 // opt.RunID is empty — and with rank 0's start time. Every rank draws its
 // own values and the ranks agree on rank 0's in one allreduce (a sum to
 // which the other ranks add zeros), so that the set-up's traffic is
@@ -213,8 +221,9 @@ func Prepare(c mpi.Comm, opt Options) (Options, error) {
 		return opt, &launch.RankError{Rank: c.Rank(), Err: fmt.Errorf("pipeline: Prepare: %w", err)}
 	}
 	opt.start = time.Unix(0, all[2]).UTC()
-	if !opt.SeedSet {
-		opt.Seed, opt.SeedSet, opt.seedDrawn = uint64(all[0]), true, true
+	if opt.Seed == nil {
+		seed := uint64(all[0])
+		opt.Seed, opt.seedDrawn = &seed, true
 	}
 	if opt.RunID == "" {
 		var id [4]byte
@@ -235,7 +244,7 @@ type Result struct {
 
 // Run runs exps collectively on c and writes their raw data and sidecar on
 // rank 0; "reprobench run" is this function behind flags. It refuses a
-// communicator of another size than its launcher declared (CheckLaunch: a
+// communicator of another size than its launcher declared (a
 // wrong launcher or srun PMI plugin starts singletons that would each write
 // a result of np 1), agrees on the seed and run id (Prepare), checks the
 // output and the experiments on every rank (all ranks fail together, with
@@ -249,12 +258,17 @@ type Result struct {
 // The experiments may be built-in calls or a user's functions
 // (Experiment.Func); DefaultExperiment is the verified
 // starting point. Rank 0 returns the Result, the other ranks nil. An
-// error after the ranks have agreed on the setup is a *launch.RankError: the
-// other ranks may be waiting for this one in a collective, so the program
-// should end the job (mpi.Abort) rather than return.
-func Run(c mpi.Comm, clk timing.Clock, exps []Experiment, opt Options) (*Result, error) {
-	if c == nil || clk == nil {
-		return nil, errors.New("pipeline: Run needs a communicator and a clock")
+// error before the ranks have agreed on the setup is returned by every
+// rank; a later one may be this rank's alone, while the other ranks wait
+// for it in a collective, so on an error the program should end the job
+// (mpi.Abort) rather than return.
+func Run(c mpi.Comm, exps []Experiment, opt Options) (*Result, error) {
+	if c == nil {
+		return nil, errors.New("pipeline: Run needs a communicator")
+	}
+	clk := opt.Clock
+	if clk == nil {
+		clk = timing.NewDefault()
 	}
 	getenv := opt.Getenv
 	if getenv == nil {
@@ -276,7 +290,7 @@ func Run(c mpi.Comm, clk timing.Clock, exps []Experiment, opt Options) (*Result,
 	}
 	for i := range exps {
 		if exps[i].Seed == 0 {
-			exps[i].Seed = experimentSeed(opt.Seed, exps[i].Exp)
+			exps[i].Seed = experimentSeed(*opt.Seed, exps[i].Exp)
 		}
 	}
 	spec, target, targetWhy, err := checkExperiments(exps, opt, c.Size())
@@ -290,7 +304,7 @@ func Run(c mpi.Comm, clk timing.Clock, exps []Experiment, opt Options) (*Result,
 		return nil, fail(err)
 	}
 	names := meta.ProcessorNames
-	meta.RunID, meta.Mpirun, meta.Seed, meta.SeedGenerated = opt.RunID, opt.Mpirun, opt.Seed, opt.seedDrawn
+	meta.RunID, meta.Mpirun, meta.Seed, meta.SeedGenerated = opt.RunID, opt.Mpirun, *opt.Seed, opt.seedDrawn
 	meta.Labels, meta.Design, meta.Args, meta.Flags, meta.ClockSyncSpec = map[string]string{}, opt.Design, opt.Args, opt.Flags, spec
 	maps.Copy(meta.Labels, opt.Labels) // no labels: {}
 	meta.Simulation = opt.Simulation
@@ -309,11 +323,11 @@ func Run(c mpi.Comm, clk timing.Clock, exps []Experiment, opt Options) (*Result,
 		eng.CPULoad = cpuload.Read
 	}
 	if needsSync(exps) {
-		meta.ClockAccuracy, meta.ClockAccuracySource = accuracyNote(opt.ClockAccuracy, target, targetWhy)
+		meta.ClockAccuracy, meta.ClockAccuracySource = accuracyNote(opt.clockAccuracyText(), target, targetWhy)
 		note(fmt.Sprintf("clock accuracy target %s (%s)", meta.ClockAccuracy, meta.ClockAccuracySource))
 		g := clocksync.NewGlobalClock(clk)
 		eng.Global = g
-		if eng.Resync, err = newResync(c, g, resyncOptions{Accuracy: opt.ClockAccuracy, Default: target, Every: opt.ResyncEvery,
+		if eng.Resync, err = newResync(c, g, resyncOptions{Accuracy: opt.clockAccuracyText(), Default: target, Every: opt.ResyncEvery,
 			NoBound: opt.NoBound,
 			Fallback: func(fb *rawdata.ProcSyncFallback) {
 				if me != 0 {
@@ -359,7 +373,7 @@ func Run(c mpi.Comm, clk timing.Clock, exps []Experiment, opt Options) (*Result,
 		}
 	}
 	if guardsNoise(exps) {
-		if eng.NoiseGuard, err = newNoiseGuard(c, names, opt.NoiseProbe); err != nil {
+		if eng.NoiseGuard, err = newNoiseGuard(c, names, opt.noiseProbe()); err != nil {
 			return nil, fail(err)
 		}
 	}
@@ -429,16 +443,16 @@ func checkExperiments(exps []Experiment, opt Options, np int) (spec string, targ
 			err = errors.Join(err, fmt.Errorf("experiment %d: %w", exps[i].Exp, e))
 		}
 	}
-	spec = opt.ClockSync
-	if spec == "" {
-		spec = "auto"
+	spec, e := opt.clockSyncText()
+	if e != nil {
+		return spec, target, why, errors.Join(err, e)
 	}
-	spec, e := resolveClockSync(exps, spec)
+	spec, e = resolveClockSync(exps, spec)
 	if e != nil {
 		return spec, target, why, errors.Join(err, e)
 	}
 	target, why = clockAccuracy(exps)
-	return spec, target, why, errors.Join(err, checkAccuracy(exps, opt.ClockAccuracy, target))
+	return spec, target, why, errors.Join(err, checkAccuracy(exps, opt.clockAccuracyText(), target))
 }
 
 // checkAccuracy refuses an accuracy option that a clock sync spec of exps

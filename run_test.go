@@ -40,7 +40,9 @@ func TestRunFuncToRawData(t *testing.T) {
 					Sync: window.Config{Method: window.Fixed, Window: 50 * time.Microsecond}, Runtime: window.RuntimeGlobal},
 				{Exp: 1, Call: mpi.CallAllreduce, MsizeBytes: 64, Type: mpi.Float64, Nrep: 40, Sync: window.Config{Method: window.Barrier}},
 			}
-			rr, err := reprobench.Run(c, r.Clock(), exps, out)
+			o := out
+			o.Clock = r.Clock()
+			rr, err := reprobench.Run(c, exps, o)
 			errs[c.Rank()] = err
 			if c.Rank() == 0 {
 				res = rr
@@ -112,7 +114,7 @@ func TestRunRefusesBadExperiments(t *testing.T) {
 	errs := make([]error, 2)
 	_ = w.Run(func(r *mpitest.Rank) error {
 		exps := []reprobench.Experiment{{Name: "MPI_Bcast", Func: func() error { return nil }, Nrep: 1}}
-		_, errs[r.ID()] = reprobench.Run(r.Comm(), r.Clock(), exps, reprobench.Options{Dir: dir, RunID: "bad"})
+		_, errs[r.ID()] = reprobench.Run(r.Comm(), exps, reprobench.Options{Clock: r.Clock(), Dir: dir, RunID: "bad"})
 		return nil
 	})
 	for i, err := range errs {
@@ -148,7 +150,7 @@ func TestRunRefusesWrongLaunch(t *testing.T) {
 			_ = w.Run(func(r *mpitest.Rank) error {
 				exps := []reprobench.Experiment{{Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 5,
 					Sync: window.Config{Method: window.Barrier}}}
-				_, errs[r.ID()] = reprobench.Run(r.Comm(), r.Clock(), exps, reprobench.Options{Dir: dir, RunID: "launch",
+				_, errs[r.ID()] = reprobench.Run(r.Comm(), exps, reprobench.Options{Clock: r.Clock(), Dir: dir, RunID: "launch",
 					Getenv: func(k string) string { return c.env[k] }})
 				return nil
 			})

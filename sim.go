@@ -125,8 +125,9 @@ type SimReport struct {
 // Simulate runs exps as one mpirun of Run on a simulated world of m's
 // ranks (package mpitest: virtual time, the model's latencies and clocks)
 // and writes the raw data and sidecar as Run does, marked as simulated
-// (rawdata.Metadata.Simulation holds m). opt.Getenv is not read: no
-// launcher is involved. It returns Run's Result and the SimReport.
+// (rawdata.Metadata.Simulation holds m). opt.Getenv and opt.Clock are
+// not read: no launcher is involved, and each rank times with its
+// simulated clock. It returns Run's Result and the SimReport.
 func Simulate(m SimModel, exps []Experiment, opt Options) (*Result, *SimReport, error) {
 	if err := m.Check(); err != nil {
 		return nil, nil, err
@@ -142,7 +143,9 @@ func Simulate(m SimModel, exps []Experiment, opt Options) (*Result, *SimReport, 
 	var mu sync.Mutex
 	var virtual float64
 	err = w.Run(func(r *mpitest.Rank) error {
-		got, err := Run(r.Comm(), r.Clock(), exps, opt)
+		ro := opt
+		ro.Clock = r.Clock()
+		got, err := Run(r.Comm(), exps, ro)
 		mu.Lock()
 		virtual = max(virtual, r.TrueNow())
 		mu.Unlock()

@@ -29,7 +29,7 @@ func TestRawWindowIsTheWindowThatRan(t *testing.T) {
 			{Exp: 0, Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Fixed}},
 			{Exp: 1, Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Barrier}},
 		}
-		rr, err := reprobench.Run(r.Comm(), r.Clock(), exps, reprobench.Options{Dir: dir, RunID: "win"})
+		rr, err := reprobench.Run(r.Comm(), exps, reprobench.Options{Clock: r.Clock(), Dir: dir, RunID: "win"})
 		if r.Comm().Rank() == 0 {
 			res = rr
 		}
@@ -129,7 +129,7 @@ func TestPrepareIsSymmetric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got[0].Seed != got[1].Seed || got[0].RunID != got[1].RunID || !got[0].SeedSet || got[0].RunID == "" {
+	if got[0].Seed == nil || got[1].Seed == nil || *got[0].Seed != *got[1].Seed || got[0].RunID != got[1].RunID || got[0].RunID == "" {
 		t.Errorf("ranks disagree: %+v vs %+v", got[0], got[1])
 	}
 	if len(names[0]) != 2 || names[0][0] != names[0][1] || names[1] != nil {

@@ -33,7 +33,7 @@ func writeLoaded(t *testing.T, dir string, busyTicks int64) []string {
 		err = w.Run(func(r *mpitest.Rank) error {
 			c := r.Comm()
 			me := c.Rank()
-			opt := reprobench.Options{Dir: dir, RunID: "load", Mpirun: mp, Seed: 3, CPULoad: func() (cpuload.Sample, error) {
+			opt := reprobench.Options{Dir: dir, RunID: "load", Mpirun: mp, Seed: new(uint64(3)), CPULoad: func() (cpuload.Sample, error) {
 				k := reads[me]
 				reads[me]++
 				return cpuload.Sample{At: time.Unix(k, 0), Kernel: "boot", Hz: 100, Process: fmt.Sprint("rank", me), CPUs: []int{0, 1},
@@ -43,7 +43,8 @@ func writeLoaded(t *testing.T, dir string, busyTicks int64) []string {
 				{Exp: 0, Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 30, Sync: window.Config{Method: window.Barrier}},
 				{Exp: 1, Call: mpi.CallBcast, MsizeBytes: 64, Type: mpi.Byte, Nrep: 30, Sync: window.Config{Method: window.Barrier}},
 			}
-			res, err := reprobench.Run(c, r.Clock(), exps, opt)
+			opt.Clock = r.Clock()
+			res, err := reprobench.Run(c, exps, opt)
 			if err == nil && me == 0 {
 				files = append(files, res.Files.CSV)
 			}

@@ -61,7 +61,8 @@ func TestLibraryRunParity(t *testing.T) {
 			runOnSimWorld(t, func(r *mpitest.Rank) error {
 				opt := reprobench.DefaultOptions()
 				opt.Dir = lib
-				_, err := reprobench.Run(r.Comm(), r.Clock(), []reprobench.Experiment{reprobench.DefaultExperiment(tc.method)}, opt)
+				opt.Clock = r.Clock()
+				_, err := reprobench.Run(r.Comm(), []reprobench.Experiment{reprobench.DefaultExperiment(tc.method)}, opt)
 				return err
 			})
 			cli := t.TempDir()
@@ -239,7 +240,8 @@ func TestLibraryDefaultsRecorded(t *testing.T) {
 	runOnSimWorld(t, func(r *mpitest.Rank) error {
 		opt := reprobench.DefaultOptions()
 		opt.Dir = dir
-		_, err := reprobench.Run(r.Comm(), r.Clock(), []reprobench.Experiment{reprobench.DefaultExperiment(window.Fixed)}, opt)
+		opt.Clock = r.Clock()
+		_, err := reprobench.Run(r.Comm(), []reprobench.Experiment{reprobench.DefaultExperiment(window.Fixed)}, opt)
 		return err
 	})
 	m, _ := runFiles(t, dir)

@@ -196,8 +196,14 @@ func runOn(c mpi.Comm, clk timing.Clock, stdout, stderr io.Writer, fs *flag.Flag
 	}
 	opt := reprobench.DefaultOptions()
 	opt.Dir, opt.RunID, opt.Mpirun, opt.PerRank, opt.Labels = o.out, o.runID, o.mpirun, o.perRank, o.labels
-	opt.Seed, opt.SeedSet, opt.Design, opt.Args = o.seed, o.seedSet, o.designFile, os.Args
-	opt.ClockSync, opt.ClockAccuracy, opt.ResyncEvery = o.clockSync, o.clockAccuracy, o.resyncEvery
+	opt.Design, opt.Args, opt.ResyncEvery = o.designFile, os.Args, o.resyncEvery
+	if o.seedSet {
+		seed := o.seed
+		opt.Seed = &seed
+	}
+	if err := setClockOptions(&opt, o.clockSync, o.clockAccuracy); err != nil {
+		return err // runOptions.check parsed the target on every rank
+	}
 	opt.NoBound = o.noBound
 	opt.WindowBaseline = o.windowBaseline
 	if o.windowBaseline == 0 {
@@ -208,7 +214,7 @@ func runOn(c mpi.Comm, clk timing.Clock, stdout, stderr io.Writer, fs *flag.Flag
 	if err != nil {
 		return err
 	}
-	o.seed, o.runID = opt.Seed, opt.RunID
+	o.seed, o.runID = *opt.Seed, opt.RunID
 
 	// What every rank can check alone, the same way on every rank.
 	exps, perr := buildExperiments(o, np)
@@ -221,7 +227,7 @@ func runOn(c mpi.Comm, clk timing.Clock, stdout, stderr io.Writer, fs *flag.Flag
 		if !slices.ContainsFunc(exps, func(ex reprobench.Experiment) bool { return ex.Sync.NoiseGuard && ex.Sync.Method.Windowed() }) {
 			perr = fmt.Errorf("%w: --noise-guard-seed without an experiment that uses the noise guard (--noise-guard on and a windowed method)", errUsage)
 		} else if me == 0 {
-			if opt.NoiseProbe, perr = os.ReadFile(o.noiseGuardSeed); perr != nil {
+			if opt.NoiseSources, perr = readNoiseSources(o.noiseGuardSeed); perr != nil {
 				perr = fmt.Errorf("--noise-guard-seed: %w", perr)
 			}
 		}
@@ -257,7 +263,8 @@ func runOn(c mpi.Comm, clk timing.Clock, stdout, stderr io.Writer, fs *flag.Flag
 	opt.Note = func(msg string) { fmt.Fprintln(stderr, "reprobench run:", msg) }
 	opt.Progress = func(done, total int) { fmt.Fprintf(stderr, "reprobench run: experiment %d/%d done\n", done, total) }
 	opt.BeforeMeasure = func() error { return launchTestHold(o.mpirun, me) } // kill tests only (launch_hooks.go)
-	res, err := reprobench.Run(c, clk, exps, opt)
+	opt.Clock = clk
+	res, err := reprobench.Run(c, exps, opt)
 	if err != nil || res == nil {
 		return err
 	}

@@ -132,8 +132,8 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.IntVar(&o.maxRepeats, "nbcbench-max-repeats", def.Sync.MaxRepeats, "adaptive_nbcbench: most batch repetitions per experiment")
 	fs.Float64Var(&o.roundK, "roundtime-k", def.Sync.RoundFactor, "round-time: start = now + k·(MPI_Bcast time)")
 	fs.DurationVar(&o.budget, "roundtime-budget", def.Sync.Budget, "round-time: time budget per experiment")
-	fs.StringVar(&o.clockSync, "clock-sync", dopt.ClockSync, "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto ("+clocksync.Default().Name+" when a windowed method or global runtime needs it, else none)")
-	fs.StringVar(&o.clockAccuracy, "clock-accuracy", dopt.ClockAccuracy, "clock accuracy `target` ERROR@HORIZON, e.g. 1us@10s: learn until every rank's stated bound at HORIZON meets ERROR, and re-synchronize when it would not; auto: derived from the late tolerance and the experiments; none: the published fixed counts (docs/clock-sync.md)")
+	fs.StringVar(&o.clockSync, "clock-sync", "auto", "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto ("+clocksync.Default().Name+" when a windowed method or global runtime needs it, else none)")
+	fs.StringVar(&o.clockAccuracy, "clock-accuracy", "auto", "clock accuracy `target` ERROR@HORIZON, e.g. 1us@10s: learn until every rank's stated bound at HORIZON meets ERROR, and re-synchronize when it would not; auto: derived from the late tolerance and the experiments; none: the published fixed counts (docs/clock-sync.md)")
 	fs.Func("no-bound", "what a windowed experiment does when the clock synchronization before it stated no error bound: fallback (run it with the dissemination barrier and the local completion time, recorded in the sidecar) or refuse (fail the run) (default fallback)", func(s string) (err error) {
 		o.noBound, err = reprobench.ParseNoBound(s)
 		return err

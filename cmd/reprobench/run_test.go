@@ -239,7 +239,11 @@ func TestDesignFile(t *testing.T) {
 	if _, err := buildExperiments(o, 4); err == nil || !strings.Contains(err.Error(), "np=2") {
 		t.Errorf("np mismatch: %v", err)
 	}
-	if err := reprobench.CheckExperiments(exps, reprobench.Options{ClockSync: o.clockSync}, 2); err != nil {
+	var opt reprobench.Options
+	if err := setClockOptions(&opt, o.clockSync, o.clockAccuracy); err != nil {
+		t.Fatal(err)
+	}
+	if err := reprobench.CheckExperiments(exps, opt, 2); err != nil {
 		t.Fatal(err)
 	}
 	for i := range exps { // what reprobench.Run resolves "auto" to: a windowed experiment needs hca3

@@ -107,8 +107,11 @@ func runSim(stdout, stderr io.Writer, o *runOptions) error {
 	fmt.Fprintf(stderr, "reprobench run --sim: %d experiments on %d simulated ranks (seed %d, world seed %d)\n", len(exps), m.Ranks, o.seed, m.Seed)
 	opt := reprobench.DefaultOptions()
 	opt.Dir, opt.RunID, opt.Mpirun, opt.PerRank, opt.Labels = o.out, o.runID, o.mpirun, o.perRank, o.labels
-	opt.Seed, opt.SeedSet, opt.Design = o.seed, true, o.designFile
-	opt.ClockSync, opt.ClockAccuracy, opt.ResyncEvery = o.clockSync, o.clockAccuracy, o.resyncEvery
+	seed := o.seed
+	opt.Seed, opt.Design, opt.ResyncEvery = &seed, o.designFile, o.resyncEvery
+	if err := setClockOptions(&opt, o.clockSync, o.clockAccuracy); err != nil {
+		return err
+	}
 	opt.NoBound = o.noBound
 	opt.WindowBaseline = o.windowBaseline
 	if o.windowBaseline == 0 {

@@ -57,7 +57,11 @@ func RunCall(c mpi.Comm, clk timing.Clock, call mpi.Call, cfg Config, out Output
 	// An error on one rank may leave the others in a collective: a real
 	// program aborts (reprobench run calls MPI_Abort); main exits, which
 	// ends the job too.
-	res, err := reprobench.Run(c, clk, exps, reprobench.Options{Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun, ClockSync: cfg.Sync})
+	opt := reprobench.Options{Clock: clk, Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun}
+	if cfg.Sync != "auto" { // auto: Options' default
+		opt.ClockSync = cfg.Sync
+	}
+	res, err := reprobench.Run(c, exps, opt)
 	if err != nil || res == nil {
 		return 0, err
 	}

@@ -172,8 +172,8 @@ func run(blocks, per, long, pre int, out, only string) error {
 		ex := reprobench.Experiment{Call: mpi.CallAllreduce, MsizeBytes: bytes, Type: mpi.Float64, Nrep: n, Warmup: 100,
 			Sync: window.Config{Method: window.Barrier}, Runtime: window.RuntimeLocal, Cache: window.CacheWarm}
 		runs++
-		opt := reprobench.Options{Dir: runDir, RunID: "slowmode", Mpirun: runs, PerRank: true, WindowBaseline: -1}
-		res, err := reprobench.Run(w, clk, []reprobench.Experiment{ex}, opt)
+		opt := reprobench.Options{Clock: clk, Dir: runDir, RunID: "slowmode", Mpirun: runs, PerRank: true, WindowBaseline: -1}
+		res, err := reprobench.Run(w, []reprobench.Experiment{ex}, opt)
 		if err != nil || w.Rank() != 0 {
 			return err
 		}

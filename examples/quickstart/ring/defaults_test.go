@@ -84,7 +84,8 @@ func TestSameMethodAsRun(t *testing.T) {
 	err = w.Run(func(r *mpitest.Rank) error {
 		opt := reprobench.DefaultOptions() // as main: only the directory and the run id set
 		opt.Dir, opt.RunID = lib, "ring"
-		_, err := reprobench.Run(r.Comm(), r.Clock(), []reprobench.Experiment{ringShift(r.Comm(), 1024)}, opt)
+		opt.Clock = r.Clock()
+		_, err := reprobench.Run(r.Comm(), []reprobench.Experiment{ringShift(r.Comm(), 1024)}, opt)
 		return err
 	})
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/mpi"
-	"github.com/reprobench/reprobench/timing"
 )
 
 // ringShift: every rank sends n float64 to the next rank, receives n from the previous.
@@ -27,9 +26,9 @@ func main() {
 		log.Fatal(err)
 	}
 	c := mpi.World()
-	opt := reprobench.DefaultOptions() // a drawn seed, clock sync and accuracy target as "reprobench run"
+	opt := reprobench.DefaultOptions() // the default clock, a drawn seed, clock sync and accuracy target as "reprobench run"
 	opt.Dir, opt.RunID = "out", "ring"
-	res, err := reprobench.Run(c, timing.NewDefault(), []reprobench.Experiment{ringShift(c, 1024)}, opt) // the default clock, as "reprobench run"
+	res, err := reprobench.Run(c, []reprobench.Experiment{ringShift(c, 1024)}, opt)
 	if err != nil {
 		log.Print(err)
 		mpi.Abort(1) // other ranks may wait in a collective

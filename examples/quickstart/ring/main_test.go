@@ -20,8 +20,8 @@ func TestRingShift(t *testing.T) {
 	}
 	dir, d := t.TempDir(), analysis.NewDataset()
 	err = w.Run(func(r *mpitest.Rank) error {
-		_, err := reprobench.Run(r.Comm(), r.Clock(), []reprobench.Experiment{ringShift(r.Comm(), 8)},
-			reprobench.Options{Dir: dir, RunID: "sim"})
+		_, err := reprobench.Run(r.Comm(), []reprobench.Experiment{ringShift(r.Comm(), 8)},
+			reprobench.Options{Dir: dir, RunID: "sim", Clock: r.Clock()})
 		return err
 	})
 	if err == nil {
