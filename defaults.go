@@ -23,28 +23,31 @@ const (
 	DefaultCacheSlots = 16
 )
 
-// DefaultMethod is the process synchronization of the library's named
-// defaults and of "reprobench run" without flags: the fixed window
-// (window.Fixed), every observation started at one instant of the
-// synchronized global clock. Barrier-synchronized timing measures the
-// barrier's exit skew too, and that skew differs between MPI libraries
-// and grows with the number of ranks (Hunold & Carpen-Amarie 2016, §4.6,
-// Fig. 10 and 11); windows are the paper's recommendation for accurate
-// timings (§4.7). When the clock synchronization states no bound, a
-// windowed experiment falls back to the tool's own dissemination barrier
-// (window.Dissemination), the same code under every library (§4.6: "an
-// MPI benchmark should provide its own MPI_Barrier implementation for
-// fairly comparing two MPI libraries"). docs/windows.md gives the
-// measurements behind the choice.
-const DefaultMethod = window.Fixed
+// The process synchronizations of the defaults.
+const (
+	// DefaultMethod is the process synchronization of the library's named
+	// defaults and of "reprobench run" without flags: the fixed window
+	// (window.Fixed), every observation started at one instant of the
+	// synchronized global clock. Barrier-synchronized timing measures the
+	// barrier's exit skew too, and that skew differs between MPI libraries
+	// and grows with the number of ranks (Hunold & Carpen-Amarie 2016, §4.6,
+	// Fig. 10 and 11); windows are the paper's recommendation for accurate
+	// timings (§4.7). When the clock synchronization states no bound, a
+	// windowed experiment falls back to the tool's own dissemination barrier
+	// (window.Dissemination), the same code under every library (§4.6: "an
+	// MPI benchmark should provide its own MPI_Barrier implementation for
+	// fairly comparing two MPI libraries"). docs/windows.md gives the
+	// measurements behind the choice.
+	DefaultMethod = window.Fixed
 
-// FallbackMethod is the process synchronization that takes a windowed
-// default's place where no clock synchronization states a bound: the
-// tool's own dissemination barrier (window.Dissemination), the same code
-// under every MPI library, so that a comparison of two libraries does not
-// compare their MPI_Barrier implementations (Hunold & Carpen-Amarie 2016,
-// §4.6).
-const FallbackMethod = window.Dissemination
+	// FallbackMethod is the process synchronization that takes a windowed
+	// default's place where no clock synchronization states a bound: the
+	// tool's own dissemination barrier (window.Dissemination), the same code
+	// under every MPI library, so that a comparison of two libraries does not
+	// compare their MPI_Barrier implementations (Hunold & Carpen-Amarie 2016,
+	// §4.6).
+	FallbackMethod = window.Dissemination
+)
 
 // DefaultMethodFor returns the process synchronization an experiment
 // takes when none is chosen: DefaultMethod, except where one start per
@@ -86,7 +89,7 @@ func defaultRuntime(m window.Method) window.RuntimeType {
 // after DefaultWarmup, the completion time defaultRuntime(m), warm caches,
 // and window's defaults written out (window.Config.WithDefaults: a 100 µs
 // window, batches of 100, a late tolerance of 1 µs). Exp, Seed, Labels and
-// ClockSync are left to the caller (package pipeline numbers experiments,
+// ClockSync are left to the caller (Run numbers experiments,
 // derives their seeds and resolves the clock synchronization). Change the
 // call, size and levels on the returned value.
 func DefaultExperiment(m window.Method) Experiment {

@@ -14,9 +14,9 @@ func (opt *Options) clockSyncText() (string, error) {
 	s := strings.TrimSpace(opt.ClockSync)
 	switch {
 	case strings.EqualFold(s, "auto") || strings.EqualFold(s, "none"):
-		return "", errors.New("pipeline: Options.ClockSync names a clocksync spec; leave it empty for the default, set NoClockSync for none")
+		return "", errors.New("reprobench: Options.ClockSync names a clocksync spec; leave it empty for the default, set NoClockSync for none")
 	case opt.NoClockSync && s != "":
-		return "", errors.New("pipeline: Options.ClockSync with NoClockSync")
+		return "", errors.New("reprobench: Options.ClockSync with NoClockSync")
 	case opt.NoClockSync:
 		return "none", nil
 	case s == "":

@@ -44,7 +44,7 @@ func WriteRaw(out Output, cfg Config, np int, res *Result) error {
 	return w.Close(&rawdata.Metadata{RunID: out.RunID, Mpirun: out.Mpirun, Np: np, Args: os.Args, ClockSyncSpec: res.Sync, ErrorCodes: rawdata.ErrorCodes})
 }
 
-// RunCall measures a built-in MPI call with package engine — the
+// RunCall measures a built-in MPI call with package reprobench — the
 // experiment "reprobench run --calls CALL --sizes BYTES --proc-sync METHOD
 // --clock-sync SYNC" runs — and rank 0 writes the raw data through package
 // rawdata (reprobench.Run: clock sync, metadata, engine, files), so analyze
