@@ -86,7 +86,7 @@ func defaultRuntime(m window.Method) window.RuntimeType {
 // without flags when m is DefaultMethod, and under process synchronization
 // method m otherwise: an 8-byte
 // MPI_Allreduce of float64 (sum) from root 0, DefaultNrep observations
-// after DefaultWarmup, the completion time defaultRuntime(m), warm caches,
+// after DefaultWarmup, the completion time of m (global for the windowed methods, local for the barriers), warm caches,
 // and window's defaults written out (window.Config.WithDefaults: a 100 µs
 // window, batches of 100, a late tolerance of 1 µs). Exp, Seed, Labels and
 // ClockSync are left to the caller (Run numbers experiments,

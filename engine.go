@@ -49,7 +49,7 @@ type Experiment struct {
 	// the warm-up and before the measured observations. Zero: none.
 	Prehistory Prehistory
 	// ClockSync is the clock synchronization spec in force for this
-	// experiment (clocksync's syntax, or "none"); engine.Resync applies it.
+	// experiment (clocksync's syntax, or "none"); Run applies it.
 	// It is recorded in the raw data's clocksync column.
 	ClockSync string
 	// Labels are user factors recorded as columns of its rows (rawdata).

@@ -3,6 +3,7 @@ package reprobench_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -152,9 +153,10 @@ func TestRuntimeTypes(t *testing.T) {
 	}
 }
 
-// Example runs two experiments on 2 simulated ranks and prints the raw rows
-// of the first observations.
-func Example() {
+// TestEngineRows runs two experiments on 2 simulated ranks through the
+// experiment loop and checks the raw rows of the first observations: on a
+// network of fixed latency every observation takes the same time.
+func TestEngineRows(t *testing.T) {
 	w, _ := mpitest.New(mpitest.Config{Ranks: 2, Seed: 1, Latency: mpitest.Latency{SpikeProb: -1, Jitter: -1}})
 	sink := &memSink{}
 	_ = w.Run(func(r *mpitest.Rank) error {
@@ -170,16 +172,21 @@ func Example() {
 		_, err := e.Run(exps, s)
 		return err
 	})
+	var got []string
 	for _, r := range sink.rows {
-		fmt.Printf("exp %d %v rep %d: %.2f µs, error code %d\n", r.Exp, r.Call, r.Rep, r.RuntimeS*1e6, r.ErrorCode)
+		got = append(got, fmt.Sprintf("exp %d %v rep %d: %.2f µs, error code %d", r.Exp, r.Call, r.Rep, r.RuntimeS*1e6, r.ErrorCode))
 	}
-	// Output:
-	// exp 0 pingpong rep 0: 2.02 µs, error code 0
-	// exp 0 pingpong rep 1: 2.02 µs, error code 0
-	// exp 0 pingpong rep 2: 2.02 µs, error code 0
-	// exp 1 MPI_Allreduce rep 0: 2.02 µs, error code 0
-	// exp 1 MPI_Allreduce rep 1: 2.02 µs, error code 0
-	// exp 1 MPI_Allreduce rep 2: 2.02 µs, error code 0
+	want := []string{
+		"exp 0 pingpong rep 0: 2.02 µs, error code 0",
+		"exp 0 pingpong rep 1: 2.02 µs, error code 0",
+		"exp 0 pingpong rep 2: 2.02 µs, error code 0",
+		"exp 1 MPI_Allreduce rep 0: 2.02 µs, error code 0",
+		"exp 1 MPI_Allreduce rep 1: 2.02 µs, error code 0",
+		"exp 1 MPI_Allreduce rep 2: 2.02 µs, error code 0",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
 
 // batchLog is an mpi.Comm that records, per batch of observations, the

@@ -63,7 +63,7 @@ func experimentSeed(seed uint64, exp int) uint64 { return seed ^ uint64(exp)*0x9
 type Base struct {
 	Experiment
 	// AutoRuntime gives a row whose runtime cell is empty the completion
-	// time defaultRuntime names for the row's method — global for
+	// time DefaultExperiment takes for the row's method — global for
 	// the windowed methods, local for the barrier methods — instead of
 	// Experiment.Runtime.
 	AutoRuntime bool

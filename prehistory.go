@@ -29,10 +29,10 @@ type Prehistory struct {
 	// Random draws each experiment's count in each mpirun from the run's
 	// seed (Draw), uniformly on [0, Max].
 	Random bool
-	// Max is Random's largest count; 0 means defaultPrehistoryMax.
+	// Max is Random's largest count; 0 means 3.
 	Max int
 	// Msgs is the count sent: the level's N, or Random's drawn count once
-	// pipeline.FromDesign (or the caller) has called Draw.
+	// FromDesign (or the caller) has called Draw.
 	Msgs int
 }
 

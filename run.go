@@ -106,7 +106,7 @@ type Options struct {
 	Seed *uint64
 	// PerRank adds the per-rank file (every rank's timestamps) and keeps
 	// every rank's clock synchronization record in the metadata at any
-	// rank count (see syncRecordRanks).
+	// rank count (otherwise up to 64 ranks).
 	PerRank bool
 	// Labels are added to every row (rawdata.CheckLabel).
 	Labels map[string]string
@@ -128,7 +128,7 @@ type Options struct {
 	// ResyncEvery re-synchronizes the clocks before an experiment when this
 	// much time has passed since the last synchronization (0: before every
 	// experiment; an accuracy target's predicted bound decides among
-	// those), as engine.ResyncEvery would (Run decides it itself,
+	// those), as the experiment loop's own would (Run decides it itself,
 	// so that the no-bound policy acts on every experiment).
 	ResyncEvery time.Duration
 	// NoBound is what an experiment under a windowed process
@@ -156,7 +156,7 @@ type Options struct {
 	Design string
 	Args   []string
 	Flags  map[string]string
-	// Getenv is the environment CheckLaunch reads for the size the
+	// Getenv is the environment Run reads for the size the
 	// launcher declared (nil: os.Getenv).
 	Getenv func(string) string
 	// Note, when set, receives on rank 0 what a person running the
@@ -173,7 +173,7 @@ type Options struct {
 	// Simulate to its model.
 	Simulation json.RawMessage
 	// CPULoad reads a rank's CPU-time sample around each experiment's
-	// measured observations (engine.CPULoad); nil: cpuload.Read,
+	// measured observations (as cpuload.Read does); nil: cpuload.Read,
 	// or none when Simulation is set (a simulated run has no /proc of its
 	// own). Every rank must set the same.
 	CPULoad func() (cpuload.Sample, error)

@@ -110,7 +110,7 @@ type SimReport struct {
 	FinalWindowS   []float64 `json:"final_window_s,omitempty"`
 	// Rank0EngineBytes is the largest over the experiments of what the
 	// engine allocates on rank 0 for one experiment's observations and
-	// results (rank0Bytes); it does not grow with the rank count.
+	// results; it does not grow with the rank count.
 	// SidecarBytes is the size of the sidecar written, which does:
 	// processor names and clock synchronization records are O(ranks).
 	Rank0EngineBytes int64 `json:"rank0_engine_bytes"`
