@@ -116,7 +116,7 @@ type Options struct {
 	// experiment needs a global clock (a windowed method or the global
 	// runtime type), else none. NoClockSync synchronizes no clocks.
 	ClockSync   string
-	NoClockSync bool
+	NoClockSync bool // synchronize no clocks: experiments whose ClockSync is empty run with none
 	// ClockAccuracy is the clock accuracy target of the specs that learn
 	// to one (clocksync.DefaultTarget), without a change of the spec's
 	// name. nil (the default) gives every spec that names neither a

@@ -17,8 +17,8 @@ import (
 // about: they may wait for it in a collective, so a program should end the
 // job (mpi.Abort) instead of returning from MPI normally.
 type RankError struct {
-	Rank int
-	Err  error
+	Rank int   // the rank that failed
+	Err  error // its error
 }
 
 // Error returns "rank R: cause".
