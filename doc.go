@@ -1,28 +1,34 @@
-// Package reprobench is reproducible, statistically sound MPI
-// micro-benchmarking in Go: synchronized clocks, window-based process
-// synchronization, randomized designs over several mpiruns, raw data with
-// full metadata, and an analysis that says how sure it is. It is a command
-// (cmd/reprobench) and the library that command is built from. This
-// package holds only this overview; the code is in the packages below.
+// Package reprobench runs MPI micro-benchmark experiments reproducibly and
+// writes their raw data with complete metadata.
+//
+// The model: an Experiment is one cell of a design, a call (a built-in MPI
+// call or your own function) at one message size, observed Nrep times
+// after Warmup unrecorded observations under one process synchronization.
+// Run executes a list of them as one mpirun, collectively on every rank:
+// it agrees on a seed and run id, synchronizes the clocks when a method
+// needs a global clock (with a stated error bound), runs the observations,
+// and rank 0 streams one raw row per observation to a CSV file and closes
+// a JSON sidecar with everything needed to judge and repeat the run. It
+// never aggregates: "reprobench analyze", "compare" and "plot" (and
+// package analysis) read the files. Options configure the run; their zero
+// value is the verified default. FromDesign turns a design file's rows
+// into experiments, and Simulate runs the same code on a simulated world.
 //
 // # Three ways to use the library
 //
 // Measure your own MPI code. Start from
-// engine.DefaultExperiment(engine.DefaultMethod), the settings the README's
-// numbers were measured with and "reprobench run" uses without flags (the
-// fixed window starts every observation at one instant of the global clock
-// and records the global completion time), set
-// its Func to your function (Name is its call column), and hand it to
-// pipeline.Run with pipeline.DefaultOptions. Run synchronizes the clocks, runs the observations on
-// every rank, and rank 0 writes the raw data and a complete metadata
-// sidecar (pipeline.CollectMetadata) that "reprobench analyze", "compare"
-// and "plot" read like the CLI's own:
+// DefaultExperiment(DefaultMethod), the settings the README's numbers were
+// measured with and "reprobench run" uses without flags (the fixed window
+// starts every observation at one instant of the global clock and records
+// the global completion time), set its Func to your function (Name is its
+// call column), and hand it to Run with DefaultOptions. The program
+// imports this package and mpi only:
 //
-//	ex := engine.DefaultExperiment(engine.DefaultMethod)
+//	ex := reprobench.DefaultExperiment(reprobench.DefaultMethod)
 //	ex.Name, ex.Func, ex.MsizeBytes, ex.Type = "ring_shift", shift, 8192, mpi.Float64
-//	opt := pipeline.DefaultOptions()
+//	opt := reprobench.DefaultOptions()
 //	opt.Dir = "out"
-//	res, err := pipeline.Run(mpi.World(), timing.NewDefault(), []engine.Experiment{ex}, opt)
+//	res, err := reprobench.Run(mpi.World(), []reprobench.Experiment{ex}, opt)
 //
 // Time a kernel inside one process, without MPI. timing.TimeFunc calls a
 // function after a warm-up, times each call on the best clock the machine
@@ -46,6 +52,9 @@
 //
 // # Packages
 //
+// This package holds the experiment loop and the run around it; the
+// packages below hold the parts.
+//
 //   - mpi: the cgo binding (Open MPI, or MPICH with -tags mpich) and the
 //     Comm interface everything else programs against; mpi/mpitest, the
 //     simulated world with ground truth.
@@ -56,10 +65,6 @@
 //     clocksync/clocksim, an algorithm and its harness on simulated ranks.
 //   - window: process synchronization (barriers, fixed and adaptive windows,
 //     round-time, the noise guard), completion times, McCalpin's bracket.
-//   - engine: the experiment loop, observations to raw rows, for built-in
-//     calls and your own functions.
-//   - pipeline: what "reprobench run" does as a library: experiments from
-//     flags or a design, clock sync, metadata, Run.
 //   - region: named regions of an application timed on every rank
 //     (Begin/End, nesting, labels, the iteration), put on the synchronized
 //     clock with a stated bound and written as raw data by a collective

@@ -3,11 +3,10 @@ package reprobench_test
 import (
 	"testing"
 
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/clocksync"
-	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi/mpitest"
-	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
@@ -36,13 +35,13 @@ func TestNilArguments(t *testing.T) {
 			"Sync.Run(nil, nil)":     func() error { return sy.Run(nil, 1, nil, false) },
 			"Sync.RunFunc(nil)":      func() error { return sy.RunFunc(nil, 1, window.NewRecord(1), false) },
 			"window.TimeKernel(nil)": func() error { _, err := window.TimeKernel(c, r.Clock(), nil, nil); return err },
-			"Engine{}.Run":           func() error { _, err := (&engine.Engine{}).Run(nil, nil); return err },
+			"Engine{}.Run":           func() error { _, err := (&reprobench.Engine{}).Run(nil, nil); return err },
 			"Algorithm.Sync(nil)":    func() error { _, err := alg.Sync(nil, nil); return err },
 			"Harness.Run(nil)":       func() error { _, err := (&clocksync.Harness{}).Run(c, nil); return err },
 			"timing.Measure(nil)":    func() error { _, err := timing.Measure(nil); return err },
 			"timing.TimeFunc(nil f)": func() error { _, err := timing.TimeFunc(clk, 0, 1, nil); return err },
-			"pipeline.Run(nil)":      func() error { _, err := pipeline.Run(nil, nil, nil, pipeline.Options{}); return err },
-			"CollectMetadata(nil)":   func() error { _, err := pipeline.CollectMetadata(c, nil); return err },
+			"reprobench.Run(nil)":    func() error { _, err := reprobench.Run(nil, nil, reprobench.Options{}); return err },
+			"CollectMetadata(nil)":   func() error { _, err := reprobench.CollectMetadata(c, nil); return err },
 		} {
 			if err := f(); err == nil {
 				t.Errorf("%s: no error", name)

@@ -14,7 +14,7 @@ import (
 // Every launcher tells the processes it starts how many it started, in
 // their environment; a process whose communicator has another size was not
 // connected, and must not measure. Declared reads those declarations, and
-// CheckSize compares them with the communicator; package pipeline runs it
+// CheckSize compares them with the communicator; package reprobench runs it
 // collectively (pipeline.CheckLaunch) before a run writes anything.
 
 // A Declaration is a process count that a launcher declared to this process

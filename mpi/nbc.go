@@ -32,7 +32,7 @@ import "fmt"
 //
 // (Overlap): 1 when the whole communication hid behind the kernel, 0 when
 // none did. The engine calibrates KernelIters once per experiment so that
-// the kernel lasts about as long as the pure phase (see package engine).
+// the kernel lasts about as long as the pure phase (see package reprobench).
 //
 // With TimedKernel (the engine sets it for runtime osu) the kernel is the
 // one osu_iallreduce runs instead, so that the numbers are OSU's: passes

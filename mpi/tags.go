@@ -20,7 +20,7 @@ const (
 	TagClockSync = TagReserved + 0x50
 	// TagClockSyncEnd is one past clocksync's last tag.
 	TagClockSyncEnd = TagClockSync + 16
-	// TagPrehistory is the tag of package engine's prehistory: the empty
+	// TagPrehistory is the tag of package reprobench's prehistory: the empty
 	// one-way messages of the opt-in design factor
 	// (engine.Experiment.PrehistoryMsgs).
 	TagPrehistory = TagReserved + 0x72

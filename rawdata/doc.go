@@ -1,9 +1,9 @@
 // Package rawdata is the raw-data format of reprobench: what "reprobench
 // run" writes and what package analysis reads. It owns the column lists,
 // the file names, the run-id and label rules, the JSON metadata sidecar's
-// schema and the write protocol, and provides a [Writer] that implements
-// engine.Sink, so a Go program that drives package engine (or times its own
-// code) gets files that "reprobench analyze" and "compare" group with the
+// schema and the write protocol, and provides the [Writer] that package
+// reprobench's Run writes through, so a Go program that runs experiments
+// (or times its own code) gets files that "reprobench analyze" and "compare" group with the
 // CLI's own. It imports no MPI binding.
 //
 // # Files

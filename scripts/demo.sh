@@ -47,7 +47,7 @@ echo "== 1. design =="
 	--mpiruns "$MPIRUNS" --np 2 --seed "$SEED" -o "$OUT/design.csv"
 echo "design: $OUT/design.csv ($(($(grep -vc '^#' "$OUT/design.csv") - 1)) experiments, seed $SEED)"
 
-# run's defaults (engine.DefaultExperiment), as a user without flags gets them.
+# run's defaults (reprobench.DefaultExperiment), as a user without flags gets them.
 run_flags=()
 
 echo

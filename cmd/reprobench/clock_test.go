@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/internal/mpirun"
 	"github.com/reprobench/reprobench/mpi/mpitest"
-	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
 )
@@ -33,7 +33,7 @@ func TestClockDefaultIsLibrarys(t *testing.T) {
 
 // TestClockNameRoundTrip: each monotonic clock's name, given to --clock,
 // passes the flag checks, makes the clock of that name, and is what the
-// metadata sidecar records (pipeline.CollectMetadata, on a one-rank
+// metadata sidecar records (reprobench.CollectMetadata, on a one-rank
 // simulated communicator) as the clock's name and counter.
 func TestClockNameRoundTrip(t *testing.T) {
 	for _, name := range []string{"monotonic_raw", "monotonic"} {
@@ -54,7 +54,7 @@ func TestClockNameRoundTrip(t *testing.T) {
 		}
 		var meta *rawdata.Metadata
 		if err := w.Run(func(r *mpitest.Rank) error {
-			meta, err = pipeline.CollectMetadata(r.Comm(), clk)
+			meta, err = reprobench.CollectMetadata(r.Comm(), clk)
 			return err
 		}); err != nil {
 			t.Fatal(err)

@@ -15,9 +15,9 @@ import (
 
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/clocksync/clocksim"
+	"github.com/reprobench/reprobench/internal/launch"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
-	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/timing"
 )
 
@@ -430,7 +430,7 @@ func clockcheckSim(o clockcheckOptions) (*clockcheckReport, error) {
 }
 
 func clockcheckMPI(o clockcheckOptions) (rep *clockcheckReport, err error) {
-	if note := pipeline.LaunchNote(os.Getenv); note != "" {
+	if note := launch.LaunchNote(os.Getenv); note != "" {
 		fmt.Fprintln(os.Stderr, "reprobench clockcheck: note:", note)
 	}
 	if err := mpi.Init(); err != nil {
@@ -443,7 +443,7 @@ func clockcheckMPI(o clockcheckOptions) (rep *clockcheckReport, err error) {
 	}()
 	c := mpi.World()
 	// Singletons of a wrong launcher would each report a job of one.
-	if err := pipeline.CheckLaunch(c, os.Getenv); err != nil {
+	if err := launch.CheckLaunch(c, os.Getenv); err != nil {
 		return nil, err
 	}
 	if o.skewRank >= c.Size() {

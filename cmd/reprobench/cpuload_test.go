@@ -9,11 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/cpuload"
-	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
-	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -34,17 +33,18 @@ func writeLoaded(t *testing.T, dir string, busyTicks int64) []string {
 		err = w.Run(func(r *mpitest.Rank) error {
 			c := r.Comm()
 			me := c.Rank()
-			opt := pipeline.Options{Dir: dir, RunID: "load", Mpirun: mp, Seed: 3, CPULoad: func() (cpuload.Sample, error) {
+			opt := reprobench.Options{Dir: dir, RunID: "load", Mpirun: mp, Seed: new(uint64(3)), CPULoad: func() (cpuload.Sample, error) {
 				k := reads[me]
 				reads[me]++
 				return cpuload.Sample{At: time.Unix(k, 0), Kernel: "boot", Hz: 100, Process: fmt.Sprint("rank", me), CPUs: []int{0, 1},
 					Busy: []int64{busyTicks * k, busyTicks * k}, Own: 50 * k}, nil
 			}}
-			exps := []engine.Experiment{
+			exps := []reprobench.Experiment{
 				{Exp: 0, Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 30, Sync: window.Config{Method: window.Barrier}},
 				{Exp: 1, Call: mpi.CallBcast, MsizeBytes: 64, Type: mpi.Byte, Nrep: 30, Sync: window.Config{Method: window.Barrier}},
 			}
-			res, err := pipeline.Run(c, r.Clock(), exps, opt)
+			opt.Clock = r.Clock()
+			res, err := reprobench.Run(c, exps, opt)
 			if err == nil && me == 0 {
 				files = append(files, res.Files.CSV)
 			}

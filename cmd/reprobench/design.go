@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/mpi"
-	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -25,7 +25,7 @@ func init() {
 
 // designCLIVocabulary is the set of values the engine accepts in a design
 // file.
-func designCLIVocabulary() design.Vocabulary { return pipeline.Vocabulary() }
+func designCLIVocabulary() design.Vocabulary { return reprobench.Vocabulary() }
 
 // designListFlag is a comma-separated list flag that may also be repeated.
 type designListFlag []string
@@ -188,7 +188,7 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 		if s == "auto" {
 			return usage("--clock-sync auto: a design names its clock synchronization (a spec or none)")
 		}
-		if err := pipeline.CheckClockSync(s); err != nil {
+		if err := reprobench.Vocabulary().ClockSync(s); err != nil {
 			return usage("--clock-sync: %v", err)
 		}
 	}

@@ -20,8 +20,8 @@ import (
 
 	"github.com/reprobench/reprobench/campaign"
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/internal/launch"
 	"github.com/reprobench/reprobench/mpi"
-	"github.com/reprobench/reprobench/pipeline"
 )
 
 func init() {
@@ -275,7 +275,7 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	}
 	if rule != nil {
 		fmt.Fprintf(stderr, "launch: --mpiruns auto: %d to %d mpiruns, until every group's headline interval is within ±%g %%\n", rule.Min, rule.Max, 100*rule.Width)
-		m, err := campaign.Until(ctx, c, opts, rule.Max, rule.NextLook, pipeline.MpirunJudge(*rule))
+		m, err := campaign.Until(ctx, c, opts, rule.Max, rule.NextLook, launch.MpirunJudge(*rule))
 		launchAutoSummary(stderr, m)
 		return launchSummary(stderr, m, err)
 	}

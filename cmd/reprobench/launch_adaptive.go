@@ -10,7 +10,7 @@ import (
 
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/campaign"
-	"github.com/reprobench/reprobench/pipeline"
+	"github.com/reprobench/reprobench/internal/launch"
 )
 
 // launchMpirunsFlag is launch's --mpiruns: a count, or "auto".
@@ -75,7 +75,7 @@ func (a launchAuto) rule(auto, design, array bool) (*analysis.StopRule, error) {
 	if err := campaign.CheckMpiruns(*a.max); err != nil {
 		return nil, fmt.Errorf("--mpiruns-max: %v", err)
 	}
-	r := pipeline.MpirunRule(analysis.StopRule{Width: w / 100, Min: *a.min, Max: *a.max})
+	r := launch.MpirunRule(analysis.StopRule{Width: w / 100, Min: *a.min, Max: *a.max})
 	if err := r.Check(); err != nil {
 		return nil, err
 	}

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/campaign"
 	"github.com/reprobench/reprobench/design"
-	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/rawdata"
 )
 
@@ -316,7 +316,7 @@ func TestLaunchSim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var sm pipeline.SimModel
+		var sm reprobench.SimModel
 		if !meta.Simulated() || meta.Np != 8 || json.Unmarshal(meta.Simulation, &sm) != nil || sm.Ranks != 8 {
 			t.Errorf("mpirun %d: simulated %v, np %d, model %s", i, meta.Simulated(), meta.Np, meta.Simulation)
 		}

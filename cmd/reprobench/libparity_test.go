@@ -14,10 +14,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/analysis"
-	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi/mpitest"
-	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -41,10 +40,10 @@ var parityAllowed = []string{
 }
 
 // TestLibraryRunParity: a Go program that runs the library's named defaults
-// (engine.DefaultExperiment, pipeline.DefaultOptions, pipeline.Run) and
+// (reprobench.DefaultExperiment, reprobench.DefaultOptions, reprobench.Run) and
 // "reprobench run" write sidecars that differ only in parityAllowed, raw
 // rows that fall into the same analyze groups, and the window that ran —
-// for the default method without flags (engine.DefaultMethod), and for
+// for the default method without flags (reprobench.DefaultMethod), and for
 // barrier synchronization with the local completion time (the default of
 // the barrier methods, and what run --proc-sync barrier asks for). Both
 // run on 2 simulated ranks (mpitest).
@@ -54,15 +53,16 @@ func TestLibraryRunParity(t *testing.T) {
 		method window.Method
 		args   []string
 	}{
-		{"default", engine.DefaultMethod, nil},
+		{"default", reprobench.DefaultMethod, nil},
 		{"barrier", window.Barrier, []string{"--proc-sync", "barrier"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lib := t.TempDir()
 			runOnSimWorld(t, func(r *mpitest.Rank) error {
-				opt := pipeline.DefaultOptions()
+				opt := reprobench.DefaultOptions()
 				opt.Dir = lib
-				_, err := pipeline.Run(r.Comm(), r.Clock(), []engine.Experiment{engine.DefaultExperiment(tc.method)}, opt)
+				opt.Clock = r.Clock()
+				_, err := reprobench.Run(r.Comm(), []reprobench.Experiment{reprobench.DefaultExperiment(tc.method)}, opt)
 				return err
 			})
 			cli := t.TempDir()
@@ -238,9 +238,10 @@ func short(v any) string {
 func TestLibraryDefaultsRecorded(t *testing.T) {
 	dir := t.TempDir()
 	runOnSimWorld(t, func(r *mpitest.Rank) error {
-		opt := pipeline.DefaultOptions()
+		opt := reprobench.DefaultOptions()
 		opt.Dir = dir
-		_, err := pipeline.Run(r.Comm(), r.Clock(), []engine.Experiment{engine.DefaultExperiment(window.Fixed)}, opt)
+		opt.Clock = r.Clock()
+		_, err := reprobench.Run(r.Comm(), []reprobench.Experiment{reprobench.DefaultExperiment(window.Fixed)}, opt)
 		return err
 	})
 	m, _ := runFiles(t, dir)

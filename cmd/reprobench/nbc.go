@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench"
 )
 
 // nbcOptions are the flags of the overlap measurement of the non-blocking
@@ -25,7 +25,7 @@ func nbcFlags(fs *flag.FlagSet, o *nbcOptions) {
 // run (blocking calls of the same run are measured as usual) and checks
 // them; the overlap flags without --nbc-overlap, or --nbc-overlap without
 // a non-blocking call, are errors.
-func (o *nbcOptions) apply(exps []engine.Experiment, np int) error {
+func (o *nbcOptions) apply(exps []reprobench.Experiment, np int) error {
 	if !o.overlap {
 		if o.testEvery != 0 || o.kernelIters != 0 {
 			return fmt.Errorf("%w: --nbc-test-every and --nbc-kernel-iters need --nbc-overlap", errUsage)
@@ -42,7 +42,7 @@ func (o *nbcOptions) apply(exps []engine.Experiment, np int) error {
 			continue
 		}
 		n++
-		ex.Overlap = &engine.Overlap{TestEvery: o.testEvery, KernelIters: o.kernelIters}
+		ex.Overlap = &reprobench.Overlap{TestEvery: o.testEvery, KernelIters: o.kernelIters}
 		if err := ex.Check(np); err != nil {
 			return fmt.Errorf("%w: --nbc-overlap: experiment %d: %v", errUsage, ex.Exp, err)
 		}

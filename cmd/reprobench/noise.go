@@ -43,7 +43,7 @@ type noiseReport struct {
 	// Periodic are the periodic sources fitted to every CPU's detours
 	// together (noiseguard.FromDetours), their times in CLOCK_MONOTONIC
 	// seconds: what "run --noise-guard on --noise-guard-seed FILE" starts
-	// from (pipeline.NoiseProbe).
+	// from (reprobench.Options.NoiseSources, read by readNoiseSources).
 	Periodic []noiseguard.Source `json:"periodic_sources"`
 }
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -98,8 +98,8 @@ func departureDefaults(t *testing.T) map[string][][2]string {
 		"batch":            {{"window.Config{}.WithDefaults().Batch", strconv.Itoa(d.Batch)}, flagDefault("window-batch")},
 		"max-window": {{"window.Config{}.WithDefaults().MaxWindow", timesWindow(d.MaxWindow, d.Window)},
 			{"window.Config{Window: 7ms}.WithDefaults().MaxWindow", timesWindow(o.MaxWindow, otherWindow)}},
-		"cache-slots": {{"engine.DefaultCacheSlots", strconv.Itoa(engine.DefaultCacheSlots)},
-			{"engine.DefaultExperiment(window.Barrier).CacheSlots", strconv.Itoa(engine.DefaultExperiment(window.Barrier).CacheSlots)},
+		"cache-slots": {{"reprobench.DefaultCacheSlots", strconv.Itoa(reprobench.DefaultCacheSlots)},
+			{"reprobench.DefaultExperiment(window.Barrier).CacheSlots", strconv.Itoa(reprobench.DefaultExperiment(window.Barrier).CacheSlots)},
 			flagDefault("cache-slots")},
 		// The default clock and process synchronization are the command
 		// line's: one accessor each, the flag's default.

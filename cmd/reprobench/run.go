@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/design"
-	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench/internal/launch"
 	"github.com/reprobench/reprobench/mpi"
-	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
 )
@@ -55,14 +55,14 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if o.sim.on {
 		return runSim(stdout, stderr, o) // runsim.go
 	}
-	if note := pipeline.LaunchNote(os.Getenv); note != "" {
+	if note := launch.LaunchNote(os.Getenv); note != "" {
 		fmt.Fprintln(stderr, "reprobench run: note:", note)
 	}
 	if _, err := mpi.InitThread(level); err != nil {
 		return err
 	}
 	err = runRanks(stdout, stderr, fs, o)
-	var abort *pipeline.RankError
+	var abort *launch.RankError
 	if errors.As(err, &abort) {
 		// The other ranks may be inside a collective: end the job.
 		fmt.Fprintf(stderr, "reprobench run: rank %d: %v; aborting the job (MPI_Abort, exit status %d)\n", abort.Rank, abort.Err, exitAborted)
@@ -78,42 +78,42 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 
 // baseExperiment returns the run-wide levels of the flags (what a design
 // row's empty cells take), starting from the library's named defaults
-// (engine.DefaultExperiment) that the flags' defaults equal.
-func baseExperiment(o *runOptions) (pipeline.Base, error) {
+// (reprobench.DefaultExperiment) that the flags' defaults equal.
+func baseExperiment(o *runOptions) (reprobench.Base, error) {
 	dt, err := mpi.ParseDatatype(o.datatype)
 	if err != nil {
-		return pipeline.Base{}, err
+		return reprobench.Base{}, err
 	}
 	cm, err := window.ParseCacheMode(o.cache)
 	if err != nil {
-		return pipeline.Base{}, err
+		return reprobench.Base{}, err
 	}
 	methods, err := parseMethods(o.procSync)
 	if err != nil {
-		return pipeline.Base{}, err
+		return reprobench.Base{}, err
 	}
 	auto := strings.EqualFold(strings.TrimSpace(o.runtimeType), "auto")
 	var rt window.RuntimeType
 	if !auto {
 		if rt, err = window.ParseRuntimeType(o.runtimeType); err != nil {
-			return pipeline.Base{}, err
+			return reprobench.Base{}, err
 		}
 	}
 	if !o.procSyncSet {
-		methods = []window.Method{engine.DefaultMethodFor(rt, o.nbc.overlap, !strings.EqualFold(strings.TrimSpace(o.clockSync), "none"))}
+		methods = []window.Method{reprobench.DefaultMethodFor(rt, o.nbc.overlap, !strings.EqualFold(strings.TrimSpace(o.clockSync), "none"))}
 	}
-	b := pipeline.Base{Experiment: engine.DefaultExperiment(methods[0]), AutoRuntime: auto}
+	b := reprobench.Base{Experiment: reprobench.DefaultExperiment(methods[0]), AutoRuntime: auto}
 	if !auto {
 		b.Runtime = rt
 	}
-	if b.Prehistory, err = engine.ParsePrehistory(o.prehistory); err != nil {
-		return pipeline.Base{}, fmt.Errorf("--prehistory: %v", err)
+	if b.Prehistory, err = reprobench.ParsePrehistory(o.prehistory); err != nil {
+		return reprobench.Base{}, fmt.Errorf("--prehistory: %v", err)
 	}
 	ex := &b.Experiment
 	ex.Params = o.params
 	ex.Type, ex.Root, ex.Nrep, ex.Warmup, ex.LoopReps = dt, o.root, o.nrep.n, o.warmup, o.loopReps
 	if ex.Stop, err = o.stopRule(); err != nil { // run_adaptive.go
-		return pipeline.Base{}, err
+		return reprobench.Base{}, err
 	}
 	ex.Cache, ex.CacheSlots, ex.FlushBytes, ex.Labels = cm, o.cacheSlots, o.cacheBytes, o.labels
 	ex.Sync = window.Config{Method: methods[0], Window: o.window, Batch: o.batch, LateTolerance: o.lateTol, RoundFactor: o.roundK,
@@ -124,7 +124,7 @@ func baseExperiment(o *runOptions) (pipeline.Base, error) {
 
 // buildExperiments returns the experiments of this mpirun: the design
 // file's, or the flags' factorial in design's order for --seed.
-func buildExperiments(o *runOptions, np int) (out []engine.Experiment, err error) {
+func buildExperiments(o *runOptions, np int) (out []reprobench.Experiment, err error) {
 	defer func() {
 		if err == nil {
 			err = o.nbc.apply(out, np) // nbc.go
@@ -141,14 +141,14 @@ func buildExperiments(o *runOptions, np int) (out []engine.Experiment, err error
 		if strings.Contains(o.procSync, ",") {
 			return nil, fmt.Errorf("%w: --proc-sync %q: with --design, one method (the default of empty procsync cells)", errUsage, o.procSync)
 		}
-		d, err := design.ReadFile(o.designFile, pipeline.Vocabulary())
+		d, err := design.ReadFile(o.designFile, reprobench.Vocabulary())
 		if err != nil {
 			return nil, err
 		}
 		if o.mpirun == checkAllMpiruns { // run --check-np: every mpirun of the design
-			var all []engine.Experiment
+			var all []reprobench.Experiment
 			for _, m := range d.Mpiruns() {
-				exps, err := pipeline.FromDesignFile(d, m, base, o.seed, np)
+				exps, err := reprobench.FromDesignFile(d, m, base, o.seed, np)
 				if err != nil {
 					return nil, err
 				}
@@ -156,9 +156,9 @@ func buildExperiments(o *runOptions, np int) (out []engine.Experiment, err error
 			}
 			return all, nil
 		}
-		return pipeline.FromDesignFile(d, o.mpirun, base, o.seed, np)
+		return reprobench.FromDesignFile(d, o.mpirun, base, o.seed, np)
 	}
-	var f pipeline.Factorial
+	var f reprobench.Factorial
 	if f.Calls, err = parseCalls(o.calls); err != nil {
 		return nil, fmt.Errorf("%w: --calls: %v", errUsage, err)
 	}
@@ -184,44 +184,50 @@ func runRanks(stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 }
 
 // runOn maps the flags onto the library's options and runs
-// pipeline.Run on c; clk, when not nil, replaces the --clock (a simulated
+// reprobench.Run on c; clk, when not nil, replaces the --clock (a simulated
 // world's clock). Errors before the engine starts are agreed on by every
-// rank; later ones are *pipeline.RankError (the caller aborts the job).
+// rank; later ones are *launch.RankError (the caller aborts the job).
 func runOn(c mpi.Comm, clk timing.Clock, stdout, stderr io.Writer, fs *flag.FlagSet, o *runOptions) error {
 	me, np := c.Rank(), c.Size()
 	// A launcher or PMI that did not connect the ranks: refuse before
 	// anything is written, and before the flags are checked against np.
-	if err := pipeline.CheckLaunch(c, os.Getenv); err != nil {
+	if err := launch.CheckLaunch(c, os.Getenv); err != nil {
 		return err
 	}
-	opt := pipeline.DefaultOptions()
+	opt := reprobench.DefaultOptions()
 	opt.Dir, opt.RunID, opt.Mpirun, opt.PerRank, opt.Labels = o.out, o.runID, o.mpirun, o.perRank, o.labels
-	opt.Seed, opt.SeedSet, opt.Design, opt.Args = o.seed, o.seedSet, o.designFile, os.Args
-	opt.ClockSync, opt.ClockAccuracy, opt.ResyncEvery = o.clockSync, o.clockAccuracy, o.resyncEvery
+	opt.Design, opt.Args, opt.ResyncEvery = o.designFile, os.Args, o.resyncEvery
+	if o.seedSet {
+		seed := o.seed
+		opt.Seed = &seed
+	}
+	if err := setClockOptions(&opt, o.clockSync, o.clockAccuracy); err != nil {
+		return err // runOptions.check parsed the target on every rank
+	}
 	opt.NoBound = o.noBound
 	opt.WindowBaseline = o.windowBaseline
 	if o.windowBaseline == 0 {
 		opt.WindowBaseline = -1 // none
 	}
 	// The seed and the run id, agreed by every rank (an allgather).
-	opt, err := pipeline.Prepare(c, opt)
+	opt, err := reprobench.Prepare(c, opt)
 	if err != nil {
 		return err
 	}
-	o.seed, o.runID = opt.Seed, opt.RunID
+	o.seed, o.runID = *opt.Seed, opt.RunID
 
 	// What every rank can check alone, the same way on every rank.
 	exps, perr := buildExperiments(o, np)
 	if perr == nil {
-		if perr = pipeline.CheckExperiments(exps, opt, np); perr != nil { // --clock-sync, --clock-accuracy
+		if perr = reprobench.CheckExperiments(exps, opt, np); perr != nil { // --clock-sync, --clock-accuracy
 			perr = fmt.Errorf("%w: %v", errUsage, perr)
 		}
 	}
 	if perr == nil && o.noiseGuardSeed != "" {
-		if !slices.ContainsFunc(exps, func(ex engine.Experiment) bool { return ex.Sync.NoiseGuard && ex.Sync.Method.Windowed() }) {
+		if !slices.ContainsFunc(exps, func(ex reprobench.Experiment) bool { return ex.Sync.NoiseGuard && ex.Sync.Method.Windowed() }) {
 			perr = fmt.Errorf("%w: --noise-guard-seed without an experiment that uses the noise guard (--noise-guard on and a windowed method)", errUsage)
 		} else if me == 0 {
-			if opt.NoiseProbe, perr = os.ReadFile(o.noiseGuardSeed); perr != nil {
+			if opt.NoiseSources, perr = readNoiseSources(o.noiseGuardSeed); perr != nil {
 				perr = fmt.Errorf("--noise-guard-seed: %w", perr)
 			}
 		}
@@ -238,7 +244,7 @@ func runOn(c mpi.Comm, clk timing.Clock, stdout, stderr io.Writer, fs *flag.Flag
 			clk, _, cerr = clocksync.NodeSkew(clk)
 		}
 	}
-	if err := pipeline.Agree(c, errors.Join(perr, cerr)); err != nil {
+	if err := launch.Agree(c, errors.Join(perr, cerr)); err != nil {
 		return err
 	}
 	if me == 0 {
@@ -257,7 +263,8 @@ func runOn(c mpi.Comm, clk timing.Clock, stdout, stderr io.Writer, fs *flag.Flag
 	opt.Note = func(msg string) { fmt.Fprintln(stderr, "reprobench run:", msg) }
 	opt.Progress = func(done, total int) { fmt.Fprintf(stderr, "reprobench run: experiment %d/%d done\n", done, total) }
 	opt.BeforeMeasure = func() error { return launchTestHold(o.mpirun, me) } // kill tests only (launch_hooks.go)
-	res, err := pipeline.Run(c, clk, exps, opt)
+	opt.Clock = clk
+	res, err := reprobench.Run(c, exps, opt)
 	if err != nil || res == nil {
 		return err
 	}

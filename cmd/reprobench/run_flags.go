@@ -13,11 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/clocksync"
-	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
-	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
@@ -64,7 +63,7 @@ type runOptions struct {
 	labels                                                                                         labelFlag
 	adaptTrigger                                                                                   window.AdaptTrigger
 	clockAccuracy                                                                                  string // ERROR@HORIZON, clocksync.ParseAccuracy
-	prehistory                                                                                     string // engine.ParsePrehistory
+	prehistory                                                                                     string // reprobench.ParsePrehistory
 
 	nbc nbcOptions // the overlap measurement's flags (nbc.go)
 	sim simOptions // run --sim (runsim.go)
@@ -72,13 +71,13 @@ type runOptions struct {
 	noiseGuard, noiseGuardSeed string
 	noiseGuardOn               bool
 	params                     factor.Values // the call parameters' flags (factors.go)
-	checkResults               bool          // --check: engine.Experiment.VerifyResults
-	windowBaseline             int           // --window-baseline: pipeline.Options.WindowBaseline (0: none)
+	checkResults               bool          // --check: reprobench.Experiment.VerifyResults
+	windowBaseline             int           // --window-baseline: reprobench.Options.WindowBaseline (0: none)
 	// --nrep and the flags of --nrep auto (run_adaptive.go)
 	nrep     nrepFlag
 	adaptive adaptiveOptions
 
-	noBound pipeline.NoBound // --no-bound: pipeline.Options.NoBound
+	noBound reprobench.NoBound // --no-bound: reprobench.Options.NoBound
 }
 
 // setString is a string flag that records whether it was given.
@@ -108,22 +107,22 @@ func removedFlag(fs *flag.FlagSet, old, now string) {
 func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs := newFlagSet("run", "[flags]   (under mpirun -np N)", stderr)
 	o := &runOptions{labels: labelFlag{}}
-	// The defaults are the library's named ones (engine.DefaultExperiment,
-	// pipeline.DefaultOptions): a run without flags is a library run with
+	// The defaults are the library's named ones (reprobench.DefaultExperiment,
+	// reprobench.DefaultOptions): a run without flags is a library run with
 	// its defaults.
-	def, dopt := engine.DefaultExperiment(engine.DefaultMethod), pipeline.DefaultOptions()
+	def, dopt := reprobench.DefaultExperiment(reprobench.DefaultMethod), reprobench.DefaultOptions()
 	fs.StringVar(&o.calls, "calls", def.Call.String(), "comma-separated `calls` (\"reprobench ops\" says what each does, takes and needs): "+strings.Join(callNames(), ", "))
 	fs.StringVar(&o.sizes, "sizes", strconv.Itoa(def.MsizeBytes), "message `sizes` in bytes, as in design: a list 8,64,1K, pow2:A..B, logu:A..B:COUNT[:STEP], or several of these comma-separated; K/M/G = 1024^1/2/3")
 	fs.StringVar(&o.datatype, "datatype", def.Type.ShortName(), "element `type`: byte, int32, int64, float32, float64")
 	adaptiveFlags(fs, o, def.Nrep) // --nrep, --ci-width, … (run_adaptive.go)
-	fs.IntVar(&o.warmup, "warmup", def.Warmup, "unrecorded observations before each experiment, under the same process synchronization (engine.DefaultWarmup says why)")
+	fs.IntVar(&o.warmup, "warmup", def.Warmup, "unrecorded observations before each experiment, under the same process synchronization (reprobench.DefaultWarmup says why)")
 	fs.StringVar(&o.prehistory, "prehistory", def.Prehistory.String(), "before each experiment's measured observations, send `N` empty one-way messages from each even rank to the next (none, N, random: 0-3 drawn from the seed, random:MAX); recorded per row as prehistory_msgs (docs/fidelity.md)")
 	fs.Func("align-probe", "removed: the engine no longer adjusts the transport's state (see --prehistory)", func(string) error {
 		return fmt.Errorf("--align-probe was removed: the engine leaves the transport as a plain program does; --prehistory moves its state on purpose")
 	})
 	fs.IntVar(&o.root, "root", def.Root, "root of rooted calls and first rank of pingpong")
 	o.procSync = def.Sync.Method.String()
-	fs.Var(setString{&o.procSync, &o.procSyncSet}, "proc-sync", "comma-separated process synchronization `methods`: "+strings.Join(window.MethodNames(), ", ")+"; not given: "+engine.DefaultMethod.String()+"; "+engine.FallbackMethod.String()+" with --clock-sync none; "+engine.DefaultMethodFor(window.RuntimeOSU, false, true).String()+" for the tools' loops and --nbc-overlap (docs/windows.md)")
+	fs.Var(setString{&o.procSync, &o.procSyncSet}, "proc-sync", "comma-separated process synchronization `methods`: "+strings.Join(window.MethodNames(), ", ")+"; not given: "+reprobench.DefaultMethod.String()+"; "+reprobench.FallbackMethod.String()+" with --clock-sync none; "+reprobench.DefaultMethodFor(window.RuntimeOSU, false, true).String()+" for the tools' loops and --nbc-overlap (docs/windows.md)")
 	fs.DurationVar(&o.window, "window", def.Sync.Window, "initial window of the windowed methods")
 	fs.DurationVar(&o.maxWindow, "window-max", 0, "largest window the adaptive policies may reach (0: 100 × --window)")
 	fs.DurationVar(&o.sleepGuard, "window-sleep-guard", 0, "sleep until this long before each window start instead of busy-waiting all the way (0: never sleep)")
@@ -133,10 +132,10 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.IntVar(&o.maxRepeats, "nbcbench-max-repeats", def.Sync.MaxRepeats, "adaptive_nbcbench: most batch repetitions per experiment")
 	fs.Float64Var(&o.roundK, "roundtime-k", def.Sync.RoundFactor, "round-time: start = now + k·(MPI_Bcast time)")
 	fs.DurationVar(&o.budget, "roundtime-budget", def.Sync.Budget, "round-time: time budget per experiment")
-	fs.StringVar(&o.clockSync, "clock-sync", dopt.ClockSync, "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto ("+clocksync.Default().Name+" when a windowed method or global runtime needs it, else none)")
-	fs.StringVar(&o.clockAccuracy, "clock-accuracy", dopt.ClockAccuracy, "clock accuracy `target` ERROR@HORIZON, e.g. 1us@10s: learn until every rank's stated bound at HORIZON meets ERROR, and re-synchronize when it would not; auto: derived from the late tolerance and the experiments; none: the published fixed counts (docs/clock-sync.md)")
+	fs.StringVar(&o.clockSync, "clock-sync", "auto", "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto ("+clocksync.Default().Name+" when a windowed method or global runtime needs it, else none)")
+	fs.StringVar(&o.clockAccuracy, "clock-accuracy", "auto", "clock accuracy `target` ERROR@HORIZON, e.g. 1us@10s: learn until every rank's stated bound at HORIZON meets ERROR, and re-synchronize when it would not; auto: derived from the late tolerance and the experiments; none: the published fixed counts (docs/clock-sync.md)")
 	fs.Func("no-bound", "what a windowed experiment does when the clock synchronization before it stated no error bound: fallback (run it with the dissemination barrier and the local completion time, recorded in the sidecar) or refuse (fail the run) (default fallback)", func(s string) (err error) {
-		o.noBound, err = pipeline.ParseNoBound(s)
+		o.noBound, err = reprobench.ParseNoBound(s)
 		return err
 	})
 	fs.DurationVar(&o.resyncEvery, "resync-every", dopt.ResyncEvery, "re-synchronize the clocks before an experiment when this much time has passed (0: before every experiment); with an accuracy target the predicted bound decides among those")

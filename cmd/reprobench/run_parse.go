@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/design"
-	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
@@ -59,7 +59,7 @@ func parseSizes(spec string, seed uint64) ([]int, error) {
 // (pure C, perfect clock sync, Open MPI 4.1.4, 2-core VM, 8-byte allreduce,
 // 100 µs window): 2.0 % of valid observations above 2 µs and p99 3.1 µs by
 // default, 0.3 % and 1.2 µs with the tick off (barrier: 0.8 µs).
-func eventTickNote(exps []engine.Experiment, flavor string, getenv func(string) string) string {
+func eventTickNote(exps []reprobench.Experiment, flavor string, getenv func(string) string) string {
 	if flavor != "openmpi" || getenv("OMPI_MCA_mpi_event_tick_rate") != "" {
 		return ""
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -27,7 +27,7 @@ func TestParseSizes(t *testing.T) {
 }
 
 func TestEventTickNote(t *testing.T) {
-	win := []engine.Experiment{{Sync: window.Config{Method: window.Barrier}}, {Sync: window.Config{Method: window.AdaptiveSKaMPI}}}
+	win := []reprobench.Experiment{{Sync: window.Config{Method: window.Barrier}}, {Sync: window.Config{Method: window.AdaptiveSKaMPI}}}
 	bar := win[:1]
 	unset := func(string) string { return "" }
 	set := func(k string) string {
@@ -40,7 +40,7 @@ func TestEventTickNote(t *testing.T) {
 		t.Errorf("windowed under Open MPI, tick unset: note %q", n)
 	}
 	for _, c := range []struct {
-		exps   []engine.Experiment
+		exps   []reprobench.Experiment
 		flavor string
 		getenv func(string) string
 	}{{bar, "openmpi", unset}, {win, "openmpi", set}, {win, "mpich", unset}} {

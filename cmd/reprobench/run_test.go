@@ -14,12 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/design"
-	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/internal/mpirun"
 	"github.com/reprobench/reprobench/mpi"
-	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/window"
 )
@@ -240,20 +239,28 @@ func TestDesignFile(t *testing.T) {
 	if _, err := buildExperiments(o, 4); err == nil || !strings.Contains(err.Error(), "np=2") {
 		t.Errorf("np mismatch: %v", err)
 	}
-	if err := pipeline.CheckExperiments(exps, pipeline.Options{ClockSync: o.clockSync}, 2); err != nil {
+	var opt reprobench.Options
+	if err := setClockOptions(&opt, o.clockSync, o.clockAccuracy); err != nil {
 		t.Fatal(err)
 	}
-	for i := range exps { // what pipeline.Run resolves "auto" to: a windowed experiment needs hca3
+	if err := reprobench.CheckExperiments(exps, opt, 2); err != nil {
+		t.Fatal(err)
+	}
+	for i := range exps { // what reprobench.Run resolves "auto" to: a windowed experiment needs hca3
 		if exps[i].ClockSync == "" {
 			exps[i].ClockSync = "hca3"
 		}
 	}
-	w, err := rawdata.Create(rawdata.Options{Dir: dir, RunID: "d", Mpirun: 1, Labels: o.labels, Experiments: engine.Declare(exps)})
+	declared := make([]rawdata.Experiment, len(exps))
+	for i := range exps {
+		declared[i] = exps[i].Raw()
+	}
+	w, err := rawdata.Create(rawdata.Options{Dir: dir, RunID: "d", Mpirun: 1, Labels: o.labels, Experiments: declared})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, ex := range exps {
-		row := engine.Row{Exp: ex.Exp, Call: ex.Call.String(), MsizeBytes: ex.MsizeBytes, Count: ex.Count(), Datatype: ex.Type.ShortName(), Np: 2, RuntimeS: 1e-6}
+		row := rawdata.Row{Exp: ex.Exp, Call: ex.Call.String(), MsizeBytes: ex.MsizeBytes, Count: ex.Count(), Datatype: ex.Type.ShortName(), Np: 2, RuntimeS: 1e-6}
 		if err := w.Row(&row); err != nil {
 			t.Fatal(err)
 		}

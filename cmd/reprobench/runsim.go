@@ -9,11 +9,11 @@ import (
 	"io"
 	"time"
 
-	"github.com/reprobench/reprobench/pipeline"
+	"github.com/reprobench/reprobench"
 )
 
 // simOptions are the flags of "reprobench run --sim": the simulated
-// machine (pipeline.SimModel) from a file, flags overriding its fields.
+// machine (reprobench.SimModel) from a file, flags overriding its fields.
 type simOptions struct {
 	on                                       bool
 	model                                    string
@@ -25,7 +25,7 @@ type simOptions struct {
 
 func simFlags(fs *flag.FlagSet, o *simOptions) {
 	fs.BoolVar(&o.on, "sim", false, "rehearse the run on a simulated world (package mpitest: virtual time) instead of under mpirun; the raw data are marked simulated; see docs/simulation.md")
-	fs.StringVar(&o.model, "sim-model", "", "--sim: JSON `file` of the simulated machine (pipeline.SimModel); the other --sim-* flags override its fields")
+	fs.StringVar(&o.model, "sim-model", "", "--sim: JSON `file` of the simulated machine (reprobench.SimModel); the other --sim-* flags override its fields")
 	fs.IntVar(&o.ranks, "sim-ranks", 0, "--sim: number of ranks (0: the model file's, else 64)")
 	fs.IntVar(&o.ranksPerNode, "sim-ranks-per-node", 0, "--sim: ranks per node (0: the model file's, else one node)")
 	fs.IntVar(&o.mpiruns, "sim-mpiruns", 1, "--sim: mpiruns of the campaign, for its expected duration")
@@ -39,11 +39,11 @@ func simFlags(fs *flag.FlagSet, o *simOptions) {
 
 // simModel returns the simulated machine of the flags; a zero Seed is
 // filled in by runSim from the run's seed.
-func (o *simOptions) simModel() (pipeline.SimModel, error) {
-	var m pipeline.SimModel
+func (o *simOptions) simModel() (reprobench.SimModel, error) {
+	var m reprobench.SimModel
 	if o.model != "" {
 		var err error
-		if m, err = pipeline.ReadSimModel(o.model); err != nil {
+		if m, err = reprobench.ReadSimModel(o.model); err != nil {
 			return m, err
 		}
 	}
@@ -76,7 +76,7 @@ func (o *simOptions) simModel() (pipeline.SimModel, error) {
 }
 
 // runSim is "reprobench run --sim": the run's experiments on a simulated
-// world (pipeline.Simulate), and what the rehearsal says about the real
+// world (reprobench.Simulate), and what the rehearsal says about the real
 // campaign.
 func runSim(stdout, stderr io.Writer, o *runOptions) error {
 	m, err := o.sim.simModel()
@@ -105,16 +105,19 @@ func runSim(stdout, stderr io.Writer, o *runOptions) error {
 		return err
 	}
 	fmt.Fprintf(stderr, "reprobench run --sim: %d experiments on %d simulated ranks (seed %d, world seed %d)\n", len(exps), m.Ranks, o.seed, m.Seed)
-	opt := pipeline.DefaultOptions()
+	opt := reprobench.DefaultOptions()
 	opt.Dir, opt.RunID, opt.Mpirun, opt.PerRank, opt.Labels = o.out, o.runID, o.mpirun, o.perRank, o.labels
-	opt.Seed, opt.SeedSet, opt.Design = o.seed, true, o.designFile
-	opt.ClockSync, opt.ClockAccuracy, opt.ResyncEvery = o.clockSync, o.clockAccuracy, o.resyncEvery
+	seed := o.seed
+	opt.Seed, opt.Design, opt.ResyncEvery = &seed, o.designFile, o.resyncEvery
+	if err := setClockOptions(&opt, o.clockSync, o.clockAccuracy); err != nil {
+		return err
+	}
 	opt.NoBound = o.noBound
 	opt.WindowBaseline = o.windowBaseline
 	if o.windowBaseline == 0 {
 		opt.WindowBaseline = -1 // none
 	}
-	res, rep, err := pipeline.Simulate(m, exps, opt)
+	res, rep, err := reprobench.Simulate(m, exps, opt)
 	if err != nil {
 		return err
 	}
@@ -123,7 +126,7 @@ func runSim(stdout, stderr io.Writer, o *runOptions) error {
 }
 
 // writeSimReport prints a rehearsal's report for a person.
-func writeSimReport(w io.Writer, r *pipeline.SimReport, mpiruns int) error {
+func writeSimReport(w io.Writer, r *reprobench.SimReport, mpiruns int) error {
 	var sync float64
 	for _, s := range r.SyncS {
 		sync += s

@@ -51,7 +51,7 @@ func TestMpirun(t *testing.T) {
 }
 
 // TestSameGroupAsRun: raw data written by this program (-call
-// MPI_Allreduce, package engine + rawdata) and by "reprobench run" with the
+// MPI_Allreduce, package reprobench + rawdata) and by "reprobench run" with the
 // same configuration, read together by "reprobench analyze", form one
 // group holding the observations of both.
 func TestSameGroupAsRun(t *testing.T) {

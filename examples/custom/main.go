@@ -8,7 +8,7 @@
 //
 // With -out DIR it also writes its observations as raw data (package
 // rawdata), which reprobench analyze reads; with -call MPI_Allreduce it
-// measures that call with package engine instead, and reprobench analyze
+// measures that call with package reprobench instead, and reprobench analyze
 // puts those rows in the same group as "reprobench run" rows of the same
 // configuration.
 //
@@ -40,7 +40,7 @@ func main() {
 	var out Output
 	flag.StringVar(&out.Dir, "out", "", "write the raw data (reprobench's format, for reprobench analyze) into this `directory`")
 	flag.StringVar(&out.RunID, "run-id", "custom", "run id of the raw data")
-	call := flag.String("call", "", "measure this built-in MPI `call` with package engine instead of the halo exchange (e.g. MPI_Allreduce; -sync auto as in reprobench run)")
+	call := flag.String("call", "", "measure this built-in MPI `call` with package reprobench instead of the halo exchange (e.g. MPI_Allreduce; -sync auto as in reprobench run)")
 	flag.Parse()
 	if err := run(cfg, *method, *call, out); err != nil {
 		fmt.Fprintln(os.Stderr, "custom:", err)

@@ -3,9 +3,8 @@ package main
 import (
 	"os"
 
-	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/mpi"
-	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
@@ -45,20 +44,24 @@ func WriteRaw(out Output, cfg Config, np int, res *Result) error {
 	return w.Close(&rawdata.Metadata{RunID: out.RunID, Mpirun: out.Mpirun, Np: np, Args: os.Args, ClockSyncSpec: res.Sync, ErrorCodes: rawdata.ErrorCodes})
 }
 
-// RunCall measures a built-in MPI call with package engine — the
+// RunCall measures a built-in MPI call with package reprobench — the
 // experiment "reprobench run --calls CALL --sizes BYTES --proc-sync METHOD
 // --clock-sync SYNC" runs — and rank 0 writes the raw data through package
-// rawdata (pipeline.Run: clock sync, metadata, engine, files), so analyze
+// rawdata (reprobench.Run: clock sync, metadata, engine, files), so analyze
 // puts these rows in the same group as that command's. cfg.Sync may be
 // "auto" (hca3 for windowed methods, else none), as in run. It returns the
 // number of rows written on rank 0.
 func RunCall(c mpi.Comm, clk timing.Clock, call mpi.Call, cfg Config, out Output) (int, error) {
-	exps := []engine.Experiment{{Call: call, MsizeBytes: cfg.Bytes, Type: mpi.Float64, Nrep: cfg.N, Warmup: cfg.Warmup,
+	exps := []reprobench.Experiment{{Call: call, MsizeBytes: cfg.Bytes, Type: mpi.Float64, Nrep: cfg.N, Warmup: cfg.Warmup,
 		Sync: window.Config{Method: cfg.Method, Window: cfg.Window}}}
 	// An error on one rank may leave the others in a collective: a real
 	// program aborts (reprobench run calls MPI_Abort); main exits, which
 	// ends the job too.
-	res, err := pipeline.Run(c, clk, exps, pipeline.Options{Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun, ClockSync: cfg.Sync})
+	opt := reprobench.Options{Clock: clk, Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun}
+	if cfg.Sync != "auto" { // auto: Options' default
+		opt.ClockSync = cfg.Sync
+	}
+	res, err := reprobench.Run(c, exps, opt)
 	if err != nil || res == nil {
 		return 0, err
 	}

@@ -21,7 +21,7 @@
 //	engine-cbuf     mpi.ObserveBatch on the C buffers
 //	engine-fresh    engine-gobuf writing its timestamps to new, never written
 //	                arrays each block, as the engine's Record is
-//	engine-run      engine.Engine.Run with the experiment `reprobench run`
+//	engine-run      reprobench.Run with the experiment `reprobench run`
 //	                makes by default (100 warm-up observations, a new Record)
 //
 // For each block rank 0 gathers every rank's t0 and t1 (CLOCK_MONOTONIC, one
@@ -54,18 +54,21 @@ package main
 import "C"
 
 import (
+	"encoding/csv"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
@@ -152,23 +155,29 @@ func run(blocks, per, long, pre int, out, only string) error {
 		}
 	}
 	// engine-run: the experiment `reprobench run` makes by default, run
-	// by engine.Engine with the per-rank rows collected on rank 0; each
-	// rank's local times are on its own clock, so the epochs are gathered
-	// to turn them into CLOCK_MONOTONIC.
+	// by reprobench.Run with the per-rank file, which rank 0 reads back;
+	// each rank's local times are on its own clock, so the epochs are
+	// gathered to turn them into CLOCK_MONOTONIC.
 	epochs := make([]int64, w.Size())
 	if err := mpi.Allgather(w, []int64{epoch}, epochs); err != nil {
 		return err
 	}
-	engineRun := func(all []int64, n int) error {
-		e := &engine.Engine{Comm: w, Clock: clk, PerRank: true}
-		ex := engine.Experiment{Call: mpi.CallAllreduce, MsizeBytes: bytes, Type: mpi.Float64, Nrep: n, Warmup: 100,
-			Sync: window.Config{Method: window.Barrier}, Runtime: window.RuntimeLocal, Cache: window.CacheWarm}
-		var sink engine.Sink
-		if w.Rank() == 0 {
-			sink = &rankSink{all: all, n: n, epochs: epochs}
-		}
-		_, err := e.Run([]engine.Experiment{ex}, sink)
+	runDir, err := os.MkdirTemp("", "slowmode")
+	if err != nil {
 		return err
+	}
+	defer os.RemoveAll(runDir)
+	runs := 0
+	engineRun := func(all []int64, n int) error {
+		ex := reprobench.Experiment{Call: mpi.CallAllreduce, MsizeBytes: bytes, Type: mpi.Float64, Nrep: n, Warmup: 100,
+			Sync: window.Config{Method: window.Barrier}, Runtime: window.RuntimeLocal, Cache: window.CacheWarm}
+		runs++
+		opt := reprobench.Options{Clock: clk, Dir: runDir, RunID: "slowmode", Mpirun: runs, PerRank: true, WindowBaseline: -1}
+		res, err := reprobench.Run(w, []reprobench.Experiment{ex}, opt)
+		if err != nil || w.Rank() != 0 {
+			return err
+		}
+		return readRanks(res.Files.Ranks, all, n, epochs)
 	}
 	all := []variant{
 		{name: "cloop-cbuf", run: cloop(cbufS, cbufR, false)},
@@ -289,22 +298,40 @@ func run(blocks, per, long, pre int, out, only string) error {
 	return nil
 }
 
-// rankSink collects engine.Engine's per-rank rows into the gather layout
-// of run, converting each rank's local seconds to CLOCK_MONOTONIC ns.
-type rankSink struct {
-	all    []int64
-	n      int
-	epochs []int64
-}
-
-func (s *rankSink) Row(*engine.Row) error { return nil }
-func (s *rankSink) RankRow(r *engine.RankRow) error {
-	base := r.Rank * 2 * s.n
-	s.all[base+r.Rep] = s.epochs[r.Rank] + int64(math.Round(r.LocalStartS*1e9))
-	s.all[base+s.n+r.Rep] = s.epochs[r.Rank] + int64(math.Round(r.LocalEndS*1e9))
+// readRanks reads a per-rank file (rawdata.RankColumns) of n observations
+// into the gather layout of run, converting each rank's local seconds to
+// CLOCK_MONOTONIC ns.
+func readRanks(path string, all []int64, n int, epochs []int64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("%s: empty", path)
+	}
+	col := map[string]int{}
+	for i, c := range rows[0] {
+		col[c] = i
+	}
+	for _, r := range rows[1:] {
+		rep, e1 := strconv.Atoi(r[col["rep"]])
+		rank, e2 := strconv.Atoi(r[col["rank"]])
+		st, e3 := strconv.ParseFloat(r[col["local_start_s"]], 64)
+		en, e4 := strconv.ParseFloat(r[col["local_end_s"]], 64)
+		if err := errors.Join(e1, e2, e3, e4); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		base := rank * 2 * n
+		all[base+rep] = epochs[rank] + int64(math.Round(st*1e9))
+		all[base+n+rep] = epochs[rank] + int64(math.Round(en*1e9))
+	}
 	return nil
 }
-func (s *rankSink) EndExperiment(*engine.Summary) error { return nil }
 
 // pattern describes one block of observations of every rank.
 type pattern struct {

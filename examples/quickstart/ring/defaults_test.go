@@ -9,9 +9,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/reprobench/reprobench/engine"
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/mpi/mpitest"
-	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/rawdata"
 )
 
@@ -71,7 +70,7 @@ func readMethod(t *testing.T, dir string) methodOf {
 }
 
 // TestSameMethodAsRun: the README's first library program (this package's
-// ringShift with pipeline.DefaultOptions, as main runs it) and
+// ringShift with reprobench.DefaultOptions, as main runs it) and
 // "reprobench run" without flags take their observations the same way:
 // every method field of their sidecars and raw rows is equal; only the
 // call's own fields (name, size, datatype) differ. Both run on 2
@@ -83,9 +82,10 @@ func TestSameMethodAsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = w.Run(func(r *mpitest.Rank) error {
-		opt := pipeline.DefaultOptions() // as main: only the directory and the run id set
+		opt := reprobench.DefaultOptions() // as main: only the directory and the run id set
 		opt.Dir, opt.RunID = lib, "ring"
-		_, err := pipeline.Run(r.Comm(), r.Clock(), []engine.Experiment{ringShift(r.Comm(), 1024)}, opt)
+		opt.Clock = r.Clock()
+		_, err := reprobench.Run(r.Comm(), []reprobench.Experiment{ringShift(r.Comm(), 1024)}, opt)
 		return err
 	})
 	if err != nil {
@@ -109,7 +109,7 @@ func TestSameMethodAsRun(t *testing.T) {
 		b, _ := json.MarshalIndent(cm, "", " ")
 		t.Errorf("the README's program and run without flags differ in method:\nprogram: %s\nrun:     %s", a, b)
 	}
-	if lm.ProcSync != engine.DefaultMethod.String() || lm.Columns["procsync"] != engine.DefaultMethod.String() {
-		t.Errorf("process sync %q (column %q), want the library's default %s", lm.ProcSync, lm.Columns["procsync"], engine.DefaultMethod)
+	if lm.ProcSync != reprobench.DefaultMethod.String() || lm.Columns["procsync"] != reprobench.DefaultMethod.String() {
+		t.Errorf("process sync %q (column %q), want the library's default %s", lm.ProcSync, lm.Columns["procsync"], reprobench.DefaultMethod)
 	}
 }

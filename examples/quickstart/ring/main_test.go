@@ -5,10 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/analysis"
-	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi/mpitest"
-	"github.com/reprobench/reprobench/pipeline"
 	"github.com/reprobench/reprobench/rawdata"
 )
 
@@ -21,8 +20,8 @@ func TestRingShift(t *testing.T) {
 	}
 	dir, d := t.TempDir(), analysis.NewDataset()
 	err = w.Run(func(r *mpitest.Rank) error {
-		_, err := pipeline.Run(r.Comm(), r.Clock(), []engine.Experiment{ringShift(r.Comm(), 8)},
-			pipeline.Options{Dir: dir, RunID: "sim"})
+		_, err := reprobench.Run(r.Comm(), []reprobench.Experiment{ringShift(r.Comm(), 8)},
+			reprobench.Options{Dir: dir, RunID: "sim", Clock: r.Clock()})
 		return err
 	})
 	if err == nil {
