@@ -260,7 +260,7 @@ func (e *engine) Run(exps []Experiment, sink rowSink) ([]rawdata.Summary, error)
 
 // noteSpan keeps o's readings as the run's first (when it is the first
 // experiment measured) and last.
-func (e *Engine) noteSpan(o *observed) {
+func (e *engine) noteSpan(o *observed) {
 	if e.CPULoad == nil {
 		return
 	}
@@ -276,7 +276,7 @@ func (e *Engine) noteSpan(o *observed) {
 
 // spanRank is this rank's reading of the whole run: zeros when no
 // experiment was measured or a reading failed.
-func (e *Engine) spanRank() []int64 {
+func (e *engine) spanRank() []int64 {
 	if e.spanN == 0 || e.spanErr != nil {
 		return make([]int64, cpuload.RankFields)
 	}
@@ -402,7 +402,7 @@ func (e *engine) gatherLoad(o *observed) (*rawdata.CPULoad, error) {
 // gatherRank collects every rank's reading (mine: cpuload.Rank.Vector, or
 // zeros for none) with one MPI_Allgather and returns their combination
 // on rank 0, nil on other ranks.
-func (e *Engine) gatherRank(mine []int64) (*rawdata.CPULoad, error) {
+func (e *engine) gatherRank(mine []int64) (*rawdata.CPULoad, error) {
 	c := e.Comm
 	p := c.Size()
 	all := make([]int64, cpuload.RankFields*p)
