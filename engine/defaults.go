@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/window"
 )
@@ -93,7 +94,7 @@ func DefaultExperiment(m window.Method) Experiment {
 	d := window.Config{Method: m}.WithDefaults()
 	return Experiment{Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Op: mpi.Sum,
 		Nrep: DefaultNrep, Warmup: DefaultWarmup, Runtime: DefaultRuntime(m),
-		LoopReps: DefaultLoopReps, Cache: window.CacheWarm, CacheSlots: DefaultCacheSlots,
+		LoopReps: DefaultLoopReps, Cache: cache.Warm, CacheSlots: DefaultCacheSlots,
 		// The fields a user sets; the ones window derives from them
 		// (StartDelay, MaxWindow) stay zero so that they follow Window.
 		Sync: window.Config{Method: m, Window: d.Window, Batch: d.Batch, LateTolerance: d.LateTolerance,

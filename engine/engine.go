@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
@@ -37,11 +38,11 @@ type Experiment struct {
 	Warmup     int           // unrecorded observations before (same method; they adapt the window)
 	Sync       window.Config // process synchronization
 	Runtime    window.RuntimeType
-	LoopReps   int              // calls per observation for RuntimeLoop (default 100)
-	Cache      window.CacheMode //
-	CacheSlots int              // buffer copies for CacheCycle and CacheRandom (default 16)
-	FlushBytes int              // CacheCold: bytes overwritten (default: window.PrivateCacheBytes, else 32 MiB)
-	Seed       uint64           // for CacheRandom
+	LoopReps   int        // calls per observation for RuntimeLoop (default 100)
+	Cache      cache.Mode //
+	CacheSlots int        // buffer copies for cache.Cycle and cache.Random (default 16)
+	FlushBytes int        // cache.Cold: bytes overwritten (default: cache.PrivateBytes, else 32 MiB)
+	Seed       uint64     // for cache.Random
 	// Prehistory is the opt-in design factor that moves hidden per-peer
 	// transport state on purpose (prehistory.go): Prehistory.Msgs empty
 	// one-way messages from each even rank to the rank after it, after

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
@@ -35,7 +36,7 @@ func (ex *Experiment) checkFunc() error {
 	}
 	// The values DefaultExperiment sets (or zero) are accepted: they do
 	// not apply to a function, and a function's experiment starts from it.
-	if ex.Cache != window.CacheWarm || (ex.LoopReps != 0 && ex.LoopReps != DefaultLoopReps) ||
+	if ex.Cache != cache.Warm || (ex.LoopReps != 0 && ex.LoopReps != DefaultLoopReps) ||
 		(ex.CacheSlots != 0 && ex.CacheSlots != DefaultCacheSlots) || ex.FlushBytes != 0 || ex.Overlap != nil {
 		return fmt.Errorf("function %s: cache modes, loop repetitions, overlap and call parameters apply to built-in calls only", ex.Name)
 	}

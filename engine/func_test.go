@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
@@ -97,7 +98,7 @@ func TestFuncExperimentRefused(t *testing.T) {
 	}{
 		{engine.Experiment{Func: work, Name: "MPI_Allreduce", Nrep: 1}, "built-in"},
 		{engine.Experiment{Func: work, Name: "f", Nrep: 1, Runtime: window.RuntimeLoop}, "runtime type"},
-		{engine.Experiment{Func: work, Name: "f", Nrep: 1, Cache: window.CacheCold}, "cache"},
+		{engine.Experiment{Func: work, Name: "f", Nrep: 1, Cache: cache.Cold}, "cache"},
 		{engine.Experiment{Func: work, Name: "", Nrep: 1}, "name"},
 		{engine.Experiment{Func: work, Name: "a,b", Nrep: 1}, "comma"},
 		{engine.Experiment{Func: work, Name: "f", Nrep: 0}, "nrep"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/noiseguard"
@@ -49,7 +50,7 @@ type plan struct {
 	fn           func() error
 	obs          *mpi.Observation
 	sendB, recvB int
-	bufs         *window.Buffers
+	bufs         *cache.Buffers
 	ovr          *overlapRecorder
 	ovCal        *rawdata.OverlapCalibration
 
@@ -120,7 +121,7 @@ func (ex *Experiment) check(p int) (*plan, error) {
 	if err := op.CheckType(ex.Type, ex.Op); err != nil {
 		return nil, err
 	}
-	if op.Bound && (ex.Cache == window.CacheCycle || ex.Cache == window.CacheRandom) {
+	if op.Bound && (ex.Cache == cache.Cycle || ex.Cache == cache.Random) {
 		return nil, fmt.Errorf("%v: the request mpi.Prepare makes is bound to the buffers it was given, and cache mode %v moves them between observations (use warm or cold)", ex.Call, ex.Cache)
 	}
 
@@ -164,7 +165,7 @@ func (ex *Experiment) check(p int) (*plan, error) {
 	}
 	o.Reps, o.TimeEach = pl.reps, ex.Runtime.TimesEach(ex.Call)
 	pl.cache = ex.Cache.String()
-	if _, err := window.ParseCacheMode(pl.cache); err != nil {
+	if _, err := cache.ParseMode(pl.cache); err != nil {
 		return nil, err
 	}
 	pl.method = ex.Sync.Method.String()
@@ -234,17 +235,17 @@ func (e *Engine) newPlan(ex *Experiment) (*plan, error) {
 		slots = DefaultCacheSlots
 	}
 	flush := ex.FlushBytes
-	if ex.Cache == window.CacheCold && flush <= 0 {
-		if flush, err = window.PrivateCacheBytes(window.SysCPU); err != nil {
+	if ex.Cache == cache.Cold && flush <= 0 {
+		if flush, err = cache.PrivateBytes(cache.SysCPU); err != nil {
 			flush = 32 << 20
 		}
 	}
-	pl.bufs = window.NewBuffers(ex.Cache, pl.sendB, pl.recvB, slots, flush, ex.Seed)
+	pl.bufs = cache.NewBuffers(ex.Cache, pl.sendB, pl.recvB, slots, flush, ex.Seed)
 	if ex.VerifyResults {
 		fillCheck(pl.bufs, ex.Type, c.Rank())
 	}
 	pl.obs.Send, pl.obs.Recv = pl.bufs.Send, pl.bufs.Recv
-	if ex.Cache != window.CacheWarm {
+	if ex.Cache != cache.Warm {
 		pl.sy.Buffers = pl.bufs
 	}
 	return pl, nil

@@ -18,6 +18,7 @@ import (
 	"fmt"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/engine"
@@ -38,7 +39,7 @@ func Vocabulary() design.Vocabulary {
 	}
 	v.ProcSyncs = window.MethodNames()
 	v.RuntimeTypes = window.RuntimeTypeNames()
-	v.CacheModes = window.CacheModeNames()
+	v.CacheModes = cache.ModeNames()
 	v.ClockSync = CheckClockSync
 	return v
 }
@@ -140,7 +141,7 @@ func FromDesign(de design.Experiment, base Base, seed uint64, np int) (engine.Ex
 		ex.Runtime = engine.DefaultRuntime(ex.Sync.Method)
 	}
 	if de.Cache != "" {
-		if ex.Cache, err = window.ParseCacheMode(de.Cache); err != nil {
+		if ex.Cache, err = cache.ParseMode(de.Cache); err != nil {
 			return fail(err)
 		}
 	}

@@ -97,13 +97,6 @@
 //
 // # Cache control
 //
-// CacheMode selects warm caches, cold caches (a buffer the size of the
-// core's last private cache, PrivateCacheBytes, overwritten before each
-// observation, as in Hunold & Carpen-Amarie 2016, §5.8), or message buffers
-// whose offsets within a larger allocation are cycled (Gropp & Lusk 1999)
-// or randomized (Stanisic et al. 2017); Buffers implements them without
-// allocating per observation. Set as Sync.Buffers, they are applied inside
-// each batch's single cgo call (mpi.Observation.Offsets and Flush): applied
-// from Go between observations, the round trip to Go costs the tail
-// (bench/cachemodes/run.sh measures it).
+// Sync.Buffers (package cache) places each observation's buffers, cycled
+// or random offsets and cold caches, inside the batches.
 package window

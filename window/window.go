@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
@@ -435,7 +436,7 @@ type Sync struct {
 	// next as its Mode says (cycled or random offsets, cold caches), within
 	// the batches (mpi.Observation.Offsets and Flush). Run records each
 	// observation's offset in Record.Offset.
-	Buffers *Buffers
+	Buffers *cache.Buffers
 }
 
 // Absent reports whether g is no global clock: nil, or an interface

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/pipeline"
@@ -201,7 +202,7 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 		f.RuntimeTypes = append(f.RuntimeTypes, r.String())
 	}
 	for _, s := range caches {
-		c, err := window.ParseCacheMode(s)
+		c, err := cache.ParseMode(s)
 		if err != nil {
 			return usage("--cache: %v", err)
 		}

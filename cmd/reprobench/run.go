@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/engine"
@@ -84,7 +85,7 @@ func baseExperiment(o *runOptions) (pipeline.Base, error) {
 	if err != nil {
 		return pipeline.Base{}, err
 	}
-	cm, err := window.ParseCacheMode(o.cache)
+	cm, err := cache.ParseMode(o.cache)
 	if err != nil {
 		return pipeline.Base{}, err
 	}

@@ -16,7 +16,7 @@
 //	cloop-gobuf     the same loop on the engine's buffers (Go heap)
 //	cloop-early     the same loop storing t0 before the call, between the
 //	                two clock readings, as the engine's rb_observe does
-//	engine-gobuf    mpi.ObserveBatch on window.NewBuffers' buffers (the
+//	engine-gobuf    mpi.ObserveBatch on cache.NewBuffers' buffers (the
 //	                engine's loop, rb_observe_batch in mpi/rbmpi.h)
 //	engine-cbuf     mpi.ObserveBatch on the C buffers
 //	engine-fresh    engine-gobuf writing its timestamps to new, never written
@@ -65,6 +65,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/timing"
@@ -117,7 +118,7 @@ func run(blocks, per, long, pre int, out, only string) error {
 	cbufR := unsafe.Slice((*byte)(cr), bytes)
 	// The engine's buffers, as engine.runExperiment allocates them for
 	// --cache warm.
-	gb := window.NewBuffers(window.CacheWarm, bytes, bytes, 1, 0, 1)
+	gb := cache.NewBuffers(cache.Warm, bytes, bytes, 1, 0, 1)
 
 	starts, ends := make([]timing.Ticks, max(per, long)), make([]timing.Ticks, max(per, long))
 	cloop := func(s, r []byte, early bool) func(t0, t1 []int64) error {
@@ -162,7 +163,7 @@ func run(blocks, per, long, pre int, out, only string) error {
 	engineRun := func(all []int64, n int) error {
 		e := &engine.Engine{Comm: w, Clock: clk, PerRank: true}
 		ex := engine.Experiment{Call: mpi.CallAllreduce, MsizeBytes: bytes, Type: mpi.Float64, Nrep: n, Warmup: 100,
-			Sync: window.Config{Method: window.Barrier}, Runtime: window.RuntimeLocal, Cache: window.CacheWarm}
+			Sync: window.Config{Method: window.Barrier}, Runtime: window.RuntimeLocal, Cache: cache.Warm}
 		var sink engine.Sink
 		if w.Rank() == 0 {
 			sink = &rankSink{all: all, n: n, epochs: epochs}
