@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/reprobench/reprobench/cache"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/window"
 )
@@ -17,7 +18,7 @@ const (
 	// ones (docs/measured.md).
 	DefaultWarmup = 100
 	// DefaultLoopReps is the number of calls per observation of the loop
-	// runtime types (window.RuntimeType.Loops).
+	// runtime types (completion.Type.Loops).
 	DefaultLoopReps = 100
 	// DefaultCacheSlots is the number of buffer copies of the cycle and
 	// random cache modes.
@@ -56,7 +57,7 @@ const FallbackMethod = window.Dissemination
 // OSU and IMB call, so that their numbers stay the tools' own. Without
 // clock synchronization (clocks false: a clock sync of none) a window has
 // no common time to start at, and FallbackMethod serves.
-func DefaultMethodFor(rt window.RuntimeType, overlap, clocks bool) window.Method {
+func DefaultMethodFor(rt completion.Type, overlap, clocks bool) window.Method {
 	switch {
 	case rt.Loops() || overlap:
 		return window.Barrier
@@ -73,11 +74,11 @@ func DefaultMethodFor(rt window.RuntimeType, overlap, clocks bool) window.Method
 // global time (Hunold & Carpen-Amarie 2016, §3.2.2), and the local one
 // (the maximum over ranks of end − start, each on its own clock) for the
 // barrier methods, which have no common start to measure from.
-func DefaultRuntime(m window.Method) window.RuntimeType {
+func DefaultRuntime(m window.Method) completion.Type {
 	if m.Windowed() {
-		return window.RuntimeGlobal
+		return completion.Global
 	}
-	return window.RuntimeLocal
+	return completion.Local
 }
 
 // DefaultExperiment returns the experiment that "reprobench run" runs

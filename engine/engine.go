@@ -17,6 +17,7 @@ import (
 
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/cache"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
@@ -37,8 +38,8 @@ type Experiment struct {
 	Nrep       int           // recorded observations (round-time: valid ones)
 	Warmup     int           // unrecorded observations before (same method; they adapt the window)
 	Sync       window.Config // process synchronization
-	Runtime    window.RuntimeType
-	LoopReps   int        // calls per observation for RuntimeLoop (default 100)
+	Runtime    completion.Type
+	LoopReps   int        // calls per observation for completion.Type.Loops (default 100)
 	Cache      cache.Mode //
 	CacheSlots int        // buffer copies for cache.Cycle and cache.Random (default 16)
 	FlushBytes int        // cache.Cold: bytes overwritten (default: cache.PrivateBytes, else 32 MiB)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
@@ -78,7 +79,7 @@ func TestEveryCallAndMethod(t *testing.T) {
 			}
 			exps = append(exps, engine.Experiment{Exp: len(exps), Call: call, MsizeBytes: 16, Type: mpi.Float64,
 				Nrep: 10, Warmup: 3, Sync: window.Config{Method: m, Window: 200 * time.Microsecond, Batch: 5},
-				Runtime: window.RuntimeType(len(exps) % 3)})
+				Runtime: completion.Type(len(exps) % 3)})
 		}
 	}
 	sink, _ := runEngine(t, 3, exps, true)
@@ -110,9 +111,9 @@ func TestEveryCallAndMethod(t *testing.T) {
 // the per-rank timestamps and the ground truth.
 func TestRuntimeTypes(t *testing.T) {
 	exps := []engine.Experiment{
-		{Exp: 0, Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Fixed}, Runtime: window.RuntimeLocal},
-		{Exp: 1, Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Fixed}, Runtime: window.RuntimeGlobal},
-		{Exp: 2, Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Barrier}, Runtime: window.RuntimeLoop, LoopReps: 10},
+		{Exp: 0, Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Fixed}, Runtime: completion.Local},
+		{Exp: 1, Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Fixed}, Runtime: completion.Global},
+		{Exp: 2, Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Barrier}, Runtime: completion.Loop, LoopReps: 10},
 	}
 	sink, w := runEngine(t, 4, exps, true)
 	for _, row := range sink.rows {

@@ -4,10 +4,10 @@ import (
 	"fmt"
 
 	"github.com/reprobench/reprobench/cache"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
-	"github.com/reprobench/reprobench/window"
 )
 
 // checkFunc validates an experiment of a user's function (Experiment.Func):
@@ -31,7 +31,7 @@ func (ex *Experiment) checkFunc() error {
 	if err := ex.checkNrep(); err != nil {
 		return err
 	}
-	if ex.Runtime != window.RuntimeLocal && ex.Runtime != window.RuntimeGlobal {
+	if ex.Runtime != completion.Local && ex.Runtime != completion.Global {
 		return fmt.Errorf("runtime type %v: a function is timed once per observation, local or global", ex.Runtime)
 	}
 	// The values DefaultExperiment sets (or zero) are accepted: they do

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
@@ -96,13 +97,13 @@ func (ex *Experiment) checkOverlap() error {
 	default:
 		return fmt.Errorf("the overlap measurement of %v waits before each of its two phases; process synchronization %v gives one start time per observation: use barrier, double_barrier or dissemination", ex.Call, ex.Sync.Method)
 	}
-	if ex.Runtime == window.RuntimeIMB {
+	if ex.Runtime == completion.IMB {
 		return fmt.Errorf("the overlap measurement follows OSU's definition; runtime type imb (IMB-NBC defines overlap by another formula) is not supported: use local, global, loop or osu")
 	}
 	if ov.TestEvery < 0 || ov.KernelIters < 0 {
 		return fmt.Errorf("negative MPI_Test interval %d or kernel iterations %d", ov.TestEvery, ov.KernelIters)
 	}
-	if ex.Runtime == window.RuntimeOSU && ov.KernelIters > 0 {
+	if ex.Runtime == completion.OSU && ov.KernelIters > 0 {
 		return fmt.Errorf("runtime type osu runs OSU's time-targeted kernel, aimed at each observation's pure time; "+
 			"a fixed kernel iteration count (%d) applies to local, global and loop", ov.KernelIters)
 	}
@@ -143,7 +144,7 @@ func (r *overlapRecorder) Observe(o *mpi.Observation, clk timing.Clock) error {
 // calibrateKernel sets o.KernelIters for this rank (see the comment at the
 // top of the file) and returns the calibration on rank 0.
 func calibrateKernel(c mpi.Comm, clk timing.Clock, o *mpi.Observation, ex *Experiment) (*rawdata.OverlapCalibration, error) {
-	if ex.Runtime == window.RuntimeOSU {
+	if ex.Runtime == completion.OSU {
 		o.TimedKernel, o.KernelIters = true, 0
 		if c.Rank() != 0 {
 			return nil, nil

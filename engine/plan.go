@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/cache"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/noiseguard"
@@ -154,7 +155,7 @@ func (ex *Experiment) check(p int) (*plan, error) {
 	// The method: the runtime type, the cache mode, the process
 	// synchronization.
 	pl.runtimeType = ex.Runtime.String()
-	if _, err := window.ParseRuntimeType(pl.runtimeType); err != nil {
+	if _, err := completion.ParseType(pl.runtimeType); err != nil {
 		return nil, err
 	}
 	if ex.Runtime.Loops() {
@@ -190,7 +191,7 @@ func (e *Engine) newPlan(ex *Experiment) (*plan, error) {
 	if window.Absent(pl.g) {
 		pl.g = window.Identity{Clock: e.Clock}
 	}
-	if ex.Runtime == window.RuntimeGlobal && window.Absent(e.Global) {
+	if ex.Runtime == completion.Global && window.Absent(e.Global) {
 		return nil, fmt.Errorf("runtime type global needs synchronized clocks")
 	}
 	pl.began = time.Now()

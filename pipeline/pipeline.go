@@ -20,6 +20,7 @@ import (
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
@@ -38,7 +39,7 @@ func Vocabulary() design.Vocabulary {
 		v.Datatypes = append(v.Datatypes, d.ShortName(), d.String()) // "float64", "MPI_DOUBLE"
 	}
 	v.ProcSyncs = window.MethodNames()
-	v.RuntimeTypes = window.RuntimeTypeNames()
+	v.RuntimeTypes = completion.TypeNames()
 	v.CacheModes = cache.ModeNames()
 	v.ClockSync = CheckClockSync
 	return v
@@ -134,7 +135,7 @@ func FromDesign(de design.Experiment, base Base, seed uint64, np int) (engine.Ex
 		ex.Sync.Window = de.Window
 	}
 	if de.RuntimeType != "" {
-		if ex.Runtime, err = window.ParseRuntimeType(de.RuntimeType); err != nil {
+		if ex.Runtime, err = completion.ParseType(de.RuntimeType); err != nil {
 			return fail(err)
 		}
 	} else if base.AutoRuntime {
@@ -238,7 +239,7 @@ func (f Factorial) Experiments(base Base, seed uint64, m, np int) ([]engine.Expe
 // needsGlobalClock reports whether ex needs synchronized clocks (a
 // windowed method or the global runtime).
 func needsGlobalClock(ex *engine.Experiment) bool {
-	return ex.Sync.Method.Windowed() || ex.Runtime == window.RuntimeGlobal
+	return ex.Sync.Method.Windowed() || ex.Runtime == completion.Global
 }
 
 // resolveClockSync sets the clock synchronization of the experiments that

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
@@ -38,7 +39,7 @@ func TestRunFuncToRawData(t *testing.T) {
 			exps := []engine.Experiment{
 				{Exp: 0, Name: "ring_shift", Func: func() error { return mpi.Sendrecv(c, buf, right, 1, got, left, 1) },
 					MsizeBytes: 64, Type: mpi.Float64, Nrep: 40, Warmup: 5,
-					Sync: window.Config{Method: window.Fixed, Window: 50 * time.Microsecond}, Runtime: window.RuntimeGlobal},
+					Sync: window.Config{Method: window.Fixed, Window: 50 * time.Microsecond}, Runtime: completion.Global},
 				{Exp: 1, Call: mpi.CallAllreduce, MsizeBytes: 64, Type: mpi.Float64, Nrep: 40, Sync: window.Config{Method: window.Barrier}},
 			}
 			rr, err := pipeline.Run(c, r.Clock(), exps, out)

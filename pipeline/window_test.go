@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
@@ -74,21 +75,21 @@ func TestRawWindowIsTheWindowThatRan(t *testing.T) {
 func TestAutoRuntime(t *testing.T) {
 	base := pipeline.DefaultBase()
 	fixed := base
-	fixed.AutoRuntime, fixed.Runtime = false, window.RuntimeLocal
+	fixed.AutoRuntime, fixed.Runtime = false, completion.Local
 	for _, tc := range []struct {
 		procsync, runtime string
 		base              pipeline.Base
-		want              window.RuntimeType
+		want              completion.Type
 	}{
-		{"window", "", base, window.RuntimeGlobal},
-		{"adaptive_skampi", "", base, window.RuntimeGlobal},
-		{"roundtime", "", base, window.RuntimeGlobal},
-		{"barrier", "", base, window.RuntimeLocal},
-		{"dissemination", "", base, window.RuntimeLocal},
-		{"", "", base, window.RuntimeGlobal}, // the base's window (engine.DefaultMethod)
-		{"window", "local", base, window.RuntimeLocal},
-		{"barrier", "global", base, window.RuntimeGlobal},
-		{"window", "", fixed, window.RuntimeLocal},
+		{"window", "", base, completion.Global},
+		{"adaptive_skampi", "", base, completion.Global},
+		{"roundtime", "", base, completion.Global},
+		{"barrier", "", base, completion.Local},
+		{"dissemination", "", base, completion.Local},
+		{"", "", base, completion.Global},
+		{"window", "local", base, completion.Local},
+		{"barrier", "global", base, completion.Global},
+		{"window", "", fixed, completion.Local},
 	} {
 		ex, err := pipeline.FromDesign(design.Experiment{Call: "MPI_Allreduce", MsizeBytes: 8, ProcSync: tc.procsync, RuntimeType: tc.runtime}, tc.base, 1, 2)
 		if err != nil {
@@ -99,7 +100,7 @@ func TestAutoRuntime(t *testing.T) {
 		}
 	}
 	for _, m := range window.Methods() {
-		if got := engine.DefaultExperiment(m).Runtime; got != engine.DefaultRuntime(m) || (got == window.RuntimeGlobal) != m.Windowed() {
+		if got := engine.DefaultExperiment(m).Runtime; got != engine.DefaultRuntime(m) || (got == completion.Global) != m.Windowed() {
 			t.Errorf("DefaultExperiment(%v).Runtime = %v", m, got)
 		}
 	}

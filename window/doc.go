@@ -1,6 +1,6 @@
 // Package window decides when each observation of an MPI benchmark starts —
-// process synchronization, Hunold & Carpen-Amarie 2016, §3 and §4.6 — and how its completion
-// time is computed.
+// process synchronization, Hunold & Carpen-Amarie 2016, §3 and §4.6 — and
+// records what happened in each observation.
 //
 // # Methods
 //
@@ -79,14 +79,6 @@
 // It is a bias by design: observations that would overlap periodic noise
 // are not taken. Use it to measure the operation; leave it off (the
 // default) to measure the operation as an application meets it.
-//
-// # Completion time
-//
-// RuntimeLocal is the maximum over ranks of end − start, each on the
-// rank's own clock (no clock synchronization needed); RuntimeGlobal is
-// the latest end minus the earliest start in global time (Hunold & Carpen-Amarie 2016, §4.6).
-// The loop-averaged scheme of IMB and OSU (n calls back to back, divided
-// by n) is RuntimeLoop.
 //
 // # Kernels and barriers
 //

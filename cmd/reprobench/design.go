@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/cache"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/pipeline"
@@ -195,7 +196,7 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	}
 	f.ClockSyncs = clocksyncs
 	for _, s := range runtimes {
-		r, err := window.ParseRuntimeType(s)
+		r, err := completion.ParseType(s)
 		if err != nil {
 			return usage("--runtime: %v", err)
 		}

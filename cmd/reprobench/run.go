@@ -13,6 +13,7 @@ import (
 
 	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
@@ -94,9 +95,9 @@ func baseExperiment(o *runOptions) (pipeline.Base, error) {
 		return pipeline.Base{}, err
 	}
 	auto := strings.EqualFold(strings.TrimSpace(o.runtimeType), "auto")
-	var rt window.RuntimeType
+	var rt completion.Type
 	if !auto {
-		if rt, err = window.ParseRuntimeType(o.runtimeType); err != nil {
+		if rt, err = completion.ParseType(o.runtimeType); err != nil {
 			return pipeline.Base{}, err
 		}
 	}

@@ -66,6 +66,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/reprobench/reprobench/cache"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/engine"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/timing"
@@ -163,7 +164,7 @@ func run(blocks, per, long, pre int, out, only string) error {
 	engineRun := func(all []int64, n int) error {
 		e := &engine.Engine{Comm: w, Clock: clk, PerRank: true}
 		ex := engine.Experiment{Call: mpi.CallAllreduce, MsizeBytes: bytes, Type: mpi.Float64, Nrep: n, Warmup: 100,
-			Sync: window.Config{Method: window.Barrier}, Runtime: window.RuntimeLocal, Cache: cache.Warm}
+			Sync: window.Config{Method: window.Barrier}, Runtime: completion.Local, Cache: cache.Warm}
 		var sink engine.Sink
 		if w.Rank() == 0 {
 			sink = &rankSink{all: all, n: n, epochs: epochs}
