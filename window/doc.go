@@ -80,12 +80,10 @@
 // are not taken. Use it to measure the operation; leave it off (the
 // default) to measure the operation as an application meets it.
 //
-// # Kernels and barriers
+// # Barriers
 //
-// TimeKernel is McCalpin's bracket (McCalpin) around user work: provable
-// lower and upper bounds of its duration without synchronized clocks, and the
-// global-clock estimate with them. BarrierExitSkew measures how far apart in
-// global time the ranks leave a barrier (Hunold & Carpen-Amarie 2016, Fig. 10).
+// BarrierExitSkew measures how far apart in global time the ranks leave a
+// barrier (Hunold & Carpen-Amarie 2016, Fig. 10).
 //
 // # Cache control
 //
