@@ -276,7 +276,7 @@ func (e *Engine) runOne(ex *Experiment, sink Sink) (_ *Summary, err error) {
 			}
 		}()
 	}
-	if pl.ovr != nil { // nbc: the overlap measurement sizes its kernel
+	if pl.overlap { // nbc: the overlap measurement sizes its kernel
 		pl.obs.Overlap, pl.obs.TestEvery = true, ex.Overlap.TestEvery
 		if pl.ovCal, err = calibrateKernel(e.Comm, e.Clock, pl.obs, ex); err != nil {
 			return nil, err
@@ -412,14 +412,14 @@ const perRankFields = 4
 func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) {
 	c := e.Comm
 	p, me := c.Size(), c.Rank()
-	sy, rec, g, ovr, reps := o.sy, o.rec, o.g, o.ovr, o.reps
+	sy, rec, g, reps := o.sy, o.rec, o.g, o.reps
 	cfg := sy.Config()
 	n := rec.N
 	// Each rank's contributions: the completion's slots per observation,
 	// then, in the last maximum slot, the latest start of the rank. The
 	// duration is computed from the tick difference on the rank (exact, and
 	// in the rank's own frequency).
-	cp := newCompletion(ex, reps, p, me, ovr != nil)
+	cp := newCompletion(ex, reps, p, me, o.overlap)
 	red := o.reduced // adaptive.go: reduced while observing
 	if red == nil {
 		var err error
@@ -491,7 +491,7 @@ func (e *Engine) rows(ex *Experiment, o *observed, sink Sink) (*Summary, error) 
 			row.Rep, row.ErrorCode = i, int(rec.Code[i]) // the code is reduced across ranks already
 			mxi, smi := mxAll[cp.nmax*i:cp.nmax*(i+1)], smAll[cp.nsum*i:cp.nsum*(i+1)]
 			row.RuntimeS = cp.runtime(mxi, smi)
-			if ovr != nil {
+			if o.overlap {
 				cp.overlapRow(&row, smi) // nbc
 			}
 			if row.ErrorCode != 0 {

@@ -110,37 +110,6 @@ func (ex *Experiment) checkOverlap() error {
 	return nil
 }
 
-// overlapRecorder is the communicator the window package drives for an
-// experiment of the overlap measurement: it keeps each observation's pure
-// and compute ticks, in observation order, which for the barrier-type
-// methods is the order of the Record. It is not an mpi.BatchObserver, so
-// every observation is its own Observe (one C call each).
-type overlapRecorder struct {
-	mpi.Comm
-	pure, compute []timing.Ticks
-	next          int
-}
-
-// Unwrap returns the communicator the recorder observes through, so that
-// window.Sync.Run holds GOMAXPROCS at 1 through it as through the real
-// binding itself (window.Unwrapper).
-func (r *overlapRecorder) Unwrap() mpi.Comm { return r.Comm }
-
-var _ window.Unwrapper = (*overlapRecorder)(nil)
-
-func newOverlapRecorder(c mpi.Comm, capacity int) *overlapRecorder {
-	return &overlapRecorder{Comm: c, pure: make([]timing.Ticks, capacity), compute: make([]timing.Ticks, capacity)}
-}
-
-func (r *overlapRecorder) Observe(o *mpi.Observation, clk timing.Clock) error {
-	err := r.Comm.Observe(o, clk)
-	if r.next < len(r.pure) {
-		r.pure[r.next], r.compute[r.next] = o.Pure, o.Compute
-	}
-	r.next++
-	return err
-}
-
 // calibrateKernel sets o.KernelIters for this rank (see the comment at the
 // top of the file) and returns the calibration on rank 0.
 func calibrateKernel(c mpi.Comm, clk timing.Clock, o *mpi.Observation, ex *Experiment) (*rawdata.OverlapCalibration, error) {

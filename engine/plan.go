@@ -46,13 +46,14 @@ type plan struct {
 	// built-in call, whose call parameters mpi.Observation.SetParams types
 	// per family (Skew for vcoll, BWWindow and RMASync for p2p), with the
 	// bytes its buffers need and, once newPlan made them, the buffers;
-	// ovr and, after the calibration, ovCal for the overlap measurement of
-	// a non-blocking collective (nbc.go).
+	// overlap and, after the calibration, ovCal for the overlap
+	// measurement of a non-blocking collective (nbc.go), whose phases the
+	// Record holds (window.Record.Pure and Compute).
 	fn           func() error
 	obs          *mpi.Observation
 	sendB, recvB int
 	bufs         *cache.Buffers
-	ovr          *overlapRecorder
+	overlap      bool
 	ovCal        *rawdata.OverlapCalibration
 
 	// The process synchronization: the calls per observation, the most
@@ -195,24 +196,14 @@ func (e *Engine) newPlan(ex *Experiment) (*plan, error) {
 		return nil, fmt.Errorf("runtime type global needs synchronized clocks")
 	}
 	pl.began = time.Now()
-	sync := mpi.Comm(c) // what the Sync observes through
-	if ex.Overlap != nil && pl.obs != nil {
-		// nbc: each observation's pure and compute times, through a recorder.
-		pl.ovr = newOverlapRecorder(c, ex.Sync.Capacity(max(ex.Nrep, ex.Warmup)))
-		sync = pl.ovr
-	}
-	if pl.sy, err = window.New(sync, e.Clock, e.Global, ex.Sync); err != nil {
+	pl.overlap = ex.Overlap != nil && pl.obs != nil // nbc
+	if pl.sy, err = window.New(c, e.Clock, e.Global, ex.Sync); err != nil {
 		return nil, err
 	}
 	pl.rec = window.NewRecord(pl.sy.Config().Capacity(max(pl.maxObs, ex.Warmup)))
 	switch { // the family's observations
 	case pl.fn != nil:
 		pl.run = func(n int, rec *window.Record, warmUp bool) error { return pl.sy.RunFunc(pl.fn, n, rec, warmUp) }
-	case pl.ovr != nil: // nbc: the recorder counts each Run's observations from 0
-		pl.run = func(n int, rec *window.Record, warmUp bool) error {
-			pl.ovr.next = 0
-			return pl.sy.Run(pl.obs, n, rec, warmUp)
-		}
 	default:
 		pl.run = func(n int, rec *window.Record, warmUp bool) error { return pl.sy.Run(pl.obs, n, rec, warmUp) }
 	}

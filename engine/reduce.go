@@ -140,7 +140,7 @@ type reduced struct {
 // on this rank and reduces them across ranks by allreduce (net-symmetric
 // traffic, counted under purpose), so that every rank holds them.
 func (e *Engine) reduce(cp *completionSlots, o *observed, i0, i1 int, purpose string) (*reduced, error) {
-	rec, g, ovr := o.rec, o.g, o.ovr
+	rec, g := o.rec, o.g
 	k := i1 - i0
 	mx, sm := make([]float64, cp.nmax*k+1), make([]float64, cp.nsum*k)
 	late := 0.0
@@ -148,8 +148,8 @@ func (e *Engine) reduce(cp *completionSlots, o *observed, i0, i1 int, purpose st
 	for j := range k {
 		i := i0 + j
 		var pure, comp float64
-		if ovr != nil {
-			pure, comp = f.Seconds(ovr.pure[i]), f.Seconds(ovr.compute[i]) // nbc
+		if cp.overlap {
+			pure, comp = f.Seconds(rec.Pure[i]), f.Seconds(rec.Compute[i]) // nbc
 		}
 		cp.contribute(mx[cp.nmax*j:cp.nmax*(j+1)], sm[cp.nsum*j:cp.nsum*(j+1)],
 			f.Seconds(rec.End[i]-rec.Start[i]), g.ToGlobal(rec.Start[i]), g.ToGlobal(rec.End[i]), pure, comp)
@@ -175,8 +175,8 @@ func (e *Engine) reduce(cp *completionSlots, o *observed, i0, i1 int, purpose st
 }
 
 // recordBytes is what window.Record holds per observation: start, end,
-// late seconds, code, deadline and offset.
-const recordBytes = 8 + 8 + 8 + 1 + 8 + 8
+// late seconds, code, deadline, offset, and the pure and compute ticks.
+const recordBytes = 8 + 8 + 8 + 1 + 8 + 8 + 8 + 8
 
 // Rank0Bytes returns the bytes the engine allocates on rank 0 of p ranks
 // for ex's observations and results: the observation record (its
@@ -188,9 +188,6 @@ func Rank0Bytes(ex *Experiment, p int, perRank bool) int64 {
 	n := int64(ex.Sync.Capacity(max(ex.MaxObservations(), ex.Warmup)))
 	c := newCompletion(ex, 1, p, 0, ex.Overlap != nil)
 	b := n*recordBytes + 2*8*(int64(c.nmax+c.nsum)*n+1)
-	if ex.Overlap != nil {
-		b += 2 * 8 * n // the overlap recorder's pure and compute ticks
-	}
 	if perRank {
 		chunk := max(1, min(n, int64(perRankChunkBytes/(8*perRankFields*p))))
 		b += 8 * perRankFields * chunk * int64(p+1)

@@ -39,14 +39,26 @@
 // starts from global time to local ticks (GlobalClock.ToLocal) before, and
 // interprets the timestamps after.
 //
+// # What runs and what is recorded
+//
+// Sync.Run takes a built-in call (an mpi.Observation), Sync.RunFunc the
+// caller's own code, and both fill a Record with what happened in each
+// observation: its start and end ticks, deadline and lateness, buffer
+// offset, error code (the late, expired and discarded flags, reduced
+// across ranks) and, for the overlap measurement of a non-blocking
+// collective, the ticks of its pure phase and of its compute kernel. Run
+// neither wraps the communicator nor interprets the timestamps: the
+// completion time is package completion's definition, evaluated by the
+// caller.
+//
 // # The wait
 //
 // Until a window start, every rank busy-waits on its clock in C: no MPI
 // call, no yield (Sync.Wait, recorded in the sidecar as the experiment's
 // wait). While a batch runs in one cgo call, Run holds runtime.GOMAXPROCS
-// at 1, so that the Go runtime's monitor thread sleeps instead of waking
-// every 20-86 µs and preempting the busy-waiting ranks of a machine whose
-// cores are all busy. wait.go gives the measurements behind both choices:
+// at 1 unless Config.ProcHold says never, so that the Go runtime's monitor
+// thread sleeps instead of waking every 20-86 µs and preempting the
+// busy-waiting ranks of a machine whose cores are all busy. wait.go gives the measurements behind both choices:
 // polling MPI or yielding before a start bought nothing across
 // nodes, and the monitor thread cost MPICH's unbound ranks 2-3× the C
 // reference's invalid share on one host.
