@@ -43,7 +43,7 @@ func (ex *Experiment) checkNrep() error {
 func (e *engine) measureUntil(ex *Experiment, o *observed) error {
 	st := analysis.NewStopper(*ex.Stop)
 	rule := st.Rule()
-	cp := newCompletion(ex, o.reps, e.Comm.Size(), e.Comm.Rank(), o.ovr != nil)
+	cp := newCompletion(ex, o.reps, e.Comm.Size(), e.Comm.Rank(), o.overlap)
 	batch := window.NewRecord(o.sy.Config().Capacity(rule.Max))
 	red := &reduced{}
 	var valid []float64
@@ -120,5 +120,7 @@ func appendRecord(dst, src *window.Record) {
 	dst.Code = append(dst.Code[:k], src.Code[:src.N]...)
 	dst.Deadline = append(dst.Deadline[:k], src.Deadline[:src.N]...)
 	dst.Offset = append(dst.Offset[:k], src.Offset[:src.N]...)
+	dst.Pure = append(dst.Pure[:k], src.Pure[:src.N]...)
+	dst.Compute = append(dst.Compute[:k], src.Compute[:src.N]...)
 	dst.N = k + src.N
 }

@@ -1,13 +1,14 @@
 package reprobench
 
 import (
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/window"
 )
 
 // fillCheck writes rank's result-check pattern (mpi.FillCheck) into every
 // send slot of bufs, before the experiment's first observation.
-func fillCheck(bufs *window.Buffers, d mpi.Datatype, rank int) {
+func fillCheck(bufs *cache.Buffers, d mpi.Datatype, rank int) {
 	bufs.FillSend(func(b []byte) { mpi.FillCheck(b, d, rank) })
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
@@ -56,7 +57,7 @@ func checkedExperiments() []reprobench.Experiment {
 		mpi.CallScatter, mpi.CallAllgather, mpi.CallAlltoall, mpi.CallReduceScatterBlock, mpi.CallPingPong,
 		mpi.CallAllgatherv, mpi.CallIallreduce}
 	for _, m := range []window.Method{window.Barrier, window.Fixed, window.RoundTime} {
-		for _, cache := range []window.CacheMode{window.CacheWarm, window.CacheCycle} {
+		for _, cache := range []cache.Mode{cache.Warm, cache.Cycle} {
 			for _, call := range calls {
 				exps = append(exps, reprobench.Experiment{Exp: len(exps), Call: call, MsizeBytes: 24, Type: mpi.Int64, Nrep: 8, Warmup: 2,
 					Cache: cache, CacheSlots: 3, VerifyResults: true,

@@ -1,6 +1,8 @@
 package reprobench
 
 import (
+	"github.com/reprobench/reprobench/cache"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/window"
 )
@@ -16,7 +18,7 @@ const (
 	// ones (docs/measured.md).
 	DefaultWarmup = 100
 	// DefaultLoopReps is the number of calls per observation of the loop
-	// runtime types (window.RuntimeType.Loops).
+	// runtime types (completion.Type.Loops).
 	DefaultLoopReps = 100
 	// DefaultCacheSlots is the number of buffer copies of the cycle and
 	// random cache modes.
@@ -58,7 +60,7 @@ const (
 // OSU and IMB call, so that their numbers stay the tools' own. Without
 // clock synchronization (clocks false: a clock sync of none) a window has
 // no common time to start at, and FallbackMethod serves.
-func DefaultMethodFor(rt window.RuntimeType, overlap, clocks bool) window.Method {
+func DefaultMethodFor(rt completion.Type, overlap, clocks bool) window.Method {
 	switch {
 	case rt.Loops() || overlap:
 		return window.Barrier
@@ -75,11 +77,11 @@ func DefaultMethodFor(rt window.RuntimeType, overlap, clocks bool) window.Method
 // global time (Hunold & Carpen-Amarie 2016, §3.2.2), and the local one
 // (the maximum over ranks of end − start, each on its own clock) for the
 // barrier methods, which have no common start to measure from.
-func defaultRuntime(m window.Method) window.RuntimeType {
+func defaultRuntime(m window.Method) completion.Type {
 	if m.Windowed() {
-		return window.RuntimeGlobal
+		return completion.Global
 	}
-	return window.RuntimeLocal
+	return completion.Local
 }
 
 // DefaultExperiment returns the experiment that "reprobench run" runs
@@ -96,7 +98,7 @@ func DefaultExperiment(m window.Method) Experiment {
 	d := window.Config{Method: m}.WithDefaults()
 	return Experiment{Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Op: mpi.Sum,
 		Nrep: DefaultNrep, Warmup: DefaultWarmup, Runtime: defaultRuntime(m),
-		LoopReps: DefaultLoopReps, Cache: window.CacheWarm, CacheSlots: DefaultCacheSlots,
+		LoopReps: DefaultLoopReps, Cache: cache.Warm, CacheSlots: DefaultCacheSlots,
 		// The fields a user sets; the ones window derives from them
 		// (StartDelay, MaxWindow) stay zero so that they follow Window.
 		Sync: window.Config{Method: m, Window: d.Window, Batch: d.Batch, LateTolerance: d.LateTolerance,

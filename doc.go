@@ -36,7 +36,7 @@
 // error of timing.NewTSC handled), and returns the durations with the
 // clock's resolution and overhead and the warnings that apply;
 // analysis.Summarize and analysis.MedianCI take the durations as they are.
-// Across ranks, window.TimeKernel brackets a kernel with barriers
+// Across ranks, kernel.Bracket brackets a kernel with barriers
 // (McCalpin's provable bounds).
 //
 // Test your benchmark with go test on a simulated MPI world. mpitest.New

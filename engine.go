@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/cache"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
@@ -37,12 +39,12 @@ type Experiment struct {
 	Nrep       int           // recorded observations (round-time: valid ones)
 	Warmup     int           // unrecorded observations before (same method; they adapt the window)
 	Sync       window.Config // process synchronization
-	Runtime    window.RuntimeType
-	LoopReps   int              // calls per observation for RuntimeLoop (default 100)
-	Cache      window.CacheMode //
-	CacheSlots int              // buffer copies for CacheCycle and CacheRandom (default 16)
-	FlushBytes int              // CacheCold: bytes overwritten (default: window.PrivateCacheBytes, else 32 MiB)
-	Seed       uint64           // for CacheRandom
+	Runtime    completion.Type
+	LoopReps   int        // calls per observation for completion.Type.Loops (default 100)
+	Cache      cache.Mode //
+	CacheSlots int        // buffer copies for cache.Cycle and cache.Random (default 16)
+	FlushBytes int        // cache.Cold: bytes overwritten (default: cache.PrivateBytes, else 32 MiB)
+	Seed       uint64     // for cache.Random
 	// Prehistory is the opt-in design factor that moves hidden per-peer
 	// transport state on purpose (prehistory.go): Prehistory.Msgs empty
 	// one-way messages from each even rank to the rank after it, after
@@ -316,7 +318,7 @@ func (e *engine) runOne(ex *Experiment, sink rowSink) (_ *rawdata.Summary, err e
 			}
 		}()
 	}
-	if pl.ovr != nil { // nbc: the overlap measurement sizes its kernel
+	if pl.overlap { // nbc: the overlap measurement sizes its kernel
 		pl.obs.Overlap, pl.obs.TestEvery = true, ex.Overlap.TestEvery
 		if pl.ovCal, err = calibrateKernel(e.Comm, e.Clock, pl.obs, ex); err != nil {
 			return nil, err
@@ -460,14 +462,14 @@ const perRankFields = 4
 func (e *engine) rows(ex *Experiment, o *observed, sink rowSink) (*rawdata.Summary, error) {
 	c := e.Comm
 	p, me := c.Size(), c.Rank()
-	sy, rec, g, ovr, reps := o.sy, o.rec, o.g, o.ovr, o.reps
+	sy, rec, g, reps := o.sy, o.rec, o.g, o.reps
 	cfg := sy.Config()
 	n := rec.N
 	// Each rank's contributions: the completion's slots per observation,
 	// then, in the last maximum slot, the latest start of the rank. The
 	// duration is computed from the tick difference on the rank (exact, and
 	// in the rank's own frequency).
-	cp := newCompletion(ex, reps, p, me, ovr != nil)
+	cp := newCompletion(ex, reps, p, me, o.overlap)
 	red := o.reduced // adaptive.go: reduced while observing
 	if red == nil {
 		var err error
@@ -539,7 +541,7 @@ func (e *engine) rows(ex *Experiment, o *observed, sink rowSink) (*rawdata.Summa
 			row.Rep, row.ErrorCode = i, int(rec.Code[i]) // the code is reduced across ranks already
 			mxi, smi := mxAll[cp.nmax*i:cp.nmax*(i+1)], smAll[cp.nsum*i:cp.nsum*(i+1)]
 			row.RuntimeS = cp.runtime(mxi, smi)
-			if ovr != nil {
+			if o.overlap {
 				cp.overlapRow(&row, smi) // nbc
 			}
 			if row.ErrorCode != 0 {

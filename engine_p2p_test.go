@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/window"
@@ -17,7 +18,7 @@ import (
 // for osu, that the value is the sender's time per window.
 func TestP2PExperiments(t *testing.T) {
 	var exps []reprobench.Experiment
-	for _, rt := range []window.RuntimeType{window.RuntimeLocal, window.RuntimeLoop, window.RuntimeOSU, window.RuntimeIMB} {
+	for _, rt := range []completion.Type{completion.Local, completion.Loop, completion.OSU, completion.IMB} {
 		for _, call := range []mpi.Call{mpi.CallBW, mpi.CallBiBW, mpi.CallMBWMR, mpi.CallPut, mpi.CallGet, mpi.CallAccumulate} {
 			for _, rs := range mpi.RMASyncs() {
 				if rs != mpi.RMAFence && !call.OneSided() {
@@ -72,7 +73,7 @@ func TestP2PExperiments(t *testing.T) {
 		if ex.Call == mpi.CallBiBW {
 			lat = 0
 		}
-		if ex.Call.Bandwidth() && ex.Runtime == window.RuntimeOSU && r.RuntimeS < 7*1024/10e9+lat {
+		if ex.Call.Bandwidth() && ex.Runtime == completion.OSU && r.RuntimeS < 7*1024/10e9+lat {
 			t.Errorf("%v osu: %.3g s per window is below the model's minimum", ex.Call, r.RuntimeS)
 		}
 	}

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/timing"
@@ -78,7 +80,7 @@ func TestEveryCallAndMethod(t *testing.T) {
 			}
 			exps = append(exps, reprobench.Experiment{Exp: len(exps), Call: call, MsizeBytes: 16, Type: mpi.Float64,
 				Nrep: 10, Warmup: 3, Sync: window.Config{Method: m, Window: 200 * time.Microsecond, Batch: 5},
-				Runtime: window.RuntimeType(len(exps) % 3)})
+				Runtime: completion.Type(len(exps) % 3)})
 		}
 	}
 	sink, _ := runEngine(t, 3, exps, true)
@@ -110,9 +112,9 @@ func TestEveryCallAndMethod(t *testing.T) {
 // the per-rank timestamps and the ground truth.
 func TestRuntimeTypes(t *testing.T) {
 	exps := []reprobench.Experiment{
-		{Exp: 0, Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Fixed}, Runtime: window.RuntimeLocal},
-		{Exp: 1, Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Fixed}, Runtime: window.RuntimeGlobal},
-		{Exp: 2, Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Barrier}, Runtime: window.RuntimeLoop, LoopReps: 10},
+		{Exp: 0, Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Fixed}, Runtime: completion.Local},
+		{Exp: 1, Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Fixed}, Runtime: completion.Global},
+		{Exp: 2, Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Barrier}, Runtime: completion.Loop, LoopReps: 10},
 	}
 	sink, w := runEngine(t, 4, exps, true)
 	for _, row := range sink.rows {
@@ -208,7 +210,7 @@ func (b *batchLog) ObserveBatch(o *mpi.Observation, clk timing.Clock, deadlines,
 // the CacheSlots copies in order, random draws copies from the seed.
 func TestCacheModes(t *testing.T) {
 	const nrep, slots, flush = 12, 4, 1 << 16
-	run := func(m window.CacheMode, seed uint64) *batchLog {
+	run := func(m cache.Mode, seed uint64) *batchLog {
 		w, err := mpitest.New(mpitest.Config{Ranks: 3, Seed: 11})
 		if err != nil {
 			t.Fatal(err)
@@ -247,15 +249,15 @@ func TestCacheModes(t *testing.T) {
 	// Allgather of 64 B from 3 ranks: the receive buffer (192 B) sets the
 	// stride between copies.
 	const stride = 192
-	warm := run(window.CacheWarm, 3)
+	warm := run(cache.Warm, 3)
 	if o := offsets(warm); len(o) != 0 || slices.Max(warm.flush) != 0 {
 		t.Errorf("warm: offsets %v, flush %v; want one buffer and no flush", o, warm.flush)
 	}
-	cold := run(window.CacheCold, 3)
+	cold := run(cache.Cold, 3)
 	if o := offsets(cold); len(o) != 0 || slices.Min(cold.flush) != flush {
 		t.Errorf("cold: offsets %v, flush %v; want a %d-byte flush before every batch", o, cold.flush, flush)
 	}
-	cyc := offsets(run(window.CacheCycle, 3))
+	cyc := offsets(run(cache.Cycle, 3))
 	if len(cyc) != nrep {
 		t.Fatalf("cycle: %d offsets, want %d", len(cyc), nrep)
 	}
@@ -269,7 +271,7 @@ func TestCacheModes(t *testing.T) {
 	if len(cycSlots) != slots {
 		t.Errorf("cycle visited %d slots, want %d", len(cycSlots), slots)
 	}
-	rnd := offsets(run(window.CacheRandom, 3))
+	rnd := offsets(run(cache.Random, 3))
 	seen := map[int64]bool{}
 	for _, o := range rnd {
 		if o < 0 || o >= slots*stride || o%stride != 0 {
@@ -280,10 +282,10 @@ func TestCacheModes(t *testing.T) {
 	if len(rnd) != nrep || len(seen) < 2 || slices.Equal(rnd, cyc) {
 		t.Errorf("random: offsets %v (%d distinct), want %d draws over the slots, not the cycle", rnd, len(seen), nrep)
 	}
-	if again := offsets(run(window.CacheRandom, 3)); !slices.Equal(again, rnd) {
+	if again := offsets(run(cache.Random, 3)); !slices.Equal(again, rnd) {
 		t.Errorf("random with the same seed: %v then %v", rnd, again)
 	}
-	if other := offsets(run(window.CacheRandom, 4)); slices.Equal(other, rnd) {
+	if other := offsets(run(cache.Random, 4)); slices.Equal(other, rnd) {
 		t.Errorf("random with another seed gave the same offsets %v", rnd)
 	}
 }

@@ -3,10 +3,11 @@ package reprobench
 import (
 	"fmt"
 
+	"github.com/reprobench/reprobench/cache"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
-	"github.com/reprobench/reprobench/window"
 )
 
 // checkFunc validates an experiment of a user's function (Experiment.Func):
@@ -30,12 +31,12 @@ func (ex *Experiment) checkFunc() error {
 	if err := ex.checkNrep(); err != nil {
 		return err
 	}
-	if ex.Runtime != window.RuntimeLocal && ex.Runtime != window.RuntimeGlobal {
+	if ex.Runtime != completion.Local && ex.Runtime != completion.Global {
 		return fmt.Errorf("runtime type %v: a function is timed once per observation, local or global", ex.Runtime)
 	}
 	// The values DefaultExperiment sets (or zero) are accepted: they do
 	// not apply to a function, and a function's experiment starts from it.
-	if ex.Cache != window.CacheWarm || (ex.LoopReps != 0 && ex.LoopReps != DefaultLoopReps) ||
+	if ex.Cache != cache.Warm || (ex.LoopReps != 0 && ex.LoopReps != DefaultLoopReps) ||
 		(ex.CacheSlots != 0 && ex.CacheSlots != DefaultCacheSlots) || ex.FlushBytes != 0 || ex.Overlap != nil {
 		return fmt.Errorf("function %s: cache modes, loop repetitions, overlap and call parameters apply to built-in calls only", ex.Name)
 	}

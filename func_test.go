@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/timing"
@@ -40,9 +42,9 @@ func TestFuncExperiment(t *testing.T) {
 		work := func() error { r.Sleep(time.Duration(r.ID()+1) * time.Microsecond); return nil }
 		exps := []reprobench.Experiment{
 			{Exp: 0, Func: work, Name: "compute", MsizeBytes: 64, Type: mpi.Float64, Nrep: nrep, Warmup: 5,
-				Sync: window.Config{Method: window.Barrier}, Runtime: window.RuntimeLocal},
+				Sync: window.Config{Method: window.Barrier}, Runtime: completion.Local},
 			{Exp: 1, Func: work, Name: "compute", MsizeBytes: 64, Type: mpi.Float64, Nrep: nrep,
-				Sync: window.Config{Method: window.Fixed, Window: 20 * time.Microsecond}, Runtime: window.RuntimeGlobal},
+				Sync: window.Config{Method: window.Fixed, Window: 20 * time.Microsecond}, Runtime: completion.Global},
 		}
 		e := &reprobench.Engine{Comm: c, Clock: clk, Global: g, PerRank: true,
 			Resync: func(*reprobench.Experiment) error { _, err := alg.Sync(c, g); return err }}
@@ -96,8 +98,8 @@ func TestFuncExperimentRefused(t *testing.T) {
 		want string
 	}{
 		{reprobench.Experiment{Func: work, Name: "MPI_Allreduce", Nrep: 1}, "built-in"},
-		{reprobench.Experiment{Func: work, Name: "f", Nrep: 1, Runtime: window.RuntimeLoop}, "runtime type"},
-		{reprobench.Experiment{Func: work, Name: "f", Nrep: 1, Cache: window.CacheCold}, "cache"},
+		{reprobench.Experiment{Func: work, Name: "f", Nrep: 1, Runtime: completion.Loop}, "runtime type"},
+		{reprobench.Experiment{Func: work, Name: "f", Nrep: 1, Cache: cache.Cold}, "cache"},
 		{reprobench.Experiment{Func: work, Name: "", Nrep: 1}, "name"},
 		{reprobench.Experiment{Func: work, Name: "a,b", Nrep: 1}, "comma"},
 		{reprobench.Experiment{Func: work, Name: "f", Nrep: 0}, "nrep"},

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
@@ -96,54 +97,23 @@ func (ex *Experiment) checkOverlap() error {
 	default:
 		return fmt.Errorf("the overlap measurement of %v waits before each of its two phases; process synchronization %v gives one start time per observation: use barrier, double_barrier or dissemination", ex.Call, ex.Sync.Method)
 	}
-	if ex.Runtime == window.RuntimeIMB {
+	if ex.Runtime == completion.IMB {
 		return fmt.Errorf("the overlap measurement follows OSU's definition; runtime type imb (IMB-NBC defines overlap by another formula) is not supported: use local, global, loop or osu")
 	}
 	if ov.TestEvery < 0 || ov.KernelIters < 0 {
 		return fmt.Errorf("negative MPI_Test interval %d or kernel iterations %d", ov.TestEvery, ov.KernelIters)
 	}
-	if ex.Runtime == window.RuntimeOSU && ov.KernelIters > 0 {
+	if ex.Runtime == completion.OSU && ov.KernelIters > 0 {
 		return fmt.Errorf("runtime type osu runs OSU's time-targeted kernel, aimed at each observation's pure time; "+
 			"a fixed kernel iteration count (%d) applies to local, global and loop", ov.KernelIters)
 	}
 	return nil
 }
 
-// overlapRecorder is the communicator the window package drives for an
-// experiment of the overlap measurement: it keeps each observation's pure
-// and compute ticks, in observation order, which for the barrier-type
-// methods is the order of the Record. It is not an mpi.BatchObserver, so
-// every observation is its own Observe (one C call each).
-type overlapRecorder struct {
-	mpi.Comm
-	pure, compute []timing.Ticks
-	next          int
-}
-
-// Unwrap returns the communicator the recorder observes through, so that
-// window.Sync.Run holds GOMAXPROCS at 1 through it as through the real
-// binding itself (window.Unwrapper).
-func (r *overlapRecorder) Unwrap() mpi.Comm { return r.Comm }
-
-var _ window.Unwrapper = (*overlapRecorder)(nil)
-
-func newOverlapRecorder(c mpi.Comm, capacity int) *overlapRecorder {
-	return &overlapRecorder{Comm: c, pure: make([]timing.Ticks, capacity), compute: make([]timing.Ticks, capacity)}
-}
-
-func (r *overlapRecorder) Observe(o *mpi.Observation, clk timing.Clock) error {
-	err := r.Comm.Observe(o, clk)
-	if r.next < len(r.pure) {
-		r.pure[r.next], r.compute[r.next] = o.Pure, o.Compute
-	}
-	r.next++
-	return err
-}
-
 // calibrateKernel sets o.KernelIters for this rank (see the comment at the
 // top of the file) and returns the calibration on rank 0.
 func calibrateKernel(c mpi.Comm, clk timing.Clock, o *mpi.Observation, ex *Experiment) (*rawdata.OverlapCalibration, error) {
-	if ex.Runtime == window.RuntimeOSU {
+	if ex.Runtime == completion.OSU {
 		o.TimedKernel, o.KernelIters = true, 0
 		if c.Rank() != 0 {
 			return nil, nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/window"
@@ -40,7 +41,7 @@ func runProgress(t *testing.T, prog mpitest.Progress, exps []reprobench.Experime
 // non-blocking call's rows (post, then wait) are its blocking twin's, under
 // the local, loop and osu runtime types.
 func TestNBCLatencyRowsMatchBlocking(t *testing.T) {
-	for _, rt := range []window.RuntimeType{window.RuntimeLocal, window.RuntimeLoop, window.RuntimeOSU} {
+	for _, rt := range []completion.Type{completion.Local, completion.Loop, completion.OSU} {
 		for _, nb := range mpi.NonBlockingCalls() {
 			b, _ := nb.Blocking()
 			exp := func(c mpi.Call) []reprobench.Experiment {
@@ -72,18 +73,18 @@ func TestNBCLatencyRowsMatchBlocking(t *testing.T) {
 func TestNBCOverlapEngine(t *testing.T) {
 	for _, tc := range []struct {
 		prog     mpitest.Progress
-		rt       window.RuntimeType
+		rt       completion.Type
 		min, max float64
 	}{
-		{mpitest.ProgressInWait, window.RuntimeLocal, 0, 0.15},
-		{mpitest.ProgressInWait, window.RuntimeOSU, 0, 0.15},
-		{mpitest.ProgressAsync, window.RuntimeLocal, 0.85, 1},
-		{mpitest.ProgressAsync, window.RuntimeOSU, 0.85, 1},
+		{mpitest.ProgressInWait, completion.Local, 0, 0.15},
+		{mpitest.ProgressInWait, completion.OSU, 0, 0.15},
+		{mpitest.ProgressAsync, completion.Local, 0.85, 1},
+		{mpitest.ProgressAsync, completion.OSU, 0.85, 1},
 	} {
 		// MPI_Test every 64 iterations, or (osu) OSU's -t 2: the kernel in
 		// two parts, each at least one pass.
 		te := int64(64)
-		if tc.rt == window.RuntimeOSU {
+		if tc.rt == completion.OSU {
 			te = 2
 		}
 		exps := []reprobench.Experiment{{Call: mpi.CallIallreduce, MsizeBytes: 1024, Type: mpi.Float64, Nrep: 20, Warmup: 3,
@@ -93,7 +94,7 @@ func TestNBCOverlapEngine(t *testing.T) {
 			t.Fatalf("%d rows, %d summaries", len(sink.rows), len(sink.sums))
 		}
 		cal := sink.sums[0].Overlap
-		if tc.rt == window.RuntimeOSU {
+		if tc.rt == completion.OSU {
 			// OSU's time-targeted kernel: nothing calibrated, and the
 			// compute time per call reaches the pure time it aims at.
 			if cal == nil || !cal.TimeTargeted || len(cal.KernelIters) != 0 || cal.TestEvery != te {
@@ -132,7 +133,7 @@ func TestNBCOverlapEngine(t *testing.T) {
 		}
 		// runtime_s is the overlapped phase's completion time: for osu
 		// the rank average of total per call, as total_s.
-		if tc.rt == window.RuntimeOSU {
+		if tc.rt == completion.OSU {
 			for _, row := range sink.rows {
 				if rel(row.RuntimeS, row.TotalS) > 1e-9 {
 					t.Errorf("osu: runtime %g s, total %g s", row.RuntimeS, row.TotalS)
@@ -167,10 +168,10 @@ func TestNBCOverlapRefused(t *testing.T) {
 			e.Sync = window.Config{Method: window.Fixed, Window: time.Millisecond}
 		}, "one start time"},
 		{func(e *reprobench.Experiment) { e.Sync = window.Config{Method: window.RoundTime} }, "one start time"},
-		{func(e *reprobench.Experiment) { e.Runtime = window.RuntimeIMB }, "imb"},
+		{func(e *reprobench.Experiment) { e.Runtime = completion.IMB }, "imb"},
 		{func(e *reprobench.Experiment) { e.Overlap = &reprobench.Overlap{TestEvery: -1} }, "negative"},
 		{func(e *reprobench.Experiment) {
-			e.Runtime, e.Overlap = window.RuntimeOSU, &reprobench.Overlap{KernelIters: 100}
+			e.Runtime, e.Overlap = completion.OSU, &reprobench.Overlap{KernelIters: 100}
 		}, "time-targeted"},
 	} {
 		ex := base

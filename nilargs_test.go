@@ -6,6 +6,7 @@ import (
 	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/kernel"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
@@ -34,7 +35,7 @@ func TestNilArguments(t *testing.T) {
 			"window.New(nil clock)":  func() error { _, err := window.New(c, nil, nil, window.Config{}); return err },
 			"Sync.Run(nil, nil)":     func() error { return sy.Run(nil, 1, nil, false) },
 			"Sync.RunFunc(nil)":      func() error { return sy.RunFunc(nil, 1, window.NewRecord(1), false) },
-			"window.TimeKernel(nil)": func() error { _, err := window.TimeKernel(c, r.Clock(), nil, nil); return err },
+			"kernel.Bracket(nil)":    func() error { _, err := kernel.Bracket(c, r.Clock(), nil, nil); return err },
 			"Engine{}.Run":           func() error { _, err := (&reprobench.Engine{}).Run(nil, nil); return err },
 			"Algorithm.Sync(nil)":    func() error { _, err := alg.Sync(nil, nil); return err },
 			"Harness.Run(nil)":       func() error { _, err := (&clocksync.Harness{}).Run(c, nil); return err },

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/rawdata"
-	"github.com/reprobench/reprobench/window"
 )
 
 // NoBound says what Run does with an experiment under a windowed process
@@ -65,8 +65,8 @@ func applyNoBound(ex *Experiment, why string, policy NoBound) (*rawdata.ProcSync
 	fb := &rawdata.ProcSyncFallback{Exp: ex.Exp, Declared: ex.Sync.Method.String(), DeclaredRuntime: ex.Runtime.String(),
 		Why: "the clock synchronization before it stated no error bound: " + why}
 	ex.Sync.Method = FallbackMethod
-	if ex.Runtime == window.RuntimeGlobal {
-		ex.Runtime = window.RuntimeLocal
+	if ex.Runtime == completion.Global {
+		ex.Runtime = completion.Local
 	}
 	fb.Ran, fb.RanRuntime = ex.Sync.Method.String(), ex.Runtime.String()
 	return fb, nil

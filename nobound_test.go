@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/window"
@@ -30,7 +31,7 @@ func runNoBound(t *testing.T, policy reprobench.NoBound, quiet bool) (*reprobenc
 	err = w.Run(func(r *mpitest.Rank) error {
 		const cs = "hca:fitpts=20,exchanges=5"
 		exps := []reprobench.Experiment{
-			{Exp: 0, Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Fixed}, Runtime: window.RuntimeGlobal, ClockSync: cs},
+			{Exp: 0, Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Fixed}, Runtime: completion.Global, ClockSync: cs},
 			{Exp: 1, Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 20, Sync: window.Config{Method: window.Barrier}, ClockSync: cs},
 		}
 		opt := reprobench.Options{Dir: dir, RunID: "nobound", NoBound: policy, Note: func(m string) { notes = append(notes, m) }}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/window"
@@ -44,10 +45,10 @@ func TestTypedOptions(t *testing.T) {
 				// A global completion time needs a global clock, so that the
 				// default synchronizes; with none the window falls back.
 				ex := reprobench.Experiment{Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 5,
-					Sync: window.Config{Method: window.Barrier}, Runtime: window.RuntimeGlobal}
+					Sync: window.Config{Method: window.Barrier}, Runtime: completion.Global}
 				opt := reprobench.Options{Dir: dir, RunID: "typed", Clock: r.Clock(), Seed: new(uint64(3))}
 				if c.spec == "none" {
-					ex.Runtime = window.RuntimeLocal
+					ex.Runtime = completion.Local
 				}
 				c.set(&opt)
 				got, err := reprobench.Run(r.Comm(), []reprobench.Experiment{ex}, opt)

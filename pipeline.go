@@ -19,7 +19,9 @@ import (
 	"fmt"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
@@ -37,8 +39,8 @@ func Vocabulary() design.Vocabulary {
 		v.Datatypes = append(v.Datatypes, d.ShortName(), d.String()) // "float64", "MPI_DOUBLE"
 	}
 	v.ProcSyncs = window.MethodNames()
-	v.RuntimeTypes = window.RuntimeTypeNames()
-	v.CacheModes = window.CacheModeNames()
+	v.RuntimeTypes = completion.TypeNames()
+	v.CacheModes = cache.ModeNames()
 	v.ClockSync = checkClockSync
 	return v
 }
@@ -133,14 +135,14 @@ func FromDesign(de design.Experiment, base Base, seed uint64, np int) (Experimen
 		ex.Sync.Window = de.Window
 	}
 	if de.RuntimeType != "" {
-		if ex.Runtime, err = window.ParseRuntimeType(de.RuntimeType); err != nil {
+		if ex.Runtime, err = completion.ParseType(de.RuntimeType); err != nil {
 			return fail(err)
 		}
 	} else if base.AutoRuntime {
 		ex.Runtime = defaultRuntime(ex.Sync.Method)
 	}
 	if de.Cache != "" {
-		if ex.Cache, err = window.ParseCacheMode(de.Cache); err != nil {
+		if ex.Cache, err = cache.ParseMode(de.Cache); err != nil {
 			return fail(err)
 		}
 	}
@@ -237,7 +239,7 @@ func (f Factorial) Experiments(base Base, seed uint64, m, np int) ([]Experiment,
 // needsGlobalClock reports whether ex needs synchronized clocks (a
 // windowed method or the global runtime).
 func needsGlobalClock(ex *Experiment) bool {
-	return ex.Sync.Method.Windowed() || ex.Runtime == window.RuntimeGlobal
+	return ex.Sync.Method.Windowed() || ex.Runtime == completion.Global
 }
 
 // resolveClockSync sets the clock synchronization of the experiments that

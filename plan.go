@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/reprobench/reprobench/cache"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/noiseguard"
@@ -44,13 +46,14 @@ type plan struct {
 	// built-in call, whose call parameters mpi.Observation.SetParams types
 	// per family (Skew for vcoll, BWWindow and RMASync for p2p), with the
 	// bytes its buffers need and, once newPlan made them, the buffers;
-	// ovr and, after the calibration, ovCal for the overlap measurement of
-	// a non-blocking collective (nbc.go).
+	// overlap and, after the calibration, ovCal for the overlap
+	// measurement of a non-blocking collective (nbc.go), whose phases the
+	// Record holds (window.Record.Pure and Compute).
 	fn           func() error
 	obs          *mpi.Observation
 	sendB, recvB int
-	bufs         *window.Buffers
-	ovr          *overlapRecorder
+	bufs         *cache.Buffers
+	overlap      bool
 	ovCal        *rawdata.OverlapCalibration
 
 	// The process synchronization: the calls per observation, the most
@@ -120,7 +123,7 @@ func (ex *Experiment) check(p int) (*plan, error) {
 	if err := op.CheckType(ex.Type, ex.Op); err != nil {
 		return nil, err
 	}
-	if op.Bound && (ex.Cache == window.CacheCycle || ex.Cache == window.CacheRandom) {
+	if op.Bound && (ex.Cache == cache.Cycle || ex.Cache == cache.Random) {
 		return nil, fmt.Errorf("%v: the request mpi.Prepare makes is bound to the buffers it was given, and cache mode %v moves them between observations (use warm or cold)", ex.Call, ex.Cache)
 	}
 
@@ -153,7 +156,7 @@ func (ex *Experiment) check(p int) (*plan, error) {
 	// The method: the runtime type, the cache mode, the process
 	// synchronization.
 	pl.runtimeType = ex.Runtime.String()
-	if _, err := window.ParseRuntimeType(pl.runtimeType); err != nil {
+	if _, err := completion.ParseType(pl.runtimeType); err != nil {
 		return nil, err
 	}
 	if ex.Runtime.Loops() {
@@ -164,7 +167,7 @@ func (ex *Experiment) check(p int) (*plan, error) {
 	}
 	o.Reps, o.TimeEach = pl.reps, ex.Runtime.TimesEach(ex.Call)
 	pl.cache = ex.Cache.String()
-	if _, err := window.ParseCacheMode(pl.cache); err != nil {
+	if _, err := cache.ParseMode(pl.cache); err != nil {
 		return nil, err
 	}
 	pl.method = ex.Sync.Method.String()
@@ -189,28 +192,18 @@ func (e *engine) newPlan(ex *Experiment) (*plan, error) {
 	if window.Absent(pl.g) {
 		pl.g = window.Identity{Clock: e.Clock}
 	}
-	if ex.Runtime == window.RuntimeGlobal && window.Absent(e.Global) {
+	if ex.Runtime == completion.Global && window.Absent(e.Global) {
 		return nil, fmt.Errorf("runtime type global needs synchronized clocks")
 	}
 	pl.began = time.Now()
-	sync := mpi.Comm(c) // what the Sync observes through
-	if ex.Overlap != nil && pl.obs != nil {
-		// nbc: each observation's pure and compute times, through a recorder.
-		pl.ovr = newOverlapRecorder(c, ex.Sync.Capacity(max(ex.Nrep, ex.Warmup)))
-		sync = pl.ovr
-	}
-	if pl.sy, err = window.New(sync, e.Clock, e.Global, ex.Sync); err != nil {
+	pl.overlap = ex.Overlap != nil && pl.obs != nil // nbc
+	if pl.sy, err = window.New(c, e.Clock, e.Global, ex.Sync); err != nil {
 		return nil, err
 	}
 	pl.rec = window.NewRecord(pl.sy.Config().Capacity(max(pl.maxObs, ex.Warmup)))
 	switch { // the family's observations
 	case pl.fn != nil:
 		pl.run = func(n int, rec *window.Record, warmUp bool) error { return pl.sy.RunFunc(pl.fn, n, rec, warmUp) }
-	case pl.ovr != nil: // nbc: the recorder counts each Run's observations from 0
-		pl.run = func(n int, rec *window.Record, warmUp bool) error {
-			pl.ovr.next = 0
-			return pl.sy.Run(pl.obs, n, rec, warmUp)
-		}
 	default:
 		pl.run = func(n int, rec *window.Record, warmUp bool) error { return pl.sy.Run(pl.obs, n, rec, warmUp) }
 	}
@@ -234,17 +227,17 @@ func (e *engine) newPlan(ex *Experiment) (*plan, error) {
 		slots = DefaultCacheSlots
 	}
 	flush := ex.FlushBytes
-	if ex.Cache == window.CacheCold && flush <= 0 {
-		if flush, err = window.PrivateCacheBytes(window.SysCPU); err != nil {
+	if ex.Cache == cache.Cold && flush <= 0 {
+		if flush, err = cache.PrivateBytes(cache.SysCPU); err != nil {
 			flush = 32 << 20
 		}
 	}
-	pl.bufs = window.NewBuffers(ex.Cache, pl.sendB, pl.recvB, slots, flush, ex.Seed)
+	pl.bufs = cache.NewBuffers(ex.Cache, pl.sendB, pl.recvB, slots, flush, ex.Seed)
 	if ex.VerifyResults {
 		fillCheck(pl.bufs, ex.Type, c.Rank())
 	}
 	pl.obs.Send, pl.obs.Recv = pl.bufs.Send, pl.bufs.Recv
-	if ex.Cache != window.CacheWarm {
+	if ex.Cache != cache.Warm {
 		pl.sy.Buffers = pl.bufs
 	}
 	return pl, nil

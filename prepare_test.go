@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/timing"
@@ -91,16 +92,16 @@ func TestPrepareOncePerExperiment(t *testing.T) {
 // not; an unbound call takes every mode.
 func TestBoundBuffersRefused(t *testing.T) {
 	for _, call := range []mpi.Call{mpi.CallAllreduceInit, mpi.CallAllreduce} {
-		for _, cache := range []window.CacheMode{window.CacheWarm, window.CacheCold, window.CacheCycle, window.CacheRandom} {
-			ex := reprobench.Experiment{Call: call, MsizeBytes: 8, Type: mpi.Float64, Op: mpi.Sum, Nrep: 1, Cache: cache,
+		for _, mode := range []cache.Mode{cache.Warm, cache.Cold, cache.Cycle, cache.Random} {
+			ex := reprobench.Experiment{Call: call, MsizeBytes: 8, Type: mpi.Float64, Op: mpi.Sum, Nrep: 1, Cache: mode,
 				Sync: window.Config{Method: window.Barrier}}
 			err := ex.Check(2)
-			refuse := call.Op().Bound && (cache == window.CacheCycle || cache == window.CacheRandom)
+			refuse := call.Op().Bound && (mode == cache.Cycle || mode == cache.Random)
 			if refuse && (err == nil || !strings.Contains(err.Error(), "bound to the buffers")) {
-				t.Errorf("%v with cache %v: %v, want it refused as bound to the buffers", call, cache, err)
+				t.Errorf("%v with cache %v: %v, want it refused as bound to the buffers", call, mode, err)
 			}
 			if !refuse && err != nil {
-				t.Errorf("%v with cache %v: %v", call, cache, err)
+				t.Errorf("%v with cache %v: %v", call, mode, err)
 			}
 		}
 	}

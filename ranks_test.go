@@ -7,6 +7,7 @@ import (
 
 	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/window"
 )
@@ -30,7 +31,7 @@ func TestClockAccuracy(t *testing.T) {
 		{"small window", []reprobench.Experiment{win(window.Fixed, 5*time.Microsecond, time.Microsecond, 1000)}, clocksync.Accuracy{Error: 500 * time.Nanosecond, Horizon: time.Second}},
 		{"long experiment", []reprobench.Experiment{win(window.Fixed, 100*time.Microsecond, time.Microsecond, 100000)}, clocksync.Accuracy{Error: time.Microsecond, Horizon: 11 * time.Second}},
 		{"round-time budget", []reprobench.Experiment{win(window.RoundTime, 0, 2*time.Microsecond, 100)}, clocksync.Accuracy{Error: 2 * time.Microsecond, Horizon: 10 * time.Second}},
-		{"global runtime", []reprobench.Experiment{{ClockSync: "hca3", Runtime: window.RuntimeGlobal, Sync: window.Config{LateTolerance: 3 * time.Microsecond}}}, clocksync.Accuracy{Error: 3 * time.Microsecond, Horizon: time.Second}},
+		{"global runtime", []reprobench.Experiment{{ClockSync: "hca3", Runtime: completion.Global, Sync: window.Config{LateTolerance: 3 * time.Microsecond}}}, clocksync.Accuracy{Error: 3 * time.Microsecond, Horizon: time.Second}},
 		{"smallest error, longest horizon", []reprobench.Experiment{win(window.Fixed, 100*time.Microsecond, 2*time.Microsecond, 30000),
 			win(window.AdaptiveSKaMPI, 100*time.Microsecond, 500*time.Nanosecond, 1000)}, clocksync.Accuracy{Error: 500 * time.Nanosecond, Horizon: 4 * time.Second}},
 		{"no clock sync", []reprobench.Experiment{{ClockSync: "none"}}, clocksync.Accuracy{}},

@@ -3,17 +3,17 @@ package reprobench
 import (
 	"math"
 
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
-	"github.com/reprobench/reprobench/window"
 )
 
-// completion is the reduced form of an experiment's completion time
+// completionSlots is the reduced form of an experiment's completion time
 // (Hunold & Carpen-Amarie 2016, Alg. 1): what each rank contributes per
 // observation to an element-wise maximum and to an element-wise sum across
 // ranks, so that rank 0 needs O(observations) values, not O(ranks ×
 // observations). Its results equal the definitions of the runtime types
-// (window.RuntimeType) on the ranks' gathered values (their tick
+// (completion.Type) on the ranks' gathered values (their tick
 // durations, global starts and ends); sums may differ from a sum in
 // rank order in the last bits, since a reduction combines in its own
 // order.
@@ -24,8 +24,8 @@ import (
 // the ranks whose clock the definition reads, −Inf on the others. Sum
 // slots: osu and imb otherwise: the duration per call; the overlap
 // measurement adds the pure, compute and total seconds.
-type completion struct {
-	rt       window.RuntimeType
+type completionSlots struct {
+	rt       completion.Type
 	reps     int  // calls per observation
 	p, me    int  // ranks, this rank
 	timer    int  // osu/imb: the rank whose duration is the runtime, -1: none
@@ -36,12 +36,12 @@ type completion struct {
 	nsum     int // sum slots per observation
 }
 
-func newCompletion(ex *Experiment, reps, p, me int, overlap bool) *completion {
-	c := &completion{rt: ex.Runtime, reps: reps, p: p, me: me, timer: -1, root: ex.Root, overlap: overlap}
+func newCompletion(ex *Experiment, reps, p, me int, overlap bool) *completionSlots {
+	c := &completionSlots{rt: ex.Runtime, reps: reps, p: p, me: me, timer: -1, root: ex.Root, overlap: overlap}
 	switch ex.Runtime {
-	case window.RuntimeGlobal:
+	case completion.Global:
 		c.nmax = 2
-	case window.RuntimeOSU, window.RuntimeIMB:
+	case completion.OSU, completion.IMB:
 		if ex.Func == nil {
 			c.timer = ex.Call.Timer(ex.Root)
 			c.pingpong = ex.Call == mpi.CallPingPong
@@ -62,11 +62,11 @@ func newCompletion(ex *Experiment, reps, p, me int, overlap bool) *completion {
 
 // counts reports whether this rank's duration is the one (or one of the
 // two) an osu or imb runtime reads.
-func (c *completion) counts() bool {
+func (c *completionSlots) counts() bool {
 	switch {
 	case c.timer >= 0:
 		return c.me == c.timer
-	case c.rt == window.RuntimeIMB:
+	case c.rt == completion.IMB:
 		return c.me == c.root || c.me == (c.root+1)%c.p
 	}
 	return c.me == c.root
@@ -76,11 +76,11 @@ func (c *completion) counts() bool {
 // values, sm nsum; durS is the rank's duration (seconds, from its ticks),
 // gs and ge its global start and end, pure and compute the overlap
 // measurement's seconds (ignored without it).
-func (c *completion) contribute(mx, sm []float64, durS, gs, ge, pure, compute float64) {
+func (c *completionSlots) contribute(mx, sm []float64, durS, gs, ge, pure, compute float64) {
 	switch c.rt {
-	case window.RuntimeGlobal:
+	case completion.Global:
 		mx[0], mx[1] = ge, -gs
-	case window.RuntimeOSU, window.RuntimeIMB:
+	case completion.OSU, completion.IMB:
 		switch {
 		case c.nmax == 0:
 			sm[0] = durS / float64(c.reps)
@@ -100,13 +100,13 @@ func (c *completion) contribute(mx, sm []float64, durS, gs, ge, pure, compute fl
 
 // runtime returns an observation's completion time, seconds, from its
 // reduced slots.
-func (c *completion) runtime(mx, sm []float64) float64 {
+func (c *completionSlots) runtime(mx, sm []float64) float64 {
 	switch c.rt {
-	case window.RuntimeGlobal:
+	case completion.Global:
 		return mx[0] + mx[1] // max end − min start
-	case window.RuntimeLoop:
+	case completion.Loop:
 		return mx[0] / float64(c.reps)
-	case window.RuntimeOSU, window.RuntimeIMB:
+	case completion.OSU, completion.IMB:
 		switch {
 		case c.nmax == 0:
 			return sm[0] / float64(c.p)
@@ -121,7 +121,7 @@ func (c *completion) runtime(mx, sm []float64) float64 {
 // overlapRow fills the overlap columns of row from an observation's
 // reduced sum slots, as the package-level overlapRow does from the ranks'
 // values.
-func (c *completion) overlapRow(row *rawdata.Row, sm []float64) {
+func (c *completionSlots) overlapRow(row *rawdata.Row, sm []float64) {
 	s := sm[len(sm)-3:]
 	n := float64(c.p * c.reps)
 	row.PureS, row.ComputeS, row.TotalS = s[0]/n, s[1]/n, s[2]/n
@@ -129,7 +129,7 @@ func (c *completion) overlapRow(row *rawdata.Row, sm []float64) {
 }
 
 // reduced is the completion reductions of an experiment's observations:
-// the maximum and sum slots of each (completion), identical on every
+// the maximum and sum slots of each (completionSlots), identical on every
 // rank, and the latest start over ranks and observations.
 type reduced struct {
 	mx, sm []float64
@@ -139,8 +139,8 @@ type reduced struct {
 // reduce computes the completion slots of observations [i0, i1) of o.rec
 // on this rank and reduces them across ranks by allreduce (net-symmetric
 // traffic, counted under purpose), so that every rank holds them.
-func (e *engine) reduce(cp *completion, o *observed, i0, i1 int, purpose string) (*reduced, error) {
-	rec, g, ovr := o.rec, o.g, o.ovr
+func (e *engine) reduce(cp *completionSlots, o *observed, i0, i1 int, purpose string) (*reduced, error) {
+	rec, g := o.rec, o.g
 	k := i1 - i0
 	mx, sm := make([]float64, cp.nmax*k+1), make([]float64, cp.nsum*k)
 	late := 0.0
@@ -148,8 +148,8 @@ func (e *engine) reduce(cp *completion, o *observed, i0, i1 int, purpose string)
 	for j := range k {
 		i := i0 + j
 		var pure, comp float64
-		if ovr != nil {
-			pure, comp = f.Seconds(ovr.pure[i]), f.Seconds(ovr.compute[i]) // nbc
+		if cp.overlap {
+			pure, comp = f.Seconds(rec.Pure[i]), f.Seconds(rec.Compute[i]) // nbc
 		}
 		cp.contribute(mx[cp.nmax*j:cp.nmax*(j+1)], sm[cp.nsum*j:cp.nsum*(j+1)],
 			f.Seconds(rec.End[i]-rec.Start[i]), g.ToGlobal(rec.Start[i]), g.ToGlobal(rec.End[i]), pure, comp)
@@ -175,8 +175,8 @@ func (e *engine) reduce(cp *completion, o *observed, i0, i1 int, purpose string)
 }
 
 // recordBytes is what window.Record holds per observation: start, end,
-// late seconds, code, deadline and offset.
-const recordBytes = 8 + 8 + 8 + 1 + 8 + 8
+// late seconds, code, deadline, offset, and the pure and compute ticks.
+const recordBytes = 8 + 8 + 8 + 1 + 8 + 8 + 8 + 8
 
 // rank0Bytes returns the bytes the engine allocates on rank 0 of p ranks
 // for ex's observations and results: the observation record (its
@@ -188,9 +188,6 @@ func rank0Bytes(ex *Experiment, p int, perRank bool) int64 {
 	n := int64(ex.Sync.Capacity(max(ex.MaxObservations(), ex.Warmup)))
 	c := newCompletion(ex, 1, p, 0, ex.Overlap != nil)
 	b := n*recordBytes + 2*8*(int64(c.nmax+c.nsum)*n+1)
-	if ex.Overlap != nil {
-		b += 2 * 8 * n // the overlap recorder's pure and compute ticks
-	}
 	if perRank {
 		chunk := max(1, min(n, int64(perRankChunkBytes/(8*perRankFields*p))))
 		b += 8 * perRankFields * chunk * int64(p+1)

@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/internal/completionref"
 	"github.com/reprobench/reprobench/mpi"
-	"github.com/reprobench/reprobench/window"
 )
 
 // TestCompletionMatchesGathered: the reduced completion time equals the
@@ -20,7 +20,7 @@ func TestCompletionMatchesGathered(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 51))
 	calls := []mpi.Call{mpi.CallAllreduce, mpi.CallPingPong, mpi.CallBW, mpi.CallBcast}
 	for _, p := range []int{1, 2, 3, 5, 16} {
-		for _, rt := range []window.RuntimeType{window.RuntimeLocal, window.RuntimeGlobal, window.RuntimeLoop, window.RuntimeOSU, window.RuntimeIMB} {
+		for _, rt := range []completion.Type{completion.Local, completion.Global, completion.Loop, completion.OSU, completion.IMB} {
 			for _, call := range calls {
 				if call.Op().CheckRanks(p) != nil {
 					continue
@@ -55,17 +55,17 @@ func TestCompletionMatchesGathered(t *testing.T) {
 					var want float64
 					exact := true
 					switch rt {
-					case window.RuntimeGlobal:
+					case completion.Global:
 						want = completionref.Global(gs, ge)
-					case window.RuntimeLocal:
+					case completion.Local:
 						want = completionref.Local(make([]float64, p), dur)
 					default:
-						if tm := call.Timer(ex.Root); tm >= 0 && rt != window.RuntimeLoop {
+						if tm := call.Timer(ex.Root); tm >= 0 && rt != completion.Loop {
 							want = dur[tm] / reps
 							break
 						}
 						want = completionref.Loop(rt, dur, reps, call == mpi.CallPingPong, ex.Root)
-						exact = rt == window.RuntimeLoop || call == mpi.CallPingPong
+						exact = rt == completion.Loop || call == mpi.CallPingPong
 					}
 					if exact && got != want || !exact && !near(got, want) {
 						t.Errorf("p=%d %v %v overlap=%v: reduced %v, gathered %v", p, rt, call, overlap, got, want)

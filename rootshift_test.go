@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/window"
@@ -22,7 +23,7 @@ func rootShiftExperiments() []reprobench.Experiment {
 				params.Set(factor.InPlace, 1)
 			}
 			exps = append(exps, reprobench.Experiment{Exp: len(exps), Call: call, MsizeBytes: 24, Type: mpi.Int64, Nrep: 4, Warmup: 1,
-				Root: root, VerifyResults: true, Params: params, Runtime: window.RuntimeLoop, LoopReps: 5,
+				Root: root, VerifyResults: true, Params: params, Runtime: completion.Loop, LoopReps: 5,
 				Sync: window.Config{Method: window.Barrier, Window: 300 * time.Microsecond, Batch: 4}})
 		}
 	}

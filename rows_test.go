@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/window"
@@ -93,7 +94,7 @@ func TestRank0MemoryIndependentOfRanks(t *testing.T) {
 	}
 	const nrep = 20
 	exps := []reprobench.Experiment{{Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: nrep,
-		Sync: window.Config{Method: window.Barrier}, Runtime: window.RuntimeLocal}}
+		Sync: window.Config{Method: window.Barrier}, Runtime: completion.Local}}
 	small, large := rank0Bytes(t, 16, exps), rank0Bytes(t, 4096, exps)
 	t.Logf("rank 0 allocated %d bytes at 16 ranks, %d at 4096 (%d observations)", small, large, nrep)
 	if small <= 0 {
@@ -110,7 +111,7 @@ func TestRank0MemoryIndependentOfRanks(t *testing.T) {
 // − min start of its per-rank rows, bit for bit.
 func TestPerRankRowsInChunks(t *testing.T) {
 	exps := []reprobench.Experiment{{Call: mpi.CallAllreduce, MsizeBytes: 64, Type: mpi.Float64, Nrep: 23, Warmup: 2,
-		Sync: window.Config{Method: window.Barrier}, Runtime: window.RuntimeGlobal}}
+		Sync: window.Config{Method: window.Barrier}, Runtime: completion.Global}}
 	const p = 5
 	plain, _ := runEngine(t, p, exps, false)
 	whole, _ := runEngine(t, p, exps, true)
@@ -157,7 +158,7 @@ func TestSinkErrorMidChunks(t *testing.T) {
 	old := reprobench.SetPerRankChunkBytes(2 * 4 * 8 * 3)
 	defer reprobench.SetPerRankChunkBytes(old)
 	exps := []reprobench.Experiment{{Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 10,
-		Sync: window.Config{Method: window.Barrier}, Runtime: window.RuntimeLocal}}
+		Sync: window.Config{Method: window.Barrier}, Runtime: completion.Local}}
 	w, err := mpitest.New(mpitest.Config{Ranks: 3, Seed: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/rawdata"
@@ -37,7 +38,7 @@ func TestRunFuncToRawData(t *testing.T) {
 			exps := []reprobench.Experiment{
 				{Exp: 0, Name: "ring_shift", Func: func() error { return mpi.Sendrecv(c, buf, right, 1, got, left, 1) },
 					MsizeBytes: 64, Type: mpi.Float64, Nrep: 40, Warmup: 5,
-					Sync: window.Config{Method: window.Fixed, Window: 50 * time.Microsecond}, Runtime: window.RuntimeGlobal},
+					Sync: window.Config{Method: window.Fixed, Window: 50 * time.Microsecond}, Runtime: completion.Global},
 				{Exp: 1, Call: mpi.CallAllreduce, MsizeBytes: 64, Type: mpi.Float64, Nrep: 40, Sync: window.Config{Method: window.Barrier}},
 			}
 			o := out

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/window"
 )
@@ -18,12 +19,12 @@ func TestToolRuntimeTypes(t *testing.T) {
 	const n = 10
 	bar := window.Config{Method: window.Barrier}
 	exps := []reprobench.Experiment{
-		{Exp: 0, Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 15, Sync: bar, Runtime: window.RuntimeOSU, LoopReps: n},
-		{Exp: 1, Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 15, Sync: bar, Runtime: window.RuntimeIMB, LoopReps: n},
-		{Exp: 2, Call: mpi.CallPingPong, MsizeBytes: 8, Type: mpi.Byte, Root: 1, Nrep: 15, Sync: bar, Runtime: window.RuntimeOSU, LoopReps: n},
-		{Exp: 3, Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 15, Sync: bar, Runtime: window.RuntimeIMB, LoopReps: n},
-		{Exp: 4, Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 15, Sync: bar, Runtime: window.RuntimeLoop, LoopReps: n},
-		{Exp: 5, Call: mpi.CallPingPong, MsizeBytes: 8, Type: mpi.Byte, Root: 1, Nrep: 15, Sync: bar, Runtime: window.RuntimeIMB, LoopReps: n},
+		{Exp: 0, Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 15, Sync: bar, Runtime: completion.OSU, LoopReps: n},
+		{Exp: 1, Call: mpi.CallBcast, MsizeBytes: 8, Type: mpi.Float64, Nrep: 15, Sync: bar, Runtime: completion.IMB, LoopReps: n},
+		{Exp: 2, Call: mpi.CallPingPong, MsizeBytes: 8, Type: mpi.Byte, Root: 1, Nrep: 15, Sync: bar, Runtime: completion.OSU, LoopReps: n},
+		{Exp: 3, Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 15, Sync: bar, Runtime: completion.IMB, LoopReps: n},
+		{Exp: 4, Call: mpi.CallAllreduce, MsizeBytes: 8, Type: mpi.Float64, Nrep: 15, Sync: bar, Runtime: completion.Loop, LoopReps: n},
+		{Exp: 5, Call: mpi.CallPingPong, MsizeBytes: 8, Type: mpi.Byte, Root: 1, Nrep: 15, Sync: bar, Runtime: completion.IMB, LoopReps: n},
 	}
 	sink, _ := runEngine(t, 4, exps, true)
 	if len(sink.rows) != 90 {
@@ -46,7 +47,7 @@ func TestToolRuntimeTypes(t *testing.T) {
 				if rr.Rank == 1 || rr.Rank == 2 {
 					want = max(want, d/(2*n))
 				}
-			case 4: // RuntimeLoop: t_max
+			case 4: // completion.Loop: t_max
 				want = max(want, d/n)
 			default:
 				want += d / n

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
@@ -73,21 +74,21 @@ func TestRawWindowIsTheWindowThatRan(t *testing.T) {
 func TestAutoRuntime(t *testing.T) {
 	base := reprobench.DefaultBase()
 	fixed := base
-	fixed.AutoRuntime, fixed.Runtime = false, window.RuntimeLocal
+	fixed.AutoRuntime, fixed.Runtime = false, completion.Local
 	for _, tc := range []struct {
 		procsync, runtime string
 		base              reprobench.Base
-		want              window.RuntimeType
+		want              completion.Type
 	}{
-		{"window", "", base, window.RuntimeGlobal},
-		{"adaptive_skampi", "", base, window.RuntimeGlobal},
-		{"roundtime", "", base, window.RuntimeGlobal},
-		{"barrier", "", base, window.RuntimeLocal},
-		{"dissemination", "", base, window.RuntimeLocal},
-		{"", "", base, window.RuntimeGlobal}, // the base's window (reprobench.DefaultMethod)
-		{"window", "local", base, window.RuntimeLocal},
-		{"barrier", "global", base, window.RuntimeGlobal},
-		{"window", "", fixed, window.RuntimeLocal},
+		{"window", "", base, completion.Global},
+		{"adaptive_skampi", "", base, completion.Global},
+		{"roundtime", "", base, completion.Global},
+		{"barrier", "", base, completion.Local},
+		{"dissemination", "", base, completion.Local},
+		{"", "", base, completion.Global}, // the base's window (reprobench.DefaultMethod)
+		{"window", "local", base, completion.Local},
+		{"barrier", "global", base, completion.Global},
+		{"window", "", fixed, completion.Local},
 	} {
 		ex, err := reprobench.FromDesign(design.Experiment{Call: "MPI_Allreduce", MsizeBytes: 8, ProcSync: tc.procsync, RuntimeType: tc.runtime}, tc.base, 1, 2)
 		if err != nil {
@@ -98,7 +99,7 @@ func TestAutoRuntime(t *testing.T) {
 		}
 	}
 	for _, m := range window.Methods() {
-		if got := reprobench.DefaultExperiment(m).Runtime; got != reprobench.DefaultRuntime(m) || (got == window.RuntimeGlobal) != m.Windowed() {
+		if got := reprobench.DefaultExperiment(m).Runtime; got != reprobench.DefaultRuntime(m) || (got == completion.Global) != m.Windowed() {
 			t.Errorf("DefaultExperiment(%v).Runtime = %v", m, got)
 		}
 	}

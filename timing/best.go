@@ -98,7 +98,7 @@ func (s *Samples) Median() time.Duration {
 // its own on clk (t0 = Now(); f(); t1 = Now()), and returns the durations
 // with the clock's resolution and overhead and the warnings that apply. A
 // nil clk is BestClock's. It times a kernel inside one process, without MPI
-// (window.TimeKernel brackets one across ranks).
+// (kernel.Bracket brackets one across ranks).
 //
 // The durations include one clock read; reading the clock costs more than
 // 5 % of calls shorter than 20 times the overhead, and Warnings says so

@@ -88,7 +88,7 @@
 // TimeFunc times a function in one process: warm-up calls, then n calls
 // each timed on its own, on a given clock or the best one; the Samples
 // carry the clock's resolution and overhead and the warnings that apply
-// to the median duration. Package window's TimeKernel brackets a kernel
+// to the median duration. Package kernel's Bracket brackets a kernel
 // across MPI ranks instead.
 //
 // # Noise

@@ -8,44 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/window"
 )
-
-func TestBuffers(t *testing.T) {
-	b := window.NewBuffers(window.CacheCycle, 8, 16, 4, 0, 1)
-	seen := map[*byte]bool{}
-	for i := range 8 {
-		b.Before(i)
-		if len(b.Send) != 8 || len(b.Recv) != 16 {
-			t.Fatalf("buffer sizes %d, %d", len(b.Send), len(b.Recv))
-		}
-		seen[&b.Send[0]] = true
-	}
-	if len(seen) != 4 {
-		t.Errorf("cycle over 4 slots visited %d offsets", len(seen))
-	}
-	r := window.NewBuffers(window.CacheRandom, 8, 8, 16, 0, 1)
-	seen = map[*byte]bool{}
-	for i := range 100 {
-		r.Before(i)
-		seen[&r.Send[0]] = true
-	}
-	if len(seen) < 8 {
-		t.Errorf("random offsets: only %d distinct of 16 slots in 100 draws", len(seen))
-	}
-	c := window.NewBuffers(window.CacheCold, 8, 8, 0, 1<<20, 1)
-	if a := testing.AllocsPerRun(10, func() { c.Before(0) }); a != 0 {
-		t.Errorf("cold flush allocates %v times", a)
-	}
-	w := window.NewBuffers(window.CacheWarm, 8, 8, 16, 0, 1)
-	p := &w.Send[0]
-	w.Before(1)
-	if &w.Send[0] != p {
-		t.Error("warm buffers moved")
-	}
-}
 
 // Cache control stays inside the batches: the offsets of a cycled or
 // random placement reach the MPI call (each slot's receive buffer holds
@@ -61,7 +28,7 @@ func TestBuffersInBatches(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			b := window.NewBuffers(window.CacheCycle, 8, 8, 4, 0, 1)
+			b := cache.NewBuffers(cache.Cycle, 8, 8, 4, 0, 1)
 			for k := range 4 { // slot k sends (rank+1)·(k+1)
 				copy(b.Send, mpi.Bytes([]float64{float64((c.Rank() + 1) * (k + 1))}))
 				b.Before(k)
@@ -104,7 +71,7 @@ func TestBuffersInBatches(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			s.Buffers = window.NewBuffers(window.CacheRandom, 8, 8, 16, 0, 7)
+			s.Buffers = cache.NewBuffers(cache.Random, 8, 8, 16, 0, 7)
 			if !batched {
 				s.Before = func(int) {} // any hook takes the observations out of the batch
 			}

@@ -1,6 +1,6 @@
 // Package window decides when each observation of an MPI benchmark starts —
-// process synchronization, Hunold & Carpen-Amarie 2016, §3 and §4.6 — and how its completion
-// time is computed.
+// process synchronization, Hunold & Carpen-Amarie 2016, §3 and §4.6 — and
+// records what happened in each observation.
 //
 // # Methods
 //
@@ -39,14 +39,26 @@
 // starts from global time to local ticks (GlobalClock.ToLocal) before, and
 // interprets the timestamps after.
 //
+// # What runs and what is recorded
+//
+// Sync.Run takes a built-in call (an mpi.Observation), Sync.RunFunc the
+// caller's own code, and both fill a Record with what happened in each
+// observation: its start and end ticks, deadline and lateness, buffer
+// offset, error code (the late, expired and discarded flags, reduced
+// across ranks) and, for the overlap measurement of a non-blocking
+// collective, the ticks of its pure phase and of its compute kernel. Run
+// neither wraps the communicator nor interprets the timestamps: the
+// completion time is package completion's definition, evaluated by the
+// caller.
+//
 // # The wait
 //
 // Until a window start, every rank busy-waits on its clock in C: no MPI
 // call, no yield (Sync.Wait, recorded in the sidecar as the experiment's
 // wait). While a batch runs in one cgo call, Run holds runtime.GOMAXPROCS
-// at 1, so that the Go runtime's monitor thread sleeps instead of waking
-// every 20-86 µs and preempting the busy-waiting ranks of a machine whose
-// cores are all busy. wait.go gives the measurements behind both choices:
+// at 1 unless Config.ProcHold says never, so that the Go runtime's monitor
+// thread sleeps instead of waking every 20-86 µs and preempting the
+// busy-waiting ranks of a machine whose cores are all busy. wait.go gives the measurements behind both choices:
 // polling MPI or yielding before a start bought nothing across
 // nodes, and the monitor thread cost MPICH's unbound ranks 2-3× the C
 // reference's invalid share on one host.
@@ -80,30 +92,13 @@
 // are not taken. Use it to measure the operation; leave it off (the
 // default) to measure the operation as an application meets it.
 //
-// # Completion time
+// # Barriers
 //
-// RuntimeLocal is the maximum over ranks of end − start, each on the
-// rank's own clock (no clock synchronization needed); RuntimeGlobal is
-// the latest end minus the earliest start in global time (Hunold & Carpen-Amarie 2016, §4.6).
-// The loop-averaged scheme of IMB and OSU (n calls back to back, divided
-// by n) is RuntimeLoop.
-//
-// # Kernels and barriers
-//
-// TimeKernel is McCalpin's bracket (McCalpin) around user work: provable
-// lower and upper bounds of its duration without synchronized clocks, and the
-// global-clock estimate with them. BarrierExitSkew measures how far apart in
-// global time the ranks leave a barrier (Hunold & Carpen-Amarie 2016, Fig. 10).
+// BarrierExitSkew measures how far apart in global time the ranks leave a
+// barrier (Hunold & Carpen-Amarie 2016, Fig. 10).
 //
 // # Cache control
 //
-// CacheMode selects warm caches, cold caches (a buffer the size of the
-// core's last private cache, PrivateCacheBytes, overwritten before each
-// observation, as in Hunold & Carpen-Amarie 2016, §5.8), or message buffers
-// whose offsets within a larger allocation are cycled (Gropp & Lusk 1999)
-// or randomized (Stanisic et al. 2017); Buffers implements them without
-// allocating per observation. Set as Sync.Buffers, they are applied inside
-// each batch's single cgo call (mpi.Observation.Offsets and Flush): applied
-// from Go between observations, the round trip to Go costs the tail
-// (bench/cachemodes/run.sh measures it).
+// Sync.Buffers (package cache) places each observation's buffers, cycled
+// or random offsets and cold caches, inside the batches.
 package window

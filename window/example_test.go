@@ -49,21 +49,3 @@ func Example() {
 	// Output:
 	// 100 observations, 27 invalid, window grew 2 times
 }
-
-// ExampleTimeKernel brackets 1 ms of work per rank (rank r works (r+1)·250
-// µs) with McCalpin's t0 barrier t1 WORK t2 barrier t3.
-func ExampleTimeKernel() {
-	w, _ := mpitest.New(mpitest.Config{Ranks: 4, Seed: 1})
-	_ = w.Run(func(r *mpitest.Rank) error {
-		c := r.Comm()
-		k, err := window.TimeKernel(c, r.Clock(), nil, func() {
-			r.Sleep(time.Duration(c.Rank()+1) * 250 * time.Microsecond)
-		})
-		if c.Rank() == 0 {
-			fmt.Printf("lower bound %.0f µs, upper bound within 20 µs above: %v\n", k.LowerS*1e6, k.UpperS-k.LowerS < 20e-6)
-		}
-		return err
-	})
-	// Output:
-	// lower bound 1000 µs, upper bound within 20 µs above: true
-}

@@ -76,43 +76,27 @@ func holdOneP() (release func()) {
 	}
 }
 
-// Unwrapper is a communicator that adds to another one without changing
-// how it executes an observation, such as the engine's recorder of the
-// overlap measurement, which runs each observation through the real
-// binding's Observe (one cgo call) to keep what it returns. Run looks
-// through it to decide whether to hold GOMAXPROCS at 1.
-type Unwrapper interface {
-	Unwrap() mpi.Comm
-}
-
-// holdsOneP reports whether Run holds GOMAXPROCS at 1: when its
-// observations run a batch at a time through a communicator that executes
-// a batch in one step (mpi.BatchObserver, the real binding's single cgo
-// call), directly or under Unwrappers. A simulated communicator runs ranks
-// as goroutines and is left alone, and so is RunFunc, whose work may use
-// goroutines of its own.
+// holdsOneP reports whether Run holds GOMAXPROCS at 1: with
+// Config.ProcHold ProcHoldAuto, when its observations are a built-in call
+// that runs in C through a communicator that executes a batch in one step
+// (mpi.BatchObserver, the real binding's single cgo call), with no Go code
+// between them: batched, or the overlap measurement's one cgo call per
+// observation (observeBatch). A simulated communicator runs ranks as
+// goroutines and is left alone, and so is RunFunc, whose work may use
+// goroutines of its own, and round-time, which waits in Go between its
+// observations.
 //
-// The overlap measurement (engine's overlapRecorder) is why Run looks
-// through Unwrappers. MPICH's ranks are not bound, so they got GOMAXPROCS
-// 2, and without the hold sysmon woke every 20 µs through the first
-// millisecond of each observation, which is its pure phase, and
-// MPI_Iallreduce's pure time read up to 1.13× osu_iallreduce's
+// The overlap measurement is held too: MPICH's ranks are not bound, so
+// they got GOMAXPROCS 2, and without the hold sysmon woke every 20 µs
+// through the first millisecond of each observation, which is its pure
+// phase, and MPI_Iallreduce's pure time read up to 1.13× osu_iallreduce's
 // (docs/windows.md, "What a rank does while it waits").
 func (s *Sync) holdsOneP() bool {
 	if s.cfg.ProcHold == ProcHoldNever || !s.batched() || s.cfg.Method == RoundTime {
 		return false
 	}
-	c := s.comm
-	for {
-		if _, ok := c.(mpi.BatchObserver); ok {
-			return true
-		}
-		u, ok := c.(Unwrapper)
-		if !ok {
-			return false
-		}
-		c = u.Unwrap()
-	}
+	_, ok := s.comm.(mpi.BatchObserver)
+	return ok
 }
 
 // Wait describes what the ranks did while they waited for each observation

@@ -1,6 +1,7 @@
 package window
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -30,28 +31,6 @@ func (b *batchComm) ObserveBatch(o *mpi.Observation, clk timing.Clock, deadlines
 	return mpi.ObserveBatch(b.Comm, o, clk, deadlines, starts, ends)
 }
 
-// recordingWrapper observes one observation at a time through the
-// batchComm it wraps (it is no BatchObserver), recording GOMAXPROCS during
-// each, and exposes it through Unwrap, as the engine's overlap recorder
-// does.
-type recordingWrapper struct {
-	*batchComm
-}
-
-var _ Unwrapper = recordingWrapper{}
-
-func (w recordingWrapper) Unwrap() mpi.Comm { return w.batchComm }
-
-func (w recordingWrapper) Observe(o *mpi.Observation, clk timing.Clock) error {
-	w.mu.Lock()
-	*w.procs = append(*w.procs, runtime.GOMAXPROCS(0))
-	w.mu.Unlock()
-	return w.batchComm.Comm.Observe(o, clk)
-}
-
-// ObserveBatch hides batchComm's: the wrapper is no BatchObserver.
-func (w recordingWrapper) ObserveBatch() {}
-
 // trueClock is the simulation's ground truth as the global clock.
 type trueClock struct {
 	w    *mpitest.World
@@ -64,9 +43,9 @@ func (t trueClock) ToLocal(global float64) timing.Ticks { return t.w.ClockAt(t.r
 // TestRunHoldsOneP: through a communicator that runs a batch in one step,
 // Run holds GOMAXPROCS at 1 during every batch of every rank (the ranks'
 // holds nest) and restores it when the last rank returns; Wait records it.
-// So does a communicator that runs one observation at a time but unwraps
-// to one (an Unwrapper). RunFunc, a plain communicator and the option
-// ProcHoldNever leave GOMAXPROCS alone, and Wait records the option.
+// So does the overlap measurement, which runs one observation per batch
+// and records each one's phases. RunFunc, a plain communicator and the
+// option ProcHoldNever leave GOMAXPROCS alone, and Wait records the option.
 func TestRunHoldsOneP(t *testing.T) {
 	const procs = 3
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -74,7 +53,7 @@ func TestRunHoldsOneP(t *testing.T) {
 		name   string
 		method Method
 		batch  bool // a BatchObserver
-		wrap   bool // under a recordingWrapper
+		ovl    bool // the overlap measurement (MPI_Iallreduce)
 		fn     bool // RunFunc
 		never  bool // ProcHoldNever
 		want   int  // GOMAXPROCS during the observations
@@ -83,7 +62,7 @@ func TestRunHoldsOneP(t *testing.T) {
 		{"window", Fixed, true, false, false, false, 1, WaitSpin},
 		{"barrier", Barrier, true, false, false, false, 1, ""},
 		{"adaptive", AdaptiveSKaMPI, true, false, false, false, 1, WaitSpin},
-		{"unwrapped", Barrier, true, true, false, false, 1, ""},
+		{"overlap", Barrier, true, true, false, false, 1, ""},
 		{"roundtime", RoundTime, true, false, false, false, procs, WaitSpin},
 		{"plain", Fixed, false, false, false, false, procs, WaitSpin},
 		{"func", Fixed, true, false, true, false, procs, WaitSpin},
@@ -101,9 +80,6 @@ func TestRunHoldsOneP(t *testing.T) {
 				var c mpi.Comm = r.Comm()
 				if tc.batch {
 					c = &batchComm{Comm: c, mu: &mu, procs: &seen}
-				}
-				if tc.wrap {
-					c = recordingWrapper{c.(*batchComm)}
 				}
 				cfg := Config{Method: tc.method, Window: 50 * time.Microsecond, Batch: 10}
 				if tc.never {
@@ -124,7 +100,17 @@ func TestRunHoldsOneP(t *testing.T) {
 					}, n, rec, false)
 				} else {
 					o := &mpi.Observation{Call: mpi.CallAllreduce, Send: make([]byte, 8), Recv: make([]byte, 8), Count: 1, Type: mpi.Float64}
+					if tc.ovl {
+						o.Call, o.Overlap, o.KernelIters = mpi.CallIallreduce, true, 100
+					}
 					err = s.Run(o, n, rec, false)
+					if err == nil && tc.ovl {
+						for i := range n {
+							if rec.Pure[i] <= 0 || rec.Compute[i] <= 0 {
+								return fmt.Errorf("overlap observation %d: pure %d, compute %d ticks, want both recorded", i, rec.Pure[i], rec.Compute[i])
+							}
+						}
+					}
 				}
 				waits[c.Rank()] = s.Wait()
 				return err
@@ -134,6 +120,9 @@ func TestRunHoldsOneP(t *testing.T) {
 			}
 			if tc.batch && !tc.fn && tc.method != RoundTime && len(seen) == 0 {
 				t.Fatal("no batch ran through ObserveBatch")
+			}
+			if tc.ovl && len(seen) != 2*25 {
+				t.Fatalf("overlap: %d calls of ObserveBatch on 2 ranks, want one per observation (50)", len(seen))
 			}
 			for i, p := range seen {
 				if p != tc.want {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
@@ -247,7 +248,8 @@ type Config struct {
 	NoiseGuardBefore time.Duration
 	// ProcHold says whether Run may set runtime.GOMAXPROCS, a setting of
 	// the whole process, to 1 while it runs; the default (ProcHoldAuto)
-	// does when the batches run in one step each. Sync.Wait records it.
+	// does while its observations run in C through the real binding.
+	// Sync.Wait records it.
 	ProcHold ProcHold
 }
 
@@ -256,10 +258,13 @@ type Config struct {
 type ProcHold int
 
 const (
-	// ProcHoldAuto holds GOMAXPROCS at 1 while Run's observations run a
-	// batch at a time in one step (the real binding's single cgo call), and
+	// ProcHoldAuto holds GOMAXPROCS at 1 while Run's observations of a
+	// built-in call run in C through the real binding (an
+	// mpi.BatchObserver) with no Go code between them: a batch in one cgo
+	// call, or the overlap measurement's one cgo call per observation. It
 	// restores the value it found when the last Run of the process that
-	// holds it returns (wait.go says why): the verified default.
+	// holds it returns (wait.go says why): the verified default. RunFunc
+	// and round-time never hold.
 	ProcHoldAuto ProcHold = iota
 	// ProcHoldNever leaves GOMAXPROCS alone, for a program whose other
 	// goroutines must keep running while it measures; the Go runtime's
@@ -359,8 +364,12 @@ func (c Config) WithDefaults() Config {
 // part of the sidecar's schema, so package rawdata defines it.
 type Adaptation = rawdata.Adaptation
 
-// Record receives the observations of one Run on the calling rank. Its
-// slices are allocated once (NewRecord) and reused, so Run does not allocate.
+// Record is what happened in each observation of one Run on the calling
+// rank: observation i's timestamps, deadline, lateness, buffer offset and
+// error code (its late, expired and discarded flags), and for the overlap
+// measurement of a non-blocking collective its pure and compute phases.
+// Its slices are allocated once (NewRecord) and reused, so Run does not
+// allocate.
 type Record struct {
 	N        int            // observations recorded (round-time and NBCBench: attempts, so N may exceed the n asked for)
 	Start    []timing.Ticks // local ticks of the start timestamp
@@ -369,13 +378,27 @@ type Record struct {
 	Code     []Code         // error code, reduced across ranks (every rank holds the same)
 	Deadline []timing.Ticks // local ticks of the deadline (0 without one)
 	Offset   []int64        // byte offset of the buffers the observation used (Sync.Buffers; 0 without)
+	// Pure and Compute are the ticks of the overlap measurement's pure
+	// phase and of its compute kernel on this rank (mpi.Observation.Pure
+	// and Compute, with mpi.Observation.Overlap set); 0 for other
+	// observations.
+	Pure, Compute []timing.Ticks
 }
 
 // NewRecord returns a Record with room for capacity observations.
 func NewRecord(capacity int) *Record {
 	return &Record{Start: make([]timing.Ticks, capacity), End: make([]timing.Ticks, capacity),
 		Late: make([]timing.Ticks, capacity), Code: make([]Code, capacity), Deadline: make([]timing.Ticks, capacity),
-		Offset: make([]int64, capacity)}
+		Offset: make([]int64, capacity), Pure: make([]timing.Ticks, capacity), Compute: make([]timing.Ticks, capacity)}
+}
+
+// phases records observation k's overlap phases from o (0 unless
+// o.Overlap).
+func (r *Record) phases(k int, o *mpi.Observation) {
+	r.Pure[k], r.Compute[k] = 0, 0
+	if o.Overlap {
+		r.Pure[k], r.Compute[k] = o.Pure, o.Compute
+	}
 }
 
 // Cap returns how many observations the Record holds.
@@ -427,15 +450,16 @@ type Sync struct {
 	// of a run one Guard per rank (NewNoiseGuard, with the ranks' nodes)
 	// so that what was learned carries over.
 	Guard  *NoiseGuard
-	starts []float64 // the batch's start times (noise guard)
-	busyS  float64   // the operation's typical duration, at most a window (noise guard)
-	durs   []float64 // scratch for the median duration (noise guard)
-	procs  int       // GOMAXPROCS during the last Run (Wait)
+	starts []float64    // the batch's start times (noise guard)
+	busyS  float64      // the operation's typical duration, at most a window (noise guard)
+	durs   []float64    // scratch for the median duration (noise guard)
+	procs  int          // GOMAXPROCS during the last Run (Wait)
+	fn     func() error // RunFunc's work, nil in Run
 	// Buffers, when set, varies o's buffers from one observation to the
 	// next as its Mode says (cycled or random offsets, cold caches), within
 	// the batches (mpi.Observation.Offsets and Flush). Run records each
 	// observation's offset in Record.Offset.
-	Buffers *Buffers
+	Buffers *cache.Buffers
 }
 
 // Absent reports whether g is no global clock: nil, or an interface
@@ -502,20 +526,28 @@ func (s *Sync) Window() time.Duration { return time.Duration(math.Round(s.window
 // SetGlobal replaces the global clock (after a re-synchronization).
 func (s *Sync) SetGlobal(g GlobalClock) { s.g = g }
 
-// Run executes n observations of o under the method, recording them in rec
-// from index 0 (rec.N is set). o's call and buffers are set by the caller;
-// Run sets o.Sync and o.Deadline. warmUp marks the adaptations of a warm-up
-// run in History. Every rank calls Run collectively with the same n.
+// Run executes n observations of the built-in call o under the method
+// and records what happened in rec from index 0 (rec.N is set): each
+// observation's timestamps, flags and, with o.Overlap, its pure and
+// compute phases. o's call and buffers are set by the caller; Run sets
+// o.Sync and o.Deadline. warmUp marks the adaptations of a warm-up run in
+// History. Every rank calls Run collectively with the same n.
 //
-// When the observations run a batch at a time in one step (the real
-// binding), Run holds runtime.GOMAXPROCS at 1 until it returns, so that the
-// Go runtime's monitor thread sleeps through the batches instead of
-// preempting busy-waiting ranks (wait.go; Sync.Wait records it), unless
-// Config.ProcHold is ProcHoldNever.
+// The observations run a batch at a time (mpi.ObserveBatch: one cgo call
+// per batch with the real binding), or one at a time when Go code must run
+// between them (a Before hook, a sleep guard, round-time) or when each
+// one's phases must be read (o.Overlap: one cgo call each). While they run
+// in C through the real binding, Run holds runtime.GOMAXPROCS at 1 as
+// Config.ProcHold says (wait.go; Sync.Wait records it).
 func (s *Sync) Run(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 	if o == nil || rec == nil {
 		return errors.New("window: Run needs an Observation and a Record (NewRecord(Config().Capacity(n)))")
 	}
+	return s.run(o, n, rec, warmUp)
+}
+
+// run is Run, and RunFunc's loop with s.fn set.
+func (s *Sync) run(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 	if need := s.cfg.Capacity(n); rec.Cap() < need {
 		return fmt.Errorf("window: Record holds %d observations, %v needs %d for n=%d", rec.Cap(), s.cfg.Method, need, n)
 	}
@@ -541,10 +573,11 @@ func (s *Sync) Run(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 		for i := range n {
 			if !s.batched() {
 				s.before(o, rec, i)
-				if err := s.comm.Observe(o, s.clk); err != nil {
+				if err := s.observe(o); err != nil {
 					return err
 				}
 				rec.Start[i], rec.End[i] = o.Start, o.End
+				rec.phases(i, o)
 			}
 			rec.Late[i], rec.Code[i], rec.Deadline[i] = 0, 0, 0
 		}
@@ -561,26 +594,28 @@ func (s *Sync) Run(o *mpi.Observation, n int, rec *Record, warmUp bool) error {
 // work() on every rank, with the same flags, adaptation and Record. work
 // must be collective if the method's semantics need it (every rank calls it
 // once per observation). Unlike Run's built-in calls, which execute a batch
-// in one cgo call, this runs in Go (mpi.ObserveFunc).
+// in one cgo call, this runs in Go, one observation at a time
+// (mpi.ObserveFunc), and never holds GOMAXPROCS: work may use goroutines.
+// Sync.Buffers and its cache modes apply between the observations.
 func (s *Sync) RunFunc(work func() error, n int, rec *Record, warmUp bool) error {
 	if work == nil {
 		return errors.New("window: RunFunc of a nil function")
 	}
-	inner := s.comm
-	s.comm = &funcComm{Comm: inner, work: work}
-	defer func() { s.comm = inner }()
-	return s.Run(&mpi.Observation{Call: mpi.CallBarrier}, n, rec, warmUp)
+	if rec == nil {
+		return errors.New("window: RunFunc needs a Record (NewRecord(Config().Capacity(n)))")
+	}
+	s.fn = work
+	defer func() { s.fn = nil }()
+	return s.run(&mpi.Observation{Call: mpi.CallBarrier}, n, rec, warmUp)
 }
 
-// funcComm is the communicator of RunFunc: its Observe times work. It is
-// not an mpi.BatchObserver, so batches fall back to one Observe each.
-type funcComm struct {
-	mpi.Comm
-	work func() error
-}
-
-func (f *funcComm) Observe(o *mpi.Observation, clk timing.Clock) error {
-	return mpi.ObserveFunc(f.Comm, o, clk, f.work)
+// observe runs one observation: the built-in call o (one cgo call with
+// the real binding), or RunFunc's work timed in Go.
+func (s *Sync) observe(o *mpi.Observation) error {
+	if s.fn != nil {
+		return mpi.ObserveFunc(s.comm, o, s.clk, s.fn)
+	}
+	return s.comm.Observe(o, s.clk)
 }
 
 // broadcastStart has rank 0 pick a start time StartDelay (plus one window)
@@ -634,9 +669,10 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 				s.before(o, rec, k)
 				o.Deadline = s.g.ToLocal(s.slot(t0, w, i))
 				s.sleepUntilNear(o.Deadline)
-				if err := s.comm.Observe(o, s.clk); err != nil {
+				if err := s.observe(o); err != nil {
 					return err
 				}
+				rec.phases(k, o)
 			}
 			var late, exp float64
 			if o.Start-o.Deadline > tol {
@@ -710,7 +746,9 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 }
 
 // observeBatch runs observations first … last−1 of rec as one batch
-// (mpi.ObserveBatch), their buffers planned by s.Buffers.
+// (mpi.ObserveBatch), their buffers planned by s.Buffers. The overlap
+// measurement (o.Overlap) runs them one mpi.ObserveBatch each, the real
+// binding's one cgo call per observation, and records each one's phases.
 func (s *Sync) observeBatch(o *mpi.Observation, deadlines []timing.Ticks, rec *Record, first, last int) error {
 	if s.Buffers != nil {
 		s.Buffers.Plan(o, rec.Offset[first:last])
@@ -718,7 +756,29 @@ func (s *Sync) observeBatch(o *mpi.Observation, deadlines []timing.Ticks, rec *R
 	} else {
 		clear(rec.Offset[first:last])
 	}
-	return mpi.ObserveBatch(s.comm, o, s.clk, deadlines, rec.Start[first:last], rec.End[first:last])
+	if !o.Overlap {
+		clear(rec.Pure[first:last])
+		clear(rec.Compute[first:last])
+		return mpi.ObserveBatch(s.comm, o, s.clk, deadlines, rec.Start[first:last], rec.End[first:last])
+	}
+	offs := o.Offsets
+	for k := first; k < last; k++ {
+		j := k - first
+		var dl []timing.Ticks
+		if deadlines != nil {
+			dl = deadlines[j : j+1]
+		}
+		if offs != nil {
+			o.Offsets = offs[j : j+1]
+		}
+		if err := mpi.ObserveBatch(s.comm, o, s.clk, dl, rec.Start[k:k+1], rec.End[k:k+1]); err != nil {
+			o.Offsets = offs
+			return err
+		}
+		rec.phases(k, o)
+	}
+	o.Offsets = offs
+	return nil
 }
 
 // before prepares observation k of an unbatched run: the Before hook, then
@@ -737,8 +797,9 @@ func (s *Sync) before(o *mpi.Observation, rec *Record, k int) {
 
 // batched reports whether observations can run a batch at a time
 // (mpi.ObserveBatch: one cgo call for the real binding). A Before hook or a
-// sleep guard needs Go code between observations, so those run one by one.
-func (s *Sync) batched() bool { return s.Before == nil && s.cfg.SleepGuard <= 0 }
+// sleep guard needs Go code between observations, and RunFunc's work is Go
+// code, so those run one by one.
+func (s *Sync) batched() bool { return s.Before == nil && s.cfg.SleepGuard <= 0 && s.fn == nil }
 
 // sleepUntilNear sleeps until SleepGuard before deadline (local ticks), if
 // that is in the future.
@@ -803,9 +864,10 @@ func (s *Sync) runRoundTime(o *mpi.Observation, n int, rec *Record, warmUp bool)
 		}
 		o.Deadline = s.g.ToLocal(t0)
 		s.sleepUntilNear(o.Deadline)
-		if err := s.comm.Observe(o, s.clk); err != nil {
+		if err := s.observe(o); err != nil {
 			return err
 		}
+		rec.phases(k, o)
 		rec.Start[k], rec.End[k], rec.Deadline[k] = o.Start, o.End, o.Deadline
 		rec.Late[k] = o.Start - o.Deadline
 		s.red[0], s.red[1] = 0, 0

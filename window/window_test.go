@@ -319,34 +319,6 @@ func slicesMin(x []float64) float64 {
 	return m
 }
 
-func TestKernelBracket(t *testing.T) {
-	w := newWorld(t, 4, 7)
-	res := make([]window.KernelTiming, 4)
-	err := w.Run(func(r *mpitest.Rank) error {
-		c := r.Comm()
-		k, err := window.TimeKernel(c, r.Clock(), truth{w, c.Rank()}, func() {
-			r.Sleep(time.Duration(100*(c.Rank()+1)) * time.Microsecond)
-		})
-		res[c.Rank()] = k
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := res[0]
-	// The slowest rank works 400 µs: lower bound ≈ 400 µs (its own clock,
-	// ±drift), upper bound above it (barriers included), global estimate
-	// in between.
-	if math.Abs(k.LowerS-400e-6) > 1e-9*400 || k.UpperS < k.LowerS || k.GlobalS < k.LowerS-1e-7 || k.GlobalS > k.UpperS+1e-7 {
-		t.Errorf("bracket %+v: want lower ≈ 400 µs ≤ global ≤ upper", k)
-	}
-	for r := 1; r < 4; r++ {
-		if res[r] != k {
-			t.Errorf("rank %d got %+v, rank 0 %+v", r, res[r], k)
-		}
-	}
-}
-
 func TestBarrierExitSkew(t *testing.T) {
 	w := newWorld(t, 4, 8)
 	var skew []float64

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/cache"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/window"
@@ -194,14 +196,14 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	}
 	f.ClockSyncs = clocksyncs
 	for _, s := range runtimes {
-		r, err := window.ParseRuntimeType(s)
+		r, err := completion.ParseType(s)
 		if err != nil {
 			return usage("--runtime: %v", err)
 		}
 		f.RuntimeTypes = append(f.RuntimeTypes, r.String())
 	}
 	for _, s := range caches {
-		c, err := window.ParseCacheMode(s)
+		c, err := cache.ParseMode(s)
 		if err != nil {
 			return usage("--cache: %v", err)
 		}

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/internal/launch"
 	"github.com/reprobench/reprobench/mpi"
@@ -84,7 +86,7 @@ func baseExperiment(o *runOptions) (reprobench.Base, error) {
 	if err != nil {
 		return reprobench.Base{}, err
 	}
-	cm, err := window.ParseCacheMode(o.cache)
+	cm, err := cache.ParseMode(o.cache)
 	if err != nil {
 		return reprobench.Base{}, err
 	}
@@ -93,9 +95,9 @@ func baseExperiment(o *runOptions) (reprobench.Base, error) {
 		return reprobench.Base{}, err
 	}
 	auto := strings.EqualFold(strings.TrimSpace(o.runtimeType), "auto")
-	var rt window.RuntimeType
+	var rt completion.Type
 	if !auto {
-		if rt, err = window.ParseRuntimeType(o.runtimeType); err != nil {
+		if rt, err = completion.ParseType(o.runtimeType); err != nil {
 			return reprobench.Base{}, err
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
@@ -122,7 +123,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	})
 	fs.IntVar(&o.root, "root", def.Root, "root of rooted calls and first rank of pingpong")
 	o.procSync = def.Sync.Method.String()
-	fs.Var(setString{&o.procSync, &o.procSyncSet}, "proc-sync", "comma-separated process synchronization `methods`: "+strings.Join(window.MethodNames(), ", ")+"; not given: "+reprobench.DefaultMethod.String()+"; "+reprobench.FallbackMethod.String()+" with --clock-sync none; "+reprobench.DefaultMethodFor(window.RuntimeOSU, false, true).String()+" for the tools' loops and --nbc-overlap (docs/windows.md)")
+	fs.Var(setString{&o.procSync, &o.procSyncSet}, "proc-sync", "comma-separated process synchronization `methods`: "+strings.Join(window.MethodNames(), ", ")+"; not given: "+reprobench.DefaultMethod.String()+"; "+reprobench.FallbackMethod.String()+" with --clock-sync none; "+reprobench.DefaultMethodFor(completion.OSU, false, true).String()+" for the tools' loops and --nbc-overlap (docs/windows.md)")
 	fs.DurationVar(&o.window, "window", def.Sync.Window, "initial window of the windowed methods")
 	fs.DurationVar(&o.maxWindow, "window-max", 0, "largest window the adaptive policies may reach (0: 100 × --window)")
 	fs.DurationVar(&o.sleepGuard, "window-sleep-guard", 0, "sleep until this long before each window start instead of busy-waiting all the way (0: never sleep)")

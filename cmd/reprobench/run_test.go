@@ -16,6 +16,8 @@ import (
 
 	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/cache"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/internal/mpirun"
 	"github.com/reprobench/reprobench/mpi"
@@ -233,7 +235,7 @@ func TestDesignFile(t *testing.T) {
 	if a.Call != mpi.CallAllreduce || a.MsizeBytes != 16 || a.Nrep != 7 || a.Sync.Method != window.AdaptiveSKaMPI || a.Sync.Window != 130*time.Microsecond {
 		t.Errorf("first experiment %+v: want a window of exactly 130µs", a)
 	}
-	if b.Call != mpi.CallPingPong || b.Nrep != 3 || b.Sync.Method != window.Barrier || b.Runtime != window.RuntimeGlobal || b.Cache != window.CacheCold || b.ClockSync != "hca3o" {
+	if b.Call != mpi.CallPingPong || b.Nrep != 3 || b.Sync.Method != window.Barrier || b.Runtime != completion.Global || b.Cache != cache.Cold || b.ClockSync != "hca3o" {
 		t.Errorf("third experiment %+v: want the flag defaults where the design is empty", b)
 	}
 	if _, err := buildExperiments(o, 4); err == nil || !strings.Contains(err.Error(), "np=2") {

@@ -5,9 +5,9 @@ import (
 	"io"
 	"math"
 
+	"github.com/reprobench/reprobench/kernel"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/timing"
-	"github.com/reprobench/reprobench/window"
 )
 
 // Triad is one rank's share of the STREAM triad a = b + q·c.
@@ -48,18 +48,18 @@ func (t *Triad) Check() error {
 	return nil
 }
 
-// Measure times ntimes executions of kernel on every rank with McCalpin's
-// bracket (McCalpin), window.TimeKernel:
+// Measure times ntimes executions of work on every rank with McCalpin's
+// bracket (McCalpin), kernel.Bracket:
 //
-//	t0 = now; barrier; t1 = now; kernel(); t2 = now; barrier; t3 = now
+//	t0 = now; barrier; t1 = now; work(); t2 = now; barrier; t3 = now
 //
 // Every rank gets the same results. clk must be the base clock of g; g may
 // be nil when the clocks are not synchronized (GlobalS is then NaN).
-func Measure(c mpi.Comm, clk timing.Clock, g window.GlobalClock, ntimes int, kernel func()) ([]window.KernelTiming, error) {
-	out := make([]window.KernelTiming, ntimes)
+func Measure(c mpi.Comm, clk timing.Clock, g kernel.GlobalClock, ntimes int, work func()) ([]kernel.Bounds, error) {
+	out := make([]kernel.Bounds, ntimes)
 	for k := range out {
 		var err error
-		if out[k], err = window.TimeKernel(c, clk, g, kernel); err != nil {
+		if out[k], err = kernel.Bracket(c, clk, g, work); err != nil {
 			return nil, err
 		}
 	}
@@ -71,10 +71,10 @@ func Measure(c mpi.Comm, clk timing.Clock, g window.GlobalClock, ntimes int, ker
 // caches): the shortest duration is at least the smallest lower bound and at
 // most the smallest upper bound, whichever iterations they come from. bytes is
 // the total over all ranks of one execution.
-func Report(w io.Writer, ks []window.KernelTiming, bytes float64) {
+func Report(w io.Writer, ks []kernel.Bounds, bytes float64) {
 	gbs := func(s float64) float64 { return bytes / s / 1e9 }
 	fmt.Fprintf(w, "%-5s %12s %12s %12s   %s\n", "iter", "lower_ms", "global_ms", "upper_ms", "GB/s at lower / global / upper")
-	best := window.KernelTiming{LowerS: math.Inf(1), UpperS: math.Inf(1), GlobalS: math.Inf(1)}
+	best := kernel.Bounds{LowerS: math.Inf(1), UpperS: math.Inf(1), GlobalS: math.Inf(1)}
 	for k, t := range ks {
 		fmt.Fprintf(w, "%-5d %12.4f %12.4f %12.4f   %.2f / %.2f / %.2f\n", k+1, t.LowerS*1e3, t.GlobalS*1e3, t.UpperS*1e3,
 			gbs(t.LowerS), gbs(t.GlobalS), gbs(t.UpperS))

@@ -10,8 +10,8 @@ import (
 
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/internal/mpirun"
+	"github.com/reprobench/reprobench/kernel"
 	"github.com/reprobench/reprobench/mpi/mpitest"
-	"github.com/reprobench/reprobench/window"
 )
 
 // TestMeasureSimulated brackets a kernel whose duration is known on 4
@@ -28,7 +28,7 @@ func TestMeasureSimulated(t *testing.T) {
 	}
 	// trueStart[k][r], trueEnd[k][r]: each rank writes only its own column.
 	var trueStart, trueEnd [ntimes][p]float64
-	var got []window.KernelTiming
+	var got []kernel.Bounds
 	err = w.Run(func(r *mpitest.Rank) error {
 		c, clk := r.Comm(), r.Clock()
 		g := clocksync.NewGlobalClock(clk)

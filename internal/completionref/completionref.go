@@ -10,28 +10,28 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/reprobench/reprobench/window"
+	"github.com/reprobench/reprobench/completion"
 )
 
 // Loop returns the value of one observation of a loop-averaged
-// runtime type (RuntimeType.Loops) from each rank's duration dur[r] = end − start over
+// runtime type (completion.Type.Loops) from each rank's duration dur[r] = end − start over
 // n calls (seconds; with TimesEach the sum of the calls' durations).
 // pingpong selects the ping-pong definitions: the first rank's (root's)
 // value for osu, the larger of root's and its peer's (root+1) for imb. It
 // panics for a runtime type that does not loop, for n < 1 or for a root
 // outside dur.
-func Loop(t window.RuntimeType, dur []float64, n int, pingpong bool, root int) float64 {
+func Loop(t completion.Type, dur []float64, n int, pingpong bool, root int) float64 {
 	if !t.Loops() || n < 1 || root < 0 || root >= len(dur) {
 		panic(fmt.Sprintf("completionref: Loop(%v, %d ranks, n=%d, root %d)", t, len(dur), n, root))
 	}
 	switch {
-	case t == window.RuntimeLoop:
+	case t == completion.Loop:
 		m := math.Inf(-1)
 		for _, d := range dur {
 			m = math.Max(m, d)
 		}
 		return m / float64(n)
-	case pingpong && t == window.RuntimeIMB:
+	case pingpong && t == completion.IMB:
 		return math.Max(dur[root], dur[(root+1)%len(dur)]) / (2 * float64(n))
 	case pingpong:
 		return dur[root] / (2 * float64(n))

@@ -16,7 +16,7 @@
 //	cloop-gobuf     the same loop on the engine's buffers (Go heap)
 //	cloop-early     the same loop storing t0 before the call, between the
 //	                two clock readings, as the engine's rb_observe does
-//	engine-gobuf    mpi.ObserveBatch on window.NewBuffers' buffers (the
+//	engine-gobuf    mpi.ObserveBatch on cache.NewBuffers' buffers (the
 //	                engine's loop, rb_observe_batch in mpi/rbmpi.h)
 //	engine-cbuf     mpi.ObserveBatch on the C buffers
 //	engine-fresh    engine-gobuf writing its timestamps to new, never written
@@ -69,6 +69,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/cache"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
@@ -120,7 +122,7 @@ func run(blocks, per, long, pre int, out, only string) error {
 	cbufR := unsafe.Slice((*byte)(cr), bytes)
 	// The engine's buffers, as engine.runExperiment allocates them for
 	// --cache warm.
-	gb := window.NewBuffers(window.CacheWarm, bytes, bytes, 1, 0, 1)
+	gb := cache.NewBuffers(cache.Warm, bytes, bytes, 1, 0, 1)
 
 	starts, ends := make([]timing.Ticks, max(per, long)), make([]timing.Ticks, max(per, long))
 	cloop := func(s, r []byte, early bool) func(t0, t1 []int64) error {
@@ -170,7 +172,7 @@ func run(blocks, per, long, pre int, out, only string) error {
 	runs := 0
 	engineRun := func(all []int64, n int) error {
 		ex := reprobench.Experiment{Call: mpi.CallAllreduce, MsizeBytes: bytes, Type: mpi.Float64, Nrep: n, Warmup: 100,
-			Sync: window.Config{Method: window.Barrier}, Runtime: window.RuntimeLocal, Cache: window.CacheWarm}
+			Sync: window.Config{Method: window.Barrier}, Runtime: completion.Local, Cache: cache.Warm}
 		runs++
 		opt := reprobench.Options{Clock: clk, Dir: runDir, RunID: "slowmode", Mpirun: runs, PerRank: true, WindowBaseline: -1}
 		res, err := reprobench.Run(w, []reprobench.Experiment{ex}, opt)

@@ -1,4 +1,4 @@
-package window
+package completion
 
 import (
 	"fmt"
@@ -7,22 +7,23 @@ import (
 	"github.com/reprobench/reprobench/mpi"
 )
 
-// RuntimeType selects how one observation's completion time is computed
-// from the ranks' timestamps (Hunold & Carpen-Amarie 2016, §4.6).
-type RuntimeType int
+// Type is a runtime type: how one observation's completion time is
+// computed from the ranks' timestamps (Hunold & Carpen-Amarie 2016, §4.6).
+// Its name is the raw data's runtime_type column.
+type Type int
 
-// The runtime types.
+// The runtime types, in the order of TypeNames.
 const (
-	// RuntimeLocal is the maximum over ranks of end − start, each rank on
+	// Local is the maximum over ranks of end − start, each rank on
 	// its own clock: no clock synchronization needed.
-	RuntimeLocal RuntimeType = iota
-	// RuntimeGlobal is the latest end minus the earliest start, in global time.
-	RuntimeGlobal
-	// RuntimeLoop is the loop-averaged scheme of IMB and OSU: each
+	Local Type = iota
+	// Global is the latest end minus the earliest start, in global time.
+	Global
+	// Loop is the loop-averaged scheme of IMB and OSU: each
 	// observation runs the call n times back to back and the time is the
 	// maximum over ranks of (end − start)/n (IMB's t_max).
-	RuntimeLoop
-	// RuntimeOSU is what the OSU micro-benchmarks 7.x print, one
+	Loop
+	// OSU is what the OSU micro-benchmarks 7.x print, one
 	// observation being one run of their timing loop with n = iterations.
 	// Collectives (osu_allreduce, osu_bcast, osu_alltoall, …): each rank
 	// times every call on its own — t0 = now; call; t1 = now;
@@ -34,8 +35,8 @@ const (
 	// (osu_bw …): each window timed on its own on the sender, the value
 	// the sum over n. OSU's skip iterations are the experiment's warm-up
 	// observations.
-	RuntimeOSU
-	// RuntimeIMB is what the Intel MPI Benchmarks (IMB-MPI1 2021 and
+	OSU
+	// IMB is what the Intel MPI Benchmarks (IMB-MPI1 2021 and
 	// later) print. Collectives (Allreduce, Bcast, …): after the
 	// observation's barrier (IMB has two: --proc-sync double_barrier) each
 	// rank times every call on its own with a barrier after it, as OSU's
@@ -44,53 +45,53 @@ const (
 	// trips back to back after the barrier, t = (t2 − t1)/n on both ranks
 	// of the pair, and the value is the larger one over 2 (IMB prints the
 	// maximum over ranks of t/2).
-	RuntimeIMB
-	numRuntimes
+	IMB
+	numTypes
 )
 
-var runtimeNames = [...]string{"local", "global", "loop", "osu", "imb"}
+var typeNames = [...]string{"local", "global", "loop", "osu", "imb"}
 
 // Loops reports whether the runtime type runs n calls per observation
 // (loop, osu, imb).
-func (t RuntimeType) Loops() bool { return t == RuntimeLoop || t == RuntimeOSU || t == RuntimeIMB }
+func (t Type) Loops() bool { return t == Loop || t == OSU || t == IMB }
 
 // TimesEach reports whether the runtime type times each call of an
 // observation of call on its own (mpi.Observation.TimeEach, with a barrier
 // after each collective call): every OSU benchmark but the one-sided ones,
 // which time the loop, and IMB's collectives (IMB's PingPong times the
 // loop).
-func (t RuntimeType) TimesEach(call mpi.Call) bool {
+func (t Type) TimesEach(call mpi.Call) bool {
 	switch t {
-	case RuntimeOSU:
+	case OSU:
 		return !call.OneSided()
-	case RuntimeIMB:
+	case IMB:
 		return call != mpi.CallPingPong && call.Timer(0) < 0
 	}
 	return false
 }
 
-// RuntimeTypeNames returns the names of the runtime types, for vocabularies.
-func RuntimeTypeNames() []string { return append([]string(nil), runtimeNames[:]...) }
+// TypeNames returns the names of the runtime types, for vocabularies.
+func TypeNames() []string { return append([]string(nil), typeNames[:]...) }
 
 // String returns the name of the runtime type.
-func (t RuntimeType) String() string {
-	if t < 0 || t >= numRuntimes {
-		return fmt.Sprintf("RuntimeType(%d)", int(t))
+func (t Type) String() string {
+	if t < 0 || t >= numTypes {
+		return fmt.Sprintf("Type(%d)", int(t))
 	}
-	return runtimeNames[t]
+	return typeNames[t]
 }
 
-// ParseRuntimeType accepts "local", "global", "loop" (also "loop_avg"),
+// ParseType accepts "local", "global", "loop" (also "loop_avg"),
 // "osu" or "imb".
-func ParseRuntimeType(s string) (RuntimeType, error) {
+func ParseType(s string) (Type, error) {
 	n := strings.ToLower(strings.TrimSpace(s))
 	if n == "loop_avg" || n == "loop-averaged" {
-		return RuntimeLoop, nil
+		return Loop, nil
 	}
-	for i, name := range runtimeNames {
+	for i, name := range typeNames {
 		if n == name {
-			return RuntimeType(i), nil
+			return Type(i), nil
 		}
 	}
-	return 0, fmt.Errorf("window: unknown runtime type %q (want local, global, loop, osu or imb)", s)
+	return 0, fmt.Errorf("completion: unknown runtime type %q (want local, global, loop, osu or imb)", s)
 }

@@ -1,4 +1,4 @@
-package window
+package cache
 
 import (
 	"os"
@@ -39,9 +39,9 @@ func merge(ms ...map[string]string) map[string]string {
 	return out
 }
 
-// TestPrivateCacheBytes: the last level private to CPU 0's core (its
+// TestPrivateBytes: the last level private to CPU 0's core (its
 // hardware threads), never a shared level or an instruction cache.
-func TestPrivateCacheBytes(t *testing.T) {
+func TestPrivateBytes(t *testing.T) {
 	l1d := cacheIndex("0", "1", "Data", "48K", "0,36")
 	l1i := cacheIndex("1", "1", "Instruction", "32K", "0,36")
 	l2 := cacheIndex("2", "2", "Unified", "2048K", "0,36")
@@ -57,15 +57,15 @@ func TestPrivateCacheBytes(t *testing.T) {
 		{"no topology: CPU 0 alone", merge(cacheIndex("0", "1", "Data", "32K", "0"), cacheIndex("2", "2", "Unified", "1M", "0"), cacheIndex("3", "3", "Unified", "32M", "0-1")), 1 << 20},
 		{"every level private (one CPU)", merge(cacheIndex("0", "1", "Data", "32K", "0"), cacheIndex("3", "3", "Unified", "16M", "0")), 16 << 20},
 	} {
-		got, err := PrivateCacheBytes(writeSysfs(t, c.files))
+		got, err := PrivateBytes(writeSysfs(t, c.files))
 		if err != nil || got != c.want {
-			t.Errorf("%s: PrivateCacheBytes = %d, %v; want %d", c.name, got, err, c.want)
+			t.Errorf("%s: PrivateBytes = %d, %v; want %d", c.name, got, err, c.want)
 		}
 	}
-	if _, err := PrivateCacheBytes(writeSysfs(t, merge(smt, l3, l1i))); err == nil || !strings.Contains(err.Error(), "private cache") {
+	if _, err := PrivateBytes(writeSysfs(t, merge(smt, l3, l1i))); err == nil || !strings.Contains(err.Error(), "private cache") {
 		t.Errorf("only shared and instruction caches: err = %v, want one naming the private cache", err)
 	}
-	if _, err := PrivateCacheBytes(t.TempDir()); err == nil {
+	if _, err := PrivateBytes(t.TempDir()); err == nil {
 		t.Error("empty sysfs: no error")
 	}
 }

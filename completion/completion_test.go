@@ -1,4 +1,4 @@
-package window_test
+package completion_test
 
 import (
 	"fmt"
@@ -6,38 +6,38 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/internal/completionref"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
-	"github.com/reprobench/reprobench/window"
 )
 
 func TestLoopCompletion(t *testing.T) {
 	// Two ranks, 4 calls: rank 0 took 8 µs, rank 1 12 µs in total.
 	dur := []float64{8e-6, 12e-6}
 	for _, c := range []struct {
-		rt       window.RuntimeType
+		rt       completion.Type
 		pingpong bool
 		want     float64
 	}{
-		{window.RuntimeLoop, false, 3e-6}, // IMB's t_max: max over ranks of dur/n
-		{window.RuntimeLoop, true, 3e-6},
-		{window.RuntimeIMB, false, 2.5e-6}, // t_avg: mean over ranks of dur/n
-		{window.RuntimeOSU, false, 2.5e-6}, // mean over ranks of (sum of call times)/n
-		{window.RuntimeIMB, true, 1.5e-6},  // IMB PingPong: the larger of the pair's dur/(2n)
-		{window.RuntimeOSU, true, 1e-6},    // osu_latency: root's dur/(2n)
+		{completion.Loop, false, 3e-6}, // IMB's t_max: max over ranks of dur/n
+		{completion.Loop, true, 3e-6},
+		{completion.IMB, false, 2.5e-6}, // t_avg: mean over ranks of dur/n
+		{completion.OSU, false, 2.5e-6}, // mean over ranks of (sum of call times)/n
+		{completion.IMB, true, 1.5e-6},  // IMB PingPong: the larger of the pair's dur/(2n)
+		{completion.OSU, true, 1e-6},    // osu_latency: root's dur/(2n)
 	} {
 		if got := completionref.Loop(c.rt, dur, 4, c.pingpong, 0); math.Abs(got-c.want) > 1e-15 {
 			t.Errorf("LoopCompletion(%v, pingpong %v) = %g, want %g", c.rt, c.pingpong, got, c.want)
 		}
 	}
-	if got := completionref.Loop(window.RuntimeOSU, dur, 4, true, 1); math.Abs(got-1.5e-6) > 1e-15 {
+	if got := completionref.Loop(completion.OSU, dur, 4, true, 1); math.Abs(got-1.5e-6) > 1e-15 {
 		t.Errorf("ping-pong rooted at rank 1: %g, want the root's 1.5e-6", got)
 	}
 	for i, bad := range []func(){
-		func() { completionref.Loop(window.RuntimeLocal, dur, 4, false, 0) },
-		func() { completionref.Loop(window.RuntimeOSU, dur, 0, false, 0) },
-		func() { completionref.Loop(window.RuntimeIMB, dur, 4, true, 2) },
+		func() { completionref.Loop(completion.Local, dur, 4, false, 0) },
+		func() { completionref.Loop(completion.OSU, dur, 0, false, 0) },
+		func() { completionref.Loop(completion.IMB, dur, 4, true, 2) },
 	} {
 		func() {
 			defer func() {
@@ -51,20 +51,20 @@ func TestLoopCompletion(t *testing.T) {
 }
 
 func TestRuntimeTypeModes(t *testing.T) {
-	for name, want := range map[string]window.RuntimeType{"osu": window.RuntimeOSU, "IMB": window.RuntimeIMB, "loop_avg": window.RuntimeLoop} {
-		if got, err := window.ParseRuntimeType(name); err != nil || got != want {
+	for name, want := range map[string]completion.Type{"osu": completion.OSU, "IMB": completion.IMB, "loop_avg": completion.Loop} {
+		if got, err := completion.ParseType(name); err != nil || got != want {
 			t.Errorf("ParseRuntimeType(%q) = %v, %v", name, got, err)
 		}
 	}
 	for _, c := range []struct {
-		rt   window.RuntimeType
+		rt   completion.Type
 		call mpi.Call
 		each bool
 	}{
-		{window.RuntimeOSU, mpi.CallAllreduce, true}, {window.RuntimeOSU, mpi.CallPingPong, true}, // osu_latency 7: each round trip
-		{window.RuntimeOSU, mpi.CallBW, true}, {window.RuntimeOSU, mpi.CallPut, false},
-		{window.RuntimeIMB, mpi.CallAllreduce, true}, {window.RuntimeIMB, mpi.CallPingPong, false}, // IMB PingPong: the loop
-		{window.RuntimeIMB, mpi.CallBW, false}, {window.RuntimeLoop, mpi.CallAllreduce, false}, {window.RuntimeLocal, mpi.CallAllreduce, false},
+		{completion.OSU, mpi.CallAllreduce, true}, {completion.OSU, mpi.CallPingPong, true}, // osu_latency 7: each round trip
+		{completion.OSU, mpi.CallBW, true}, {completion.OSU, mpi.CallPut, false},
+		{completion.IMB, mpi.CallAllreduce, true}, {completion.IMB, mpi.CallPingPong, false}, // IMB PingPong: the loop
+		{completion.IMB, mpi.CallBW, false}, {completion.Loop, mpi.CallAllreduce, false}, {completion.Local, mpi.CallAllreduce, false},
 	} {
 		if got := c.rt.TimesEach(c.call); got != c.each {
 			t.Errorf("%v.TimesEach(%v) = %v, want %v", c.rt, c.call, got, c.each)
@@ -73,13 +73,13 @@ func TestRuntimeTypeModes(t *testing.T) {
 	if mpi.CallPingPong.EachBarrier() || mpi.CallBW.EachBarrier() || !mpi.CallAllreduce.EachBarrier() || !mpi.CallIallreduce.EachBarrier() {
 		t.Error("EachBarrier: a barrier after collectives only")
 	}
-	for rt, want := range map[window.RuntimeType]bool{window.RuntimeLocal: false, window.RuntimeGlobal: false,
-		window.RuntimeLoop: true, window.RuntimeOSU: true, window.RuntimeIMB: true} {
+	for rt, want := range map[completion.Type]bool{completion.Local: false, completion.Global: false,
+		completion.Loop: true, completion.OSU: true, completion.IMB: true} {
 		if rt.Loops() != want {
 			t.Errorf("%v.Loops() = %v", rt, !want)
 		}
 	}
-	if got := window.RuntimeTypeNames(); len(got) != 5 || got[3] != "osu" || got[4] != "imb" {
+	if got := completion.TypeNames(); len(got) != 5 || got[3] != "osu" || got[4] != "imb" {
 		t.Errorf("names %v", got)
 	}
 }

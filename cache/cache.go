@@ -1,4 +1,4 @@
-package window
+package cache
 
 import (
 	"fmt"
@@ -11,66 +11,66 @@ import (
 	"strings"
 )
 
-// CacheMode selects the cache state an observation starts in: warm, cold
+// Mode selects the cache state an observation starts in: warm, cold
 // (Hunold & Carpen-Amarie 2016, §5.8), or buffers moved between
 // observations, cyclically as mpptest does (Gropp & Lusk 1999) or to random
 // offsets (randomizing a factor, as Stanisic et al. 2017, §V, ask).
-type CacheMode int
+type Mode int
 
 // The cache modes.
 const (
-	// CacheWarm reuses the same buffers back to back.
-	CacheWarm CacheMode = iota
-	// CacheCold overwrites a buffer the size of the core's last private
-	// cache (PrivateCacheBytes) before each observation, outside the timed
+	// Warm reuses the same buffers back to back.
+	Warm Mode = iota
+	// Cold overwrites a buffer the size of the core's last private
+	// cache (PrivateBytes) before each observation, outside the timed
 	// span.
-	CacheCold
-	// CacheCycle moves the message buffers to the next offset of a larger
+	Cold
+	// Cycle moves the message buffers to the next offset of a larger
 	// allocation before each observation.
-	CacheCycle
-	// CacheRandom moves them to a random offset (seeded).
-	CacheRandom
-	numCacheModes
+	Cycle
+	// Random moves them to a random offset (seeded).
+	Random
+	numModes
 )
 
-var cacheNames = [...]string{"warm", "cold", "cycle", "random"}
+var modeNames = [...]string{"warm", "cold", "cycle", "random"}
 
-// CacheModeNames returns the names of the cache modes, for vocabularies.
-func CacheModeNames() []string { return append([]string(nil), cacheNames[:]...) }
+// ModeNames returns the names of the cache modes, for vocabularies.
+func ModeNames() []string { return append([]string(nil), modeNames[:]...) }
 
 // String returns the mode's name.
-func (m CacheMode) String() string {
-	if m < 0 || m >= numCacheModes {
-		return fmt.Sprintf("CacheMode(%d)", int(m))
+func (m Mode) String() string {
+	if m < 0 || m >= numModes {
+		return fmt.Sprintf("Mode(%d)", int(m))
 	}
-	return cacheNames[m]
+	return modeNames[m]
 }
 
-// ParseCacheMode accepts warm, cold, cycle or random.
-func ParseCacheMode(s string) (CacheMode, error) {
+// ParseMode accepts warm, cold, cycle or random.
+func ParseMode(s string) (Mode, error) {
 	n := strings.ToLower(strings.TrimSpace(s))
-	for i, name := range cacheNames {
+	for i, name := range modeNames {
 		if n == name {
-			return CacheMode(i), nil
+			return Mode(i), nil
 		}
 	}
-	return 0, fmt.Errorf("window: unknown cache mode %q (want warm, cold, cycle or random)", s)
+	return 0, fmt.Errorf("cache: unknown cache mode %q (want warm, cold, cycle or random)", s)
 }
 
-// SysCPU is where Linux describes the CPUs' caches (PrivateCacheBytes).
+// SysCPU is where Linux describes the CPUs' caches (PrivateBytes).
 const SysCPU = "/sys/devices/system/cpu"
 
-// PrivateCacheBytes returns the size of the last cache level private to CPU
+// PrivateBytes returns the size of the last cache level private to CPU
 // 0's core, read from sysfs under sysCPU (SysCPU on Linux): the data or
 // unified cache of the highest level whose shared_cpu_list names only the
-// core's hardware threads (topology/thread_siblings_list). CacheCold
+// core's hardware threads (topology/thread_siblings_list). Cold
 // overwrites a buffer of this size before each observation, as Hunold &
 // Carpen-Amarie 2016 (§5.8) do after each measurement: "the last level of
 // data cache, which is private to each core … often cache level 2". A
 // shared last-level cache is not flushed: a message read from it counts as
 // cold here, as in the paper. It returns an error naming the directory if
 // no cache's size and sharing can be read.
-func PrivateCacheBytes(sysCPU string) (int, error) {
+func PrivateBytes(sysCPU string) (int, error) {
 	cpu0 := filepath.Join(sysCPU, "cpu0")
 	siblings, err := readCPUList(filepath.Join(cpu0, "topology", "thread_siblings_list"))
 	if err != nil {
@@ -106,7 +106,7 @@ func PrivateCacheBytes(sysCPU string) (int, error) {
 		}
 	}
 	if best == 0 {
-		return 0, fmt.Errorf("window: no private cache's size and sharing in %s; give the flush size explicitly", filepath.Join(cpu0, "cache"))
+		return 0, fmt.Errorf("cache: no private cache's size and sharing in %s; give the flush size explicitly", filepath.Join(cpu0, "cache"))
 	}
 	return best, nil
 }
@@ -120,11 +120,11 @@ func readCPUList(path string) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// Buffers holds an observation's message buffers under a cache mode. Its
-// Before method is a Sync.Before hook: it sets the buffers of the next
-// observation (and flushes for CacheCold) without allocating.
+// Buffers holds an observation's message buffers under a cache mode. Set
+// as window.Sync.Buffers, it places the buffers of every observation (and
+// flushes for Cold) inside the batches, without allocating.
 type Buffers struct {
-	Mode       CacheMode
+	Mode       Mode
 	Send, Recv []byte // the current buffers, of the sizes asked for
 	sendAll    []byte
 	recvAll    []byte
@@ -139,12 +139,12 @@ type Buffers struct {
 	off        int64
 }
 
-// NewBuffers allocates buffers of sendBytes and recvBytes. For CacheCycle and
-// CacheRandom the allocation holds slots copies of each, 64-byte aligned
-// apart; for CacheCold, flushBytes (PrivateCacheBytes) is the buffer overwritten.
-func NewBuffers(mode CacheMode, sendBytes, recvBytes, slots, flushBytes int, seed uint64) *Buffers {
+// NewBuffers allocates buffers of sendBytes and recvBytes. For Cycle and
+// Random the allocation holds slots copies of each, 64-byte aligned
+// apart; for Cold, flushBytes (PrivateBytes) is the buffer overwritten.
+func NewBuffers(mode Mode, sendBytes, recvBytes, slots, flushBytes int, seed uint64) *Buffers {
 	b := &Buffers{Mode: mode, sendN: sendBytes, recvN: recvBytes, slots: 1}
-	if mode == CacheCycle || mode == CacheRandom {
+	if mode == Cycle || mode == Random {
 		b.slots = max(slots, 1)
 	}
 	b.stride = max(sendBytes, recvBytes)
@@ -165,7 +165,7 @@ func NewBuffers(mode CacheMode, sendBytes, recvBytes, slots, flushBytes int, see
 	// reductions never meet denormals.
 	fillPattern(b.sendAll)
 	fillPattern(b.recvAll)
-	if mode == CacheCold {
+	if mode == Cold {
 		b.flush = make([]byte, max(flushBytes, 1))
 	}
 	b.rng = rand.New(rand.NewPCG(seed, 0x6361636865))
@@ -185,19 +185,19 @@ func (b *Buffers) set(slot int) {
 func (b *Buffers) Offset() int64 { return b.off }
 
 // Plan prepares a batch of len(offs) observations of o to run in one
-// mpi.ObserveBatch: for CacheCycle and CacheRandom it fills offs with the
+// mpi.ObserveBatch: for Cycle and Random it fills offs with the
 // offsets that len(offs) calls of Before would choose and points o at the
-// whole allocations with o.Offsets = offs; for CacheCold it sets o.Flush.
+// whole allocations with o.Offsets = offs; for Cold it sets o.Flush.
 // Afterwards Send and Recv are the last observation's. Unplan undoes it.
 func (b *Buffers) Plan(o *mpi.Observation, offs []int64) {
 	switch b.Mode {
-	case CacheCycle, CacheRandom:
+	case Cycle, Random:
 		for i := range offs {
 			b.Before(i)
 			offs[i] = b.off
 		}
 		o.Send, o.Recv, o.Offsets = b.sendAll, b.recvAll, offs
-	case CacheCold:
+	case Cold:
 		clear(offs)
 		o.Flush = b.flush
 	default:
@@ -211,21 +211,21 @@ func (b *Buffers) Unplan(o *mpi.Observation) {
 	o.Send, o.Recv, o.Offsets, o.Flush = b.Send, b.Recv, nil, nil
 }
 
-// Before prepares observation i: a flush for CacheCold, the next (or a
-// random) offset for CacheCycle (CacheRandom). The caller copies Send and
+// Before prepares observation i: a flush for Cold, the next (or a
+// random) offset for Cycle (Random). The caller copies Send and
 // Recv into the Observation afterwards.
 func (b *Buffers) Before(i int) {
 	switch b.Mode {
-	case CacheCold:
+	case Cold:
 		v := b.sink + 1
 		for j := 0; j < len(b.flush); j += 64 {
 			b.flush[j] = v
 		}
 		b.sink = b.flush[len(b.flush)/2]
-	case CacheCycle:
+	case Cycle:
 		b.next = (b.next + 1) % b.slots
 		b.set(b.next)
-	case CacheRandom:
+	case Random:
 		b.set(b.rng.IntN(b.slots))
 	}
 }
