@@ -1,0 +1,287 @@
+package provenance
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/reprobench/reprobench/mpi"
+)
+
+// Binding follows one rank's CPU between Collect and Finish. Its methods
+// are for the rank's measuring goroutine (the thread the rank measures on);
+// it is not safe for concurrent use.
+type Binding struct {
+	rec       *Record
+	simulated bool
+	rank      int
+	cpus      []int
+	last      int
+	samples   int
+	moves     int
+	source    string
+}
+
+// Collect gathers the provenance record (collective, outside any timed
+// part): every rank probes itself (Local, or fake values when simulated)
+// and the ranks exchange their probes with an allreduce of one int64 and
+// an allgather of the largest probe's length, so that every rank returns
+// the same Record. The Binding it returns has taken its first sample; call
+// Sample between batches and Finish at the end. simulated marks a run of
+// package mpitest: ranks are goroutines of one process and their facts are
+// deterministic fakes.
+func Collect(c mpi.Comm, simulated bool) (*Binding, error) {
+	if c == nil {
+		return nil, errors.New("provenance: Collect needs a communicator")
+	}
+	start := time.Now().UTC()
+	var p Probe
+	lib := ""
+	if simulated {
+		p = simulatedProbe(c.Rank(), c.Size())
+		lib = "simulated"
+	} else {
+		node := ""
+		if mpi.World() != nil {
+			node, _ = mpi.ProcessorName()
+			lib, _ = mpi.LibraryVersion()
+		}
+		if node == "" {
+			node, _ = os.Hostname()
+		}
+		if lib == "" {
+			lib = unavailable("MPI is not initialized in this process (no MPI_Get_library_version)")
+		}
+		p = Local(node)
+	}
+	probes, err := allgatherJSON(c, p)
+	if err != nil {
+		return nil, fmt.Errorf("provenance: %w", err)
+	}
+	all := make([]Probe, len(probes))
+	for i, b := range probes {
+		if err := json.Unmarshal(b, &all[i]); err != nil {
+			return nil, fmt.Errorf("provenance: rank %d's probe: %w", i, err)
+		}
+	}
+	// Rank 0's start time and library, agreed without a broadcast: every
+	// rank holds every probe, so rank 0's own values travel in its probe.
+	rec := combine(all)
+	rec.Simulated = simulated
+	rec.StartUTC, rec.Library = start, lib
+	t := []int64{0}
+	if c.Rank() == 0 {
+		t[0] = start.UnixNano()
+	}
+	t0 := []int64{0}
+	if err := mpi.Allreduce(c, t, t0, mpi.Sum); err != nil {
+		return nil, fmt.Errorf("provenance: %w", err)
+	}
+	rec.StartUTC = time.Unix(0, t0[0]).UTC()
+	b := &Binding{rec: rec, simulated: simulated, rank: c.Rank(), last: -1}
+	b.Sample()
+	return b, nil
+}
+
+// Record returns the record as collected (MaskEnd and the samples are
+// filled in by Finish). Library is this rank's; rank 0's is the one
+// recorded.
+func (b *Binding) Record() *Record { return b.rec }
+
+// Sample notes the CPU the calling thread is on. It reads a file (a few
+// µs): call it between batches, never inside a timed span.
+func (b *Binding) Sample() {
+	if b == nil {
+		return
+	}
+	cpu, src := b.rank, "simulated"
+	if !b.simulated {
+		cpu, src = CurrentCPU()
+	}
+	b.source = src
+	if cpu < 0 {
+		return
+	}
+	b.samples++
+	if b.last >= 0 && cpu != b.last {
+		b.moves++
+	}
+	b.last = cpu
+	if !slices.Contains(b.cpus, cpu) {
+		b.cpus = append(b.cpus, cpu)
+	}
+}
+
+// sampleRecord is one rank's end-of-run contribution to Finish.
+type sampleRecord struct {
+	MaskEnd    string `json:"mask_end"`
+	CPUs       []int  `json:"cpus"`
+	Samples    int    `json:"samples"`
+	Migrations int    `json:"migrations"`
+	Source     string `json:"source"`
+}
+
+// Finish takes the last sample and the end mask and combines every rank's
+// into the record (collective: the same exchange as Collect), which it
+// returns, the same on every rank. when says when the samples were taken,
+// for the record (BindingSamples).
+func (b *Binding) Finish(c mpi.Comm, when string) (*Record, error) {
+	b.Sample()
+	s := sampleRecord{CPUs: slices.Sorted(slices.Values(b.cpus)), Samples: b.samples, Migrations: b.moves, Source: b.source}
+	if b.simulated {
+		s.MaskEnd = strconv.Itoa(b.rank)
+	} else {
+		s.MaskEnd = affinity()
+	}
+	got, err := allgatherJSON(c, s)
+	if err != nil {
+		return nil, fmt.Errorf("provenance: %w", err)
+	}
+	for i, g := range got {
+		var r sampleRecord
+		if err := json.Unmarshal(g, &r); err != nil {
+			return nil, fmt.Errorf("provenance: rank %d's samples: %w", i, err)
+		}
+		if i < len(b.rec.Ranks) {
+			k := &b.rec.Ranks[i]
+			k.MaskEnd, k.CPUs, k.Samples, k.Migrations, k.CPUSource = r.MaskEnd, r.CPUs, r.Samples, r.Migrations, r.Source
+		}
+	}
+	b.rec.BindingSamples = when
+	return b.rec, nil
+}
+
+// simulatedProbe is the fake probe of rank r of a simulated world of np
+// ranks: one node "simulated" with np CPUs, rank r bound to CPU r.
+func simulatedProbe(r, np int) Probe {
+	sim := unavailable("simulated")
+	return Probe{Node: "simulated", OnlineCPUs: formatList(seq(np)), Mask: strconv.Itoa(r), CPU: r, CPUSource: "simulated",
+		Clock: "simulated", Adjtimex: Adjtimex{State: "TIME_OK", Synchronized: true},
+		CPUFacts: CPUFacts{Governor: sim, MinKHz: sim, MaxKHz: sim, CurKHz: sim, Turbo: sim, SMT: sim, THP: sim, THPDefrag: sim},
+		Launcher: Launcher{Name: "mpitest", How: "simulated"}}
+}
+
+func seq(n int) []int {
+	v := make([]int, n)
+	for i := range v {
+		v[i] = i
+	}
+	return v
+}
+
+// combine builds the record from every rank's probe: nodes in order of
+// their lowest rank with the facts their lowest rank read, the launcher
+// rank 0 found, and the ranks' start masks and the overlaps.
+func combine(all []Probe) *Record {
+	rec := &Record{Version: Version}
+	if len(all) > 0 {
+		rec.Launcher = all[0].Launcher
+	}
+	idx := map[string]int{}
+	for r, p := range all {
+		i, ok := idx[p.Node]
+		if !ok {
+			i = len(rec.Nodes)
+			idx[p.Node] = i
+			rec.Nodes = append(rec.Nodes, Node{Name: p.Node, OnlineCPUs: p.OnlineCPUs, ClockSource: p.Clock, Adjtimex: p.Adjtimex, CPU: p.CPUFacts})
+		}
+		rec.Nodes[i].Ranks = append(rec.Nodes[i].Ranks, r)
+		k := Rank{Rank: r, Node: p.Node, MaskStart: p.Mask, CPUSource: p.CPUSource}
+		if m, err := parseList(p.Mask); err == nil && len(m) > 0 {
+			if on, err := parseList(p.OnlineCPUs); err == nil && len(on) > 0 {
+				k.Bound = len(m) < len(on)
+			}
+		}
+		rec.Ranks = append(rec.Ranks, k)
+	}
+	for i := range rec.Nodes {
+		rec.Nodes[i].Overlaps = overlaps(rec.Nodes[i].Ranks, rec.Ranks)
+	}
+	return rec
+}
+
+// overlaps groups a node's ranks whose start masks overlap, transitively
+// (union-find over the CPUs), and returns the groups of two or more.
+func overlaps(ranks []int, all []Rank) []Overlap {
+	owner := map[int]int{} // CPU → first rank seen on it
+	parent := map[int]int{}
+	var find func(int) int
+	find = func(x int) int {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	masks := map[int][]int{}
+	for _, r := range ranks {
+		parent[r] = r
+		m, err := parseList(all[r].MaskStart)
+		if err != nil {
+			continue
+		}
+		masks[r] = m
+		for _, cpu := range m {
+			if o, ok := owner[cpu]; ok {
+				parent[find(r)] = find(o)
+			} else {
+				owner[cpu] = r
+			}
+		}
+	}
+	groups := map[int][]int{}
+	var roots []int
+	for _, r := range ranks {
+		root := find(r)
+		if _, ok := groups[root]; !ok {
+			roots = append(roots, root)
+		}
+		groups[root] = append(groups[root], r)
+	}
+	var out []Overlap
+	for _, root := range roots {
+		g := groups[root]
+		if len(g) < 2 {
+			continue
+		}
+		var cpus []int
+		for _, r := range g {
+			cpus = append(cpus, masks[r]...)
+		}
+		slices.Sort(cpus)
+		cpus = slices.Compact(cpus)
+		out = append(out, Overlap{Ranks: g, CPUs: formatList(cpus), Shared: len(g) > len(cpus)})
+	}
+	return out
+}
+
+// allgatherJSON gives every rank every rank's JSON encoding of v: an
+// allreduce of the largest length and one allgather of that many bytes per
+// rank (symmetric).
+func allgatherJSON(c mpi.Comm, v any) ([][]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	mx := []int64{0}
+	if err := mpi.Allreduce(c, []int64{int64(len(b))}, mx, mpi.Max); err != nil {
+		return nil, err
+	}
+	n := int(mx[0])
+	send := make([]byte, n)
+	copy(send, b)
+	recv := make([]byte, n*c.Size())
+	if err := mpi.Allgather(c, send, recv); err != nil {
+		return nil, err
+	}
+	out := make([][]byte, c.Size())
+	for i := range out {
+		out[i] = bytes.TrimRight(recv[i*n:(i+1)*n], "\x00")
+	}
+	return out, nil
+}

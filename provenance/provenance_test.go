@@ -1,0 +1,164 @@
+package provenance
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/reprobench/reprobench/mpi/mpitest"
+)
+
+// Ground truth: masks chosen by hand and the groups they must give.
+func TestOverlaps(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		masks []string
+		want  []Overlap
+	}{
+		{"bound apart", []string{"0", "1"}, nil},
+		{"two on one CPU", []string{"0", "0"}, []Overlap{{Ranks: []int{0, 1}, CPUs: "0", Shared: true}}},
+		{"unbound, as many CPUs as ranks", []string{"0-1", "0-1"}, []Overlap{{Ranks: []int{0, 1}, CPUs: "0-1", Shared: false}}},
+		{"three unbound on two CPUs", []string{"0-1", "0-1", "0-1"}, []Overlap{{Ranks: []int{0, 1, 2}, CPUs: "0-1", Shared: true}}},
+		{"chain", []string{"0-1", "1-2", "3", "3"}, []Overlap{{Ranks: []int{0, 1}, CPUs: "0-2"}, {Ranks: []int{2, 3}, CPUs: "3", Shared: true}}},
+	} {
+		var probes []Probe
+		for _, m := range tc.masks {
+			probes = append(probes, Probe{Node: "n", OnlineCPUs: "0-3", Mask: m})
+		}
+		rec := combine(probes)
+		if got := rec.Nodes[0].Overlaps; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: overlaps %+v, want %+v", tc.name, got, tc.want)
+		}
+		shared := false
+		for _, o := range tc.want {
+			shared = shared || o.Shared
+		}
+		if got := len(rec.Notes()) > 0; got != shared {
+			t.Errorf("%s: notes %q, want a note: %v", tc.name, rec.Notes(), shared)
+		}
+	}
+}
+
+func TestListRoundTrip(t *testing.T) {
+	for _, s := range []string{"0", "0-3", "0-3,8,10-11"} {
+		v, err := parseList(s)
+		if err != nil || formatList(v) != s {
+			t.Errorf("%q: parsed %v (%v), formatted %q", s, v, err, formatList(v))
+		}
+	}
+	if _, err := parseList("3-1"); err == nil {
+		t.Error("3-1 parsed")
+	}
+}
+
+// A simulated world's record is the same on every rank, fake and
+// deterministic, and notes nothing (every rank on its own CPU).
+func TestCollectSimulated(t *testing.T) {
+	w, err := mpitest.New(mpitest.Config{Ranks: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	got := map[int][]byte{}
+	err = w.Run(func(r *mpitest.Rank) error {
+		b, err := Collect(r.Comm(), true)
+		if err != nil {
+			return err
+		}
+		b.Sample()
+		rec, err := b.Finish(r.Comm(), "test")
+		if err != nil {
+			return err
+		}
+		rec.StartUTC = rec.StartUTC.Truncate(0)
+		j, _ := json.Marshal(rec)
+		mu.Lock()
+		got[r.ID()] = j
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got[0]) != string(got[1]) || string(got[0]) != string(got[2]) {
+		t.Fatalf("records differ across ranks:\n%s\n%s", got[0], got[2])
+	}
+	var rec Record
+	if err := json.Unmarshal(got[0], &rec); err != nil {
+		t.Fatal(err)
+	}
+	if !rec.Simulated || rec.Library != "simulated" || len(rec.Nodes) != 1 || len(rec.Ranks) != 3 || rec.Launcher.Name != "mpitest" {
+		t.Errorf("record %s", got[0])
+	}
+	for i, k := range rec.Ranks {
+		if k.MaskStart != k.MaskEnd || len(k.CPUs) != 1 || k.CPUs[0] != i || k.Samples != 3 || k.Migrations != 0 || !k.Bound {
+			t.Errorf("rank %d: %+v", i, k)
+		}
+	}
+	if n := rec.Notes(); len(n) != 0 {
+		t.Errorf("notes %q", n)
+	}
+}
+
+func TestMigrationNote(t *testing.T) {
+	b := &Binding{rec: combine([]Probe{{Node: "n", OnlineCPUs: "0-1", Mask: "0-1"}}), simulated: true}
+	for _, cpu := range []int{0, 1, 1, 0} {
+		b.rank = cpu
+		b.Sample()
+	}
+	b.rec.Ranks[0].CPUs, b.rec.Ranks[0].Samples, b.rec.Ranks[0].Migrations = b.cpus, b.samples, b.moves
+	n := b.rec.Notes()
+	if len(n) != 1 || !strings.Contains(n[0], "2 migrations in 4 samples") {
+		t.Errorf("notes %q", n)
+	}
+}
+
+// A sysfs tree with and without cpufreq: values where the files are, and
+// "unavailable" with the reason where they are not.
+func TestCPUFacts(t *testing.T) {
+	root := t.TempDir()
+	write := func(p, s string) {
+		p = filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("devices/system/cpu/cpu0/topology/core_id", "0")
+	write("devices/system/cpu/smt/control", "notsupported")
+	write("kernel/mm/transparent_hugepage/enabled", "always [madvise] never")
+	f := readCPUFacts(root)
+	if !IsUnavailable(f.Governor) || !strings.Contains(f.Governor, "no cpufreq driver") || f.SMT != "notsupported" || f.THP != "madvise" ||
+		!IsUnavailable(f.Turbo) || !IsUnavailable(f.THPDefrag) {
+		t.Errorf("without cpufreq: %+v", f)
+	}
+	for cpu, gov := range []string{"performance", "powersave"} {
+		d := "devices/system/cpu/cpu" + string(rune('0'+cpu)) + "/cpufreq/"
+		write(d+"scaling_governor", gov)
+		write(d+"cpuinfo_min_freq", "800000")
+		write(d+"cpuinfo_max_freq", "3600000")
+		write(d+"scaling_cur_freq", "2400000")
+	}
+	write("devices/system/cpu/intel_pstate/no_turbo", "1")
+	f = readCPUFacts(root)
+	if f.Governor != "performance,powersave" || f.MinKHz != "800000" || f.MaxKHz != "3600000" || f.CurKHz != "2400000" || f.Turbo != "off" {
+		t.Errorf("with cpufreq: %+v", f)
+	}
+}
+
+// This machine's own probe: every fact is a value or says why not.
+func TestLocal(t *testing.T) {
+	p := Local("here")
+	for name, v := range map[string]string{"clock source": p.Clock, "mask": p.Mask, "online": p.OnlineCPUs, "smt": p.CPUFacts.SMT, "thp": p.CPUFacts.THP, "adjtimex": p.Adjtimex.State} {
+		if v == "" || v == Unavailable {
+			t.Errorf("%s: %q", name, v)
+		}
+	}
+	t.Logf("%+v", p)
+}
