@@ -25,72 +25,94 @@ type Binding struct {
 	samples   int
 	moves     int
 	source    string
+	probe     Probe
+	lib       string
+	start     time.Time
 }
 
-// Collect gathers the provenance record (collective, outside any timed
-// part): every rank probes itself (Local, or fake values when simulated)
-// and the ranks exchange their probes with an allreduce of one int64 and
-// an allgather of the largest probe's length, so that every rank returns
-// the same Record. The Binding it returns has taken its first sample; call
-// Sample between batches and Finish at the end. simulated marks a run of
-// package mpitest: ranks are goroutines of one process and their facts are
-// deterministic fakes.
-func Collect(c mpi.Comm, simulated bool) (*Binding, error) {
+// Start probes this rank (Local, or fake values when simulated) and takes
+// the first sample of its CPU, without communicating; Finish later
+// combines every rank's probe and samples into the record. simulated marks
+// a run of package mpitest: ranks are goroutines of one process and their
+// facts are deterministic fakes.
+func Start(c mpi.Comm, simulated bool) (*Binding, error) {
 	if c == nil {
-		return nil, errors.New("provenance: Collect needs a communicator")
+		return nil, errors.New("provenance: Start needs a communicator")
 	}
-	start := time.Now().UTC()
-	var p Probe
-	lib := ""
+	b := &Binding{simulated: simulated, rank: c.Rank(), last: -1, start: time.Now().UTC()}
 	if simulated {
-		p = simulatedProbe(c.Rank(), c.Size())
-		lib = "simulated"
+		b.probe = simulatedProbe(c.Rank(), c.Size())
+		b.lib = "simulated"
 	} else {
 		node := ""
 		if mpi.World() != nil {
 			node, _ = mpi.ProcessorName()
-			lib, _ = mpi.LibraryVersion()
+			b.lib, _ = mpi.LibraryVersion()
 		}
 		if node == "" {
 			node, _ = os.Hostname()
 		}
-		if lib == "" {
-			lib = unavailable("MPI is not initialized in this process (no MPI_Get_library_version)")
+		if b.lib == "" {
+			b.lib = unavailable("MPI is not initialized in this process (no MPI_Get_library_version)")
 		}
-		p = Local(node)
+		b.probe = Local(node)
 	}
-	probes, err := allgatherJSON(c, p)
-	if err != nil {
-		return nil, fmt.Errorf("provenance: %w", err)
-	}
-	all := make([]Probe, len(probes))
-	for i, b := range probes {
-		if err := json.Unmarshal(b, &all[i]); err != nil {
-			return nil, fmt.Errorf("provenance: rank %d's probe: %w", i, err)
-		}
-	}
-	// Rank 0's start time and library, agreed without a broadcast: every
-	// rank holds every probe, so rank 0's own values travel in its probe.
-	rec := combine(all)
-	rec.Simulated = simulated
-	rec.StartUTC, rec.Library = start, lib
-	t := []int64{0}
-	if c.Rank() == 0 {
-		t[0] = start.UnixNano()
-	}
-	t0 := []int64{0}
-	if err := mpi.Allreduce(c, t, t0, mpi.Sum); err != nil {
-		return nil, fmt.Errorf("provenance: %w", err)
-	}
-	rec.StartUTC = time.Unix(0, t0[0]).UTC()
-	b := &Binding{rec: rec, simulated: simulated, rank: c.Rank(), last: -1}
 	b.Sample()
 	return b, nil
 }
 
+// Collect is Start followed by the exchange of the ranks' probes
+// (collective, outside any timed part): an allreduce of one int64 and an
+// allgather of the largest probe's length, so that every rank holds the
+// same Record with every rank's binding at the start. Call Sample between
+// batches and Finish at the end.
+func Collect(c mpi.Comm, simulated bool) (*Binding, error) {
+	b, err := Start(c, simulated)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.exchange(c); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// exchange builds the record from every rank's probe, with rank 0's start
+// time and library.
+func (b *Binding) exchange(c mpi.Comm) error {
+	probes, err := allgatherJSON(c, struct {
+		Probe
+		Start int64  `json:"start_unix_ns"`
+		Lib   string `json:"library"`
+	}{b.probe, b.start.UnixNano(), b.lib})
+	if err != nil {
+		return fmt.Errorf("provenance: %w", err)
+	}
+	all := make([]Probe, len(probes))
+	var start int64
+	lib := ""
+	for i, raw := range probes {
+		var p struct {
+			Probe
+			Start int64  `json:"start_unix_ns"`
+			Lib   string `json:"library"`
+		}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return fmt.Errorf("provenance: rank %d's probe: %w", i, err)
+		}
+		all[i] = p.Probe
+		if i == 0 {
+			start, lib = p.Start, p.Lib
+		}
+	}
+	b.rec = combine(all)
+	b.rec.Simulated = b.simulated
+	b.rec.StartUTC, b.rec.Library = time.Unix(0, start).UTC(), lib
+	return nil
+}
+
 // Record returns the record as collected (MaskEnd and the samples are
-// filled in by Finish). Library is this rank's; rank 0's is the one
-// recorded.
+// filled in by Finish); nil before Collect or Finish.
 func (b *Binding) Record() *Record { return b.rec }
 
 // Sample notes the CPU the calling thread is on. It reads a file (a few
@@ -127,10 +149,15 @@ type sampleRecord struct {
 }
 
 // Finish takes the last sample and the end mask and combines every rank's
-// into the record (collective: the same exchange as Collect), which it
-// returns, the same on every rank. when says when the samples were taken,
+// into the record (collective: the same exchange as Collect, twice when
+// the binding was only Started), which it returns, the same on every rank. when says when the samples were taken,
 // for the record (BindingSamples).
 func (b *Binding) Finish(c mpi.Comm, when string) (*Record, error) {
+	if b.rec == nil {
+		if err := b.exchange(c); err != nil {
+			return nil, err
+		}
+	}
 	b.Sample()
 	s := sampleRecord{CPUs: slices.Sorted(slices.Values(b.cpus)), Samples: b.samples, Migrations: b.moves, Source: b.source}
 	if b.simulated {
@@ -210,8 +237,7 @@ func combine(all []Probe) *Record {
 func overlaps(ranks []int, all []Rank) []Overlap {
 	owner := map[int]int{} // CPU → first rank seen on it
 	parent := map[int]int{}
-	var find func(int) int
-	find = func(x int) int {
+	find := func(x int) int {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]

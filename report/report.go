@@ -613,6 +613,7 @@ func newMachine(s *Side) Machine {
 		} else {
 			unavail["environment: not in the sidecar of "+md.RunID+" mpirun "+strconv.Itoa(md.Mpirun)] = true
 		}
+		addProvenance(add, md)
 		add("timer", clockName(md))
 		add("noise probe", noiseProbe(md.Flags["noise-guard-seed"]))
 	}
@@ -792,6 +793,10 @@ func reproduce(s *Side) []Command {
 	}
 	for _, md := range s.metas() {
 		if covered[md.RunID] || len(md.Args) == 0 {
+			continue
+		}
+		if argv := launcherArgv(md); len(argv) > 0 {
+			out = append(out, Command{What: fmt.Sprintf("%s mpirun %d (its launcher's command line, recorded)", md.RunID, md.Mpirun), Line: shellJoin(argv)})
 			continue
 		}
 		line := shellJoin(md.Args)
