@@ -58,7 +58,11 @@ func addProvenance(add func(name, v string), md *rawdata.Metadata) {
 		add("clock discipline (adjtimex)"+at, strings.TrimSpace(disc))
 		c := n.CPU
 		add("CPU governor"+at, c.Governor)
-		add("CPU frequency min/max/current kHz"+at, strings.Join([]string{c.MinKHz, c.MaxKHz, c.CurKHz}, " / "))
+		freq := strings.Join([]string{c.MinKHz, c.MaxKHz, c.CurKHz}, " / ")
+		if c.MinKHz == c.MaxKHz && c.MaxKHz == c.CurKHz {
+			freq = c.MinKHz
+		}
+		add("CPU frequency min/max/current kHz"+at, freq)
 		add("turbo/boost"+at, c.Turbo)
 		add("SMT"+at, c.SMT)
 		add("transparent huge pages (enabled, defrag)"+at, c.THP+", "+c.THPDefrag)
