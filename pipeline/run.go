@@ -58,7 +58,7 @@ func collectMetadata(c mpi.Comm, clk timing.Clock) (*rawdata.Metadata, *provenan
 	if c == nil || clk == nil {
 		return nil, nil, errors.New("pipeline: CollectMetadata needs a communicator and a clock")
 	}
-	bind, err := provenance.Collect(c, timing.SleepFunc(clk) != nil)
+	bind, err := provenance.Collect(c, provenance.Options{Simulated: timing.SleepFunc(clk) != nil})
 	if err != nil {
 		return nil, nil, err
 	}

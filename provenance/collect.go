@@ -28,18 +28,38 @@ type Binding struct {
 	probe     Probe
 	lib       string
 	start     time.Time
+	mpit      *MPIT // rank 0's
+}
+
+// Options say what Start and Collect read.
+type Options struct {
+	// Simulated marks a run of package mpitest: ranks are goroutines of
+	// one process and their facts are deterministic fakes.
+	Simulated bool
+	// AllCvars keeps every MPI_T control variable in the record
+	// (MPIT.All), not only those that differ from their default.
+	AllCvars bool
+	// NoMPIT skips MPI_T (and the defaults helper's process).
+	NoMPIT bool
 }
 
 // Start probes this rank (Local, or fake values when simulated) and takes
 // the first sample of its CPU, without communicating; Finish later
-// combines every rank's probe and samples into the record. simulated marks
-// a run of package mpitest: ranks are goroutines of one process and their
-// facts are deterministic fakes.
-func Start(c mpi.Comm, simulated bool) (*Binding, error) {
+// combines every rank's probe and samples into the record. Rank 0 also
+// reads the library's configuration through MPI_T (ReadMPIT) when MPI is
+// initialized, kept in rank 0's record only.
+func Start(c mpi.Comm, opt Options) (*Binding, error) {
 	if c == nil {
 		return nil, errors.New("provenance: Start needs a communicator")
 	}
+	simulated := opt.Simulated
 	b := &Binding{simulated: simulated, rank: c.Rank(), last: -1, start: time.Now().UTC()}
+	switch {
+	case simulated && c.Rank() == 0:
+		b.mpit = &MPIT{DefaultsFrom: "simulated"}
+	case !simulated && c.Rank() == 0 && !opt.NoMPIT && mpi.World() != nil:
+		b.mpit = ReadMPIT(opt.AllCvars)
+	}
 	if simulated {
 		b.probe = simulatedProbe(c.Rank(), c.Size())
 		b.lib = "simulated"
@@ -66,8 +86,8 @@ func Start(c mpi.Comm, simulated bool) (*Binding, error) {
 // allgather of the largest probe's length, so that every rank holds the
 // same Record with every rank's binding at the start. Call Sample between
 // batches and Finish at the end.
-func Collect(c mpi.Comm, simulated bool) (*Binding, error) {
-	b, err := Start(c, simulated)
+func Collect(c mpi.Comm, opt Options) (*Binding, error) {
+	b, err := Start(c, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -108,6 +128,7 @@ func (b *Binding) exchange(c mpi.Comm) error {
 	b.rec = combine(all)
 	b.rec.Simulated = b.simulated
 	b.rec.StartUTC, b.rec.Library = time.Unix(0, start).UTC(), lib
+	b.rec.MPIT = b.mpit
 	return nil
 }
 

@@ -1,5 +1,7 @@
 package provenance
 
+import "strings"
+
 // MPIT is the MPI library's configuration read through its MPI_T control
 // variables (cvars) at initialization.
 type MPIT struct {
@@ -33,4 +35,32 @@ type Cvar struct {
 	// Type is the MPI datatype of the value (int, unsigned, double, char,
 	// …).
 	Type string `json:"type,omitempty"`
+	// PerJob marks a variable the launcher or the job's own paths set
+	// (session directories, URIs, ids, paths under $HOME): it differs
+	// from one mpirun to the next by design, and comparisons skip it.
+	PerJob bool `json:"per_job,omitempty"`
+}
+
+// perJob are substrings of the names of control variables that the
+// launcher or the process's own paths set for each job (session
+// directories, URIs, job and process ids, paths under $HOME or the working
+// directory): recorded, and marked PerJob so that comparisons skip them.
+var perJob = []string{"session_dir", "_uri", "jobid", "vpid", "snapshot_dir", "tmpdir", "param_files", "param_file_path",
+	"component_path", "num_procs", "node_rank", "app_num", "num_nodes", "ess_base_", "orte_ess_"}
+
+// perJobNames are per-job variables by their whole name.
+var perJobNames = map[string]bool{"ess": true, "pmix": true}
+
+// isPerJob reports whether name is a per-job variable (perJob,
+// perJobNames).
+func isPerJob(name string) bool {
+	if perJobNames[name] {
+		return true
+	}
+	for _, s := range perJob {
+		if strings.Contains(name, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 )
 
@@ -65,7 +66,7 @@ func TestCollectSimulated(t *testing.T) {
 	var mu sync.Mutex
 	got := map[int][]byte{}
 	err = w.Run(func(r *mpitest.Rank) error {
-		b, err := Collect(r.Comm(), true)
+		b, err := Collect(r.Comm(), Options{Simulated: true})
 		if err != nil {
 			return err
 		}
@@ -75,7 +76,12 @@ func TestCollectSimulated(t *testing.T) {
 			return err
 		}
 		rec.StartUTC = rec.StartUTC.Truncate(0)
-		j, _ := json.Marshal(rec)
+		if (rec.MPIT != nil) != (r.ID() == 0) {
+			t.Errorf("rank %d: MPI_T record %+v, want one on rank 0 only", r.ID(), rec.MPIT)
+		}
+		cp := *rec
+		cp.MPIT = nil
+		j, _ := json.Marshal(&cp)
 		mu.Lock()
 		got[r.ID()] = j
 		mu.Unlock()
@@ -161,4 +167,23 @@ func TestLocal(t *testing.T) {
 		}
 	}
 	t.Logf("%+v", p)
+}
+
+// Ground truth by construction: values against defaults, with where each
+// was set.
+func TestCompareCvars(t *testing.T) {
+	vs := []mpi.ControlVariable{{Name: "a", Value: "1"}, {Name: "b", Value: "2"}, {Name: "c", Value: "x"}, {Name: "new", Value: "5"},
+		{Name: "orte_hnp_uri", Value: "u2"}, {Name: "obj", Bound: true}}
+	defs := []mpi.ControlVariable{{Name: "a", Value: "1"}, {Name: "b", Value: "0"}, {Name: "c", Value: "x"}, {Name: "orte_hnp_uri", Value: ""}}
+	env := map[string]string{"OMPI_MCA_new": "5"}
+	files := []paramFile{{path: "/h/.openmpi/mca-params.conf", set: map[string]string{"b": "2"}}}
+	m := compareCvars(&MPIT{}, vs, defs, true, false, func(k string) string { return env[k] }, files)
+	want := []Cvar{{Name: "b", Value: "2", Default: "0", Source: "file /h/.openmpi/mca-params.conf"},
+		{Name: "new", Value: "5", Source: "environment OMPI_MCA_new"}, {Name: "orte_hnp_uri", Value: "u2", PerJob: true}}
+	if m.Count != 6 || !reflect.DeepEqual(m.Differ, want) || m.All != nil {
+		t.Errorf("got %d, %+v, want 6, %+v", m.Count, m.Differ, want)
+	}
+	if m := compareCvars(&MPIT{}, vs, nil, false, true, func(string) string { return "" }, nil); len(m.Differ) != 0 || len(m.All) != 6 {
+		t.Errorf("without defaults: differ %+v, all %d", m.Differ, len(m.All))
+	}
 }

@@ -37,8 +37,8 @@ type Record struct {
 	Ranks []Rank `json:"ranks"`
 	// BindingSamples says when the ranks' CPUs were sampled.
 	BindingSamples string `json:"binding_samples,omitempty"`
-	// MPIT is the library's configuration as MPI_T control variables; nil
-	// when not read.
+	// MPIT is the library's configuration as MPI_T control variables, as
+	// rank 0 read it (nil on the other ranks, and when not read).
 	MPIT *MPIT `json:"mpi_t,omitempty"`
 	// Simulated is set for a simulated run: every value above is fake.
 	Simulated bool `json:"simulated,omitempty"`

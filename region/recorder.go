@@ -159,7 +159,7 @@ func New(c mpi.Comm, clk timing.Clock, opt Options) (*Recorder, error) {
 	r.startUTC = time.Now().UTC()
 	r.load0, r.loadErr = cpuload.Read()
 	var err error
-	if r.prov, err = provenance.Start(c, timing.SleepFunc(clk) != nil); err != nil {
+	if r.prov, err = provenance.Start(c, provenance.Options{Simulated: timing.SleepFunc(clk) != nil}); err != nil {
 		return nil, fmt.Errorf("region: %w", err)
 	}
 	return r, nil
