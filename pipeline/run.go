@@ -48,17 +48,17 @@ import (
 // Metadata.Provenance), the same on every rank, with each rank's binding
 // as it was at the start.
 func CollectMetadata(c mpi.Comm, clk timing.Clock) (*rawdata.Metadata, error) {
-	meta, _, err := collectMetadata(c, clk)
+	meta, _, err := collectMetadata(c, clk, false)
 	return meta, err
 }
 
 // collectMetadata is CollectMetadata, and also returns the binding that
 // follows this rank's CPU until Finish.
-func collectMetadata(c mpi.Comm, clk timing.Clock) (*rawdata.Metadata, *provenance.Binding, error) {
+func collectMetadata(c mpi.Comm, clk timing.Clock, allCvars bool) (*rawdata.Metadata, *provenance.Binding, error) {
 	if c == nil || clk == nil {
 		return nil, nil, errors.New("pipeline: CollectMetadata needs a communicator and a clock")
 	}
-	bind, err := provenance.Collect(c, provenance.Options{Simulated: timing.SleepFunc(clk) != nil})
+	bind, err := provenance.Collect(c, provenance.Options{Simulated: timing.SleepFunc(clk) != nil, AllCvars: allCvars})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -120,6 +120,10 @@ type Options struct {
 	// every rank's clock synchronization record in the metadata at any
 	// rank count (see SyncRecordRanks).
 	PerRank bool
+	// AllCvars records every MPI_T control variable of the library in the
+	// provenance (provenance.Options.AllCvars), not only those that differ
+	// from their default.
+	AllCvars bool
 	// Labels are added to every row (rawdata.CheckLabel).
 	Labels map[string]string
 	// ClockSync is the clock synchronization of the experiments whose
@@ -301,7 +305,7 @@ func Run(c mpi.Comm, clk timing.Clock, exps []engine.Experiment, opt Options) (*
 		return nil, err
 	}
 	fail := func(err error) error { return &RankError{Rank: me, Err: err} }
-	meta, bind, err := collectMetadata(c, clk)
+	meta, bind, err := collectMetadata(c, clk, opt.AllCvars)
 	if err != nil {
 		return nil, fail(err)
 	}

@@ -196,6 +196,7 @@ func runOn(c mpi.Comm, clk timing.Clock, stdout, stderr io.Writer, fs *flag.Flag
 	}
 	opt := pipeline.DefaultOptions()
 	opt.Dir, opt.RunID, opt.Mpirun, opt.PerRank, opt.Labels = o.out, o.runID, o.mpirun, o.perRank, o.labels
+	opt.AllCvars = o.allCvars
 	opt.Seed, opt.SeedSet, opt.Design, opt.Args = o.seed, o.seedSet, o.designFile, os.Args
 	opt.ClockSync, opt.ClockAccuracy, opt.ResyncEvery = o.clockSync, o.clockAccuracy, o.resyncEvery
 	opt.NoBound = o.noBound
