@@ -187,3 +187,14 @@ func TestCompareCvars(t *testing.T) {
 		t.Errorf("without defaults: differ %+v, all %d", m.Differ, len(m.All))
 	}
 }
+
+// The text env prints: the clock, the CPU facts and this process's
+// binding, each a line.
+func TestLocalRecordLines(t *testing.T) {
+	l := strings.Join(LocalRecord().Lines(), "\n")
+	for _, want := range []string{"clock source\t", "clock discipline\t", "cpufreq governor\t", "SMT\t", "transparent huge pages\t", "rank 0\ton "} {
+		if !strings.Contains(l, want) {
+			t.Errorf("no %q in\n%s", want, l)
+		}
+	}
+}

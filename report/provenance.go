@@ -46,16 +46,7 @@ func addProvenance(add func(name, v string), md *rawdata.Metadata) {
 			at = " (" + n.Name + ")"
 		}
 		add("clock source"+at, n.ClockSource)
-		a := n.Adjtimex
-		disc := a.State
-		if !provenance.IsUnavailable(a.State) {
-			sync := "not synchronized"
-			if a.Synchronized {
-				sync = "synchronized"
-			}
-			disc = fmt.Sprintf("%s, %s, frequency offset %.3f ppm, status %#x %s", a.State, sync, a.FreqPPM, a.Status, strings.Join(a.StatusFlags, "|"))
-		}
-		add("clock discipline (adjtimex)"+at, strings.TrimSpace(disc))
+		add("clock discipline (adjtimex)"+at, n.Adjtimex.String())
 		c := n.CPU
 		add("CPU governor"+at, c.Governor)
 		freq := strings.Join([]string{c.MinKHz, c.MaxKHz, c.CurKHz}, " / ")
