@@ -198,3 +198,31 @@ func TestLocalRecordLines(t *testing.T) {
 		}
 	}
 }
+
+// Two sides that differ in one control variable, set on B only, and in
+// the binding of one of A's mpiruns: exactly those lines; identical sides
+// give none.
+func TestDifferences(t *testing.T) {
+	base := func() *Record {
+		r := combine([]Probe{{Node: "n", OnlineCPUs: "0-1", Mask: "0", Clock: "tsc"}, {Node: "n", OnlineCPUs: "0-1", Mask: "1", Clock: "tsc"}})
+		r.Library, r.MPIT = "Open MPI v4.1.4", &MPIT{Differ: []Cvar{{Name: "orte_hnp_uri", Value: "x", PerJob: true}}}
+		return r
+	}
+	shared := base()
+	shared.Ranks[1].MaskStart = "0"
+	shared.Nodes[0].Overlaps = overlaps([]int{0, 1}, shared.Ranks)
+	b := base()
+	b.MPIT.Differ = append(b.MPIT.Differ, Cvar{Name: "coll_tuned_allreduce_algorithm", Value: "6", Default: "0"})
+	got := Differences([]string{"A", "B"}, [][]*Record{{base(), shared, nil}, {b, b}})
+	want := []string{
+		"B: coll_tuned_allreduce_algorithm=6 (A: default)",
+		"A: shared CPUs differs across its mpiruns: none (1), ranks 0 and 1 share CPU 0 (1)",
+		"B: shared CPUs=none (A: none | ranks 0 and 1 share CPU 0)",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+	if got := Differences([]string{"A", "B"}, [][]*Record{{base(), base()}, {base(), base()}}); len(got) != 0 {
+		t.Errorf("identical sides: %q", got)
+	}
+}

@@ -225,9 +225,17 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprintln(stderr, "compare: "+w)
 		header = append(header, w)
 	}
+	diffs := provenanceDifferences(sides)
+	for _, d := range diffs {
+		fmt.Fprintln(stderr, "compare: provenance: "+d)
+		header = append(header, "provenance: "+d)
+	}
 	gate, err := cmpGate(*failSlower, *junitFile, *verdictFile, rows, opt.Alpha)
 	if err != nil {
 		return err
+	}
+	if gate != nil {
+		gate.Differences = diffs
 	}
 	switch o.format {
 	case "text":
