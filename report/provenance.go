@@ -82,3 +82,19 @@ func joinCPUs(v []int) string {
 	}
 	return strings.Join(s, ",")
 }
+
+// differences lists what the sides' provenance records say differed
+// (provenance.Differences), over each side's sidecars.
+func differences(sides []*Side) []string {
+	names := make([]string, len(sides))
+	recs := make([][]*provenance.Record, len(sides))
+	for i, s := range sides {
+		names[i] = s.Name
+		for _, md := range s.metas() {
+			if r := provenanceOf(md); r != nil {
+				recs[i] = append(recs[i], r)
+			}
+		}
+	}
+	return provenance.Differences(names, recs)
+}

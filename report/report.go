@@ -50,6 +50,10 @@ type Report struct {
 	Groups    [][]Group
 	Methods   []Method
 	Machines  []Machine
+	// Differences are what the sides' provenance records say differed
+	// between the sides and across one side's mpiruns
+	// (provenance.Differences).
+	Differences []string
 	// Comparison compares side B with side A (nil with one side).
 	Comparison *Comparison
 	// Rules are the twelve rules of Hoefler and Belli (Hoefler & Belli 2015), in
@@ -200,6 +204,7 @@ func New(sides []*Side, opt Options) (*Report, error) {
 		r.Machines = append(r.Machines, newMachine(s))
 		r.Regions = append(r.Regions, s.regionRuns(opt.RegionIters))
 	}
+	r.Differences = differences(r.Sides)
 	r.Rules = checkRules(r)
 	return r, nil
 }
