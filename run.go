@@ -18,6 +18,7 @@ import (
 	"github.com/reprobench/reprobench/internal/launch"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/noiseguard"
+	"github.com/reprobench/reprobench/provenance"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
@@ -43,9 +44,24 @@ import (
 // id, mpirun, seed, arguments and flags, clock synchronizations,
 // experiments, end time — the caller adds (Run does, from its Options);
 // rawdata.Writer.Close fills the run id, mpirun and np it knows.
+//
+// It also records the run's provenance (provenance.Collect, in
+// Metadata.Provenance), the same on every rank, with each rank's binding
+// as it was at the start.
 func CollectMetadata(c mpi.Comm, clk timing.Clock) (*rawdata.Metadata, error) {
+	meta, _, err := collectMetadata(c, clk, false)
+	return meta, err
+}
+
+// collectMetadata is CollectMetadata, and also returns the binding that
+// follows this rank's CPU until Finish.
+func collectMetadata(c mpi.Comm, clk timing.Clock, allCvars bool) (*rawdata.Metadata, *provenance.Binding, error) {
 	if c == nil || clk == nil {
-		return nil, errors.New("pipeline: CollectMetadata needs a communicator and a clock")
+		return nil, nil, errors.New("pipeline: CollectMetadata needs a communicator and a clock")
+	}
+	bind, err := provenance.Collect(c, provenance.Options{Simulated: timing.SleepFunc(clk) != nil, AllCvars: allCvars})
+	if err != nil {
+		return nil, nil, err
 	}
 	meta := &rawdata.Metadata{StartUTC: time.Now().UTC(), Np: c.Size(), ErrorCodes: rawdata.ErrorCodes}
 	if c.Rank() == 0 {
@@ -67,15 +83,15 @@ func CollectMetadata(c mpi.Comm, clk timing.Clock) (*rawdata.Metadata, error) {
 			meta.MPIThreadRequested, meta.MPIThreadProvided = mpi.ThreadRequested().MPIName(), mpi.ThreadProvided()
 		}
 	}
-	var err error
 	if meta.ProcessorNames, err = processorNames(c); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if c.Rank() == 0 {
 		env := design.CollectEnvironment()
 		meta.Environment = rawdata.MarshalRecord(&env)
 	}
-	return meta, nil
+	meta.Provenance = rawdata.MarshalRecord(bind.Record())
+	return meta, bind, nil
 }
 
 // syncRecordRanks is the largest rank count at which the metadata keeps
@@ -108,6 +124,10 @@ type Options struct {
 	// every rank's clock synchronization record in the metadata at any
 	// rank count (otherwise up to 64 ranks).
 	PerRank bool
+	// AllCvars records every MPI_T control variable of the library in the
+	// provenance (provenance.Options.AllCvars), not only those that differ
+	// from their default.
+	AllCvars bool
 	// Labels are added to every row (rawdata.CheckLabel).
 	Labels map[string]string
 	// ClockSync is the clock synchronization of the experiments whose
@@ -299,7 +319,7 @@ func Run(c mpi.Comm, exps []Experiment, opt Options) (*Result, error) {
 		return nil, err
 	}
 	fail := func(err error) error { return &launch.RankError{Rank: me, Err: err} }
-	meta, err := CollectMetadata(c, clk)
+	meta, bind, err := collectMetadata(c, clk, opt.AllCvars)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -322,6 +342,8 @@ func Run(c mpi.Comm, exps []Experiment, opt Options) (*Result, error) {
 	if eng.CPULoad == nil && opt.Simulation == nil {
 		eng.CPULoad = cpuload.Read
 	}
+	noted := provenanceNotes(bind.Record(), nil, note)
+	eng.CPULoad = sampleBinding(bind, eng.CPULoad)
 	if needsSync(exps) {
 		meta.ClockAccuracy, meta.ClockAccuracySource = accuracyNote(opt.clockAccuracyText(), target, targetWhy)
 		note(fmt.Sprintf("clock accuracy target %s (%s)", meta.ClockAccuracy, meta.ClockAccuracySource))
@@ -393,6 +415,14 @@ func Run(c mpi.Comm, exps []Experiment, opt Options) (*Result, error) {
 		}
 	}
 	sums, rerr := eng.Run(exps, sink)
+	if rerr == nil {
+		rec, err := bind.Finish(c, BindingSamples)
+		if err != nil {
+			return nil, fail(err)
+		}
+		meta.Provenance = rawdata.MarshalRecord(rec)
+		provenanceNotes(rec, noted, note)
+	}
 	if me != 0 {
 		if rerr != nil {
 			return nil, fail(rerr)

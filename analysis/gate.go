@@ -123,6 +123,10 @@ type GateReport struct {
 	// alpha/Family; with fewer, no group can be declared a regression.
 	NeedMpiruns int       `json:"need_mpiruns_per_side"`
 	Rows        []GateRow `json:"groups"`
+	// Differences are what the sides' provenance records say differed
+	// between them and across one side's mpiruns
+	// (provenance.Differences), listed beside the verdict.
+	Differences []string `json:"provenance_differences,omitempty"`
 }
 
 // GateMethod names the gate's test in reports.

@@ -62,3 +62,6 @@ func WtimeClock() timing.Clock { return nil }
 
 // BuildFlavor names the MPI library this binary is built against.
 const BuildFlavor = "none"
+
+// ControlVariables returns ErrNoMPI: this build has no MPI library.
+func ControlVariables() ([]ControlVariable, error) { return nil, ErrNoMPI }

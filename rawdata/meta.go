@@ -84,6 +84,12 @@ type Metadata struct {
 	// simulated machine's model. "reprobench compare" refuses to compare
 	// simulated with measured data unless asked.
 	Simulation json.RawMessage `json:"simulation,omitempty"`
+
+	// Provenance is where and how the mpirun ran (provenance.Record: the
+	// MPI library and its configuration, the launcher, each rank's
+	// binding, the clock's discipline and each node's CPU facts). Added in
+	// format 1.5.
+	Provenance json.RawMessage `json:"provenance,omitempty"`
 }
 
 // WindowBaseline is what the window loop loses with nothing to time: n

@@ -99,3 +99,28 @@ func TestSidecarVersionRoundTrip(t *testing.T) {
 		t.Errorf("CheckCSVVersion of a CSV without a sidecar = %v, want nil", err)
 	}
 }
+
+// A sidecar of format 1.4, written before the provenance record, reads
+// with no provenance; one of this version keeps it.
+func TestReadSidecarBeforeProvenance(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old-mpirun000.json")
+	if err := os.WriteFile(old, []byte(`{"format_version": "1.4", "run_id": "old", "mpirun": 0, "np": 2, "mpi_library_version": "Open MPI v4.1.4"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := rawdata.ReadMetadata(old)
+	if err != nil || m.Provenance != nil || m.MPILibrary != "Open MPI v4.1.4" || m.Np != 2 {
+		t.Errorf("1.4 sidecar: %+v, %v", m, err)
+	}
+	w, err := rawdata.Create(rawdata.Options{Dir: dir, RunID: "new", Experiments: []rawdata.Experiment{{Exp: 0}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(&rawdata.Metadata{Provenance: []byte(`{"version":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	m, err = rawdata.ReadMetadata(w.Names().JSON)
+	if err != nil || strings.Join(strings.Fields(string(m.Provenance)), "") != `{"version":1}` || m.FormatVersion < "1.5" {
+		t.Errorf("new sidecar: provenance %s, version %s, %v", m.Provenance, m.FormatVersion, err)
+	}
+}

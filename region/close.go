@@ -12,6 +12,7 @@ import (
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/provenance"
 	"github.com/reprobench/reprobench/rawdata"
 )
 
@@ -121,7 +122,15 @@ type Result struct {
 	// (package cpuload; rank 0, nil where /proc could not be read),
 	// written to the sidecar as its cpu_load.
 	CPULoad *rawdata.CPULoad
+	// Provenance is where and how the recording ran (every rank), written
+	// to the sidecar as its provenance, and the source of its MPI library,
+	// start time and processor names when Output.Meta leaves them empty.
+	Provenance *provenance.Record
 }
+
+// BindingSamples says when the recorder samples each rank's CPU
+// (provenance.Record.BindingSamples).
+const BindingSamples = "at New and at Close"
 
 // per-record values exchanged at Close.
 const recFields = 8
@@ -197,7 +206,11 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("region: gathering the records: %w", err)
 	}
-	res := &Result{Record: Record{Version: Version, Clock: r.clk.Name(), Capacity: len(r.recs), Overflow: DropNewest.String(),
+	prov, err := r.prov.Finish(r.c, BindingSamples)
+	if err != nil {
+		return nil, fmt.Errorf("region: provenance: %w", err)
+	}
+	res := &Result{Provenance: prov, Record: Record{Version: Version, Clock: r.clk.Name(), Capacity: len(r.recs), Overflow: DropNewest.String(),
 		RuntimeS: RuntimeSDef, GlobalRuntimeS: GlobalRuntimeSDef, Sync: synced}}
 	if r.c.Rank() != 0 {
 		res.Record.PerRank = []RankLog{log}
@@ -440,6 +453,7 @@ func (r *Recorder) write(out Output, res *Result, syncs []*syncPoint) error {
 	if meta.StartUTC.IsZero() {
 		meta.StartUTC = r.startUTC
 	}
+	fillProvenance(meta, res.Provenance)
 	meta.ClockSyncSpec = spec
 	meta.Labels = out.Labels
 	for i, s := range syncs {

@@ -10,6 +10,7 @@ import (
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/provenance"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
 )
@@ -113,6 +114,7 @@ type Recorder struct {
 	startUTC time.Time
 	// the CPU-time sample at the end of New (cpuload.Read) and its error
 	load0     cpuload.Sample
+	prov      *provenance.Binding // provenance of the recording, Finished at Close
 	loadErr   error
 	startSync *syncPoint
 	pairNs    float64
@@ -156,6 +158,10 @@ func New(c mpi.Comm, clk timing.Clock, opt Options) (*Recorder, error) {
 	}
 	r.startUTC = time.Now().UTC()
 	r.load0, r.loadErr = cpuload.Read()
+	var err error
+	if r.prov, err = provenance.Start(c, provenance.Options{Simulated: timing.SleepFunc(clk) != nil}); err != nil {
+		return nil, fmt.Errorf("region: %w", err)
+	}
 	return r, nil
 }
 

@@ -1,6 +1,7 @@
 package region
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/provenance"
 	"github.com/reprobench/reprobench/rawdata"
 )
 
@@ -240,6 +242,16 @@ func TestWriteRead(t *testing.T) {
 	}
 	if !strings.Contains(string(m.Regions), `"drop_newest"`) || len(m.Experiments) != 4 || m.Np != 2 {
 		t.Errorf("sidecar regions %s, %d experiments", m.Regions, len(m.Experiments))
+	}
+	// The provenance, with no user code: the same record as a run's, the
+	// library and processor names filled from it, a start time of today.
+	var prov provenance.Record
+	if err := json.Unmarshal(m.Provenance, &prov); err != nil || !prov.Simulated || len(prov.Ranks) != 2 || prov.Ranks[1].MaskEnd != "1" ||
+		prov.BindingSamples != BindingSamples {
+		t.Errorf("sidecar provenance %s (%v)", m.Provenance, err)
+	}
+	if m.MPILibrary != "simulated" || len(m.ProcessorNames) != 2 || m.StartUTC.Year() < 2000 || len(m.Environment) == 0 {
+		t.Errorf("sidecar library %q, processor names %q, start %v, environment %d bytes", m.MPILibrary, m.ProcessorNames, m.StartUTC, len(m.Environment))
 	}
 	// The CPU load of the recording, from this machine's /proc: both
 	// simulated ranks are this one process, whose own time counts once.

@@ -72,6 +72,7 @@ type page struct {
 	Syncs                                []syncRow
 	SyncExtra                            []string
 	Machine                              []factRow
+	Provenance                           []string // what else differed
 	Unavailable                          [][]string
 	MPIEnv                               []factRow
 	Flags                                []factRow
@@ -973,6 +974,7 @@ func keyedRows(maps []map[string]string, prefix string) []factRow {
 
 // machineView lays out the environment of each side.
 func (r *Report) machineView(v *page) {
+	v.Provenance = r.Differences
 	var names []string
 	for _, m := range r.Machines {
 		for _, f := range m.Facts {

@@ -50,6 +50,10 @@ type Report struct {
 	Groups    [][]Group
 	Methods   []Method
 	Machines  []Machine
+	// Differences are what the sides' provenance records say differed
+	// between the sides and across one side's mpiruns
+	// (provenance.Differences).
+	Differences []string
 	// Comparison compares side B with side A (nil with one side).
 	Comparison *Comparison
 	// Rules are the twelve rules of Hoefler and Belli (Hoefler & Belli 2015), in
@@ -200,6 +204,7 @@ func New(sides []*Side, opt Options) (*Report, error) {
 		r.Machines = append(r.Machines, newMachine(s))
 		r.Regions = append(r.Regions, s.regionRuns(opt.RegionIters))
 	}
+	r.Differences = differences(r.Sides)
 	r.Rules = checkRules(r)
 	return r, nil
 }
@@ -613,6 +618,7 @@ func newMachine(s *Side) Machine {
 		} else {
 			unavail["environment: not in the sidecar of "+md.RunID+" mpirun "+strconv.Itoa(md.Mpirun)] = true
 		}
+		addProvenance(add, md)
 		add("timer", clockName(md))
 		add("noise probe", noiseProbe(md.Flags["noise-guard-seed"]))
 	}
@@ -792,6 +798,10 @@ func reproduce(s *Side) []Command {
 	}
 	for _, md := range s.metas() {
 		if covered[md.RunID] || len(md.Args) == 0 {
+			continue
+		}
+		if argv := launcherArgv(md); len(argv) > 0 {
+			out = append(out, Command{What: fmt.Sprintf("%s mpirun %d (its launcher's command line, recorded)", md.RunID, md.Mpirun), Line: shellJoin(argv)})
 			continue
 		}
 		line := shellJoin(md.Args)

@@ -63,8 +63,15 @@ func WriteGateText(w io.Writer, r analysis.GateReport) error {
 	for _, rs := range reasons {
 		fmt.Fprintln(w, wrapLine(fmt.Sprintf("undecided (%d groups): %s", count[rs], rs), 2))
 	}
-	_, err := fmt.Fprintln(w, "verdict: "+r.Summary())
-	return err
+	if _, err := fmt.Fprintln(w, "verdict: "+r.Summary()); err != nil {
+		return err
+	}
+	for _, d := range r.Differences {
+		if _, err := fmt.Fprintln(w, wrapLine("  what else differed: "+d, 4)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Groups is "1 group" or "N groups", for sentences about n analysis groups.

@@ -124,6 +124,8 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	failSlower := fs.String("fail-if-slower", "", "regression gate: exit 3 if B is significantly slower than A by more than PCT percent in some group (Holm at --alpha), 4 if too few mpiruns to decide, else 0")
 	junitFile := fs.String("junit", "", "with --fail-if-slower: write the gate's verdict as JUnit XML to FILE")
 	verdictFile := fs.String("verdict", "", "with --fail-if-slower: write the gate's verdict as JSON to FILE")
+	explain := fs.Bool("explain", false, "rank the recorded provenance differences (MPI_T control variables, binding, clock, CPU facts) by how well each separates A's mpiruns from B's, with a permutation test over the mpiruns at --alpha")
+	explainSeed := fs.Uint64("explain-seed", 1, "--explain: the seed of the permutations (printed with the result)")
 	fs.Var(&paired, "paired", "with --by: pair the per-mpirun medians of label values that ran in the same mpiruns and use the signed-rank test (removes mpirun-to-mpirun variation; needs ≥ 6 mpiruns to reach p < 0.05); fails if a pair cannot be paired; --paired=auto pairs what it can")
 	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
@@ -225,9 +227,20 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprintln(stderr, "compare: "+w)
 		header = append(header, w)
 	}
+	diffs := provenanceDifferences(sides)
+	for _, d := range diffs {
+		fmt.Fprintln(stderr, "compare: provenance: "+d)
+		header = append(header, "provenance: "+d)
+	}
 	gate, err := cmpGate(*failSlower, *junitFile, *verdictFile, rows, opt.Alpha)
 	if err != nil {
 		return err
+	}
+	if gate != nil {
+		gate.Differences = diffs
+	}
+	if *explain {
+		header = append(header, explainProvenance(sides, opt.Alpha, *explainSeed)...)
 	}
 	switch o.format {
 	case "text":

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/provenance"
 	"github.com/reprobench/reprobench/timing"
 )
 
@@ -40,6 +41,9 @@ type envReport struct {
 	Clocks []envClock      `json:"clocks"`
 	// Unavailable lists the clocks that could not be built, and why.
 	Unavailable []envUnavailable `json:"unavailable,omitempty"`
+	// Provenance is the clock's discipline, the CPU facts and the binding
+	// (every rank's under MPI, this process's otherwise).
+	Provenance *provenance.Record `json:"provenance,omitempty"`
 }
 
 type envMPI struct {
@@ -163,7 +167,13 @@ func collectEnv(o envOptions) (r envReport, rank int, err error) {
 				r.MPI.LibraryVersion = v
 			}
 			r.MPI.WtickNs = float64(mpi.Wtick())
+			if b, err := provenance.Collect(w, provenance.Options{NoMPIT: true}); err == nil {
+				r.Provenance = b.Record()
+			}
 		}
+	}
+	if r.Provenance == nil {
+		r.Provenance = provenance.LocalRecord()
 	}
 
 	clocks = append(clocks, timing.NewMonotonic(), timing.NewMonotonicRaw())
@@ -289,6 +299,9 @@ func writeEnvText(w io.Writer, r envReport) error {
 			yesNo(f.Invariant()), yesNo(f.CPUIDInvariant), yesNo(f.CPUIDRDTSCP), cpuinfo)
 	} else {
 		fmt.Fprintf(tw, "tsc\tnone on %s\n", f.Arch)
+	}
+	for _, l := range r.Provenance.Lines() {
+		fmt.Fprintln(tw, l)
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "clock\tsource\tresolution\toverhead\tfrequency")

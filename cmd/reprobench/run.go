@@ -198,6 +198,7 @@ func runOn(c mpi.Comm, clk timing.Clock, stdout, stderr io.Writer, fs *flag.Flag
 	}
 	opt := reprobench.DefaultOptions()
 	opt.Dir, opt.RunID, opt.Mpirun, opt.PerRank, opt.Labels = o.out, o.runID, o.mpirun, o.perRank, o.labels
+	opt.AllCvars = o.allCvars
 	opt.Design, opt.Args, opt.ResyncEvery = o.designFile, os.Args, o.resyncEvery
 	if o.seedSet {
 		seed := o.seed

@@ -53,6 +53,9 @@ func (l labelFlag) Set(s string) error {
 
 // runOptions are the flags of "reprobench run".
 type runOptions struct {
+	// allCvars is --mpi-t-all.
+	allCvars bool
+
 	calls, sizes, datatype, procSync, clockSync, runtimeType, clock, cache, out, runID, designFile string
 	procSyncSet                                                                                    bool // --proc-sync was given
 	mpiThread, adaptOn                                                                             string
@@ -159,6 +162,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.designFile, "design", "", "design `file`: run its experiments of this --mpirun instead of the flags' factorial")
 	fs.Var(o.labels, "label", "`key=value` added as a column to every row (repeatable)")
 	fs.BoolVar(&o.perRank, "per-rank", false, "also write every rank's local and global start/end times")
+	fs.BoolVar(&o.allCvars, "mpi-t-all", false, "record every MPI_T control variable of the library in the sidecar, not only those that differ from their default")
 	fs.BoolVar(&o.checkResults, "check", false, "check the operation's result: send buffers hold a per-rank pattern, and after each experiment's observations every rank compares the last result with the expected one; a wrong one is errorcode 8 (docs/data-format.md)")
 	noiseGuardFlags(fs, o) // noise.go
 	fs.IntVar(&o.windowBaseline, "window-baseline", 1000, "observations of the window loop with nothing to time, run once per mpirun before the first windowed experiment: the machine's own late share, recorded in the sidecar and shown beside each group's invalid share (docs/windows.md); 0: none")

@@ -1,0 +1,334 @@
+package provenance
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/reprobench/reprobench/mpi"
+)
+
+// Binding follows one rank's CPU between Collect and Finish. Its methods
+// are for the rank's measuring goroutine (the thread the rank measures on);
+// it is not safe for concurrent use.
+type Binding struct {
+	rec       *Record
+	simulated bool
+	rank      int
+	cpus      []int
+	last      int
+	samples   int
+	moves     int
+	source    string
+	probe     Probe
+	lib       string
+	start     time.Time
+	mpit      *MPIT // rank 0's
+}
+
+// Options say what Start and Collect read.
+type Options struct {
+	// Simulated marks a run of package mpitest: ranks are goroutines of
+	// one process and their facts are deterministic fakes.
+	Simulated bool
+	// AllCvars keeps every MPI_T control variable in the record
+	// (MPIT.All), not only those that differ from their default.
+	AllCvars bool
+	// NoMPIT skips MPI_T (and the defaults helper's process).
+	NoMPIT bool
+}
+
+// Start probes this rank (Local, or fake values when simulated) and takes
+// the first sample of its CPU, without communicating; Finish later
+// combines every rank's probe and samples into the record. Rank 0 also
+// reads the library's configuration through MPI_T (ReadMPIT) when MPI is
+// initialized, kept in rank 0's record only.
+func Start(c mpi.Comm, opt Options) (*Binding, error) {
+	if c == nil {
+		return nil, errors.New("provenance: Start needs a communicator")
+	}
+	simulated := opt.Simulated
+	b := &Binding{simulated: simulated, rank: c.Rank(), last: -1, start: time.Now().UTC()}
+	switch {
+	case simulated && c.Rank() == 0:
+		b.mpit = &MPIT{DefaultsFrom: "simulated"}
+	case !simulated && c.Rank() == 0 && !opt.NoMPIT && mpi.World() != nil:
+		b.mpit = ReadMPIT(opt.AllCvars)
+	}
+	if simulated {
+		b.probe = simulatedProbe(c.Rank(), c.Size())
+		b.lib = "simulated"
+	} else {
+		node := ""
+		if mpi.World() != nil {
+			node, _ = mpi.ProcessorName()
+			b.lib, _ = mpi.LibraryVersion()
+		}
+		if node == "" {
+			node, _ = os.Hostname()
+		}
+		if b.lib == "" {
+			b.lib = unavailable("MPI is not initialized in this process (no MPI_Get_library_version)")
+		}
+		b.probe = Local(node)
+	}
+	b.Sample()
+	return b, nil
+}
+
+// Collect is Start followed by the exchange of the ranks' probes
+// (collective, outside any timed part): an allreduce of one int64 and an
+// allgather of the largest probe's length, so that every rank holds the
+// same Record with every rank's binding at the start. Call Sample between
+// batches and Finish at the end.
+func Collect(c mpi.Comm, opt Options) (*Binding, error) {
+	b, err := Start(c, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.exchange(c); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// exchange builds the record from every rank's probe, with rank 0's start
+// time and library.
+func (b *Binding) exchange(c mpi.Comm) error {
+	probes, err := allgatherJSON(c, struct {
+		Probe
+		Start int64  `json:"start_unix_ns"`
+		Lib   string `json:"library"`
+	}{b.probe, b.start.UnixNano(), b.lib})
+	if err != nil {
+		return fmt.Errorf("provenance: %w", err)
+	}
+	all := make([]Probe, len(probes))
+	var start int64
+	lib := ""
+	for i, raw := range probes {
+		var p struct {
+			Probe
+			Start int64  `json:"start_unix_ns"`
+			Lib   string `json:"library"`
+		}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return fmt.Errorf("provenance: rank %d's probe: %w", i, err)
+		}
+		all[i] = p.Probe
+		if i == 0 {
+			start, lib = p.Start, p.Lib
+		}
+	}
+	b.rec = combine(all)
+	b.rec.Simulated = b.simulated
+	b.rec.StartUTC, b.rec.Library = time.Unix(0, start).UTC(), lib
+	b.rec.MPIT = b.mpit
+	return nil
+}
+
+// Record returns the record as collected (MaskEnd and the samples are
+// filled in by Finish); nil before Collect or Finish.
+func (b *Binding) Record() *Record { return b.rec }
+
+// Sample notes the CPU the calling thread is on. It reads a file (a few
+// µs): call it between batches, never inside a timed span.
+func (b *Binding) Sample() {
+	if b == nil {
+		return
+	}
+	cpu, src := b.rank, "simulated"
+	if !b.simulated {
+		cpu, src = CurrentCPU()
+	}
+	b.source = src
+	if cpu < 0 {
+		return
+	}
+	b.samples++
+	if b.last >= 0 && cpu != b.last {
+		b.moves++
+	}
+	b.last = cpu
+	if !slices.Contains(b.cpus, cpu) {
+		b.cpus = append(b.cpus, cpu)
+	}
+}
+
+// sampleRecord is one rank's end-of-run contribution to Finish.
+type sampleRecord struct {
+	MaskEnd    string `json:"mask_end"`
+	CPUs       []int  `json:"cpus"`
+	Samples    int    `json:"samples"`
+	Migrations int    `json:"migrations"`
+	Source     string `json:"source"`
+}
+
+// Finish takes the last sample and the end mask and combines every rank's
+// into the record (collective: the same exchange as Collect, twice when
+// the binding was only Started), which it returns, the same on every rank. when says when the samples were taken,
+// for the record (BindingSamples).
+func (b *Binding) Finish(c mpi.Comm, when string) (*Record, error) {
+	if b.rec == nil {
+		if err := b.exchange(c); err != nil {
+			return nil, err
+		}
+	}
+	b.Sample()
+	s := sampleRecord{CPUs: slices.Sorted(slices.Values(b.cpus)), Samples: b.samples, Migrations: b.moves, Source: b.source}
+	if b.simulated {
+		s.MaskEnd = strconv.Itoa(b.rank)
+	} else {
+		s.MaskEnd = affinity()
+	}
+	got, err := allgatherJSON(c, s)
+	if err != nil {
+		return nil, fmt.Errorf("provenance: %w", err)
+	}
+	for i, g := range got {
+		var r sampleRecord
+		if err := json.Unmarshal(g, &r); err != nil {
+			return nil, fmt.Errorf("provenance: rank %d's samples: %w", i, err)
+		}
+		if i < len(b.rec.Ranks) {
+			k := &b.rec.Ranks[i]
+			k.MaskEnd, k.CPUs, k.Samples, k.Migrations, k.CPUSource = r.MaskEnd, r.CPUs, r.Samples, r.Migrations, r.Source
+		}
+	}
+	b.rec.BindingSamples = when
+	return b.rec, nil
+}
+
+// simulatedProbe is the fake probe of rank r of a simulated world of np
+// ranks: one node "simulated" with np CPUs, rank r bound to CPU r.
+func simulatedProbe(r, np int) Probe {
+	sim := unavailable("simulated")
+	return Probe{Node: "simulated", OnlineCPUs: formatList(seq(np)), Mask: strconv.Itoa(r), CPU: r, CPUSource: "simulated",
+		Clock: "simulated", Adjtimex: Adjtimex{State: "TIME_OK", Synchronized: true},
+		CPUFacts: CPUFacts{Governor: sim, MinKHz: sim, MaxKHz: sim, CurKHz: sim, Turbo: sim, SMT: sim, THP: sim, THPDefrag: sim},
+		Launcher: Launcher{Name: "mpitest", How: "simulated"}}
+}
+
+func seq(n int) []int {
+	v := make([]int, n)
+	for i := range v {
+		v[i] = i
+	}
+	return v
+}
+
+// combine builds the record from every rank's probe: nodes in order of
+// their lowest rank with the facts their lowest rank read, the launcher
+// rank 0 found, and the ranks' start masks and the overlaps.
+func combine(all []Probe) *Record {
+	rec := &Record{Version: Version}
+	if len(all) > 0 {
+		rec.Launcher = all[0].Launcher
+	}
+	idx := map[string]int{}
+	for r, p := range all {
+		i, ok := idx[p.Node]
+		if !ok {
+			i = len(rec.Nodes)
+			idx[p.Node] = i
+			rec.Nodes = append(rec.Nodes, Node{Name: p.Node, OnlineCPUs: p.OnlineCPUs, ClockSource: p.Clock, Adjtimex: p.Adjtimex, CPU: p.CPUFacts})
+		}
+		rec.Nodes[i].Ranks = append(rec.Nodes[i].Ranks, r)
+		k := Rank{Rank: r, Node: p.Node, MaskStart: p.Mask, CPUSource: p.CPUSource}
+		if m, err := parseList(p.Mask); err == nil && len(m) > 0 {
+			if on, err := parseList(p.OnlineCPUs); err == nil && len(on) > 0 {
+				k.Bound = len(m) < len(on)
+			}
+		}
+		rec.Ranks = append(rec.Ranks, k)
+	}
+	for i := range rec.Nodes {
+		rec.Nodes[i].Overlaps = overlaps(rec.Nodes[i].Ranks, rec.Ranks)
+	}
+	return rec
+}
+
+// overlaps groups a node's ranks whose start masks overlap, transitively
+// (union-find over the CPUs), and returns the groups of two or more.
+func overlaps(ranks []int, all []Rank) []Overlap {
+	owner := map[int]int{} // CPU → first rank seen on it
+	parent := map[int]int{}
+	find := func(x int) int {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	masks := map[int][]int{}
+	for _, r := range ranks {
+		parent[r] = r
+		m, err := parseList(all[r].MaskStart)
+		if err != nil {
+			continue
+		}
+		masks[r] = m
+		for _, cpu := range m {
+			if o, ok := owner[cpu]; ok {
+				parent[find(r)] = find(o)
+			} else {
+				owner[cpu] = r
+			}
+		}
+	}
+	groups := map[int][]int{}
+	var roots []int
+	for _, r := range ranks {
+		root := find(r)
+		if _, ok := groups[root]; !ok {
+			roots = append(roots, root)
+		}
+		groups[root] = append(groups[root], r)
+	}
+	var out []Overlap
+	for _, root := range roots {
+		g := groups[root]
+		if len(g) < 2 {
+			continue
+		}
+		var cpus []int
+		for _, r := range g {
+			cpus = append(cpus, masks[r]...)
+		}
+		slices.Sort(cpus)
+		cpus = slices.Compact(cpus)
+		out = append(out, Overlap{Ranks: g, CPUs: formatList(cpus), Shared: len(g) > len(cpus)})
+	}
+	return out
+}
+
+// allgatherJSON gives every rank every rank's JSON encoding of v: an
+// allreduce of the largest length and one allgather of that many bytes per
+// rank (symmetric).
+func allgatherJSON(c mpi.Comm, v any) ([][]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	mx := []int64{0}
+	if err := mpi.Allreduce(c, []int64{int64(len(b))}, mx, mpi.Max); err != nil {
+		return nil, err
+	}
+	n := int(mx[0])
+	send := make([]byte, n)
+	copy(send, b)
+	recv := make([]byte, n*c.Size())
+	if err := mpi.Allgather(c, send, recv); err != nil {
+		return nil, err
+	}
+	out := make([][]byte, c.Size())
+	for i := range out {
+		out[i] = bytes.TrimRight(recv[i*n:(i+1)*n], "\x00")
+	}
+	return out, nil
+}
