@@ -227,8 +227,9 @@ func (e *Engine) newPlan(ex *Experiment) (*plan, error) {
 		return pl, nil
 	}
 
-	// The buffers of a built-in call, with the result check's pattern in
-	// every send slot when ex asks for the check (check.go).
+	// The buffers of a built-in call, buf_offset bytes after a page
+	// boundary, with the result check's pattern in every send slot when
+	// ex asks for the check (check.go).
 	slots := ex.CacheSlots
 	if slots <= 0 {
 		slots = DefaultCacheSlots
@@ -239,7 +240,7 @@ func (e *Engine) newPlan(ex *Experiment) (*plan, error) {
 			flush = 32 << 20
 		}
 	}
-	pl.bufs = window.NewBuffers(ex.Cache, pl.sendB, pl.recvB, slots, flush, ex.Seed)
+	pl.bufs = window.NewBuffersAt(ex.Cache, pl.sendB, pl.recvB, slots, flush, ex.Seed, int(pl.levels.Level(factor.BufOffset)))
 	if ex.VerifyResults {
 		fillCheck(pl.bufs, ex.Type, c.Rank())
 	}

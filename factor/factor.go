@@ -43,6 +43,7 @@ const (
 	RMASync
 	InPlace
 	RootShift
+	BufOffset
 	NumIDs
 )
 
@@ -88,7 +89,8 @@ type Factor struct {
 	Default int64
 	// Family names the call family ("coll", "p2p", …, as mpi.Family's
 	// String) whose code implements the factor; empty for a method
-	// factor. A call parameter applies to the calls whose operation-table
+	// factor; "*" for a call parameter of the buffers, which the calls
+	// with buffers of every family take (buf_offset). A call parameter applies to the calls whose operation-table
 	// rows take the mpi.Param of the same Name; a coll row may also apply
 	// to the calls built on the blocking collectives (the nbc twins, the
 	// vcoll v-collectives: root_shift), whose code implements it too.
@@ -133,6 +135,9 @@ var table = [NumIDs]Factor{
 	RootShift: {Name: "root_shift", Flag: "root-shift", Kind: KindBool, Levels: []string{"off", "on"}, Family: "coll", Call: true, Group: true,
 		Optional: true, Since: "1.3",
 		Help: "on: call i of an observation has root (root + i) mod P, as IMB's -root_shift, OSU's -k rotate (runtime loop, osu, imb)"},
+	BufOffset: {Name: "buf_offset", Flag: "buf-offset", Kind: KindInt, Min: 0, Max: 4095, Family: "*", Call: true, Group: true,
+		Optional: true, Since: "1.5",
+		Help: "bytes after a page boundary at which the send and receive buffers start (0: page-aligned; misaligned buffers change copy costs)"},
 }
 
 func init() {

@@ -35,9 +35,6 @@ var goldenArgs = []string{"run", "--sim", "--sim-ranks", "4", "--design", "testd
 // identical to run.json.golden. A change of behaviour, or a sidecar field
 // added, removed or changed, is a diff; -update-golden rewrites both.
 func TestGoldenSimRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the golden run takes a few seconds")
-	}
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
 	if err := run(&out, &errb, append(slices.Clone(goldenArgs), "--out", dir)); err != nil {
