@@ -352,7 +352,7 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 		return str(&e.NoiseGuard, []string{"on", "off"})
 	}
 	if f := factor.Lookup(column); f != nil && f.Call {
-		if v == "0" && f.Kind == factor.KindInt {
+		if v == "0" && f.Kind == factor.KindInt && f.Min > 0 {
 			return fmt.Errorf("%s 0 is not a valid level (leave the cell empty for the run's default)", column)
 		}
 		return e.Params.SetCell(f.ID, v)
