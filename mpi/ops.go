@@ -176,7 +176,8 @@ const (
 	ParamBufOffset
 )
 
-var paramNames = [...]string{"op", "root", "peer", "skew", "bw_window", "rma_sync", "overlap", "in_place", "root_shift", "buf_offset"}
+var paramNames = [...]string{"op", "root", "peer", factor.Skew.String(), factor.BWWindow.String(), factor.RMASync.String(), "overlap",
+	factor.InPlace.String(), factor.RootShift.String(), factor.BufOffset.String()}
 
 // String lists the parameters, comma-separated ("op,root"), or "-".
 func (ps Param) String() string {
