@@ -220,8 +220,9 @@ func (e *engine) newPlan(ex *Experiment) (*plan, error) {
 		return pl, nil
 	}
 
-	// The buffers of a built-in call, with the result check's pattern in
-	// every send slot when ex asks for the check (check.go).
+	// The buffers of a built-in call, buf_offset bytes after a page
+	// boundary, with the result check's pattern in every send slot when
+	// ex asks for the check (check.go).
 	slots := ex.CacheSlots
 	if slots <= 0 {
 		slots = DefaultCacheSlots
@@ -232,7 +233,7 @@ func (e *engine) newPlan(ex *Experiment) (*plan, error) {
 			flush = 32 << 20
 		}
 	}
-	pl.bufs = cache.NewBuffers(ex.Cache, pl.sendB, pl.recvB, slots, flush, ex.Seed)
+	pl.bufs = cache.NewBuffersAt(ex.Cache, pl.sendB, pl.recvB, slots, flush, ex.Seed, int(pl.levels.Level(factor.BufOffset)))
 	if ex.VerifyResults {
 		fillCheck(pl.bufs, ex.Type, c.Rank())
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/reprobench/reprobench/factor"
 )
 
 // Options configures AnalyzeGroup and Compare.
@@ -205,7 +207,7 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 	}
 	if len(opt.Percentiles) > 0 {
 		// Rows written with --runtime osu get OSU 7's -z rule.
-		s.Percentiles = MpirunPercentiles(all, opt.Percentiles, opt.Level, g.Key.LabelValue("runtime_type") == "osu")
+		s.Percentiles = MpirunPercentiles(all, opt.Percentiles, opt.Level, g.Key.LabelValue(factor.RuntimeType.String()) == "osu")
 	}
 	if g.Bad > 0 {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%d observations with NaN, infinite or negative runtime_s skipped", g.Bad))

@@ -3,6 +3,8 @@ package analysis
 import (
 	"math"
 	"strconv"
+
+	"github.com/reprobench/reprobench/factor"
 )
 
 // MessagesPerCall returns M, the messages of msize_bytes that one call of
@@ -12,7 +14,7 @@ import (
 // MessagesPerCall, which this package does not import). ok is false for
 // other calls and for a group without a valid bw_window.
 func MessagesPerCall(k GroupKey) (m float64, ok bool) {
-	w, err := strconv.Atoi(k.LabelValue("bw_window"))
+	w, err := strconv.Atoi(k.LabelValue(factor.BWWindow.String()))
 	if err != nil || w < 1 {
 		return 0, false
 	}

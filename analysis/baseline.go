@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/rawdata"
 )
 
@@ -138,7 +139,7 @@ var unwindowed = map[string]bool{"barrier": true, "double_barrier": true, "disse
 // false when none of them recorded one, or s's procsync label names a
 // barrier method, which flags nothing late.
 func GroupInvalidExcess(s GroupSummary, base []*rawdata.WindowBaseline, level float64) (e InvalidExcess, ok bool) {
-	if unwindowed[s.Key.LabelValue("procsync")] {
+	if unwindowed[s.Key.LabelValue(factor.ProcSync.String())] {
 		return InvalidExcess{}, false // no deadline, nothing flagged late
 	}
 	bi, bn := 0, 0

@@ -139,10 +139,19 @@ type Buffers struct {
 	off        int64
 }
 
-// NewBuffers allocates buffers of sendBytes and recvBytes. For Cycle and
-// Random the allocation holds slots copies of each, 64-byte aligned
-// apart; for Cold, flushBytes (PrivateBytes) is the buffer overwritten.
+// NewBuffers allocates buffers of sendBytes and recvBytes, page-aligned:
+// NewBuffersAt with page offset 0.
 func NewBuffers(mode Mode, sendBytes, recvBytes, slots, flushBytes int, seed uint64) *Buffers {
+	return NewBuffersAt(mode, sendBytes, recvBytes, slots, flushBytes, seed, 0)
+}
+
+// NewBuffersAt allocates buffers of sendBytes and recvBytes that start
+// pageOffset bytes after a page boundary (the buf_offset factor; 0 ≤
+// pageOffset, see pageAligned). For Cycle and Random the
+// allocation holds slots copies of each, a multiple of 64 bytes apart, so
+// that every slot has the first slot's offset from a 64-byte boundary;
+// for Cold, flushBytes (PrivateBytes) is the buffer overwritten.
+func NewBuffersAt(mode Mode, sendBytes, recvBytes, slots, flushBytes int, seed uint64, pageOffset int) *Buffers {
 	b := &Buffers{Mode: mode, sendN: sendBytes, recvN: recvBytes, slots: 1}
 	if mode == Cycle || mode == Random {
 		b.slots = max(slots, 1)
@@ -152,8 +161,8 @@ func NewBuffers(mode Mode, sendBytes, recvBytes, slots, flushBytes int, seed uin
 	if b.stride == 0 {
 		b.stride = 64
 	}
-	b.sendAll = make([]byte, b.stride*b.slots+sendBytes)
-	b.recvAll = make([]byte, b.stride*b.slots+recvBytes)
+	b.sendAll = pageAligned(b.stride*b.slots+sendBytes, pageOffset)
+	b.recvAll = pageAligned(b.stride*b.slots+recvBytes, pageOffset)
 	// Write every page, as OSU and IMB do (they memset their buffers).
 	// Fresh memory from the OS is never written by make: until it is,
 	// every page of it maps the kernel's one shared zero page, and a send

@@ -26,7 +26,7 @@ import (
 // LabelPrefix).
 var Columns = slices.Concat([]string{
 	"mpirun", "exp", "np", "call", "msize_bytes", "datatype", "nrep",
-	"procsync", "window_s", "clocksync", "runtime_type", "cache"}, factorColumns())
+	factor.ProcSync.String(), factor.Window.String(), factor.ClockSync.String(), factor.RuntimeType.String(), factor.Cache.String()}, factorColumns())
 
 // factorColumns returns the factor table's columns from skew on.
 func factorColumns() []string {
@@ -317,9 +317,9 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 		return str(&e.Call, vocab.Calls)
 	case "datatype":
 		return str(&e.Datatype, vocab.Datatypes)
-	case "procsync":
+	case factor.ProcSync.String():
 		return str(&e.ProcSync, vocab.ProcSyncs)
-	case "window_s":
+	case factor.Window.String():
 		if v == "" {
 			e.Window = 0
 			return nil
@@ -336,7 +336,7 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 			return fmt.Errorf("%v s is below a nanosecond", f)
 		}
 		return nil
-	case "clocksync":
+	case factor.ClockSync.String():
 		if v != "" && v != "none" && vocab.ClockSync != nil {
 			if err := vocab.ClockSync(v); err != nil {
 				return err
@@ -344,15 +344,15 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 		}
 		e.ClockSync = v
 		return nil
-	case "runtime_type":
+	case factor.RuntimeType.String():
 		return str(&e.RuntimeType, vocab.RuntimeTypes)
-	case "cache":
+	case factor.Cache.String():
 		return str(&e.Cache, vocab.CacheModes)
-	case "noise_guard": //
+	case factor.NoiseGuard.String():
 		return str(&e.NoiseGuard, []string{"on", "off"})
 	}
 	if f := factor.Lookup(column); f != nil && f.Call {
-		if v == "0" && f.Kind == factor.KindInt {
+		if v == "0" && f.Kind == factor.KindInt && f.Min > 0 {
 			return fmt.Errorf("%s 0 is not a valid level (leave the cell empty for the run's default)", column)
 		}
 		return e.Params.SetCell(f.ID, v)
@@ -416,7 +416,7 @@ func Write(w io.Writer, d *Design) error {
 		}
 	}
 	if !guard {
-		header = slices.DeleteFunc(header, func(c string) bool { return c == "noise_guard" })
+		header = slices.DeleteFunc(header, func(c string) bool { return c == factor.NoiseGuard.String() })
 	}
 	for _, k := range keys {
 		header = append(header, LabelPrefix+k)
@@ -439,7 +439,7 @@ func Write(w io.Writer, d *Design) error {
 			rec := []string{strconv.Itoa(e.Mpirun), strconv.Itoa(e.Exp), itoa(e.Np), e.Call, itoa(e.MsizeBytes),
 				e.Datatype, e.nrepCell(), e.ProcSync, win, e.ClockSync, e.RuntimeType, e.Cache}
 			for _, c := range header[len(rec):] { // the factor table's columns
-				if c == "noise_guard" {
+				if c == factor.NoiseGuard.String() {
 					rec = append(rec, e.NoiseGuard)
 				} else if f := factor.Lookup(c); f != nil {
 					rec = append(rec, e.Params.Cell(f.ID))

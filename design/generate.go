@@ -315,9 +315,9 @@ func (f Factors) check() error {
 	}
 	errs := []error{
 		ints("np", f.Nps), strs("call", f.Calls), ints("msize_bytes", f.MsizesBytes),
-		strs("datatype", f.Datatypes), ints("nrep", f.Nreps), strs("procsync", f.ProcSyncs),
-		strs("clocksync", f.ClockSyncs), strs("runtime_type", f.RuntimeTypes), strs("cache", f.Caches),
-		strs("noise_guard", f.NoiseGuards),
+		strs("datatype", f.Datatypes), ints("nrep", f.Nreps), strs(factor.ProcSync.String(), f.ProcSyncs),
+		strs(factor.ClockSync.String(), f.ClockSyncs), strs(factor.RuntimeType.String(), f.RuntimeTypes), strs(factor.Cache.String(), f.Caches),
+		strs(factor.NoiseGuard.String(), f.NoiseGuards),
 	}
 	for id, l := range f.Params {
 		row := factor.ID(id).Row()

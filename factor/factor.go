@@ -10,12 +10,14 @@
 // Two kinds of rows. The method factors (procsync, window_s,
 // runtime_type, cache, clocksync, noise_guard) apply to every call; their
 // typed values live in package window and the engine, and the table gives
-// their columns, order and group-key membership. The call parameters
-// (skew, bw_window, rma_sync, in_place, root_shift) apply to the calls
-// of one family; their levels travel as one Values from the design
-// through the engine to mpi.Observation and C, without a field of their
-// own in any struct on the way, so that adding one is a row here plus the
-// family's C and simulator code that implements it.
+// their columns, flags, order and group-key membership. The call
+// parameters (skew, bw_window, rma_sync, in_place, root_shift,
+// buf_offset) apply to the calls that take them; their levels travel as
+// one Values from the design through the engine to mpi.Observation.Params
+// and C's rb_args.params, so that adding one is a row here plus the C,
+// simulator or buffer code that implements it. Three of them also have a
+// typed mirror for their family's code, set from Values in one place
+// (mpi.Observation.SetParams): Observation.Skew, BWWindow and RMASync.
 //
 // The package imports no other package of reprobench: design, rawdata,
 // analysis, engine, mpi and the CLI import it.
@@ -25,6 +27,18 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+)
+
+// Levels that writers outside the engine record for the method factors
+// of rows no method produced (package region's rows: no process
+// synchronization, the local completion time, no clock sync).
+const (
+	// LevelNone is procsync's and clocksync's level when nothing
+	// synchronized.
+	LevelNone = "none"
+	// LevelLocal is runtime_type's level of a completion time measured
+	// locally (window.RuntimeLocal's name).
+	LevelLocal = "local"
 )
 
 // ID is a row of the table: its index in Table.
@@ -43,6 +57,7 @@ const (
 	RMASync
 	InPlace
 	RootShift
+	BufOffset
 	NumIDs
 )
 
@@ -63,6 +78,34 @@ const (
 	KindBool
 )
 
+// Scope is how often a factor's level may change within a run.
+type Scope int
+
+// The scopes.
+const (
+	// PerExperiment: a design row sets it; the zero Scope.
+	PerExperiment Scope = iota
+	// PerRow: it may change from one observation to the next (a
+	// covariate recorded per row).
+	PerRow
+	// PerMpirun: an environment setting, fixed for an mpirun (set by the
+	// launcher before MPI_Init).
+	PerMpirun
+)
+
+// String names the scope.
+func (s Scope) String() string {
+	switch s {
+	case PerExperiment:
+		return "experiment"
+	case PerRow:
+		return "row"
+	case PerMpirun:
+		return "mpirun"
+	}
+	return fmt.Sprintf("Scope(%d)", int(s))
+}
+
 // Factor is one row of the table.
 type Factor struct {
 	// ID is the row's index (set from the table's keys).
@@ -75,6 +118,13 @@ type Factor struct {
 	// Help says what the factor is, in one sentence; the CLI appends the
 	// calls it applies to.
 	Help string
+	// Unit is the unit of a numeric level in base units ("s", "bytes",
+	// "messages"), empty for names and plain counts.
+	Unit string
+	// Scope says how often the level may change: per experiment (a
+	// design row) for every row of the table today; per mpirun for an
+	// environment setting that the launcher must set before MPI_Init.
+	Scope Scope
 	// Kind is how the levels are written; Levels names them (KindEnum,
 	// KindBool), and Aliases maps other accepted spellings to a name of
 	// Levels; Min and Max bound a KindInt level.
@@ -88,7 +138,8 @@ type Factor struct {
 	Default int64
 	// Family names the call family ("coll", "p2p", …, as mpi.Family's
 	// String) whose code implements the factor; empty for a method
-	// factor. A call parameter applies to the calls whose operation-table
+	// factor; "*" for a call parameter of the buffers, which the calls
+	// with buffers of every family take (buf_offset). A call parameter applies to the calls whose operation-table
 	// rows take the mpi.Param of the same Name; a coll row may also apply
 	// to the calls built on the blocking collectives (the nbc twins, the
 	// vcoll v-collectives: root_shift), whose code implements it too.
@@ -114,15 +165,21 @@ type Factor struct {
 func (f *Factor) CName() string { return "RB_F_" + strings.ToUpper(f.Name) }
 
 var table = [NumIDs]Factor{
-	ProcSync:    {Name: "procsync", Kind: KindText, Group: true},
-	Window:      {Name: "window_s", Kind: KindSeconds, Group: true},
-	RuntimeType: {Name: "runtime_type", Kind: KindText, Group: true},
-	Cache:       {Name: "cache", Kind: KindText, Group: true},
-	ClockSync:   {Name: "clocksync", Kind: KindText, Group: true},
+	ProcSync: {Name: "procsync", Flag: "proc-sync", Kind: KindText, Group: true,
+		Help: "process synchronization method (package window's Method names)"},
+	Window: {Name: "window_s", Flag: "window", Kind: KindSeconds, Unit: "s", Group: true,
+		Help: "initial window of the windowed methods (a duration on the command line, seconds in files)"},
+	RuntimeType: {Name: "runtime_type", Flag: "runtime", Kind: KindText, Group: true,
+		Help: "completion time per observation (package window's RuntimeType names)"},
+	Cache: {Name: "cache", Flag: "cache", Kind: KindText, Group: true,
+		Help: "cache mode of the buffers (package cache's Mode names)"},
+	ClockSync: {Name: "clocksync", Flag: "clock-sync", Kind: KindText, Group: true,
+		Help: "clock synchronization spec (package clocksync's syntax, or none)"},
 	Skew: {Name: "skew", Flag: "skew", Kind: KindInt, Min: 1, Max: 1<<31 - 1, Default: 1, Family: "vcoll", Call: true, Group: true,
 		Help: "v-collectives' skew k: the last rank's blocks have k times the count of the others; 1: uniform counts"},
-	NoiseGuard: {Name: "noise_guard", Kind: KindBool, Levels: []string{"off", "on"}, Group: true},
-	BWWindow: {Name: "bw_window", Flag: "bw-window", Kind: KindInt, Min: 1, Max: 1 << 20, Default: 64, Family: "p2p", Call: true, Group: true,
+	NoiseGuard: {Name: "noise_guard", Flag: "noise-guard", Kind: KindBool, Levels: []string{"off", "on"}, Group: true,
+		Help: "on: the windowed methods place their starts away from the periodic noise learned from late observations"},
+	BWWindow: {Name: "bw_window", Flag: "bw-window", Kind: KindInt, Unit: "messages", Min: 1, Max: 1 << 20, Default: 64, Family: "p2p", Call: true, Group: true,
 		Help: "messages per window (osu_bw's window size)"},
 	RMASync: {Name: "rma_sync", Flag: "rma-sync", Kind: KindEnum, Levels: []string{"fence", "lock", "flush"}, Family: "p2p", Call: true, Group: true,
 		Aliases: map[string]string{"lock_all": "flush", "lockall": "flush", "lockall_flush": "flush", "lock_all_flush": "flush"},
@@ -133,6 +190,9 @@ var table = [NumIDs]Factor{
 	RootShift: {Name: "root_shift", Flag: "root-shift", Kind: KindBool, Levels: []string{"off", "on"}, Family: "coll", Call: true, Group: true,
 		Optional: true, Since: "1.3",
 		Help: "on: call i of an observation has root (root + i) mod P, as IMB's -root_shift, OSU's -k rotate (runtime loop, osu, imb)"},
+	BufOffset: {Name: "buf_offset", Flag: "buf-offset", Kind: KindInt, Unit: "bytes", Min: 0, Max: 4095, Family: "*", Call: true, Group: true,
+		Optional: true, Since: "1.5",
+		Help: "bytes after a page boundary at which the send and receive buffers start (0: page-aligned; misaligned buffers change copy costs)"},
 }
 
 func init() {
@@ -240,8 +300,42 @@ func (f *Factor) Parse(s string) (int64, error) {
 			}
 		}
 		return 0, fmt.Errorf("%s %q: want one of %s", f.Name, s, strings.Join(f.Levels, ", "))
+	case KindSeconds:
+		d, err := ParseSeconds(s)
+		if err != nil {
+			return 0, fmt.Errorf("%s %q: %v", f.Name, s, err)
+		}
+		return int64(d), nil
 	}
-	return 0, fmt.Errorf("factor: %s is not a call parameter", f.Name)
+	return 0, fmt.Errorf("factor: %s takes text levels (ParseText)", f.Name)
+}
+
+// ParseText reads one level of a factor of any kind as its cell: the
+// text as given for KindText (refusing only the empty string, which
+// means "not set"), else the canonical formatting of Parse's value
+// (Format), so that every kind has one reader.
+func (f *Factor) ParseText(s string) (string, error) {
+	if s == "" {
+		return "", fmt.Errorf("%s: empty level", f.Name)
+	}
+	if f.Kind == KindText {
+		return s, nil
+	}
+	v, err := f.Parse(s)
+	if err != nil {
+		return "", err
+	}
+	return f.Format(v), nil
+}
+
+// ParseSeconds reads a non-negative finite duration written in seconds
+// ("0.0001") as nanoseconds, rounded to the nearest.
+func ParseSeconds(s string) (int64, error) {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || x < 0 || x > 1e9 || x != x {
+		return 0, fmt.Errorf("want a non-negative number of seconds")
+	}
+	return int64(x*1e9 + 0.5), nil
 }
 
 // Valid reports whether v is a level of the factor: in [Min, Max] for
@@ -253,13 +347,18 @@ func (f *Factor) Valid(v int64) bool {
 		return v >= f.Min && v <= f.Max
 	case KindEnum, KindBool:
 		return v >= 0 && v < int64(len(f.Levels))
+	case KindSeconds:
+		return v >= 0
 	}
 	return false
 }
 
-// Format writes level v of the factor as Parse reads it.
+// Format writes level v of the factor as Parse reads it (a KindSeconds
+// level, nanoseconds, as the shortest decimal of seconds).
 func (f *Factor) Format(v int64) string {
 	switch f.Kind {
+	case KindSeconds:
+		return strconv.FormatFloat(float64(v)/1e9, 'g', -1, 64)
 	case KindEnum, KindBool:
 		if v >= 0 && v < int64(len(f.Levels)) {
 			return f.Levels[v]

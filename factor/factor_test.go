@@ -69,3 +69,28 @@ func TestValues(t *testing.T) {
 		t.Error("skew 0 accepted")
 	}
 }
+
+// TestParseEveryKind: Parse reads seconds, ParseText every kind, and
+// Format writes what they read.
+func TestParseEveryKind(t *testing.T) {
+	w := Window.Row()
+	v, err := w.Parse("0.0001")
+	if err != nil || v != 100000 || w.Format(v) != "0.0001" {
+		t.Errorf("window_s 0.0001: %d, %v, %q", v, err, w.Format(v))
+	}
+	if _, err := w.Parse("-1"); err == nil {
+		t.Error("window_s -1 accepted")
+	}
+	for _, c := range []struct {
+		id       ID
+		in, want string
+	}{{ProcSync, "window", "window"}, {Window, "1e-3", "0.001"}, {NoiseGuard, "ON", "on"}, {BufOffset, "3", "3"}, {RMASync, "lock_all", "flush"}} {
+		got, err := c.id.Row().ParseText(c.in)
+		if err != nil || got != c.want {
+			t.Errorf("%s %q: %q, %v; want %q", c.id, c.in, got, err, c.want)
+		}
+	}
+	if _, err := ProcSync.Row().ParseText(""); err == nil {
+		t.Error("empty procsync accepted")
+	}
+}

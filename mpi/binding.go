@@ -305,6 +305,8 @@ func check(fn string, code C.int) error {
 		return &Error{Func: fn, Code: -1, Msg: fmt.Sprintf("not provided by this MPI library (%s; \"reprobench ops\" says what the call needs)", libraryName())}
 	case C.RB_ERR_MOVED:
 		return ErrBoundBuffers(fn)
+	case C.RB_ERR_OFFSET:
+		return &Error{Func: fn, Code: -1, Msg: "the buffers do not start where the buf_offset level says (modulo 64 bytes)"}
 	}
 	buf := make([]byte, int(C.rb_max_error_string())+1)
 	var n C.int

@@ -48,6 +48,6 @@ func ExampleOps() {
 	s, r := mpi.BufferSizes(op.Call, 4, mpi.Float64, 3)
 	fmt.Printf("%s of 4 float64 on 3 ranks: send %d bytes, receive %d\n", op.Name, s, r)
 	// Output:
-	// MPI_Reduce (coll): takes op,root,root_shift; buffers send n, recv n; C rb_reduce_call; simulator reference
+	// MPI_Reduce (coll): takes op,root,root_shift,buf_offset; buffers send n, recv n; C rb_reduce_call; simulator reference
 	// MPI_Gather of 4 float64 on 3 ranks: send 32 bytes, receive 96
 }

@@ -171,9 +171,13 @@ const (
 	// ParamRootShift: the root_shift factor, the root rotating over
 	// the calls of an observation (Observation.RootOf).
 	ParamRootShift
+	// ParamBufOffset: the buf_offset factor, the buffers' offset from
+	// a page boundary; every row with buffers takes it (init).
+	ParamBufOffset
 )
 
-var paramNames = [...]string{"op", "root", "peer", "skew", "bw_window", "rma_sync", "overlap", "in_place", "root_shift"}
+var paramNames = [...]string{"op", "root", "peer", factor.Skew.String(), factor.BWWindow.String(), factor.RMASync.String(), "overlap",
+	factor.InPlace.String(), factor.RootShift.String(), factor.BufOffset.String()}
 
 // String lists the parameters, comma-separated ("op,root"), or "-".
 func (ps Param) String() string {
@@ -482,6 +486,9 @@ func init() {
 		op := &ops[i]
 		op.Call = Call(i)
 		op.MinRanks = max(op.MinRanks, 1)
+		if op.Buffers.Doc != bufNone.Doc {
+			op.Params |= ParamBufOffset
+		}
 	}
 }
 

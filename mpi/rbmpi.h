@@ -224,10 +224,15 @@ static int rb_call_once(const rb_args *a, void *s, void *r, int rank, MPI_Comm c
 // loop) and *end is *start plus the sum of their durations. *start and *end are
 // in ticks of the clock (kind, epoch). With the deadline wait, start is the
 // first clock reading at or after the deadline: if it exceeds the deadline by
-// more than one loop iteration, the observation started late.
+// more than one loop iteration, the observation started late. A nonzero
+// buf_offset level (factor.BufOffset) is checked against the buffers'
+// addresses modulo 64 before the wait (RB_ERR_OFFSET), as the simulator
+// checks it; level 0 is not checked (a program's own buffers).
 static int rb_observe(MPI_Comm c, int rank, int p, const rb_args *a, void *s, void *r, int64_t deadline, int clk,
                       int64_t epoch, int64_t *start, int64_t *end) {
 	if (!rb_on_main()) return RB_ERR_THREAD;
+	const int64_t off = a->params[RB_F_BUF_OFFSET] % 64;
+	if (off && ((s && (int64_t)((uintptr_t)s % 64) != off) || (r && (int64_t)((uintptr_t)r % 64) != off))) return RB_ERR_OFFSET;
 	if (a->overlap) return rb_nbc_overlap(c, rank, p, (rb_args *)a, s, r, clk, epoch, start, end); // nbc
 	int err = MPI_SUCCESS;
 	int64_t t;

@@ -75,11 +75,12 @@ enum {
 	RB_F_RMA_SYNC,
 	RB_F_IN_PLACE,
 	RB_F_ROOT_SHIFT,
+	RB_F_BUF_OFFSET,
 	RB_NUM_FACTORS
 };
 
 // RB_OPS_HASH is mpi.OpsHash() of the tables this file was written from;
 // the binding refuses to start when the Go table says otherwise.
-#define RB_OPS_HASH 0xb2fe4c5bu
+#define RB_OPS_HASH 0xea39dba7u
 
 #endif

@@ -43,11 +43,14 @@ enum { RB_PHASE_CALL, RB_PHASE_PREPARE, RB_PHASE_RELEASE };
 //   - RB_ERR_UNSUPPORTED: a call this MPI library does not provide (an
 //     entry's prepare phase refuses it, before any observation);
 //   - RB_ERR_MOVED: a call on other buffers than those its prepare bound
-//     (bound_s, bound_r).
+//     (bound_s, bound_r);
+//   - RB_ERR_OFFSET: an observation whose buffers do not start where its
+//     buf_offset level says, modulo the 64-byte cache line (rb_observe).
 #define RB_ERR_THREAD (-7)
 #define RB_ERR_UNPREPARED (-8)
 #define RB_ERR_UNSUPPORTED (-9)
 #define RB_ERR_MOVED (-10)
+#define RB_ERR_OFFSET (-11)
 
 static MPI_Datatype rb_dt(int d) {
 	switch (d) {

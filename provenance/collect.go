@@ -98,8 +98,22 @@ func Collect(c mpi.Comm, opt Options) (*Binding, error) {
 }
 
 // exchange builds the record from every rank's probe, with rank 0's start
-// time and library.
+// time and library. In a simulated world every rank's probe is known
+// without communicating (simulatedProbe), so the record is built locally
+// and the world's traffic, and with it its virtual times, stay what they
+// are without provenance.
 func (b *Binding) exchange(c mpi.Comm) error {
+	if b.simulated {
+		all := make([]Probe, c.Size())
+		for r := range all {
+			all[r] = simulatedProbe(r, c.Size())
+		}
+		b.rec = combine(all)
+		b.rec.Simulated = true
+		b.rec.StartUTC, b.rec.Library = b.start, b.lib // rank 0's start: Finish
+		b.rec.MPIT = b.mpit
+		return nil
+	}
 	probes, err := allgatherJSON(c, struct {
 		Probe
 		Start int64  `json:"start_unix_ns"`
@@ -167,6 +181,9 @@ type sampleRecord struct {
 	Samples    int    `json:"samples"`
 	Migrations int    `json:"migrations"`
 	Source     string `json:"source"`
+	// Start is the rank's start time (Unix ns); a simulated record takes
+	// rank 0's from here, since its probes were not exchanged.
+	Start int64 `json:"start_unix_ns"`
 }
 
 // Finish takes the last sample and the end mask and combines every rank's
@@ -180,7 +197,8 @@ func (b *Binding) Finish(c mpi.Comm, when string) (*Record, error) {
 		}
 	}
 	b.Sample()
-	s := sampleRecord{CPUs: slices.Sorted(slices.Values(b.cpus)), Samples: b.samples, Migrations: b.moves, Source: b.source}
+	s := sampleRecord{CPUs: slices.Sorted(slices.Values(b.cpus)), Samples: b.samples, Migrations: b.moves, Source: b.source,
+		Start: b.start.UnixNano()}
 	if b.simulated {
 		s.MaskEnd = strconv.Itoa(b.rank)
 	} else {
@@ -194,6 +212,9 @@ func (b *Binding) Finish(c mpi.Comm, when string) (*Record, error) {
 		var r sampleRecord
 		if err := json.Unmarshal(g, &r); err != nil {
 			return nil, fmt.Errorf("provenance: rank %d's samples: %w", i, err)
+		}
+		if i == 0 && b.simulated {
+			b.rec.StartUTC = time.Unix(0, r.Start).UTC()
 		}
 		if i < len(b.rec.Ranks) {
 			k := &b.rec.Ranks[i]

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/cpuload"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/provenance"
 	"github.com/reprobench/reprobench/rawdata"
@@ -424,7 +425,7 @@ func (r *Recorder) write(out Output, res *Result, syncs []*syncPoint) error {
 		call = DefaultCall
 	}
 	np := r.c.Size()
-	spec := "none"
+	spec := factor.LevelNone
 	if r.opt.Sync != nil {
 		spec = r.opt.Sync.Name
 	}
@@ -437,8 +438,8 @@ func (r *Recorder) write(out Output, res *Result, syncs []*syncPoint) error {
 		labels := parseLabels(row.Labels)
 		labels[RegionLabel] = row.Region
 		exps = append(exps, rawdata.Experiment{Exp: row.Exp, Region: true, Labels: labels,
-			Factors: rawdata.Factors{ProcSync: "none", RuntimeType: "local", ClockSync: spec}})
-		sums[row.Exp] = &rawdata.Summary{Exp: row.Exp, Call: call, Method: "none", RuntimeType: "local"}
+			Factors: rawdata.Factors{ProcSync: factor.LevelNone, RuntimeType: factor.LevelLocal, ClockSync: spec}})
+		sums[row.Exp] = &rawdata.Summary{Exp: row.Exp, Call: call, Method: factor.LevelNone, RuntimeType: factor.LevelLocal}
 	}
 	w, err := rawdata.Create(rawdata.Options{Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun, PerRank: true,
 		Labels: out.Labels, Experiments: exps})
@@ -469,7 +470,7 @@ func (r *Recorder) write(out Output, res *Result, syncs []*syncPoint) error {
 		return errors.Join(fmt.Errorf("region: %w", err), w.Abort(meta, err))
 	}
 	for _, row := range res.Rows {
-		rr := rawdata.Row{Exp: row.Exp, Call: call, Datatype: "byte", Np: np, Rep: row.Rep, RuntimeS: row.RuntimeS,
+		rr := rawdata.Row{Exp: row.Exp, Call: call, Datatype: mpi.Byte.ShortName(), Np: np, Rep: row.Rep, RuntimeS: row.RuntimeS,
 			ErrorCode: row.ErrorCode, Region: rawdata.RegionValues{Iter: row.Iter, StartS: row.StartS,
 				GlobalRuntimeS: row.GlobalRuntimeS, EntrySpreadS: row.EntrySpreadS, Nranks: row.Nranks}}
 		if err := w.Row(&rr); err != nil {

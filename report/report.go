@@ -13,6 +13,7 @@ import (
 
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
 )
@@ -401,8 +402,8 @@ func newMethod(s *Side) Method {
 		}
 		return sortedKeys(set)
 	}
-	m.RuntimeTypes, m.ProcSyncs, m.ClockSyncs = levels("runtime_type"), levels("procsync"), levels("clocksync")
-	m.Windows, m.Caches = levels("window_s"), levels("cache")
+	m.RuntimeTypes, m.ProcSyncs, m.ClockSyncs = levels(factor.RuntimeType.String()), levels(factor.ProcSync.String()), levels(factor.ClockSync.String())
+	m.Windows, m.Caches = levels(factor.Window.String()), levels(factor.Cache.String())
 	late := map[string]bool{}
 	for i, md := range s.Meta {
 		if md == nil {

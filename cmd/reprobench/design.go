@@ -13,6 +13,7 @@ import (
 	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/window"
 )
@@ -74,18 +75,18 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	fs.Var(&nps, "np", "process `counts`, comma-separated (default: all ranks of the mpirun)")
 	fs.Var(&datatypes, "datatype", "element `types`, comma-separated (byte, int32, int64, float32, float64; as run's --datatype)")
 	fs.Var(&nreps, "nrep", "observations per experiment, comma-separated `levels`")
-	fs.Var(&procsyncs, "proc-sync", "process synchronization `methods`, comma-separated (barrier, window, …)")
-	fs.Var(&windows, "window", "window `durations`, comma-separated (e.g. 100us,1ms), in (0, "+window.MaxWindowLimit.String()+"]")
-	fs.Var(&clocksyncs, "clock-sync", "clock synchronization `spec` (as run's --clock-sync, or none); repeat the flag for several levels")
-	fs.Var(&runtimes, "runtime", "completion-time `types`, comma-separated (local, global, loop)")
+	fs.Var(&procsyncs, factor.ProcSync.Row().Flag, "process synchronization `methods`, comma-separated (barrier, window, …)")
+	fs.Var(&windows, factor.Window.Row().Flag, "window `durations`, comma-separated (e.g. 100us,1ms), in (0, "+window.MaxWindowLimit.String()+"]")
+	fs.Var(&clocksyncs, factor.ClockSync.Row().Flag, "clock synchronization `spec` (as run's --clock-sync, or none); repeat the flag for several levels")
+	fs.Var(&runtimes, factor.RuntimeType.Row().Flag, "completion-time `types`, comma-separated (local, global, loop)")
 	for old, now := range renamedRunFlags {
 		removedFlag(fs, old, now)
 	}
-	fs.Var(&caches, "cache", "cache `modes`, comma-separated (warm, cold, cycle, random)")
+	fs.Var(&caches, factor.Cache.Row().Flag, "cache `modes`, comma-separated (warm, cold, cycle, random)")
 	params := designParamFlags(fs) // the call parameters (factors.go)
 	fs.Var(&factors, "factor", "user factor `key=v1,v2,…` (repeatable); becomes column label:key")
 	var noiseGuards designListFlag //
-	fs.Var(&noiseGuards, "noise-guard", "noise guard `levels` of the windowed methods, comma-separated (on, off; see run --noise-guard)")
+	fs.Var(&noiseGuards, factor.NoiseGuard.Row().Flag, "noise guard `levels` of the windowed methods, comma-separated (on, off; see run --noise-guard)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -38,7 +38,11 @@ func paramHelp(id factor.ID) string {
 	if f.Kind == factor.KindEnum || f.Kind == factor.KindBool {
 		levels = "`" + strings.Join(f.Levels, "|") + "`"
 	}
-	return fmt.Sprintf("%s; for %s; raw column %s (%s)", f.Help, mpi.CallNames(mpi.CallsTaking(mpi.FactorParam(id))), f.Name, levels)
+	calls := mpi.CallNames(mpi.CallsTaking(mpi.FactorParam(id)))
+	if f.Family == "*" {
+		calls = "every call with buffers"
+	}
+	return fmt.Sprintf("%s; for %s; raw column %s (%s)", f.Help, calls, f.Name, levels)
 }
 
 // paramFlags registers run's flag of every call parameter into v.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/noiseguard"
 	"github.com/reprobench/reprobench/timing"
 )
@@ -202,7 +203,7 @@ func periodicSources(p *timing.NoiseProbe) []noiseguard.Source {
 
 // noiseGuardFlags adds run's --noise-guard flags.
 func noiseGuardFlags(fs *flag.FlagSet, o *runOptions) {
-	fs.StringVar(&o.noiseGuard, "noise-guard", "off", "on: place the windowed methods' starts away from the periodic noise learned from late observations (measures the operation without that noise); off: as an application meets it. Recorded as the noise_guard column (docs/windows.md)")
+	fs.StringVar(&o.noiseGuard, factor.NoiseGuard.Row().Flag, "off", "on: place the windowed methods' starts away from the periodic noise learned from late observations (measures the operation without that noise); off: as an application meets it. Recorded as the noise_guard column (docs/windows.md)")
 	fs.StringVar(&o.noiseGuardSeed, "noise-guard-seed", "", "`file` written by \"reprobench noise --json\" on this kind of node: its periodic_sources seed the noise guard (else it learns from scratch)")
 }
 

@@ -126,8 +126,8 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	})
 	fs.IntVar(&o.root, "root", def.Root, "root of rooted calls and first rank of pingpong")
 	o.procSync = def.Sync.Method.String()
-	fs.Var(setString{&o.procSync, &o.procSyncSet}, "proc-sync", "comma-separated process synchronization `methods`: "+strings.Join(window.MethodNames(), ", ")+"; not given: "+reprobench.DefaultMethod.String()+"; "+reprobench.FallbackMethod.String()+" with --clock-sync none; "+reprobench.DefaultMethodFor(completion.OSU, false, true).String()+" for the tools' loops and --nbc-overlap (docs/windows.md)")
-	fs.DurationVar(&o.window, "window", def.Sync.Window, "initial window of the windowed methods")
+	fs.Var(setString{&o.procSync, &o.procSyncSet}, factor.ProcSync.Row().Flag, "comma-separated process synchronization `methods`: "+strings.Join(window.MethodNames(), ", ")+"; not given: "+reprobench.DefaultMethod.String()+"; "+reprobench.FallbackMethod.String()+" with --clock-sync none; "+reprobench.DefaultMethodFor(completion.OSU, false, true).String()+" for the tools' loops and --nbc-overlap (docs/windows.md)")
+	fs.DurationVar(&o.window, factor.Window.Row().Flag, def.Sync.Window, "initial window of the windowed methods")
 	fs.DurationVar(&o.maxWindow, "window-max", 0, "largest window the adaptive policies may reach (0: 100 × --window)")
 	fs.DurationVar(&o.sleepGuard, "window-sleep-guard", 0, "sleep until this long before each window start instead of busy-waiting all the way (0: never sleep)")
 	fs.IntVar(&o.batch, "window-batch", def.Sync.Batch, "observations per broadcast start time and per adaptation decision")
@@ -136,19 +136,19 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.IntVar(&o.maxRepeats, "nbcbench-max-repeats", def.Sync.MaxRepeats, "adaptive_nbcbench: most batch repetitions per experiment")
 	fs.Float64Var(&o.roundK, "roundtime-k", def.Sync.RoundFactor, "round-time: start = now + k·(MPI_Bcast time)")
 	fs.DurationVar(&o.budget, "roundtime-budget", def.Sync.Budget, "round-time: time budget per experiment")
-	fs.StringVar(&o.clockSync, "clock-sync", "auto", "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto ("+clocksync.Default().Name+" when a windowed method or global runtime needs it, else none)")
+	fs.StringVar(&o.clockSync, factor.ClockSync.Row().Flag, "auto", "clock synchronization `spec` (clocksync: "+strings.Join(clocksync.Algorithms(), ", ")+"[:key=value,…]), none, or auto ("+clocksync.Default().Name+" when a windowed method or global runtime needs it, else none)")
 	fs.StringVar(&o.clockAccuracy, "clock-accuracy", "auto", "clock accuracy `target` ERROR@HORIZON, e.g. 1us@10s: learn until every rank's stated bound at HORIZON meets ERROR, and re-synchronize when it would not; auto: derived from the late tolerance and the experiments; none: the published fixed counts (docs/clock-sync.md)")
 	fs.Func("no-bound", "what a windowed experiment does when the clock synchronization before it stated no error bound: fallback (run it with the dissemination barrier and the local completion time, recorded in the sidecar) or refuse (fail the run) (default fallback)", func(s string) (err error) {
 		o.noBound, err = reprobench.ParseNoBound(s)
 		return err
 	})
 	fs.DurationVar(&o.resyncEvery, "resync-every", dopt.ResyncEvery, "re-synchronize the clocks before an experiment when this much time has passed (0: before every experiment); with an accuracy target the predicted bound decides among those")
-	fs.StringVar(&o.runtimeType, "runtime", "auto", "completion time per observation: auto (global for windowed methods, local for barrier methods), local (max over ranks of end−start), global (max end − min start), loop, osu or imb (the tools' own numbers); docs/data-format.md defines each")
+	fs.StringVar(&o.runtimeType, factor.RuntimeType.Row().Flag, "auto", "completion time per observation: auto (global for windowed methods, local for barrier methods), local (max over ranks of end−start), global (max end − min start), loop, osu or imb (the tools' own numbers); docs/data-format.md defines each")
 	fs.IntVar(&o.loopReps, "loop-reps", def.LoopReps, "calls per observation n for --runtime loop, osu and imb (OSU's iterations: 1000, 100 above 8 KiB; osu_latency 10000)")
 	fs.StringVar(&o.clock, "clock", timing.DefaultClockName, "clock: monotonic_raw (CLOCK_MONOTONIC_RAW, which no time daemon slews), monotonic (CLOCK_MONOTONIC), tsc, tsc_lfence or mpi_wtime")
 	fs.StringVar(&o.mpiThread, "mpi-thread", "single", "thread level requested from MPI: single (what a C benchmark's MPI_Init gets; only the locked main thread calls MPI, see package mpi) or funneled, serialized, multiple (Open MPI then locks internally, which changes timings, see docs/data-format.md)")
 	fs.Float64Var(&o.tscHz, "tsc-hz", 0, "fix the TSC frequency in Hz (0: calibrate for 1 s)")
-	fs.StringVar(&o.cache, "cache", def.Cache.String(), "cache mode: warm, cold (overwrite a buffer the size of the core's last private cache before each observation), cycle or random (buffer offsets)")
+	fs.StringVar(&o.cache, factor.Cache.Row().Flag, def.Cache.String(), "cache mode: warm, cold (overwrite a buffer the size of the core's last private cache before each observation), cycle or random (buffer offsets)")
 	fs.IntVar(&o.cacheBytes, "cache-bytes", 0, "bytes overwritten by --cache cold (0: the last cache level private to a core, from sysfs; 32 MiB if unknown)")
 	fs.IntVar(&o.cacheSlots, "cache-slots", def.CacheSlots, "buffer copies for --cache cycle and random")
 	fs.StringVar(&o.out, "out", dopt.Dir, "output `directory`")
@@ -178,7 +178,9 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 
 // renamedRunFlags are old flag spellings and their names now (one
 // vocabulary in design, run and launch).
-var renamedRunFlags = map[string]string{"datatypes": "datatype", "msizes": "sizes", "procsync": "proc-sync", "clocksync": "clock-sync", "window-s": "window", "runtime-type": "runtime"}
+var renamedRunFlags = map[string]string{"datatypes": "datatype", "msizes": "sizes",
+	factor.ProcSync.String(): factor.ProcSync.Row().Flag, factor.ClockSync.String(): factor.ClockSync.Row().Flag,
+	"window-s": factor.Window.Row().Flag, "runtime-type": factor.RuntimeType.Row().Flag}
 
 // check validates the flags against their documented bounds, so that what
 // the metadata records is what runs.
@@ -238,7 +240,7 @@ func (o *runOptions) check() error {
 	return errors.Join(nonneg("mpirun", o.mpirun), nonneg("warmup", o.warmup), nonneg("root", o.root),
 		pos("window-batch", o.batch), pos("loop-reps", o.loopReps), pos("cache-slots", o.cacheSlots), nonneg("cache-bytes", o.cacheBytes),
 		pos("nbcbench-max-repeats", o.maxRepeats),
-		dur("window", o.window, time.Nanosecond, window.MaxWindowLimit), dur("window-max", o.maxWindow, 0, window.MaxWindowLimit),
+		dur(factor.Window.Row().Flag, o.window, time.Nanosecond, window.MaxWindowLimit), dur("window-max", o.maxWindow, 0, window.MaxWindowLimit),
 		dur("window-sleep-guard", o.sleepGuard, 0, window.MaxWindowLimit), dur("late-tolerance", o.lateTol, 0, window.MaxWindowLimit),
 		dur("roundtime-budget", o.budget, time.Millisecond, 24*time.Hour), dur("resync-every", o.resyncEvery, 0, 1000*time.Hour))
 }

@@ -37,6 +37,9 @@ func (c *comm) Observe(o *mpi.Observation, clk timing.Clock) error {
 	if err := o.Validate(c.size); err != nil {
 		return &mpi.Error{Func: fn, Code: -1, Msg: err.Error()}
 	}
+	if err := checkBufOffset(o); err != nil {
+		return &mpi.Error{Func: fn, Code: -1, Msg: err.Error()}
+	}
 	if o.Overlap { // nbc
 		return c.observeOverlap(o, clk)
 	}
