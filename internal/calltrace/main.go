@@ -115,10 +115,10 @@ func Returns(trace []Step) int {
 }
 
 type fn struct {
-	name  string
-	file  string
-	decl  *ast.FuncDecl
-	info  *types.Info
+	name string
+	file string
+	decl *ast.FuncDecl
+	info *types.Info
 }
 
 // Trace loads the module at dir and returns the trace from entry to the
