@@ -585,8 +585,23 @@ func PoolRanks(d *Dataset, alpha float64) []RankPooling {
 // the mpiruns of one campaign. This is the normalization of Hunold &
 // Carpen-Amarie 2016 (§6.3) applied within a campaign: their metric
 // normalizes per-trial means of per-mpirun medians, one trial being a whole
-// repetition of the method (Normalize over those values computes it).
-func ReproducibilityMetric(s GroupSummary) []float64 { return Normalize(s.MpirunMeans) }
+// repetition of the method). Entries are NaN when the minimum is ≤ 0.
+func ReproducibilityMetric(s GroupSummary) []float64 {
+	x := s.MpirunMeans
+	out := make([]float64, len(x))
+	if len(x) == 0 {
+		return out
+	}
+	mn := slices.Min(x)
+	for i, v := range x {
+		if mn > 0 {
+			out[i] = v / mn
+		} else {
+			out[i] = math.NaN()
+		}
+	}
+	return out
+}
 
 // mergeSorted merges sorted runs into one sorted slice by pairwise merging
 // (O(n log k) for k runs).

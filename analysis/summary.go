@@ -223,22 +223,3 @@ func tukeySorted(s []float64, k float64) ([]float64, int) {
 	return s[i:j], len(s) - (j - i)
 }
 
-// Normalize returns x divided by its minimum: the normalized run times of
-// the reproducibility metric of Hunold & Carpen-Amarie 2016 (§6.3), where x
-// holds one value per trial (a whole repetition of the method). NaN entries
-// when the minimum is ≤ 0.
-func Normalize(x []float64) []float64 {
-	out := make([]float64, len(x))
-	if len(x) == 0 {
-		return out
-	}
-	mn := slices.Min(x)
-	for i, v := range x {
-		if mn > 0 {
-			out[i] = v / mn
-		} else {
-			out[i] = math.NaN()
-		}
-	}
-	return out
-}
