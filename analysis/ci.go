@@ -3,7 +3,6 @@ package analysis
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -188,28 +187,4 @@ func MpirunMedianCI(medians []float64, level float64) Interval {
 	return Interval{Lo: m[0], Hi: m[n-1], Level: level, Confidence: conf, LoRank: 1, HiRank: n,
 		Warning: fmt.Sprintf("only %d mpiruns: [min, max] of their medians is a %.4g%% interval (%d mpiruns needed for %g%%)",
 			n, 100*conf, minNForQuantileCI(0.5, level), 100*level)}
-}
-
-// BootstrapCI returns the percentile bootstrap interval of stat over B
-// resamples of x drawn with a PCG generator seeded with seed (type-7
-// quantiles of the B replicates). It makes no distributional assumption but
-// is only asymptotically exact; prefer QuantileCI for quantiles.
-func BootstrapCI(x []float64, stat func([]float64) float64, level float64, B int, seed uint64) Interval {
-	checkLevel(level)
-	if len(x) == 0 || B < 1 {
-		return Interval{Lo: math.NaN(), Hi: math.NaN(), Level: level, Confidence: math.NaN(), Warning: "no observations"}
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	rep := make([]float64, B)
-	buf := make([]float64, len(x))
-	for b := range rep {
-		for i := range buf {
-			buf[i] = x[rng.IntN(len(x))]
-		}
-		rep[b] = stat(buf)
-	}
-	slices.Sort(rep)
-	a := (1 - level) / 2
-	return Interval{Lo: Quantile(a, rep), Hi: Quantile(1-a, rep), Level: level, Confidence: level,
-		Warning: fmt.Sprintf("percentile bootstrap, B=%d, seed=%d", B, seed)}
 }

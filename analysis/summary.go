@@ -222,4 +222,3 @@ func tukeySorted(s []float64, k float64) ([]float64, int) {
 	}
 	return s[i:j], len(s) - (j - i)
 }
-
