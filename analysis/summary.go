@@ -3,6 +3,8 @@ package analysis
 import (
 	"math"
 	"slices"
+
+	"github.com/reprobench/reprobench/internal/order"
 )
 
 // Quantile returns the p-quantile of the sample x using R's default
@@ -78,11 +80,7 @@ func sortedView(x []float64) []float64 {
 
 // Median returns the median of x (any order; x is not modified): the middle
 // order statistic, or the mean of the two middle ones. NaN for empty x.
-func Median(x []float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	return Quantile(0.5, s)
-}
+func Median(x []float64) float64 { return order.Median(x) }
 
 // Mean returns the arithmetic mean of x (NaN when empty).
 func Mean(x []float64) float64 {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/reprobench/reprobench/internal/order"
 )
 
 // Measurement is what Measure found about a clock. Values are in
@@ -73,7 +75,7 @@ func Measure(c Clock) (Measurement, error) {
 	m.ResolutionNs = float64(steps[len(steps)/2]) * 1e9 / c.Freq().Hz()
 
 	// Overhead: batches long enough to span about 100 resolution steps.
-	batch := int(100*median(readsPerStep)) + 1
+	batch := int(100*order.Median(readsPerStep)) + 1
 	batch = max(100, min(batch, 1_000_000))
 	const nBatches = 101
 	per := make([]float64, 0, nBatches)
@@ -90,21 +92,8 @@ func Measure(c Clock) (Measurement, error) {
 		}
 	}
 	m.Batches = len(per)
-	m.OverheadNs = median(per)
+	m.OverheadNs = order.Median(per)
 	return m, nil
-}
-
-// median returns the median of x, reordering x. It returns 0 for no values.
-func median(x []float64) float64 {
-	if len(x) == 0 {
-		return 0
-	}
-	slices.Sort(x)
-	n := len(x)
-	if n%2 == 1 {
-		return x[n/2]
-	}
-	return (x[n/2-1] + x[n/2]) / 2
 }
 
 // The factors of Hoefler & Belli 2015, §4.2.1: the read overhead should be at most 5% of
