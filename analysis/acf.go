@@ -37,11 +37,11 @@ func ACF(x []float64, maxLag int, alpha float64) (r []float64, bound float64) {
 	return r, bound
 }
 
-// MedianCIStop reports whether the nonparametric stopping rule of Hoefler & Belli 2015
+// medianCIStop reports whether the nonparametric stopping rule of Hoefler & Belli 2015
 // §4.2.2 is met by the sample x (any order): the level confidence interval of the
 // median exists and lies within ±e·median. Check it after every k new
 // measurements and stop when it returns true.
-func MedianCIStop(x []float64, e, level float64) bool {
+func medianCIStop(x []float64, e, level float64) bool {
 	x = sortedView(x)
 	iv := MedianCI(x, level)
 	if !iv.Valid() {

@@ -146,7 +146,7 @@ func TestMedianCIStop(t *testing.T) {
 		x[i] = 100 + float64(i%20)/10
 	}
 	sorted := sorted(x)
-	if !MedianCIStop(sorted, 0.01, 0.95) || MedianCIStop(sorted[:5], 0.5, 0.95) {
+	if !medianCIStop(sorted, 0.01, 0.95) || medianCIStop(sorted[:5], 0.5, 0.95) {
 		t.Error("MedianCIStop")
 	}
 }
@@ -200,7 +200,7 @@ func TestNaNAndEmptyInputs(t *testing.T) {
 	if iv := MedianCI(nil, 0.95); iv.Valid() {
 		t.Error("MedianCI of empty sample")
 	}
-	if !math.IsNaN(Median(nil)) || !math.IsNaN(Mean(nil)) || !math.IsNaN(GeoMean([]float64{1, -1})) {
+	if !math.IsNaN(Median(nil)) || !math.IsNaN(Mean(nil)) || !math.IsNaN(geoMean([]float64{1, -1})) {
 		t.Error("empty or non-positive input must give NaN")
 	}
 	if r := KruskalWallis([][]float64{{1, 2}, {}}); !math.IsNaN(r.P) {
@@ -211,7 +211,7 @@ func TestNaNAndEmptyInputs(t *testing.T) {
 	u := []float64{3, 1, 2, 9, 7, 5, 4, 8, 6}
 	s := slices.Sorted(slices.Values(u))
 	if Quantile(0.5, u) != 5 || MedianCI(u, 0.9) != MedianCI(s, 0.9) || QuantileCI(0.25, u, 0.5) != QuantileCI(0.25, s, 0.5) ||
-		MedianCIStop(u, 1, 0.9) != MedianCIStop(s, 1, 0.9) || u[0] != 3 {
+		medianCIStop(u, 1, 0.9) != medianCIStop(s, 1, 0.9) || u[0] != 3 {
 		t.Errorf("unsorted input: quantile %v, CI %+v vs %+v, input now %v", Quantile(0.5, u), MedianCI(u, 0.9), MedianCI(s, 0.9), u)
 	}
 	if a, b := QuantileRegression(u, []float64{9, 1, 5}, []float64{0.5}, 0.5), QuantileRegression(s, []float64{1, 5, 9}, []float64{0.5}, 0.5); a[0].Diff != b[0].Diff {

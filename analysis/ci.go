@@ -47,10 +47,10 @@ func MeanCI(x []float64, level float64) Interval {
 	return Interval{Lo: m - t*se, Hi: m + t*se, Level: level, Confidence: level}
 }
 
-// ExactRankLimit is the largest sample size for which QuantileCI searches the
+// exactRankLimit is the largest sample size for which QuantileCI searches the
 // exact binomial ranks; above it the ranks start from the normal
 // approximation of Hoefler & Belli 2015, §3.1.3.
-const ExactRankLimit = 1000
+const exactRankLimit = 1000
 
 // binomCDF returns P(B ≤ k) for B ~ Binomial(n, p).
 func binomCDF(k, n int, p float64) float64 {
@@ -86,7 +86,7 @@ const epsilon = 2.220446049250313e-16
 // modified): the order statistics x(l) and x(u) (1-based) such that, with B ~ Binomial(n, p),
 // P(l ≤ B ≤ u−1) ≥ level (Hoefler & Belli 2015, §3.1.3 after Le Boudec).
 //
-// For n ≤ ExactRankLimit, l = qbinom(α/2, n, p) and u = qbinom(1−α/2, n, p)+1
+// For n ≤ exactRankLimit, l = qbinom(α/2, n, p) and u = qbinom(1−α/2, n, p)+1
 // (the shortest equal-tailed exact ranks). For larger n the ranks come from
 // the normal approximation l = ⌊np − z√(np(1−p))⌋, u = ⌈1 + np +
 // z√(np(1−p))⌉ with z = Φ⁻¹(1−α/2) > 0 (for the median: ⌊(n − z√n)/2⌋ and
@@ -110,7 +110,7 @@ func QuantileCI(p float64, x []float64, level float64) Interval {
 		return iv
 	}
 	var l, u int
-	if n <= ExactRankLimit {
+	if n <= exactRankLimit {
 		l = binomQuantile(alpha/2, n, p)
 		u = binomQuantile(1-alpha/2, n, p) + 1
 	} else {

@@ -21,7 +21,7 @@
 //   - The confidence interval of the median (and any quantile) is
 //     nonparametric, from binomial order statistics (Hoefler & Belli 2015, §3.1.3, Le
 //     Boudec): exact ranks from the binomial distribution for n ≤
-//     ExactRankLimit, the normal approximation with the *positive* quantile
+//     exactRankLimit, the normal approximation with the *positive* quantile
 //     z = Φ⁻¹(1−α/2) above, widened until the achieved confidence (computed
 //     from the binomial distribution) is at least the requested one. With too
 //     few observations no interval exists and the result says so.

@@ -222,9 +222,9 @@ func TestStopRule(t *testing.T) {
 	if c := r.Judge(x[:5]); c.Within || !math.IsInf(c.Reached, 1) || !math.IsNaN(c.Lo) {
 		t.Errorf("Judge(5 obs) = %+v", c)
 	}
-	// Judge agrees with MedianCIStop, the one-look rule, at the
+	// Judge agrees with medianCIStop, the one-look rule, at the
 	// corrected level.
-	if r.Judge(x).Within != MedianCIStop(x, 0.01, 0.975) {
+	if r.Judge(x).Within != medianCIStop(x, 0.01, 0.975) {
 		t.Error("Judge and MedianCIStop disagree")
 	}
 	s := NewStopper(StopRule{Confirm: 2})

@@ -107,7 +107,7 @@ type EffectSize struct {
 // report the size of a difference, not only its significance).
 func Effect(x, y []float64) EffectSize {
 	m, n := float64(len(x)), float64(len(y))
-	sp := math.Sqrt(((m-1)*Variance(x) + (n-1)*Variance(y)) / (m + n - 2))
+	sp := math.Sqrt(((m-1)*variance(x) + (n-1)*variance(y)) / (m + n - 2))
 	d := (Mean(x) - Mean(y)) / sp
 	w := WilcoxonRankSum(x, y, TwoSided).Statistic
 	a := w / (m * n)

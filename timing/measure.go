@@ -99,14 +99,14 @@ func Measure(c Clock) (Measurement, error) {
 // The factors of Hoefler & Belli 2015, §4.2.1: the read overhead should be at most 5% of
 // a measured interval, and the timer's precision ten times finer than it.
 const (
-	OverheadFactor   = 20
-	ResolutionFactor = 10
+	overheadFactor   = 20
+	resolutionFactor = 10
 )
 
 // MinInterval returns the shortest interval this clock measures well: the
-// larger of OverheadFactor × overhead and ResolutionFactor × resolution.
+// larger of overheadFactor × overhead and resolutionFactor × resolution.
 func (m Measurement) MinInterval() time.Duration {
-	ns := max(OverheadFactor*m.OverheadNs, ResolutionFactor*m.ResolutionNs)
+	ns := max(overheadFactor*m.OverheadNs, resolutionFactor*m.ResolutionNs)
 	return time.Duration(ns + 0.5)
 }
 
@@ -118,13 +118,13 @@ func (m Measurement) MinInterval() time.Duration {
 func (m Measurement) Warnings(d time.Duration) []string {
 	var w []string
 	ns := float64(d.Nanoseconds())
-	if ns < OverheadFactor*m.OverheadNs {
+	if ns < overheadFactor*m.OverheadNs {
 		w = append(w, fmt.Sprintf("%s: interval %v is shorter than %d× the read overhead (%.4g ns): reading the clock costs %.0f%% of it",
-			m.Name, d, OverheadFactor, m.OverheadNs, 100*m.OverheadNs/max(ns, 1)))
+			m.Name, d, overheadFactor, m.OverheadNs, 100*m.OverheadNs/max(ns, 1)))
 	}
-	if ns < ResolutionFactor*m.ResolutionNs {
+	if ns < resolutionFactor*m.ResolutionNs {
 		w = append(w, fmt.Sprintf("%s: interval %v is shorter than %d× the resolution (%.4g ns)",
-			m.Name, d, ResolutionFactor, m.ResolutionNs))
+			m.Name, d, resolutionFactor, m.ResolutionNs))
 	}
 	return w
 }
