@@ -4,7 +4,7 @@
 //
 // Usage (from the module root):
 //
-//	go run ./internal/apicount [-list] [-pkg prefix]
+//	go run ./internal/apicount [-list [-all]] [-pkg prefix] [-with bench]
 //
 // An exported name is a package-level exported constant, variable, type or
 // function, an exported method of a package-level type, or an exported
@@ -13,7 +13,8 @@
 // internal/, examples/, cmd/ and bench/. Each name falls in one class:
 //
 //   - outside: named by non-test code of another package of the module
-//     (internal/, cmd/, examples/ and bench/ included);
+//     (internal/, cmd/ and examples/ included) or of the modules of -with
+//     (by default bench/, the repository's benchmarks, a module of its own);
 //   - tests: named outside its package only by test files (a package's own
 //     external test package, package p_test, counts as its own);
 //   - nowhere: named by no other package.
@@ -39,6 +40,7 @@ import (
 	"go/types"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -82,10 +84,20 @@ func run(w io.Writer, args []string) error {
 	all := fs.Bool("all", false, "with -list, list the names used outside too")
 	dir := fs.String("C", ".", "the module's directory")
 	prefix := fs.String("pkg", "", "count only packages whose import path, after the module path, starts with this")
+	with := fs.String("with", "bench", "comma-separated directories of other modules (relative to -C) whose code counts as a user; missing ones are skipped")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	names, err := Count(*dir)
+	var others []string
+	for _, d := range strings.Split(*with, ",") {
+		if d == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(*dir, d, "go.mod")); err == nil {
+			others = append(others, filepath.Join(*dir, d))
+		}
+	}
+	names, err := Count(*dir, others...)
 	if err != nil {
 		return err
 	}
@@ -118,14 +130,23 @@ func run(w io.Writer, args []string) error {
 }
 
 // Count loads the module at dir with its tests and classifies every
-// exported name of its public packages. Package paths in the result are
+// exported name of its public packages; the code of the modules at others
+// (each with its tests) counts as users too. Package paths in the result are
 // relative to the module ("." for the root package), sorted by package,
 // then name.
-func Count(dir string) ([]Name, error) {
+func Count(dir string, others ...string) ([]Name, error) {
 	fset := token.NewFileSet()
 	module, pkgs, err := srcload.Load(fset, dir, true, "./...")
 	if err != nil {
 		return nil, err
+	}
+	users := pkgs
+	for _, o := range others {
+		_, more, err := srcload.Load(fset, o, true, "./...")
+		if err != nil {
+			return nil, err
+		}
+		users = append(users, more...)
 	}
 	indexFields(fset, pkgs)
 	rel := func(path string) string {
@@ -169,7 +190,7 @@ func Count(dir string) ([]Name, error) {
 	for k := range decls {
 		class[k] = Nowhere
 	}
-	for _, p := range pkgs {
+	for _, p := range users {
 		user := strings.TrimSuffix(p.Path, "_test")
 		for ident, obj := range p.Info.Uses {
 			if obj == nil || obj.Pkg() == nil {
