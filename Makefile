@@ -31,6 +31,11 @@ demo: build
 latency: build
 	timeout 300 $(MPIRUN) -np 2 $(BIN)/pingpong -n 10000 -size 8
 
+# bench/ is a module of its own (bench/go.mod, replacing the library with
+# ../), so ./... here stops at it; every target that checks or tests the
+# library does the same in bench/ ($(BENCH)).
+BENCH       := cd bench &&
+
 # check: formatting, vet (all three build flavors), staticcheck.
 check: setup
 	@files="$$(gofmt -l .)"; if [ -n "$$files" ]; then echo "gofmt needed:"; echo "$$files"; exit 1; fi
@@ -38,6 +43,7 @@ check: setup
 	$(GO) vet -tags mpich ./...
 	$(GO) vet -tags nompi ./...
 	$(STATICCHECK) ./...
+	$(BENCH) $(GO) vet ./... && $(GO) vet -tags mpich ./... && $(GO) vet -tags nompi ./... && $(STATICCHECK) ./...
 
 # unit: every test, including the MPI integration tests (RB_REQUIRE_MPI=1
 # makes a missing MPI library a failure rather than a skip). One package at
@@ -50,10 +56,12 @@ check: setup
 # for the headless Chromium that renders reprobench report's page.
 unit: setup
 	RB_REQUIRE_MPI=1 RB_REQUIRE_SLURM=1 RB_REQUIRE_CHROMIUM=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
+	$(BENCH) RB_REQUIRE_MPI=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
 
 # nompi: everything still builds and tests without MPI (no cgo at all).
 nompi:
 	CGO_ENABLED=0 $(GO) test -count=1 -short ./...
+	$(BENCH) CGO_ENABLED=0 $(GO) test -count=1 -short ./...
 
 test: check unit nompi
 

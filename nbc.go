@@ -3,10 +3,10 @@ package reprobench
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/reprobench/reprobench/completion"
+	"github.com/reprobench/reprobench/internal/order"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
@@ -140,7 +140,7 @@ func calibrateKernel(c mpi.Comm, clk timing.Clock, o *mpi.Observation, ex *Exper
 				n := float64(probe.Reps)
 				pure[i], comp[i] = clk.Freq().Seconds(probe.Pure)/n, clk.Freq().Seconds(probe.Compute)/n
 			}
-			target, kernel = median(pure), median(comp)
+			target, kernel = order.Median(pure), order.Median(comp)
 			if kernel > 0 && target > 0 {
 				// At most ×1000 per round, so that one noisy round cannot
 				// make the next one last seconds.
@@ -167,14 +167,4 @@ func calibrateKernel(c mpi.Comm, clk timing.Clock, o *mpi.Observation, ex *Exper
 		cal.KernelS = append(cal.KernelS, all[3*r+2])
 	}
 	return cal, nil
-}
-
-func median(x []float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

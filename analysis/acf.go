@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"math"
-	"math/rand/v2"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -38,49 +37,11 @@ func ACF(x []float64, maxLag int, alpha float64) (r []float64, bound float64) {
 	return r, bound
 }
 
-// SubSample keeps each element of x independently with probability p, using
-// a PCG generator seeded with seed; Le Boudec's remedy for autocorrelated
-// measurements (Hunold et al. 2014, §4.4 uses p = 1/32). Order is preserved.
-func SubSample(x []float64, p float64, seed uint64) []float64 {
-	rng := rand.New(rand.NewPCG(seed, 0x2545f4914f6cdd1d))
-	var out []float64
-	for _, v := range x {
-		if rng.Float64() < p {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// SampleSizeNormal returns the number of measurements needed for the
-// 1−α confidence interval of the mean to lie within ±e·x̄, from a pilot
-// sample with mean and standard deviation sd (Hoefler & Belli 2015, §4.2.2):
-// n = (s·t(n−1, 1−α/2)/(e·x̄))², solved by fixed-point iteration on n
-// (starting from the normal quantile), and at least 2.
-func SampleSizeNormal(mean, sd, e, level float64) int {
-	checkLevel(level)
-	if !(e > 0) || !(mean != 0) || math.IsNaN(sd) {
-		return -1
-	}
-	alpha := 1 - level
-	z := distuv.UnitNormal.Quantile(1 - alpha/2)
-	n := math.Max(2, math.Ceil(math.Pow(sd*z/(e*math.Abs(mean)), 2)))
-	for it := 0; it < 100; it++ {
-		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(1 - alpha/2)
-		nn := math.Max(2, math.Ceil(math.Pow(sd*t/(e*math.Abs(mean)), 2)))
-		if nn == n {
-			break
-		}
-		n = nn
-	}
-	return int(n)
-}
-
-// MedianCIStop reports whether the nonparametric stopping rule of Hoefler & Belli 2015
+// medianCIStop reports whether the nonparametric stopping rule of Hoefler & Belli 2015
 // §4.2.2 is met by the sample x (any order): the level confidence interval of the
 // median exists and lies within ±e·median. Check it after every k new
 // measurements and stop when it returns true.
-func MedianCIStop(x []float64, e, level float64) bool {
+func medianCIStop(x []float64, e, level float64) bool {
 	x = sortedView(x)
 	iv := MedianCI(x, level)
 	if !iv.Valid() {

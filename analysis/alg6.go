@@ -87,7 +87,7 @@ type GroupSummary struct {
 	// Normality is Shapiro-Wilk on MpirunMedians (NaN p for < 3 mpiruns).
 	Normality TestResult
 	// Modes are the clusters of MpirunMedians (FindModes; indices into
-	// MpirunMedians) and the covariates that explain them (ExplainModes).
+	// MpirunMedians) and the covariates that explain them (explainModes).
 	Modes    Modes
 	Warnings []string
 	// Percentiles holds Options.Percentiles of the valid, unfiltered
@@ -191,11 +191,11 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 		for _, name := range slices.Sorted(maps.Keys(g.Covariates)) {
 			vals := make([]string, len(s.MpirunIndex))
 			for i, mi := range s.MpirunIndex {
-				if v := g.Covariates[name][mi]; v != CovariateMixed {
+				if v := g.Covariates[name][mi]; v != covariateMixed {
 					vals[i] = v
 				}
 			}
-			if ExplainModes(s.Modes, vals) {
+			if explainModes(s.Modes, vals) {
 				s.Modes.ExplainedBy = append(s.Modes.ExplainedBy, name)
 			}
 		}
@@ -327,9 +327,9 @@ type Comparison struct {
 // TestPairedMpirunMedians is Comparison.Test of CompareSummariesPaired.
 const TestPairedMpirunMedians = "wilcoxon-signed-rank-paired-mpirun-medians"
 
-// ShiftLimit is the largest total sample size for which CompareSummaries
+// shiftLimit is the largest total sample size for which CompareSummaries
 // computes the Hodges-Lehmann shift (its root finding costs O(n) per step).
-const ShiftLimit = 20000
+const shiftLimit = 20000
 
 // CompareSummaries compares two analyzed groups with the Wilcoxon rank-sum
 // test (Hunold & Carpen-Amarie 2016, §6.2). When both sides have at least two mpiruns the test
@@ -363,7 +363,7 @@ func CompareSummaries(a, b GroupSummary, ra, rb []float64, opt Options) Comparis
 	if len(xa) > 0 && len(xb) > 0 {
 		c.A12 = Effect(xb, xa).A12
 	}
-	if len(xa) > 0 && len(xb) > 0 && len(xa)+len(xb) <= ShiftLimit {
+	if len(xa) > 0 && len(xb) > 0 && len(xa)+len(xb) <= shiftLimit {
 		c.Shift = HodgesLehmann(xb, xa, TwoSided, opt.Level)
 		c.RatioShift, c.RatioCI = ratioShift(xa, xb, opt.Level)
 	} else {
@@ -371,24 +371,24 @@ func CompareSummaries(a, b GroupSummary, ra, rb []float64, opt Options) Comparis
 		c.Shift = Shift{Estimate: nan, Interval: Interval{Lo: nan, Hi: nan}}
 		c.RatioShift = nan
 		c.RatioCI = Interval{Lo: nan, Hi: nan, Level: opt.Level, Confidence: nan, Warning: "no values or too many"}
-		if len(xa)+len(xb) > ShiftLimit {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("shift estimate skipped for %d > %d values", len(xa)+len(xb), ShiftLimit))
+		if len(xa)+len(xb) > shiftLimit {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("shift estimate skipped for %d > %d values", len(xa)+len(xb), shiftLimit))
 		}
 	}
 	if c.Test == "wilcoxon-mpirun-medians" && c.NA+c.NB < 8 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("only %d+%d mpiruns: the test cannot reach p < 0.05 with fewer than 4 per side", c.NA, c.NB))
 	}
-	if w := ModesWarning(a.Modes, b.Modes); w != "" {
+	if w := modesWarning(a.Modes, b.Modes); w != "" {
 		c.Warnings = append(c.Warnings, w)
 	}
 	return c
 }
 
-// ModesWarning returns the note of a comparison whose sides' per-mpirun
+// modesWarning returns the note of a comparison whose sides' per-mpirun
 // medians split into modes (GroupSummary.Modes), "" when neither does:
 // the ratio then compares mixtures of states, and which side is faster
 // can depend on how many mpiruns fell into each.
-func ModesWarning(a, b Modes) string {
+func modesWarning(a, b Modes) string {
 	if !a.Split() && !b.Split() {
 		return ""
 	}
@@ -587,8 +587,23 @@ func PoolRanks(d *Dataset, alpha float64) []RankPooling {
 // the mpiruns of one campaign. This is the normalization of Hunold &
 // Carpen-Amarie 2016 (§6.3) applied within a campaign: their metric
 // normalizes per-trial means of per-mpirun medians, one trial being a whole
-// repetition of the method (Normalize over those values computes it).
-func ReproducibilityMetric(s GroupSummary) []float64 { return Normalize(s.MpirunMeans) }
+// repetition of the method). Entries are NaN when the minimum is ≤ 0.
+func ReproducibilityMetric(s GroupSummary) []float64 {
+	x := s.MpirunMeans
+	out := make([]float64, len(x))
+	if len(x) == 0 {
+		return out
+	}
+	mn := slices.Min(x)
+	for i, v := range x {
+		if mn > 0 {
+			out[i] = v / mn
+		} else {
+			out[i] = math.NaN()
+		}
+	}
+	return out
+}
 
 // mergeSorted merges sorted runs into one sorted slice by pairwise merging
 // (O(n log k) for k runs).

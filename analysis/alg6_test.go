@@ -140,18 +140,13 @@ func TestStars(t *testing.T) {
 	}
 }
 
-func TestSampleSizeAndStopping(t *testing.T) {
-	// n = (s·t/(e·x̄))²: s=1, x̄=10, e=0.05 → (t/0.5)² ≈ 4·t² ≈ 16.8 → 18 with
-	// t(17, 0.975) = 2.1098: (2.1098·2)² = 17.8 → 18.
-	if n := SampleSizeNormal(10, 1, 0.05, 0.95); n != 18 {
-		t.Errorf("SampleSizeNormal = %d, want 18", n)
-	}
+func TestMedianCIStop(t *testing.T) {
 	x := make([]float64, 200)
 	for i := range x {
 		x[i] = 100 + float64(i%20)/10
 	}
 	sorted := sorted(x)
-	if !MedianCIStop(sorted, 0.01, 0.95) || MedianCIStop(sorted[:5], 0.5, 0.95) {
+	if !medianCIStop(sorted, 0.01, 0.95) || medianCIStop(sorted[:5], 0.5, 0.95) {
 		t.Error("MedianCIStop")
 	}
 }
@@ -169,9 +164,8 @@ func TestQuantileRegressionMatchesQuantiles(t *testing.T) {
 	}
 }
 
-func TestSubSampleAndACF(t *testing.T) {
-	// An AR(1) series x_t = 0.8 x_{t−1} + e_t is autocorrelated; sub-sampling
-	// with p = 1/32 (Hunold et al. 2014, §4.4) removes most of it.
+func TestACF(t *testing.T) {
+	// An AR(1) series x_t = 0.8 x_{t−1} + e_t has lag-1 autocorrelation 0.8.
 	rng := newRNG(t, 9)
 	x := make([]float64, 64000)
 	for i := 1; i < len(x); i++ {
@@ -181,25 +175,7 @@ func TestSubSampleAndACF(t *testing.T) {
 	if math.Abs(r[1]-0.8) > 0.02 || r[0] != 1 {
 		t.Errorf("ACF lag 1 = %.3f, want ≈ 0.8", r[1])
 	}
-	s := SubSample(x, 1.0/32, 5)
-	if n := len(s); n < 1800 || n > 2200 {
-		t.Errorf("sub-sample has %d elements, want ≈ 2000", n)
-	}
-	if s2 := SubSample(x, 1.0/32, 5); len(s2) != len(s) || s2[0] != s[0] {
-		t.Error("SubSample not deterministic for a seed")
-	}
-	// With geometric gaps G (p = 1/32) the lag-1 correlation becomes
-	// E[0.8^G] = p·0.8/(1 − (1−p)·0.8) ≈ 0.111.
-	rs, bs := ACF(s, 3, 0.05)
-	if want := (0.8 / 32) / (1 - 0.8*31/32); math.Abs(rs[1]-want) > 3*bs {
-		t.Errorf("sub-sampled ACF lag 1 = %.3f, want ≈ %.3f (bound %.3f)", rs[1], want, bs)
-	}
-	t.Logf("ACF lag 1: full %.3f (bound %.4f), sub-sampled %.3f (bound %.4f)", r[1], bound, rs[1], bs)
-	b1 := BootstrapCI(s[:100], Mean, 0.9, 200, 3)
-	b2 := BootstrapCI(s[:100], Mean, 0.9, 200, 3)
-	if b1 != b2 {
-		t.Error("BootstrapCI not deterministic for a seed")
-	}
+	t.Logf("ACF lag 1: %.3f (bound %.4f)", r[1], bound)
 }
 
 func TestNaNAndEmptyInputs(t *testing.T) {
@@ -215,9 +191,6 @@ func TestNaNAndEmptyInputs(t *testing.T) {
 	if r := WilcoxonRankSum(nil, y, TwoSided); !math.IsNaN(r.P) {
 		t.Error("Wilcoxon with empty sample")
 	}
-	if r := WelchT([]float64{1}, y, TwoSided); !math.IsNaN(r.P) {
-		t.Error("Welch with n=1")
-	}
 	if r := ShapiroWilk([]float64{1, 1, 1, 1}); !math.IsNaN(r.P) || r.Warning == "" {
 		t.Error("Shapiro-Wilk on constant data")
 	}
@@ -227,7 +200,7 @@ func TestNaNAndEmptyInputs(t *testing.T) {
 	if iv := MedianCI(nil, 0.95); iv.Valid() {
 		t.Error("MedianCI of empty sample")
 	}
-	if !math.IsNaN(Median(nil)) || !math.IsNaN(Mean(nil)) || !math.IsNaN(GeoMean([]float64{1, -1})) {
+	if !math.IsNaN(Median(nil)) || !math.IsNaN(Mean(nil)) || !math.IsNaN(geoMean([]float64{1, -1})) {
 		t.Error("empty or non-positive input must give NaN")
 	}
 	if r := KruskalWallis([][]float64{{1, 2}, {}}); !math.IsNaN(r.P) {
@@ -238,7 +211,7 @@ func TestNaNAndEmptyInputs(t *testing.T) {
 	u := []float64{3, 1, 2, 9, 7, 5, 4, 8, 6}
 	s := slices.Sorted(slices.Values(u))
 	if Quantile(0.5, u) != 5 || MedianCI(u, 0.9) != MedianCI(s, 0.9) || QuantileCI(0.25, u, 0.5) != QuantileCI(0.25, s, 0.5) ||
-		MedianCIStop(u, 1, 0.9) != MedianCIStop(s, 1, 0.9) || u[0] != 3 {
+		medianCIStop(u, 1, 0.9) != medianCIStop(s, 1, 0.9) || u[0] != 3 {
 		t.Errorf("unsorted input: quantile %v, CI %+v vs %+v, input now %v", Quantile(0.5, u), MedianCI(u, 0.9), MedianCI(s, 0.9), u)
 	}
 	if a, b := QuantileRegression(u, []float64{9, 1, 5}, []float64{0.5}, 0.5), QuantileRegression(s, []float64{1, 5, 9}, []float64{0.5}, 0.5); a[0].Diff != b[0].Diff {

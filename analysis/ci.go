@@ -3,7 +3,6 @@ package analysis
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -48,10 +47,10 @@ func MeanCI(x []float64, level float64) Interval {
 	return Interval{Lo: m - t*se, Hi: m + t*se, Level: level, Confidence: level}
 }
 
-// ExactRankLimit is the largest sample size for which QuantileCI searches the
+// exactRankLimit is the largest sample size for which QuantileCI searches the
 // exact binomial ranks; above it the ranks start from the normal
 // approximation of Hoefler & Belli 2015, §3.1.3.
-const ExactRankLimit = 1000
+const exactRankLimit = 1000
 
 // binomCDF returns P(B ≤ k) for B ~ Binomial(n, p).
 func binomCDF(k, n int, p float64) float64 {
@@ -87,7 +86,7 @@ const epsilon = 2.220446049250313e-16
 // modified): the order statistics x(l) and x(u) (1-based) such that, with B ~ Binomial(n, p),
 // P(l ≤ B ≤ u−1) ≥ level (Hoefler & Belli 2015, §3.1.3 after Le Boudec).
 //
-// For n ≤ ExactRankLimit, l = qbinom(α/2, n, p) and u = qbinom(1−α/2, n, p)+1
+// For n ≤ exactRankLimit, l = qbinom(α/2, n, p) and u = qbinom(1−α/2, n, p)+1
 // (the shortest equal-tailed exact ranks). For larger n the ranks come from
 // the normal approximation l = ⌊np − z√(np(1−p))⌋, u = ⌈1 + np +
 // z√(np(1−p))⌉ with z = Φ⁻¹(1−α/2) > 0 (for the median: ⌊(n − z√n)/2⌋ and
@@ -111,7 +110,7 @@ func QuantileCI(p float64, x []float64, level float64) Interval {
 		return iv
 	}
 	var l, u int
-	if n <= ExactRankLimit {
+	if n <= exactRankLimit {
 		l = binomQuantile(alpha/2, n, p)
 		u = binomQuantile(1-alpha/2, n, p) + 1
 	} else {
@@ -188,28 +187,4 @@ func MpirunMedianCI(medians []float64, level float64) Interval {
 	return Interval{Lo: m[0], Hi: m[n-1], Level: level, Confidence: conf, LoRank: 1, HiRank: n,
 		Warning: fmt.Sprintf("only %d mpiruns: [min, max] of their medians is a %.4g%% interval (%d mpiruns needed for %g%%)",
 			n, 100*conf, minNForQuantileCI(0.5, level), 100*level)}
-}
-
-// BootstrapCI returns the percentile bootstrap interval of stat over B
-// resamples of x drawn with a PCG generator seeded with seed (type-7
-// quantiles of the B replicates). It makes no distributional assumption but
-// is only asymptotically exact; prefer QuantileCI for quantiles.
-func BootstrapCI(x []float64, stat func([]float64) float64, level float64, B int, seed uint64) Interval {
-	checkLevel(level)
-	if len(x) == 0 || B < 1 {
-		return Interval{Lo: math.NaN(), Hi: math.NaN(), Level: level, Confidence: math.NaN(), Warning: "no observations"}
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	rep := make([]float64, B)
-	buf := make([]float64, len(x))
-	for b := range rep {
-		for i := range buf {
-			buf[i] = x[rng.IntN(len(x))]
-		}
-		rep[b] = stat(buf)
-	}
-	slices.Sort(rep)
-	a := (1 - level) / 2
-	return Interval{Lo: Quantile(a, rep), Hi: Quantile(1-a, rep), Level: level, Confidence: level,
-		Warning: fmt.Sprintf("percentile bootstrap, B=%d, seed=%d", B, seed)}
 }

@@ -1,8 +1,9 @@
 // Package analysis turns raw benchmark observations into the numbers and
 // tests a reader can trust: summaries, outlier filtering, confidence
-// intervals, hypothesis tests, autocorrelation, the required number of
-// measurements, and the per-mpirun analysis (Algorithm 6) and the
-// reproducibility metric (§6.3) of Hunold & Carpen-Amarie 2016.
+// intervals, hypothesis tests, autocorrelation, a stopping rule for the
+// number of measurements, and the per-mpirun analysis and the
+// reproducibility metric of Hunold & Carpen-Amarie 2016 (Algorithm 6,
+// §6.3).
 //
 // The package never imports MPI code: every method is a plain function over
 // []float64 in the style of gonum's stat package, and the raw-data reader
@@ -20,7 +21,7 @@
 //   - The confidence interval of the median (and any quantile) is
 //     nonparametric, from binomial order statistics (Hoefler & Belli 2015, §3.1.3, Le
 //     Boudec): exact ranks from the binomial distribution for n ≤
-//     ExactRankLimit, the normal approximation with the *positive* quantile
+//     exactRankLimit, the normal approximation with the *positive* quantile
 //     z = Φ⁻¹(1−α/2) above, widened until the achieved confidence (computed
 //     from the binomial distribution) is at least the requested one. With too
 //     few observations no interval exists and the result says so.
@@ -37,8 +38,7 @@
 //   - Two samples are compared with the Wilcoxon rank-sum (Mann-Whitney U)
 //     test: exact null distribution for fewer than 50 observations per side
 //     without ties, otherwise the normal approximation with tie and
-//     continuity correction, as R's wilcox.test does. Welch's t-test is
-//     available for callers that assume normality. Paired samples (two
+//     continuity correction, as R's wilcox.test does. Paired samples (two
 //     label values that ran in the same mpiruns) can use the Wilcoxon
 //     signed-rank test instead (WilcoxonSignedRank, the same rules as R's
 //     wilcox.test(paired = TRUE); Options.PairByMpirun).
@@ -106,14 +106,10 @@
 // Every test and interval is checked against R 4.2.2 (testdata/reference.R
 // and its output testdata/reference.csv, on samples with ties, n = 1…5,
 // n = 30, n = 5000, skewed and bimodal data) to 1e-6 relative, or 1e-14
-// absolute for p-values R computes as 1 − (something close to 1). Three
-// documented differences: (1) R evaluates the asymptotic Kolmogorov
-// distribution with tolerance 1e-6 (one series term below √n·D = 1), so
-// such p-values agree only to 1e-3; (2) for the normal-approximation
-// Hodges-Lehmann interval R finds roots with uniroot(tol = 1e-4), we bisect
-// to machine precision — agreement is within R's tolerance; (3) R 4.2.2's
-// exact one-sided two-sample KS p-value with ties counts the wrong
-// direction; ours is checked against full enumeration instead. R's quantreg
+// absolute for p-values R computes as 1 − (something close to 1). One
+// documented difference: for the normal-approximation Hodges-Lehmann
+// interval R finds roots with uniroot(tol = 1e-4), we bisect to machine
+// precision — agreement is within R's tolerance. R's quantreg
 // package is not installed here, so quantile regression is checked through
 // its reduction to type-1 sample quantiles. Property tests check by
 // simulation that intervals reach their nominal coverage and that p-values

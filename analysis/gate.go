@@ -165,10 +165,10 @@ func SlowdownTest(a, b []float64, threshold float64) TestResult {
 	return WilcoxonRankSum(lb, la, Greater)
 }
 
-// MinRankSumP returns the smallest p-value of the exact one-sided
+// minRankSumP returns the smallest p-value of the exact one-sided
 // rank-sum test with m and n values: 1/C(m+n, m). It is 1 when a side is
 // empty.
-func MinRankSumP(m, n int) float64 {
+func minRankSumP(m, n int) float64 {
 	if m <= 0 || n <= 0 {
 		return 1
 	}
@@ -177,10 +177,10 @@ func MinRankSumP(m, n int) float64 {
 	return math.Exp(-(lg(m+n) - lg(m) - lg(n)))
 }
 
-// MpirunsForP returns the smallest k such that k values per side let the
+// mpirunsForP returns the smallest k such that k values per side let the
 // exact one-sided rank-sum test reach p ≤ p0 (1/C(2k, k) ≤ p0); 0 when
 // p0 ≥ 1 and -1 when p0 ≤ 0.
-func MpirunsForP(p0 float64) int {
+func mpirunsForP(p0 float64) int {
 	if p0 >= 1 {
 		return 0
 	}
@@ -188,7 +188,7 @@ func MpirunsForP(p0 float64) int {
 		return -1
 	}
 	for k := 1; ; k++ {
-		if MinRankSumP(k, k) <= p0 {
+		if minRankSumP(k, k) <= p0 {
 			return k
 		}
 	}
@@ -243,7 +243,7 @@ func Gate(rows []Comparison, opt GateOptions) GateReport {
 			NA: len(c.MpirunMediansA), NB: len(c.MpirunMediansB)}
 		g.MedianA, g.MedianB = Median(c.MpirunMediansA), Median(c.MpirunMediansB)
 		g.Ratio, _ = ratioShift(c.MpirunMediansA, c.MpirunMediansB, 0.95)
-		g.MinP = MinRankSumP(g.NA, g.NB)
+		g.MinP = minRankSumP(g.NA, g.NB)
 		res := SlowdownTest(c.MpirunMediansA, c.MpirunMediansB, opt.Threshold)
 		g.P = res.P
 		if g.NA == 0 || g.NB == 0 {
@@ -262,7 +262,7 @@ func Gate(rows []Comparison, opt GateOptions) GateReport {
 		}
 	}
 	fam := max(r.Family, 1)
-	r.NeedMpiruns = MpirunsForP(opt.Alpha / float64(fam))
+	r.NeedMpiruns = mpirunsForP(opt.Alpha / float64(fam))
 	pct := 100 * opt.Threshold
 	for i := range r.Rows {
 		g := &r.Rows[i]

@@ -26,15 +26,15 @@ func TestMinRankSumP(t *testing.T) {
 		m, n int
 		want float64
 	}{{3, 3, 1.0 / 20}, {5, 5, 1.0 / 252}, {10, 10, 1.0 / 184756}, {1, 1, 0.5}, {0, 4, 1}} {
-		if got := MinRankSumP(c.m, c.n); math.Abs(got-c.want) > 1e-12*c.want {
+		if got := minRankSumP(c.m, c.n); math.Abs(got-c.want) > 1e-12*c.want {
 			t.Errorf("MinRankSumP(%d, %d) = %g, want %g", c.m, c.n, got, c.want)
 		}
 	}
 	// alpha 0.05 over 9 groups: 1/C(8,4) = 1/70 > 0.0056 ≥ 1/C(10,5) = 1/252.
-	if k := MpirunsForP(0.05 / 9); k != 5 {
+	if k := mpirunsForP(0.05 / 9); k != 5 {
 		t.Errorf("MpirunsForP(0.05/9) = %d, want 5", k)
 	}
-	if k := MpirunsForP(0.05); k != 3 {
+	if k := mpirunsForP(0.05); k != 3 {
 		t.Errorf("MpirunsForP(0.05) = %d, want 3 (1/C(6,3) = 0.05)", k)
 	}
 }

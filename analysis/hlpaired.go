@@ -13,7 +13,7 @@ import (
 // companion of WilcoxonSignedRank as HodgesLehmann is of WilcoxonRankSum
 // (Hoefler & Belli 2015, §3.2: report the size of a difference with its interval).
 //
-// Exact case (fewer than WilcoxonExactLimit pairs, no zero difference, no
+// Exact case (fewer than wilcoxonExactLimit pairs, no zero difference, no
 // ties among |d|), as R's wilcox.test(x, y, paired = TRUE, conf.int = TRUE,
 // conf.level = level): the estimate is the median of the n(n+1)/2 Walsh
 // averages (d_i + d_j)/2, i ≤ j, and the bounds are the Walsh averages at
@@ -52,7 +52,7 @@ func HodgesLehmannPaired(x, y []float64, alt Alternative, level float64) Shift {
 		abs[i] = math.Abs(v)
 	}
 	_, tieSum := Ranks(abs)
-	if n < WilcoxonExactLimit && zeros == 0 && tieSum == 0 {
+	if n < wilcoxonExactLimit && zeros == 0 && tieSum == 0 {
 		sh.Method = "Hodges-Lehmann paired (exact)"
 		dist := getSignRank(n)
 		q := func(p float64) int { // R's qsignrank for p ≤ 0.5

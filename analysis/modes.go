@@ -20,32 +20,32 @@ import (
 //
 // The rule (FindModes), on the logarithms of the per-mpirun medians,
 // sorted: the candidate split is the largest gap between neighbours that
-// leaves at least ModeMinMpiruns mpiruns on each side; the group is split
-// there when the gap is at least log(ModeMinRatio) and at least
-// ModeMinGapSD times the pooled within-cluster standard deviation (sd of
+// leaves at least modeMinMpiruns mpiruns on each side; the group is split
+// there when the gap is at least log(modeMinRatio) and at least
+// modeMinGapSD times the pooled within-cluster standard deviation (sd of
 // each side about its own mean, pooled). Each side is then split again by
 // the same rule, so a group can have more than two modes.
 //
 // Null model: one state, per-mpirun medians lognormal with a
 // mpirun-to-mpirun spread of 2-4 % (as on the VM the defaults were
 // measured on), optionally with one outlier mpirun 1.2-2× slower. A lone
-// outlier is never a mode (ModeMinMpiruns). Alternative: two states, the
-// slow one ModeMinRatio or more slower. docs/modes.md has the false-alarm
+// outlier is never a mode (modeMinMpiruns). Alternative: two states, the
+// slow one modeMinRatio or more slower. docs/modes.md has the false-alarm
 // rate and the power measured by simulation (TestModesSimulation).
 
-// ModeMinMpiruns is the fewest mpiruns a mode has: a lone mpirun apart is
+// modeMinMpiruns is the fewest mpiruns a mode has: a lone mpirun apart is
 // an outlier, not a state.
-const ModeMinMpiruns = 2
+const modeMinMpiruns = 2
 
-// ModeMinRatio is the smallest ratio between neighbouring modes' closest
+// modeMinRatio is the smallest ratio between neighbouring modes' closest
 // per-mpirun medians that the rule splits at: 10 %, 2.5 standard
 // deviations of the largest mpirun-to-mpirun spread of the null model.
-const ModeMinRatio = 1.10
+const modeMinRatio = 1.10
 
-// ModeMinGapSD is how many pooled within-cluster standard deviations the
+// modeMinGapSD is how many pooled within-cluster standard deviations the
 // gap between two modes must span: it keeps false alarms rare when the
 // mpirun-to-mpirun spread is wider than the null model's (docs/modes.md).
-const ModeMinGapSD = 2.0
+const modeMinGapSD = 2.0
 
 // Mode is one cluster of per-mpirun medians.
 type Mode struct {
@@ -61,10 +61,10 @@ type Mode struct {
 // Modes is the outcome of mode detection on one group.
 type Modes struct {
 	// Modes are the clusters, fastest first; one mode when the group is
-	// not split, none with fewer than 2·ModeMinMpiruns mpiruns.
+	// not split, none with fewer than 2·modeMinMpiruns mpiruns.
 	Modes []Mode
 	// ExplainedBy names the covariates (Dataset.Covariates) whose value
-	// determines the mode (ExplainModes), sorted; empty when none does or
+	// determines the mode (explainModes), sorted; empty when none does or
 	// the group has one mode.
 	ExplainedBy []string
 }
@@ -114,7 +114,7 @@ func FindModes(medians []float64) Modes {
 			idx = append(idx, i)
 		}
 	}
-	if len(idx) < 2*ModeMinMpiruns {
+	if len(idx) < 2*modeMinMpiruns {
 		return Modes{}
 	}
 	slices.SortFunc(idx, func(a, b int) int {
@@ -158,12 +158,12 @@ func compareFloat(a, b float64) int {
 // rule splits, recursively.
 func splitModes(x []float64, lo, hi int, cuts *[]int) {
 	best, gap := -1, 0.0
-	for k := lo + ModeMinMpiruns; k <= hi-ModeMinMpiruns; k++ {
+	for k := lo + modeMinMpiruns; k <= hi-modeMinMpiruns; k++ {
 		if g := x[k] - x[k-1]; g > gap {
 			best, gap = k, g
 		}
 	}
-	if best < 0 || gap < math.Log(ModeMinRatio) || gap < ModeMinGapSD*pooledSD(x[lo:best], x[best:hi]) {
+	if best < 0 || gap < math.Log(modeMinRatio) || gap < modeMinGapSD*pooledSD(x[lo:best], x[best:hi]) {
 		return
 	}
 	*cuts = append(*cuts, best)
@@ -188,27 +188,27 @@ func pooledSD(a, b []float64) float64 {
 	return math.Sqrt(ss / float64(df))
 }
 
-// ModeExplainP is the permutation p-value below which ExplainModes says a
+// modeExplainP is the permutation p-value below which explainModes says a
 // covariate explains the modes.
-const ModeExplainP = 0.05
+const modeExplainP = 0.05
 
-// modeExplainPerms is the number of permutations ExplainModes draws, with
+// modeExplainPerms is the number of permutations explainModes draws, with
 // the fixed seed modeExplainSeed so that the answer is reproducible.
 const (
 	modeExplainPerms = 2000
 	modeExplainSeed  = 0x6d6f646573
 )
 
-// ExplainModes reports whether covariate values (one per mpirun, in the
+// explainModes reports whether covariate values (one per mpirun, in the
 // order of the medians m was found in; "" for unknown or mixed within the
 // mpirun) explain the modes m: every value that occurs falls in one mode
 // only, and a permutation test
 // of the mode labels over the mpirun values (modeExplainPerms permutations,
-// fixed seed) finds such purity with probability at most ModeExplainP, so
+// fixed seed) finds such purity with probability at most modeExplainP, so
 // some value must recur: a covariate that differs in every mpirun never
 // explains anything, as any split would be pure. Mpiruns with an empty
 // value or without a mode are left out.
-func ExplainModes(m Modes, values []string) bool {
+func explainModes(m Modes, values []string) bool {
 	if !m.Split() {
 		return false
 	}
@@ -219,7 +219,7 @@ func ExplainModes(m Modes, values []string) bool {
 			labels, vals = append(labels, k), append(vals, v)
 		}
 	}
-	if len(labels) < 2*ModeMinMpiruns {
+	if len(labels) < 2*modeMinMpiruns {
 		return false
 	}
 	obs := purity(labels, vals)
@@ -235,7 +235,7 @@ func ExplainModes(m Modes, values []string) bool {
 			hits++
 		}
 	}
-	return float64(hits+1)/float64(modeExplainPerms+1) <= ModeExplainP
+	return float64(hits+1)/float64(modeExplainPerms+1) <= modeExplainP
 }
 
 // purity is the number of mpiruns whose mode is their value's most common

@@ -101,10 +101,10 @@ func TestExplainModes(t *testing.T) {
 	if len(m.Modes) != 2 || m.Modes[1].Share != 0.5 {
 		t.Fatalf("modes %+v, want 2 of 10 mpiruns each", m)
 	}
-	if !ExplainModes(m, decides) {
+	if !explainModes(m, decides) {
 		t.Error("the deciding covariate was not named")
 	}
-	if ExplainModes(m, unrelated) || ExplainModes(m, distinct) {
+	if explainModes(m, unrelated) || explainModes(m, distinct) {
 		t.Error("an unrelated covariate, or one different in every mpirun, was named")
 	}
 	one := FindModes([]float64{1, 1.01, 0.99, 1.02, 1.0, 1.8})

@@ -104,27 +104,6 @@ func TestHodgesLehmannCoverage(t *testing.T) {
 	}
 }
 
-func TestBootstrapCoverage(t *testing.T) {
-	rng := newRNG(t, 4)
-	hits, reps := 0, 300
-	for r := 0; r < reps; r++ {
-		x := make([]float64, 60)
-		for i := range x {
-			x[i] = rng.NormFloat64()
-		}
-		iv := BootstrapCI(x, Mean, 0.95, 400, uint64(r))
-		if iv.Lo <= 0 && 0 <= iv.Hi {
-			hits++
-		}
-	}
-	// The percentile bootstrap is only asymptotically exact: allow 3 points.
-	if cov := float64(hits) / float64(reps); cov < 0.92 {
-		t.Errorf("bootstrap coverage %.3f", cov)
-	} else {
-		t.Logf("bootstrap coverage %.3f (nominal 0.95)", cov)
-	}
-}
-
 // uniformP checks that p-values simulated under H0 are uniform with a
 // one-sample KS test (continuous tests) or at least valid, P(p ≤ α) ≤ α
 // (discrete tests).
@@ -144,7 +123,7 @@ func uniformP(t *testing.T, name string, ps []float64, continuous bool) {
 		}
 	}
 	if continuous {
-		ks := KSOneSample(ps, func(v float64) float64 { return math.Min(1, math.Max(0, v)) }, TwoSided)
+		ks := ksOneSample(ps, func(v float64) float64 { return math.Min(1, math.Max(0, v)) }, TwoSided)
 		t.Logf("%s: KS uniformity of %d p-values: D=%.4f p=%.3f", name, len(ps), ks.Statistic, ks.P)
 		if ks.P < 0.001 {
 			t.Errorf("%s: p-values not uniform under H0 (KS p=%.2g)", name, ks.P)
@@ -156,11 +135,10 @@ func TestPValuesUnderH0(t *testing.T) {
 	rng := newRNG(t, 5)
 	const reps = 1000
 	sample := func(n int) []float64 { return lognormalSample(rng, n) }
-	var welch, wilcoxApprox, wilcoxExact, ks2, kw, anova, ks1, sw []float64
+	var wilcoxApprox, wilcoxExact, kw, anova, ks1, sw []float64
 	for r := 0; r < reps; r++ {
 		a, b := sample(60), sample(70)
 		wilcoxApprox = append(wilcoxApprox, WilcoxonRankSum(a, b, TwoSided).P)
-		ks2 = append(ks2, KSTwoSample(a[:20], b[:25], TwoSided).P)
 		e, f := sample(7), sample(9)
 		wilcoxExact = append(wilcoxExact, WilcoxonRankSum(e, f, Less).P)
 		var na, nb []float64
@@ -168,9 +146,8 @@ func TestPValuesUnderH0(t *testing.T) {
 			na = append(na, rng.NormFloat64())
 			nb = append(nb, 3*rng.NormFloat64())
 		}
-		welch = append(welch, WelchT(na, nb, TwoSided).P)
 		sw = append(sw, ShapiroWilk(na).P)
-		ks1 = append(ks1, KSOneSample(nb, func(v float64) float64 { return normCDF(v / 3) }, TwoSided).P)
+		ks1 = append(ks1, ksOneSample(nb, func(v float64) float64 { return normCDF(v / 3) }, TwoSided).P)
 		g := [][]float64{na, nb[:10], sample(12)}
 		for i := range g[1] {
 			g[1][i] /= 3
@@ -181,10 +158,8 @@ func TestPValuesUnderH0(t *testing.T) {
 		anova = append(anova, OneWayANOVA(g).P)
 		kw = append(kw, KruskalWallis([][]float64{sample(20), sample(25), sample(30)}).P)
 	}
-	uniformP(t, "Welch t", welch, true)
 	uniformP(t, "Wilcoxon normal approx", wilcoxApprox, true)
 	uniformP(t, "Wilcoxon exact (less)", wilcoxExact, false)
-	uniformP(t, "KS two-sample exact", ks2, false)
 	uniformP(t, "KS one-sample exact", ks1, true)
 	uniformP(t, "one-way ANOVA", anova, true)
 	uniformP(t, "Kruskal-Wallis", kw, true)

@@ -98,7 +98,7 @@ type Group struct {
 	Mpirun   []int32
 	// Covariates holds, per recorded covariate column read (not grouped
 	// by: Dataset.GroupBy), each mpirun's value (index into
-	// Dataset.Mpiruns), CovariateMixed when the mpirun's valid rows of
+	// Dataset.Mpiruns), covariateMixed when the mpirun's valid rows of
 	// this group had more than one value.
 	Covariates map[string]map[int32]string
 	// Invalid counts observations with a nonzero errorcode (started late,
@@ -463,9 +463,9 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 	}
 }
 
-// CovariateMixed is the value Group.Covariates holds for a mpirun whose
+// covariateMixed is the value Group.Covariates holds for a mpirun whose
 // rows had more than one value of the covariate.
-const CovariateMixed = "*"
+const covariateMixed = "*"
 
 // noteCovariate records value v of covariate name for mpirun mi in g.
 func (g *Group) noteCovariate(name string, mi int32, v string) {
@@ -481,7 +481,7 @@ func (g *Group) noteCovariate(name string, mi int32, v string) {
 	case !ok:
 		m[mi] = strings.Clone(v)
 	case old != v:
-		m[mi] = CovariateMixed
+		m[mi] = covariateMixed
 	}
 }
 

@@ -75,7 +75,7 @@ func (d *signRankDist) ge(q float64) float64 {
 // with a zero difference are dropped, as R does. The statistic is
 // V = Σ rank(|d|) over the positive differences d.
 //
-// With fewer than WilcoxonExactLimit differences, no ties among |d| and no
+// With fewer than wilcoxonExactLimit differences, no ties among |d| and no
 // zero differences the p-value is exact; otherwise it comes from the normal
 // approximation z = (V − n(n+1)/4 − c)/σ with the tie-corrected
 // σ² = n(n+1)(2n+1)/24 − Σ(t³−t)/48 and continuity correction c = ±0.5,
@@ -104,7 +104,7 @@ func WilcoxonSignedRank(x, y []float64, alt Alternative) TestResult {
 	}
 	res.Statistic = v
 	fn := float64(n)
-	if n < WilcoxonExactLimit && tieSum == 0 && zeros == 0 {
+	if n < wilcoxonExactLimit && tieSum == 0 && zeros == 0 {
 		res.Method = method + " (exact)"
 		dist := getSignRank(n)
 		switch alt {
@@ -127,7 +127,7 @@ func WilcoxonSignedRank(x, y []float64, alt Alternative) TestResult {
 		res.Warning = "ties and zero differences: no exact p-value"
 	case zeros > 0:
 		res.Warning = "zero differences: no exact p-value"
-	case tieSum > 0 && n < WilcoxonExactLimit:
+	case tieSum > 0 && n < wilcoxonExactLimit:
 		res.Warning = "ties: no exact p-value"
 	}
 	sigma := math.Sqrt(fn*(fn+1)*(2*fn+1)/24 - tieSum/48)

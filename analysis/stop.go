@@ -208,26 +208,3 @@ func (s *Stopper) Last() StopCheck { return s.last }
 
 // Met reports whether the last look completed the rule.
 func (s *Stopper) Met() bool { return s.looks > 0 && s.run >= s.rule.Confirm }
-
-// RunStop runs the rule r on a sequential source: draw(k) appends k new
-// valid-or-not observations and returns the valid ones so far (a growing
-// slice). It takes observations to NextLook until the rule is met or Max
-// are taken, and returns the last look and whether the rule was met (false:
-// the cap stopped it). It is the loop the engine runs, for simulations.
-func RunStop(r StopRule, draw func(k int) []float64) (StopCheck, bool) {
-	s := NewStopper(r)
-	r = s.rule
-	n := 0
-	var valid []float64
-	for {
-		next := r.NextLook(n)
-		valid = draw(next - n)
-		n = next
-		if s.Look(valid) {
-			return s.last, true
-		}
-		if n >= r.Max {
-			return s.last, false
-		}
-	}
-}

@@ -95,7 +95,7 @@ func stopCoverage(d stopDist, rule StopRule, reps int, seed uint64) (cov, meanN,
 	buf, tmp := make([]float64, 0, rule.Max), make([]float64, 0, rule.Max)
 	for range reps {
 		buf = buf[:0]
-		c, met := RunStop(rule, func(k int) []float64 {
+		c, met := runStop(rule, func(k int) []float64 {
 			n0 := len(buf)
 			for range k {
 				buf = append(buf, d.draw(rng))
@@ -222,9 +222,9 @@ func TestStopRule(t *testing.T) {
 	if c := r.Judge(x[:5]); c.Within || !math.IsInf(c.Reached, 1) || !math.IsNaN(c.Lo) {
 		t.Errorf("Judge(5 obs) = %+v", c)
 	}
-	// Judge agrees with MedianCIStop, the one-look rule, at the
+	// Judge agrees with medianCIStop, the one-look rule, at the
 	// corrected level.
-	if r.Judge(x).Within != MedianCIStop(x, 0.01, 0.975) {
+	if r.Judge(x).Within != medianCIStop(x, 0.01, 0.975) {
 		t.Error("Judge and MedianCIStop disagree")
 	}
 	s := NewStopper(StopRule{Confirm: 2})
@@ -233,7 +233,7 @@ func TestStopRule(t *testing.T) {
 	}
 	// The cap stops a sample that never narrows.
 	rng := rand.New(rand.NewPCG(1, 2))
-	c, met := RunStop(StopRule{Width: 1e-6, Max: 300}, func(k int) []float64 {
+	c, met := runStop(StopRule{Width: 1e-6, Max: 300}, func(k int) []float64 {
 		for range k {
 			x = append(x, rng.ExpFloat64())
 		}
@@ -241,5 +241,28 @@ func TestStopRule(t *testing.T) {
 	})
 	if met || c.N != len(x) {
 		t.Errorf("RunStop with an unreachable width: met %v at %d observations", met, c.N)
+	}
+}
+
+// runStop runs the rule r on a sequential source: draw(k) appends k new
+// valid-or-not observations and returns the valid ones so far (a growing
+// slice). It takes observations to NextLook until the rule is met or Max
+// are taken, and returns the last look and whether the rule was met (false:
+// the cap stopped it). It is the loop the engine runs, for the simulations of the tests.
+func runStop(r StopRule, draw func(k int) []float64) (StopCheck, bool) {
+	s := NewStopper(r)
+	r = s.rule
+	n := 0
+	var valid []float64
+	for {
+		next := r.NextLook(n)
+		valid = draw(next - n)
+		n = next
+		if s.Look(valid) {
+			return s.last, true
+		}
+		if n >= r.Max {
+			return s.last, false
+		}
 	}
 }

@@ -3,6 +3,8 @@ package analysis
 import (
 	"math"
 	"slices"
+
+	"github.com/reprobench/reprobench/internal/order"
 )
 
 // Quantile returns the p-quantile of the sample x using R's default
@@ -78,11 +80,7 @@ func sortedView(x []float64) []float64 {
 
 // Median returns the median of x (any order; x is not modified): the middle
 // order statistic, or the mean of the two middle ones. NaN for empty x.
-func Median(x []float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	return Quantile(0.5, s)
-}
+func Median(x []float64) float64 { return order.Median(x) }
 
 // Mean returns the arithmetic mean of x (NaN when empty).
 func Mean(x []float64) float64 {
@@ -96,9 +94,9 @@ func Mean(x []float64) float64 {
 	return s / float64(len(x))
 }
 
-// Variance returns the unbiased sample variance Σ(x−x̄)²/(n−1)
+// variance returns the unbiased sample variance Σ(x−x̄)²/(n−1)
 // (NaN for n < 2), computed with the two-pass corrected algorithm.
-func Variance(x []float64) float64 {
+func variance(x []float64) float64 {
 	n := len(x)
 	if n < 2 {
 		return math.NaN()
@@ -113,12 +111,12 @@ func Variance(x []float64) float64 {
 	return (ss - c*c/float64(n)) / float64(n-1)
 }
 
-// StdDev returns the sample standard deviation √Variance(x).
-func StdDev(x []float64) float64 { return math.Sqrt(Variance(x)) }
+// StdDev returns the sample standard deviation √variance(x).
+func StdDev(x []float64) float64 { return math.Sqrt(variance(x)) }
 
-// GeoMean returns the geometric mean exp(mean(log x)) (Hoefler & Belli 2015, Rule 3: for
+// geoMean returns the geometric mean exp(mean(log x)) (Hoefler & Belli 2015, Rule 3: for
 // ratios such as speedups). NaN when empty or when any value is ≤ 0.
-func GeoMean(x []float64) float64 {
+func geoMean(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
 	}
@@ -132,9 +130,9 @@ func GeoMean(x []float64) float64 {
 	return math.Exp(s / float64(len(x)))
 }
 
-// HarmMean returns the harmonic mean n/Σ(1/x) (Hoefler & Belli 2015, Rule 3: for rates).
+// harmMean returns the harmonic mean n/Σ(1/x) (Hoefler & Belli 2015, Rule 3: for rates).
 // NaN when empty or when any value is ≤ 0.
-func HarmMean(x []float64) float64 {
+func harmMean(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
 	}
@@ -178,7 +176,7 @@ func summarizeSorted(s []float64) Summary {
 		N: n, Min: s[0], Max: s[n-1], Mean: m, SD: sd,
 		Q1: Quantile(0.25, s), Median: Quantile(0.5, s), Q3: Quantile(0.75, s),
 		P99: Quantile(0.99, s), CoV: sd / m,
-		GeoMean: GeoMean(s), HarmMean: HarmMean(s),
+		GeoMean: geoMean(s), HarmMean: harmMean(s),
 	}
 }
 
@@ -221,24 +219,4 @@ func tukeySorted(s []float64, k float64) ([]float64, int) {
 		j--
 	}
 	return s[i:j], len(s) - (j - i)
-}
-
-// Normalize returns x divided by its minimum: the normalized run times of
-// the reproducibility metric of Hunold & Carpen-Amarie 2016 (§6.3), where x
-// holds one value per trial (a whole repetition of the method). NaN entries
-// when the minimum is ≤ 0.
-func Normalize(x []float64) []float64 {
-	out := make([]float64, len(x))
-	if len(x) == 0 {
-		return out
-	}
-	mn := slices.Min(x)
-	for i, v := range x {
-		if mn > 0 {
-			out[i] = v / mn
-		} else {
-			out[i] = math.NaN()
-		}
-	}
-	return out
 }

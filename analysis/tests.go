@@ -8,43 +8,6 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// WelchT performs Welch's two-sample t-test of H0: equal means without
-// assuming equal variances (Hunold & Carpen-Amarie 2016, §6.2), as R's
-// t.test(x, y, var.equal = FALSE): t = (x̄ − ȳ)/√(s²x/m + s²y/n) with
-// Welch-Satterthwaite degrees of freedom. It assumes normal sample means.
-func WelchT(x, y []float64, alt Alternative) TestResult {
-	res := TestResult{Method: "Welch two-sample t-test", DF2: math.NaN()}
-	m, n := float64(len(x)), float64(len(y))
-	if len(x) < 2 || len(y) < 2 {
-		res.Statistic, res.DF, res.P = math.NaN(), math.NaN(), math.NaN()
-		res.Warning = "need at least 2 observations per sample"
-		return res
-	}
-	vx, vy := Variance(x)/m, Variance(y)/n
-	se := math.Sqrt(vx + vy)
-	t := (Mean(x) - Mean(y)) / se
-	df := (vx + vy) * (vx + vy) / (vx*vx/(m-1) + vy*vy/(n-1))
-	res.Statistic, res.DF = t, df
-	if se == 0 {
-		res.P = math.NaN()
-		res.Warning = "both samples are constant"
-		return res
-	}
-	res.P = tP(t, df, alt)
-	return res
-}
-
-func tP(t, df float64, alt Alternative) float64 {
-	d := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
-	switch alt {
-	case Less:
-		return d.CDF(t)
-	case Greater:
-		return d.Survival(t)
-	}
-	return 2 * d.Survival(math.Abs(t))
-}
-
 // OneWayANOVA performs the one-way analysis of variance of H0: all group
 // means are equal, assuming normal data with equal variances (Hoefler & Belli 2015
 // §3.2.2), as R's oneway.test(y ~ g, var.equal = TRUE): F = MSB/MSW with
@@ -144,7 +107,7 @@ type EffectSize struct {
 // report the size of a difference, not only its significance).
 func Effect(x, y []float64) EffectSize {
 	m, n := float64(len(x)), float64(len(y))
-	sp := math.Sqrt(((m-1)*Variance(x) + (n-1)*Variance(y)) / (m + n - 2))
+	sp := math.Sqrt(((m-1)*variance(x) + (n-1)*variance(y)) / (m + n - 2))
 	d := (Mean(x) - Mean(y)) / sp
 	w := WilcoxonRankSum(x, y, TwoSided).Statistic
 	a := w / (m * n)

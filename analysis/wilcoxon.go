@@ -177,16 +177,16 @@ func (d *wilcoxDist) q(prob float64) int {
 	return min(i, len(d.cdf)-1)
 }
 
-// WilcoxonExactLimit: samples smaller than this on both sides and without
+// wilcoxonExactLimit: samples smaller than this on both sides and without
 // ties get the exact test (R's wilcox.test uses 50).
-const WilcoxonExactLimit = 50
+const wilcoxonExactLimit = 50
 
 // WilcoxonRankSum performs the Wilcoxon rank-sum (Mann-Whitney U) test of
 // H0: x and y come from the same distribution against a location shift
 // (Hunold & Carpen-Amarie 2016, §6.2, Hoefler & Belli 2015, §3.2.2). The statistic is
 // W = Σ rank(x) − m(m+1)/2 over the pooled average ranks.
 //
-// With both samples smaller than WilcoxonExactLimit and no ties the p-value
+// With both samples smaller than wilcoxonExactLimit and no ties the p-value
 // comes from the exact null distribution; otherwise from the normal
 // approximation z = (W − mn/2 − c)/σ with the tie-corrected
 // σ² = mn/12·((N+1) − Σ(t³−t)/(N(N−1))) and continuity correction c = ±0.5,
@@ -216,7 +216,7 @@ func WilcoxonRankSum(x, y []float64, alt Alternative) TestResult {
 	fm, fn := float64(m), float64(n)
 	w := rx - fm*(fm+1)/2
 	res.Statistic = w
-	if m < WilcoxonExactLimit && n < WilcoxonExactLimit && tieSum == 0 {
+	if m < wilcoxonExactLimit && n < wilcoxonExactLimit && tieSum == 0 {
 		res.Method = "Wilcoxon rank-sum (exact)"
 		d := getWilcoxDist(m, n)
 		switch alt {
@@ -306,7 +306,7 @@ type Shift struct {
 // wilcox.test(x, y, conf.int = TRUE, conf.level = level) does (Hoefler & Belli 2015
 // §3.2.2, effect size of a nonparametric comparison).
 //
-// Exact case (both samples < WilcoxonExactLimit, no ties): the estimate is
+// Exact case (both samples < wilcoxonExactLimit, no ties): the estimate is
 // the median of the mn differences x_i − y_j and the bounds are the
 // differences at ranks qwilcox(α/2) and mn − qwilcox(α/2) + 1 (one-sided
 // alternatives give an infinite bound). Otherwise the bounds are the shifts
@@ -332,7 +332,7 @@ func HodgesLehmann(x, y []float64, alt Alternative, level float64) Shift {
 	pooled := append(slices.Clone(x), y...)
 	_, tieSum := Ranks(pooled)
 	alpha := 1 - level
-	if m < WilcoxonExactLimit && n < WilcoxonExactLimit && tieSum == 0 {
+	if m < wilcoxonExactLimit && n < wilcoxonExactLimit && tieSum == 0 {
 		sh.Method = "Hodges-Lehmann (exact)"
 		diffs := make([]float64, 0, m*n)
 		for _, a := range x {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reprobench/reprobench/internal/mpirun"
+	"github.com/reprobench/reprobench/bench/internal/mpirun"
 )
 
 // compile builds the C program src with the flavor's mpicc.

@@ -152,7 +152,7 @@ func (m *Manifest) submitArray(o Options, p *progress, list []int) ([]*arrayTask
 	}
 	argv := append(ExpandLauncher(m.Batch, m.Np), "--array="+CompactList(ids), "--job-name="+name, "--parsable", script)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(append(os.Environ(), o.Env...), fmt.Sprintf("%s=%d", ExpectNpEnv, m.Np))
+	cmd.Env = append(append(os.Environ(), o.Env...), fmt.Sprintf("%s=%d", expectNpEnv, m.Np))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -340,8 +340,8 @@ func (m *Manifest) finishTask(o Options, t *arrayTask, seen bool) (string, bool)
 		a.Status, a.Error = StatusFailed, fmt.Sprintf("array task %s ended %s (exit code %s)", s.ID(), s.State, s.ExitCode)
 	}
 	if a.Status != StatusOK {
-		a.StderrTail = tailLines(a.StderrLog, StderrTailLines)
-		a.StdoutTail = tailLines(a.StdoutLog, StderrTailLines)
+		a.StderrTail = tailLines(a.StderrLog, stderrTailLines)
+		a.StdoutTail = tailLines(a.StdoutLog, stderrTailLines)
 		if complete {
 			a.Error += " (its sidecar exists, so its data is complete)"
 		}
@@ -481,7 +481,7 @@ func ExpandList(s string) []int {
 		}
 		hi := lo
 		if isRange {
-			if hi, err = strconv.Atoi(b); err != nil || hi < lo || hi-lo > MaxMpiruns*step {
+			if hi, err = strconv.Atoi(b); err != nil || hi < lo || hi-lo > maxMpiruns*step {
 				continue
 			}
 		}

@@ -10,10 +10,10 @@ import (
 
 // TestAsideCopiesNotGlobbed checks duplicates: "find DIR -name '*.csv'"
 // over a resumed campaign picked up the copies moved aside (n 715 → 882).
-// Moved files now end in AsideSuffix, so no glob for data matches them.
+// Moved files now end in asideSuffix, so no glob for data matches them.
 func TestAsideCopiesNotGlobbed(t *testing.T) {
 	dir := t.TempDir()
-	base := OutputBase(dir, "c1", 3)
+	base := outputBase(dir, "c1", 3)
 	left := []string{base + ".csv", base + ".csv.partial", base + ".perrank.csv", base + ".json.partial"}
 	for _, f := range left {
 		if err := os.WriteFile(f, []byte("run_id,mpirun\n"), 0o644); err != nil {
@@ -35,8 +35,8 @@ func TestAsideCopiesNotGlobbed(t *testing.T) {
 		t.Errorf("files matching *.csv or *.json after moving aside: %q", data)
 	}
 	for _, m := range moved {
-		if !strings.HasSuffix(m, AsideSuffix) || !strings.HasPrefix(m, AsideDir(dir, "c1")) {
-			t.Errorf("moved to %s: want under %s, ending in %s", m, AsideDir(dir, "c1"), AsideSuffix)
+		if !strings.HasSuffix(m, asideSuffix) || !strings.HasPrefix(m, asideDir(dir, "c1")) {
+			t.Errorf("moved to %s: want under %s, ending in %s", m, asideDir(dir, "c1"), asideSuffix)
 		}
 	}
 }

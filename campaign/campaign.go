@@ -37,7 +37,7 @@ const (
 	StatusAbandoned   = "abandoned"   // the launcher died while it ran (found by a resume)
 )
 
-// MaxMpiruns bounds the mpiruns of one campaign, checked before any memory
+// maxMpiruns bounds the mpiruns of one campaign, checked before any memory
 // is committed to them (10^8 mpiruns built up front would take the
 // launcher's memory past 24 GB). The manifest holds a
 // record of every mpirun (its argv and attempts: about 0.5 KB) and is
@@ -45,23 +45,23 @@ const (
 // manifest bytes proportional to its mpiruns on every save: 10000 mpiruns
 // keep the manifest at a few MB. Split larger campaigns into several run
 // ids.
-const MaxMpiruns = 10000
+const maxMpiruns = 10000
 
-// CheckMpiruns accepts 1 ≤ n ≤ MaxMpiruns.
+// CheckMpiruns accepts 1 ≤ n ≤ maxMpiruns.
 func CheckMpiruns(n int) error {
-	if n < 1 || n > MaxMpiruns {
-		return fmt.Errorf("campaign: %d mpiruns: need 1 to %d per campaign (MaxMpiruns: the manifest, rewritten after every mpirun, grows with them); split the campaign into several run ids", n, MaxMpiruns)
+	if n < 1 || n > maxMpiruns {
+		return fmt.Errorf("campaign: %d mpiruns: need 1 to %d per campaign (MaxMpiruns: the manifest, rewritten after every mpirun, grows with them); split the campaign into several run ids", n, maxMpiruns)
 	}
 	return nil
 }
 
-// StderrTailLines is how many last lines of a failed attempt's stderr the
+// stderrTailLines is how many last lines of a failed attempt's stderr the
 // manifest keeps (the whole stderr is in the attempt's log file).
-const StderrTailLines = 50
+const stderrTailLines = 50
 
-// OutputBase returns DIR/RUNID-mpirunNNN, the path of the outputs of one
+// outputBase returns DIR/RUNID-mpirunNNN, the path of the outputs of one
 // mpirun without extension (rawdata.OutputBase, which defines the files).
-func OutputBase(dir, runID string, mpirun int) string { return rawdata.OutputBase(dir, runID, mpirun) }
+func outputBase(dir, runID string, mpirun int) string { return rawdata.OutputBase(dir, runID, mpirun) }
 
 // SidecarPath returns the path of the JSON metadata sidecar of a mpirun,
 // whose existence means the mpirun is complete (rawdata.SidecarPath).
@@ -74,14 +74,14 @@ func ManifestPath(dir, runID string) string {
 	return filepath.Join(dir, runID+"-campaign.json")
 }
 
-// AsideDir returns DIR/RUNID-aside, where the leftovers of incomplete
+// asideDir returns DIR/RUNID-aside, where the leftovers of incomplete
 // mpirun attempts are moved before a mpirun is run again.
-func AsideDir(dir, runID string) string { return filepath.Join(dir, runID+"-aside") }
+func asideDir(dir, runID string) string { return filepath.Join(dir, runID+"-aside") }
 
-// AsideSuffix ends the name of every file moved into AsideDir, so that a
+// asideSuffix ends the name of every file moved into asideDir, so that a
 // glob for the data (*.csv, find -name '*.csv') cannot pick up the
 // incomplete copies and count their observations.
-const AsideSuffix = ".aside"
+const asideSuffix = ".aside"
 
 // LogDir returns DIR/RUNID-logs, which holds the stdout and stderr of every
 // attempt.
@@ -90,9 +90,9 @@ func LogDir(dir, runID string) string { return filepath.Join(dir, runID+"-logs")
 // CheckRunID accepts the run ids rawdata.CheckRunID accepts.
 func CheckRunID(id string) error { return rawdata.CheckRunID(id) }
 
-// ContractFlags are the flags of "reprobench run" that the launcher sets
+// contractFlags are the flags of "reprobench run" that the launcher sets
 // itself; user run flags must not set them.
-var ContractFlags = []string{"out", "run-id", "mpirun", "seed", "design"}
+var contractFlags = []string{"out", "run-id", "mpirun", "seed", "design"}
 
 // Manifest records a campaign: how every mpirun is launched, with which
 // seed, and what became of each attempt. It is rewritten atomically
@@ -158,7 +158,7 @@ type Attempt struct {
 	ExitStatus *int    `json:"exit_status,omitempty"`
 	Signal     string  `json:"signal,omitempty"`
 	Error      string  `json:"error,omitempty"`
-	// StderrTail is the last StderrTailLines lines of stderr of an attempt
+	// StderrTail is the last stderrTailLines lines of stderr of an attempt
 	// that did not succeed.
 	StderrTail []string `json:"stderr_tail,omitempty"`
 	// StdoutTail is the same for stdout: some launchers report a failed
@@ -168,7 +168,7 @@ type Attempt struct {
 	StdoutLog  string   `json:"stdout_log,omitempty"`
 	StderrLog  string   `json:"stderr_log,omitempty"`
 	// MovedAside lists the leftover files of earlier attempts moved into
-	// AsideDir before this attempt started.
+	// asideDir before this attempt started.
 	MovedAside []string `json:"moved_aside,omitempty"`
 	// Slurm describes the Slurm job of an attempt launched with srun
 	// outside an allocation (nil otherwise).
@@ -183,11 +183,11 @@ type Attempt struct {
 type Campaign struct {
 	Dir      string   // output directory (created if missing)
 	RunID    string   // see CheckRunID
-	Mpiruns  int      // number of mpiruns (1 to MaxMpiruns)
+	Mpiruns  int      // number of mpiruns (1 to maxMpiruns)
 	Np       int      // processes per mpirun (replaces "{np}")
 	Launcher []string // launcher template, e.g. ["mpirun", "-np", "{np}"]; empty: Program runs directly (a simulated mpirun, "launch --sim")
 	Program  []string // e.g. [os.Executable(), "run"]
-	RunArgs  []string // the user's run flags (must not set ContractFlags)
+	RunArgs  []string // the user's run flags (must not set contractFlags)
 	// Batch, when set, makes every mpirun a batch job of its own: its
 	// argv is Batch ("{np}" replaced) followed by one argument, the
 	// launcher, program and flags quoted for /bin/sh, e.g. Batch =
@@ -346,7 +346,7 @@ func (m *Manifest) newRun(i int, launcher []string) RunRecord {
 // the mpiruns whose JSON sidecar is missing. Before re-running one, the
 // leftovers of its earlier attempts (the .partial files of a killed run and
 // any final file written before the sidecar) are moved, never deleted, to
-// AsideDir/mpirunNNN-attemptK; processes of an abandoned attempt that are
+// asideDir/mpirunNNN-attemptK; processes of an abandoned attempt that are
 // still alive (found by process group and run id) are killed first.
 // Completed mpiruns are never touched.
 func Resume(ctx context.Context, path string, o Options) (*Manifest, error) {
@@ -439,7 +439,7 @@ func (m *Manifest) save() error {
 	return design.WriteAtomic(m.path(), append(b, '\n'), true)
 }
 
-// CheckRunArgs rejects user run flags that set one of ContractFlags.
+// CheckRunArgs rejects user run flags that set one of contractFlags.
 func CheckRunArgs(args []string) error {
 	for _, a := range args {
 		if a == "--" {
@@ -450,7 +450,7 @@ func CheckRunArgs(args []string) error {
 			continue
 		}
 		name, _, _ = strings.Cut(name, "=")
-		for _, c := range ContractFlags {
+		for _, c := range contractFlags {
 			if name == c {
 				return fmt.Errorf("campaign: run flag %q is set by the launcher; remove it", a)
 			}
@@ -674,7 +674,7 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), o.Env...)
-	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", ExpectNpEnv, m.Np))
+	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", expectNpEnv, m.Np))
 	if a.Slurm != nil && !a.Slurm.Step {
 		cmd.Env = append(cmd.Env, "SLURM_JOB_NAME="+a.Slurm.JobName, "SBATCH_JOB_NAME="+a.Slurm.JobName)
 	}
@@ -853,8 +853,8 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	if a.Status != StatusOK {
 		stderr.Sync()
 		stdout.Sync()
-		a.StderrTail = tailLines(a.StderrLog, StderrTailLines)
-		a.StdoutTail = tailLines(a.StdoutLog, StderrTailLines)
+		a.StderrTail = tailLines(a.StderrLog, stderrTailLines)
+		a.StdoutTail = tailLines(a.StdoutLog, stderrTailLines)
 		if complete {
 			a.Error += " (its sidecar exists, so its data is complete)"
 		}
@@ -879,21 +879,21 @@ func batchExit(j *SlurmJob) error {
 
 // moveAside moves every file of mpirun i of runID (RUNID-mpirunNNN.*: the
 // .partial files and final files written before the sidecar) into
-// AsideDir/mpirunNNN-attemptK, each name ending in AsideSuffix. It is only
+// asideDir/mpirunNNN-attemptK, each name ending in asideSuffix. It is only
 // called for mpiruns without a sidecar.
 func moveAside(dir, runID string, i, k int) ([]string, error) {
-	base := OutputBase(dir, runID, i)
+	base := outputBase(dir, runID, i)
 	files, err := filepath.Glob(base + ".*")
 	if err != nil || len(files) == 0 {
 		return nil, err
 	}
-	dest := filepath.Join(AsideDir(dir, runID), fmt.Sprintf("mpirun%03d-attempt%d", i, k))
+	dest := filepath.Join(asideDir(dir, runID), fmt.Sprintf("mpirun%03d-attempt%d", i, k))
 	if err := os.MkdirAll(dest, 0o755); err != nil {
 		return nil, err
 	}
 	var moved []string
 	for _, f := range files {
-		to := filepath.Join(dest, filepath.Base(f)+AsideSuffix)
+		to := filepath.Join(dest, filepath.Base(f)+asideSuffix)
 		if exists(to) {
 			return moved, fmt.Errorf("%s already exists", to)
 		}
@@ -1078,9 +1078,9 @@ func tailLines(path string, n int) []string {
 	return lines
 }
 
-// ExpectNpEnv names the environment variable through which the launcher
+// expectNpEnv names the environment variable through which the launcher
 // tells every rank how many processes it launched (Campaign.Np): it is one
 // of the declarations CheckSize compares with the communicator, which
 // differs when a launcher or PMI does not connect the ranks (a run of
 // singletons).
-const ExpectNpEnv = "RB_EXPECT_NP"
+const expectNpEnv = "RB_EXPECT_NP"

@@ -105,7 +105,7 @@ func sidecars(t *testing.T, m *Manifest) map[int][32]byte {
 	h := map[int][32]byte{}
 	for i := 0; i < m.Mpiruns; i++ {
 		for _, ext := range []string{".csv", ".json"} {
-			b, err := os.ReadFile(OutputBase(m.Dir, m.RunID, i) + ext)
+			b, err := os.ReadFile(outputBase(m.Dir, m.RunID, i) + ext)
 			if err == nil {
 				s := sha256.Sum256(append(b, ext...))
 				old := h[i]
@@ -179,7 +179,7 @@ func TestLaunchFailureRecordedThenResumed(t *testing.T) {
 	if r.Status != StatusFailed || r.Complete || a.ExitStatus == nil || *a.ExitStatus != 3 {
 		t.Fatalf("mpirun 1: %+v", r)
 	}
-	if len(a.StderrTail) != StderrTailLines || !strings.Contains(a.StderrTail[len(a.StderrTail)-1], "failing mpirun 1 on purpose") {
+	if len(a.StderrTail) != stderrTailLines || !strings.Contains(a.StderrTail[len(a.StderrTail)-1], "failing mpirun 1 on purpose") {
 		t.Errorf("stderr tail (%d lines): %q", len(a.StderrTail), a.StderrTail)
 	}
 	if m.Runs[0].Status != StatusOK || m.Runs[2].Status != StatusOK {
@@ -307,7 +307,7 @@ func TestLaunchKillLauncherThenResume(t *testing.T) {
 	cmd, out := startLauncher(t, helperJob{Campaign: c, Options: Options{Timeout: time.Minute, Env: []string{"FAKERUN_HOLD_MPIRUN=1"}}})
 	mp := ManifestPath(dir, "t1")
 	pidFile := filepath.Join(dir, "pids", "mpirun001-rank0.pid")
-	partial := OutputBase(dir, "t1", 1) + ".csv.partial"
+	partial := outputBase(dir, "t1", 1) + ".csv.partial"
 	waitFor(t, 60*time.Second, "mpirun 1 to be held mid-run", func() bool {
 		return exists(filepath.Join(dir, "pids", "mpirun001.held"))
 	})
@@ -344,7 +344,7 @@ func TestLaunchKillLauncherThenResume(t *testing.T) {
 	if r.Status != StatusOK || len(r.Attempts) != 2 || r.Attempts[0].Status != StatusAbandoned {
 		t.Fatalf("mpirun 1 after resume: %+v", r)
 	}
-	aside := filepath.Join(AsideDir(dir, "t1"), "mpirun001-attempt2", filepath.Base(partial)+AsideSuffix)
+	aside := filepath.Join(asideDir(dir, "t1"), "mpirun001-attempt2", filepath.Base(partial)+asideSuffix)
 	if len(r.Attempts[1].MovedAside) != 1 || r.Attempts[1].MovedAside[0] != aside || !exists(aside) {
 		t.Errorf("partial file not moved aside: %q", r.Attempts[1].MovedAside)
 	}
@@ -398,7 +398,7 @@ func TestResumeKillsStaleRun(t *testing.T) {
 
 func TestStartRefusesForeignOutputs(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(OutputBase(dir, "t1", 0)+".csv", []byte("x"), 0o644)
+	os.WriteFile(outputBase(dir, "t1", 0)+".csv", []byte("x"), 0o644)
 	if _, err := Start(context.Background(), localCampaign(t, dir, 1), Options{}); err == nil || !strings.Contains(err.Error(), "already exist") {
 		t.Errorf("err %v", err)
 	}
@@ -456,19 +456,19 @@ func TestLaunchInterrupted(t *testing.T) {
 	}
 }
 
-// A campaign of more than MaxMpiruns mpiruns is refused
+// A campaign of more than maxMpiruns mpiruns is refused
 // before anything is built or started (10^8 mpiruns were once built up
 // front until the launcher was killed at 24 GB), and a manifest claiming
 // more is refused on reading.
 func TestStartRefusesTooManyMpiruns(t *testing.T) {
 	dir := t.TempDir()
-	for _, n := range []int{MaxMpiruns + 1, 100_000_000, 0, -1} {
+	for _, n := range []int{maxMpiruns + 1, 100_000_000, 0, -1} {
 		c := Campaign{Dir: dir, RunID: "big", Mpiruns: n, Np: 2, Launcher: []string{"false"}, Program: []string{"run"}}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		_, err := Start(context.Background(), c, Options{})
 		runtime.ReadMemStats(&after)
-		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("need 1 to %d per campaign", MaxMpiruns)) {
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("need 1 to %d per campaign", maxMpiruns)) {
 			t.Errorf("%d mpiruns: err %v, want the MaxMpiruns bound", n, err)
 		}
 		if a := after.TotalAlloc - before.TotalAlloc; a > 1<<20 {
@@ -478,20 +478,20 @@ func TestStartRefusesTooManyMpiruns(t *testing.T) {
 			t.Fatalf("%d mpiruns: a manifest was written", n)
 		}
 	}
-	// MaxMpiruns itself is accepted (a launcher that cannot start fails
+	// maxMpiruns itself is accepted (a launcher that cannot start fails
 	// every mpirun at once; only the first is tried with FailFast).
-	c := Campaign{Dir: dir, RunID: "max", Mpiruns: MaxMpiruns, Np: 1, Launcher: []string{filepath.Join(dir, "no-such-launcher")}, Program: []string{"run"}}
+	c := Campaign{Dir: dir, RunID: "max", Mpiruns: maxMpiruns, Np: 1, Launcher: []string{filepath.Join(dir, "no-such-launcher")}, Program: []string{"run"}}
 	m, err := Start(context.Background(), c, Options{FailFast: true})
-	if !errors.Is(err, ErrIncomplete) || len(m.Runs) != MaxMpiruns || m.Runs[0].Status != StatusFailed {
+	if !errors.Is(err, ErrIncomplete) || len(m.Runs) != maxMpiruns || m.Runs[0].Status != StatusFailed {
 		t.Fatalf("MaxMpiruns mpiruns: %v", err)
 	}
 	b, err := os.ReadFile(ManifestPath(dir, "max"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("manifest of %d mpiruns: %d bytes", MaxMpiruns, len(b)) // informative: its size is not a promise
+	t.Logf("manifest of %d mpiruns: %d bytes", maxMpiruns, len(b)) // informative: its size is not a promise
 	// A manifest edited to claim more is refused.
-	b = bytes.Replace(b, []byte(fmt.Sprintf(`"mpiruns": %d`, MaxMpiruns)), []byte(`"mpiruns": 100000000`), 1)
+	b = bytes.Replace(b, []byte(fmt.Sprintf(`"mpiruns": %d`, maxMpiruns)), []byte(`"mpiruns": 100000000`), 1)
 	if err := os.WriteFile(ManifestPath(dir, "max"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}

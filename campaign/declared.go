@@ -98,7 +98,7 @@ var launcherFamilies = []family{
 
 // Declared returns the process counts that the launchers of this process
 // declared in its environment (getenv, e.g. os.Getenv): the one of
-// reprobench launch (ExpectNpEnv), if set, and those of the launcher that
+// reprobench launch (expectNpEnv), if set, and those of the launcher that
 // started this process, the first of Open MPI's mpirun, a PMI launcher
 // (MPICH's mpiexec, srun --mpi=pmi2), MVAPICH's mpirun_rsh and srun whose
 // variables are set (an outer launcher's inherited counts describe other
@@ -106,8 +106,8 @@ var launcherFamilies = []family{
 // SLURM_NTASKS counts.
 func Declared(getenv func(string) string) []Declaration {
 	var out []Declaration
-	if v := getenv(ExpectNpEnv); v != "" {
-		out = append(out, declaration(ExpectNpEnv, v, "reprobench launch", false))
+	if v := getenv(expectNpEnv); v != "" {
+		out = append(out, declaration(expectNpEnv, v, "reprobench launch", false))
 	}
 	for _, f := range launcherFamilies {
 		if !f.started(getenv) {
@@ -216,7 +216,7 @@ func sizeHint(e *SizeError, getenv func(string) string) string {
 		return fmt.Sprintf("Open MPI's mpirun started a binary built with %s: use %s, or a binary built for Open MPI", e.Flavor, own)
 	case getenv("PMI_SIZE") != "" && getenv("OMPI_COMM_WORLD_SIZE") == "" && e.Flavor == "openmpi":
 		return "a PMI launcher (MPICH's mpiexec?) started a binary built with Open MPI: use " + own + ", or a binary built with -tags mpich"
-	case len(e.Wrong) == 1 && e.Wrong[0].Var == ExpectNpEnv:
+	case len(e.Wrong) == 1 && e.Wrong[0].Var == expectNpEnv:
 		return "the launch --launcher command does not start {np} processes of one MPI job: it must pass {np} to the MPI library's own launcher, here " + own
 	}
 	return "launch it with " + own + " (this binary is built with " + e.Flavor + ")"

@@ -68,10 +68,10 @@ func TestCheckSize(t *testing.T) {
 		{"hydra, 2 nodes", []string{"PMI_SIZE", "4", "PMI_RANK", "0", "MPI_LOCALNRANKS", "2"}, 4, 2, "mpich", nil, ""},
 		{"hydra, wrong node count", []string{"PMI_SIZE", "4", "PMI_RANK", "0", "MPI_LOCALNRANKS", "2"}, 4, 4, "mpich", []string{"MPI_LOCALNRANKS"}, ""},
 		// launch's own declaration is always checked.
-		{"launch", join(envSrunPMI2, []string{ExpectNpEnv, "2"}), 2, 2, "mpich", nil, ""},
-		{"launch without {np}", join(envOmpiMpirun, []string{ExpectNpEnv, "4"}), 2, 2, "openmpi", []string{ExpectNpEnv}, "must pass {np}"},
-		{"launch, srun none", join(envSrunNone, []string{ExpectNpEnv, "2"}), 1, 1, "mpich", []string{ExpectNpEnv, "SLURM_STEP_NUM_TASKS"}, "use srun --mpi=pmi2"},
-		{"not a count", []string{ExpectNpEnv, "two"}, 2, 2, "mpich", []string{ExpectNpEnv}, ""},
+		{"launch", join(envSrunPMI2, []string{expectNpEnv, "2"}), 2, 2, "mpich", nil, ""},
+		{"launch without {np}", join(envOmpiMpirun, []string{expectNpEnv, "4"}), 2, 2, "openmpi", []string{expectNpEnv}, "must pass {np}"},
+		{"launch, srun none", join(envSrunNone, []string{expectNpEnv, "2"}), 1, 1, "mpich", []string{expectNpEnv, "SLURM_STEP_NUM_TASKS"}, "use srun --mpi=pmi2"},
+		{"not a count", []string{expectNpEnv, "two"}, 2, 2, "mpich", []string{expectNpEnv}, ""},
 		// Older Slurm without SLURM_STEP_NUM_TASKS.
 		{"srun, SLURM_NTASKS only", []string{"SLURM_STEP_ID", "3", "SLURM_PROCID", "1", "SLURM_NTASKS", "2"}, 1, 1, "mpich", []string{"SLURM_NTASKS"}, "srun --mpi=pmi2"},
 	} {

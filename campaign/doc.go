@@ -61,14 +61,14 @@
 // alone (scancel JOBID.STEPID), before the local kill, since Slurm's cancel
 // reaches every node. With Campaign.Batch every mpirun is a batch job of
 // its own (sbatch --wait): the allocation becomes a factor like the mpirun.
-// [ExpectNpEnv] tells every rank how many processes launch started.
+// [expectNpEnv] tells every rank how many processes launch started.
 //
 // # A run of singletons
 //
 // A launcher or srun PMI plugin that does not connect the ranks to the
 // binary's MPI library starts singletons: every process is a job of one,
 // and would measure alone and write a result of np 1. [Declared] reads the
-// process counts the launchers declare to each process (ExpectNpEnv;
+// process counts the launchers declare to each process (expectNpEnv;
 // OMPI_COMM_WORLD_SIZE, PMI_SIZE, MPI_LOCALNRANKS, srun's
 // SLURM_STEP_NUM_TASKS, …), and [CheckSize] refuses a communicator of
 // another size, naming the likely cause and the fix ([SrunPMI]: the srun

@@ -124,7 +124,7 @@ func completedData(t *testing.T, dir, runID string, n int) map[string][32]byte {
 		if !exists(SidecarPath(dir, runID, i)) {
 			continue
 		}
-		files, _ := filepath.Glob(OutputBase(dir, runID, i) + ".*")
+		files, _ := filepath.Glob(outputBase(dir, runID, i) + ".*")
 		for _, f := range files {
 			b, err := os.ReadFile(f)
 			if err != nil {
@@ -166,7 +166,7 @@ func checkComplete(t *testing.T, m *Manifest) {
 		t.Fatalf("incomplete mpiruns %v", in)
 	}
 	for i := 0; i < m.Mpiruns; i++ {
-		if n := csvRows(t, OutputBase(m.Dir, m.RunID, i)+".csv"); n != itNrep {
+		if n := csvRows(t, outputBase(m.Dir, m.RunID, i)+".csv"); n != itNrep {
 			t.Errorf("mpirun %d: %d rows, want %d", i, n, itNrep)
 		}
 		if m.Runs[i].Status != StatusOK {
@@ -186,7 +186,7 @@ func checkHeld(t *testing.T, bin, dir, runID, manifest string, held []int) {
 	waitFor(t, 60*time.Second, "the manifest to record mpirun 1 as running", func() bool {
 		return manifestStatus(manifest, 1) == StatusRunning
 	})
-	if !exists(OutputBase(dir, runID, 1) + ".csv.partial") {
+	if !exists(outputBase(dir, runID, 1) + ".csv.partial") {
 		t.Fatal("mpirun 1 is held but has no .csv.partial")
 	}
 	ranks := rankPids(bin, dir, runID, 1)

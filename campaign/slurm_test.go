@@ -104,7 +104,7 @@ func TestSlurmLaunch(t *testing.T) {
 		if b, err := direct.CombinedOutput(); err != nil {
 			t.Fatalf("srun ... run: %v\n%s", err, b)
 		}
-		if n := csvRows(t, OutputBase(dir, "direct", 0)+".csv"); n != 200 || !exists(SidecarPath(dir, "direct", 0)) {
+		if n := csvRows(t, outputBase(dir, "direct", 0)+".csv"); n != 200 || !exists(SidecarPath(dir, "direct", 0)) {
 			t.Errorf("srun ... run: %d rows, sidecar %v", n, exists(SidecarPath(dir, "direct", 0)))
 		}
 		c.WaitNoJobs(t)
@@ -134,7 +134,7 @@ func TestSlurmWrongPMI(t *testing.T) {
 			t.Fatal(err)
 		}
 		a := m.Runs[0].Attempts[0]
-		if m.Runs[0].Status != StatusFailed || exists(SidecarPath(dir, "wp", 0)) || exists(OutputBase(dir, "wp", 0)+".csv") {
+		if m.Runs[0].Status != StatusFailed || exists(SidecarPath(dir, "wp", 0)) || exists(outputBase(dir, "wp", 0)+".csv") {
 			t.Fatalf("a run of singletons was recorded: %+v", m.Runs[0])
 		}
 		tail := strings.Join(append(a.StderrTail, a.StdoutTail...), "\n")
@@ -463,7 +463,7 @@ func TestSlurmBatchTimeout(t *testing.T) {
 			t.Error("the complete mpirun 1 was run again")
 		}
 		for i := range 2 {
-			if n := csvRows(t, OutputBase(dir, "bt", i)+".csv"); n != 200 {
+			if n := csvRows(t, outputBase(dir, "bt", i)+".csv"); n != 200 {
 				t.Errorf("mpirun %d: %d rows, want 200", i, n)
 			}
 		}
@@ -635,7 +635,7 @@ func checkOthersUntouched(t *testing.T, m *Manifest, dir, id string, before map[
 		t.Error("a complete mpirun was run again")
 	}
 	for i := range 3 {
-		if n := csvRows(t, OutputBase(dir, id, i)+".csv"); n != 200 {
+		if n := csvRows(t, outputBase(dir, id, i)+".csv"); n != 200 {
 			t.Errorf("mpirun %d: %d rows, want 200", i, n)
 		}
 		a := m.Runs[i].Attempts[len(m.Runs[i].Attempts)-1]

@@ -156,7 +156,7 @@ func coverage(t *testing.T, cfg mpitest.Config, n int, spec string) (covered, wi
 // every rank within 1 µs of rank 0 10 s after the sync, and its predicted
 // bound covers the true max error in at least 9 of 10 seeds. (The 100-seed
 // runs on 64 and 1024 ranks are TestBoundCoverage100Seeds and
-// go run ./bench/clocksync -only bound.)
+// go -C bench run ./clocksync -only bound.)
 func TestSpreadMeetsTargetInSimulation(t *testing.T) {
 	cov, in, worst := coverage(t, mpitest.Config{Ranks: 16}, 10, "hca3:accuracy=1us@10s,budget=4s")
 	if in != 10 {

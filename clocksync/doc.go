@@ -162,7 +162,7 @@
 //
 // A Theil–Sen line (the median of pairwise slopes) was tried in place of
 // the trimmed least squares and left out, because it did not help where it
-// would matter: in simulation (go run ./bench/clocksync -only robust, 4
+// would matter: in simulation (go -C bench run ./clocksync -only robust, 4
 // ranks, 20 seeds, HCA3 to 1 µs@10 s in a 2 s budget, one exchange per fit
 // point) with the RTT filter the median true error after 10 s was 0.21 µs
 // against 0.25 µs on links where 20 % of messages are delayed by 20 µs

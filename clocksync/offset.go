@@ -2,8 +2,8 @@ package clocksync
 
 import (
 	"math"
-	"slices"
 
+	"github.com/reprobench/reprobench/internal/order"
 	"github.com/reprobench/reprobench/mpi"
 )
 
@@ -168,32 +168,12 @@ func (m *JKPingPong) MeasureOffset(l *Link) (Sample, error) {
 		sent = append(sent, t0)
 	}
 	l.scratchLocal, l.scratchDiff, l.scratchSent = local, diff, sent
-	k := medianIndex(diff, &l.scratchIdx)
+	k := order.LowerMedianIndex(diff, &l.scratchIdx)
 	// The true offset lies in [t0 − tremote, t − tremote] (the reference
 	// read its clock between the request and the reply), and diff is
 	// t − tremote − half: it errs by at most max(half, rtt − half).
 	rtt := local[k] - sent[k]
 	return Sample{Local: local[k], Offset: diff[k], Bound: max(half, rtt-half)}, nil
-}
-
-// medianIndex returns the index of the (lower) median of x, using scratch
-// for the permutation.
-func medianIndex(x []float64, scratch *[]int) int {
-	idx := (*scratch)[:0]
-	for i := range x {
-		idx = append(idx, i)
-	}
-	slices.SortFunc(idx, func(a, b int) int {
-		switch {
-		case x[a] < x[b]:
-			return -1
-		case x[a] > x[b]:
-			return 1
-		}
-		return a - b
-	})
-	*scratch = idx
-	return idx[(len(idx)-1)/2]
 }
 
 // NetgaugePingPong is Netgauge's offset measurement (Compute_Offset,

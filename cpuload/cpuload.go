@@ -1,21 +1,3 @@
-// Package cpuload measures the CPU time that processes other than a run's
-// own ranks took while the ranks measured, from Linux's /proc, so that an
-// analysis can say when the machine was busy (rawdata.CPULoad gives the
-// formula and the units).
-//
-// Each rank reads a Sample just before an experiment's first measured
-// observation and just after its last, outside the timed part: the busy
-// time of each CPU it may run on (/proc/stat), its process's own user and
-// system time (/proc/self/stat), its CPU affinity (/proc/self/status,
-// Cpus_allowed_list), the kernel's boot id and clock-tick rate
-// (/proc/sys/kernel/random/boot_id, /proc/self/auxv's AT_CLKTCK). Delta
-// turns two samples into a Rank, a fixed vector of integers that one
-// MPI_Allgather collects, and Combine turns the ranks' vectors into a
-// rawdata.CPULoad per kernel and in all.
-//
-// A Sample reads five small files, some 50–100 µs; a run reads two per
-// experiment and rank. The simulated world's ranks, goroutines of one
-// process, read one process's own time and count it once.
 package cpuload
 
 import (
@@ -63,14 +45,14 @@ func ReadFS(proc fs.FS) (Sample, error) {
 	if err != nil {
 		return s, fmt.Errorf("cpuload: %w", err)
 	}
-	if s.CPUs, err = AllowedCPUs(st); err != nil {
+	if s.CPUs, err = allowedCPUs(st); err != nil {
 		return s, err
 	}
 	b, err := fs.ReadFile(proc, "stat")
 	if err != nil {
 		return s, fmt.Errorf("cpuload: %w", err)
 	}
-	busy, err := ParseStat(b)
+	busy, err := parseStat(b)
 	if err != nil {
 		return s, err
 	}
@@ -81,25 +63,25 @@ func ReadFS(proc fs.FS) (Sample, error) {
 	if b, err = fs.ReadFile(proc, "self/stat"); err != nil {
 		return s, fmt.Errorf("cpuload: %w", err)
 	}
-	if s.Own, s.Process, err = ParseSelfStat(b); err != nil {
+	if s.Own, s.Process, err = parseSelfStat(b); err != nil {
 		return s, err
 	}
 	if b, err := fs.ReadFile(proc, "sys/kernel/random/boot_id"); err == nil {
 		s.Kernel = strings.TrimSpace(string(b))
 	}
 	if b, err := fs.ReadFile(proc, "self/auxv"); err == nil {
-		if hz := ClockTicks(b); hz > 0 {
+		if hz := clockTicks(b); hz > 0 {
 			s.Hz = hz
 		}
 	}
 	return s, nil
 }
 
-// ParseStat returns the busy ticks of each CPU of a /proc/stat: per "cpuN"
+// parseStat returns the busy ticks of each CPU of a /proc/stat: per "cpuN"
 // line, user+nice+system+irq+softirq (fields 1, 2, 3, 6 and 7; iowait,
 // idle, steal and the guest times, which user already counts, are left
 // out). The "cpu" total line is skipped.
-func ParseStat(b []byte) (map[int]int64, error) {
+func parseStat(b []byte) (map[int]int64, error) {
 	out := map[int]int64{}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
@@ -128,11 +110,11 @@ func ParseStat(b []byte) (map[int]int64, error) {
 	return out, sc.Err()
 }
 
-// ParseSelfStat returns utime+stime (fields 14 and 15, ticks) of a
+// parseSelfStat returns utime+stime (fields 14 and 15, ticks) of a
 // /proc/PID/stat, whose command name (field 2, in parentheses) may hold
 // spaces and parentheses, and the process's identity on its kernel,
 // "pid@starttime" (fields 1 and 22).
-func ParseSelfStat(b []byte) (own int64, process string, err error) {
+func parseSelfStat(b []byte) (own int64, process string, err error) {
 	i := bytes.LastIndexByte(b, ')')
 	j := bytes.IndexByte(b, ' ')
 	if i < 0 || j < 0 || j > i {
@@ -150,9 +132,9 @@ func ParseSelfStat(b []byte) (own int64, process string, err error) {
 	return u + s, string(b[:j]) + "@" + f[19], nil
 }
 
-// AllowedCPUs returns the CPUs of the Cpus_allowed_list line of a
+// allowedCPUs returns the CPUs of the Cpus_allowed_list line of a
 // /proc/PID/status ("0-3,8,10-11"), ascending.
-func AllowedCPUs(status []byte) ([]int, error) {
+func allowedCPUs(status []byte) ([]int, error) {
 	for line := range strings.SplitSeq(string(status), "\n") {
 		v, ok := strings.CutPrefix(line, "Cpus_allowed_list:")
 		if !ok {
@@ -192,9 +174,9 @@ func ParseCPUList(s string) ([]int, error) {
 // atClkTck is the auxiliary vector's key of the clock-tick rate.
 const atClkTck = 17
 
-// ClockTicks returns AT_CLKTCK of a /proc/self/auxv of this machine's
+// clockTicks returns AT_CLKTCK of a /proc/self/auxv of this machine's
 // byte order and word size (64-bit), 0 when absent.
-func ClockTicks(auxv []byte) int64 {
+func clockTicks(auxv []byte) int64 {
 	for i := 0; i+16 <= len(auxv); i += 16 {
 		k, v := binary.NativeEndian.Uint64(auxv[i:]), binary.NativeEndian.Uint64(auxv[i+8:])
 		if k == 0 {

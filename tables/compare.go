@@ -121,7 +121,7 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 		if !c.Significant || sig == "" {
 			sig = "~"
 		}
-		if c.Test == TestObservations {
+		if c.Test == testObservations {
 			sig, anyObs = "(obs)", true
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s %s",
@@ -201,29 +201,29 @@ func cmpP(p float64) string {
 	return strconv.FormatFloat(p, 'f', 3, 64)
 }
 
-// ComparisonFormat is the version of the CSV and JSON outputs of the
+// comparisonFormat is the version of the CSV and JSON outputs of the
 // comparison ("compare_format" in JSON). Version 2 names each ratio for
 // its estimator and gives each its own interval: median_ratio with
 // median_ratio_ci_*, hl_ratio with hl_ratio_ci_*; version 1 (no
 // compare_format key) had ratio (the median ratio) beside ratio_ci_lo,
 // ratio_ci_hi (the interval of the Hodges-Lehmann ratio, ratio_shift).
-const ComparisonFormat = 2
+const comparisonFormat = 2
 
-// ComparisonCSVHeader is the header of WriteComparisonCSV. An estimate
+// comparisonCSVHeader is the header of WriteComparisonCSV. An estimate
 // named X has its interval in X_ci_lo and X_ci_hi (shift_s: shift_ci_lo_s,
 // shift_ci_hi_s) and the confidence that interval reaches in
 // X_ci_confidence; nothing else is paired with an interval.
-var ComparisonCSVHeader = []string{"call", "msize_bytes", "np", "datatype", "labels", "a", "b", "median_a_s", "median_b_s",
+var comparisonCSVHeader = []string{"call", "msize_bytes", "np", "datatype", "labels", "a", "b", "median_a_s", "median_b_s",
 	"median_ratio", "median_ratio_ci_lo", "median_ratio_ci_hi", "median_ratio_ci_confidence",
 	"hl_ratio", "hl_ratio_ci_lo", "hl_ratio_ci_hi", "hl_ratio_ci_confidence",
 	"shift_s", "shift_ci_lo_s", "shift_ci_hi_s", "shift_ci_confidence",
 	"p_value", "stars", "significant", "alternative", "test", "n_a", "n_b", "a12", "warnings"}
 
 // WriteComparisonCSV writes one CSV row per comparison, every column of
-// ComparisonCSVHeader, times unscaled in seconds.
+// comparisonCSVHeader, times unscaled in seconds.
 func WriteComparisonCSV(w io.Writer, rows []analysis.Comparison, opt analysis.Options) error {
 	cw := csv.NewWriter(w)
-	cw.Write(ComparisonCSVHeader)
+	cw.Write(comparisonCSVHeader)
 	for _, c := range rows {
 		cw.Write([]string{c.Key.Call, strconv.Itoa(c.Key.MsizeBytes), strconv.Itoa(c.Key.Np), c.Key.Datatype, c.Key.Labels,
 			c.NameA, c.NameB, anF(c.MedianA), anF(c.MedianB),
@@ -237,9 +237,9 @@ func WriteComparisonCSV(w io.Writer, rows []analysis.Comparison, opt analysis.Op
 	return cw.Error()
 }
 
-// WriteComparisonJSON writes {"compare_format": ComparisonFormat,
+// WriteComparisonJSON writes {"compare_format": comparisonFormat,
 // "alpha", "matching": header, "comparisons": […], "gate"} as indented
-// JSON, each comparison with the fields of ComparisonCSVHeader (an
+// JSON, each comparison with the fields of comparisonCSVHeader (an
 // interval as one [lo, hi] pair: median_ratio_ci, hl_ratio_ci,
 // shift_ci_s); NaN and ±Inf are null.
 func WriteComparisonJSON(w io.Writer, rows []analysis.Comparison, header []string, opt analysis.Options, gate *analysis.GateReport) error {
@@ -267,7 +267,7 @@ func WriteComparisonJSON(w io.Writer, rows []analysis.Comparison, header []strin
 	if header == nil {
 		header = []string{}
 	}
-	doc := map[string]any{"compare_format": ComparisonFormat, "alpha": opt.Alpha, "matching": header, "comparisons": out}
+	doc := map[string]any{"compare_format": comparisonFormat, "alpha": opt.Alpha, "matching": header, "comparisons": out}
 	if gate != nil {
 		doc["gate"] = gate
 	}

@@ -9,9 +9,9 @@ import (
 	"github.com/reprobench/reprobench/analysis"
 )
 
-// TestObservations is Comparison.Test when a side had one mpirun: the
+// testObservations is Comparison.Test when a side had one mpirun: the
 // test compared that mpirun's observations, not mpiruns.
-const TestObservations = "wilcoxon-observations"
+const testObservations = "wilcoxon-observations"
 
 // obsNote explains the (obs) mark of the text table.
 const obsNote = "(obs): a side had one mpirun; p compares observations of that mpirun, not mpiruns, and earns no stars (the mpirun is the unit: Hunold, Carpen-Amarie & Träff 2014)"
@@ -19,7 +19,7 @@ const obsNote = "(obs): a side had one mpirun; p compares observations of that m
 // Stars returns the stars of a comparison row: none for a row that
 // compared single observations of one mpirun.
 func Stars(c analysis.Comparison) string {
-	if c.Test == TestObservations {
+	if c.Test == testObservations {
 		return ""
 	}
 	return analysis.Stars(c.Result.P)

@@ -321,7 +321,7 @@ func WriteSummaryText(w io.Writer, sums []analysis.GroupSummary, pool []analysis
 		return err
 	}
 	anWriteRemoved(w, sums, cols)
-	WriteWrongResults(w, sums)
+	writeWrongResults(w, sums)
 	if len(pool) > 0 {
 		if len(sums) > 0 {
 			fmt.Fprintln(w)

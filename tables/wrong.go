@@ -8,10 +8,10 @@ import (
 	"github.com/reprobench/reprobench/analysis"
 )
 
-// WriteWrongResults says, below the analyze table, how many rows the
+// writeWrongResults says, below the analyze table, how many rows the
 // result check (run --check) found wrong and in which groups; nothing
 // when none.
-func WriteWrongResults(w io.Writer, sums []analysis.GroupSummary) {
+func writeWrongResults(w io.Writer, sums []analysis.GroupSummary) {
 	total := 0
 	var groups []string
 	for _, s := range sums {

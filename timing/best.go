@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/reprobench/reprobench/internal/order"
 )
 
 // ClockChoice is what NewBestClock chose, and why it passed over the clocks
@@ -90,8 +92,10 @@ type Samples struct {
 
 // Median returns the median duration.
 func (s *Samples) Median() time.Duration {
-	x := append([]float64(nil), s.Seconds...)
-	return time.Duration(median(x)*1e9 + 0.5)
+	if len(s.Seconds) == 0 {
+		return 0
+	}
+	return time.Duration(order.Median(s.Seconds)*1e9 + 0.5)
 }
 
 // TimeFunc calls f warmup times untimed, then n times, each call timed on

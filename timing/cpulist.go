@@ -6,17 +6,17 @@ import (
 	"strings"
 )
 
-// MaxCPU bounds the CPU numbers ParseCPUList accepts (the kernel's largest
+// maxCPU bounds the CPU numbers ParseCPUList accepts (the kernel's largest
 // NR_CPUS is 8192), so that a list such as "0-999999999" cannot make it
 // commit memory.
-const MaxCPU = 8191
+const maxCPU = 8191
 
 // ParseCPUList parses a CPU list in the kernel's format, as in
 // /sys/devices/system/cpu/online, cpuset files and taskset -c: comma-separated
 // CPU numbers and inclusive ranges ("0-3,8,10-11"), in the given order. An
 // empty list (or only white space) gives nil. It fails on anything else: a
 // malformed number, a range whose end is below its start, a CPU above
-// MaxCPU, or a CPU listed twice.
+// maxCPU, or a CPU listed twice.
 func ParseCPUList(s string) ([]int, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
@@ -25,8 +25,8 @@ func ParseCPUList(s string) ([]int, error) {
 	seen := map[int]bool{}
 	num := func(f string) (int, error) {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 0 || n > MaxCPU || strings.TrimSpace(f) != f || strings.HasPrefix(f, "+") {
-			return 0, fmt.Errorf("timing: CPU list %q: %q is not a CPU number (0 to %d)", s, f, MaxCPU)
+		if err != nil || n < 0 || n > maxCPU || strings.TrimSpace(f) != f || strings.HasPrefix(f, "+") {
+			return 0, fmt.Errorf("timing: CPU list %q: %q is not a CPU number (0 to %d)", s, f, maxCPU)
 		}
 		return n, nil
 	}

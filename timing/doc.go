@@ -36,7 +36,7 @@
 //     behind the monotonic reading of time.Now, read directly from the runtime.
 //     On Linux it is slewed by NTP, never stepped, and C code reading
 //     clock_gettime(CLOCK_MONOTONIC) minus Source().Epoch gets the same ticks
-//     (tested in internal/ctsc). Elsewhere it is the runtime's own monotonic
+//     (tested in bench/internal/ctsc). Elsewhere it is the runtime's own monotonic
 //     counter, which C code cannot be assumed to read.
 //   - TSC (NewTSC): the x86 time-stamp counter, read with RDTSCP (waits for the
 //     preceding instructions) or LFENCE; RDTSC, in Go assembly. It is refused

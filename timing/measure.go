@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/reprobench/reprobench/internal/order"
 )
 
 // Measurement is what Measure found about a clock. Values are in
@@ -73,7 +75,7 @@ func Measure(c Clock) (Measurement, error) {
 	m.ResolutionNs = float64(steps[len(steps)/2]) * 1e9 / c.Freq().Hz()
 
 	// Overhead: batches long enough to span about 100 resolution steps.
-	batch := int(100*median(readsPerStep)) + 1
+	batch := int(100*order.Median(readsPerStep)) + 1
 	batch = max(100, min(batch, 1_000_000))
 	const nBatches = 101
 	per := make([]float64, 0, nBatches)
@@ -90,34 +92,21 @@ func Measure(c Clock) (Measurement, error) {
 		}
 	}
 	m.Batches = len(per)
-	m.OverheadNs = median(per)
+	m.OverheadNs = order.Median(per)
 	return m, nil
-}
-
-// median returns the median of x, reordering x. It returns 0 for no values.
-func median(x []float64) float64 {
-	if len(x) == 0 {
-		return 0
-	}
-	slices.Sort(x)
-	n := len(x)
-	if n%2 == 1 {
-		return x[n/2]
-	}
-	return (x[n/2-1] + x[n/2]) / 2
 }
 
 // The factors of Hoefler & Belli 2015, §4.2.1: the read overhead should be at most 5% of
 // a measured interval, and the timer's precision ten times finer than it.
 const (
-	OverheadFactor   = 20
-	ResolutionFactor = 10
+	overheadFactor   = 20
+	resolutionFactor = 10
 )
 
 // MinInterval returns the shortest interval this clock measures well: the
-// larger of OverheadFactor × overhead and ResolutionFactor × resolution.
+// larger of overheadFactor × overhead and resolutionFactor × resolution.
 func (m Measurement) MinInterval() time.Duration {
-	ns := max(OverheadFactor*m.OverheadNs, ResolutionFactor*m.ResolutionNs)
+	ns := max(overheadFactor*m.OverheadNs, resolutionFactor*m.ResolutionNs)
 	return time.Duration(ns + 0.5)
 }
 
@@ -129,13 +118,13 @@ func (m Measurement) MinInterval() time.Duration {
 func (m Measurement) Warnings(d time.Duration) []string {
 	var w []string
 	ns := float64(d.Nanoseconds())
-	if ns < OverheadFactor*m.OverheadNs {
+	if ns < overheadFactor*m.OverheadNs {
 		w = append(w, fmt.Sprintf("%s: interval %v is shorter than %d× the read overhead (%.4g ns): reading the clock costs %.0f%% of it",
-			m.Name, d, OverheadFactor, m.OverheadNs, 100*m.OverheadNs/max(ns, 1)))
+			m.Name, d, overheadFactor, m.OverheadNs, 100*m.OverheadNs/max(ns, 1)))
 	}
-	if ns < ResolutionFactor*m.ResolutionNs {
+	if ns < resolutionFactor*m.ResolutionNs {
 		w = append(w, fmt.Sprintf("%s: interval %v is shorter than %d× the resolution (%.4g ns)",
-			m.Name, d, ResolutionFactor, m.ResolutionNs))
+			m.Name, d, resolutionFactor, m.ResolutionNs))
 	}
 	return w
 }

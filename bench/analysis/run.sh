@@ -10,7 +10,7 @@ mkdir -p "$DIR"
 FILE=$DIR/raw_$ROWS.csv
 go build -o "$DIR/reprobench" ./cmd/reprobench
 if [ ! -s "$FILE" ]; then
-  go run ./bench/analysis/gen -rows "$ROWS" -seed 1 > "$FILE"
+  go -C bench run ./analysis/gen -rows "$ROWS" -seed 1 > "$FILE"
 fi
 echo "file: $FILE ($(wc -l < "$FILE") lines, $(du -h "$FILE" | cut -f1))"
 measure() { # name, command...

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reprobench/reprobench/internal/ctsc"
+	"github.com/reprobench/reprobench/bench/internal/ctsc"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/timing"
 )

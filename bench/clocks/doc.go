@@ -1,10 +1,10 @@
 // Package clocks is the side-by-side benchmark of clock reads: the TSC read
 // from Go assembly (package timing) and from C in the same binary
-// (internal/ctsc), CLOCK_MONOTONIC and CLOCK_MONOTONIC_RAW from Go and C,
+// (bench/internal/ctsc), CLOCK_MONOTONIC and CLOCK_MONOTONIC_RAW from Go and C,
 // time.Now, and MPI_Wtime
 // through package mpi. It has no code of its own; run
 //
-//	go test -run 'Test' -bench . -benchtime 200ms ./bench/clocks
+//	go -C bench test -run 'Test' -bench . -benchtime 200ms ./clocks
 //
 // BenchmarkRead gives each reader's cost per read (ns/op) in the usual
 // way. BenchmarkSideBySide interleaves all readers in rounds of 1000 reads and

@@ -24,7 +24,7 @@ trap 'rm -rf "$tmp"' EXIT
 for lib in $LIBS; do
 	tags=()
 	[ "$lib" = mpich ] && tags=(-tags mpich)
-	go build -C "$root" "${tags[@]}" -o "$tmp/calib-$lib" ./bench/clocksync/calib
+	go build -C "$root/bench" "${tags[@]}" -o "$tmp/calib-$lib" ./clocksync/calib
 done
 echo "load average before: $(cat /proc/loadavg); $RUNS mpiruns × $SYNCS syncs per library; nodes $NODES; records in $OUT" | tee "$OUT/log.txt"
 for i in $(seq 1 "$RUNS"); do

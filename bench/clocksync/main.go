@@ -22,8 +22,8 @@
 // acceptance checks to -out, and exits with status 1 if a check
 // fails.
 //
-//	go run ./bench/clocksync -out bench/clocksync/out   # about 10 min on 2 cores
-//	go run ./bench/clocksync -quick                     # without the 1024-rank default run
+//	go -C bench run ./clocksync -out clocksync/out         # about 10 min on 2 cores
+//	go -C bench run ./clocksync -quick                     # without the 1024-rank default run
 package main
 
 import (

@@ -16,7 +16,7 @@
 # a change of the engine does to a tool cell: A the new binary, B the old.
 # Output: OUT/CELL.csv (round, order, load1, tool_us, a_us, b_us), then
 # the per-round ratios a/tool, b/tool and a/b with their exact 95 %
-# intervals: go run ./bench/fidelity/binaries OUT/CELL.csv.
+# intervals: go -C bench run ./fidelity/binaries OUT/CELL.csv.
 set -euo pipefail
 CELL=${1:?cell: osu-allreduce-8 or imb-allreduce-8}
 ROUNDS=${2:-120}

@@ -57,8 +57,8 @@ rm -rf "$out" && mkdir -p "$out"
 # Each run is read by bench/fidelity/report -value, as the fidelity tables
 # read it, and the rounds' table is its -rounds; built once here, before the
 # first round.
-report=$out/report
-(cd "$(dirname "$0")/../.." && go build -o "$report" ./bench/fidelity/report)
+report=$(cd "$out" && pwd)/report
+(cd "$(dirname "$0")/../.." && go -C bench build -o "$report" ./fidelity/report)
 for p in $(seq 1 "$rounds"); do
 	for j in $(seq 0 $((k - 1))); do
 		i=$(((j + p) % k))

@@ -2,7 +2,7 @@
 # Fidelity of reprobench against the programs users check it against, in
 # pairs of mpiruns launched A B B A (baseline then ours in odd pairs, ours
 # then baseline in even ones), np 2, Open MPI and MPICH; every pair is
-# counted (go run ./bench/fidelity/report).
+# counted (go -C bench run ./fidelity/report).
 #
 #   TOOLS=DIR bench/fidelity/run.sh [PAIRS=30] [N=10000] [OUT=/tmp/rb-fidelity]
 #
@@ -303,5 +303,5 @@ for p in $(seq 1 "$PAIRS"); do
 	done
 done
 echo "elapsed $(($(date +%s) - began)) s; load now $(cat /proc/loadavg)"
-# REPORT=0: leave the tables to `go run ./bench/fidelity/report OUT` (outside the quiet section).
-[ "${REPORT:-1}" = 0 ] || { cd "$root" && go run ./bench/fidelity/report "$OUT"; }
+# REPORT=0: leave the tables to `go -C bench run ./fidelity/report OUT` (outside the quiet section).
+[ "${REPORT:-1}" = 0 ] || { cd "$root/bench" && go run ./fidelity/report "$OUT"; }

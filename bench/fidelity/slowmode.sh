@@ -39,7 +39,7 @@ if [ "$FLAVOR" = mpich ]; then RUN=mpiexec.mpich TAGS="-tags mpich"; else RUN=mp
 bin=$OUT/slowmode-$FLAVOR
 if [ -z "${PREBUILT:-}" ]; then
 	# shellcheck disable=SC2086
-	(cd "$root" && go build $TAGS -o "$bin" ./bench/fidelity/slowmode)
+	(cd "$root/bench" && go build $TAGS -o "$bin" ./fidelity/slowmode)
 fi
 for i in $(seq 1 "$RUNS"); do
 	k=${pres[$(((i - 1) % ${#pres[@]}))]}

@@ -24,7 +24,7 @@ build() {
 	if [[ -x $RB && -x $PT && ${RB_PAPERS_REBUILD:-1} == 0 ]]; then
 		return
 	fi
-	if (cd "$root" && go build -o "$RB" ./cmd/reprobench && go build -o "$PT" ./bench/papers/papertool) 2>"$BIN/build.log"; then
+	if (cd "$root" && go build -o "$RB" ./cmd/reprobench && go -C bench build -o "$PT" ./papers/papertool) 2>"$BIN/build.log"; then
 		echo "working tree at $(cd "$root" && git rev-parse --short HEAD)$(cd "$root" && git diff --quiet HEAD -- . 2>/dev/null || echo ' + uncommitted changes')" >"$BIN/BUILD_INFO"
 		return
 	fi
@@ -32,7 +32,7 @@ build() {
 	local src=$WORK/src
 	rm -rf "$src" && mkdir -p "$src"
 	(cd "$root" && git archive HEAD) | tar -x -C "$src"
-	(cd "$src" && go build -o "$RB" ./cmd/reprobench && go build -o "$PT" ./bench/papers/papertool)
+	(cd "$src" && go build -o "$RB" ./cmd/reprobench && go -C bench build -o "$PT" ./papers/papertool)
 	echo "HEAD $(cd "$root" && git rev-parse --short HEAD) (git archive; the working tree did not build)" >"$BIN/BUILD_INFO"
 }
 

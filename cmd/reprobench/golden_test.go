@@ -29,7 +29,7 @@ var goldenArgs = []string{"run", "--sim", "--sim-ranks", "4", "--design", "testd
 	"--clock-sync", "hca3:fitpts=40,exchanges=10", "--warmup", "2", "--window-baseline", "50"}
 
 // TestGoldenSimRun is the behaviour-kept test: the raw CSV of goldenArgs
-// is byte-identical to testdata/golden/run.csv.golden, and the sidecar,
+// is byte-identical to run.csv.golden in testdata/golden, and the sidecar,
 // flattened to one "path = value" line per field with the fields that
 // vary between runs of the same binary masked (goldenVolatile), is
 // identical to run.json.golden. A change of behaviour, or a sidecar field

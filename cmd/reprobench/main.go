@@ -106,9 +106,28 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 			fmt.Fprintln(stderr, strings.TrimSpace(c.summary))
 			fmt.Fprintln(stderr)
 		}
-		fs.PrintDefaults()
+		printDefaults(fs, stderr)
 	}
 	return fs
+}
+
+// removedPrefix starts the usage of a flag that was removed or renamed: it
+// still parses, to refuse with its pointer, but the help does not list it.
+const removedPrefix = "removed:"
+
+// printDefaults is fs.PrintDefaults without the flags whose usage starts
+// with removedPrefix.
+func printDefaults(fs *flag.FlagSet, w io.Writer) {
+	shown := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	shown.SetOutput(w)
+	fs.VisitAll(func(f *flag.Flag) {
+		if strings.HasPrefix(f.Usage, removedPrefix) {
+			return
+		}
+		shown.Var(f.Value, f.Name, f.Usage)
+		shown.Lookup(f.Name).DefValue = f.DefValue
+	})
+	shown.PrintDefaults()
 }
 
 // parseFlags parses args and maps flag errors to errUsage.

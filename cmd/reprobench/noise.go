@@ -80,7 +80,7 @@ ranks per node.
 
 Flags:
 `)
-		fs.PrintDefaults()
+		printDefaults(fs, stderr)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

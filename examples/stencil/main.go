@@ -19,8 +19,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 
+	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/region"
@@ -97,7 +97,7 @@ func Summarize(w io.Writer, res *region.Result) {
 	fmt.Fprintf(w, "%-10s %8s %14s %14s %16s\n", "region", "n", "runtime_us", "global_us", "entry_spread_us")
 	for _, name := range order {
 		v := by[name]
-		fmt.Fprintf(w, "%-10s %8d %14.3f %14.3f %16.3f\n", name, len(v[0]), median(v[0])*1e6, median(v[1])*1e6, median(v[2])*1e6)
+		fmt.Fprintf(w, "%-10s %8d %14.3f %14.3f %16.3f\n", name, len(v[0]), analysis.Median(v[0])*1e6, analysis.Median(v[1])*1e6, analysis.Median(v[2])*1e6)
 	}
 	for _, l := range res.Record.PerRank {
 		b := "unknown"
@@ -106,13 +106,4 @@ func Summarize(w io.Writer, res *region.Result) {
 		}
 		fmt.Fprintf(w, "rank %d: %d records, %d dropped, clock bound %s, Begin/End pair %.0f ns\n", l.Rank, l.Records, l.Dropped, b, l.PairOverheadNs)
 	}
-}
-
-func median(x []float64) float64 {
-	if len(x) == 0 {
-		return 0
-	}
-	s := slices.Clone(x)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

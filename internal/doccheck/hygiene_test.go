@@ -135,7 +135,10 @@ var (
 	// (three digits: a paper, or "Fig. 10 of", followed by the number, or
 	// the number alone in parentheses), which a reader of the code does not
 	// have.
-	paperRe = regexp.MustCompile(`(?:[Pp]apers?|\bof|\bin|\bsee|\bcf\.) 00[0-9]\b|\(00[0-9][,;)]`)
+	// A number followed by a section, algorithm, table, figure, equation
+	// or appendix (the number, then "§4.2", ", Alg. 5" or "'s Table VI")
+	// or opening a parenthesis is one too.
+	paperRe = regexp.MustCompile(`(?:[Pp]apers?|\bof|\bin|\bsee|\bcf\.) 00[0-9]\b|\(00[0-9]\b|\b00[0-9](?:'s|,)? ?(?:§|Alg(?:orithm)?s?\b|Alg\.|Sec(?:tion)?s?\b|Sec\.|Table|Tab\.|Fig(?:ure)?s?\b|Fig\.|Eqs?\b|Eq\.|App(?:endix)?\b|App\.)`)
 	// mdRe matches a Markdown file named in capitals, as a README is, which
 	// must be a file of the repository.
 	mdRe = regexp.MustCompile(`\b[A-Z][A-Z_]+\.md\b`)

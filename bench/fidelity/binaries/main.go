@@ -3,7 +3,7 @@
 // exact 95 % order-statistic interval (analysis.MedianCI). A round without
 // all three values is an error, never left out.
 //
-//	go run ./bench/fidelity/binaries OUT/CELL.csv
+//	go -C bench run ./fidelity/binaries OUT/CELL.csv
 package main
 
 import (

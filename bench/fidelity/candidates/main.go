@@ -7,7 +7,7 @@
 // that the machine's load and state changes hit both; rank 0 prints the
 // median of the per-block median ratios and their range.
 //
-//	mpirun -np 2 go run ./bench/fidelity/candidates [-blocks 40] [-per 500] [-bytes 8]
+//	mpirun -np 2 go -C bench run ./fidelity/candidates [-blocks 40] [-per 500] [-bytes 8]
 package main
 
 import (

@@ -2,9 +2,9 @@
 // tables: reprobench next to the program a user would check it against
 // (a plain C loop, OSU, IMB, ReproMPI), in alternating pairs of mpiruns.
 //
-//	go run ./bench/fidelity/report [-gap 1.3] OUT [OUT ...]
-//	go run ./bench/fidelity/report -value KIND [-bytes N] FILE
-//	go run ./bench/fidelity/report -rounds FILE
+//	go -C bench run ./fidelity/report [-gap 1.3] OUT [OUT ...]
+//	go -C bench run ./fidelity/report -value KIND [-bytes N] FILE
+//	go -C bench run ./fidelity/report -rounds FILE
 //
 // It reads OUT/runs.csv, one line per launch in launch order:
 //

@@ -41,7 +41,8 @@
 // follow each other in one process see Open MPI's shared-memory fast-box
 // ring at different positions, and one 8-byte message more before the
 // first block (-pre 1 instead of 0) swaps which of the C loop and the
-// engine is fast (bench/fidelity/fastbox.sh); with the fast boxes off
+// engine is fast (bench/fidelity/slowmode.sh, PRE="0 1"; the ring model in
+// bench/fidelity/fbox_readpos.py); with the fast boxes off
 // (OMPI_MCA_btl_vader_fbox_max=0) the swap disappears. Compare variants
 // over many mpiruns and several -pre values, never one.
 //

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/bench/internal/stats"
 )
 
 // reproSummary is the reproducibility metric of Hunold & Carpen-Amarie 2016
@@ -125,7 +126,7 @@ func cmdRepro(args []string) error {
 			if len(v) == 0 {
 				continue
 			}
-			nv := analysis.Normalize(v)
+			nv := stats.Normalize(v)
 			s := analysis.Summarize(v)
 			ns := analysis.Summarize(nv)
 			sum := reproSummary{Method: method, Group: key, Trials: len(v), MinS: s.Min, MedianS: s.Median, MaxS: s.Max,

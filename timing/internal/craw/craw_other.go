@@ -1,8 +1,5 @@
 //go:build !cgo || !linux
 
-// Package craw reads CLOCK_MONOTONIC_RAW for package timing; without cgo
-// (or off Linux) it reads it with a system call, which costs far more than
-// a vDSO read.
 package craw
 
 import "golang.org/x/sys/unix"

@@ -5,7 +5,10 @@ import (
 	"slices"
 )
 
-// KSOneSample performs the one-sample Kolmogorov-Smirnov test of H0: x is a
+// ksOneSample is the tests' check that simulated p-values are uniform
+// (uniformP), itself checked against R (TestAgainstR, rows "ks1").
+//
+// ksOneSample performs the one-sample Kolmogorov-Smirnov test of H0: x is a
 // sample from the continuous distribution with CDF cdf (Hunold & Carpen-Amarie 2016, §6.2 uses
 // it to check normality of per-mpirun means), as R's ks.test(x, cdf):
 // two-sided D = sup|Fₙ − F|, "greater" D⁺ = sup(Fₙ − F), "less"
@@ -18,7 +21,7 @@ import (
 // distribution with a tolerance of 1e-6 (a single series term for √n·D < 1),
 // so asymptotic p-values above ≈ 0.27 can differ from R in the 4th digit;
 // ours are accurate to machine precision.
-func KSOneSample(x []float64, cdf func(float64) float64, alt Alternative) TestResult {
+func ksOneSample(x []float64, cdf func(float64) float64, alt Alternative) TestResult {
 	res := TestResult{Method: "one-sample Kolmogorov-Smirnov", DF: math.NaN(), DF2: math.NaN()}
 	n := len(x)
 	if n == 0 {
@@ -209,136 +212,4 @@ func kolmogorovSurvival(x float64) float64 {
 		}
 	}
 	return 2 * s
-}
-
-// KSTwoSample performs the two-sample Kolmogorov-Smirnov test of H0: x and y
-// come from the same distribution, as R 4.2's ks.test(x, y): two-sided
-// D = sup|Fx − Fy|, "greater" D⁺ = sup(Fx − Fy), "less" D⁻ = sup(Fy − Fx).
-// For m·n < 10000 the p-value is exact (also with ties: the empirical CDFs
-// are compared only between distinct pooled values), by a walk over the
-// hypergeometric lattice; otherwise asymptotic (Kolmogorov's limit
-// distribution of √(mn/(m+n))·D, exp(−2mnD²/(m+n)) one-sided).
-func KSTwoSample(x, y []float64, alt Alternative) TestResult {
-	res := TestResult{Method: "two-sample Kolmogorov-Smirnov", DF: math.NaN(), DF2: math.NaN()}
-	m, n := len(x), len(y)
-	if m == 0 || n == 0 {
-		res.Statistic, res.P = math.NaN(), math.NaN()
-		res.Warning = "empty sample"
-		return res
-	}
-	type obs struct {
-		v   float64
-		isX bool
-	}
-	w := make([]obs, 0, m+n)
-	for _, v := range x {
-		w = append(w, obs{v, true})
-	}
-	for _, v := range y {
-		w = append(w, obs{v, false})
-	}
-	slices.SortStableFunc(w, func(a, b obs) int {
-		switch {
-		case a.v < b.v:
-			return -1
-		case a.v > b.v:
-			return 1
-		}
-		return 0
-	})
-	// check[t] says whether position t (0-based, after t+1 observations)
-	// ends a block of tied values; D is evaluated only there.
-	N := m + n
-	check := make([]bool, N)
-	var i, j int
-	var dmax, dplusN, dminusN int // in units of 1/(mn): i·n − j·m
-	for t := 0; t < N; t++ {
-		if w[t].isX {
-			i++
-		} else {
-			j++
-		}
-		if t == N-1 || w[t+1].v != w[t].v {
-			check[t] = true
-			z := i*n - j*m
-			dplusN = max(dplusN, z)
-			dminusN = max(dminusN, -z)
-		}
-	}
-	switch alt {
-	case TwoSided:
-		dmax = max(dplusN, dminusN)
-	case Greater:
-		dmax = dplusN
-	case Less:
-		dmax = dminusN
-	}
-	fmn := float64(m) * float64(n)
-	d := float64(dmax) / fmn
-	res.Statistic = d
-	if m*n < 10000 {
-		res.Method += " (exact)"
-		res.P = smirnovExactUpper(m, n, dmax, alt, check)
-	} else {
-		res.Method += " (asymptotic)"
-		ne := fmn / float64(m+n)
-		if alt == TwoSided {
-			res.P = kolmogorovSurvival(math.Sqrt(ne) * d)
-		} else {
-			res.P = math.Exp(-2 * ne * d * d)
-		}
-	}
-	res.P = math.Min(1, math.Max(0, res.P))
-	return res
-}
-
-// smirnovExactUpper returns P(D ≥ dObs/(mn)) under random permutation of the
-// pooled sample, checking the statistic only at the positions in check.
-func smirnovExactUpper(m, n, dObs int, alt Alternative, check []bool) float64 {
-	if dObs <= 0 {
-		return 1
-	}
-	// u[i] = probability of being at (i, t−i) without having reached the
-	// boundary; walk over t = i + j.
-	u := make([]float64, m+1)
-	nu := make([]float64, m+1)
-	u[0] = 1
-	N := m + n
-	bad := func(i, j int) bool {
-		z := i*n - j*m
-		switch alt {
-		case Greater:
-			return z >= dObs
-		case Less:
-			return -z >= dObs
-		}
-		return z >= dObs || -z >= dObs
-	}
-	for t := 0; t < N; t++ {
-		clear(nu)
-		for i := max(0, t-n); i <= min(t, m); i++ {
-			p := u[i]
-			if p == 0 {
-				continue
-			}
-			j := t - i
-			rem := float64(N - t)
-			if i < m {
-				nu[i+1] += p * float64(m-i) / rem
-			}
-			if j < n {
-				nu[i] += p * float64(n-j) / rem
-			}
-		}
-		if check[t] {
-			s := t + 1
-			for i := max(0, s-n); i <= min(s, m); i++ {
-				if bad(i, s-i) {
-					nu[i] = 0
-				}
-			}
-		}
-		u, nu = nu, u
-	}
-	return 1 - u[m]
 }

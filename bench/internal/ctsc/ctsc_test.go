@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reprobench/reprobench/internal/ctsc"
+	"github.com/reprobench/reprobench/bench/internal/ctsc"
 	"github.com/reprobench/reprobench/timing"
 )
 

@@ -1,0 +1,5 @@
+package a
+
+func helper() { again() }
+
+func unused() {}
