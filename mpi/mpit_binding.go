@@ -4,7 +4,7 @@ package mpi
 
 /*
 #include <stdlib.h>
-#include "rbmpi_mpit.h"
+#include "rbmpi.h"
 */
 import "C"
 

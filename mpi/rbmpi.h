@@ -25,6 +25,7 @@
 #include "rbmpi_guide.h"
 #include "rbmpi_nbc.h"
 #include "rbmpi_p2p.h"
+#include "rbmpi_mpit.h"
 
 static MPI_Comm rb_comm_world(void) { return MPI_COMM_WORLD; }
 static MPI_Comm rb_comm_null(void) { return MPI_COMM_NULL; }

@@ -11,6 +11,7 @@
 #define RBMPI_MPIT_H
 
 #include <mpi.h>
+#include "rbmpi_types.h"
 #include <stdio.h>
 #include <string.h>
 

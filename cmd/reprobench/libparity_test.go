@@ -26,12 +26,12 @@ import (
 // process rather than the measurement (the clock's measured read cost, the
 // environment, processor names, the command line and its flags, heap
 // allocations per observation, the measured clock sync results and the
-// latest start of a window, the window baseline's counts and time, and
+// latest start of a window, the window baseline's counts and time, the provenance record's start time, and
 // the CPU time other processes took, which are measurements). Paths are
 // JSON paths with [*] for any index.
 var parityAllowed = []string{
 	"run_id", "seed", "files",
-	"start_utc", "end_utc", "duration_s", "experiments[*].started_at", "experiments[*].duration_s",
+	"start_utc", "end_utc", "provenance.start_utc", "duration_s", "experiments[*].started_at", "experiments[*].duration_s",
 	"clock", "environment", "processor_names", "args", "flags",
 	"experiments[*].heap_allocs_per_observation", "experiments[*].max_late_s", "experiments[*].wait",
 	"clock_syncs[*].result",
