@@ -47,7 +47,8 @@ import (
 //
 // It also records the run's provenance (provenance.Collect, in
 // Metadata.Provenance), the same on every rank, with each rank's binding
-// as it was at the start.
+// as it was at the start and without the library's MPI_T configuration,
+// which Run reads after its last experiment (provenance.Start says why).
 func CollectMetadata(c mpi.Comm, clk timing.Clock) (*rawdata.Metadata, error) {
 	meta, _, err := collectMetadata(c, clk, false)
 	return meta, err

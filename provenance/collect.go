@@ -29,6 +29,9 @@ type Binding struct {
 	lib       string
 	start     time.Time
 	mpit      *MPIT // rank 0's
+	// readMPIT: Finish reads the library's configuration on rank 0
+	// (ReadMPIT, all its control variables when allCvars).
+	readMPIT, allCvars bool
 }
 
 // Options say what Start and Collect read.
@@ -45,9 +48,12 @@ type Options struct {
 
 // Start probes this rank (Local, or fake values when simulated) and takes
 // the first sample of its CPU, without communicating; Finish later
-// combines every rank's probe and samples into the record. Rank 0 also
-// reads the library's configuration through MPI_T (ReadMPIT) when MPI is
-// initialized, kept in rank 0's record only.
+// combines every rank's probe and samples into the record. Rank 0's
+// Finish also reads the library's configuration through MPI_T (ReadMPIT)
+// when MPI is initialized, kept in rank 0's record only: after the
+// measurements, because initializing MPI_T in the measuring process
+// changes what it measures (Open MPI 4.1.4's nonblocking collectives;
+// docs/data-format.md, provenance).
 func Start(c mpi.Comm, opt Options) (*Binding, error) {
 	if c == nil {
 		return nil, errors.New("provenance: Start needs a communicator")
@@ -58,7 +64,7 @@ func Start(c mpi.Comm, opt Options) (*Binding, error) {
 	case simulated && c.Rank() == 0:
 		b.mpit = &MPIT{DefaultsFrom: "simulated"}
 	case !simulated && c.Rank() == 0 && !opt.NoMPIT && mpi.World() != nil:
-		b.mpit = ReadMPIT(opt.AllCvars)
+		b.readMPIT, b.allCvars = true, opt.AllCvars
 	}
 	if simulated {
 		b.probe = simulatedProbe(c.Rank(), c.Size())
@@ -197,6 +203,10 @@ func (b *Binding) Finish(c mpi.Comm, when string) (*Record, error) {
 		}
 	}
 	b.Sample()
+	if b.readMPIT {
+		b.mpit, b.readMPIT = ReadMPIT(b.allCvars), false
+		b.rec.MPIT = b.mpit
+	}
 	s := sampleRecord{CPUs: slices.Sorted(slices.Values(b.cpus)), Samples: b.samples, Migrations: b.moves, Source: b.source,
 		Start: b.start.UnixNano()}
 	if b.simulated {

@@ -7,7 +7,10 @@ counted and named. Also per order (ab, ba), to show a position effect.
     python3 bench/ab/ab.py OUT/pairs.csv [LO HI]
 
 With LO and HI (e.g. 0.97 1.03) it says whether the interval lies within
-[LO, HI]."""
+[LO, HI]. When the runs fall into two modes (a gap of at least 1.5x
+between neighbouring values, as a machine that flips between states
+gives), it also counts the pairs whose runs are in different modes and
+gives the ratios of the pairs within each mode."""
 import csv
 import math
 import statistics
@@ -42,6 +45,18 @@ def summary(name, r):
     return ci
 
 
+def modes(values, gap=1.5):
+    """The split of values into two modes at the largest ratio between
+    neighbours when sorted, if that ratio is at least gap: returns the
+    threshold (values below it are the fast mode), or None for one mode."""
+    v = sorted(values)
+    best, at = 1.0, None
+    for lo, hi in zip(v, v[1:]):
+        if lo > 0 and hi / lo > best:
+            best, at = hi / lo, (lo * hi) ** 0.5
+    return at if best >= gap else None
+
+
 def main():
     rows = list(csv.DictReader(open(sys.argv[1])))
     ratios, by = [], {}
@@ -57,6 +72,24 @@ def main():
     ci = summary("all", ratios)
     for k in sorted(by):
         summary(f"order {k}", by[k])
+    runs = [float(row[k]) for row in rows for k in ("a", "b") if row[k]]
+    cut = modes(runs)
+    if cut is not None:
+        fast = sum(x < cut for x in runs)
+        print(f"two modes in the runs: {fast} of {len(runs)} runs below {cut:.4g} (the fast mode), {len(runs) - fast} above")
+        same = {"fast": [], "slow": []}
+        mixed = 0
+        for row in rows:
+            if not row["a"] or not row["b"]:
+                continue
+            a, b = float(row["a"]), float(row["b"])
+            if (a < cut) != (b < cut):
+                mixed += 1
+            else:
+                same["fast" if a < cut else "slow"].append(a / b)
+        print(f"pairs across the modes: {mixed}")
+        for k in ("fast", "slow"):
+            summary(f"pairs in the {k} mode", same[k])
     if len(sys.argv) == 4 and ci:
         lo, hi = float(sys.argv[2]), float(sys.argv[3])
         inside = lo <= ci[0] and ci[1] <= hi
