@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
-	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/provenance"
 	"github.com/reprobench/reprobench/window"
 )
