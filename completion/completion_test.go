@@ -53,7 +53,7 @@ func TestLoopCompletion(t *testing.T) {
 func TestRuntimeTypeModes(t *testing.T) {
 	for name, want := range map[string]completion.Type{"osu": completion.OSU, "IMB": completion.IMB, "loop_avg": completion.Loop} {
 		if got, err := completion.ParseType(name); err != nil || got != want {
-			t.Errorf("ParseRuntimeType(%q) = %v, %v", name, got, err)
+			t.Errorf("ParseType(%q) = %v, %v", name, got, err)
 		}
 	}
 	for _, c := range []struct {
