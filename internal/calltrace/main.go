@@ -5,11 +5,11 @@
 //
 // Usage (from the module root):
 //
-//	go run ./internal/calltrace [-entry pipeline.Run] [-to rawdata.Writer.Row,rawdata.Writer.RankRow] [-skip mpi] [-paths] [-q]
+//	go run ./internal/calltrace [-entry .Run] [-to rawdata.Writer.Row,rawdata.Writer.RankRow] [-skip mpi] [-paths] [-q]
 //
-// Functions are named by their package's path within the module ("." for
+// Functions are named by their package's path within the module (empty for
 // the root package), then the function, or the receiver's type name and
-// the method: "pipeline.Run", "rawdata.Writer.Row".
+// the method: ".Run" (the root package's Run), "rawdata.Writer.Row".
 //
 // The rule, in full:
 //
@@ -76,7 +76,7 @@ type Step struct {
 func run(w io.Writer, args []string) error {
 	fs := flag.NewFlagSet("calltrace", flag.ContinueOnError)
 	dir := fs.String("C", ".", "the module's directory")
-	entry := fs.String("entry", "pipeline.Run", "the function to start from")
+	entry := fs.String("entry", ".Run", "the function to start from")
 	to := fs.String("to", "rawdata.Writer.Row,rawdata.Writer.RankRow", "comma-separated functions that write the raw rows")
 	quiet := fs.Bool("q", false, "print only the count of returns")
 	skip := fs.String("skip", "mpi", "comma-separated packages (with their subpackages) not walked into")
@@ -144,7 +144,7 @@ func Trace(dir, entry string, targets, skip []string, all bool) ([]Step, error) 
 	}
 	rel := func(path string) string {
 		if path == module {
-			return "."
+			return ""
 		}
 		return strings.TrimPrefix(path, module+"/")
 	}
