@@ -51,7 +51,7 @@ func WriteInvalidExcess(w io.Writer, sums []analysis.GroupSummary, level float64
 		return err
 	}
 	fmt.Fprintf(w, "%d of %d groups lose more than the machine's own share\n", over, len(keys))
-	fmt.Fprintln(w, wrapLine(BaselineNote, 0))
+	fmt.Fprintln(w, WrapLine(BaselineNote, 0))
 	return nil
 }
 

@@ -145,7 +145,7 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 	if len(otherN) == 0 {
 		fmt.Fprintf(w, "n: %d+%d values per side in every row\n", modeN.a, modeN.b)
 	} else {
-		fmt.Fprintln(w, wrapLine(fmt.Sprintf("n: %d+%d values per side, except %s", modeN.a, modeN.b,
+		fmt.Fprintln(w, WrapLine(fmt.Sprintf("n: %d+%d values per side, except %s", modeN.a, modeN.b,
 			strings.Join(otherN, "; ")), len("n: ")))
 	}
 	for _, t := range slices.Sorted(maps.Keys(tests)) {
@@ -157,7 +157,7 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 	}
 	fmt.Fprintln(w, "columns: reprobench help compare")
 	for _, wn := range anFoldWarnings(warns) {
-		fmt.Fprintln(w, wrapLine("warning: "+wn, len("warning: ")))
+		fmt.Fprintln(w, WrapLine("warning: "+wn, len("warning: ")))
 	}
 	return nil
 }

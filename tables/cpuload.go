@@ -79,7 +79,7 @@ func WriteCPULoad(w io.Writer, ids []analysis.MpirunID, loads []*rawdata.CPULoad
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, line)
+	fmt.Fprintln(w, WrapLine(line, 2))
 	var keys []analysis.GroupKey
 	var explained []analysis.GroupSummary
 	of := 0
@@ -122,6 +122,6 @@ func WriteCPULoad(w io.Writer, ids []analysis.MpirunID, loads []*rawdata.CPULoad
 			return err
 		}
 	}
-	fmt.Fprintln(w, wrapLine(CPULoadNote, 0))
+	fmt.Fprintln(w, WrapLine(CPULoadNote, 0))
 	return nil
 }

@@ -61,13 +61,13 @@ func WriteGateText(w io.Writer, r analysis.GateReport) error {
 		}
 	}
 	for _, rs := range reasons {
-		fmt.Fprintln(w, wrapLine(fmt.Sprintf("undecided (%d groups): %s", count[rs], rs), 2))
+		fmt.Fprintln(w, WrapLine(fmt.Sprintf("undecided (%d groups): %s", count[rs], rs), 2))
 	}
 	if _, err := fmt.Fprintln(w, "verdict: "+r.Summary()); err != nil {
 		return err
 	}
 	for _, d := range r.Differences {
-		if _, err := fmt.Fprintln(w, wrapLine("  what else differed: "+d, 4)); err != nil {
+		if _, err := fmt.Fprintln(w, WrapLine("  what else differed: "+d, 4)); err != nil {
 			return err
 		}
 	}

@@ -70,7 +70,7 @@ func WritePercentiles(w io.Writer, sums []analysis.GroupSummary, opt analysis.Op
 		fmt.Fprintln(w, "runtime_type=osu groups: nearest-rank percentiles of the per-iteration times averaged over ranks, as OSU 7's -z")
 	}
 	for _, wn := range warns {
-		fmt.Fprintln(w, wrapLine(fmt.Sprintf("warning: %d of %d groups: %s", wcount[wn], len(sums), wn), len("warning: ")))
+		fmt.Fprintln(w, WrapLine(fmt.Sprintf("warning: %d of %d groups: %s", wcount[wn], len(sums), wn), len("warning: ")))
 	}
 	return nil
 }

@@ -186,12 +186,13 @@ func ColumnHelp() string {
 // everyGroupLine is the "every group:" line of analyze and compare, its
 // labels wrapped to the 120 columns the tables keep to.
 func everyGroupLine(common []string) string {
-	return wrapLine("every group: "+strings.Join(common, " "), len("every group: "))
+	return WrapLine("every group: "+strings.Join(common, " "), len("every group: "))
 }
 
-// wrapLine wraps a line of the text output at the 120 columns the tables
-// keep to, indenting continuation lines by indent.
-func wrapLine(line string, indent int) string {
+// WrapLine wraps a line of the text output at spaces to the 120 columns
+// the tables keep to, indenting continuation lines by indent spaces; a
+// word longer than a line stays whole.
+func WrapLine(line string, indent int) string {
 	return anWrap(line, 120-indent, indent)
 }
 
@@ -343,7 +344,7 @@ func WriteSummaryText(w io.Writer, sums []analysis.GroupSummary, pool []analysis
 	if len(warns) > 0 {
 		fmt.Fprintln(w)
 		for _, wn := range anFoldWarnings(warns) {
-			fmt.Fprintln(w, wrapLine("warning: "+wn, len("warning: ")))
+			fmt.Fprintln(w, WrapLine("warning: "+wn, len("warning: ")))
 		}
 	}
 	return nil

@@ -23,6 +23,6 @@ func writeWrongResults(w io.Writer, sums []analysis.GroupSummary) {
 	if total == 0 {
 		return
 	}
-	fmt.Fprintln(w, wrapLine(fmt.Sprintf("WRONG RESULTS: %d rows whose result the check (run --check) found wrong, counted in invalid: %s",
+	fmt.Fprintln(w, WrapLine(fmt.Sprintf("WRONG RESULTS: %d rows whose result the check (run --check) found wrong, counted in invalid: %s",
 		total, strings.Join(groups, "; ")), 2))
 }

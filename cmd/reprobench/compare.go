@@ -229,8 +229,8 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	}
 	diffs := provenanceDifferences(sides)
 	for _, d := range diffs {
-		fmt.Fprintln(stderr, "compare: provenance: "+d)
-		header = append(header, "provenance: "+d)
+		fmt.Fprintln(stderr, tables.WrapLine("compare: provenance: "+d, 4))
+		header = append(header, tables.WrapLine("provenance: "+d, 4))
 	}
 	gate, err := cmpGate(*failSlower, *junitFile, *verdictFile, rows, opt.Alpha)
 	if err != nil {
