@@ -251,7 +251,7 @@ func (e *engine) Run(exps []Experiment, sink rowSink) ([]rawdata.Summary, error)
 		}
 	}
 	if e.CPULoad != nil {
-		l, err := e.gatherRank(e.spanRank())
+		l, err := e.gatherRank(loadVector(e.span[0], e.span[1], e.spanN > 0 && e.spanErr == nil))
 		if err != nil {
 			return sums, fmt.Errorf("engine: the run's CPU load: %w", err)
 		}
@@ -276,17 +276,16 @@ func (e *engine) noteSpan(o *observed) {
 	e.spanN++
 }
 
-// spanRank is this rank's reading of the whole run: zeros when no
-// experiment was measured or a reading failed.
-func (e *engine) spanRank() []int64 {
-	if e.spanN == 0 || e.spanErr != nil {
-		return make([]int64, cpuload.RankFields)
+// loadVector is this rank's reading between a and b as exchanged
+// (cpuload.Rank.Vector), or zeros for none: ok false, or readings that
+// cpuload.Delta refuses.
+func loadVector(a, b cpuload.Sample, ok bool) []int64 {
+	if ok {
+		if r, err := cpuload.Delta(a, b); err == nil {
+			return r.Vector()
+		}
 	}
-	r, err := cpuload.Delta(e.span[0], e.span[1])
-	if err != nil {
-		return make([]int64, cpuload.RankFields)
-	}
-	return r.Vector()
+	return make([]int64, cpuload.RankFields)
 }
 
 // Check validates an experiment for a communicator of size p: the call,
@@ -391,14 +390,8 @@ func (e *engine) gatherLoad(o *observed) (*rawdata.CPULoad, error) {
 	if e.CPULoad == nil {
 		return nil, nil
 	}
-	mine := make([]int64, cpuload.RankFields) // zeros: no reading
-	if o.loadErr == nil {
-		if r, err := cpuload.Delta(o.load[0], o.load[1]); err == nil {
-			mine = r.Vector()
-		}
-	}
 	o.traffic.Add(rawdata.TrafficCPULoad, rawdata.Symmetric, 1, 8*cpuload.RankFields)
-	return e.gatherRank(mine)
+	return e.gatherRank(loadVector(o.load[0], o.load[1], o.loadErr == nil))
 }
 
 // gatherRank collects every rank's reading (mine: cpuload.Rank.Vector, or
