@@ -97,19 +97,33 @@ func TestCReferencePrograms(t *testing.T) {
 				if err != nil || code < 0 || code > 3 || (r[0] == "barrier" && code != 0) {
 					t.Fatalf("row %v: bad error code", r)
 				}
-				if r[0] == "window" && code == 0 {
+				if r[0] != "window" {
+					continue
+				}
+				if code == 0 {
 					valid++
+				}
+				// Bit 1 (late) is set exactly when some rank started more
+				// than 1 µs after its deadline.
+				var late float64
+				for _, c := range r[4:] {
+					v, err := strconv.ParseFloat(c, 64)
+					if err != nil {
+						t.Fatalf("row %v: late column %q", r, c)
+					}
+					late = max(late, v)
+				}
+				if (code&1 != 0) != (late > 1e-6) {
+					t.Fatalf("row %v: errorcode %d disagrees with the largest late start %g s", r, code, late)
 				}
 			}
 			if methods["barrier"] != 300 || methods["window"] != 300 {
 				t.Errorf("rows per method %v, want 300 each", methods)
 			}
-			// How many start late depends on the machine's load (under the
-			// whole test suite on 2 cores, more than half did): a functional
-			// check only.
-			if valid == 0 {
-				t.Errorf("no windowed observation valid")
-			}
+			// How many start late depends on the machine's load: on 2
+			// cores shared with other processes every start can be late, so
+			// the count is logged, and the codes are checked against the
+			// late starts above instead.
 			t.Logf("%s: %d of 300 windowed observations valid", f.Name, valid)
 			// Bad arguments are refused, not run.
 			res := mpirun.Run(f, 2, 60*time.Second, nil, win, "10", "0", "0", out+"2")
