@@ -165,9 +165,8 @@ func (n *onode) write(w *bufio.Writer, indent string) {
 	}
 	w.WriteString("{\n")
 	for i, k := range n.keys {
-		kb, _ := json.Marshal(k)
 		w.WriteString(indent + "    ")
-		w.Write(kb)
+		w.Write(jsonString(k))
 		w.WriteString(": ")
 		n.obj[k].write(w, indent+"    ")
 		if i+1 < len(n.keys) {
@@ -176,6 +175,16 @@ func (n *onode) write(w *bufio.Writer, indent string) {
 		w.WriteString("\n")
 	}
 	w.WriteString(indent + "}")
+}
+
+// jsonString is s as a JSON string, with <, > and & as they are (MPICH
+// compares the keys' text, and "comm_size<=4" reads better unescaped).
+func jsonString(s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return bytes.TrimRight(b.Bytes(), "\n")
 }
 
 // parseOrdered parses one JSON value, keeping object key order.

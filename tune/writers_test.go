@@ -256,6 +256,9 @@ func TestWriteMPICHJSON(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &root); err != nil {
 		t.Fatalf("output is not JSON: %v", err)
 	}
+	if !strings.Contains(buf.String(), `"comm_size<=2"`) {
+		t.Error(`no literal "comm_size<=2" key (escaped or missing)`)
+	}
 	keys := orderedKeys(t, buf.Bytes())
 	if got := strings.Join(keys[""], " "); got != "collective=bcast collective=allreduce collective=barrier" {
 		t.Errorf("top-level order %q, want base's", got)
