@@ -96,7 +96,7 @@ func NewTuningSection(ds []tune.Decision, confirm *analysis.GateReport) TuningSe
 	}
 	for _, d := range ds {
 		tc := &s.Calls[idx[d.Call]]
-		row := TuningRow{Np: d.Np, Bytes: d.Bytes, Default: fmt.Sprintf("%s (n=%d)", fmtSeconds(d.DefaultMedianS), d.DefaultN),
+		row := TuningRow{Np: d.Np, Bytes: d.Bytes, Default: fmt.Sprintf("%s (n=%d)", fmtSeconds(d.DefaultMedian.Seconds()), d.DefaultN),
 			Decision: fmt.Sprintf("%s (%s)", d.Chosen, d.Verdict), Reason: d.Reason,
 			Confirmed: conf[cellKey{d.Call, d.Bytes, d.Np}]}
 		for _, name := range tc.Candidates {

@@ -1,8 +1,10 @@
 package report_test
 
 import (
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/report"
@@ -15,12 +17,12 @@ func TestTuningSection(t *testing.T) {
 		j := 1 + 0.01*float64(i)
 		k := 1 + 0.01*float64((i+3)%8)
 		s = append(s,
-			tune.Sample{Call: "MPI_Allreduce", Bytes: 8, Np: 2, Candidate: "default", Mpirun: 2 * i, MedianS: 2e-6 * j},
-			tune.Sample{Call: "MPI_Allreduce", Bytes: 8, Np: 2, Candidate: "ring", Mpirun: 2*i + 1, MedianS: 2e-6 * k},
-			tune.Sample{Call: "MPI_Allreduce", Bytes: 1 << 20, Np: 2, Candidate: "default", Mpirun: 2 * i, MedianS: 270e-6 * j},
-			tune.Sample{Call: "MPI_Allreduce", Bytes: 1 << 20, Np: 2, Candidate: "ring", Mpirun: 2*i + 1, MedianS: 190e-6 * k},
-			tune.Sample{Call: "MPI_Bcast", Bytes: 8, Np: 2, Candidate: "default", Mpirun: 2 * i, MedianS: 1e-6 * j},
-			tune.Sample{Call: "MPI_Bcast", Bytes: 8, Np: 2, Candidate: "binomial", Mpirun: 2*i + 1, MedianS: 1e-6 * k},
+			tune.Sample{Call: "MPI_Allreduce", Bytes: 8, Np: 2, Candidate: "default", Mpirun: 2 * i, Median: sec(2e-6 * j)},
+			tune.Sample{Call: "MPI_Allreduce", Bytes: 8, Np: 2, Candidate: "ring", Mpirun: 2*i + 1, Median: sec(2e-6 * k)},
+			tune.Sample{Call: "MPI_Allreduce", Bytes: 1 << 20, Np: 2, Candidate: "default", Mpirun: 2 * i, Median: sec(270e-6 * j)},
+			tune.Sample{Call: "MPI_Allreduce", Bytes: 1 << 20, Np: 2, Candidate: "ring", Mpirun: 2*i + 1, Median: sec(190e-6 * k)},
+			tune.Sample{Call: "MPI_Bcast", Bytes: 8, Np: 2, Candidate: "default", Mpirun: 2 * i, Median: sec(1e-6 * j)},
+			tune.Sample{Call: "MPI_Bcast", Bytes: 8, Np: 2, Candidate: "binomial", Mpirun: 2*i + 1, Median: sec(1e-6 * k)},
 		)
 	}
 	ds, err := tune.Decide(s, tune.Options{})
@@ -60,3 +62,6 @@ func TestTuningSection(t *testing.T) {
 		t.Errorf("HTML %s", h)
 	}
 }
+
+// sec converts float seconds to the nearest nanosecond.
+func sec(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }

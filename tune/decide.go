@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/reprobench/reprobench/analysis"
 )
@@ -14,12 +15,12 @@ import (
 // the unit of every test in this package (Hunold, Carpen-Amarie & Träff
 // 2014: the mpirun is the experimental unit; one mpirun is one sample).
 type Sample struct {
-	Call      string  // MPI call, e.g. "MPI_Allreduce"
-	Bytes     int64   // message size per process, bytes (count × type size)
-	Np        int     // processes
-	Candidate string  // algorithm name, e.g. "default", "ring", "ring+segsize=1024"
-	Mpirun    int     // mpirun index within the campaign (distinct per mpirun)
-	MedianS   float64 // the mpirun's median run time, seconds (> 0)
+	Call      string        // MPI call, e.g. "MPI_Allreduce"
+	Bytes     int64         // message size per process, bytes (count × type size)
+	Np        int           // processes
+	Candidate string        // algorithm name, e.g. "default", "ring", "ring+segsize=1024"
+	Mpirun    int           // mpirun index within the campaign (distinct per mpirun)
+	Median    time.Duration // the mpirun's median run time (> 0)
 }
 
 // Cell is what a decision is made for: one collective, message size and
@@ -151,8 +152,8 @@ type Candidate struct {
 	Name string
 	// N is the number of mpiruns (per-mpirun medians) of the candidate.
 	N int
-	// MedianS is the median of its per-mpirun medians, seconds.
-	MedianS float64
+	// Median is the median of its per-mpirun medians.
+	Median time.Duration
 	// Ratio is the Hodges-Lehmann estimate of candidate/default time: exp
 	// of the Hodges-Lehmann shift of log candidate − log default over the
 	// per-mpirun medians (below 1: the candidate is faster).
@@ -181,10 +182,10 @@ type Decision struct {
 	// decision selects (Default unless Verdict is Replaced).
 	Default, Chosen string
 	Verdict         Verdict
-	// DefaultN and DefaultMedianS are the default's mpiruns and median of
-	// per-mpirun medians, seconds.
-	DefaultN       int
-	DefaultMedianS float64
+	// DefaultN and DefaultMedian are the default's mpiruns and median of
+	// per-mpirun medians.
+	DefaultN      int
+	DefaultMedian time.Duration
 	// Candidates are the other candidates, sorted by name.
 	Candidates []Candidate
 	// Family and FamilySize are the Holm family this cell was decided in
@@ -221,7 +222,7 @@ func (d Decision) Candidate(name string) (Candidate, bool) {
 // attainable-p rule are the gate's. A cell replaces its default only by
 // a candidate whose Holm-adjusted p is ≤ Alpha; among several such, the
 // one with the smallest Ratio. A cell without the default, or with
-// a sample whose MedianS is not a positive finite number, is an error;
+// a sample whose Median is not positive, is an error;
 // so is a (cell, candidate, mpirun) given twice.
 func Decide(samples []Sample, opt Options) ([]Decision, error) {
 	opt = opt.withDefaults()
@@ -248,7 +249,7 @@ func Decide(samples []Sample, opt Options) ([]Decision, error) {
 		if !ok {
 			return nil, fmt.Errorf("tune: %s has no %q candidate (the library default every candidate is tested against)", c, opt.Default)
 		}
-		d := Decision{Cell: c, Default: opt.Default, Chosen: opt.Default, DefaultN: len(def), DefaultMedianS: analysis.Median(def),
+		d := Decision{Cell: c, Default: opt.Default, Chosen: opt.Default, DefaultN: len(def), DefaultMedian: duration(analysis.Median(def)),
 			Family: opt.Family, Threshold: opt.Threshold, Alpha: opt.Alpha}
 		var mine []ref
 		for _, name := range sortedNames(byName) {
@@ -256,7 +257,7 @@ func Decide(samples []Sample, opt Options) ([]Decision, error) {
 				continue
 			}
 			x := byName[name]
-			cd := Candidate{Name: name, N: len(x), MedianS: analysis.Median(x)}
+			cd := Candidate{Name: name, N: len(x), Median: duration(analysis.Median(x))}
 			cd.Ratio, cd.RatioCI = logShift(x, def, opt.Level)
 			d.Candidates = append(d.Candidates, cd)
 			r := ref{i, len(d.Candidates) - 1}
@@ -378,8 +379,8 @@ func collect(samples []Sample) (map[Cell]map[string][]float64, error) {
 	cells := map[Cell]map[string][]float64{}
 	for _, s := range sorted {
 		c := Cell{s.Call, s.Bytes, s.Np}
-		if !(s.MedianS > 0) || math.IsInf(s.MedianS, 1) {
-			return nil, fmt.Errorf("tune: %s candidate %q mpirun %d: median %g s is not a positive finite time", c, s.Candidate, s.Mpirun, s.MedianS)
+		if s.Median <= 0 {
+			return nil, fmt.Errorf("tune: %s candidate %q mpirun %d: median %v is not a positive time", c, s.Candidate, s.Mpirun, s.Median)
 		}
 		if s.Candidate == "" {
 			return nil, fmt.Errorf("tune: %s mpirun %d: empty candidate name", c, s.Mpirun)
@@ -392,9 +393,18 @@ func collect(samples []Sample) (map[Cell]map[string][]float64, error) {
 		if cells[c] == nil {
 			cells[c] = map[string][]float64{}
 		}
-		cells[c][s.Candidate] = append(cells[c][s.Candidate], s.MedianS)
+		cells[c][s.Candidate] = append(cells[c][s.Candidate], s.Median.Seconds())
 	}
 	return cells, nil
+}
+
+// duration converts float seconds, as the statistics compute them, to
+// the nearest nanosecond; NaN gives 0.
+func duration(s float64) time.Duration {
+	if math.IsNaN(s) {
+		return 0
+	}
+	return time.Duration(math.Round(s * 1e9))
 }
 
 func sortedNames(m map[string][]float64) []string {

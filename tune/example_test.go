@@ -19,10 +19,10 @@ func Example() {
 	small := []float64{2.1, 2.3, 2.0, 2.2, 2.4, 2.15}
 	for i := range def {
 		samples = append(samples,
-			tune.Sample{Call: "MPI_Allreduce", Bytes: 1 << 20, Np: 2, Candidate: "default", Mpirun: 2 * i, MedianS: def[i] * 1e-6},
-			tune.Sample{Call: "MPI_Allreduce", Bytes: 1 << 20, Np: 2, Candidate: "ring", Mpirun: 2*i + 1, MedianS: ring[i] * 1e-6},
-			tune.Sample{Call: "MPI_Allreduce", Bytes: 8, Np: 2, Candidate: "default", Mpirun: 2 * i, MedianS: small[i] * 1e-6},
-			tune.Sample{Call: "MPI_Allreduce", Bytes: 8, Np: 2, Candidate: "ring", Mpirun: 2*i + 1, MedianS: small[(i+3)%6] * 1e-6},
+			tune.Sample{Call: "MPI_Allreduce", Bytes: 1 << 20, Np: 2, Candidate: "default", Mpirun: 2 * i, Median: sec(def[i] * 1e-6)},
+			tune.Sample{Call: "MPI_Allreduce", Bytes: 1 << 20, Np: 2, Candidate: "ring", Mpirun: 2*i + 1, Median: sec(ring[i] * 1e-6)},
+			tune.Sample{Call: "MPI_Allreduce", Bytes: 8, Np: 2, Candidate: "default", Mpirun: 2 * i, Median: sec(small[i] * 1e-6)},
+			tune.Sample{Call: "MPI_Allreduce", Bytes: 8, Np: 2, Candidate: "ring", Mpirun: 2*i + 1, Median: sec(small[(i+3)%6] * 1e-6)},
 		)
 	}
 	ds, err := tune.Decide(samples, opt)

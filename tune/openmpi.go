@@ -156,7 +156,7 @@ func writeSourceComment(w io.Writer, prefix string, ds []Decision, src Source) {
 // choice, then each candidate's ratio interval and Holm p.
 func decisionLine(d Decision) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s; default %d mpiruns, median %s)", d.Chosen, d.Verdict, d.DefaultN, fmtS(d.DefaultMedianS))
+	fmt.Fprintf(&b, "%s (%s; default %d mpiruns, median %s)", d.Chosen, d.Verdict, d.DefaultN, fmtS(d.DefaultMedian.Seconds()))
 	for _, c := range d.Candidates {
 		fmt.Fprintf(&b, "; %s ratio %s [%s, %s] p_holm %s n %d", c.Name, analysis.FormatRatio(c.Ratio),
 			analysis.FormatRatio(c.RatioCI.Lo), analysis.FormatRatio(c.RatioCI.Hi), fmtP(c.PHolm), c.N)

@@ -66,7 +66,7 @@ func ReadSamples(files []string, column string) ([]Sample, Source, error) {
 		rest, restSet = other, true
 		for i, m := range g.MpirunMedians {
 			out = append(out, Sample{Call: g.Key.Call, Bytes: int64(g.Key.MsizeBytes), Np: g.Key.Np, Candidate: cand,
-				Mpirun: int(g.MpirunIndex[i]), MedianS: m})
+				Mpirun: int(g.MpirunIndex[i]), Median: duration(m)})
 		}
 	}
 	return out, src, nil

@@ -2,10 +2,12 @@ package tune_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/tune"
@@ -56,7 +58,7 @@ func TestReadSamples(t *testing.T) {
 			f = 0.6
 		}
 		want := f * (270e-6 + float64(2+x.Mpirun)*1e-6)
-		if x.Call != "MPI_Allreduce" || x.Bytes != 1<<20 || x.Np != 2 || (x.Mpirun%2 == 1) != (x.Candidate == "ring") || x.MedianS != want {
+		if x.Call != "MPI_Allreduce" || x.Bytes != 1<<20 || x.Np != 2 || (x.Mpirun%2 == 1) != (x.Candidate == "ring") || x.Median != time.Duration(math.Round(want*1e9)) {
 			t.Errorf("sample %+v, want median %g", x, want)
 		}
 	}

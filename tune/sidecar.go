@@ -27,15 +27,15 @@ func WriteDecisionsJSON(w io.Writer, ds []Decision, src Source, forFile string) 
 		Warning  string  `json:"warning,omitempty"`
 	}
 	type cand struct {
-		Name    string `json:"name"`
-		N       int    `json:"mpiruns"`
-		MedianS any    `json:"median_s"`
-		Ratio   ratio  `json:"ratio_to_default"`
-		P       any    `json:"p"`
-		PHolm   any    `json:"p_holm"`
-		MinP    any    `json:"min_attainable_p"`
-		Faster  bool   `json:"faster"`
-		Reason  string `json:"reason"`
+		Name    string  `json:"name"`
+		N       int     `json:"mpiruns"`
+		MedianS float64 `json:"median_s"`
+		Ratio   ratio   `json:"ratio_to_default"`
+		P       any     `json:"p"`
+		PHolm   any     `json:"p_holm"`
+		MinP    any     `json:"min_attainable_p"`
+		Faster  bool    `json:"faster"`
+		Reason  string  `json:"reason"`
 	}
 	type cell struct {
 		Call        string  `json:"call"`
@@ -45,7 +45,7 @@ func WriteDecisionsJSON(w io.Writer, ds []Decision, src Source, forFile string) 
 		Chosen      string  `json:"chosen"`
 		Verdict     Verdict `json:"verdict"`
 		DefaultN    int     `json:"default_mpiruns"`
-		DefaultMed  any     `json:"default_median_s"`
+		DefaultMed  float64 `json:"default_median_s"`
 		Candidates  []cand  `json:"candidates"`
 		Family      string  `json:"family"`
 		FamilySize  int     `json:"family_size"`
@@ -66,10 +66,10 @@ func WriteDecisionsJSON(w io.Writer, ds []Decision, src Source, forFile string) 
 		Decisions: []cell{}}
 	for _, d := range ds {
 		c := cell{Call: d.Call, Bytes: d.Bytes, Np: d.Np, Default: d.Default, Chosen: d.Chosen, Verdict: d.Verdict,
-			DefaultN: d.DefaultN, DefaultMed: num(d.DefaultMedianS), Candidates: []cand{}, Family: d.Family.String(), FamilySize: d.FamilySize,
+			DefaultN: d.DefaultN, DefaultMed: d.DefaultMedian.Seconds(), Candidates: []cand{}, Family: d.Family.String(), FamilySize: d.FamilySize,
 			Threshold: d.Threshold, Alpha: d.Alpha, NeedMpiruns: d.NeedMpiruns, Reason: d.Reason}
 		for _, x := range d.Candidates {
-			c.Candidates = append(c.Candidates, cand{Name: x.Name, N: x.N, MedianS: num(x.MedianS),
+			c.Candidates = append(c.Candidates, cand{Name: x.Name, N: x.N, MedianS: x.Median.Seconds(),
 				Ratio: ratio{num(x.Ratio), num(x.RatioCI.Lo), num(x.RatioCI.Hi), x.RatioCI.Level, x.RatioCI.Warning},
 				P:     num(x.P), PHolm: num(x.PHolm), MinP: num(x.MinP), Faster: x.Faster, Reason: x.Reason})
 		}

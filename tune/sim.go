@@ -110,7 +110,7 @@ func SimulateFalseDecisions(cfg SimConfig) (SimResult, error) {
 				}
 				for c, b := range base {
 					t := b * mode * f * math.Exp(cfg.Spread*rng.NormFloat64())
-					samples = append(samples, Sample{Call: "MPI_Sim", Bytes: int64(c), Np: 2, Candidate: names[j], Mpirun: mpirun, MedianS: t})
+					samples = append(samples, Sample{Call: "MPI_Sim", Bytes: int64(c), Np: 2, Candidate: names[j], Mpirun: mpirun, Median: duration(t)})
 				}
 				mpirun++
 			}

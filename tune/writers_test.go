@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reprobench/reprobench/tune"
 )
@@ -20,7 +22,7 @@ func decided(t *testing.T) []tune.Decision {
 	var s []tune.Sample
 	add := func(call string, b int64, np int, cand string, base float64, f func(i int) float64) {
 		for i := range 8 {
-			s = append(s, tune.Sample{Call: call, Bytes: b, Np: np, Candidate: cand, Mpirun: i, MedianS: base * f(i)})
+			s = append(s, tune.Sample{Call: call, Bytes: b, Np: np, Candidate: cand, Mpirun: i, Median: sec(base * f(i))})
 		}
 	}
 	jitter := func(i int) float64 { return 1 + 0.01*float64(i) }
@@ -319,3 +321,6 @@ func TestWriteDecisionsJSON(t *testing.T) {
 		}
 	}
 }
+
+// sec converts float seconds to the nearest nanosecond.
+func sec(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
