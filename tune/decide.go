@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/analysis"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Sample is one mpirun's median run time of one candidate in one cell:
@@ -173,6 +174,12 @@ type Candidate struct {
 	// Reason says why, in words (the regression gate's sentence, with
 	// the default as the side that may be slower).
 	Reason string
+	// NeedMpiruns estimates, for a candidate not shown faster, the
+	// mpiruns per candidate that would show it with 80 % power if its
+	// observed effect were the true one (Noether 1987, see
+	// noetherMpiruns); -1 when the data show no speed-up beyond the
+	// threshold (no number of mpiruns is expected to), 0 when Faster.
+	NeedMpiruns int
 }
 
 // Decision is the outcome of one cell.
@@ -291,6 +298,9 @@ func Decide(samples []Sample, opt Options) ([]Decision, error) {
 			cd.P, cd.PHolm, cd.MinP = gr.P, gr.PHolm, gr.MinP
 			cd.Faster = gr.Decision == analysis.Regression
 			cd.Reason = candidateReason(gr, opt)
+			if !cd.Faster {
+				cd.NeedMpiruns = noetherMpiruns(cells[d.Cell][cd.Name], cells[d.Cell][d.Default], opt.Threshold, opt.Alpha/float64(max(g.Family, 1)), 0.8)
+			}
 			d.FamilySize = g.Family
 			d.NeedMpiruns = g.NeedMpiruns
 		}
@@ -345,7 +355,49 @@ func conclude(d *Decision) {
 		d.Verdict = Kept
 		d.Reason = fmt.Sprintf("default kept: no candidate is faster by more than %g%% at Holm alpha %g (%s family of %d tests)",
 			pct, d.Alpha, d.Family, d.FamilySize)
+		near := -1
+		for i, c := range d.Candidates {
+			if c.NeedMpiruns > 0 && (near < 0 || c.NeedMpiruns < d.Candidates[near].NeedMpiruns) {
+				near = i
+			}
+		}
+		if near < 0 {
+			d.Reason += fmt.Sprintf("; in these data no candidate is faster than the default by %g%%, so more mpiruns are not expected to separate them", pct)
+		} else {
+			c := d.Candidates[near]
+			d.Reason += fmt.Sprintf("; nothing separates them yet: %s (ratio %s) would need about %d mpiruns per candidate for 80%% power if its observed effect were true",
+				c.Name, analysis.FormatRatio(c.Ratio), c.NeedMpiruns)
+		}
 	}
+}
+
+// noetherMpiruns is Noether's (1987) sample size per side for the
+// one-sided rank-sum test at level a with the given power, equal sides:
+// n = (z_(1−a) + z_power)² / (6 (p′ − ½)²), where p′ is the probability
+// that a default mpirun is slower than a candidate mpirun by more than
+// the threshold, estimated from the data as the share of such pairs
+// (ties count half). It returns -1 when p′ ≤ ½ (no speed-up beyond the
+// threshold in the data), and never less than the mpiruns at which the
+// smallest attainable p reaches a.
+func noetherMpiruns(cand, def []float64, threshold, a, power float64) int {
+	var wins float64
+	for _, c := range cand {
+		for _, d := range def {
+			switch x := c * (1 + threshold); {
+			case d > x:
+				wins++
+			case d == x:
+				wins += 0.5
+			}
+		}
+	}
+	pp := wins / float64(len(cand)*len(def))
+	if !(pp > 0.5) {
+		return -1
+	}
+	z := distuv.UnitNormal.Quantile(1-a) + distuv.UnitNormal.Quantile(power)
+	n := int(math.Ceil(z * z / (6 * (pp - 0.5) * (pp - 0.5))))
+	return max(n, analysis.MpirunsForP(a))
 }
 
 // logShift is the Hodges-Lehmann ratio x/y and its interval: the shift of

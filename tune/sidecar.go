@@ -35,6 +35,7 @@ func WriteDecisionsJSON(w io.Writer, ds []Decision, src Source, forFile string) 
 		PHolm   any     `json:"p_holm"`
 		MinP    any     `json:"min_attainable_p"`
 		Faster  bool    `json:"faster"`
+		Need    int     `json:"need_mpiruns_80pct_power"`
 		Reason  string  `json:"reason"`
 	}
 	type cell struct {
@@ -71,7 +72,7 @@ func WriteDecisionsJSON(w io.Writer, ds []Decision, src Source, forFile string) 
 		for _, x := range d.Candidates {
 			c.Candidates = append(c.Candidates, cand{Name: x.Name, N: x.N, MedianS: x.Median.Seconds(),
 				Ratio: ratio{num(x.Ratio), num(x.RatioCI.Lo), num(x.RatioCI.Hi), x.RatioCI.Level, x.RatioCI.Warning},
-				P:     num(x.P), PHolm: num(x.PHolm), MinP: num(x.MinP), Faster: x.Faster, Reason: x.Reason})
+				P:     num(x.P), PHolm: num(x.PHolm), MinP: num(x.MinP), Faster: x.Faster, Reason: x.Reason, Need: x.NeedMpiruns})
 		}
 		out.Decisions = append(out.Decisions, c)
 	}
