@@ -100,7 +100,7 @@ func NewTuningSection(ds []tune.Decision, confirm *analysis.GateReport) TuningSe
 			Decision: fmt.Sprintf("%s (%s)", d.Chosen, d.Verdict), Reason: d.Reason,
 			Confirmed: conf[cellKey{d.Call, d.Bytes, d.Np}]}
 		for _, name := range tc.Candidates {
-			c, ok := d.Candidate(name)
+			c, ok := d.Result(name)
 			if !ok {
 				row.Ratios = append(row.Ratios, "")
 				continue

@@ -66,7 +66,6 @@ func (f Family) String() string {
 
 // Defaults of Options.
 const (
-	DefaultCandidate = "default"
 	DefaultThreshold = 0.05
 	DefaultAlpha     = 0.05
 	DefaultLevel     = 0.95
@@ -148,8 +147,9 @@ func (v Verdict) String() string {
 // MarshalText encodes the verdict as its String, for JSON.
 func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
 
-// Candidate is one non-default candidate of a cell against the default.
-type Candidate struct {
+// CandidateResult is one non-default candidate of a cell against the
+// default.
+type CandidateResult struct {
 	Name string
 	// N is the number of mpiruns (per-mpirun medians) of the candidate.
 	N int
@@ -194,7 +194,7 @@ type Decision struct {
 	DefaultN      int
 	DefaultMedian time.Duration
 	// Candidates are the other candidates, sorted by name.
-	Candidates []Candidate
+	Candidates []CandidateResult
 	// Family and FamilySize are the Holm family this cell was decided in
 	// and its number of valid tests; Threshold and Alpha as in Options.
 	Family     Family
@@ -208,15 +208,15 @@ type Decision struct {
 	Reason string
 }
 
-// Candidate returns the result of the named candidate and true, or false
+// Result returns the result of the named candidate and true, or false
 // when the cell has no such candidate.
-func (d Decision) Candidate(name string) (Candidate, bool) {
+func (d Decision) Result(name string) (CandidateResult, bool) {
 	for _, c := range d.Candidates {
 		if c.Name == name {
 			return c, true
 		}
 	}
-	return Candidate{}, false
+	return CandidateResult{}, false
 }
 
 // Decide returns one Decision per cell of samples, sorted by call,
@@ -264,7 +264,7 @@ func Decide(samples []Sample, opt Options) ([]Decision, error) {
 				continue
 			}
 			x := byName[name]
-			cd := Candidate{Name: name, N: len(x), Median: duration(analysis.Median(x))}
+			cd := CandidateResult{Name: name, N: len(x), Median: duration(analysis.Median(x))}
 			cd.Ratio, cd.RatioCI = logShift(x, def, opt.Level)
 			d.Candidates = append(d.Candidates, cd)
 			r := ref{i, len(d.Candidates) - 1}

@@ -36,7 +36,7 @@ func TestDecideVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := ds[0]
-	c, _ := d.Candidate("chain")
+	c, _ := d.Result("chain")
 	if d.Verdict != tune.Kept || c.Faster || c.NeedMpiruns <= 6 || !strings.Contains(d.Reason, "would need about") {
 		t.Errorf("borderline: %+v / %+v", d, c)
 	}
