@@ -201,6 +201,12 @@ type engine struct {
 	// experiment), collected by one MPI_Allgather after the last
 	// experiment.
 	RunLoad *rawdata.CPULoad
+	// BeginBatch and EndBatch, when set, are called on every rank just
+	// before and just after each batch of measured observations (one per
+	// experiment, or one per look of its stop rule; not the warm-up),
+	// outside the timed part: Run reads the rank's CPU there
+	// (provenance.Binding.BeginBatch).
+	BeginBatch, EndBatch func()
 
 	// span is this rank's first and last CPU-time readings of the run,
 	// and spanErr the first failed one.
@@ -361,12 +367,25 @@ func (e *engine) measure(ex *Experiment, o *observed) error {
 	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	if err := o.run(ex.Nrep, o.rec, false); err != nil {
+	if err := e.runBatch(o, ex.Nrep, o.rec); err != nil {
 		return err
 	}
 	runtime.ReadMemStats(&ms1)
 	o.allocsPerObs = float64(ms1.Mallocs-ms0.Mallocs) / float64(max(o.rec.N, 1))
 	return nil
+}
+
+// runBatch takes a batch of n measured observations into rec (o.run),
+// between e.BeginBatch and e.EndBatch.
+func (e *engine) runBatch(o *observed, n int, rec *window.Record) error {
+	if e.BeginBatch != nil {
+		e.BeginBatch()
+	}
+	err := o.run(n, rec, false)
+	if e.EndBatch != nil {
+		e.EndBatch()
+	}
+	return err
 }
 
 // readLoad reads the CPU-time sample i (0: before, 1: after the measured

@@ -60,7 +60,11 @@ func collectMetadata(c mpi.Comm, clk timing.Clock, allCvars bool) (*rawdata.Meta
 	if c == nil || clk == nil {
 		return nil, nil, errors.New("pipeline: CollectMetadata needs a communicator and a clock")
 	}
-	bind, err := provenance.Collect(c, provenance.Options{Simulated: timing.SleepFunc(clk) != nil, AllCvars: allCvars})
+	popt := provenance.Options{Simulated: timing.SleepFunc(clk) != nil, AllCvars: allCvars}
+	if cpuReader != nil {
+		popt.CPU = cpuReader(c.Rank())
+	}
+	bind, err := provenance.Collect(c, popt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -344,7 +348,7 @@ func Run(c mpi.Comm, exps []Experiment, opt Options) (*Result, error) {
 		eng.CPULoad = cpuload.Read
 	}
 	noted := provenanceNotes(bind.Record(), nil, note)
-	eng.CPULoad = sampleBinding(bind, eng.CPULoad)
+	eng.BeginBatch, eng.EndBatch = bind.BeginBatch, bind.EndBatch
 	if needsSync(exps) {
 		meta.ClockAccuracy, meta.ClockAccuracySource = accuracyNote(opt.clockAccuracyText(), target, targetWhy)
 		note(fmt.Sprintf("clock accuracy target %s (%s)", meta.ClockAccuracy, meta.ClockAccuracySource))
