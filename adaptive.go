@@ -55,7 +55,7 @@ func (e *engine) measureUntil(ex *Experiment, o *observed) error {
 	for {
 		next := rule.NextLook(n)
 		runtime.ReadMemStats(&ms0)
-		if err := o.run(next-n, batch, false); err != nil {
+		if err := e.runBatch(o, next-n, batch); err != nil {
 			return err
 		}
 		runtime.ReadMemStats(&ms1)

@@ -201,6 +201,12 @@ type engine struct {
 	// experiment), collected by one MPI_Allgather after the last
 	// experiment.
 	RunLoad *rawdata.CPULoad
+	// BeginBatch and EndBatch, when set, are called on every rank just
+	// before and just after each batch of measured observations (one per
+	// experiment, or one per look of its stop rule; not the warm-up),
+	// outside the timed part: Run reads the rank's CPU there
+	// (provenance.Binding.BeginBatch).
+	BeginBatch, EndBatch func()
 
 	// span is this rank's first and last CPU-time readings of the run,
 	// and spanErr the first failed one.
@@ -213,10 +219,10 @@ type engine struct {
 // may pass nil). It returns the summaries on rank 0.
 func (e *engine) Run(exps []Experiment, sink rowSink) ([]rawdata.Summary, error) {
 	if e.Comm == nil || e.Clock == nil {
-		return nil, fmt.Errorf("engine: the engine needs a Comm and a Clock")
+		return nil, fmt.Errorf("reprobench: the engine needs a Comm and a Clock")
 	}
 	if e.Comm.Rank() == 0 && sink == nil {
-		return nil, fmt.Errorf("engine: rank 0 needs a sink")
+		return nil, fmt.Errorf("reprobench: rank 0 needs a sink")
 	}
 	var sums []rawdata.Summary
 	var lastSync time.Time
@@ -226,19 +232,19 @@ func (e *engine) Run(exps []Experiment, sink rowSink) ([]rawdata.Summary, error)
 		ex := &exps[i]
 		if e.Resync != nil && (lastSync.IsZero() || time.Since(lastSync) >= e.ResyncEvery) {
 			if err := e.Resync(ex); err != nil {
-				return sums, fmt.Errorf("engine: experiment %d: clock synchronization: %w", ex.Exp, err)
+				return sums, fmt.Errorf("reprobench: experiment %d: clock synchronization: %w", ex.Exp, err)
 			}
 			lastSync = time.Now()
 		}
 		if e.BeforeWindows != nil && !windowsSeen && ex.Sync.Method.Windowed() {
 			windowsSeen = true
 			if err := e.BeforeWindows(ex); err != nil {
-				return sums, fmt.Errorf("engine: before experiment %d: %w", ex.Exp, err)
+				return sums, fmt.Errorf("reprobench: before experiment %d: %w", ex.Exp, err)
 			}
 		}
 		s, err := e.runOne(ex, sink)
 		if err != nil {
-			return sums, fmt.Errorf("engine: experiment %d (%s, %d bytes): %w", ex.Exp, ex.CallName(), ex.MsizeBytes, err)
+			return sums, fmt.Errorf("reprobench: experiment %d (%s, %d bytes): %w", ex.Exp, ex.CallName(), ex.MsizeBytes, err)
 		}
 		if e.Comm.Rank() == 0 {
 			sums = append(sums, *s)
@@ -253,7 +259,7 @@ func (e *engine) Run(exps []Experiment, sink rowSink) ([]rawdata.Summary, error)
 	if e.CPULoad != nil {
 		l, err := e.gatherRank(loadVector(e.span[0], e.span[1], e.spanN > 0 && e.spanErr == nil))
 		if err != nil {
-			return sums, fmt.Errorf("engine: the run's CPU load: %w", err)
+			return sums, fmt.Errorf("reprobench: the run's CPU load: %w", err)
 		}
 		e.RunLoad = l
 	}
@@ -294,7 +300,7 @@ func loadVector(a, b cpuload.Sample, ok bool) []int64 {
 // (window.Config.Check).
 func (ex *Experiment) Check(p int) error {
 	if _, err := ex.check(p); err != nil {
-		return fmt.Errorf("engine: %w", err)
+		return fmt.Errorf("reprobench: %w", err)
 	}
 	return nil
 }
@@ -361,12 +367,25 @@ func (e *engine) measure(ex *Experiment, o *observed) error {
 	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	if err := o.run(ex.Nrep, o.rec, false); err != nil {
+	if err := e.runBatch(o, ex.Nrep, o.rec); err != nil {
 		return err
 	}
 	runtime.ReadMemStats(&ms1)
 	o.allocsPerObs = float64(ms1.Mallocs-ms0.Mallocs) / float64(max(o.rec.N, 1))
 	return nil
+}
+
+// runBatch takes a batch of n measured observations into rec (o.run),
+// between e.BeginBatch and e.EndBatch.
+func (e *engine) runBatch(o *observed, n int, rec *window.Record) error {
+	if e.BeginBatch != nil {
+		e.BeginBatch()
+	}
+	err := o.run(n, rec, false)
+	if e.EndBatch != nil {
+		e.EndBatch()
+	}
+	return err
 }
 
 // readLoad reads the CPU-time sample i (0: before, 1: after the measured

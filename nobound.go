@@ -45,7 +45,7 @@ func ParseNoBound(s string) (NoBound, error) {
 			return NoBound(i), nil
 		}
 	}
-	return 0, fmt.Errorf("pipeline: no-bound policy %q: want fallback or refuse", s)
+	return 0, fmt.Errorf("reprobench: no-bound policy %q: want fallback or refuse", s)
 }
 
 // applyNoBound acts on an experiment before it runs when the clock
@@ -60,7 +60,7 @@ func applyNoBound(ex *Experiment, why string, policy NoBound) (*rawdata.ProcSync
 		return nil, nil
 	}
 	if policy == NoBoundRefuse {
-		return nil, fmt.Errorf("pipeline: experiment %d (%v): the clock synchronization before it stated no error bound (%s), and the no-bound policy is refuse", ex.Exp, ex.Sync.Method, why)
+		return nil, fmt.Errorf("reprobench: experiment %d (%v): the clock synchronization before it stated no error bound (%s), and the no-bound policy is refuse", ex.Exp, ex.Sync.Method, why)
 	}
 	fb := &rawdata.ProcSyncFallback{Exp: ex.Exp, Declared: ex.Sync.Method.String(), DeclaredRuntime: ex.Runtime.String(),
 		Why: "the clock synchronization before it stated no error bound: " + why}

@@ -73,10 +73,10 @@ func newNoiseGuard(c mpi.Comm, names []string, probe []byte) (*window.NoiseGuard
 	if js != "" {
 		var p noiseProbe
 		if err := json.Unmarshal([]byte(js), &p); err != nil {
-			return nil, fmt.Errorf("pipeline: noise probe: %w", err)
+			return nil, fmt.Errorf("reprobench: noise probe: %w", err)
 		}
 		if len(p.Periodic) == 0 {
-			return nil, fmt.Errorf("pipeline: the noise probe has no periodic_sources (made by an older \"reprobench noise --json\"?)")
+			return nil, fmt.Errorf("reprobench: the noise probe has no periodic_sources (made by an older \"reprobench noise --json\"?)")
 		}
 		g.SeedMonotonic(p.Periodic)
 	}

@@ -51,7 +51,7 @@ func checkClockSync(spec string) error {
 		return nil
 	}
 	if _, err := clocksync.ParseSpec(spec); err != nil {
-		return fmt.Errorf("pipeline: clock sync %q: %w", spec, err)
+		return fmt.Errorf("reprobench: clock sync %q: %w", spec, err)
 	}
 	return nil
 }
@@ -94,7 +94,7 @@ func FromDesign(de design.Experiment, base Base, seed uint64, np int) (Experimen
 		where = fmt.Sprintf("%s:%d", de.File, de.Line)
 	}
 	fail := func(err error) (Experiment, error) {
-		return Experiment{}, fmt.Errorf("pipeline: %s: %w", where, err)
+		return Experiment{}, fmt.Errorf("reprobench: %s: %w", where, err)
 	}
 	if de.Np != 0 && de.Np != np {
 		return fail(fmt.Errorf("np=%d, but this mpirun has %d ranks", de.Np, np))
@@ -191,7 +191,7 @@ func FromDesignFile(d *design.Design, m int, base Base, seed uint64, np int) ([]
 		exps = append(exps, ex)
 	}
 	if len(exps) == 0 {
-		return nil, fmt.Errorf("pipeline: the design has no experiments for mpirun %d", m)
+		return nil, fmt.Errorf("reprobench: the design has no experiments for mpirun %d", m)
 	}
 	return exps, nil
 }
@@ -223,7 +223,7 @@ func (f Factorial) Plan(seed uint64) design.Plan {
 func (f Factorial) Experiments(base Base, seed uint64, m, np int) ([]Experiment, error) {
 	des, err := design.MpirunOrder(f.Plan(seed), m)
 	if err != nil {
-		return nil, fmt.Errorf("pipeline: %w", err)
+		return nil, fmt.Errorf("reprobench: %w", err)
 	}
 	exps := make([]Experiment, 0, len(des))
 	for _, de := range des {
@@ -266,7 +266,7 @@ func resolveClockSync(exps []Experiment, spec string) (string, error) {
 			ex.ClockSync = spec
 		}
 		if ex.ClockSync == "none" && needsGlobalClock(ex) {
-			return "", fmt.Errorf("pipeline: experiment %d (%v, %v runtime) needs synchronized clocks, but its clock sync is none", ex.Exp, ex.Sync.Method, ex.Runtime)
+			return "", fmt.Errorf("reprobench: experiment %d (%v, %v runtime) needs synchronized clocks, but its clock sync is none", ex.Exp, ex.Sync.Method, ex.Runtime)
 		}
 	}
 	return spec, nil

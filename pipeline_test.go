@@ -84,7 +84,7 @@ func TestFromDesign(t *testing.T) {
 		{File: "d.csv", Line: 3, Call: "MPI_Bcast", Labels: map[string]string{"rep": "1"}},
 		{File: "d.csv", Line: 3},
 	} {
-		if _, err := reprobench.FromDesign(bad, reprobench.Base{Experiment: base}, 5, 2); err == nil || !strings.HasPrefix(err.Error(), "pipeline: d.csv:3: ") {
+		if _, err := reprobench.FromDesign(bad, reprobench.Base{Experiment: base}, 5, 2); err == nil || !strings.HasPrefix(err.Error(), "reprobench: d.csv:3: ") {
 			t.Errorf("%+v: %v, want an error naming d.csv:3", bad, err)
 		}
 	}

@@ -1,26 +1,17 @@
 package reprobench
 
 import (
-	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/provenance"
 )
 
 // BindingSamples says when Run samples each rank's CPU
 // (provenance.Record.BindingSamples).
-const BindingSamples = "at the start, before and after each experiment's measured observations, and at the end"
+const BindingSamples = "at the start, before and after each batch of measured observations, and at the end"
 
-// sampleBinding returns read with a sample of the rank's CPU before each
-// reading; read nil stays nil (nothing to hook: the binding is then
-// sampled at the start and the end only).
-func sampleBinding(b *provenance.Binding, read func() (cpuload.Sample, error)) func() (cpuload.Sample, error) {
-	if read == nil {
-		return nil
-	}
-	return func() (cpuload.Sample, error) {
-		b.Sample()
-		return read()
-	}
-}
+// cpuReader, when set, gives the CPU reader of each rank's binding
+// (provenance.Options.CPU) in Run and CollectMetadata: the tests' fake
+// readings. nil: the binding's own.
+var cpuReader func(rank int) func() (int, string)
 
 // provenanceNotes passes rec's notes that are not in seen to note, each
 // prefixed "NOTE: binding: ", and returns seen with them added.

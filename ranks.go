@@ -123,7 +123,7 @@ type resyncOptions struct {
 func newResync(c mpi.Comm, g *clocksync.GlobalClock, opt resyncOptions) (func(ex *Experiment) error, error) {
 	if a := strings.TrimSpace(opt.Accuracy); a != "" && !strings.EqualFold(a, "auto") && !strings.EqualFold(a, "none") {
 		if _, err := clocksync.ParseAccuracy(a); err != nil {
-			return nil, fmt.Errorf("pipeline: %w", err)
+			return nil, fmt.Errorf("reprobench: %w", err)
 		}
 	}
 	resyncer := &clocksync.Resyncer{}
@@ -154,10 +154,10 @@ func newResync(c mpi.Comm, g *clocksync.GlobalClock, opt resyncOptions) (func(ex
 		if !ok {
 			s, err := clocksync.ParseSpec(ex.ClockSync, clocksync.DefaultTarget(opt.Default), clocksync.TargetText(opt.Accuracy))
 			if err != nil {
-				return fmt.Errorf("pipeline: %w", err)
+				return fmt.Errorf("reprobench: %w", err)
 			}
 			if a, err = s.New(); err != nil {
-				return fmt.Errorf("pipeline: %w", err)
+				return fmt.Errorf("reprobench: %w", err)
 			}
 			algs[ex.ClockSync], targets[ex.ClockSync] = a, s.Accuracy
 		}

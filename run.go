@@ -58,9 +58,13 @@ func CollectMetadata(c mpi.Comm, clk timing.Clock) (*rawdata.Metadata, error) {
 // follows this rank's CPU until Finish.
 func collectMetadata(c mpi.Comm, clk timing.Clock, allCvars bool) (*rawdata.Metadata, *provenance.Binding, error) {
 	if c == nil || clk == nil {
-		return nil, nil, errors.New("pipeline: CollectMetadata needs a communicator and a clock")
+		return nil, nil, errors.New("reprobench: CollectMetadata needs a communicator and a clock")
 	}
-	bind, err := provenance.Collect(c, provenance.Options{Simulated: timing.SleepFunc(clk) != nil, AllCvars: allCvars})
+	popt := provenance.Options{Simulated: timing.SleepFunc(clk) != nil, AllCvars: allCvars}
+	if cpuReader != nil {
+		popt.CPU = cpuReader(c.Rank())
+	}
+	bind, err := provenance.Collect(c, popt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -226,7 +230,7 @@ func DefaultOptions() Options {
 // it when it has not run. The seed is drawn from crypto/rand.
 func Prepare(c mpi.Comm, opt Options) (Options, error) {
 	if c == nil {
-		return opt, errors.New("pipeline: Prepare needs a communicator")
+		return opt, errors.New("reprobench: Prepare needs a communicator")
 	}
 	if opt.prepared {
 		return opt, nil
@@ -239,7 +243,7 @@ func Prepare(c mpi.Comm, opt Options) (Options, error) {
 	}
 	all := make([]int64, len(mine))
 	if err := mpi.Allreduce(c, mine, all, mpi.Sum); err != nil {
-		return opt, &launch.RankError{Rank: c.Rank(), Err: fmt.Errorf("pipeline: Prepare: %w", err)}
+		return opt, &launch.RankError{Rank: c.Rank(), Err: fmt.Errorf("reprobench: Prepare: %w", err)}
 	}
 	opt.start = time.Unix(0, all[2]).UTC()
 	if opt.Seed == nil {
@@ -285,7 +289,7 @@ type Result struct {
 // (mpi.Abort) rather than return.
 func Run(c mpi.Comm, exps []Experiment, opt Options) (*Result, error) {
 	if c == nil {
-		return nil, errors.New("pipeline: Run needs a communicator")
+		return nil, errors.New("reprobench: Run needs a communicator")
 	}
 	clk := opt.Clock
 	if clk == nil {
@@ -344,7 +348,7 @@ func Run(c mpi.Comm, exps []Experiment, opt Options) (*Result, error) {
 		eng.CPULoad = cpuload.Read
 	}
 	noted := provenanceNotes(bind.Record(), nil, note)
-	eng.CPULoad = sampleBinding(bind, eng.CPULoad)
+	eng.BeginBatch, eng.EndBatch = bind.BeginBatch, bind.EndBatch
 	if needsSync(exps) {
 		meta.ClockAccuracy, meta.ClockAccuracySource = accuracyNote(opt.clockAccuracyText(), target, targetWhy)
 		note(fmt.Sprintf("clock accuracy target %s (%s)", meta.ClockAccuracy, meta.ClockAccuracySource))
@@ -462,7 +466,7 @@ func CheckExperiments(exps []Experiment, opt Options, np int) error {
 // default accuracy target with how it was derived.
 func checkExperiments(exps []Experiment, opt Options, np int) (spec string, target clocksync.Accuracy, why string, err error) {
 	if len(exps) == 0 {
-		err = errors.New("pipeline: Run: no experiments")
+		err = errors.New("reprobench: Run: no experiments")
 	}
 	for i := range exps {
 		if e := exps[i].Check(np); e != nil {
@@ -487,7 +491,7 @@ func checkAccuracy(exps []Experiment, accuracy string, target clocksync.Accuracy
 	for i := range exps {
 		if cs := exps[i].ClockSync; cs != "" && cs != "none" {
 			if _, err := clocksync.ParseSpec(cs, clocksync.DefaultTarget(target), clocksync.TargetText(accuracy)); err != nil {
-				return fmt.Errorf("pipeline: clock accuracy %s with clock sync %s: %w", accuracy, cs, err)
+				return fmt.Errorf("reprobench: clock accuracy %s with clock sync %s: %w", accuracy, cs, err)
 			}
 		}
 	}

@@ -48,7 +48,7 @@ func ReadSimModel(path string) (SimModel, error) {
 	dec := json.NewDecoder(f)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return m, fmt.Errorf("pipeline: simulation model %s: %w", path, err)
+		return m, fmt.Errorf("reprobench: simulation model %s: %w", path, err)
 	}
 	return m, nil
 }
@@ -58,11 +58,11 @@ func ReadSimModel(path string) (SimModel, error) {
 func (m SimModel) Check() error {
 	switch {
 	case m.Ranks < 1:
-		return fmt.Errorf("pipeline: simulation: %d ranks, need at least 1", m.Ranks)
+		return fmt.Errorf("reprobench: simulation: %d ranks, need at least 1", m.Ranks)
 	case m.RanksPerNode < 0:
-		return fmt.Errorf("pipeline: simulation: negative ranks per node %d", m.RanksPerNode)
+		return fmt.Errorf("reprobench: simulation: negative ranks per node %d", m.RanksPerNode)
 	case m.SpikeProb > 1:
-		return fmt.Errorf("pipeline: simulation: spike probability %v > 1", m.SpikeProb)
+		return fmt.Errorf("reprobench: simulation: spike probability %v > 1", m.SpikeProb)
 	}
 	return nil
 }

@@ -18,7 +18,7 @@ type CPUWaiter interface {
 	CPUWait() (lost time.Duration, waits int64)
 }
 
-// ThreadCPUWait returns how long the calling OS thread has waited for a CPU
+// threadCPUWait returns how long the calling OS thread has waited for a CPU
 // while runnable, and how many times it was switched in, both
 // cumulative since the thread started (Linux's /proc/thread-self/schedstat:
 // run_delay and pcount; pcount also counts wake-ups from sleeps, which
@@ -31,7 +31,7 @@ type CPUWaiter interface {
 // not. Two readings compare only on one thread: the caller locks its
 // goroutine to its thread (runtime.LockOSThread; an MPI rank's goroutine is
 // locked already).
-func ThreadCPUWait() (wait time.Duration, switches int64, ok bool) {
+func threadCPUWait() (wait time.Duration, switches int64, ok bool) {
 	b, err := os.ReadFile("/proc/thread-self/schedstat")
 	if err != nil {
 		return 0, 0, false

@@ -67,10 +67,10 @@ func parseTimensOffsets(f io.Reader) (time.Duration, error) {
 	return 0, fmt.Errorf("clocksync: no monotonic line in /proc/self/timens_offsets")
 }
 
-// BootID returns the kernel's boot id (/proc/sys/kernel/random/boot_id): the
+// bootID returns the kernel's boot id (/proc/sys/kernel/random/boot_id): the
 // same for every process of one running kernel, in any namespace, and
 // different on another machine or after a reboot.
-func BootID() (string, error) {
+func bootID() (string, error) {
 	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	if err != nil {
 		return "", err

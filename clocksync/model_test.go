@@ -138,17 +138,17 @@ func TestLinearFitPanics(t *testing.T) {
 func TestTrimmedMean(t *testing.T) {
 	// Q1 = 2.25, Q3 = 4.75 (type 7), fences −1.5 and 8.5: 100 is removed.
 	x := []float64{1, 2, 3, 4, 5, 100}
-	if got := TrimmedMean(x); got != 3 {
-		t.Errorf("TrimmedMean = %v, want 3", got)
+	if got := trimmedMean(x); got != 3 {
+		t.Errorf("trimmedMean = %v, want 3", got)
 	}
 	if x[5] != 100 {
-		t.Errorf("TrimmedMean modified its input")
+		t.Errorf("trimmedMean modified its input")
 	}
-	if got := TrimmedMean([]float64{2}); got != 2 {
-		t.Errorf("TrimmedMean(2) = %v", got)
+	if got := trimmedMean([]float64{2}); got != 2 {
+		t.Errorf("trimmedMean(2) = %v", got)
 	}
-	if !math.IsNaN(TrimmedMean(nil)) {
-		t.Errorf("TrimmedMean(nil) not NaN")
+	if !math.IsNaN(trimmedMean(nil)) {
+		t.Errorf("trimmedMean(nil) not NaN")
 	}
 }
 

@@ -61,17 +61,17 @@ func (e *TrimmedRTT) EstimateRTT(l *Link) (float64, error) {
 			rtts = append(rtts, e-s)
 		}
 	}
-	rtt := TrimmedMean(rtts)
+	rtt := trimmedMean(rtts)
 	if err := c.SendFloat64(rtt, l.Ref, tagRTT); err != nil {
 		return 0, err
 	}
 	return rtt, nil
 }
 
-// TrimmedMean returns the mean of the values of x inside Tukey's fences
+// trimmedMean returns the mean of the values of x inside Tukey's fences
 // [Q1 − 1.5·IQR, Q3 + 1.5·IQR], quartiles by linear interpolation (R's
 // type 7). It does not modify x. It returns NaN for an empty x.
-func TrimmedMean(x []float64) float64 {
+func trimmedMean(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
 	}

@@ -120,7 +120,7 @@ type SyncOptions struct {
 	// far, seconds, and how many times it was switched back in, both
 	// cumulative; ok false when it cannot tell. When nil: the
 	// communicator's CPUWait if it is a CPUWaiter (mpitest), else, on a
-	// real clock (timing.SleepFunc nil), ThreadCPUWait of the calling
+	// real clock (timing.SleepFunc nil), threadCPUWait of the calling
 	// thread, to which SyncWith locks itself meanwhile; a simulated clock
 	// on a communicator that is not a CPUWaiter measures nothing. The
 	// difference across the synchronization is Result.CPUWait, which
@@ -159,7 +159,7 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 		} else if timing.SleepFunc(base) == nil {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			o.CPUWait = ThreadCPUWait
+			o.CPUWait = threadCPUWait
 		}
 	}
 	if o.Sleep == nil {

@@ -809,7 +809,7 @@ type hostFact struct {
 // part.
 var readHostFacts = sync.OnceValue(func() hostFact {
 	var h hostFact
-	h.bootID, h.bootErr = BootID()
+	h.bootID, h.bootErr = bootID()
 	h.timens, h.timensErr = TimeNamespaceOffset()
 	return h
 })

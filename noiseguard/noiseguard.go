@@ -61,10 +61,10 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Event is one observation a detour made late: its deadline, and the time
+// event is one observation a detour made late: its deadline, and the time
 // it started, which is when the detour ended (seconds on the learner's time
 // axis, EndS ≥ DeadlineS).
-type Event struct {
+type event struct {
 	DeadlineS float64
 	EndS      float64
 }
@@ -115,7 +115,7 @@ func mod(x, p float64) float64 {
 // It is not safe for concurrent use.
 type Learner struct {
 	cfg     Config
-	ev      []Event // ring of the last MaxEvents events
+	ev      []event // ring of the last MaxEvents events
 	next    int
 	src     []Source
 	pending int
@@ -124,13 +124,13 @@ type Learner struct {
 // NewLearner returns an empty learner.
 func NewLearner(cfg Config) *Learner {
 	cfg = cfg.withDefaults()
-	return &Learner{cfg: cfg, ev: make([]Event, 0, cfg.MaxEvents)}
+	return &Learner{cfg: cfg, ev: make([]event, 0, cfg.MaxEvents)}
 }
 
 // Add records an event: an observation with deadline deadlineS started
 // at endS (late because a detour held its CPU until then).
 func (l *Learner) Add(deadlineS, endS float64) {
-	e := Event{DeadlineS: deadlineS, EndS: max(endS, deadlineS)}
+	e := event{DeadlineS: deadlineS, EndS: max(endS, deadlineS)}
 	if len(l.ev) < l.cfg.MaxEvents {
 		l.ev = append(l.ev, e)
 	} else {
@@ -142,9 +142,6 @@ func (l *Learner) Add(deadlineS, endS float64) {
 
 // Pending returns the number of events added since the last Fit.
 func (l *Learner) Pending() int { return l.pending }
-
-// Events returns the number of events kept.
-func (l *Learner) Events() int { return len(l.ev) }
 
 // Seed replaces the sources with src (e.g. from "reprobench noise
 // --json", shifted to the learner's time axis); sources with a
@@ -169,7 +166,7 @@ func (l *Learner) Sources() []Source { return slices.Clone(l.src) }
 func (l *Learner) Fit() []Source {
 	l.pending = 0
 	ev := slices.Clone(l.ev)
-	slices.SortFunc(ev, func(a, b Event) int { return cmp.Compare(a.EndS, b.EndS) })
+	slices.SortFunc(ev, func(a, b event) int { return cmp.Compare(a.EndS, b.EndS) })
 	var found []Source
 	for len(found) < l.cfg.MaxSources && len(ev) >= l.cfg.MinEvents {
 		s, rest, ok := l.fitOne(ev)
@@ -280,7 +277,7 @@ const (
 
 // fitOne finds the strongest source among ev (sorted by end) and returns
 // it with the events it does not explain.
-func (l *Learner) fitOne(ev []Event) (Source, []Event, bool) {
+func (l *Learner) fitOne(ev []event) (Source, []event, bool) {
 	minP, maxP := l.cfg.MinPeriod.Seconds(), l.cfg.MaxPeriod.Seconds()
 	w := l.cfg.Width.Seconds()
 	// 1. Candidate periods: the most common differences between an end
@@ -389,7 +386,7 @@ func (l *Learner) fitOne(ev []Event) (Source, []Event, bool) {
 		}
 		a, p = na, np
 	}
-	var members, rest []Event
+	var members, rest []event
 	var ss, ws float64
 	for _, e := range ev {
 		r := resid(e.EndS, a, p)
@@ -502,7 +499,7 @@ func resid(t, a, p float64) float64 {
 // regress fits end = a + k·p by weighted least squares to the events
 // within w of the model (a, p) and returns the new model and the number
 // of events used.
-func (l *Learner) regress(ev []Event, a, p, w float64) (float64, float64, int) {
+func (l *Learner) regress(ev []event, a, p, w float64) (float64, float64, int) {
 	ref := ev[len(ev)-1].EndS
 	tau := l.cfg.Memory.Seconds()
 	var sw, sx, sy, sxx, sxy float64

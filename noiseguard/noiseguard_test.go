@@ -15,7 +15,7 @@ type truth struct {
 // events simulates deadlines every 100 µs (batches of 100 with a random
 // gap between batches) over [t0, t0+span) and returns the events the
 // sources make: the deadlines that fall into a detour, ending when it ends.
-func events(seed uint64, t0, span float64, src ...truth) []Event {
+func events(seed uint64, t0, span float64, src ...truth) []event {
 	rng := rand.New(rand.NewPCG(seed, 15))
 	type det struct{ s, e float64 }
 	var ds []det
@@ -32,7 +32,7 @@ func events(seed uint64, t0, span float64, src ...truth) []Event {
 			ds = append(ds, det{st, st + s.dur + s.jit*(2*rng.Float64()-1)})
 		}
 	}
-	var out []Event
+	var out []event
 	t := t0
 	for t < t0+span {
 		for i := 0; i < 100; i++ {
@@ -44,7 +44,7 @@ func events(seed uint64, t0, span float64, src ...truth) []Event {
 				}
 			}
 			if end-d > 1e-6 {
-				out = append(out, Event{d, end})
+				out = append(out, event{d, end})
 			}
 		}
 		t += 100*100e-6 + 20e-6 + 50e-6*rng.Float64()
@@ -52,7 +52,7 @@ func events(seed uint64, t0, span float64, src ...truth) []Event {
 	return out
 }
 
-func learn(ev []Event) []Source {
+func learn(ev []event) []Source {
 	l := NewLearner(Config{})
 	for _, e := range ev {
 		l.Add(e.DeadlineS, e.EndS)

@@ -32,6 +32,14 @@ type Binding struct {
 	// readMPIT: Finish reads the library's configuration on rank 0
 	// (ReadMPIT, all its control variables when allCvars).
 	readMPIT, allCvars bool
+
+	// the batches of observations ended, and those ended on another CPU
+	// than their beginning's (batch.go); inBatch: a batch is begun, on
+	// batchCPU (negative when unread)
+	batches, moved int
+	batchCPU       int
+	inBatch        bool
+	readCPU        func() (int, string) // Options.CPU
 }
 
 // Options say what Start and Collect read.
@@ -44,6 +52,11 @@ type Options struct {
 	AllCvars bool
 	// NoMPIT skips MPI_T (and the defaults helper's process).
 	NoMPIT bool
+	// CPU, when set, reads the CPU the calling thread is on and how it
+	// was read, as CurrentCPU does (a negative CPU: unreadable, and why);
+	// nil: CurrentCPU, or the rank's own fake CPU when Simulated. Tests
+	// set it to feed known readings.
+	CPU func() (int, string)
 }
 
 // Start probes this rank (Local, or fake values when simulated) and takes
@@ -59,7 +72,7 @@ func Start(c mpi.Comm, opt Options) (*Binding, error) {
 		return nil, errors.New("provenance: Start needs a communicator")
 	}
 	simulated := opt.Simulated
-	b := &Binding{simulated: simulated, rank: c.Rank(), last: -1, start: time.Now().UTC()}
+	b := &Binding{simulated: simulated, rank: c.Rank(), last: -1, start: time.Now().UTC(), readCPU: opt.CPU}
 	switch {
 	case simulated && c.Rank() == 0:
 		b.mpit = &MPIT{DefaultsFrom: "simulated"}
@@ -159,16 +172,23 @@ func (b *Binding) Record() *Record { return b.rec }
 // Sample notes the CPU the calling thread is on. It reads a file (a few
 // µs): call it between batches, never inside a timed span.
 func (b *Binding) Sample() {
-	if b == nil {
-		return
+	if b != nil {
+		b.sample()
 	}
+}
+
+// sample is Sample, returning the CPU read (negative: none).
+func (b *Binding) sample() int {
 	cpu, src := b.rank, "simulated"
-	if !b.simulated {
+	switch {
+	case b.readCPU != nil:
+		cpu, src = b.readCPU()
+	case !b.simulated:
 		cpu, src = CurrentCPU()
 	}
 	b.source = src
 	if cpu < 0 {
-		return
+		return cpu
 	}
 	b.samples++
 	if b.last >= 0 && cpu != b.last {
@@ -178,6 +198,7 @@ func (b *Binding) Sample() {
 	if !slices.Contains(b.cpus, cpu) {
 		b.cpus = append(b.cpus, cpu)
 	}
+	return cpu
 }
 
 // sampleRecord is one rank's end-of-run contribution to Finish.
@@ -186,6 +207,8 @@ type sampleRecord struct {
 	CPUs       []int  `json:"cpus"`
 	Samples    int    `json:"samples"`
 	Migrations int    `json:"migrations"`
+	Batches    int    `json:"batches"`
+	Moved      int    `json:"moved_batches"`
 	Source     string `json:"source"`
 	// Start is the rank's start time (Unix ns); a simulated record takes
 	// rank 0's from here, since its probes were not exchanged.
@@ -208,7 +231,7 @@ func (b *Binding) Finish(c mpi.Comm, when string) (*Record, error) {
 		b.rec.MPIT = b.mpit
 	}
 	s := sampleRecord{CPUs: slices.Sorted(slices.Values(b.cpus)), Samples: b.samples, Migrations: b.moves, Source: b.source,
-		Start: b.start.UnixNano()}
+		Batches: b.batches, Moved: b.moved, Start: b.start.UnixNano()}
 	if b.simulated {
 		s.MaskEnd = strconv.Itoa(b.rank)
 	} else {
@@ -229,6 +252,7 @@ func (b *Binding) Finish(c mpi.Comm, when string) (*Record, error) {
 		if i < len(b.rec.Ranks) {
 			k := &b.rec.Ranks[i]
 			k.MaskEnd, k.CPUs, k.Samples, k.Migrations, k.CPUSource = r.MaskEnd, r.CPUs, r.Samples, r.Migrations, r.Source
+			k.Batches, k.MovedBatches = r.Batches, r.Moved
 		}
 	}
 	b.rec.BindingSamples = when

@@ -143,6 +143,12 @@ type Rank struct {
 	CPUs       []int `json:"cpus"`
 	Samples    int   `json:"samples"`
 	Migrations int   `json:"migrations"`
+	// Batches is the number of batches of measured observations the
+	// rank's CPU was read before and after (Binding.BeginBatch and
+	// EndBatch), MovedBatches how many of them ended on another CPU than
+	// they began on: a migration during the timed part.
+	Batches      int `json:"batches"`
+	MovedBatches int `json:"moved_batches"`
 	// CPUSource says how the CPU was read (/proc/thread-self/stat, or
 	// unavailable).
 	CPUSource string `json:"cpu_source,omitempty"`
@@ -166,8 +172,11 @@ func (r *Record) Notes() []string {
 	}
 	for _, k := range r.Ranks {
 		if k.Migrations > 0 {
-			out = append(out, fmt.Sprintf("rank %d moved between CPUs %s (%d migrations in %d samples)",
-				k.Rank, joinInts(k.CPUs), k.Migrations, k.Samples))
+			s := fmt.Sprintf("rank %d moved between CPUs %s (%d migrations in %d samples", k.Rank, joinInts(k.CPUs), k.Migrations, k.Samples)
+			if k.Batches > 0 {
+				s += fmt.Sprintf("; %d of %d batches of observations ended on another CPU than they began on", k.MovedBatches, k.Batches)
+			}
+			out = append(out, s+")")
 		}
 		if k.MaskEnd != "" && k.MaskEnd != k.MaskStart {
 			out = append(out, fmt.Sprintf("rank %d's affinity mask changed from %s to %s", k.Rank, k.MaskStart, k.MaskEnd))

@@ -52,7 +52,11 @@ func (r *Record) Lines() []string {
 			s += ", at the end " + k.MaskEnd
 		}
 		if len(k.CPUs) > 0 {
-			s += fmt.Sprintf(", on CPU %s (%d migrations in %d samples)", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(k.CPUs)), ","), "[]"), k.Migrations, k.Samples)
+			s += fmt.Sprintf(", on CPU %s (%d migrations in %d samples", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(k.CPUs)), ","), "[]"), k.Migrations, k.Samples)
+			if k.Batches > 0 {
+				s += fmt.Sprintf("; %d of %d batches moved", k.MovedBatches, k.Batches)
+			}
+			s += ")"
 		}
 		out = append(out, s)
 	}

@@ -230,7 +230,7 @@ func WriteComparisonCSV(w io.Writer, rows []analysis.Comparison, opt analysis.Op
 			anF(c.Ratio), anF(c.MedianRatioCI.Lo), anF(c.MedianRatioCI.Hi), anF(c.MedianRatioCI.Confidence),
 			anF(c.RatioShift), anF(c.RatioCI.Lo), anF(c.RatioCI.Hi), anF(c.RatioCI.Confidence),
 			anF(c.Shift.Estimate), anF(c.Shift.Lo), anF(c.Shift.Hi), anF(c.Shift.Confidence),
-			anF(c.Result.P), Stars(c), strconv.FormatBool(c.Significant), opt.Alternative.String(), c.Test,
+			anF(c.Result.P), stars(c), strconv.FormatBool(c.Significant), opt.Alternative.String(), c.Test,
 			strconv.Itoa(c.NA), strconv.Itoa(c.NB), anF(c.A12), strings.Join(c.Warnings, "; ")})
 	}
 	cw.Flush()
@@ -256,7 +256,7 @@ func WriteComparisonJSON(w io.Writer, rows []analysis.Comparison, header []strin
 			"median_ratio_ci_confidence": anJ(c.MedianRatioCI.Confidence),
 			"hl_ratio":                   anJ(c.RatioShift), "hl_ratio_ci": anJS([]float64{c.RatioCI.Lo, c.RatioCI.Hi}),
 			"hl_ratio_ci_confidence": anJ(c.RatioCI.Confidence),
-			"p_value":                anJ(c.Result.P), "stars": Stars(c), "significant": c.Significant,
+			"p_value":                anJ(c.Result.P), "stars": stars(c), "significant": c.Significant,
 			"alternative": opt.Alternative.String(), "test": c.Test, "n_a": c.NA, "n_b": c.NB, "warnings": warn,
 			"shift_s": anJ(c.Shift.Estimate), "shift_ci_s": anJS([]float64{c.Shift.Lo, c.Shift.Hi}),
 			"shift_ci_confidence": anJ(c.Shift.Confidence), "a12": anJ(c.A12),

@@ -16,9 +16,9 @@ const testObservations = "wilcoxon-observations"
 // obsNote explains the (obs) mark of the text table.
 const obsNote = "(obs): a side had one mpirun; p compares observations of that mpirun, not mpiruns, and earns no stars (the mpirun is the unit: Hunold, Carpen-Amarie & Träff 2014)"
 
-// Stars returns the stars of a comparison row: none for a row that
+// stars returns the stars of a comparison row: none for a row that
 // compared single observations of one mpirun.
-func Stars(c analysis.Comparison) string {
+func stars(c analysis.Comparison) string {
 	if c.Test == testObservations {
 		return ""
 	}

@@ -160,14 +160,10 @@ func anRate(v float64, unit string) string {
 // order.
 func Columns() []Column { return slices.Clone(columns) }
 
-// DefaultColumns returns the names of the columns of the default text
-// table; SelectColumns adds the bandwidth columns when a group is a
-// bandwidth call.
-func DefaultColumns() []string { return slices.Clone(defaultColumns) }
-
 // defaultColumns are the columns of the default text table (it fits 120
 // characters for group names up to 50 characters); the rows removed before
-// the medians (outliers, invalid, bad) are summed below it.
+// the medians (outliers, invalid, bad) are summed below it. SelectColumns
+// adds the bandwidth columns when a group is a bandwidth call.
 var defaultColumns = []string{"n", "mpiruns", "median", "ci", "mpirun_medians", "pooled_median"}
 
 // ColumnHelp explains the text table's columns (the "Text columns" part of
@@ -215,7 +211,7 @@ func anWrap(text string, width, indent int) string {
 }
 
 // SelectColumns returns the columns named in spec (comma-separated), every
-// column when wide, or else the default ones for sums (DefaultColumns, and
+// column when wide, or else the default ones for sums (defaultColumns, and
 // the bandwidth columns when a group is a bandwidth call). An unknown name
 // is an error that lists the known ones.
 func SelectColumns(spec string, wide bool, sums []analysis.GroupSummary) ([]Column, error) {

@@ -45,9 +45,9 @@ import (
 // with perf). With one P, sysmon takes the P back at its first look, finds
 // every P idle and sleeps until the batch returns.
 
-// WaitSpin is the Wait.Deadline of the windowed methods: a busy-wait
+// waitSpin is the Wait.Deadline of the windowed methods: a busy-wait
 // reading the clock, in C, without MPI calls or yields.
-const WaitSpin = "spin"
+const waitSpin = "spin"
 
 // oneP counts the Runs that hold GOMAXPROCS at 1 in this process, and keeps
 // the value to restore when the last one ends.
@@ -107,7 +107,7 @@ func (s *Sync) Wait() rawdata.Wait {
 		w.GoMaxProcs = runtime.GOMAXPROCS(0)
 	}
 	if s.cfg.Method.Windowed() {
-		w.Deadline = WaitSpin
+		w.Deadline = waitSpin
 		w.SleepGuardS = s.cfg.SleepGuard.Seconds()
 	}
 	return w

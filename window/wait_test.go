@@ -59,14 +59,14 @@ func TestRunHoldsOneP(t *testing.T) {
 		want   int  // GOMAXPROCS during the observations
 		wait   string
 	}{
-		{"window", Fixed, true, false, false, false, 1, WaitSpin},
+		{"window", Fixed, true, false, false, false, 1, waitSpin},
 		{"barrier", Barrier, true, false, false, false, 1, ""},
-		{"adaptive", AdaptiveSKaMPI, true, false, false, false, 1, WaitSpin},
+		{"adaptive", AdaptiveSKaMPI, true, false, false, false, 1, waitSpin},
 		{"overlap", Barrier, true, true, false, false, 1, ""},
-		{"roundtime", RoundTime, true, false, false, false, procs, WaitSpin},
-		{"plain", Fixed, false, false, false, false, procs, WaitSpin},
-		{"func", Fixed, true, false, true, false, procs, WaitSpin},
-		{"never", Fixed, true, false, false, true, procs, WaitSpin},
+		{"roundtime", RoundTime, true, false, false, false, procs, waitSpin},
+		{"plain", Fixed, false, false, false, false, procs, waitSpin},
+		{"func", Fixed, true, false, true, false, procs, waitSpin},
+		{"never", Fixed, true, false, false, true, procs, waitSpin},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, err := mpitest.New(mpitest.Config{Ranks: 2, Seed: 3, Latency: mpitest.Latency{SpikeProb: -1}})

@@ -500,7 +500,7 @@ func New(c mpi.Comm, clk timing.Clock, g GlobalClock, cfg Config) (*Sync, error)
 		g = Identity{clk}
 	}
 	s := &Sync{cfg: cfg, comm: c, clk: clk, g: g, History: make([]Adaptation, 0, 64), red: make([]float64, 3*cfg.Batch), redOut: make([]float64, 3*cfg.Batch), one: make([]float64, 1)}
-	s.Reset()
+	s.reset()
 	if cfg.NoiseGuard && cfg.Method.Windowed() {
 		if err := s.initGuard(); err != nil {
 			return nil, err
@@ -512,8 +512,8 @@ func New(c mpi.Comm, clk timing.Clock, g GlobalClock, cfg Config) (*Sync, error)
 // Config returns the configuration with defaults applied.
 func (s *Sync) Config() Config { return s.cfg }
 
-// Reset restores the initial window and clears History.
-func (s *Sync) Reset() {
+// reset restores the initial window and clears History.
+func (s *Sync) reset() {
 	s.windowS = s.cfg.Window.Seconds()
 	s.History = s.History[:0]
 	s.bcastS = 0
@@ -522,9 +522,6 @@ func (s *Sync) Reset() {
 // Window returns the current window, rounded to the nanosecond (History
 // holds the adaptations' exact values in seconds, for the raw data).
 func (s *Sync) Window() time.Duration { return time.Duration(math.Round(s.windowS * 1e9)) }
-
-// SetGlobal replaces the global clock (after a re-synchronization).
-func (s *Sync) SetGlobal(g GlobalClock) { s.g = g }
 
 // Run executes n observations of the built-in call o under the method
 // and records what happened in rec from index 0 (rec.N is set): each

@@ -1,0 +1,4 @@
+package clocksync
+
+// BootID is bootID, for the external tests.
+var BootID = bootID
