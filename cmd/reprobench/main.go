@@ -52,15 +52,22 @@ func main() {
 	case err == nil:
 	case errors.Is(err, flag.ErrHelp):
 	case errors.As(err, &es):
-		fmt.Fprintln(os.Stderr, "reprobench:", err)
+		fmt.Fprintln(os.Stderr, message(err))
 		os.Exit(es.status)
 	case errors.Is(err, errUsage):
-		fmt.Fprintln(os.Stderr, "reprobench:", err)
+		fmt.Fprintln(os.Stderr, message(err))
 		os.Exit(2)
 	default:
-		fmt.Fprintln(os.Stderr, "reprobench:", err)
+		fmt.Fprintln(os.Stderr, message(err))
 		os.Exit(1)
 	}
+}
+
+// message is the line main prints for err: "reprobench: " and the error,
+// with the library's own "reprobench: " prefix, which a command's error
+// wraps, said once.
+func message(err error) string {
+	return "reprobench: " + strings.ReplaceAll(err.Error(), ": reprobench: ", ": ")
 }
 
 func run(stdout, stderr io.Writer, args []string) error {
