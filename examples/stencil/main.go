@@ -8,7 +8,7 @@
 //	reprobench compare --by region /tmp/st/stencil-mpirun000.csv
 //	reprobench report -o /tmp/st/report.html /tmp/st/stencil-mpirun000.csv
 //
-// The whole instrumentation is ten lines of Run (stencil.go), marked
+// The whole instrumentation is the ten lines of Run (stencil.go) marked
 // "region"; the same Run runs on the simulated world of mpi/mpitest in go
 // test (stencil_test.go), where the recorded durations and entry spreads
 // are checked against the simulator's ground truth.
@@ -61,6 +61,7 @@ func run(cfg Config, spec string) error {
 	defer mpi.Finalize()
 	c := mpi.World()
 	cfg.Out.Labels = map[string]string{"app": "stencil"}
+	cfg.Out.PerRank = true
 	res, err := Run(c, timing.NewMonotonic(), cfg)
 	if err != nil {
 		// Another rank may wait in a collective: end the job.

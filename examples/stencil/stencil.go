@@ -60,7 +60,8 @@ type Config struct {
 	Sync *clocksync.Algorithm
 	// Off disables the recorder (what an uninstrumented run costs).
 	Off bool
-	// Out is where rank 0 writes the raw data (empty Dir: nowhere).
+	// Out is where rank 0 writes the raw data (empty Dir: nowhere),
+	// checked before the first iteration.
 	Out region.Output
 	// Work, when not nil, runs inside the compute region after the sweep:
 	// the simulated world's compute time (mpitest.Rank.Sleep) in tests.
@@ -73,8 +74,8 @@ type Config struct {
 // the instrumentation.
 func Run(c mpi.Comm, clk timing.Clock, cfg Config) (*region.Result, error) {
 	s := NewStencil(c, cfg.Cells)
-	rec, err := region.New(c, clk, region.Options{Sync: cfg.Sync, Disabled: cfg.Off}) // region
-	if err != nil {                                                                   // region
+	rec, err := region.StartWith(c, clk, region.Options{Sync: cfg.Sync, Disabled: cfg.Off}, cfg.Out) // region
+	if err != nil {                                                                                  // region
 		return nil, err // region
 	} // region
 	for it := range cfg.Iters {
@@ -91,5 +92,5 @@ func Run(c mpi.Comm, clk timing.Clock, cfg Config) (*region.Result, error) {
 		}
 		rec.End("compute") // region
 	}
-	return rec.Close(cfg.Out) // region
+	return rec.Stop() // region
 }
