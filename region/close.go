@@ -89,6 +89,11 @@ type Record struct {
 	// Incomplete is set on a run read back from the spill files of a run
 	// that did not reach Close (Recover).
 	Incomplete bool `json:"incomplete,omitempty"`
+	// SpillEvery is the spill interval in records (Options.Spill; absent
+	// without spilling), SpillMaxS the largest time a rank spent spilling,
+	// seconds of its own clock.
+	SpillEvery int     `json:"spill_every,omitempty"`
+	SpillMaxS  float64 `json:"spill_max_s,omitempty"`
 	// CloseS is how long Close took on rank 0 (its clock), seconds,
 	// synchronization included.
 	CloseS float64 `json:"close_s"`
@@ -115,6 +120,12 @@ type RankLog struct {
 	// application.
 	PairOverheadNs float64 `json:"pair_overhead_ns"`
 	OverheadS      float64 `json:"overhead_s"`
+	// Spills is the number of times the rank wrote to its spill file,
+	// SpillS the time that took (its own clock), seconds, outside every
+	// region; SpillError the first error writing it.
+	Spills     int     `json:"spills,omitempty"`
+	SpillS     float64 `json:"spill_s,omitempty"`
+	SpillError string  `json:"spill_error,omitempty"`
 	// BoundS is the stated bound on this rank's global clock error over
 	// the recorded span, seconds (package doc); absent when unknown.
 	BoundS *float64 `json:"bound_s,omitempty"`

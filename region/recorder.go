@@ -69,6 +69,23 @@ type Options struct {
 	// (the first misuse of each kind, the first drop) and, on rank 0, the
 	// one-line account at Close; nil means standard error.
 	Notes io.Writer
+	// NoProvenance leaves out the provenance record (Result.Provenance,
+	// the sidecar's provenance; the MPI library and processor names then
+	// come from Output.Meta only). Package provenance allgathers a record
+	// of each rank at New and at Close, so its memory grows with the rank
+	// count on every rank: the only part of Close that does.
+	NoProvenance bool
+	// Spill makes each rank append its records to its own file as it goes
+	// (StartWith only; Start sets it): in the spill directory of the
+	// output (SpillDir), whenever the rank is outside every region (End of
+	// its outermost region, SetIter) and has at least SpillEvery new
+	// records, in one write. A run that dies leaves the files, which
+	// Recover reads. The time spent is measured and stated per rank
+	// (RankLog.SpillS). The format is docs/data-format.md's.
+	Spill bool
+	// SpillEvery is the spill interval in records; 0 means
+	// DefaultSpillEvery.
+	SpillEvery int
 }
 
 // record is one region occurrence on one rank. start and end are ticks of
@@ -117,6 +134,8 @@ type Recorder struct {
 	firstMisuse string
 	compute     []string
 	out         *Output // StartWith's, for Stop
+	spill       *spiller
+	incomplete  bool // a recovered run (Recover)
 	endFn       func()
 
 	startUTC time.Time
@@ -166,9 +185,11 @@ func New(c mpi.Comm, clk timing.Clock, opt Options) (*Recorder, error) {
 	}
 	r.startUTC = time.Now().UTC()
 	r.load0, r.loadErr = cpuload.Read()
-	var err error
-	if r.prov, err = provenance.Start(c, provenance.Options{Simulated: timing.SleepFunc(clk) != nil}); err != nil {
-		return nil, fmt.Errorf("region: %w", err)
+	if !opt.NoProvenance {
+		var err error
+		if r.prov, err = provenance.Start(c, provenance.Options{Simulated: timing.SleepFunc(clk) != nil}); err != nil {
+			return nil, fmt.Errorf("region: %w", err)
+		}
 	}
 	return r, nil
 }
@@ -302,6 +323,9 @@ func (r *Recorder) end(name string) {
 	if r.names[p.name] != name {
 		r.noteMisuse(EndMismatch, "End("+name+") in "+r.names[p.name])
 	}
+	if r.spill != nil {
+		r.maybeSpill()
+	}
 }
 
 // endTop closes the innermost open region without a name check.
@@ -314,6 +338,9 @@ func (r *Recorder) endTop() {
 	r.depth--
 	if i := r.stack[r.depth]; i >= 0 {
 		r.recs[i].end, r.recs[i].closed = t, true
+	}
+	if r.spill != nil {
+		r.maybeSpill()
 	}
 }
 
@@ -337,6 +364,9 @@ func (r *Recorder) SetIter(i int64) {
 		return
 	}
 	r.iter = i
+	if r.spill != nil {
+		r.maybeSpill()
+	}
 }
 
 // SetLabel sets grouping label key to value for the records begun from

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 
 	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/provenance"
 )
 
 // RegionTotals is one (region, labels) of the run in Record.Totals: the
@@ -102,6 +104,10 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 	case r.startSync != nil:
 		synced = "start"
 	}
+	var spillErr error
+	if r.spill != nil {
+		spillErr = r.spillClose()
+	}
 	c, p, rank := r.c, r.c.Size(), r.c.Rank()
 
 	// This rank's keys (region, labels) in first-seen order, and the union
@@ -174,6 +180,12 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 		}
 	}
 	log.OverheadS = float64(log.Records) * r.pairNs * 1e-9
+	if s := r.spill; s != nil {
+		log.Spills, log.SpillS = s.spills, s.spillS
+		if spillErr != nil {
+			log.SpillError = spillErr.Error()
+		}
+	}
 	if !math.IsNaN(bound) {
 		b := bound
 		log.BoundS = &b
@@ -188,8 +200,8 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 	}
 	ninf := math.Inf(-1)
 	unbounded := r.startSync != nil && math.IsNaN(bound)
-	// mx: [tot (K), −tot (K), bound, −first global start, last global end, own span, −lowest unbounded rank]
-	mx := make([]float64, 2*K+5)
+	// mx: [tot (K), −tot (K), bound, −first global start, last global end, own span, −lowest unbounded rank, spill time]
+	mx := make([]float64, 2*K+6)
 	for e := range K {
 		mx[e], mx[K+e] = ninf, ninf
 		if has[e] > 0 {
@@ -211,6 +223,9 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 	}
 	if unbounded {
 		sc[4] = -float64(rank)
+	}
+	if r.spill != nil {
+		sc[5] = r.spill.spillS
 	}
 	// sm: [tot (K), has (K), misuses, drops, unclosed, unbounded ranks, kinds…]
 	sm := make([]float64, 2*K+4+int(numMisuse))
@@ -267,9 +282,12 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 	if err := mpi.Gather(c, load, loads, 0); err != nil {
 		return nil, fmt.Errorf("region: gathering the CPU load: %w", err)
 	}
-	prov, err := r.prov.Finish(c, BindingSamples)
-	if err != nil {
-		return nil, fmt.Errorf("region: provenance: %w", err)
+	var prov *provenance.Record
+	if r.prov != nil {
+		var err error
+		if prov, err = r.prov.Finish(c, BindingSamples); err != nil {
+			return nil, fmt.Errorf("region: provenance: %w", err)
+		}
 	}
 
 	// Per occurrence, in chunks: Max of the fields, Sum of the ranks.
@@ -342,9 +360,13 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 	}
 	res.Rows = rows
 	rec := &res.Record
-	rec.Compute = r.compute
-	rec.Totals = make([]RegionTotals, 0, K)
 	mxs, sms := mx0[2*K:], sm0[2*K:]
+	rec.Compute = r.compute
+	rec.Incomplete = r.incomplete
+	if r.spill != nil {
+		rec.SpillEvery, rec.SpillMaxS = r.spill.every, mxs[5]
+	}
+	rec.Totals = make([]RegionTotals, 0, K)
 	for e := range K {
 		t := RegionTotals{Region: union[e][0], Labels: union[e][1], Ranks: int(sm0[K+e]), SumS: sm0[e], MaxS: mx0[e], MinS: -mx0[K+e]}
 		rec.Totals = append(rec.Totals, t)
@@ -395,6 +417,13 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 	syncs := []*syncPoint{r.startSync, endSync}
 	if err := r.write(out, res, syncs); err != nil {
 		return res, err
+	}
+	if r.spill != nil && spillErr == nil {
+		// Written: the spill files are no longer needed (those of other
+		// nodes' ranks, on a file system rank 0 does not see, stay).
+		if err := os.RemoveAll(SpillDir(out.Dir, out.RunID, out.Mpirun)); err != nil {
+			return res, fmt.Errorf("region: %w", err)
+		}
 	}
 	return res, nil
 }

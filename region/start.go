@@ -17,7 +17,9 @@ import (
 // recorder on c with the default clock (timing.NewDefault), the clocks
 // synchronized at the start and at Stop with the library's default
 // (clocksync.Default), writing into dir the raw data of run id
-// DefaultRunID (the program's name) with per-rank rows. Stop is the
+// DefaultRunID (the program's name) with per-rank rows, and each rank
+// spilling its records to its own file as it goes (Options.Spill), so that
+// a run that dies leaves them for Recover. Stop is the
 // one call before mpi.Finalize. It is collective and fails on every rank
 // when rank 0 cannot write into dir (StartWith).
 func Start(c mpi.Comm, dir string) (*Recorder, error) {
@@ -25,14 +27,14 @@ func Start(c mpi.Comm, dir string) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("region: %w", err)
 	}
-	return StartWith(c, timing.NewDefault(), Options{Sync: alg},
+	return StartWith(c, timing.NewDefault(), Options{Sync: alg, Spill: true},
 		Output{Dir: dir, RunID: DefaultRunID(), PerRank: true})
 }
 
 // StartWith creates the recorder as New does and checks out at once,
 // before anything is recorded: rank 0 creates out.Dir if needed, checks
 // that it can write there and that none of the files Close would write
-// exists (rawdata.Check), and
+// exists (rawdata.Check; with opt.Spill, nor the spill directory), and
 // every rank gets the same answer (collective). The recorder keeps out for
 // Stop. With an empty out.Dir nothing is checked, and Stop writes
 // nothing (it returns the rows on rank 0).
@@ -45,7 +47,7 @@ func StartWith(c mpi.Comm, clk timing.Clock, opt Options, out Output) (*Recorder
 	}
 	var msg string
 	if c.Rank() == 0 && out.Dir != "" {
-		if err := checkOutput(out); err != nil {
+		if err := checkOutput(out, opt.Spill); err != nil {
 			msg = err.Error()
 		}
 	}
@@ -63,6 +65,11 @@ func StartWith(c mpi.Comm, clk timing.Clock, opt Options, out Output) (*Recorder
 		return nil, err
 	}
 	r.out = &out
+	if opt.Spill && out.Dir != "" {
+		if err := r.startSpill(out); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
 }
 
@@ -85,9 +92,12 @@ func DefaultRunID() string {
 }
 
 // checkOutput is StartWith's check on rank 0.
-func checkOutput(out Output) error {
+func checkOutput(out Output, spill bool) error {
 	if _, err := rawdata.Check(&rawdata.Options{Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun, PerRank: out.PerRank, Labels: out.Labels}); err != nil {
 		return fmt.Errorf("region: %w", err)
+	}
+	if d := SpillDir(out.Dir, out.RunID, out.Mpirun); spill && exists(d) {
+		return fmt.Errorf("region: %s exists, left by a run that did not complete: read it with region.Recover (reprobench recover), or move it away", d)
 	}
 	if err := os.MkdirAll(out.Dir, 0o755); err != nil {
 		return fmt.Errorf("region: %w", err)
@@ -131,4 +141,9 @@ func (r *Recorder) Stop() (*Result, error) {
 		return nil, fmt.Errorf("region: Stop on a recorder made by New: call Close with its Output")
 	}
 	return r.Close(*r.out)
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
