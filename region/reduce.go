@@ -418,7 +418,7 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 	if err := r.write(out, res, syncs); err != nil {
 		return res, err
 	}
-	if r.spill != nil && spillErr == nil {
+	if r.spill != nil && spillErr == nil && !r.incomplete {
 		// Written: the spill files are no longer needed (those of other
 		// nodes' ranks, on a file system rank 0 does not see, stay).
 		if err := os.RemoveAll(SpillDir(out.Dir, out.RunID, out.Mpirun)); err != nil {

@@ -61,8 +61,8 @@ func (r *Recorder) startSpill(out Output) error {
 	}
 	s := &spiller{f: f, every: every}
 	args, _ := json.Marshal(os.Args)
-	b := fmt.Appendf(nil, "reprobench-spill\t%d\nrank\t%d\t%d\nclock\t%s\t%s\nstart_utc\t%s\nargs\t%s\n",
-		SpillVersion, r.c.Rank(), r.c.Size(), r.clk.Name(), ftoa(r.clk.Freq().Hz()), r.startUTC.Format(time.RFC3339Nano), args)
+	b := fmt.Appendf(nil, "reprobench-spill\t%d\nrank\t%d\t%d\nclock\t%s\t%s\nstart_utc\t%s\nargs\t%s\nspill_every\t%d\n",
+		SpillVersion, r.c.Rank(), r.c.Size(), r.clk.Name(), ftoa(r.clk.Freq().Hz()), r.startUTC.Format(time.RFC3339Nano), args, every)
 	if sp := r.startSync; sp != nil {
 		b = fmt.Appendf(b, "sync\t%s\t%s\t%s\t%s\t%s\t%s\n", ftoa(sp.localS), ftoa(sp.res.Model.Slope), ftoa(sp.res.Model.Intercept),
 			ftoa(sp.bound.At(0)), ftoa(sp.bound.Slope), r.opt.Sync.Name)
@@ -119,6 +119,7 @@ func (r *Recorder) spillNow() {
 		b = strconv.AppendInt(b, n, 10)
 	}
 	b = append(b, '\n')
+	b = fmt.Appendf(b, "spilled\t%d\t%s\n", s.spills, ftoa(s.spillS))
 	s.spilled = r.n
 	if s.writeErr == nil {
 		_, s.writeErr = s.f.Write(b)
@@ -132,6 +133,9 @@ func (r *Recorder) spillNow() {
 // Close). The records of regions still open are not written.
 func (r *Recorder) spillClose() error {
 	s := r.spill
+	if s.f == nil { // replayed by Recover
+		return nil
+	}
 	if s.spilled < r.n && r.depth == 0 {
 		r.spillNow()
 	}
@@ -257,6 +261,12 @@ func readSpill(path string) (r *Recorder, rank, np int, args []string, ended boo
 				if 3+k < len(fs) {
 					r.kinds[k] = num(3 + k)
 				}
+			}
+		case "spill_every":
+			r.spill = &spiller{every: int(num(1))}
+		case "spilled":
+			if r.spill != nil {
+				r.spill.spills, r.spill.spillS = int(num(1)), flt(2)
 			}
 		case "end":
 			ended = true

@@ -69,8 +69,8 @@ func TestSpillRecover(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := res.Record
-	if !rec.Incomplete || rec.Ranks != p || rec.BoundS == nil || rec.Sync != "start" {
-		t.Errorf("record: incomplete %v, ranks %d, bound %v, sync %q", rec.Incomplete, rec.Ranks, rec.BoundS, rec.Sync)
+	if !rec.Incomplete || rec.Ranks != p || rec.BoundS == nil || rec.Sync != "start" || rec.SpillEvery != every || !(rec.SpillMaxS > 0) {
+		t.Errorf("record: incomplete %v, ranks %d, bound %v, sync %q, spill every %d, max %g s", rec.Incomplete, rec.Ranks, rec.BoundS, rec.Sync, rec.SpillEvery, rec.SpillMaxS)
 	}
 	perRank := make([]int, p)
 	for _, row := range res.Rows {
