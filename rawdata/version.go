@@ -22,10 +22,10 @@ import (
 // (sidecars written before versioning have none and read as 0.0) and
 // refuse a newer major version with an error naming both versions.
 // docs/data-format.md lists the versions and what each changed. It is
-// 1.5, or the newest version that added a column of package factor's
+// 1.6, or the newest version that added a column of package factor's
 // table (factor.Factor.Since), whichever is newer: adding an optional
 // factor column bumps it with its row.
-var FormatVersion = newestVersion("1.5")
+var FormatVersion = newestVersion("1.6")
 
 // newestVersion returns the newest of base and the factor table's Since.
 func newestVersion(base string) string {

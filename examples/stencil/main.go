@@ -8,7 +8,7 @@
 //	reprobench compare --by region /tmp/st/stencil-mpirun000.csv
 //	reprobench report -o /tmp/st/report.html /tmp/st/stencil-mpirun000.csv
 //
-// The whole instrumentation is the ten lines of Run (stencil.go) marked
+// The whole instrumentation is the eleven lines of Run (stencil.go) marked
 // "region"; the same Run runs on the simulated world of mpi/mpitest in go
 // test (stencil_test.go), where the recorded durations and entry spreads
 // are checked against the simulator's ground truth.
