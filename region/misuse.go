@@ -99,6 +99,10 @@ type MisuseAccount struct {
 	Misuses  int64 `json:"misuses"`
 	Drops    int64 `json:"drops"`
 	Unclosed int64 `json:"unclosed"`
+	// Partial counts the occurrences that not every rank recorded (rows
+	// with errorcode 16): a region entered on some ranks only, a
+	// different number of times, or dropped on some.
+	Partial int64 `json:"partial"`
 	// Kinds counts the misuses per kind (Misuse.String), zero kinds left out.
 	Kinds map[string]int64 `json:"kinds,omitempty"`
 	// First describes the first misuse of the lowest rank that had one,
@@ -108,7 +112,7 @@ type MisuseAccount struct {
 
 // String is the one-line account Close prints on rank 0.
 func (a MisuseAccount) String() string {
-	s := fmt.Sprintf("%d misuses, %d dropped, %d unclosed", a.Misuses, a.Drops, a.Unclosed)
+	s := fmt.Sprintf("%d misuses, %d dropped, %d unclosed, %d occurrences not on every rank", a.Misuses, a.Drops, a.Unclosed, a.Partial)
 	for k := range numMisuse {
 		if n := a.Kinds[k.String()]; n > 0 {
 			s += fmt.Sprintf(", %s %d", k, n)

@@ -372,6 +372,11 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 		rec.Totals = append(rec.Totals, t)
 	}
 	rec.Misuse = MisuseAccount{Misuses: int64(sms[0]), Drops: int64(sms[1]), Unclosed: int64(sms[2])}
+	for _, row := range rows {
+		if row.Nranks < p {
+			rec.Misuse.Partial++
+		}
+	}
 	for k := range numMisuse {
 		if n := int64(sms[4+int(k)]); n > 0 {
 			if rec.Misuse.Kinds == nil {
