@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRecover writes the spill files of a 2-rank run by hand, in the
@@ -21,11 +22,12 @@ func TestRecover(t *testing.T) {
 	}
 	for rank, n := range []int{6, 4} {
 		var b strings.Builder
-		fmt.Fprintf(&b, "reprobench-spill\t1\nrank\t%d\t2\nclock\tmonotonic\t1e9\nstart_utc\t2026-11-29T12:00:00Z\nargs\t[\"heat\"]\nspill_every\t2\n", rank)
+		start := time.Unix(1e9, 0).UTC().Format(time.RFC3339Nano)
+		fmt.Fprintf(&b, "reprobench-spill\t1\nrank\t%d\t2\nclock\tmonotonic\t1e9\nstart_utc\t%s\nargs\t[\"heat\"]\nspill_every\t2\n", rank, start)
 		fmt.Fprintf(&b, "sync\t0.001\t0\t%g\t1e-07\t0\thca3\nname\t0\tcompute\nlabels\t0\t\n", 1e-6*float64(rank))
 		for i := range n {
-			start := int64(2_000_000 + 10_000*i)
-			fmt.Fprintf(&b, "r\t0\t0\t%d\t0\t%d\t%d\n", i, start, start+4000+1000*int64(rank))
+			t0 := int64(2_000_000 + 10_000*i)
+			fmt.Fprintf(&b, "r\t0\t0\t%d\t0\t%d\t%d\n", i, t0, t0+4000+1000*int64(rank))
 		}
 		b.WriteString("account\t0\t0\t0\t0\t0\t0\nspilled\t2\t2e-06\n")
 		if rank == 1 {
