@@ -24,6 +24,9 @@ const (
 	// one-way messages of the opt-in design factor
 	// (engine.Experiment.PrehistoryMsgs).
 	TagPrehistory = TagReserved + 0x72
+	// TagRegion is the first of the 4 tags package region uses at Close
+	// (the tree that merges the region names, the per-rank rows).
+	TagRegion = TagReserved + 0x80
 )
 
 // The reserved range must end where the C side's begins.

@@ -1,7 +1,6 @@
 package region
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/clocksync"
-	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/provenance"
@@ -21,8 +19,10 @@ import (
 const DefaultCall = "region"
 
 // Version is the version of the Record in the sidecar; a change of its
-// meaning bumps it.
-const Version = 1
+// meaning bumps it. Version 2 added misuse, totals, run_s, run_local_s,
+// bound_s, compute and incomplete, and writes per_rank only with
+// Output.PerRank.
+const Version = 2
 
 // Output says where Close writes (rank 0) and what it adds to the rows.
 type Output struct {
@@ -31,6 +31,12 @@ type Output struct {
 	Dir    string
 	RunID  string
 	Mpirun int
+	// PerRank asks for the per-rank file: each rank's local and global
+	// start and end of every occurrence (and Row.PerRank, Record.PerRank on
+	// rank 0). Rank 0 receives the ranks' records one rank at a time, so
+	// its memory then grows with the rank count; without it, Close reduces
+	// and rank 0's memory does not (package doc).
+	PerRank bool
 	// Call is the call column of every row; "" means DefaultCall.
 	Call string
 	// Labels are run-wide labels added to every row (e.g. app=stencil).
@@ -53,8 +59,41 @@ type Record struct {
 	GlobalRuntimeS string `json:"global_runtime_s"`
 	// Sync says when the clocks were synchronized: "none", "start" or
 	// "start+end"; RankLog.Model which model each rank used.
-	Sync    string    `json:"sync"`
+	Sync string `json:"sync"`
+	// Ranks is the number of ranks that recorded.
+	Ranks int `json:"ranks"`
+	// PerRank holds every rank's RankLog with Output.PerRank; without it,
+	// rank 0's own only (the sums are in Misuse and Totals).
 	PerRank []RankLog `json:"per_rank"`
+	// Misuse is the account of misuse, drops and unclosed regions summed
+	// over the ranks, which Close prints on rank 0 in one line.
+	Misuse MisuseAccount `json:"misuse"`
+	// Totals holds, per region and grouping labels, the statistics over
+	// the ranks of each rank's total time in it (RegionTotals).
+	Totals []RegionTotals `json:"totals"`
+	// RunS is the run's span: the latest global end minus the earliest
+	// global start over every record of every rank, seconds; without a
+	// global clock (no synchronization, or a rank without bound) it is
+	// RunLocalS.
+	RunS float64 `json:"run_s"`
+	// RunLocalS is the largest over the ranks of each rank's own-clock
+	// span from its first Begin to its last End, seconds.
+	RunLocalS float64 `json:"run_local_s"`
+	// BoundS is the largest stated bound on a rank's global clock error,
+	// seconds; absent without synchronization or when some rank stated
+	// none (then RunS is RunLocalS).
+	BoundS *float64 `json:"bound_s,omitempty"`
+	// Compute names the regions the user marked as computation
+	// (Recorder.MarkCompute), for the POP efficiencies.
+	Compute []string `json:"compute,omitempty"`
+	// Incomplete is set on a run read back from the spill files of a run
+	// that did not reach Close (Recover).
+	Incomplete bool `json:"incomplete,omitempty"`
+	// SpillEvery is the spill interval in records (Options.Spill; absent
+	// without spilling), SpillMaxS the largest time a rank spent spilling,
+	// seconds of its own clock.
+	SpillEvery int     `json:"spill_every,omitempty"`
+	SpillMaxS  float64 `json:"spill_max_s,omitempty"`
 	// CloseS is how long Close took on rank 0 (its clock), seconds,
 	// synchronization included.
 	CloseS float64 `json:"close_s"`
@@ -71,15 +110,22 @@ type RankLog struct {
 	Records int   `json:"records"`
 	Dropped int64 `json:"dropped"`
 	// Unclosed counts regions still open at Close: they are not written.
-	Unclosed    int    `json:"unclosed"`
-	Misuse      int64  `json:"misuse"`
-	FirstMisuse string `json:"first_misuse,omitempty"`
+	Unclosed    int              `json:"unclosed"`
+	Misuse      int64            `json:"misuse"`
+	MisuseKinds map[string]int64 `json:"misuse_kinds,omitempty"`
+	FirstMisuse string           `json:"first_misuse,omitempty"`
 	// PairOverheadNs is the measured cost of one Begin/End pair on this
 	// rank (median of 7 rounds of 64 pairs at New), nanoseconds;
 	// OverheadS is Records times it: the time the recorder took from the
 	// application.
 	PairOverheadNs float64 `json:"pair_overhead_ns"`
 	OverheadS      float64 `json:"overhead_s"`
+	// Spills is the number of times the rank wrote to its spill file,
+	// SpillS the time that took (its own clock), seconds, outside every
+	// region; SpillError the first error writing it.
+	Spills     int     `json:"spills,omitempty"`
+	SpillS     float64 `json:"spill_s,omitempty"`
+	SpillError string  `json:"spill_error,omitempty"`
 	// BoundS is the stated bound on this rank's global clock error over
 	// the recorded span, seconds (package doc); absent when unknown.
 	BoundS *float64 `json:"bound_s,omitempty"`
@@ -102,7 +148,8 @@ type Row struct {
 	StartS         float64 // earliest global start
 	Nranks         int
 	ErrorCode      int // 0, or 16 when some rank did not record it
-	// PerRank holds each rank's span, indexed by rank (Rank −1: not recorded).
+	// PerRank holds each rank's span, indexed by rank (Rank −1: not
+	// recorded), with Output.PerRank only; nil otherwise.
 	PerRank []RankSpan
 }
 
@@ -133,143 +180,11 @@ type Result struct {
 // (provenance.Record.BindingSamples).
 const BindingSamples = "at New and at Close"
 
-// per-record values exchanged at Close.
-const recFields = 8
-
-// Close ends the recording (collective): it synchronizes the clocks again
-// when they were synchronized at New (unless Options.NoEndSync), maps the
-// records to global time, gathers them at rank 0 in chunks of at most
-// 1 MiB per rank, and rank 0 builds the rows and, with out.Dir set, writes
-// them (package doc). Regions still open are not written. The error of
-// writing is rank 0's; the other ranks return the errors of communication
-// only. A nil or disabled recorder returns an empty Result.
-func (r *Recorder) Close(out Output) (*Result, error) {
-	if r == nil || r.off {
-		return &Result{}, nil
-	}
-	t0 := r.clk.Now()
-	lastS := r.clk.Freq().Seconds(t0)
-	load := make([]int64, cpuload.RankFields) // zeros: no reading
-	if r.loadErr == nil {
-		if s1, err := cpuload.Read(); err == nil {
-			if d, err := cpuload.Delta(r.load0, s1); err == nil {
-				load = d.Vector()
-			}
-		}
-	}
-	var endSync *syncPoint
-	if r.startSync != nil && !r.opt.NoEndSync {
-		var err error
-		if endSync, err = syncNow(r.c, r.clk, r.opt.Sync); err != nil {
-			return nil, fmt.Errorf("region: clock synchronization at Close: %w", err)
-		}
-	}
-	model, bound, how := r.conversion(endSync, lastS)
-	synced := "none"
-	switch {
-	case endSync != nil:
-		synced = "start+end"
-	case r.startSync != nil:
-		synced = "start"
-	}
-
-	// This rank's records, closed ones only, as float64 fields.
-	vals := make([]float64, 0, r.n*recFields)
-	unclosed := 0
-	for _, p := range r.recs[:r.n] {
-		if !p.closed {
-			unclosed++
-			continue
-		}
-		ls, le := r.clk.Freq().Seconds(p.start), r.clk.Freq().Seconds(p.end)
-		gs, ge := math.NaN(), math.NaN()
-		if r.startSync != nil {
-			gs, ge = model.Global(ls), model.Global(le)
-		}
-		vals = append(vals, float64(p.name), float64(p.labels), float64(p.iter), float64(p.depth), ls, le, gs, ge)
-	}
-	log := RankLog{Rank: r.c.Rank(), Records: len(vals) / recFields, Dropped: r.dropped, Unclosed: unclosed,
-		Misuse: r.misuse, FirstMisuse: r.firstMisuse, PairOverheadNs: r.pairNs, Model: how}
-	log.OverheadS = float64(log.Records) * r.pairNs * 1e-9
-	if !math.IsNaN(bound) {
-		b := bound
-		log.BoundS = &b
-	}
-	tables, err := json.Marshal(rankTables{Names: r.names, Labels: r.labelSets, Log: log, Load: load})
-	if err != nil {
-		return nil, fmt.Errorf("region: %w", err)
-	}
-	allTables, err := gatherBytes(r.c, tables)
-	if err != nil {
-		return nil, fmt.Errorf("region: gathering the name tables: %w", err)
-	}
-	allRecs, err := gatherBytes(r.c, mpi.Bytes(vals))
-	if err != nil {
-		return nil, fmt.Errorf("region: gathering the records: %w", err)
-	}
-	prov, err := r.prov.Finish(r.c, BindingSamples)
-	if err != nil {
-		return nil, fmt.Errorf("region: provenance: %w", err)
-	}
-	res := &Result{Provenance: prov, Record: Record{Version: Version, Clock: r.clk.Name(), Capacity: len(r.recs), Overflow: DropNewest.String(),
-		RuntimeS: RuntimeSDef, GlobalRuntimeS: GlobalRuntimeSDef, Sync: synced}}
-	if r.c.Rank() != 0 {
-		res.Record.PerRank = []RankLog{log}
-		return res, nil
-	}
-	tabs := make([]rankTables, len(allTables))
-	for i, b := range allTables {
-		if err := json.Unmarshal(b, &tabs[i]); err != nil {
-			return nil, fmt.Errorf("region: rank %d's tables: %w", i, err)
-		}
-		res.Record.PerRank = append(res.Record.PerRank, tabs[i].Log)
-	}
-	res.Rows = buildRows(tabs, allRecs)
-	if synced != "none" {
-		var unbounded []int
-		for _, l := range res.Record.PerRank {
-			if l.BoundS == nil {
-				unbounded = append(unbounded, l.Rank)
-			}
-		}
-		if len(unbounded) > 0 {
-			if r.opt.RefuseNoBound {
-				return nil, fmt.Errorf("region: ranks %v state no bound on their global clock (their clock synchronizations stated none), and Options.RefuseNoBound is set", unbounded)
-			}
-			res.Record.NoBound = fmt.Sprintf("ranks %v state no bound on their global clock (their clock synchronizations stated none): global_runtime_s, entry_spread_s and the global times are left out (NaN); runtime_s, each rank on its own clock, stands", unbounded)
-			dropGlobal(res.Rows)
-		}
-	}
-	ranks := make([]cpuload.Rank, len(tabs))
-	for i, t := range tabs {
-		if len(t.Load) >= cpuload.RankFields {
-			ranks[i] = cpuload.RankOf(t.Load)
-		}
-	}
-	res.CPULoad = cpuload.Combine(ranks)
-	res.Record.CloseS = r.clk.Freq().Seconds(r.clk.Now() - t0)
-	if out.Dir == "" {
-		return res, nil
-	}
-	syncs := []*syncPoint{r.startSync, endSync}
-	if err := r.write(out, res, syncs); err != nil {
-		return res, err
-	}
-	return res, nil
-}
-
 // RuntimeSDef and GlobalRuntimeSDef are the definitions Record states.
 const (
 	RuntimeSDef       = "largest duration over the ranks that recorded the occurrence, each from its Begin to its End on the rank's own clock (local completion time, Hunold & Carpen-Amarie 2016, §3.2.1)"
 	GlobalRuntimeSDef = "latest global end minus earliest global start over those ranks (global completion time, Hunold & Carpen-Amarie 2016, §3.2.2); NaN without clock synchronization"
 )
-
-type rankTables struct {
-	Names  []string `json:"names"`
-	Labels []string `json:"labels"`
-	Log    RankLog  `json:"log"`
-	Load   []int64  `json:"load"` // cpuload.Rank.Vector of the recording
-}
 
 // conversion returns the model from this rank's clock (seconds) to global
 // time, the stated bound over the recording [s.localS, lastS], and which
@@ -300,124 +215,6 @@ func (r *Recorder) conversion(end *syncPoint, lastS float64) (clocksync.Model, f
 	return m, b, how
 }
 
-// gatherBytes gathers every rank's b at rank 0 (collective), in rounds of
-// at most chunk bytes per rank: an Allreduce of the largest length, then
-// one Gather of a length vector and one Gather per round.
-func gatherBytes(c mpi.Comm, b []byte) ([][]byte, error) {
-	const chunk = 1 << 20
-	p := c.Size()
-	n := []int64{int64(len(b))}
-	mx := []int64{0}
-	if err := mpi.Allreduce(c, n, mx, mpi.Max); err != nil {
-		return nil, err
-	}
-	var lens []int64
-	if c.Rank() == 0 {
-		lens = make([]int64, p)
-	}
-	if err := mpi.Gather(c, n, lens, 0); err != nil {
-		return nil, err
-	}
-	var out [][]byte
-	if c.Rank() == 0 {
-		out = make([][]byte, p)
-		for i := range out {
-			out[i] = make([]byte, 0, lens[i])
-		}
-	}
-	size := int(min(mx[0], chunk))
-	if size == 0 {
-		return out, nil
-	}
-	send := make([]byte, size)
-	var recv []byte
-	if c.Rank() == 0 {
-		recv = make([]byte, size*p)
-	}
-	for off := int64(0); off < mx[0]; off += int64(size) {
-		clear(send)
-		if off < int64(len(b)) {
-			copy(send, b[off:])
-		}
-		if err := c.Gather(send, recv, size, mpi.Byte, 0); err != nil {
-			return nil, err
-		}
-		if c.Rank() != 0 {
-			continue
-		}
-		for i := range p {
-			if k := min(lens[i]-off, int64(size)); k > 0 {
-				out[i] = append(out[i], recv[i*size:i*size+int(k)]...)
-			}
-		}
-	}
-	return out, nil
-}
-
-type occKey struct {
-	name, labels string
-}
-
-// buildRows matches the k-th occurrence of each (region, labels) across
-// the ranks (rank 0).
-func buildRows(tabs []rankTables, recs [][]byte) []Row {
-	p := len(tabs)
-	exps := map[occKey]int{}
-	var rows [][]Row // per experiment, per rep
-	for rank := range p {
-		b := recs[rank]
-		vals := make([]float64, len(b)/8)
-		copy(mpi.Bytes(vals), b)
-		count := map[int]int{}
-		for i := 0; i+recFields <= len(vals); i += recFields {
-			v := vals[i : i+recFields]
-			k := occKey{tabs[rank].Names[int(v[0])], tabs[rank].Labels[int(v[1])]}
-			e, ok := exps[k]
-			if !ok {
-				e = len(rows)
-				exps[k] = e
-				rows = append(rows, nil)
-			}
-			rep := count[e]
-			count[e]++
-			for len(rows[e]) <= rep {
-				row := Row{Region: k.name, Labels: k.labels, Exp: e, Rep: len(rows[e]), Iter: -1,
-					GlobalRuntimeS: math.NaN(), EntrySpreadS: math.NaN(), StartS: math.NaN(), PerRank: make([]RankSpan, p)}
-				for j := range row.PerRank {
-					row.PerRank[j].Rank = -1
-				}
-				rows[e] = append(rows[e], row)
-			}
-			if rows[e][rep].Iter < 0 { // the lowest rank's iteration
-				rows[e][rep].Iter = int64(v[2])
-			}
-			rows[e][rep].PerRank[rank] = RankSpan{Rank: rank, LocalStartS: v[4], LocalEndS: v[5], GlobalStartS: v[6], GlobalEndS: v[7]}
-		}
-	}
-	var out []Row
-	for _, es := range rows {
-		for _, row := range es {
-			minS, maxS, maxE := math.Inf(1), math.Inf(-1), math.Inf(-1)
-			for _, s := range row.PerRank {
-				if s.Rank < 0 {
-					continue
-				}
-				row.Nranks++
-				row.RuntimeS = math.Max(row.RuntimeS, s.LocalEndS-s.LocalStartS)
-				minS, maxS, maxE = math.Min(minS, s.GlobalStartS), math.Max(maxS, s.GlobalStartS), math.Max(maxE, s.GlobalEndS)
-			}
-			if !math.IsNaN(minS) && !math.IsInf(minS, 0) {
-				row.StartS, row.EntrySpreadS, row.GlobalRuntimeS = minS, maxS-minS, maxE-minS
-			}
-			if row.Nranks < p {
-				row.ErrorCode = 16
-			}
-			out = append(out, row)
-		}
-	}
-	return out
-}
-
 // write writes the rows as one mpirun of raw data (rank 0).
 func (r *Recorder) write(out Output, res *Result, syncs []*syncPoint) error {
 	call := out.Call
@@ -441,7 +238,7 @@ func (r *Recorder) write(out Output, res *Result, syncs []*syncPoint) error {
 			Factors: rawdata.Factors{ProcSync: factor.LevelNone, RuntimeType: factor.LevelLocal, ClockSync: spec}})
 		sums[row.Exp] = &rawdata.Summary{Exp: row.Exp, Call: call, Method: factor.LevelNone, RuntimeType: factor.LevelLocal}
 	}
-	w, err := rawdata.Create(rawdata.Options{Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun, PerRank: true,
+	w, err := rawdata.Create(rawdata.Options{Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun, PerRank: out.PerRank,
 		Labels: out.Labels, Experiments: exps})
 	if err != nil {
 		return fmt.Errorf("region: %w", err)

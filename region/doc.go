@@ -7,15 +7,22 @@
 //
 // # Recording
 //
-// [New] creates a recorder per rank on a communicator and a clock
-// (collective: it synchronizes the clocks when asked). The annotations are
+// [Start] sets up the common case in one call after mpi.Init (the default
+// clock and clock synchronization, an output directory checked at once,
+// spilling on) and [Recorder.Stop] tears it down before mpi.Finalize;
+// [StartWith] takes the choices explicitly, and [New] creates a recorder
+// whose output is given to [Recorder.Close] at the end. All are collective
+// (they synchronize the clocks when asked). The annotations are
 //
 //	rec.Begin("halo") … rec.End("halo")
 //	defer rec.Region("compute")()
 //
-// Regions nest: End closes the innermost open region (and counts a misuse
-// when its name differs). Each record carries the parameters in effect at
-// its Begin:
+// Regions nest: End closes the innermost open region. A misuse (an End
+// without a Begin or of another name, a bad region name or label) is
+// checked when it happens, counted per kind ([Misuse]), and the first of
+// each kind on a rank is noted at once; Close prints on rank 0 one line of
+// the misuse, drops and unclosed regions, and writes it to the sidecar.
+// Each record carries the parameters in effect at its Begin:
 //
 //   - grouping parameters, [Recorder.SetLabel] (a phase, an algorithm, any
 //     label): they become label columns and, with the region's name (label
@@ -44,17 +51,29 @@
 //
 // [Recorder.Close] is collective. It synchronizes the clocks again when
 // they were synchronized at New (Options.Sync, unless NoEndSync), maps
-// every record to global time, gathers the records at rank 0 in bounded
-// chunks, and rank 0 writes, with [Output.Dir] set, one mpirun of raw data:
+// every record to global time, and combines the ranks' records by
+// reductions (the region names merged along a tree; per occurrence a Max
+// and a Sum reduction to rank 0, in chunks), so that rank 0's memory grows
+// with the occurrences, not with the rank count. Rank 0 writes, with
+// [Output.Dir] set, one mpirun of raw data:
 //
 //   - the raw file: one row per occurrence of a region — the k-th time the
 //     ranks entered region R under the same labels is rep k of the
 //     experiment of (R, labels), call "region" (Output.Call), label region=R;
-//   - the per-rank file: each rank's local and global start and end of that
-//     occurrence, with the same label columns;
+//   - with [Output.PerRank], the per-rank file: each rank's local and
+//     global start and end of that occurrence, with the same label
+//     columns (rank 0 receives them one rank at a time);
 //   - the sidecar, with the clock synchronizations and the recorder's
-//     [Record] (capacity, overflow, its measured overhead, each rank's
-//     clock error bound).
+//     [Record] (capacity, overflow, its measured overhead, the clock error
+//     bound, the misuse account, per region the statistics of the ranks'
+//     total times, the run's span).
+//
+// # Spill files
+//
+// With Options.Spill (Start sets it) each rank appends its records to its
+// own file as it goes, outside every region, every Options.SpillEvery
+// records; a run that dies leaves them, and [Recover] writes them as an
+// incomplete run. The format is docs/data-format.md's.
 //
 // runtime_s of a region row is the largest duration over the ranks, each
 // measured on the rank's own clock between its Begin and End: the local

@@ -2,6 +2,7 @@ package region
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -64,6 +65,27 @@ type Options struct {
 	// falls back to the local completion time: the global columns are
 	// left out (NaN) and Record.NoBound says why.
 	RefuseNoBound bool
+	// Notes is where the recorder writes its one-time notes at run time
+	// (the first misuse of each kind, the first drop) and, on rank 0, the
+	// one-line account at Close; nil means standard error.
+	Notes io.Writer
+	// NoProvenance leaves out the provenance record (Result.Provenance,
+	// the sidecar's provenance; the MPI library and processor names then
+	// come from Output.Meta only). Package provenance allgathers a record
+	// of each rank at New and at Close, so its memory grows with the rank
+	// count on every rank: the only part of Close that does.
+	NoProvenance bool
+	// Spill makes each rank append its records to its own file as it goes
+	// (StartWith only; Start sets it): in the spill directory of the
+	// output (SpillDir), whenever the rank is outside every region (End of
+	// its outermost region, SetIter) and has at least SpillEvery new
+	// records, in one write. A run that dies leaves the files, which
+	// Recover reads. The time spent is measured and stated per rank
+	// (RankLog.SpillS). The format is docs/data-format.md's.
+	Spill bool
+	// SpillEvery is the spill interval in records; 0 means
+	// DefaultSpillEvery.
+	SpillEvery int
 }
 
 // record is one region occurrence on one rank. start and end are ticks of
@@ -108,7 +130,12 @@ type Recorder struct {
 
 	dropped     int64
 	misuse      int64
+	kinds       [numMisuse]int64
 	firstMisuse string
+	compute     []string
+	out         *Output // StartWith's, for Stop
+	spill       *spiller
+	incomplete  bool // a recovered run (Recover)
 	endFn       func()
 
 	startUTC time.Time
@@ -158,9 +185,11 @@ func New(c mpi.Comm, clk timing.Clock, opt Options) (*Recorder, error) {
 	}
 	r.startUTC = time.Now().UTC()
 	r.load0, r.loadErr = cpuload.Read()
-	var err error
-	if r.prov, err = provenance.Start(c, provenance.Options{Simulated: timing.SleepFunc(clk) != nil}); err != nil {
-		return nil, fmt.Errorf("region: %w", err)
+	if !opt.NoProvenance {
+		var err error
+		if r.prov, err = provenance.Start(c, provenance.Options{Simulated: timing.SleepFunc(clk) != nil}); err != nil {
+			return nil, fmt.Errorf("region: %w", err)
+		}
 	}
 	return r, nil
 }
@@ -212,8 +241,9 @@ func (r *Recorder) Enabled() bool { return r != nil && !r.off }
 
 // Begin opens region name on the calling rank: it takes a record, stamps
 // it with the current labels and iteration, and reads the clock last.
-// Name must be a valid label value (no commas, quotes or line breaks);
-// Close refuses other names.
+// Name must be a valid label value, not empty (no commas, quotes or line
+// breaks): another is checked when first seen, counted as a BadName misuse
+// at once, and not recorded.
 func (r *Recorder) Begin(name string) {
 	if r == nil || r.off {
 		return
@@ -222,19 +252,24 @@ func (r *Recorder) Begin(name string) {
 }
 
 func (r *Recorder) begin(name string) {
-	if r.depth == MaxDepth || r.n == len(r.recs) {
-		r.dropped++
+	id, ok := r.nameIdx[name]
+	if !ok {
+		id = r.internName(name)
+	}
+	if id < 0 || r.depth == MaxDepth || r.n == len(r.recs) {
+		switch {
+		case id < 0:
+			r.noteMisuse(BadName, "Begin("+name+")")
+		case r.depth == MaxDepth:
+			r.noteDrop(fmt.Sprintf("nesting deeper than MaxDepth (%d)", MaxDepth))
+		default:
+			r.noteDrop(fmt.Sprintf("the buffer of %d records is full", len(r.recs)))
+		}
 		if r.depth < MaxDepth {
 			r.stack[r.depth] = -1
 			r.depth++
 		}
 		return
-	}
-	id, ok := r.nameIdx[name]
-	if !ok {
-		id = int32(len(r.names))
-		r.names = append(r.names, strings.Clone(name))
-		r.nameIdx[r.names[id]] = id
 	}
 	i := int32(r.n)
 	r.n++
@@ -259,10 +294,23 @@ func (r *Recorder) End(name string) {
 	r.end(name)
 }
 
+// internName checks a region name seen for the first time and interns
+// it: its index, or −1 (also interned) for a name that cannot be a label
+// value.
+func (r *Recorder) internName(name string) int32 {
+	id := int32(-1)
+	if name != "" && rawdata.CheckLabel(RegionLabel, name) == nil {
+		id = int32(len(r.names))
+		r.names = append(r.names, strings.Clone(name))
+	}
+	r.nameIdx[strings.Clone(name)] = id
+	return id
+}
+
 func (r *Recorder) end(name string) {
 	t := r.clk.Now()
 	if r.depth == 0 {
-		r.noteMisuse("End without an open region", name)
+		r.noteMisuse(EndWithoutBegin, "End("+name+")")
 		return
 	}
 	r.depth--
@@ -273,14 +321,10 @@ func (r *Recorder) end(name string) {
 	p := &r.recs[i]
 	p.end, p.closed = t, true
 	if r.names[p.name] != name {
-		r.noteMisuse("End of another region than the innermost open one", name)
+		r.noteMisuse(EndMismatch, "End("+name+") in "+r.names[p.name])
 	}
-}
-
-func (r *Recorder) noteMisuse(what, name string) {
-	r.misuse++
-	if r.firstMisuse == "" {
-		r.firstMisuse = what + ": End(" + name + ")"
+	if r.spill != nil {
+		r.maybeSpill()
 	}
 }
 
@@ -288,12 +332,15 @@ func (r *Recorder) noteMisuse(what, name string) {
 func (r *Recorder) endTop() {
 	t := r.clk.Now()
 	if r.depth == 0 {
-		r.noteMisuse("End without an open region", "")
+		r.noteMisuse(EndWithoutBegin, "the closing call of Region")
 		return
 	}
 	r.depth--
 	if i := r.stack[r.depth]; i >= 0 {
 		r.recs[i].end, r.recs[i].closed = t, true
+	}
+	if r.spill != nil {
+		r.maybeSpill()
 	}
 }
 
@@ -317,12 +364,15 @@ func (r *Recorder) SetIter(i int64) {
 		return
 	}
 	r.iter = i
+	if r.spill != nil {
+		r.maybeSpill()
+	}
 }
 
 // SetLabel sets grouping label key to value for the records begun from
 // now on; an empty value removes it. The key follows rawdata.CheckLabelKey
-// and must not be "region"; a bad key or value is counted as a misuse and
-// ignored. The first time a combination of labels is seen it is interned
+// and must not be "region"; a bad key or value is counted as a BadLabel
+// misuse when first seen, and ignored. The first time a combination of labels is seen it is interned
 // (allocating); afterwards SetLabel allocates nothing.
 func (r *Recorder) SetLabel(key, value string) {
 	if r == nil || r.off {
@@ -337,7 +387,7 @@ func (r *Recorder) SetLabel(key, value string) {
 
 func (r *Recorder) setLabelSlow(key, value string) {
 	if key == RegionLabel || rawdata.CheckLabel(key, value) != nil {
-		r.noteMisuse("SetLabel with a bad key or value", key+"="+value)
+		r.noteMisuse(BadLabel, "SetLabel("+key+", "+value+")")
 		return
 	}
 	m := parseLabels(r.labelSets[r.cur])

@@ -65,7 +65,7 @@ func TestNestingLabelsIter(t *testing.T) {
 		if len(sp) != 9 || sp[1].Parent != 0 || sp[1].Depth != 1 || sp[0].Labels != "phase=a" || sp[2].Labels != "" {
 			t.Errorf("rank %d: spans %+v", r.ID(), sp)
 		}
-		return rec.Close(Output{})
+		return rec.Close(Output{PerRank: true})
 	})
 	// (outer, phase=a), (inner, phase=a), (inner, none): 3 experiments of 3 reps.
 	if len(res.Rows) != 9 {
@@ -97,7 +97,7 @@ func TestOverflow(t *testing.T) {
 			rec.Begin("x")
 			rec.End("x")
 		}
-		return rec.Close(Output{})
+		return rec.Close(Output{PerRank: true})
 	})
 	var codes []int
 	for _, row := range res.Rows {
@@ -204,7 +204,7 @@ func TestWriteRead(t *testing.T) {
 			r.Sleep(3000)
 			rec.End("b")
 		}
-		return rec.Close(Output{Dir: dir, RunID: "w", Labels: map[string]string{"app": "t"}})
+		return rec.Close(Output{Dir: dir, RunID: "w", PerRank: true, Labels: map[string]string{"app": "t"}})
 	})
 	raw := filepath.Join(dir, "w-mpirun000.csv")
 	b, err := os.ReadFile(raw)

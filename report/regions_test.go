@@ -53,7 +53,7 @@ func regionRun(t *testing.T, dir string) string {
 			r.Sleep(time.Duration(5000 + 1000*r.ID()))
 			rec.End("compute")
 		}
-		_, err = rec.Close(region.Output{Dir: dir, RunID: "reg"})
+		_, err = rec.Close(region.Output{Dir: dir, RunID: "reg", PerRank: true})
 		return err
 	}); err != nil {
 		t.Fatal(err)

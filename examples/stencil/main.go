@@ -8,7 +8,7 @@
 //	reprobench compare --by region /tmp/st/stencil-mpirun000.csv
 //	reprobench report -o /tmp/st/report.html /tmp/st/stencil-mpirun000.csv
 //
-// The whole instrumentation is ten lines of Run (stencil.go), marked
+// The whole instrumentation is the eleven lines of Run (stencil.go) marked
 // "region"; the same Run runs on the simulated world of mpi/mpitest in go
 // test (stencil_test.go), where the recorded durations and entry spreads
 // are checked against the simulator's ground truth.
@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/clocksync"
@@ -36,7 +37,16 @@ func main() {
 	flag.StringVar(&cfg.Out.Dir, "out", "", "write the raw data into this `directory`")
 	flag.StringVar(&cfg.Out.RunID, "run-id", "stencil", "run id of the raw data")
 	flag.IntVar(&cfg.Out.Mpirun, "mpirun", 0, "mpirun index of the raw data")
+	flag.IntVar(&cfg.SpillEvery, "spill-every", 0, "with -out, each rank spills its records to its own file every `N` records (0: no spilling), so that a run that dies leaves them (region.Recover)")
+	killAt := flag.Int("kill-at", -1, "rank 1 kills itself with SIGKILL at the start of iteration `N` (a crash test of the spill files)")
 	flag.Parse()
+	if *killAt >= 0 {
+		cfg.Kill = func(c mpi.Comm, it int) {
+			if it == *killAt && c.Rank() == 1 {
+				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			}
+		}
+	}
 	if err := run(cfg, *sync); err != nil {
 		fmt.Fprintln(os.Stderr, "stencil:", err)
 		os.Exit(1)
@@ -61,6 +71,7 @@ func run(cfg Config, spec string) error {
 	defer mpi.Finalize()
 	c := mpi.World()
 	cfg.Out.Labels = map[string]string{"app": "stencil"}
+	cfg.Out.PerRank = true
 	res, err := Run(c, timing.NewMonotonic(), cfg)
 	if err != nil {
 		// Another rank may wait in a collective: end the job.

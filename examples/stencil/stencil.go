@@ -60,11 +60,18 @@ type Config struct {
 	Sync *clocksync.Algorithm
 	// Off disables the recorder (what an uninstrumented run costs).
 	Off bool
-	// Out is where rank 0 writes the raw data (empty Dir: nowhere).
+	// Out is where rank 0 writes the raw data (empty Dir: nowhere),
+	// checked before the first iteration.
 	Out region.Output
 	// Work, when not nil, runs inside the compute region after the sweep:
 	// the simulated world's compute time (mpitest.Rank.Sleep) in tests.
 	Work func(iter int)
+	// SpillEvery > 0 makes each rank spill its records every SpillEvery
+	// records (region.Options.Spill), with Out.Dir set.
+	SpillEvery int
+	// Kill, when not nil, is called at the start of every iteration,
+	// outside the regions (the crash test).
+	Kill func(c mpi.Comm, iter int)
 }
 
 // Run iterates the stencil with its two regions recorded — halo and
@@ -73,11 +80,15 @@ type Config struct {
 // the instrumentation.
 func Run(c mpi.Comm, clk timing.Clock, cfg Config) (*region.Result, error) {
 	s := NewStencil(c, cfg.Cells)
-	rec, err := region.New(c, clk, region.Options{Sync: cfg.Sync, Disabled: cfg.Off}) // region
-	if err != nil {                                                                   // region
+	opt := region.Options{Sync: cfg.Sync, Disabled: cfg.Off, Spill: cfg.SpillEvery > 0, SpillEvery: cfg.SpillEvery} // region
+	rec, err := region.StartWith(c, clk, opt, cfg.Out)                                                              // region
+	if err != nil {                                                                                                 // region
 		return nil, err // region
 	} // region
 	for it := range cfg.Iters {
+		if cfg.Kill != nil {
+			cfg.Kill(c, it)
+		}
 		rec.SetIter(int64(it)) // region
 		rec.Begin("halo")      // region
 		if err := s.Halo(); err != nil {
@@ -91,5 +102,5 @@ func Run(c mpi.Comm, clk timing.Clock, cfg Config) (*region.Result, error) {
 		}
 		rec.End("compute") // region
 	}
-	return rec.Close(cfg.Out) // region
+	return rec.Stop() // region
 }

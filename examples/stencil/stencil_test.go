@@ -48,7 +48,7 @@ func TestStencilGroundTruth(t *testing.T) {
 	err = w.Run(func(r *mpitest.Rank) error {
 		rng := rand.New(rand.NewPCG(5, uint64(r.ID())))
 		cfg := Config{Cells: 64, Iters: iters, Sync: alg,
-			Out: region.Output{Dir: dir, RunID: "st", Labels: map[string]string{"app": "stencil"}},
+			Out: region.Output{Dir: dir, RunID: "st", PerRank: true, Labels: map[string]string{"app": "stencil"}},
 			// 10 µs of compute on rank 0, 12 µs on rank 1, ±2 µs uniform.
 			Work: func(int) {
 				r.Sleep(time.Duration(10_000+2_000*r.ID()) + time.Duration(rng.IntN(4001)-2000))

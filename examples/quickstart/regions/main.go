@@ -6,10 +6,8 @@ package main
 import (
 	"log"
 
-	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/region"
-	"github.com/reprobench/reprobench/timing"
 )
 
 func main() {
@@ -17,26 +15,26 @@ func main() {
 		log.Fatal(err)
 	}
 	defer mpi.Finalize()
-	if err := app(mpi.World(), timing.NewDefault(), "regions-out", "hca3"); err != nil {
+	c := mpi.World()
+	// The default clock and clock synchronization; the output directory
+	// is checked now, not after the run.
+	rec, err := region.Start(c, "regions-out")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := app(c, rec); err != nil {
+		log.Fatal(err)
+	}
+	// Collective: syncs the clocks again, reduces, and rank 0 writes
+	// regions-out/regions-mpirun000.* and prints the misuse account.
+	if _, err := rec.Stop(); err != nil {
 		log.Fatal(err)
 	}
 }
 
 // app is the application: 1000 iterations of an allreduce and some
-// compute. The clocks are synchronized at New and again at Close.
-func app(c mpi.Comm, clk timing.Clock, dir, sync string) error {
-	sp, err := clocksync.ParseSpec(sync)
-	if err != nil {
-		return err
-	}
-	alg, err := sp.New()
-	if err != nil {
-		return err
-	}
-	rec, err := region.New(c, clk, region.Options{Sync: alg})
-	if err != nil {
-		return err
-	}
+// compute, with two regions.
+func app(c mpi.Comm, rec *region.Recorder) error {
 	x, sum := []float64{1}, []float64{0}
 	for it := range 1000 {
 		rec.SetIter(int64(it)) // a column of each row, not a group
@@ -52,6 +50,5 @@ func app(c mpi.Comm, clk timing.Clock, dir, sync string) error {
 			}
 		}()
 	}
-	_, err = rec.Close(region.Output{Dir: dir, RunID: "app"}) // rank 0 writes dir/app-mpirun000.*
-	return err
+	return nil
 }

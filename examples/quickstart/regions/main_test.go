@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/region"
 )
 
 // TestApp runs the application on 2 simulated ranks and reads what it
@@ -16,8 +18,24 @@ func TestApp(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
+	sp, err := clocksync.ParseSpec("hca3:fitpts=50,exchanges=10")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Run(func(r *mpitest.Rank) error {
-		return app(r.Comm(), r.Clock(), dir, "hca3:fitpts=50,exchanges=10")
+		alg, err := sp.New()
+		if err != nil {
+			return err
+		}
+		rec, err := region.StartWith(r.Comm(), r.Clock(), region.Options{Sync: alg}, region.Output{Dir: dir, RunID: "app"})
+		if err != nil {
+			return err
+		}
+		if err := app(r.Comm(), rec); err != nil {
+			return err
+		}
+		_, err = rec.Stop()
+		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
