@@ -236,7 +236,7 @@ func newGroup(d *analysis.Dataset, s analysis.GroupSummary, opt analysis.Options
 		return g
 	}
 	g.Rows = len(grp.Runtimes) + grp.Invalid + grp.Bad
-	for _, m := range analysis.PerMpirun(grp, opt.TukeyK) {
+	for _, m := range analysis.PerMpirun(grp, opt.TukeyFor(grp.Key)) {
 		if p := m.Normality.P; !math.IsNaN(p) {
 			g.ObsTested++
 			if p <= opt.Alpha {
