@@ -94,8 +94,8 @@ func (e Efficiency) String() string {
 // communication efficiency CommE = max(u)/T and parallel efficiency
 // PE = LB·CommE = mean(u)/T.
 type POP struct {
-	Compute                                        []string
-	UsefulMeanS, UsefulMaxS                        float64
+	Compute                                         []string
+	UsefulMeanS, UsefulMaxS                         float64
 	LoadBalance, CommEfficiency, ParallelEfficiency Efficiency
 }
 

@@ -147,7 +147,7 @@ func TestRegionPOPGroundTruth(t *testing.T) {
 				t.Errorf("work %v: %s %v does not hold the truth %.6f in an interval under 0.005 wide", work, c.name, c.e, c.truth)
 			}
 		}
-				if d := math.Abs(a.POP.LoadBalance.Value - design); d > 0.01 {
+		if d := math.Abs(a.POP.LoadBalance.Value - design); d > 0.01 {
 			t.Errorf("work %v: load balance %.4f, design %.4f", work, a.POP.LoadBalance.Value, design)
 		}
 		for _, tt := range a.Totals {
