@@ -87,6 +87,21 @@ type regionView struct {
 	Title, Note string
 	SVG         template.HTML
 	Rows        []entryRow
+	// Account is the incomplete mark and the misuse account; Warn when
+	// either says something went wrong.
+	Account string
+	Warn    bool
+	Totals  []totalRow
+	POP     []popRow
+	PopNote string
+}
+
+type totalRow struct {
+	Region, Ranks, Mean, Max, Min, Share, Imbalance string
+}
+
+type popRow struct {
+	Name, Value, Interval, Verdict string
 }
 
 type entryRow struct {
@@ -440,6 +455,7 @@ func (r *Report) regionsView(v *page) {
 				}
 				rv.Rows = append(rv.Rows, row)
 			}
+			regionAnalysisView(&rv, run.Analysis)
 			v.Regions = append(v.Regions, rv)
 		}
 	}

@@ -38,6 +38,10 @@ type Options struct {
 	// application regions (package region) shows; to ≤ from: the
 	// DefaultRegionIters iterations from the middle of the run.
 	RegionIters [2]int64
+	// RegionCompute names the regions that are useful computation for the
+	// POP efficiencies (analysis.RegionOptions.Compute; empty: those the
+	// recorder marked).
+	RegionCompute []string
 }
 
 // Report is everything the page shows, computed by New from one or two
@@ -203,7 +207,7 @@ func New(sides []*Side, opt Options) (*Report, error) {
 		r.Overviews = append(r.Overviews, newOverview(s, groups))
 		r.Methods = append(r.Methods, newMethod(s))
 		r.Machines = append(r.Machines, newMachine(s))
-		r.Regions = append(r.Regions, s.regionRuns(opt.RegionIters))
+		r.Regions = append(r.Regions, s.regionRuns(opt.RegionIters, opt.RegionCompute))
 	}
 	r.Differences = differences(r.Sides)
 	r.Rules = checkRules(r)

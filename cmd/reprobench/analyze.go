@@ -110,6 +110,7 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	columns := fs.String("columns", "", "text: these columns, comma-separated (see above)")
 	pcts := fs.String("percentiles", "", "tail percentiles, e.g. 50,90,99,99.9: the median over mpiruns of each mpirun's percentile with its interval (pooled, marked, with too few mpiruns); docs/percentiles.md")
 	by := fs.String("by", "", "also group by these recorded covariate `columns`, comma-separated ("+strings.Join(rawdata.CovariateColumns, ", ")+"); without it a covariate only explains modes")
+	compute := fs.String("compute", "", "application regions: the region `names`, comma-separated, that are useful computation for the POP efficiencies (default: those the recorder marked); docs/regions.md")
 	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
 	}
@@ -170,7 +171,16 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 		if err := tables.WriteInvalidExcess(stdout, sums, opt.Level); err != nil {
 			return err
 		}
-		return tables.WriteCPULoad(stdout, d.Mpiruns, loads, sums)
+		if err := tables.WriteCPULoad(stdout, d.Mpiruns, loads, sums); err != nil {
+			return err
+		}
+		ropt := analysis.DefaultRegionOptions
+		ropt.Compute = splitNonEmpty(*compute)
+		runs, err := analysis.ReadRegionRuns(d, ropt)
+		if err != nil {
+			fmt.Fprintf(stderr, "analyze: application regions not read: %v\n", err)
+		}
+		return tables.WriteRegionRuns(stdout, runs)
 	case "csv":
 		return tables.WriteSummaryCSV(stdout, sums)
 	case "json":
