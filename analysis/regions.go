@@ -40,6 +40,10 @@ type RegionOptions struct {
 // MAXFREQ), 1 ns per duration, and intervals up to 0.1 wide (±0.05).
 var DefaultRegionOptions = RegionOptions{RateErr: 500e-6, ResolutionS: 1e-9, MaxWidth: 0.1}
 
+// maxKeptDurations is how many per-rank durations the analysis keeps for
+// the per-rank medians (RegionTotal.MedianS): 32 MiB.
+const maxKeptDurations = 4 << 20
+
 // RegionTotal is one (region, labels) of a run: each rank's total time in
 // it (the sum of its own-clock durations), seconds.
 type RegionTotal struct {
@@ -50,6 +54,9 @@ type RegionTotal struct {
 	PerRankS []float64
 	// Count is each rank's number of occurrences (nil with PerRankS nil).
 	Count []int
+	// MedianS is each rank's median duration of one occurrence, seconds;
+	// nil without per-rank rows or past maxKeptDurations rows.
+	MedianS []float64
 	// Ranks is the number of ranks that recorded it; SumS, MaxS, MinS and
 	// MeanS the statistics of their totals.
 	Ranks                   int
@@ -97,6 +104,12 @@ type POP struct {
 	Compute                                         []string
 	UsefulMeanS, UsefulMaxS                         float64
 	LoadBalance, CommEfficiency, ParallelEfficiency Efficiency
+	// TypicalLoadBalance is the load balance of typical occurrences:
+	// LB with u_r = Σ median duration × count over the compute regions,
+	// so that a few long occurrences (a rank descheduled by other
+	// processes, a page fault) do not weigh as in the totals; NaN without
+	// the per-rank medians. Its interval allows ρ and the resolution.
+	TypicalLoadBalance Efficiency
 }
 
 // RegionRunAnalysis is the analysis of one mpirun of application regions.
@@ -116,6 +129,8 @@ type RegionRunAnalysis struct {
 	Totals        []RegionTotal
 	POP           *POP // nil without regions marked as computation
 	Notes         []string
+	// Options are the options the analysis ran with.
+	Options RegionOptions
 
 	runLabels []string // the run-wide labels (sidecar labels)
 }
@@ -200,7 +215,7 @@ func AnalyzeRegionRun(id MpirunID, m *rawdata.Metadata, ranksPath string, opt Re
 	if err != nil {
 		return nil, fmt.Errorf("analysis: %s mpirun %d: %w", id.RunID, id.Mpirun, err)
 	}
-	a := &RegionRunAnalysis{ID: id, Np: m.Np, Incomplete: rr.Incomplete, Misuse: rr.Misuse, RunS: math.NaN(), RunErrS: math.Inf(1)}
+	a := &RegionRunAnalysis{ID: id, Np: m.Np, Incomplete: rr.Incomplete, Misuse: rr.Misuse, RunS: math.NaN(), RunErrS: math.Inf(1), Options: opt}
 	for k := range m.Labels {
 		a.runLabels = append(a.runLabels, k)
 	}
@@ -302,7 +317,9 @@ func (a *RegionRunAnalysis) readRankRows(r io.Reader, id MpirunID, twoB float64,
 	type acc struct {
 		sum []float64
 		n   []int
+		d   [][]float64 // durations per rank, while kept < maxKeptDurations
 	}
+	kept := 0
 	byKey := map[[2]string]*acc{}
 	var order [][2]string
 	lo, hi := make([]float64, np), make([]float64, np) // own-clock span per rank
@@ -361,19 +378,29 @@ func (a *RegionRunAnalysis) readRankRows(r io.Reader, id MpirunID, twoB float64,
 			order = append(order, k)
 		}
 		for rank >= len(t.sum) {
-			t.sum, t.n = append(t.sum, 0), append(t.n, 0)
+			t.sum, t.n, t.d = append(t.sum, 0), append(t.n, 0), append(t.d, nil)
 		}
 		t.sum[rank] += le - ls
 		t.n[rank]++
+		if kept < maxKeptDurations {
+			t.d[rank] = append(t.d[rank], le-ls)
+		}
+		kept++
 	}
 	n := len(lo)
 	for _, k := range order {
 		t := byKey[k]
 		rt := RegionTotal{Region: k[0], Labels: k[1], PerRankS: make([]float64, n), Count: make([]int, n), MaxS: math.Inf(-1), MinS: math.Inf(1)}
+		if kept <= maxKeptDurations {
+			rt.MedianS = make([]float64, n)
+		}
 		for r := range n {
 			rt.PerRankS[r] = math.NaN()
 			if r < len(t.n) && t.n[r] > 0 {
 				rt.PerRankS[r], rt.Count[r] = t.sum[r], t.n[r]
+				if rt.MedianS != nil {
+					rt.MedianS[r] = Median(t.d[r])
+				}
 				rt.Ranks++
 				rt.SumS += t.sum[r]
 				rt.MaxS, rt.MinS = math.Max(rt.MaxS, t.sum[r]), math.Min(rt.MinS, t.sum[r])
@@ -417,7 +444,7 @@ func nanTo(x, v float64) float64 {
 func (a *RegionRunAnalysis) pop(compute []string, opt RegionOptions) *POP {
 	p := &POP{Compute: compute}
 	nan := Efficiency{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
-	p.LoadBalance, p.CommEfficiency, p.ParallelEfficiency = nan, nan, nan
+	p.LoadBalance, p.CommEfficiency, p.ParallelEfficiency, p.TypicalLoadBalance = nan, nan, nan, nan
 	var sel []RegionTotal
 	for _, t := range a.Totals {
 		if slices.Contains(compute, t.Region) {
@@ -469,6 +496,9 @@ func (a *RegionRunAnalysis) pop(compute []string, opt RegionOptions) *POP {
 		return e
 	}
 	p.LoadBalance = eff(mean/mx, meanLo/mxHi, meanHi/mxLo)
+	if typ := typicalLB(sel, opt); typ != nil {
+		p.TypicalLoadBalance = eff(typ[0], typ[1], typ[2])
+	}
 	T, eT := a.RunS, a.RunErrS
 	if math.IsNaN(T) {
 		return p
@@ -483,4 +513,33 @@ func (a *RegionRunAnalysis) pop(compute []string, opt RegionOptions) *POP {
 	p.CommEfficiency = eff(mx/T, mxLo/tHi, upper(mxHi))
 	p.ParallelEfficiency = eff(mean/T, meanLo/tHi, upper(meanHi))
 	return p
+}
+
+// typicalLB is the load balance from per-rank median × count over sel
+// and its interval (value, lo, hi), nil without medians.
+func typicalLB(sel []RegionTotal, opt RegionOptions) []float64 {
+	if sel[0].MedianS == nil {
+		return nil
+	}
+	n := len(sel[0].MedianS)
+	u, e := make([]float64, n), make([]float64, n)
+	for _, t := range sel {
+		if t.MedianS == nil {
+			return nil
+		}
+		for r, m := range t.MedianS {
+			if t.Count[r] > 0 {
+				v := m * float64(t.Count[r])
+				u[r] += v
+				e[r] += opt.RateErr*v + float64(t.Count[r])*opt.ResolutionS
+			}
+		}
+	}
+	var mean, meanLo, meanHi, mx, mxLo, mxHi float64
+	for r := range u {
+		mean, meanLo, meanHi = mean+u[r], meanLo+math.Max(0, u[r]-e[r]), meanHi+u[r]+e[r]
+		mx, mxLo, mxHi = math.Max(mx, u[r]), math.Max(mxLo, u[r]-e[r]), math.Max(mxHi, u[r]+e[r])
+	}
+	k := float64(n)
+	return []float64{mean / k / mx, meanLo / k / mxHi, meanHi / k / mxLo}
 }

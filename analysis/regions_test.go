@@ -150,6 +150,15 @@ func TestRegionPOPGroundTruth(t *testing.T) {
 		if d := math.Abs(a.POP.LoadBalance.Value - design); d > 0.01 {
 			t.Errorf("work %v: load balance %.4f, design %.4f", work, a.POP.LoadBalance.Value, design)
 		}
+		// Typical occurrences: the slow one weighs as one, so the work's own
+		// balance, mean/max of work, shows (±2 µs jitter on 20 µs medians).
+		var ws, wm float64
+		for _, x := range work {
+			ws, wm = ws+float64(x), math.Max(wm, float64(x))
+		}
+		if typ, want := a.POP.TypicalLoadBalance, ws/float64(p)/wm; math.Abs(typ.Value-want) > 0.02 || typ.TooWide {
+			t.Errorf("work %v: typical load balance %v, want %.3f ± 0.02", work, typ, want)
+		}
 		for _, tt := range a.Totals {
 			if tt.Region == "compute" && math.Abs(tt.Imbalance-1/design) > 0.02 {
 				t.Errorf("work %v: compute imbalance %.4f, want about %.4f", work, tt.Imbalance, 1/design)

@@ -51,10 +51,17 @@ func regionAnalysisView(rv *regionView, a *analysis.RegionRunAnalysis) {
 	}
 	rv.PopNote = fmt.Sprintf("POP efficiencies with useful computation = %s: each interval holds what the stated clock bounds and a clock rate error of ±%g ppm allow; wider than %g is too wide to conclude (docs/regions.md).",
 		strings.Join(p.Compute, ", "), 1e6*a.Options.RateErr, a.Options.MaxWidth)
-	for _, e := range []struct {
+	effs := []struct {
 		name string
 		e    analysis.Efficiency
-	}{{"load balance (mean/max useful)", p.LoadBalance}, {"communication efficiency (max useful/run)", p.CommEfficiency}, {"parallel efficiency (product)", p.ParallelEfficiency}} {
+	}{{"load balance (mean/max useful)", p.LoadBalance}, {"communication efficiency (max useful/run)", p.CommEfficiency}, {"parallel efficiency (product)", p.ParallelEfficiency}}
+	if !math.IsNaN(p.TypicalLoadBalance.Value) { // needs the per-rank medians
+		effs = append(effs, struct {
+			name string
+			e    analysis.Efficiency
+		}{"load balance of typical occurrences (per-rank median × count)", p.TypicalLoadBalance})
+	}
+	for _, e := range effs {
 		row := popRow{Name: e.name, Value: "unknown", Interval: "—", Verdict: "—"}
 		if !math.IsNaN(e.e.Value) {
 			row.Value = fmt.Sprintf("%.3f", e.e.Value)

@@ -63,6 +63,9 @@ func WriteRegionRuns(w io.Writer, runs []*analysis.RegionRunAnalysis) error {
 			fmt.Fprintf(w, "  load balance (mean/max useful)            %s\n", p.LoadBalance)
 			fmt.Fprintf(w, "  communication efficiency (max useful/run) %s\n", p.CommEfficiency)
 			fmt.Fprintf(w, "  parallel efficiency (product)             %s\n", p.ParallelEfficiency)
+			if !math.IsNaN(p.TypicalLoadBalance.Value) {
+				fmt.Fprintf(w, "  load balance of typical occurrences       %s (per-rank median × count: long occurrences, e.g. descheduling, weigh less)\n", p.TypicalLoadBalance)
+			}
 		} else {
 			fmt.Fprintln(w, "POP efficiencies: no region marked as computation (analyze --compute NAMES)")
 		}

@@ -61,6 +61,7 @@ func run(cfg Config, spec string) error {
 	defer mpi.Finalize()
 	c := mpi.World()
 	cfg.Out.Labels = map[string]string{"app": "stencil"}
+	cfg.Work = heavyWork(c, cfg.Cells)
 	res, err := Run(c, timing.NewMonotonic(), cfg)
 	if err != nil {
 		// Another rank may wait in a collective: end the job.
