@@ -41,3 +41,16 @@ func TestRegionAnalysisView(t *testing.T) {
 		t.Errorf("clean run's account %q (warn %v)", rv.Account, rv.Warn)
 	}
 }
+
+// TestDescribeRegions: the page's one-line description of a run of
+// application regions names the regions, not a size or a datatype.
+func TestDescribeRegions(t *testing.T) {
+	got := describe(Overview{Regions: []string{"compute", "halo"}, Nps: []int{4}})
+	if got != "application regions compute, halo on 4 processes" {
+		t.Errorf("describe: %q", got)
+	}
+	got = describe(Overview{Calls: []string{"Bcast"}, Sizes: []int{8}, Datatypes: []string{"byte"}, Nps: []int{2}})
+	if got != "Bcast at 8 B (byte) on 2 processes" {
+		t.Errorf("describe of a benchmark: %q", got)
+	}
+}

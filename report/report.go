@@ -80,6 +80,9 @@ type Overview struct {
 	Sizes                               []int // bytes
 	Nps                                 []int
 	Datatypes                           []string
+	// Regions are the names of the application regions (groups with
+	// GroupKey.Region), which have no call, size or datatype of their own.
+	Regions []string
 	// Factors are the labels of the groups (method factors such as
 	// procsync, and user labels) with their levels, sorted by name.
 	Factors []Factor
@@ -260,6 +263,7 @@ func newOverview(s *Side, groups []Group) Overview {
 	}
 	o.RunIDs = sortedKeys(ids)
 	calls, sizes, nps, dts := map[string]bool{}, map[int]bool{}, map[int]bool{}, map[string]bool{}
+	regions := map[string]bool{}
 	levels := map[string]map[string]bool{}
 	for _, g := range groups {
 		o.Valid += g.N + g.OutliersRemoved
@@ -268,9 +272,14 @@ func newOverview(s *Side, groups []Group) Overview {
 		o.Bad += g.Bad
 		o.Outliers += g.OutliersRemoved
 		k := g.Key
-		calls[k.Call], sizes[k.MsizeBytes], nps[k.Np] = true, true, true
-		if k.Datatype != "" {
-			dts[k.Datatype] = true
+		nps[k.Np] = true
+		if k.Region { // an application's regions: no size, no datatype
+			regions[k.LabelValue(analysis.RegionLabel)] = true
+		} else {
+			calls[k.Call], sizes[k.MsizeBytes] = true, true
+			if k.Datatype != "" {
+				dts[k.Datatype] = true
+			}
 		}
 		if k.Labels == "" {
 			continue
@@ -284,7 +293,7 @@ func newOverview(s *Side, groups []Group) Overview {
 		}
 	}
 	o.Rows = o.Valid + o.Invalid + o.Bad
-	o.Calls, o.Datatypes = sortedKeys(calls), sortedKeys(dts)
+	o.Calls, o.Datatypes, o.Regions = sortedKeys(calls), sortedKeys(dts), sortedKeys(regions)
 	o.Sizes, o.Nps = sortedKeys(sizes), sortedKeys(nps)
 	for _, n := range sortedKeys(levels) {
 		o.Factors = append(o.Factors, Factor{Name: n, Levels: sortedKeys(levels[n])})
