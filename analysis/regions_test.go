@@ -272,3 +272,48 @@ func TestRegionSidecarTotals(t *testing.T) {
 		t.Errorf("LB %v wider than 0.05 not marked", a.POP.LoadBalance)
 	}
 }
+
+// TestRegionMisuseFromRecorder: each kind of misuse the recorder counts
+// today (an End without Begin, a region left open at Close, records
+// dropped from a full buffer) reaches the analysis's account through the
+// sidecar's per-rank entries, on 2 simulated ranks (seed 3).
+func TestRegionMisuseFromRecorder(t *testing.T) {
+	w, err := mpitest.New(mpitest.Config{Ranks: 2, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	err = w.Run(func(r *mpitest.Rank) error {
+		rec, err := region.New(r.Comm(), r.Clock(), region.Options{Capacity: 4})
+		if err != nil {
+			return err
+		}
+		if r.ID() == 1 {
+			rec.End("x") // without Begin
+		}
+		if r.ID() == 0 {
+			rec.Begin("open") // never closed
+		}
+		for range 5 { // capacity 4: rank 0 drops 2, rank 1 drops 1
+			rec.Begin("compute")
+			rec.End("compute")
+		}
+		_, err = rec.Close(region.Output{Dir: dir, RunID: "mis"})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := rawdata.ReadMetadata(filepath.Join(dir, "mis-mpirun000.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := analysis.AnalyzeRegionRun(analysis.MpirunID{RunID: "mis"}, m, filepath.Join(dir, "mis-mpirun000.ranks.csv"), analysis.DefaultRegionOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("account: %v", a.Misuse)
+	if a.Misuse.Misuses != 1 || a.Misuse.Drops != 3 || a.Misuse.Unclosed != 1 || !strings.Contains(a.Misuse.First, "rank 1") {
+		t.Errorf("account %v: want 1 misuse (rank 1's End without Begin), 3 drops, 1 unclosed", a.Misuse)
+	}
+}
