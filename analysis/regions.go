@@ -327,6 +327,7 @@ func (a *RegionRunAnalysis) readRankRows(r io.Reader, id MpirunID, twoB float64,
 		lo[i], hi[i] = math.Inf(1), math.Inf(-1)
 	}
 	gLo, gHi, globalOK := math.Inf(1), math.Inf(-1), true
+	cRun, cMp, cRank, cLS, cLE, cGS, cGE, cReg := col["run_id"], col["mpirun"], col["rank"], col["local_start_s"], col["local_end_s"], col["global_start_s"], col["global_end_s"], col[RegionLabel]
 	mp := strconv.Itoa(id.Mpirun)
 	var kb strings.Builder
 	for {
@@ -337,15 +338,15 @@ func (a *RegionRunAnalysis) readRankRows(r io.Reader, id MpirunID, twoB float64,
 		if err != nil {
 			return err
 		}
-		if rec[col["run_id"]] != id.RunID || rec[col["mpirun"]] != mp {
+		if rec[cRun] != id.RunID || rec[cMp] != mp {
 			continue
 		}
-		rank, err := strconv.Atoi(rec[col["rank"]])
+		rank, err := strconv.Atoi(rec[cRank])
 		if err != nil || rank < 0 {
-			return fmt.Errorf("%w: rank %q", ErrFormat, rec[col["rank"]])
+			return fmt.Errorf("%w: rank %q", ErrFormat, rec[cRank])
 		}
-		ls, err1 := ParseDecimal(rec[col["local_start_s"]])
-		le, err2 := ParseDecimal(rec[col["local_end_s"]])
+		ls, err1 := ParseDecimal(rec[cLS])
+		le, err2 := ParseDecimal(rec[cLE])
 		if err1 != nil || err2 != nil || math.IsNaN(le-ls) || le < ls {
 			continue
 		}
@@ -353,8 +354,8 @@ func (a *RegionRunAnalysis) readRankRows(r io.Reader, id MpirunID, twoB float64,
 			lo, hi = append(lo, math.Inf(1)), append(hi, math.Inf(-1))
 		}
 		lo[rank], hi[rank] = math.Min(lo[rank], ls), math.Max(hi[rank], le)
-		gs, err1 := ParseDecimal(rec[col["global_start_s"]])
-		ge, err2 := ParseDecimal(rec[col["global_end_s"]])
+		gs, err1 := ParseDecimal(rec[cGS])
+		ge, err2 := ParseDecimal(rec[cGE])
 		if err1 != nil || err2 != nil || math.IsNaN(gs) || math.IsNaN(ge) {
 			globalOK = false
 		} else {
@@ -369,7 +370,7 @@ func (a *RegionRunAnalysis) readRankRows(r io.Reader, id MpirunID, twoB float64,
 				kb.WriteString(hdr[i] + "=" + v)
 			}
 		}
-		k := [2]string{rec[col[RegionLabel]], kb.String()}
+		k := [2]string{rec[cReg], kb.String()}
 		t, ok := byKey[k]
 		if !ok {
 			k = [2]string{strings.Clone(k[0]), k[1]}
