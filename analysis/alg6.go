@@ -22,6 +22,11 @@ type Options struct {
 	// describes the kept observations (Mean, Min, P99 and Max included);
 	// OutliersRemoved counts the rest.
 	TukeyK float64
+	// RegionTukeyK is TukeyK for groups of application regions
+	// (GroupKey.Region): 0, every observation kept, unless asked. The
+	// slow iterations of an application are what its developer hunts,
+	// not noise to remove (Hoefler & Belli 2015, §3.1.3).
+	RegionTukeyK float64
 	// Level is the confidence level of the intervals (e.g. 0.95).
 	Level float64
 	// Alpha is the significance level of comparisons (e.g. 0.05).
@@ -48,6 +53,15 @@ type Options struct {
 // outliers and using robust measures; the headline median of per-mpirun
 // medians is one and barely moves, the mean and max do (docs/outliers.md).
 var DefaultOptions = Options{TukeyK: 1.5, Level: 0.95, Alpha: 0.05}
+
+// TukeyFor is the Tukey constant applied to the group of key k:
+// RegionTukeyK for a region group, TukeyK otherwise.
+func (o Options) TukeyFor(k GroupKey) float64 {
+	if k.Region {
+		return o.RegionTukeyK
+	}
+	return o.TukeyK
+}
 
 // GroupSummary is one row of the analysis table: Hunold & Carpen-Amarie 2016, Alg. 6 for one
 // (call, msize, np, datatype, labels) group. All times are in seconds.
@@ -145,7 +159,7 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 		x := byMp[m]
 		slices.Sort(x)
 		all = append(all, x)
-		kept, rm := tukeySorted(x, opt.TukeyK)
+		kept, rm := tukeySorted(x, opt.TukeyFor(g.Key))
 		s.OutliersRemoved += rm
 		if len(kept) == 0 {
 			continue
@@ -475,7 +489,7 @@ func CompareSummariesPaired(a, b GroupSummary, opt Options) Comparison {
 func compareGroups(ga, gb *Group, sa, sb GroupSummary, opt Options) Comparison {
 	var ra, rb []float64
 	if sa.NMpiruns < 2 || sb.NMpiruns < 2 {
-		ra, rb = Filtered(ga, opt.TukeyK), Filtered(gb, opt.TukeyK)
+		ra, rb = Filtered(ga, opt.TukeyFor(ga.Key)), Filtered(gb, opt.TukeyFor(gb.Key))
 	}
 	return CompareSummaries(sa, sb, ra, rb, opt)
 }

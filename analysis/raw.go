@@ -35,10 +35,21 @@ type GroupKey struct {
 	Np         int
 	Datatype   string
 	Labels     string // canonical "name=value,name=value" (sorted by name)
+	// Region marks a group of application regions (package region): its
+	// rows fill rawdata.RegionColumns. Its message size and datatype mean
+	// nothing, and String leaves them out.
+	Region bool
 }
 
-// String renders the key the way the CLI prints it.
+// String renders the key the way the CLI prints it: call/msize=N/np=P,
+// the datatype and the labels; for a region group (Region) the region's
+// label first, then np and the other labels ("region=compute/np=4/phase=x"),
+// with the call in front only when it is not the recorder's default
+// "region".
 func (k GroupKey) String() string {
+	if k.Region {
+		return k.regionString()
+	}
 	s := fmt.Sprintf("%s/msize=%d/np=%d", k.Call, k.MsizeBytes, k.Np)
 	if k.Datatype != "" {
 		s += "/" + k.Datatype
@@ -48,6 +59,31 @@ func (k GroupKey) String() string {
 	}
 	return s
 }
+
+func (k GroupKey) regionString() string {
+	var parts []string
+	if k.Call != "" && k.Call != RegionCall {
+		parts = append(parts, k.Call)
+	}
+	var rest []string
+	for _, kv := range splitLabels(k.Labels) {
+		if kv.Name == RegionLabel {
+			parts = append(parts, kv.Name+"="+kv.Value)
+		} else {
+			rest = append(rest, kv.Name+"="+kv.Value)
+		}
+	}
+	parts = append(parts, fmt.Sprintf("np=%d", k.Np))
+	return strings.Join(append(parts, rest...), "/")
+}
+
+// RegionLabel and RegionCall are the label holding a region's name and the
+// default call column of region rows (package region's RegionLabel and
+// DefaultCall, which the analysis does not import).
+const (
+	RegionLabel = "region"
+	RegionCall  = "region"
+)
 
 // LabelValue returns the value of label name in the key ("" if absent).
 func (k GroupKey) LabelValue(name string) string {
@@ -339,6 +375,7 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 	slices.SortFunc(labels, func(a, b lab) int { return strings.Compare(a.name, b.name) })
 	cRun, cMp, cCall, cMsize, cDT, cNP, cRT, cErr := col["run_id"], col["mpirun"], col["call"], col["msize_bytes"], col["datatype"], col["np"], col["runtime_s"], col["errorcode"]
 	cExp, cRep := col["exp"], col["rep"]
+	cNranks, hasRegion := col["nranks"] // a region row fills nranks
 	for {
 		rec, line, err := d.nextRecord(cr, name, hdr)
 		if rec == nil || err != nil {
@@ -372,6 +409,10 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 		b = append(b, rec[cNP]...)
 		b = append(b, 0)
 		b = append(b, rec[cDT]...)
+		region := hasRegion && rec[cNranks] != ""
+		if region {
+			b = append(b, 0, 'R')
+		}
 		for _, l := range labels {
 			if rec[l.idx] == "" {
 				continue
@@ -410,7 +451,7 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 			}
 			key := GroupKey{
 				Call: strings.Clone(rec[cCall]), MsizeBytes: msize, Np: np,
-				Datatype: strings.Clone(rec[cDT]), Labels: strings.Join(parts, ","),
+				Datatype: strings.Clone(rec[cDT]), Labels: strings.Join(parts, ","), Region: region,
 			}
 			// Different spellings of one key ("08" and "8") share a group.
 			if gi, ok = d.byKey[key]; !ok {
@@ -494,9 +535,11 @@ func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map
 	// Columns beyond PerRankColumns are labels (region runs write them),
 	// part of the per-rank group's key as in raw files.
 	var labels []int
+	region := false // a region run's per-rank file has the region label
 	for i, h := range hdr {
 		if !slices.Contains(PerRankColumns, h) {
 			labels = append(labels, i)
+			region = region || h == RegionLabel
 		}
 	}
 	slices.SortFunc(labels, func(a, b int) int { return strings.Compare(hdr[a], hdr[b]) })
@@ -555,7 +598,7 @@ func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map
 				}
 			}
 			gi = len(d.PerRank)
-			d.PerRank = append(d.PerRank, &PerRankGroup{Key: GroupKey{Call: strings.Clone(rec[cCall]), MsizeBytes: msize, Np: np, Labels: strings.Join(parts, ",")}, ByRank: map[int][]float64{}})
+			d.PerRank = append(d.PerRank, &PerRankGroup{Key: GroupKey{Call: strings.Clone(rec[cCall]), MsizeBytes: msize, Np: np, Labels: strings.Join(parts, ","), Region: region}, ByRank: map[int][]float64{}})
 			d.prIndex[string(kb)] = gi
 		}
 		g := d.PerRank[gi]

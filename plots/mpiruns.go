@@ -58,7 +58,7 @@ func Mpiruns(d *analysis.Dataset, sel []analysis.GroupSummary, opt analysis.Opti
 		if g == nil || !(s.Median > 0) {
 			continue
 		}
-		runs := analysis.PerMpirun(g, opt.TukeyK)
+		runs := analysis.PerMpirun(g, opt.TukeyFor(g.Key))
 		runs = slices.DeleteFunc(runs, func(m analysis.MpirunSummary) bool { return m.N == 0 })
 		y0 := float64(n - 1 - i) // first group on top
 		col := plotutil.DarkColors[series[i]%len(plotutil.DarkColors)]

@@ -88,7 +88,7 @@ func plotDistributions(d *analysis.Dataset, sel []analysis.GroupSummary, opt ana
 	for i, s := range sel {
 		for _, g := range d.Groups {
 			if g.Key == s.Key {
-				vals[i] = analysis.Filtered(g, opt.TukeyK)
+				vals[i] = analysis.Filtered(g, opt.TukeyFor(g.Key))
 			}
 		}
 		for _, v := range vals[i] {
@@ -719,8 +719,8 @@ func QReg(ga, gb *analysis.Group, nameA, nameB, by string, opt analysis.Options,
 	if ga == nil || gb == nil || len(ga.Runtimes) == 0 || len(gb.Runtimes) == 0 {
 		return Figure{}, fmt.Errorf("plots: the quantile regression needs two groups with observations")
 	}
-	a := analysis.Filtered(ga, opt.TukeyK)
-	b := analysis.Filtered(gb, opt.TukeyK)
+	a := analysis.Filtered(ga, opt.TukeyFor(ga.Key))
+	b := analysis.Filtered(gb, opt.TukeyFor(gb.Key))
 	slices.Sort(a)
 	slices.Sort(b)
 	qs := analysis.QuantileRegression(a, b, analysis.Taus(), opt.Level)

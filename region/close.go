@@ -67,10 +67,10 @@ type Record struct {
 	PerRank []RankLog `json:"per_rank"`
 	// Misuse is the account of misuse, drops and unclosed regions summed
 	// over the ranks, which Close prints on rank 0 in one line.
-	Misuse MisuseAccount `json:"misuse"`
+	Misuse rawdata.RegionMisuse `json:"misuse"`
 	// Totals holds, per region and grouping labels, the statistics over
 	// the ranks of each rank's total time in it (RegionTotals).
-	Totals []RegionTotals `json:"totals"`
+	Totals []rawdata.RegionTotals `json:"totals"`
 	// RunS is the run's span: the latest global end minus the earliest
 	// global start over every record of every rank, seconds; without a
 	// global clock (no synchronization, or a rank without bound) it is

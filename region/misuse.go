@@ -90,36 +90,3 @@ func (r *Recorder) noteDrop(why string) {
 		fmt.Fprintf(r.opt.notes(), "region: rank %d: %s: Begin records nothing from now on while it lasts (dropped, counted and stated at Close)\n", r.c.Rank(), why)
 	}
 }
-
-// MisuseAccount is the run's account of misuse in the sidecar (summed
-// over the ranks): what Close prints on rank 0 in one line.
-type MisuseAccount struct {
-	// Misuses counts every misuse (all kinds), Drops the Begins that
-	// recorded nothing, Unclosed the regions still open at Close.
-	Misuses  int64 `json:"misuses"`
-	Drops    int64 `json:"drops"`
-	Unclosed int64 `json:"unclosed"`
-	// Partial counts the occurrences that not every rank recorded (rows
-	// with errorcode 16): a region entered on some ranks only, a
-	// different number of times, or dropped on some.
-	Partial int64 `json:"partial"`
-	// Kinds counts the misuses per kind (Misuse.String), zero kinds left out.
-	Kinds map[string]int64 `json:"kinds,omitempty"`
-	// First describes the first misuse of the lowest rank that had one,
-	// "rank R: …"; "" when there was none.
-	First string `json:"first,omitempty"`
-}
-
-// String is the one-line account Close prints on rank 0.
-func (a MisuseAccount) String() string {
-	s := fmt.Sprintf("%d misuses, %d dropped, %d unclosed, %d occurrences not on every rank", a.Misuses, a.Drops, a.Unclosed, a.Partial)
-	for k := range numMisuse {
-		if n := a.Kinds[k.String()]; n > 0 {
-			s += fmt.Sprintf(", %s %d", k, n)
-		}
-	}
-	if a.First != "" {
-		s += "; first: " + a.First
-	}
-	return s
-}

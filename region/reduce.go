@@ -10,22 +10,8 @@ import (
 	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/provenance"
+	"github.com/reprobench/reprobench/rawdata"
 )
-
-// RegionTotals is one (region, labels) of the run in Record.Totals: the
-// statistics over the ranks of each rank's total time in the region
-// (the sum of its durations there, each on the rank's own clock).
-type RegionTotals struct {
-	Region string `json:"region"`
-	Labels string `json:"labels"` // canonical "k=v,…", "" for none
-	// Ranks is the number of ranks that recorded the region at least once.
-	Ranks int `json:"ranks"`
-	// SumS, MaxS and MinS are the sum, the largest and the smallest over
-	// those ranks of a rank's total time in the region, seconds.
-	SumS float64 `json:"sum_s"`
-	MaxS float64 `json:"max_s"`
-	MinS float64 `json:"min_s"`
-}
 
 // MarkCompute marks the named regions as computation (the useful work of
 // the POP efficiencies), stated in the sidecar (Record.Compute). Call it
@@ -366,12 +352,12 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 	if r.spill != nil {
 		rec.SpillEvery, rec.SpillMaxS = r.spill.every, mxs[5]
 	}
-	rec.Totals = make([]RegionTotals, 0, K)
+	rec.Totals = make([]rawdata.RegionTotals, 0, K)
 	for e := range K {
-		t := RegionTotals{Region: union[e][0], Labels: union[e][1], Ranks: int(sm0[K+e]), SumS: sm0[e], MaxS: mx0[e], MinS: -mx0[K+e]}
+		t := rawdata.RegionTotals{Region: union[e][0], Labels: union[e][1], Ranks: int(sm0[K+e]), SumS: sm0[e], MaxS: mx0[e], MinS: -mx0[K+e]}
 		rec.Totals = append(rec.Totals, t)
 	}
-	rec.Misuse = MisuseAccount{Misuses: int64(sms[0]), Drops: int64(sms[1]), Unclosed: int64(sms[2])}
+	rec.Misuse = rawdata.RegionMisuse{Misuses: int64(sms[0]), Drops: int64(sms[1]), Unclosed: int64(sms[2])}
 	for _, row := range rows {
 		if row.Nranks < p {
 			rec.Misuse.Partial++

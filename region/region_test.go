@@ -223,7 +223,7 @@ func TestWriteRead(t *testing.T) {
 	if len(d.Groups) != 4 || len(d.Groups[0].Runtimes) != 5 || len(d.PerRank) != 4 {
 		t.Fatalf("groups %d, per-rank %d", len(d.Groups), len(d.PerRank))
 	}
-	if k := d.Groups[1].Key.String(); k != "region/msize=0/np=2/byte/app=t/clocksync=none/noise_guard=off/phase=warm/procsync=none/region=b/runtime_type=local/window_s=0" {
+	if k := d.Groups[1].Key.String(); k != "region=b/np=2/app=t/clocksync=none/noise_guard=off/phase=warm/procsync=none/runtime_type=local/window_s=0" {
 		t.Errorf("key %s", k)
 	}
 	if k := d.PerRank[0].Key.Labels; k != "app=t,phase=warm,region=a" {

@@ -87,6 +87,21 @@ type regionView struct {
 	Title, Note string
 	SVG         template.HTML
 	Rows        []entryRow
+	// Account is the incomplete mark and the misuse account; Warn when
+	// either says something went wrong.
+	Account string
+	Warn    bool
+	Totals  []totalRow
+	POP     []popRow
+	PopNote string
+}
+
+type totalRow struct {
+	Region, Ranks, Mean, Max, Min, Share, Imbalance string
+}
+
+type popRow struct {
+	Name, Value, Interval, Verdict string
 }
 
 type entryRow struct {
@@ -440,6 +455,7 @@ func (r *Report) regionsView(v *page) {
 				}
 				rv.Rows = append(rv.Rows, row)
 			}
+			regionAnalysisView(&rv, run.Analysis)
 			v.Regions = append(v.Regions, rv)
 		}
 	}
@@ -492,11 +508,18 @@ func describe(o Overview) string {
 	for _, n := range o.Nps {
 		nps = append(nps, strconv.Itoa(n))
 	}
-	s := fmt.Sprintf("%s at %s on %s processes", strings.Join(o.Calls, ", "), strings.Join(sizes, ", "), strings.Join(nps, ", "))
-	if len(o.Datatypes) > 0 {
-		s += " (" + strings.Join(o.Datatypes, ", ") + ")"
+	var parts []string
+	if len(o.Calls) > 0 {
+		s := fmt.Sprintf("%s at %s", strings.Join(o.Calls, ", "), strings.Join(sizes, ", "))
+		if len(o.Datatypes) > 0 {
+			s += " (" + strings.Join(o.Datatypes, ", ") + ")"
+		}
+		parts = append(parts, s)
 	}
-	return s
+	if len(o.Regions) > 0 {
+		parts = append(parts, "application regions "+strings.Join(o.Regions, ", "))
+	}
+	return fmt.Sprintf("%s on %s processes", strings.Join(parts, "; "), strings.Join(nps, ", "))
 }
 
 func counts(o Overview) string {

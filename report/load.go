@@ -172,7 +172,7 @@ func designCommand(path string) string {
 // regionRuns loads the runs of application regions among the side's
 // mpiruns (sidecars with a region record); what cannot be read is added to
 // Missing.
-func (s *Side) regionRuns(iters [2]int64) []*RegionRun {
+func (s *Side) regionRuns(iters [2]int64, compute []string) []*RegionRun {
 	var out []*RegionRun
 	for i, m := range s.Meta {
 		if m == nil || len(m.Regions) == 0 || i >= len(s.rawOf) {
@@ -182,6 +182,15 @@ func (s *Side) regionRuns(iters [2]int64) []*RegionRun {
 		if err != nil {
 			s.Missing = append(s.Missing, fmt.Sprintf("regions of %s mpirun %d: %v", s.Data.Mpiruns[i].RunID, s.Data.Mpiruns[i].Mpirun, err))
 			continue
+		}
+		ropt := analysis.DefaultRegionOptions
+		ropt.Compute = compute
+		ranks := ""
+		if f := m.Files["per_rank"]; f != "" {
+			ranks = filepath.Join(filepath.Dir(s.rawOf[i]), f)
+		}
+		if run.Analysis, err = analysis.AnalyzeRegionRun(s.Data.Mpiruns[i], m, ranks, ropt); err != nil {
+			s.Missing = append(s.Missing, fmt.Sprintf("totals of the regions of %s mpirun %d: %v", s.Data.Mpiruns[i].RunID, s.Data.Mpiruns[i].Mpirun, err))
 		}
 		out = append(out, run)
 	}

@@ -37,6 +37,9 @@ type RegionRun struct {
 	Spans    []RegionSpan
 	Entry    []EntrySpread
 	Regions  []string // names, in order of first appearance
+	// Analysis is where the time went: totals per region and rank, load
+	// imbalance, the POP efficiencies, the misuse account (nil: not read).
+	Analysis *analysis.RegionRunAnalysis
 }
 
 // RegionSpan is one rank's occurrence of a region, global seconds.

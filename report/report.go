@@ -38,6 +38,10 @@ type Options struct {
 	// application regions (package region) shows; to ≤ from: the
 	// DefaultRegionIters iterations from the middle of the run.
 	RegionIters [2]int64
+	// RegionCompute names the regions that are useful computation for the
+	// POP efficiencies (analysis.RegionOptions.Compute; empty: those the
+	// recorder marked).
+	RegionCompute []string
 }
 
 // Report is everything the page shows, computed by New from one or two
@@ -76,6 +80,9 @@ type Overview struct {
 	Sizes                               []int // bytes
 	Nps                                 []int
 	Datatypes                           []string
+	// Regions are the names of the application regions (groups with
+	// GroupKey.Region), which have no call, size or datatype of their own.
+	Regions []string
 	// Factors are the labels of the groups (method factors such as
 	// procsync, and user labels) with their levels, sorted by name.
 	Factors []Factor
@@ -203,7 +210,7 @@ func New(sides []*Side, opt Options) (*Report, error) {
 		r.Overviews = append(r.Overviews, newOverview(s, groups))
 		r.Methods = append(r.Methods, newMethod(s))
 		r.Machines = append(r.Machines, newMachine(s))
-		r.Regions = append(r.Regions, s.regionRuns(opt.RegionIters))
+		r.Regions = append(r.Regions, s.regionRuns(opt.RegionIters, opt.RegionCompute))
 	}
 	r.Differences = differences(r.Sides)
 	r.Rules = checkRules(r)
@@ -236,7 +243,7 @@ func newGroup(d *analysis.Dataset, s analysis.GroupSummary, opt analysis.Options
 		return g
 	}
 	g.Rows = len(grp.Runtimes) + grp.Invalid + grp.Bad
-	for _, m := range analysis.PerMpirun(grp, opt.TukeyK) {
+	for _, m := range analysis.PerMpirun(grp, opt.TukeyFor(grp.Key)) {
 		if p := m.Normality.P; !math.IsNaN(p) {
 			g.ObsTested++
 			if p <= opt.Alpha {
@@ -256,6 +263,7 @@ func newOverview(s *Side, groups []Group) Overview {
 	}
 	o.RunIDs = sortedKeys(ids)
 	calls, sizes, nps, dts := map[string]bool{}, map[int]bool{}, map[int]bool{}, map[string]bool{}
+	regions := map[string]bool{}
 	levels := map[string]map[string]bool{}
 	for _, g := range groups {
 		o.Valid += g.N + g.OutliersRemoved
@@ -264,9 +272,14 @@ func newOverview(s *Side, groups []Group) Overview {
 		o.Bad += g.Bad
 		o.Outliers += g.OutliersRemoved
 		k := g.Key
-		calls[k.Call], sizes[k.MsizeBytes], nps[k.Np] = true, true, true
-		if k.Datatype != "" {
-			dts[k.Datatype] = true
+		nps[k.Np] = true
+		if k.Region { // an application's regions: no size, no datatype
+			regions[k.LabelValue(analysis.RegionLabel)] = true
+		} else {
+			calls[k.Call], sizes[k.MsizeBytes] = true, true
+			if k.Datatype != "" {
+				dts[k.Datatype] = true
+			}
 		}
 		if k.Labels == "" {
 			continue
@@ -280,7 +293,7 @@ func newOverview(s *Side, groups []Group) Overview {
 		}
 	}
 	o.Rows = o.Valid + o.Invalid + o.Bad
-	o.Calls, o.Datatypes = sortedKeys(calls), sortedKeys(dts)
+	o.Calls, o.Datatypes, o.Regions = sortedKeys(calls), sortedKeys(dts), sortedKeys(regions)
 	o.Sizes, o.Nps = sortedKeys(sizes), sortedKeys(nps)
 	for _, n := range sortedKeys(levels) {
 		o.Factors = append(o.Factors, Factor{Name: n, Levels: sortedKeys(levels[n])})

@@ -285,6 +285,9 @@ func WriteSummaryText(w io.Writer, sums []analysis.GroupSummary, pool []analysis
 		if l := filteredNote(cols, opt.TukeyK, lv); l != "" {
 			fmt.Fprintln(w, l)
 		}
+		if l := RegionFilterNote(sums, opt); l != "" {
+			fmt.Fprintln(w, l)
+		}
 		fmt.Fprint(tw, "group")
 		for _, c := range cols {
 			fmt.Fprint(tw, "\t"+c.head(lv))
@@ -365,6 +368,19 @@ func filteredNote(cols []Column, k float64, lv string) string {
 		return strings.Join(heads, ", ") + ": of every valid observation (--tukey 0: no outlier filter)."
 	}
 	return strings.Join(heads, ", ") + fmt.Sprintf(": of the observations Tukey's filter kept (k = %g per mpirun; --tukey 0 keeps all).", k)
+}
+
+// RegionFilterNote says what the outlier filter did to the groups of
+// application regions among sums (analysis.Options.RegionTukeyK): ""
+// when there are none.
+func RegionFilterNote(sums []analysis.GroupSummary, opt analysis.Options) string {
+	if !slices.ContainsFunc(sums, func(s analysis.GroupSummary) bool { return s.Key.Region }) {
+		return ""
+	}
+	if opt.RegionTukeyK == 0 {
+		return "regions: every observation kept (no outlier filter for an application's regions; --tukey K asks for one)"
+	}
+	return fmt.Sprintf("regions: Tukey's filter asked for (k = %g per mpirun, --tukey)", opt.RegionTukeyK)
 }
 
 // anWriteRemoved sums, below the table, the rows removed before the

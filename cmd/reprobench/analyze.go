@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -44,14 +45,15 @@ func anReadFiles(stdin io.Reader, files []string, keepDup bool, groupBy ...strin
 }
 
 // tukeyHelp is the help of --tukey in analyze, compare, plot and report.
-const tukeyHelp = "Tukey's fence k: per mpirun, observations outside [Q1−k·IQR, Q3+k·IQR] are removed and counted before every " +
-	"statistic but --percentiles; 0 keeps all. Default 1.5 as Hunold & Carpen-Amarie 2016 Alg. 6; Hoefler & Belli 2015 §3.1.3 " +
-	"advise keeping outliers: docs/outliers.md"
+const tukeyHelp = "Tukey's fence k: per mpirun, observations outside [Q1−k·IQR, Q3+k·IQR] are removed before every " +
+	"statistic but --percentiles; 0 keeps all. Default 1.5 (Hunold & Carpen-Amarie 2016 Alg. 6), 0 for regions " +
+	"unless given; Hoefler & Belli 2015 advise keeping outliers: docs/outliers.md"
 
 // anOptions registers the options shared by analyze, compare, plot and report.
 type anOptions struct {
 	format  string
 	tukey   float64
+	visit   func(func(*flag.Flag)) // the flag set's Visit: was --tukey given?
 	level   float64
 	keepDup bool
 }
@@ -60,7 +62,9 @@ func (o *anOptions) register(fsFormat bool, fs interface {
 	StringVar(*string, string, string, string)
 	Float64Var(*float64, string, float64, string)
 	BoolVar(*bool, string, bool, string)
+	Visit(func(*flag.Flag))
 }, formats string) {
+	o.visit = fs.Visit
 	fs.BoolVar(&o.keepDup, "keep-duplicates", false, "count observations read twice (same run_id, mpirun, exp, rep) instead of refusing them")
 	if fsFormat {
 		fs.StringVar(&o.format, "format", "text", "output format: "+formats)
@@ -78,6 +82,13 @@ func (o *anOptions) options() (analysis.Options, error) {
 		return opt, fmt.Errorf("%w: --tukey must be ≥ 0", errUsage)
 	}
 	opt.Level, opt.TukeyK = o.level, o.tukey
+	if o.visit != nil { // an explicit --tukey filters region groups too
+		o.visit(func(f *flag.Flag) {
+			if f.Name == "tukey" {
+				opt.RegionTukeyK = o.tukey
+			}
+		})
+	}
 	return opt, nil
 }
 
@@ -99,6 +110,7 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	columns := fs.String("columns", "", "text: these columns, comma-separated (see above)")
 	pcts := fs.String("percentiles", "", "tail percentiles, e.g. 50,90,99,99.9: the median over mpiruns of each mpirun's percentile with its interval (pooled, marked, with too few mpiruns); docs/percentiles.md")
 	by := fs.String("by", "", "also group by these recorded covariate `columns`, comma-separated ("+strings.Join(rawdata.CovariateColumns, ", ")+"); without it a covariate only explains modes")
+	compute := fs.String("compute", "", "application regions: the region `names`, comma-separated, that are useful computation for the POP efficiencies (default: those the recorder marked); docs/regions.md")
 	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
 	}
@@ -159,7 +171,16 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 		if err := tables.WriteInvalidExcess(stdout, sums, opt.Level); err != nil {
 			return err
 		}
-		return tables.WriteCPULoad(stdout, d.Mpiruns, loads, sums)
+		if err := tables.WriteCPULoad(stdout, d.Mpiruns, loads, sums); err != nil {
+			return err
+		}
+		ropt := analysis.DefaultRegionOptions
+		ropt.Compute = splitNonEmpty(*compute)
+		runs, err := analysis.ReadRegionRuns(d, ropt)
+		if err != nil {
+			fmt.Fprintf(stderr, "analyze: application regions not read: %v\n", err)
+		}
+		return tables.WriteRegionRuns(stdout, runs)
 	case "csv":
 		return tables.WriteSummaryCSV(stdout, sums)
 	case "json":

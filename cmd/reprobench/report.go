@@ -47,6 +47,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	title := fs.String("title", "", "page title (default: from the run ids)")
 	alpha := fs.Float64("alpha", 0.05, "significance level of the comparison and of the normality tests")
 	pcts := fs.String("percentiles", "50,90,99", "tail percentiles of each group, as in analyze --percentiles (docs/percentiles.md); \"none\" leaves the table out")
+	compute := fs.String("compute", "", "application regions: the region `names`, comma-separated, that are useful computation for the POP efficiencies (default: those the recorder marked)")
 	iters := fs.String("region-iters", "", "the timeline of application regions (package region) shows iterations [`FROM:TO`); default: 4 from the middle of the run")
 	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
@@ -103,7 +104,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 		sides = append(sides, s)
 	}
 	r, err := report.New(sides, report.Options{Analysis: opt, Title: *title, Generated: time.Now(),
-		Generator: generator(), Command: append([]string{"reprobench", "report"}, args...), RegionIters: regionIters})
+		Generator: generator(), Command: append([]string{"reprobench", "report"}, args...), RegionIters: regionIters, RegionCompute: splitNonEmpty(*compute)})
 	if err != nil {
 		return err
 	}
@@ -159,4 +160,12 @@ func generator() string {
 		}
 	}
 	return s
+}
+
+// splitNonEmpty splits a comma-separated list; "" is none.
+func splitNonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }

@@ -72,6 +72,7 @@ func run(cfg Config, spec string) error {
 	c := mpi.World()
 	cfg.Out.Labels = map[string]string{"app": "stencil"}
 	cfg.Out.PerRank = true
+	cfg.Work = heavyWork(c, cfg.Cells)
 	res, err := Run(c, timing.NewMonotonic(), cfg)
 	if err != nil {
 		// Another rank may wait in a collective: end the job.
