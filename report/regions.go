@@ -55,7 +55,8 @@ type RegionSpan struct {
 // EntrySpread summarizes entry_spread_s (latest minus earliest global
 // start over the ranks) of one region's complete occurrences; BoundS is
 // the error the clocks allow on it, the sum of the two largest ranks'
-// stated bounds.
+// stated bounds (twice the largest when the sidecar lists only rank 0's;
+// NaN when some rank stated none).
 type EntrySpread struct {
 	Region                 string
 	N                      int
@@ -67,7 +68,10 @@ type EntrySpread struct {
 // regionsRecord is the part of package region's sidecar Record that the
 // report reads (kept generic: the report does not import the recorder).
 type regionsRecord struct {
-	Sync    string `json:"sync"`
+	Sync string `json:"sync"`
+	// BoundS is the largest rank's stated bound (absent: none stated),
+	// the allowance's source when per_rank lacks ranks.
+	BoundS  *float64 `json:"bound_s"`
 	PerRank []struct {
 		Rank   int      `json:"rank"`
 		BoundS *float64 `json:"bound_s"`
@@ -129,6 +133,11 @@ func loadRegions(rawPath string, id analysis.MpirunID, md *rawdata.Metadata, fro
 	}
 	run.From, run.To = from, to
 	b2 := twoLargest(run.BoundS)
+	if math.IsNaN(b2) && rec.BoundS != nil {
+		// per_rank holds rank 0 only (no per-rank rows were asked for):
+		// twice the largest bound covers the sum of the two largest.
+		b2 = 2 * *rec.BoundS
+	}
 	for _, name := range run.Regions {
 		s := slices.Clone(spreads[name])
 		slices.Sort(s)

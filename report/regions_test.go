@@ -23,6 +23,13 @@ import (
 // 6 µs on rank 1, and returns the raw file.
 func regionRun(t *testing.T, dir string) string {
 	t.Helper()
+	return regionRunRows(t, dir, true)
+}
+
+// regionRunRows is regionRun, with per-rank rows (and every rank's entry
+// in the record's per_rank) only when perRank is set.
+func regionRunRows(t *testing.T, dir string, perRank bool) string {
+	t.Helper()
 	w, err := mpitest.New(mpitest.Config{Ranks: 2, Seed: 9})
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +60,7 @@ func regionRun(t *testing.T, dir string) string {
 			r.Sleep(time.Duration(5000 + 1000*r.ID()))
 			rec.End("compute")
 		}
-		_, err = rec.Close(region.Output{Dir: dir, RunID: "reg", PerRank: true})
+		_, err = rec.Close(region.Output{Dir: dir, RunID: "reg", PerRank: perRank})
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -98,6 +105,34 @@ func TestRegions(t *testing.T) {
 	page := b.String()
 	if !strings.Contains(page, `<section id="regions">`) || strings.Count(page, "<title>rank ") != 12 {
 		t.Errorf("page: regions section %v, %d spans drawn", strings.Contains(page, `id="regions"`), strings.Count(page, "<title>rank "))
+	}
+}
+
+// TestRegionsAllowanceWithoutPerRank: without per-rank rows the sidecar
+// lists rank 0's bound only; the entry spread's allowance is then twice
+// the record's largest bound, never rank 0's 0.
+func TestRegionsAllowanceWithoutPerRank(t *testing.T) {
+	withRows, err := Load([]string{regionRunRows(t, t.TempDir(), true)}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := Load([]string{regionRunRows(t, t.TempDir(), false)}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New([]*Side{withRows}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New([]*Side{without}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	largest := a.Regions[0][0].BoundS[1]
+	for _, e := range b.Regions[0][0].Entry {
+		if !(largest > 0) || e.BoundS != 2*largest {
+			t.Errorf("%s: allowance %g without per-rank rows, want twice the largest bound %g", e.Region, e.BoundS, largest)
+		}
 	}
 }
 
