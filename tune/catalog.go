@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/mpi/mpitest"
 )
 
 // Library is a family of MPI libraries whose collective algorithms the
@@ -381,24 +382,31 @@ func mpich() *Catalog {
 	return c
 }
 
-// SimCvarPrefix begins the names of the simulated world's control
-// variables (package mpitest), which are also the environment variables
-// that set them.
-const SimCvarPrefix = "RBSIM_"
-
-// simulated is package mpitest's algorithm model: per collective
-// RBSIM_<COLL>_ALGORITHM (enumeration 0=auto, 1=binomial, 2=linear,
-// 3=segmented) and RBSIM_<COLL>_SEGSIZE (bytes). mpitest's own test
-// checks its table against this catalogue.
+// simulated is package mpitest's algorithm model, read from its
+// simulated MPI_T table (mpitest.ControlVariableTable): per collective
+// RBSIM_<COLL>_ALGORITHM, whose enumeration names the algorithms (0,
+// auto, is the default candidate), and RBSIM_<COLL>_SEGSIZE (bytes) for
+// the segmented one.
 func simulated() *Catalog {
 	c := &Catalog{Library: Simulated, Versions: "package mpitest",
-		Source:       "mpitest's simulated MPI_T table (mpitest.ControlVariables)",
+		Source:       "mpitest's simulated MPI_T table (mpitest.ControlVariableTable)",
 		WithinMpirun: "no: a simulated world reads its control variables when it is created (mpitest.Config.Cvars)"}
 	for _, p := range [][2]string{{"MPI_Allreduce", "ALLREDUCE"}, {"MPI_Bcast", "BCAST"}, {"MPI_Reduce", "REDUCE"}} {
-		cv := SimCvarPrefix + p[1] + "_ALGORITHM"
-		sg := SimCvarPrefix + p[1] + "_SEGSIZE"
-		c.Collectives = append(c.Collectives, Collective{Call: p[0], Cvar: cv, Env: cv, Segsize: sg, SegsizeEnv: sg,
-			Algorithms: []Algorithm{{Name: "binomial", Value: 1}, {Name: "linear", Value: 2}, {Name: "segmented", Value: 3, Segmented: true}}})
+		cv := mpitest.SimCvarPrefix + p[1] + "_ALGORITHM"
+		sg := mpitest.SimCvarPrefix + p[1] + "_SEGSIZE"
+		col := Collective{Call: p[0], Cvar: cv, Env: cv, Segsize: sg, SegsizeEnv: sg}
+		for _, v := range mpitest.ControlVariableTable() {
+			if v.Name != cv {
+				continue
+			}
+			for _, e := range v.Enum {
+				n, name, _ := strings.Cut(e, "=")
+				if k, err := strconv.Atoi(n); err == nil && k > 0 {
+					col.Algorithms = append(col.Algorithms, Algorithm{Name: name, Value: k, Segmented: k == mpitest.AlgSegmented})
+				}
+			}
+		}
+		c.Collectives = append(c.Collectives, col)
 	}
 	return c
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/mpi/mpitest"
 )
 
 // cvarHelperEnv makes the test binary print the library's control
@@ -185,5 +186,47 @@ func TestCatalogAgainstMPIT(t *testing.T) {
 	t.Logf("%s: %d candidates read back through MPI_T", c.Library, checked)
 	if !strings.Contains(c.Versions, "checked") || checked < 10 {
 		t.Errorf("only %d candidates checked", checked)
+	}
+}
+
+// TestSimulatedCatalog: every candidate of the simulated catalogue, set
+// as a simulated mpirun's environment, reads back as Expect says from the
+// simulated world's MPI_T table.
+func TestSimulatedCatalog(t *testing.T) {
+	c := CatalogFor(Simulated)
+	if err := c.CheckEnumerations(mpitest.ControlVariableTable()); err != nil {
+		t.Fatal(err)
+	}
+	for _, col := range c.Collectives {
+		cs, err := c.Candidates(col.Call, []int{64})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cs) != 5 {
+			t.Errorf("%s: %d candidates, want default, binomial, linear, segmented, segmented+segsize=64", col.Call, len(cs))
+		}
+		for _, k := range cs {
+			w, err := mpitest.New(mpitest.Config{Ranks: 2, Cvars: mpitest.CvarsFromEnv(k.Env())})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			if err := w.Run(func(r *mpitest.Rank) error {
+				if r.ID() == 0 {
+					vals, _ := r.Comm().(mpi.ControlVariableSource).ControlVariables()
+					for _, v := range vals {
+						got[v.Name] = v.Value
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range k.Settings {
+				if got[s.Cvar] != s.ReadBack {
+					t.Errorf("%s %s: %s = %q, want %q", col.Call, k.Name, s.Cvar, got[s.Cvar], s.ReadBack)
+				}
+			}
+		}
 	}
 }
