@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/reprobench/reprobench/campaign"
+	"github.com/reprobench/reprobench/factor"
+	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/provenance"
+	"github.com/reprobench/reprobench/tune"
+)
+
+// launchAlgorithmHelp is launch's --algorithm help.
+const launchAlgorithmHelp = "vary the collective algorithm per mpirun: `CALL:LEVELS`, e.g. MPI_Allreduce:default,ring,segmented_ring+segsize=1024, " +
+	"or CALL:all for every algorithm of the library (package tune's catalogue: Open MPI 4.1, MPICH 4.0, the simulator with --sim); " +
+	"each mpirun runs one level, in randomized blocks of every level (--mpiruns a multiple of the levels), set through its environment, " +
+	"written in the raw column algorithm, and read back through MPI_T after the measurements (the run fails if a setting did not take effect)"
+
+// launchAlgorithm returns the per-mpirun factor of --algorithm spec for
+// the library this binary links (the simulator's with sim).
+func launchAlgorithm(spec string, sim bool) (*campaign.MpirunFactor, error) {
+	call, list, ok := strings.Cut(spec, ":")
+	if !ok || call == "" || list == "" {
+		return nil, fmt.Errorf("--algorithm %q: want CALL:LEVELS, e.g. MPI_Allreduce:default,ring", spec)
+	}
+	lib := tune.Simulated
+	if !sim {
+		v, err := mpi.LibraryVersion()
+		if err != nil {
+			return nil, fmt.Errorf("--algorithm: which MPI library: %w", err)
+		}
+		var known bool
+		if lib, known = tune.LibraryOf(v); !known {
+			return nil, fmt.Errorf("--algorithm: no algorithm catalogue for %q (Open MPI and MPICH have one)", v)
+		}
+	}
+	cat := tune.CatalogFor(lib)
+	var cands []tune.Candidate
+	if list == "all" {
+		var err error
+		if cands, err = cat.Candidates(call, nil); err != nil {
+			return nil, fmt.Errorf("--algorithm: %w", err)
+		}
+	} else {
+		for _, name := range strings.Split(list, ",") {
+			c, err := cat.Candidate(call, strings.TrimSpace(name))
+			if err != nil {
+				return nil, fmt.Errorf("--algorithm: %w", err)
+			}
+			cands = append(cands, c)
+		}
+	}
+	row := factor.Algorithm.Row()
+	f := &campaign.MpirunFactor{Factor: row.Name, Env: row.Env}
+	for _, c := range cands {
+		env := c.Env()
+		if e := c.Expect(); e != "" {
+			env = append(env, provenance.ExpectEnv+"="+e)
+		}
+		f.Levels = append(f.Levels, campaign.MpirunLevel{Name: c.Name, Env: env})
+	}
+	return f, nil
+}
