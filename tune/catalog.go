@@ -56,9 +56,14 @@ type Algorithm struct {
 	Value int
 	// Segmented: the algorithm takes a segment size (Collective.Segsize).
 	Segmented bool
-	// Note says when the algorithm does not apply (it then fails, with
-	// MPICH's fallback set to error, or silently does something else).
+	// Note says more about the algorithm, when there is more to say.
 	Note string
+	// Needs says when the algorithm applies, "" for always: outside it
+	// the call fails (MPICH with the fallback set to error, which the
+	// forced candidates set), and so does the mpirun. The condition
+	// covers every call of the collective in the mpirun, reprobench's
+	// own (one-element reductions, small broadcasts) included.
+	Needs string
 }
 
 // Collective is what a library offers for one collective call.
@@ -104,6 +109,8 @@ type Candidate struct {
 	Name string
 	// Settings are the control variables it sets, none for the default.
 	Settings []Setting
+	// Needs is the algorithm's Needs.
+	Needs string
 }
 
 // Env returns the candidate's environment assignments, "NAME=value".
@@ -235,7 +242,7 @@ func (col *Collective) candidate(a Algorithm, seg int) Candidate {
 	if col.byName() {
 		val = a.Name
 	}
-	c := Candidate{Call: col.Call, Name: a.Name}
+	c := Candidate{Call: col.Call, Name: a.Name, Needs: a.Needs}
 	c.Settings = append(slices.Clone(col.Common), Setting{Cvar: col.Cvar, Env: col.Env, Value: val, ReadBack: strconv.Itoa(a.Value)})
 	if seg > 0 {
 		c.Name += "+segsize=" + strconv.Itoa(seg)
@@ -338,7 +345,7 @@ func openMPI() *Catalog {
 }
 
 // mpichColl is MPICH's entry of a collective (MPIR_CVAR_<COLL>_…).
-func mpichColl(call, coll string, notes map[string]string, algs ...string) Collective {
+func mpichColl(call, coll string, notes, needs map[string]string, algs ...string) Collective {
 	cv := "MPIR_CVAR_" + coll + "_INTRA_ALGORITHM"
 	dev := "MPIR_CVAR_" + coll + "_DEVICE_COLLECTIVE"
 	col := Collective{Call: call, Cvar: cv, Env: cv,
@@ -347,7 +354,7 @@ func mpichColl(call, coll string, notes map[string]string, algs ...string) Colle
 			{Cvar: dev, Env: dev, Value: "0", ReadBack: "0"},
 		}}
 	for i, a := range algs {
-		col.Algorithms = append(col.Algorithms, Algorithm{Name: a, Value: i + 1, Note: notes[a]})
+		col.Algorithms = append(col.Algorithms, Algorithm{Name: a, Value: i + 1, Note: notes[a], Needs: needs[a]})
 	}
 	return col
 }
@@ -362,8 +369,9 @@ func mpichColl(call, coll string, notes map[string]string, algs ...string) Colle
 // forced candidate, so that an algorithm that does not apply fails the
 // run instead of silently running another.
 func mpich() *Catalog {
-	smp := "needs a communicator spanning several nodes with several ranks on each; with the fallback set to error it fails otherwise"
+	smp := "a communicator over several nodes with several ranks on each (on one node, np 2, the first call failed here)"
 	nb := "runs the nonblocking algorithm (MPI_I<coll> and a wait)"
+	countNp := "a count of at least the number of ranks in every call (at np 2 here, the 1-element call failed)"
 	c := &Catalog{Library: MPICH, Versions: "4.0 (checked: 4.0.2 ch4:ucx here)",
 		Source: "MPI_T descriptions of MPIR_CVAR_<COLL>_INTRA_ALGORITHM in MPICH 4.0.2 (no MPI_T enumeration: the value is an int, " +
 			"the name's index, auto = 0); MPIR_CVAR_COLLECTIVE_FALLBACK (error = 0, print = 1, silent = 2) and " +
@@ -371,12 +379,13 @@ func mpich() *Catalog {
 		WithinMpirun: "possible, not used: MPICH's MPIR level reads MPIR_CVAR_<COLL>_INTRA_ALGORITHM at every call, so an MPI_T write " +
 			"changes the algorithm of the next call on any communicator (not verified here); reprobench sets it per mpirun through the environment"}
 	c.Collectives = []Collective{
-		mpichColl("MPI_Allreduce", "ALLREDUCE", map[string]string{"smp": smp, "nb": nb},
+		mpichColl("MPI_Allreduce", "ALLREDUCE", map[string]string{"nb": nb},
+			map[string]string{"smp": smp, "reduce_scatter_allgather": countNp + "; reprobench's own 1-element MPI_Allreduce fails with it"},
 			"nb", "smp", "recursive_doubling", "reduce_scatter_allgather"),
-		mpichColl("MPI_Bcast", "BCAST", map[string]string{"smp": smp, "nb": nb},
+		mpichColl("MPI_Bcast", "BCAST", map[string]string{"nb": nb}, map[string]string{"smp": smp},
 			"binomial", "nb", "smp", "scatter_recursive_doubling_allgather", "scatter_ring_allgather"),
-		mpichColl("MPI_Reduce", "REDUCE", map[string]string{"smp": smp, "nb": nb,
-			"reduce_scatter_gather": "needs a count of at least the number of ranks and a predefined operation"},
+		mpichColl("MPI_Reduce", "REDUCE", map[string]string{"nb": nb},
+			map[string]string{"smp": smp, "reduce_scatter_gather": countNp},
 			"binomial", "nb", "smp", "reduce_scatter_gather"),
 	}
 	return c

@@ -235,7 +235,7 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 		if rule != nil || *array {
 			return usage("--algorithm varies the algorithm per mpirun in whole blocks: not with --mpiruns auto or --array")
 		}
-		if c.PerMpirun, err = launchAlgorithm(*algorithm, *sim); err != nil {
+		if c.PerMpirun, err = launchAlgorithm(stderr, *algorithm, *sim); err != nil {
 			return usage("%v", err)
 		}
 		if n := len(c.PerMpirun.Levels); c.Mpiruns%n != 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/reprobench/reprobench/campaign"
@@ -13,13 +14,15 @@ import (
 
 // launchAlgorithmHelp is launch's --algorithm help.
 const launchAlgorithmHelp = "vary the collective algorithm per mpirun: `CALL:LEVELS`, e.g. MPI_Allreduce:default,ring,segmented_ring+segsize=1024, " +
-	"or CALL:all for every algorithm of the library (package tune's catalogue: Open MPI 4.1, MPICH 4.0, the simulator with --sim); " +
+	"or CALL:all for every algorithm of the library that applies unconditionally (package tune's catalogue: Open MPI 4.1, MPICH 4.0, the simulator with --sim); " +
 	"each mpirun runs one level, in randomized blocks of every level (--mpiruns a multiple of the levels), set through its environment, " +
 	"written in the raw column algorithm, and read back through MPI_T after the measurements (the run fails if a setting did not take effect)"
 
 // launchAlgorithm returns the per-mpirun factor of --algorithm spec for
-// the library this binary links (the simulator's with sim).
-func launchAlgorithm(spec string, sim bool) (*campaign.MpirunFactor, error) {
+// the library this binary links (the simulator's with sim). CALL:all
+// leaves out the algorithms that apply only under a condition
+// (tune.Algorithm.Needs), saying so on stderr.
+func launchAlgorithm(stderr io.Writer, spec string, sim bool) (*campaign.MpirunFactor, error) {
 	call, list, ok := strings.Cut(spec, ":")
 	if !ok || call == "" || list == "" {
 		return nil, fmt.Errorf("--algorithm %q: want CALL:LEVELS, e.g. MPI_Allreduce:default,ring", spec)
@@ -39,8 +42,16 @@ func launchAlgorithm(spec string, sim bool) (*campaign.MpirunFactor, error) {
 	var cands []tune.Candidate
 	if list == "all" {
 		var err error
-		if cands, err = cat.Candidates(call, nil); err != nil {
+		all, err := cat.Candidates(call, nil)
+		if err != nil {
 			return nil, fmt.Errorf("--algorithm: %w", err)
+		}
+		for _, c := range all {
+			if c.Needs == "" {
+				cands = append(cands, c)
+			} else {
+				fmt.Fprintf(stderr, "launch: --algorithm %s:all leaves out %s, which needs %s (name it to include it)\n", call, c.Name, c.Needs)
+			}
 		}
 	} else {
 		for _, name := range strings.Split(list, ",") {
