@@ -13,10 +13,8 @@ import (
 )
 
 // launchAlgorithmHelp is launch's --algorithm help.
-const launchAlgorithmHelp = "vary the collective algorithm per mpirun: `CALL:LEVELS`, e.g. MPI_Allreduce:default,ring,segmented_ring+segsize=1024, " +
-	"or CALL:all for every algorithm of the library that applies unconditionally (package tune's catalogue: Open MPI 4.1, MPICH 4.0, the simulator with --sim); " +
-	"each mpirun runs one level, in randomized blocks of every level (--mpiruns a multiple of the levels), set through its environment, " +
-	"written in the raw column algorithm, and read back through MPI_T after the measurements (the run fails if a setting did not take effect)"
+const launchAlgorithmHelp = "vary the collective algorithm per mpirun, `CALL:LEVELS` (MPI_Allreduce:default,ring,segmented_ring+segsize=1024, or CALL:all): " +
+	"one level per mpirun in randomized blocks, set through the environment, recorded in the raw column algorithm, read back through MPI_T (docs/tuning.md)"
 
 // launchAlgorithm returns the per-mpirun factor of --algorithm spec for
 // the library this binary links (the simulator's with sim). CALL:all
