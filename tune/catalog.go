@@ -330,9 +330,10 @@ func openMPI() *Catalog {
 	c := &Catalog{Library: OpenMPI, Versions: "4.1 (checked: 4.1.4 here)",
 		Source: "MPI_T enumerations of coll_tuned_<coll>_algorithm (value 0, \"ignore\", is the library's own choice: the default candidate); " +
 			"segment sizes: coll_tuned_<coll>_algorithm_segmentsize, honoured by the pipelining algorithms (ompi/mca/coll/base)",
-		WithinMpirun: "no, as implemented here: coll/tuned copies the forced algorithm into a communicator's module when the communicator is " +
-			"created, so an MPI_T write of coll_tuned_<coll>_algorithm followed by a new communicator could change it within an mpirun; " +
-			"reprobench sets it per mpirun through the environment (OMPI_MCA_*) only"}
+		WithinMpirun: "possible, not used: MPI_T reports coll_tuned_<coll>_algorithm and its segment size with scope all (writable at run " +
+			"time; 4.1.4 here) but coll_tuned_use_dynamic_rules readonly (so set it in the environment); coll/tuned copies the forced " +
+			"algorithm into a communicator's module when the communicator is created, so an MPI_T write followed by a new communicator " +
+			"would change it within an mpirun (the behaviour not verified here); reprobench sets it per mpirun through the environment"}
 	c.Collectives = []Collective{
 		ompiColl("MPI_Allreduce", "allreduce", []string{"segmented_ring"},
 			"basic_linear", "nonoverlapping", "recursive_doubling", "ring", "segmented_ring", "rabenseifner"),
@@ -376,8 +377,10 @@ func mpich() *Catalog {
 		Source: "MPI_T descriptions of MPIR_CVAR_<COLL>_INTRA_ALGORITHM in MPICH 4.0.2 (no MPI_T enumeration: the value is an int, " +
 			"the name's index, auto = 0); MPIR_CVAR_COLLECTIVE_FALLBACK (error = 0, print = 1, silent = 2) and " +
 			"MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE (\"If set to false, the device-override will be disabled\") from the same descriptions",
-		WithinMpirun: "possible, not used: MPICH's MPIR level reads MPIR_CVAR_<COLL>_INTRA_ALGORITHM at every call, so an MPI_T write " +
-			"changes the algorithm of the next call on any communicator (not verified here); reprobench sets it per mpirun through the environment"}
+		WithinMpirun: "possible, not used: MPI_T reports MPIR_CVAR_<COLL>_INTRA_ALGORITHM, _DEVICE_COLLECTIVE and the fallback with scope " +
+			"all_eq (writable at run time, the same value on every process; 4.0.2 here), and the MPIR level reads the algorithm variable " +
+			"at every call, so an MPI_T write on every rank changes the next call on any communicator (the behaviour not verified here); " +
+			"reprobench sets it per mpirun through the environment"}
 	c.Collectives = []Collective{
 		mpichColl("MPI_Allreduce", "ALLREDUCE", map[string]string{"nb": nb},
 			map[string]string{"smp": smp, "reduce_scatter_allgather": countNp + "; reprobench's own 1-element MPI_Allreduce fails with it"},
