@@ -21,6 +21,9 @@ import (
 //	Alltoall                   pairwise exchange, P−1 rounds
 //	ReduceScatterBlock         Reduce to 0, then Scatter
 //
+// Bcast, Reduce and Allreduce are the auto algorithms of RBSIM_<COLL>_ALGORITHM
+// (algorithms.go), which selects the others.
+//
 // Reductions combine in a fixed order, so floating-point results are
 // identical on every rank and for every run.
 
