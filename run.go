@@ -333,6 +333,12 @@ func Run(c mpi.Comm, exps []Experiment, opt Options) (*Result, error) {
 	meta.RunID, meta.Mpirun, meta.Seed, meta.SeedGenerated = opt.RunID, opt.Mpirun, *opt.Seed, opt.seedDrawn
 	meta.Labels, meta.Design, meta.Args, meta.Flags, meta.ClockSyncSpec = map[string]string{}, opt.Design, opt.Args, opt.Flags, spec
 	maps.Copy(meta.Labels, opt.Labels) // no labels: {}
+	for id, v := range perMpirun {
+		if meta.PerMpirun == nil {
+			meta.PerMpirun = map[string]string{}
+		}
+		meta.PerMpirun[id.String()] = v
+	}
 	meta.Simulation = opt.Simulation
 	if !opt.start.IsZero() {
 		meta.StartUTC = opt.start

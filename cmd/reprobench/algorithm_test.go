@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -63,6 +64,12 @@ func TestSimAlgorithmColumn(t *testing.T) {
 	side, err := os.ReadFile(filepath.Join(dir, "alg-mpirun000.json"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	var meta struct {
+		PerMpirun map[string]string `json:"per_mpirun"`
+	}
+	if err := json.Unmarshal(side, &meta); err != nil || meta.PerMpirun[factor.Algorithm.String()] != "segmented+segsize=64" {
+		t.Errorf("sidecar per_mpirun %v, %v", meta.PerMpirun, err)
 	}
 	if !strings.Contains(string(side), `"checked"`) || !strings.Contains(string(side), `"RBSIM_ALLREDUCE_ALGORITHM"`) {
 		t.Errorf("sidecar lacks the read-back")
