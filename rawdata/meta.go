@@ -24,6 +24,10 @@ type Metadata struct {
 	StartUTC      time.Time         `json:"start_utc"`
 	EndUTC        time.Time         `json:"end_utc"`
 	DurationS     float64           `json:"duration_s"`
+	// PerMpirun are the levels of the per-mpirun factors the launcher
+	// set (the algorithm), by column, as in every row (format 1.6);
+	// absent when none was set.
+	PerMpirun map[string]string `json:"per_mpirun,omitempty"`
 	// Clock is the clock's timing.Measurement on rank 0.
 	Clock json.RawMessage `json:"clock,omitempty"`
 	// TSC holds, for TSC clocks, the frequency and CPU facts.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/reprobench/reprobench/campaign"
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/internal/launch"
 	"github.com/reprobench/reprobench/mpi"
 )
@@ -72,6 +73,7 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	batch := fs.String("batch", "", "submit every mpirun as a Slurm batch job of its own with this command, e.g. 'sbatch -t 30 -p PART'; launch adds the job's size, output and the --launcher command, and records each job's id and nodes (docs/clusters.md)")
 	array := fs.Bool("array", false, "with --batch: submit the mpiruns as the tasks of one Slurm job array (sbatch --array, task i runs mpirun i, several may run at once) instead of one job each; launch follows the tasks with scontrol, cancels a task past --timeout, and --resume asks Slurm which tasks finished")
 	exe := fs.String("exe", "", "benchmark binary to launch instead of this reprobench (it must accept \"run\" and the flags above)")
+	algorithm := fs.String(factor.Algorithm.Row().Flag, "", launchAlgorithmHelp) // launch_algorithm.go
 	sim := fs.Bool("sim", false, "rehearse the campaign: every mpirun is \"reprobench run --sim\" on a simulated world of --np ranks, without a launcher; --sim-* run flags set the model (docs/simulation.md)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -229,6 +231,17 @@ func runLaunch(stdout, stderr io.Writer, args []string) error {
 	}
 	if rule != nil {
 		c.Mpiruns = rule.Min
+	}
+	if *algorithm != "" {
+		if rule != nil || *array {
+			return usage("--algorithm varies the algorithm per mpirun in whole blocks: not with --mpiruns auto or --array")
+		}
+		if c.PerMpirun, err = launchAlgorithm(stderr, *algorithm, *sim); err != nil {
+			return usage("%v", err)
+		}
+		if n := len(c.PerMpirun.Levels); c.Mpiruns%n != 0 {
+			return usage("--algorithm has %d levels: --mpiruns %d must be a multiple of %d", n, c.Mpiruns, n)
+		}
 	}
 	if c.Mpiruns < 1 {
 		return usage("--mpiruns N is required (N ≥ 1) without a design")

@@ -53,6 +53,14 @@
 // Reductions combine in a fixed order, so floating-point results are
 // identical on every rank and in every run.
 //
+// Bcast, Reduce and Allreduce have other algorithms too, selected as a
+// library's are, by control variables: RBSIM_<COLL>_ALGORITHM (auto,
+// binomial, linear, segmented) and RBSIM_<COLL>_SEGSIZE, set in
+// Config.Cvars (CvarsFromEnv reads them from an mpirun's environment) and
+// reported, with their defaults and enumerations, by every communicator's
+// ControlVariables (mpi.ControlVariableSource), the simulated MPI_T table
+// (algorithms.go gives the costs).
+//
 // The mock-ups of the performance guidelines (mpi/guide.go, such as
 // Reduce+Bcast) compose these collectives as the C binding composes MPI's;
 // Config.CallDelay adds a per-call overhead, to make one call slow at one
