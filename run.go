@@ -15,6 +15,7 @@ import (
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/internal/launch"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/noiseguard"
@@ -50,17 +51,17 @@ import (
 // as it was at the start and without the library's MPI_T configuration,
 // which Run reads after its last experiment (provenance.Start says why).
 func CollectMetadata(c mpi.Comm, clk timing.Clock) (*rawdata.Metadata, error) {
-	meta, _, err := collectMetadata(c, clk, false)
+	meta, _, err := collectMetadata(c, clk, false, nil)
 	return meta, err
 }
 
 // collectMetadata is CollectMetadata, and also returns the binding that
 // follows this rank's CPU until Finish.
-func collectMetadata(c mpi.Comm, clk timing.Clock, allCvars bool) (*rawdata.Metadata, *provenance.Binding, error) {
+func collectMetadata(c mpi.Comm, clk timing.Clock, allCvars bool, expect []provenance.Expectation) (*rawdata.Metadata, *provenance.Binding, error) {
 	if c == nil || clk == nil {
 		return nil, nil, errors.New("reprobench: CollectMetadata needs a communicator and a clock")
 	}
-	popt := provenance.Options{Simulated: timing.SleepFunc(clk) != nil, AllCvars: allCvars}
+	popt := provenance.Options{Simulated: timing.SleepFunc(clk) != nil, AllCvars: allCvars, Expect: expect}
 	if cpuReader != nil {
 		popt.CPU = cpuReader(c.Rank())
 	}
@@ -308,10 +309,14 @@ func Run(c mpi.Comm, exps []Experiment, opt Options) (*Result, error) {
 	}
 	me := c.Rank()
 	exps = append([]Experiment(nil), exps...)
-	var setup error
+	// What the launcher set for this mpirun: the per-mpirun factors'
+	// levels (the algorithm) and the control variables to read back.
+	perMpirun := factor.MpirunLevels(getenv)
+	expect, setup := provenance.ParseExpect(getenv(provenance.ExpectEnv))
 	if me == 0 {
-		_, setup = rawdata.Check(&rawdata.Options{Dir: opt.Dir, RunID: opt.RunID, Mpirun: opt.Mpirun, PerRank: opt.PerRank,
-			Labels: opt.Labels, Experiments: declare(exps)})
+		_, err := rawdata.Check(&rawdata.Options{Dir: opt.Dir, RunID: opt.RunID, Mpirun: opt.Mpirun, PerRank: opt.PerRank,
+			Labels: opt.Labels, Experiments: declare(exps), PerMpirun: perMpirun})
+		setup = errors.Join(setup, err)
 	}
 	for i := range exps {
 		if exps[i].Seed == 0 {
@@ -324,7 +329,7 @@ func Run(c mpi.Comm, exps []Experiment, opt Options) (*Result, error) {
 		return nil, err
 	}
 	fail := func(err error) error { return &launch.RankError{Rank: me, Err: err} }
-	meta, bind, err := collectMetadata(c, clk, opt.AllCvars)
+	meta, bind, err := collectMetadata(c, clk, opt.AllCvars, expect)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -408,7 +413,7 @@ func Run(c mpi.Comm, exps []Experiment, opt Options) (*Result, error) {
 	var sink rowSink
 	if me == 0 {
 		if w, err = rawdata.Create(rawdata.Options{Dir: opt.Dir, RunID: opt.RunID, Mpirun: opt.Mpirun, PerRank: opt.PerRank,
-			Labels: opt.Labels, Experiments: declare(exps)}); err != nil {
+			Labels: opt.Labels, Experiments: declare(exps), PerMpirun: perMpirun}); err != nil {
 			return nil, fail(err)
 		}
 		sink = w
@@ -427,6 +432,9 @@ func Run(c mpi.Comm, exps []Experiment, opt Options) (*Result, error) {
 		}
 		meta.Provenance = rawdata.MarshalRecord(rec)
 		provenanceNotes(rec, noted, note)
+		if me == 0 { // a setting of the launcher that did not take effect fails the run
+			rerr = rec.MPIT.CheckError()
+		}
 	}
 	if me != 0 {
 		if rerr != nil {

@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/internal/launch"
 	"github.com/reprobench/reprobench/mpi/mpitest"
+	"github.com/reprobench/reprobench/provenance"
 	"github.com/reprobench/reprobench/rawdata"
 )
 
@@ -34,6 +37,10 @@ type SimModel struct {
 	OffsetS        float64 `json:"clock_offset_s,omitempty"`  // clock offsets uniform in ±OffsetS
 	DriftPPM       float64 `json:"clock_drift_ppm,omitempty"` // clock drifts uniform in ±DriftPPM
 	NodeClocks     bool    `json:"node_clocks,omitempty"`     // the ranks of a node share one clock
+	// Cvars are the simulated control variables (mpitest.Config.Cvars:
+	// the collectives' simulated algorithms), as the environment of the
+	// simulated mpirun sets them (mpitest.CvarsFromEnv).
+	Cvars map[string]string `json:"cvars,omitempty"`
 }
 
 // ReadSimModel reads a SimModel from a JSON file; unknown fields are
@@ -84,7 +91,7 @@ func (m SimModel) Config() mpitest.Config {
 	return mpitest.Config{Ranks: m.Ranks, Seed: m.Seed, RanksPerNode: m.RanksPerNode, NodeClocks: m.NodeClocks,
 		Clock: mpitest.ClockDist{Offset: dur(m.OffsetS), DriftPPM: off(m.DriftPPM)},
 		Latency: mpitest.Latency{Base: dur(m.LatencyS), Jitter: dur(m.JitterS), SpikeProb: off(m.SpikeProb),
-			Spike: dur(m.SpikeS), BytesPerSecond: off(m.BytesPerSecond)}}
+			Spike: dur(m.SpikeS), BytesPerSecond: off(m.BytesPerSecond)}, Cvars: m.Cvars}
 }
 
 // SimReport is what a simulated mpirun says about the real one it
@@ -125,9 +132,11 @@ type SimReport struct {
 // Simulate runs exps as one mpirun of Run on a simulated world of m's
 // ranks (package mpitest: virtual time, the model's latencies and clocks)
 // and writes the raw data and sidecar as Run does, marked as simulated
-// (rawdata.Metadata.Simulation holds m). opt.Getenv and opt.Clock are
-// not read: no launcher is involved, and each rank times with its
-// simulated clock. It returns Run's Result and the SimReport.
+// (rawdata.Metadata.Simulation holds m). opt.Clock is not read (each rank
+// times with its simulated clock), and opt.Getenv (nil: os.Getenv) only
+// for what a launcher sets per mpirun: the per-mpirun factors' variables
+// (factor.Factor.Env) and provenance.ExpectEnv; the simulated control
+// variables are m.Cvars. It returns Run's Result and the SimReport.
 func Simulate(m SimModel, exps []Experiment, opt Options) (*Result, *SimReport, error) {
 	if err := m.Check(); err != nil {
 		return nil, nil, err
@@ -136,7 +145,16 @@ func Simulate(m SimModel, exps []Experiment, opt Options) (*Result, *SimReport, 
 	if err != nil {
 		return nil, nil, err
 	}
-	opt.Getenv = func(string) string { return "" }
+	getenv := opt.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	opt.Getenv = func(k string) string { // only what a launcher sets per mpirun
+		if k == provenance.ExpectEnv || slices.ContainsFunc(factor.Table(), func(f *factor.Factor) bool { return f.Env == k && f.Env != "" }) {
+			return getenv(k)
+		}
+		return ""
+	}
 	opt.Simulation = rawdata.MarshalRecord(m)
 	began := time.Now()
 	var res *Result

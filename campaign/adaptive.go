@@ -51,11 +51,14 @@ type Judge func(m *Manifest) (AutoMpiruns, error)
 // and the same command as the first ones, so the campaign is the one
 // "launch --mpiruns N" with the final N would have run. The manifest
 // records the last look (Manifest.Auto). Not for design files (a design
-// fixes its mpiruns) or job arrays. A failed mpirun stops the campaign
+// fixes its mpiruns), job arrays or a per-mpirun factor. A failed mpirun stops the campaign
 // with ErrIncomplete, as Start does.
 func Until(ctx context.Context, c Campaign, o Options, max int, next func(n int) int, judge Judge) (*Manifest, error) {
 	if c.DesignFile != "" || c.Array {
 		return nil, errors.New("campaign: an adaptive number of mpiruns does not apply to a design file (it fixes the mpiruns) or a job array")
+	}
+	if c.PerMpirun != nil {
+		return nil, errors.New("campaign: an adaptive number of mpiruns does not apply to a per-mpirun factor (its levels come in whole blocks)")
 	}
 	if err := CheckMpiruns(max); err != nil {
 		return nil, err

@@ -130,6 +130,9 @@ type Manifest struct {
 	// Auto is the stop rule's last look of a campaign whose number of
 	// mpiruns was adaptive (Until); nil otherwise.
 	Auto *AutoMpiruns `json:"auto_mpiruns,omitempty"`
+	// PerMpirun is the factor varied per mpirun (Campaign.PerMpirun); each
+	// run record holds its level and environment.
+	PerMpirun *MpirunFactor `json:"per_mpirun,omitempty"`
 }
 
 // RunRecord is the state of one mpirun of a campaign.
@@ -138,7 +141,12 @@ type RunRecord struct {
 	Seed   uint64 `json:"seed"`
 	// Argv is the full command line, launcher included (its program
 	// resolved through PATH when found), with no shell.
-	Argv   []string `json:"argv"`
+	Argv []string `json:"argv"`
+	// Level is the mpirun's level of the per-mpirun factor
+	// (Manifest.PerMpirun), and Env the environment added for it to every
+	// attempt (the level's variable and settings); empty without one.
+	Level  string   `json:"level,omitempty"`
+	Env    []string `json:"env,omitempty"`
 	Status string   `json:"status"`
 	// Complete is true when the JSON sidecar exists.
 	Complete bool `json:"complete"`
@@ -211,6 +219,12 @@ type Campaign struct {
 	Seed       uint64
 	// Environment is recorded in the manifest (nil: none).
 	Environment *design.Environment
+	// PerMpirun, when not nil, varies a factor of scope per mpirun (the
+	// collective algorithm): mpirun i runs level AssignLevels(…, Seed)[i],
+	// with that level's environment added to its own. Mpiruns must be a
+	// multiple of its levels. Not with Array (a job array's tasks share
+	// one environment).
+	PerMpirun *MpirunFactor
 }
 
 // Options control how a campaign is executed; they are not part of its
@@ -267,6 +281,14 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 	if c.Array && len(c.Batch) == 0 {
 		return nil, errors.New("campaign: a job array (Array) needs the batch command (Batch), e.g. sbatch")
 	}
+	if c.PerMpirun != nil {
+		if c.Array {
+			return nil, errors.New("campaign: a per-mpirun factor needs an environment per mpirun, which the tasks of a job array (Array) do not have")
+		}
+		if err := c.PerMpirun.check(c.Mpiruns); err != nil {
+			return nil, err
+		}
+	}
 	dir, err := filepath.Abs(c.Dir)
 	if err != nil {
 		return nil, err
@@ -289,7 +311,7 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	m := &Manifest{Format: ManifestFormat, RunID: c.RunID, Dir: dir, Created: now, Updated: now,
 		Launcher: c.Launcher, Np: c.Np, Mpiruns: c.Mpiruns, Program: c.Program, RunArgs: c.RunArgs,
-		Seed: c.Seed, Environment: c.Environment, Batch: c.Batch, Array: c.Array}
+		Seed: c.Seed, Environment: c.Environment, Batch: c.Batch, Array: c.Array, PerMpirun: c.PerMpirun}
 	if m.RunArgs == nil {
 		m.RunArgs = []string{}
 	}
@@ -312,8 +334,17 @@ func Start(ctx context.Context, c Campaign, o Options) (*Manifest, error) {
 			}
 		}
 	}
+	var levels []int
+	if c.PerMpirun != nil {
+		levels = AssignLevels(len(c.PerMpirun.Levels), c.Mpiruns, c.Seed)
+	}
 	for i := 0; i < c.Mpiruns; i++ {
-		m.Runs = append(m.Runs, m.newRun(i, launcher))
+		r := m.newRun(i, launcher)
+		if levels != nil {
+			l := c.PerMpirun.Levels[levels[i]]
+			r.Level, r.Env = l.Name, c.PerMpirun.mpirunEnv(l)
+		}
+		m.Runs = append(m.Runs, r)
 	}
 	if err := m.save(); err != nil {
 		return nil, err
@@ -674,6 +705,7 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), o.Env...)
+	cmd.Env = append(cmd.Env, r.Env...) // the mpirun's level of the per-mpirun factor
 	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", expectNpEnv, m.Np))
 	if a.Slurm != nil && !a.Slurm.Step {
 		cmd.Env = append(cmd.Env, "SLURM_JOB_NAME="+a.Slurm.JobName, "SBATCH_JOB_NAME="+a.Slurm.JobName)

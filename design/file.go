@@ -28,10 +28,14 @@ var Columns = slices.Concat([]string{
 	"mpirun", "exp", "np", "call", "msize_bytes", "datatype", "nrep",
 	factor.ProcSync.String(), factor.Window.String(), factor.ClockSync.String(), factor.RuntimeType.String(), factor.Cache.String()}, factorColumns())
 
-// factorColumns returns the factor table's columns from skew on.
+// factorColumns returns the factor table's columns from skew on, but
+// those of Scope PerMpirun.
 func factorColumns() []string {
 	var out []string
 	for _, f := range factor.Table()[factor.Skew:] {
+		if f.Scope == factor.PerMpirun { // set by the launcher, not by a design row
+			continue
+		}
 		out = append(out, f.Name)
 	}
 	return out

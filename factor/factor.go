@@ -19,6 +19,11 @@
 // typed mirror for their family's code, set from Values in one place
 // (mpi.Observation.SetParams): Observation.Skew, BWWindow and RMASync.
 //
+// One row is of a third kind: algorithm has Scope PerMpirun. Its level
+// (KindText, a name) is fixed for an mpirun, set by the launcher through
+// the environment variable of the row (Env, MpirunLevels) before
+// MPI_Init, and written in every row of the mpirun's raw file.
+//
 // The package imports no other package of reprobench: design, rawdata,
 // analysis, engine, mpi and the CLI import it.
 package factor
@@ -58,6 +63,7 @@ const (
 	InPlace
 	RootShift
 	BufOffset
+	Algorithm
 	NumIDs
 )
 
@@ -122,8 +128,9 @@ type Factor struct {
 	// "messages"), empty for names and plain counts.
 	Unit string
 	// Scope says how often the level may change: per experiment (a
-	// design row) for every row of the table today; per mpirun for an
-	// environment setting that the launcher must set before MPI_Init.
+	// design row); per mpirun for an environment setting that the
+	// launcher must set before MPI_Init (algorithm; its level reaches the
+	// run through Env, never through a design row or Values).
 	Scope Scope
 	// Kind is how the levels are written; Levels names them (KindEnum,
 	// KindBool), and Aliases maps other accepted spellings to a name of
@@ -157,6 +164,10 @@ type Factor struct {
 	// Since is the raw-data format version that added the column.
 	Optional bool
 	Since    string
+	// Env is the environment variable through which a launcher sets the
+	// level of a PerMpirun factor for one mpirun (MpirunLevels); empty
+	// for the other scopes.
+	Env string
 }
 
 // CName returns the C constant of a call parameter's slot in
@@ -193,6 +204,9 @@ var table = [NumIDs]Factor{
 	BufOffset: {Name: "buf_offset", Flag: "buf-offset", Kind: KindInt, Unit: "bytes", Min: 0, Max: 4095, Family: "*", Call: true, Group: true,
 		Optional: true, Since: "1.5",
 		Help: "bytes after a page boundary at which the send and receive buffers start (0: page-aligned; misaligned buffers change copy costs)"},
+	Algorithm: {Name: "algorithm", Flag: "algorithm", Kind: KindText, Scope: PerMpirun, Env: "REPROBENCH_ALGORITHM", Group: true,
+		Optional: true, Since: "1.6",
+		Help: "the collective algorithm the mpirun was launched with: a candidate name of package tune's catalogue (default, ring, ring+segsize=1024), set per mpirun through the environment by the launcher"},
 }
 
 func init() {
@@ -271,6 +285,27 @@ func OptionalColumns() []ID {
 	for i := range table {
 		if table[i].Optional {
 			out = append(out, ID(i))
+		}
+	}
+	return out
+}
+
+// MpirunLevels returns the levels of the PerMpirun factors that getenv
+// (os.Getenv in a launched process) sets through their Env, by ID; nil
+// when none is set. The launcher sets them before MPI_Init (package
+// campaign); the run writes them in every row's column.
+func MpirunLevels(getenv func(string) string) map[ID]string {
+	var out map[ID]string
+	for i := range table {
+		f := &table[i]
+		if f.Scope != PerMpirun || f.Env == "" {
+			continue
+		}
+		if v := getenv(f.Env); v != "" {
+			if out == nil {
+				out = map[ID]string{}
+			}
+			out[f.ID] = v
 		}
 	}
 	return out

@@ -23,6 +23,8 @@ var literalExceptions = map[string]map[string]string{
 	"window/window.go": {"window": "procsync's level window (Method Fixed's name)"},
 	// The sysfs directory of a CPU's caches.
 	"cache/cache.go": {"cache": "the sysfs directory /sys/devices/system/cpu/cpuN/cache"},
+	// A clock synchronization result's JSON field, clocksync's name.
+	"report/report.go": {"algorithm": "the clock synchronization record's field algorithm"},
 	// A user's program with its own flag set.
 	"examples/custom/main.go": {"window": "the example's own -window flag and method level"},
 }

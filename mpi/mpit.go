@@ -17,3 +17,13 @@ type ControlVariable struct {
 	// without one).
 	Bound bool
 }
+
+// ControlVariableSource is implemented by the communicators of a world
+// that has control variables of its own instead of a library's (package
+// mpitest's simulated MPI_T table): package provenance reads them from the
+// communicator rather than through MPI_T.
+type ControlVariableSource interface {
+	// ControlVariables returns every control variable with its value in
+	// this world, and the same variables at their defaults.
+	ControlVariables() (values, defaults []ControlVariable)
+}

@@ -76,11 +76,12 @@ enum {
 	RB_F_IN_PLACE,
 	RB_F_ROOT_SHIFT,
 	RB_F_BUF_OFFSET,
+	RB_F_ALGORITHM,
 	RB_NUM_FACTORS
 };
 
 // RB_OPS_HASH is mpi.OpsHash() of the tables this file was written from;
 // the binding refuses to start when the Go table says otherwise.
-#define RB_OPS_HASH 0xea39dba7u
+#define RB_OPS_HASH 0x727c62e5u
 
 #endif

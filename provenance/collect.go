@@ -39,7 +39,9 @@ type Binding struct {
 	batches, moved int
 	batchCPU       int
 	inBatch        bool
-	readCPU        func() (int, string) // Options.CPU
+	readCPU        func() (int, string)  // Options.CPU
+	expect         []Expectation         // Options.Expect
+	cvals          []mpi.ControlVariable // rank 0's, as read
 }
 
 // Options say what Start and Collect read.
@@ -57,6 +59,11 @@ type Options struct {
 	// nil: CurrentCPU, or the rank's own fake CPU when Simulated. Tests
 	// set it to feed known readings.
 	CPU func() (int, string)
+	// Expect are control variables that must read the given values
+	// after the measurements (ParseExpect of ExpectEnv): rank 0's Finish
+	// reads them back into MPIT.Checked, and MPIT.CheckError says which
+	// did not take effect. With NoMPIT they read as unreadable.
+	Expect []Expectation
 }
 
 // Start probes this rank (Local, or fake values when simulated) and takes
@@ -72,10 +79,10 @@ func Start(c mpi.Comm, opt Options) (*Binding, error) {
 		return nil, errors.New("provenance: Start needs a communicator")
 	}
 	simulated := opt.Simulated
-	b := &Binding{simulated: simulated, rank: c.Rank(), last: -1, start: time.Now().UTC(), readCPU: opt.CPU}
+	b := &Binding{simulated: simulated, rank: c.Rank(), last: -1, start: time.Now().UTC(), readCPU: opt.CPU, expect: opt.Expect}
 	switch {
 	case simulated && c.Rank() == 0:
-		b.mpit = &MPIT{DefaultsFrom: "simulated"}
+		b.mpit, b.cvals = simulatedMPIT(c, opt.AllCvars)
 	case !simulated && c.Rank() == 0 && !opt.NoMPIT && mpi.World() != nil:
 		b.readMPIT, b.allCvars = true, opt.AllCvars
 	}
@@ -227,8 +234,16 @@ func (b *Binding) Finish(c mpi.Comm, when string) (*Record, error) {
 	}
 	b.Sample()
 	if b.readMPIT {
-		b.mpit, b.readMPIT = ReadMPIT(b.allCvars), false
+		b.mpit, b.cvals = readMPIT(b.allCvars)
+		b.readMPIT = false
 		b.rec.MPIT = b.mpit
+	}
+	if b.rank == 0 && len(b.expect) > 0 {
+		if b.mpit == nil { // NoMPIT, or MPI not initialized
+			b.mpit = &MPIT{DefaultsFrom: unavailable("MPI_T not read"), Error: "MPI_T not read in this run"}
+			b.rec.MPIT = b.mpit
+		}
+		b.mpit.Checked, b.expect = checkCvars(b.expect, b.cvals), nil
 	}
 	s := sampleRecord{CPUs: slices.Sorted(slices.Values(b.cpus)), Samples: b.samples, Migrations: b.moves, Source: b.source,
 		Batches: b.batches, Moved: b.moved, Start: b.start.UnixNano()}

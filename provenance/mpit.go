@@ -18,6 +18,9 @@ type MPIT struct {
 	All []Cvar `json:"all,omitempty"`
 	// Error is why MPI_T could not be read, if it could not.
 	Error string `json:"error,omitempty"`
+	// Checked are the control variables the launcher expected
+	// (Options.Expect, ExpectEnv), read back after the measurements.
+	Checked []CvarCheck `json:"checked,omitempty"`
 }
 
 // Cvar is one MPI_T control variable.

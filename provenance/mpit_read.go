@@ -87,16 +87,22 @@ func Defaults() ([]mpi.ControlVariable, error) {
 // (all: every variable as well). Call it outside any timed part, from the
 // thread that initialized MPI; it starts one process.
 func ReadMPIT(all bool) *MPIT {
+	m, _ := readMPIT(all)
+	return m
+}
+
+// readMPIT is ReadMPIT, and also returns every variable read.
+func readMPIT(all bool) (*MPIT, []mpi.ControlVariable) {
 	vs, err := mpi.ControlVariables()
 	if err != nil {
-		return &MPIT{Error: err.Error(), DefaultsFrom: unavailable("no control variables")}
+		return &MPIT{Error: err.Error(), DefaultsFrom: unavailable("no control variables")}, nil
 	}
 	defs, derr := Defaults()
 	m := &MPIT{DefaultsFrom: DefaultsFrom}
 	if derr != nil {
 		m.DefaultsFrom = unavailable(derr.Error())
 	}
-	return compareCvars(m, vs, defs, derr == nil, all, os.Getenv, paramFiles())
+	return compareCvars(m, vs, defs, derr == nil, all, os.Getenv, paramFiles()), vs
 }
 
 // compareCvars fills m from the values vs and the defaults defs (known

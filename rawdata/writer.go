@@ -25,6 +25,10 @@ type Options struct {
 	Labels map[string]string
 	// Experiments declares every experiment whose rows will be written.
 	Experiments []Experiment
+	// PerMpirun are the levels of the factors of Scope PerMpirun that the
+	// mpirun was launched with (factor.MpirunLevels): each is written in
+	// its optional column of every row.
+	PerMpirun map[factor.ID]string
 }
 
 // Writer writes the files of one mpirun (see the package doc). It
@@ -69,6 +73,14 @@ func Check(o *Options) (Names, error) {
 	for k, v := range o.Labels {
 		if err := CheckLabel(k, v); err != nil {
 			return Names{}, err
+		}
+	}
+	for id, v := range o.PerMpirun {
+		if id < 0 || id >= factor.NumIDs || id.Row().Scope != factor.PerMpirun {
+			return Names{}, fmt.Errorf("rawdata: PerMpirun: %s is not a per-mpirun factor", id)
+		}
+		if err := checkCell(v); err != nil {
+			return Names{}, fmt.Errorf("rawdata: %s %q: %w", id, v, err)
 		}
 	}
 	seen := map[int]bool{}
@@ -131,13 +143,17 @@ func Create(o Options) (*Writer, error) {
 	covariates := slices.ContainsFunc(o.Experiments, func(e Experiment) bool { return e.Covariates.Any() })
 	var optional []factor.ID // the optional factor columns some experiment sets
 	for _, id := range factor.OptionalColumns() {
-		if slices.ContainsFunc(o.Experiments, func(e Experiment) bool { return e.Factors.sets(id) }) {
+		if o.PerMpirun[id] != "" || slices.ContainsFunc(o.Experiments, func(e Experiment) bool { return e.Factors.sets(id) }) {
 			optional = append(optional, id)
 		}
 	}
 	for _, e := range o.Experiments {
 		b := []byte("," + strings.Join(e.Factors.Values(), ","))
 		for _, id := range optional {
+			if v, ok := o.PerMpirun[id]; ok {
+				b = append(append(b, ','), v...)
+				continue
+			}
 			b = append(append(b, ','), e.Factors.Cell(id)...)
 		}
 		if covariates {

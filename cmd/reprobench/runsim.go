@@ -7,9 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/mpi/mpitest"
 )
 
 // simOptions are the flags of "reprobench run --sim": the simulated
@@ -71,6 +73,14 @@ func (o *simOptions) simModel() (reprobench.SimModel, error) {
 	}
 	if o.mpiruns < 1 {
 		return m, fmt.Errorf("--sim-mpiruns %d: need at least 1", o.mpiruns)
+	}
+	// The simulated control variables, as a launcher sets a library's:
+	// the environment of this (simulated) mpirun overrides the model file.
+	for k, v := range mpitest.CvarsFromEnv(os.Environ()) {
+		if m.Cvars == nil {
+			m.Cvars = map[string]string{}
+		}
+		m.Cvars[k] = v
 	}
 	return m, m.Check()
 }

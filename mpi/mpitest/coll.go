@@ -90,7 +90,8 @@ func (c *comm) dissemination(tag int32, fn string) error {
 	return nil
 }
 
-// Bcast broadcasts along a binomial tree rooted at root.
+// Bcast broadcasts along a binomial tree rooted at root, or with the
+// algorithm RBSIM_BCAST_ALGORITHM selects (algorithms.go).
 func (c *comm) Bcast(buf []byte, count int, dt mpi.Datatype, root int) error {
 	n, err := c.checkColl("MPI_Bcast", count, dt, root)
 	if err != nil {
@@ -99,7 +100,7 @@ func (c *comm) Bcast(buf []byte, count int, dt mpi.Datatype, root int) error {
 	if err := needBuf("MPI_Bcast", "", buf, n); err != nil {
 		return err
 	}
-	return c.bcast(buf[:n], root, "MPI_Bcast")
+	return c.bcastAlg(buf[:n], root, "MPI_Bcast", c.r.w.algs[simBcast])
 }
 
 func (c *comm) bcast(buf []byte, root int, fn string) error {
@@ -131,7 +132,8 @@ func (c *comm) bcastN(buf []byte, n int, root int, fn string) error {
 	return nil
 }
 
-// Reduce combines along a binomial tree to root.
+// Reduce combines along a binomial tree to root, or with the algorithm
+// RBSIM_REDUCE_ALGORITHM selects (algorithms.go).
 func (c *comm) Reduce(send, recv []byte, count int, dt mpi.Datatype, op mpi.ReduceOp, root int) error {
 	const fn = "MPI_Reduce"
 	n, err := c.checkColl(fn, count, dt, root)
@@ -149,7 +151,7 @@ func (c *comm) Reduce(send, recv []byte, count int, dt mpi.Datatype, op mpi.Redu
 			return err
 		}
 	}
-	return c.reduce(send[:n], recv, count, dt, op, root, fn)
+	return c.reduceAlg(send[:n], recv, count, dt, op, root, fn, c.r.w.algs[simReduce])
 }
 
 // reduce leaves the result in recv[:len(send)] at root; recv is unused
@@ -175,7 +177,8 @@ func (c *comm) reduce(send, recv []byte, count int, dt mpi.Datatype, op mpi.Redu
 	return nil
 }
 
-// Allreduce is Reduce to rank 0 followed by Bcast.
+// Allreduce is Reduce to rank 0 followed by Bcast, or the algorithm
+// RBSIM_ALLREDUCE_ALGORITHM selects (algorithms.go).
 func (c *comm) Allreduce(send, recv []byte, count int, dt mpi.Datatype, op mpi.ReduceOp) error {
 	const fn = "MPI_Allreduce"
 	n, err := c.checkColl(fn, count, dt, 0)
@@ -191,10 +194,7 @@ func (c *comm) Allreduce(send, recv []byte, count int, dt mpi.Datatype, op mpi.R
 	if err := needBuf(fn, "receive", recv, n); err != nil {
 		return err
 	}
-	if err := c.reduce(send[:n], recv, count, dt, op, 0, fn); err != nil {
-		return err
-	}
-	return c.bcast(recv[:n], 0, fn)
+	return c.allreduceAlg(send[:n], recv, count, dt, op, fn, c.r.w.algs[simAllreduce])
 }
 
 // Scan is an inclusive prefix reduction by recursive doubling.

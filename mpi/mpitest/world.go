@@ -80,6 +80,11 @@ type Config struct {
 	// Deschedule makes ranks lose their CPU while they wait for messages
 	// (see Deschedule); the zero value deschedules nothing.
 	Deschedule Deschedule
+	// Cvars sets the simulated control variables (algorithms.go: the
+	// algorithm and segment size of MPI_Allreduce, MPI_Bcast and
+	// MPI_Reduce), by name, as the environment of an mpirun sets a
+	// library's (CvarsFromEnv); nil leaves every one at its default.
+	Cvars map[string]string
 }
 
 // World is a simulated MPI world: Config.Ranks ranks, each with its own
@@ -100,6 +105,8 @@ type World struct {
 	latSeed uint64
 
 	noise []*nodeNoise // per node; nil without Config.NodeNoise
+
+	algs [numSimColls]simAlg // the simulated algorithms (Config.Cvars)
 
 	running atomic.Int64 // ranks neither blocked nor finished
 	aborted atomic.Bool
@@ -153,6 +160,10 @@ func New(cfg Config) (*World, error) {
 		return nil, err
 	}
 	w := &World{cfg: cfg, latSeed: hashPrefix(cfg.Seed, domLatency)}
+	var err error
+	if w.algs, err = parseCvars(cfg.Cvars); err != nil {
+		return nil, err
+	}
 	w.intra = cfg.Latency.resolve()
 	w.inter = w.intra
 	if cfg.Latency.InterNode != nil && cfg.RanksPerNode > 0 {
