@@ -38,6 +38,11 @@ type LoopConfig struct {
 	// Segsizes add, for each segmented algorithm, one candidate per
 	// segment size in bytes (Catalog.Candidates).
 	Segsizes []int
+	// Candidates, when not empty, are the only candidates run, by name
+	// (Catalog.Candidate: "ring", "segmented_ring+segsize=1024"), the
+	// default added when missing; empty: all of the catalogue's, with
+	// Segsizes.
+	Candidates []string
 	// Dir is the output directory; RunID the prefix of the campaigns' run
 	// ids: RunID-<call> for each call's campaign (RunID-allreduce), and
 	// RunID-confirm for the confirmation.
@@ -83,6 +88,11 @@ type LoopResult struct {
 	DecisionFile, DecisionsJSON string
 	// ConfirmMpiruns is the confirmation campaign's number of mpiruns.
 	ConfirmMpiruns int
+	// Missing lists, per campaign, the cells (call × size) and candidates
+	// that gave no per-mpirun median in some mpirun (every observation
+	// invalid, e.g. a synchronization window too short for the size):
+	// they were decided, or judged, on fewer mpiruns, or not at all.
+	Missing []string
 	// Gate is the regression gate over the confirmation's cells, with the
 	// library's default as A and the decision file as B: its Verdict is
 	// analysis.NoRegression when the tuned side is slower nowhere beyond
@@ -138,7 +148,7 @@ func Loop(ctx context.Context, cfg LoopConfig) (*LoopResult, error) {
 	}
 	var src Source
 	for i, call := range cfg.Calls {
-		cands, err := cat.Candidates(call, cfg.Segsizes)
+		cands, err := loopCandidates(cat, call, cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -176,6 +186,7 @@ func Loop(ctx context.Context, cfg LoopConfig) (*LoopResult, error) {
 		if err != nil {
 			return res, err
 		}
+		res.Missing = append(res.Missing, missing(c, call, cfg.Sizes, cfg.Np, samples, logf)...)
 		src.Files, src.Column, src.Library = append(src.Files, s.Files...), s.Column, s.Library
 		ds, err := Decide(samples, opt)
 		if err != nil {
@@ -214,13 +225,20 @@ func Loop(ctx context.Context, cfg LoopConfig) (*LoopResult, error) {
 	if err != nil {
 		return res, err
 	}
+	for _, call := range cfg.Calls {
+		res.Missing = append(res.Missing, missing(c, call, cfg.Sizes, cfg.Np, samples, logf)...)
+	}
 	by, err := collect(samples)
 	if err != nil {
 		return res, err
 	}
-	keys := make([]Cell, 0, len(by))
-	for cell := range by {
-		keys = append(keys, cell)
+	// Every cell of the design is judged: one without data is undecided,
+	// never left out of the verdict.
+	var keys []Cell
+	for _, call := range cfg.Calls {
+		for _, b := range cfg.Sizes {
+			keys = append(keys, Cell{Call: call, Bytes: b, Np: cfg.Np})
+		}
 	}
 	slices.SortFunc(keys, Cell.compare)
 	rows := make([]analysis.Comparison, len(keys))
@@ -363,4 +381,52 @@ func sameJSON(a, b any) bool {
 	x, err1 := json.Marshal(a)
 	y, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// loopCandidates returns the candidates of call that cfg asks for.
+func loopCandidates(cat *Catalog, call string, cfg LoopConfig) ([]Candidate, error) {
+	if len(cfg.Candidates) == 0 {
+		return cat.Candidates(call, cfg.Segsizes)
+	}
+	names := slices.Clone(cfg.Candidates)
+	if !slices.Contains(names, DefaultCandidate) {
+		names = append([]string{DefaultCandidate}, names...)
+	}
+	out := make([]Candidate, 0, len(names))
+	for _, n := range names {
+		c, err := cat.Candidate(call, n)
+		if err != nil {
+			return nil, err
+		}
+		if slices.ContainsFunc(out, func(o Candidate) bool { return o.Name == c.Name }) {
+			return nil, fmt.Errorf("tune: candidate %s named twice", n)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// missing returns, and logs, each cell of call whose candidates (c's
+// levels) lack a per-mpirun median from some of their mpiruns.
+func missing(c campaign.Campaign, call string, sizes []int64, np int, samples []Sample, logf func(string, ...any)) []string {
+	runs := map[string]int{}
+	for _, l := range campaign.AssignLevels(len(c.PerMpirun.Levels), c.Mpiruns, c.Seed) {
+		runs[c.PerMpirun.Levels[l].Name]++
+	}
+	have := map[string]int{}
+	for _, s := range samples {
+		have[fmt.Sprintf("%s\x00%d\x00%d\x00%s", s.Call, s.Bytes, s.Np, s.Candidate)]++
+	}
+	var out []string
+	for _, b := range sizes {
+		for _, l := range c.PerMpirun.Levels {
+			n := have[fmt.Sprintf("%s\x00%d\x00%d\x00%s", call, b, np, l.Name)]
+			if n < runs[l.Name] {
+				m := fmt.Sprintf("%s: %s/msize=%d/np=%d %s: %d of %d mpiruns have valid observations", c.RunID, call, b, np, l.Name, n, runs[l.Name])
+				logf("tune: warning: %s\n", m)
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }

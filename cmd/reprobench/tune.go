@@ -36,6 +36,7 @@ func runTune(stdout, stderr io.Writer, args []string) error {
 	sizesSpec := fs.String("sizes", "8,1K,64K,1M", "message sizes, bytes (8,1K, pow2:A..B): the cells of the decision")
 	np := fs.Int("np", 2, "processes per mpirun")
 	segs := fs.String("segsizes", "", "segment sizes in bytes, comma-separated: one more candidate per segmented algorithm and size")
+	candidates := fs.String("candidates", "", "only these candidates, comma-separated (\"ring,segmented_ring+segsize=1024\"; the default is always run); default: every algorithm of the catalogue")
 	launcher := fs.String("launcher", "mpirun -np {np}", "launcher command template (as launch's)")
 	out := fs.String("out", "results", "output directory")
 	runID := fs.String("run-id", "tune", "prefix of the campaigns' run ids (ID-allreduce, …, ID-confirm) and of the decision files; an existing campaign of the same id is resumed")
@@ -99,6 +100,9 @@ func runTune(stdout, stderr io.Writer, args []string) error {
 	for _, s := range sz {
 		cfg.Sizes = append(cfg.Sizes, int64(s))
 	}
+	if *candidates != "" {
+		cfg.Candidates = strings.Split(*candidates, ",")
+	}
 	if *segs != "" {
 		for _, s := range strings.Split(*segs, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -125,6 +129,9 @@ func runTune(stdout, stderr io.Writer, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	for _, m := range res.Missing {
+		fmt.Fprintf(stdout, "warning: %s\n", m)
 	}
 	fmt.Fprintf(stdout, "\ndecision file: %s (sidecar %s)\n", res.DecisionFile, res.DecisionsJSON)
 	fmt.Fprintf(stdout, "\nconfirmation (%d fresh mpiruns, default = A, decision file = B):\n", res.ConfirmMpiruns)
