@@ -37,8 +37,8 @@ func TestTuneSimEndToEnd(t *testing.T) {
 		t.Fatalf("building reprobench: %v\n%s", err, out)
 	}
 	runArgs := []string{"--", "--nrep", "20", "--warmup", "2", "--proc-sync", "barrier", "--clock-sync", "none"}
-	tuneCmd := func(out, sizes string) (string, string, error) {
-		cmd := exec.Command(bin, append([]string{"tune", "--library", "sim", "--np", "4", "--sizes", sizes, "--out", out, "--seed", "7"}, runArgs...)...)
+	tuneCmd := func(out, sizes string, seed ...string) (string, string, error) {
+		cmd := exec.Command(bin, append([]string{"tune", "--library", "sim", "--np", "4", "--sizes", sizes, "--out", out, "--seed", append(seed, "7")[0]}, runArgs...)...)
 		var so, se strings.Builder
 		cmd.Stdout, cmd.Stderr = &so, &se
 		err := cmd.Run()
@@ -96,6 +96,11 @@ func TestTuneSimEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(so2, "no regression") {
 		t.Errorf("second run's stdout:\n%s", so2)
+	}
+
+	// Another seed in the same place is another campaign: refused.
+	if _, se3, err := tuneCmd(out, "8,32", "8"); err == nil || !strings.Contains(se3, "is another campaign than this loop's") {
+		t.Errorf("tune with another seed over an existing campaign: %v\n%s", err, se3)
 	}
 
 	// Where linear is slower, the default is kept.
