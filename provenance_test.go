@@ -122,7 +122,7 @@ func TestRunSamplesCPUPerBatch(t *testing.T) {
 		!slices.Equal(r1.CPUs, []int{2, 3}) || r1.CPUSource != "fake" {
 		t.Errorf("rank 1: %+v, want %d samples, %d migrations, %d batches all moved, on CPUs 2 and 3", r1, samples, samples-1, batches)
 	}
-	want := fmt.Sprintf("NOTE: binding: rank 1 moved between CPUs 2 and 3 (%d migrations in %d samples; %d of %d batches of observations ended on another CPU than they began on)",
+	want := fmt.Sprintf("NOTE: binding: rank 1 moved between CPUs 2 and 3 (%d migrations in %d samples; %d of %d batches moved)",
 		samples-1, samples, batches, batches)
 	if !slices.Contains(notes, want) {
 		t.Errorf("notes %q, want %q", notes, want)

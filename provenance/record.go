@@ -156,7 +156,8 @@ type Rank struct {
 
 // Notes returns what a person running the benchmark should read about
 // the binding, one line each: ranks that must share a CPU and ranks that
-// moved between CPUs. An unbound rank alone is no note.
+// moved between CPUs (a batch moved: it ended on another CPU than it
+// began on). An unbound rank alone is no note.
 func (r *Record) Notes() []string {
 	if r == nil {
 		return nil
@@ -174,7 +175,7 @@ func (r *Record) Notes() []string {
 		if k.Migrations > 0 {
 			s := fmt.Sprintf("rank %d moved between CPUs %s (%d migrations in %d samples", k.Rank, joinInts(k.CPUs), k.Migrations, k.Samples)
 			if k.Batches > 0 {
-				s += fmt.Sprintf("; %d of %d batches of observations ended on another CPU than they began on", k.MovedBatches, k.Batches)
+				s += fmt.Sprintf("; %d of %d batches moved", k.MovedBatches, k.Batches)
 			}
 			out = append(out, s+")")
 		}
