@@ -65,7 +65,11 @@ func addProvenance(add func(name, v string), md *rawdata.Metadata) {
 			s += " → " + k.MaskEnd
 		}
 		if len(k.CPUs) > 0 {
-			s += fmt.Sprintf(", ran on %s (%d migrations in %d samples)", joinCPUs(k.CPUs), k.Migrations, k.Samples)
+			s += fmt.Sprintf(", ran on %s (%d migrations in %d samples", joinCPUs(k.CPUs), k.Migrations, k.Samples)
+			if k.Batches > 0 {
+				s += fmt.Sprintf("; %d of %d batches moved", k.MovedBatches, k.Batches)
+			}
+			s += ")"
 		}
 		b = append(b, s)
 	}

@@ -41,6 +41,15 @@ func TestProvenanceInReport(t *testing.T) {
 		!strings.HasPrefix(facts["clock discipline (adjtimex)"], "TIME_OK, synchronized") {
 		t.Errorf("machine facts %q", facts)
 	}
+	// A rank that moved: the machine section counts its batches that moved.
+	moved := provenance.Record{Version: 1, Ranks: []provenance.Rank{{Rank: 1, Node: "n", MaskStart: "0-1", CPUs: []int{0, 1},
+		Migrations: 3, Samples: 10, Batches: 4, MovedBatches: 2}}}
+	mb, _ := json.Marshal(&moved)
+	facts = map[string]string{}
+	addProvenance(func(n, v string) { facts[n] = v }, &rawdata.Metadata{RunID: "m", Provenance: mb})
+	if want := "rank 1 on n: mask 0-1, ran on 0,1 (3 migrations in 10 samples; 2 of 4 batches moved)"; facts["binding"] != want {
+		t.Errorf("binding %q, want %q", facts["binding"], want)
+	}
 	if got := launcherArgv(a.Meta[0]); strings.Join(got, " ") != "mpiexec.mpich -np 2 x" {
 		t.Errorf("launcher %q", got)
 	}
