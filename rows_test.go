@@ -10,6 +10,7 @@ import (
 
 	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/completion"
+	"github.com/reprobench/reprobench/internal/memprof"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/window"
@@ -33,7 +34,7 @@ func rank0Bytes(t *testing.T, p int, exps []reprobench.Experiment) int64 {
 	old := runtime.MemProfileRate
 	runtime.MemProfileRate = 1
 	defer func() { runtime.MemProfileRate = old }()
-	before := rank0Profile()
+	before := memprof.AllocatedUnder(".rank0Experiment")
 	w, err := mpitest.New(mpitest.Config{Ranks: p, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -49,37 +50,7 @@ func rank0Bytes(t *testing.T, p int, exps []reprobench.Experiment) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rank0Profile() - before
-}
-
-// rank0Profile returns the bytes allocated so far under rank0Experiment.
-func rank0Profile() int64 {
-	runtime.GC()
-	runtime.GC()
-	var recs []runtime.MemProfileRecord
-	for {
-		n, ok := runtime.MemProfile(recs, true)
-		if ok {
-			recs = recs[:n]
-			break
-		}
-		recs = make([]runtime.MemProfileRecord, n+64)
-	}
-	var sum int64
-	for _, r := range recs {
-		fr := runtime.CallersFrames(r.Stack())
-		for {
-			f, more := fr.Next()
-			if strings.HasSuffix(f.Function, ".rank0Experiment") {
-				sum += r.AllocBytes
-				break
-			}
-			if !more {
-				break
-			}
-		}
-	}
-	return sum
+	return memprof.AllocatedUnder(".rank0Experiment") - before
 }
 
 // TestRank0MemoryIndependentOfRanks: the bytes rank 0 allocates for one

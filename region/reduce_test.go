@@ -4,11 +4,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/internal/memprof"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 )
 
@@ -136,7 +136,7 @@ func rank0CloseBytes(t *testing.T, p, capacity int) int64 {
 	old := runtime.MemProfileRate
 	runtime.MemProfileRate = 1
 	defer func() { runtime.MemProfileRate = old }()
-	before := profileUnder(".rank0Close")
+	before := memprof.AllocatedUnder(".rank0Close")
 	w, err := mpitest.New(mpitest.Config{Ranks: p, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -163,38 +163,7 @@ func rank0CloseBytes(t *testing.T, p, capacity int) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return profileUnder(".rank0Close") - before
-}
-
-// profileUnder returns the bytes allocated so far under a function whose
-// name ends in suffix.
-func profileUnder(suffix string) int64 {
-	runtime.GC()
-	runtime.GC()
-	var recs []runtime.MemProfileRecord
-	for {
-		n, ok := runtime.MemProfile(recs, true)
-		if ok {
-			recs = recs[:n]
-			break
-		}
-		recs = make([]runtime.MemProfileRecord, n+64)
-	}
-	var sum int64
-	for _, r := range recs {
-		fr := runtime.CallersFrames(r.Stack())
-		for {
-			f, more := fr.Next()
-			if strings.HasSuffix(f.Function, suffix) {
-				sum += r.AllocBytes
-				break
-			}
-			if !more {
-				break
-			}
-		}
-	}
-	return sum
+	return memprof.AllocatedUnder(".rank0Close") - before
 }
 
 // TestCloseMemoryAtScale: rank 0's allocations in Close with full buffers
