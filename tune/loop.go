@@ -162,15 +162,10 @@ func Loop(ctx context.Context, cfg LoopConfig) (*LoopResult, error) {
 			k = cfg.MpirunsPerCandidate
 		}
 		names := make([]string, len(cands))
-		pf := &campaign.MpirunFactor{Factor: factor.Algorithm.String(), Env: factor.Algorithm.Row().Env}
 		for j, c := range cands {
 			names[j] = c.Name
-			env := c.Env()
-			if e := c.Expect(); e != "" {
-				env = append(env, provenance.ExpectEnv+"="+e)
-			}
-			pf.Levels = append(pf.Levels, campaign.MpirunLevel{Name: c.Name, Env: env})
 		}
+		pf := CandidateFactor(cands)
 		logf("tune: %s: %d candidates (%s) × %d sizes at np %d: plan %s\n", call, len(cands), strings.Join(names, ", "), len(cfg.Sizes), cfg.Np, plan.Why)
 		if k != plan.MpirunsPerCandidate {
 			logf("tune: %s: running %d mpiruns per candidate (%d in all) as asked, not the plan's %d\n", call, k, k*len(cands), plan.MpirunsPerCandidate)
@@ -429,4 +424,21 @@ func missing(c campaign.Campaign, call string, sizes []int64, np int, samples []
 		}
 	}
 	return out
+}
+
+// CandidateFactor is the per-mpirun factor (column algorithm) whose
+// levels are cands: each level's environment selects its candidate
+// (Candidate.Env) and asks the run to read its control variables back
+// through MPI_T after measuring (provenance.ExpectEnv), so that a setting
+// the library ignored fails the mpirun.
+func CandidateFactor(cands []Candidate) *campaign.MpirunFactor {
+	pf := &campaign.MpirunFactor{Factor: factor.Algorithm.String(), Env: factor.Algorithm.Row().Env}
+	for _, c := range cands {
+		env := c.Env()
+		if e := c.Expect(); e != "" {
+			env = append(env, provenance.ExpectEnv+"="+e)
+		}
+		pf.Levels = append(pf.Levels, campaign.MpirunLevel{Name: c.Name, Env: env})
+	}
+	return pf
 }

@@ -6,9 +6,7 @@ import (
 	"strings"
 
 	"github.com/reprobench/reprobench/campaign"
-	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
-	"github.com/reprobench/reprobench/provenance"
 	"github.com/reprobench/reprobench/tune"
 )
 
@@ -16,10 +14,10 @@ import (
 const launchAlgorithmHelp = "vary the collective algorithm per mpirun, `CALL:LEVELS` (MPI_Allreduce:default,ring,segmented_ring+segsize=1024, or CALL:all): " +
 	"one level per mpirun in randomized blocks, set through the environment, recorded in the raw column algorithm, read back through MPI_T (docs/tuning.md)"
 
-// launchAlgorithm returns the per-mpirun factor of --algorithm spec for
-// the library this binary links (the simulator's with sim). CALL:all
-// leaves out the algorithms that apply only under a condition
-// (tune.Algorithm.Needs), saying so on stderr.
+// launchAlgorithm returns the per-mpirun factor (tune.CandidateFactor) of
+// --algorithm spec for the library this binary links (the simulator's
+// with sim). CALL:all leaves out the algorithms that apply only under a
+// condition (tune.Algorithm.Needs), saying so on stderr.
 func launchAlgorithm(stderr io.Writer, spec string, sim bool) (*campaign.MpirunFactor, error) {
 	call, list, ok := strings.Cut(spec, ":")
 	if !ok || call == "" || list == "" {
@@ -60,14 +58,5 @@ func launchAlgorithm(stderr io.Writer, spec string, sim bool) (*campaign.MpirunF
 			cands = append(cands, c)
 		}
 	}
-	row := factor.Algorithm.Row()
-	f := &campaign.MpirunFactor{Factor: row.Name, Env: row.Env}
-	for _, c := range cands {
-		env := c.Env()
-		if e := c.Expect(); e != "" {
-			env = append(env, provenance.ExpectEnv+"="+e)
-		}
-		f.Levels = append(f.Levels, campaign.MpirunLevel{Name: c.Name, Env: env})
-	}
-	return f, nil
+	return tune.CandidateFactor(cands), nil
 }
