@@ -2,7 +2,6 @@ package reprobench
 
 import (
 	"fmt"
-	"runtime"
 
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/mpi"
@@ -48,18 +47,14 @@ func (e *engine) measureUntil(ex *Experiment, o *observed) error {
 	red := &reduced{}
 	var valid []float64
 	var allocs uint64
-	var ms0, ms1 runtime.MemStats
 	verdict, agreed := make([]float64, 1), make([]float64, 1)
 	n := 0 // observations asked for so far
 	o.rec.N = 0
 	for {
 		next := rule.NextLook(n)
-		runtime.ReadMemStats(&ms0)
-		if err := e.runBatch(o, next-n, batch); err != nil {
+		if err := e.runBatch(o, next-n, batch, &allocs); err != nil {
 			return err
 		}
-		runtime.ReadMemStats(&ms1)
-		allocs += ms1.Mallocs - ms0.Mallocs
 		i0 := o.rec.N
 		appendRecord(o.rec, batch)
 		r, err := e.reduce(cp, o, i0, o.rec.N, rawdata.TrafficStop)

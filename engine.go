@@ -365,23 +365,28 @@ func (e *engine) measure(ex *Experiment, o *observed) error {
 	if ex.Stop != nil {
 		return e.measureUntil(ex, o) // adaptive.go
 	}
-	var ms0, ms1 runtime.MemStats
-	runtime.ReadMemStats(&ms0)
-	if err := e.runBatch(o, ex.Nrep, o.rec); err != nil {
+	var allocs uint64
+	if err := e.runBatch(o, ex.Nrep, o.rec, &allocs); err != nil {
 		return err
 	}
-	runtime.ReadMemStats(&ms1)
-	o.allocsPerObs = float64(ms1.Mallocs-ms0.Mallocs) / float64(max(o.rec.N, 1))
+	o.allocsPerObs = float64(allocs) / float64(max(o.rec.N, 1))
 	return nil
 }
 
 // runBatch takes a batch of n measured observations into rec (o.run),
-// between e.BeginBatch and e.EndBatch.
-func (e *engine) runBatch(o *observed, n int, rec *window.Record) error {
+// between e.BeginBatch and e.EndBatch, and adds to *allocs the heap
+// allocations of the observations alone (runtime.MemStats.Mallocs read
+// just inside the batch hooks, whose own allocations are not the
+// measurement's).
+func (e *engine) runBatch(o *observed, n int, rec *window.Record, allocs *uint64) error {
 	if e.BeginBatch != nil {
 		e.BeginBatch()
 	}
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
 	err := o.run(n, rec, false)
+	runtime.ReadMemStats(&ms1)
+	*allocs += ms1.Mallocs - ms0.Mallocs
 	if e.EndBatch != nil {
 		e.EndBatch()
 	}
