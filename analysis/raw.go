@@ -161,7 +161,9 @@ type PerRankGroup struct {
 
 // Dataset is everything read from one or more raw files.
 type Dataset struct {
-	Groups  []*Group
+	Groups []*Group
+	// Mpiruns are the mpiruns read, in the order of their first row
+	// (valid or not); Group.Mpirun indexes it.
 	Mpiruns []MpirunID
 	// PerRank holds the groups read from per-rank files, if any.
 	PerRank []*PerRankGroup
@@ -193,7 +195,7 @@ type Dataset struct {
 	keyBuf  []byte
 	lastKey []byte // raw key of the previous row and its group
 	lastGi  int
-	lastMi  int32 // mpirun of the previous valid row, −1 if none
+	lastMi  int32 // mpirun of the previous row, −1 if none
 }
 
 // NewDataset returns an empty Dataset to Read files into.
@@ -464,6 +466,21 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 		d.lastKey = append(d.lastKey[:0], b...)
 		d.lastGi = gi
 		g := d.Groups[gi]
+		// The mpirun is registered at its first row, valid or not, so that
+		// an mpirun whose every observation was invalid still has its
+		// sidecar read (report, compare).
+		mi := d.lastMi
+		if mi < 0 || mp != d.Mpiruns[mi].Mpirun || rec[cRun] != d.Mpiruns[mi].RunID {
+			id := MpirunID{rec[cRun], mp}
+			var ok bool
+			if mi, ok = d.mpIndex[id]; !ok {
+				id.RunID = strings.Clone(id.RunID)
+				mi = int32(len(d.Mpiruns))
+				d.Mpiruns = append(d.Mpiruns, id)
+				d.mpIndex[id] = mi
+			}
+			d.lastMi = mi
+		}
 		if ec != 0 {
 			g.Invalid++
 			if ec&rawdata.ErrorCodeWrongResult != 0 {
@@ -475,25 +492,6 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 			g.Bad++
 			continue
 		}
-		if d.lastMi >= 0 && mp == d.Mpiruns[d.lastMi].Mpirun && rec[cRun] == d.Mpiruns[d.lastMi].RunID {
-			g.Runtimes = append(g.Runtimes, rt)
-			g.Mpirun = append(g.Mpirun, d.lastMi)
-			for _, c := range covs {
-				if v := rec[c.idx]; v != "" {
-					g.noteCovariate(c.name, d.lastMi, v)
-				}
-			}
-			continue
-		}
-		id := MpirunID{rec[cRun], mp}
-		mi, ok := d.mpIndex[id]
-		if !ok {
-			id.RunID = strings.Clone(id.RunID)
-			mi = int32(len(d.Mpiruns))
-			d.Mpiruns = append(d.Mpiruns, id)
-			d.mpIndex[id] = mi
-		}
-		d.lastMi = mi
 		g.Runtimes = append(g.Runtimes, rt)
 		g.Mpirun = append(g.Mpirun, mi)
 		for _, c := range covs {

@@ -209,3 +209,25 @@ func FuzzReadRaw(f *testing.F) {
 		}
 	})
 }
+
+// TestMpirunOfInvalidRowsRegistered: an mpirun whose every row is invalid
+// is still one of the Dataset's mpiruns (its sidecar is found by them),
+// and the valid rows of another index their own mpirun.
+func TestMpirunOfInvalidRowsRegistered(t *testing.T) {
+	raw := hdr + "\n" +
+		"a,0,0,MPI_Bcast,8,1,MPI_CHAR,2,0,1e-6,3\n" +
+		"a,0,0,MPI_Bcast,8,1,MPI_CHAR,2,1,1e-6,1\n" +
+		"a,1,0,MPI_Bcast,8,1,MPI_CHAR,2,0,2e-6,0\n"
+	d := NewDataset()
+	if err := d.Read(strings.NewReader(raw), "invalid"); err != nil {
+		t.Fatal(err)
+	}
+	want := []MpirunID{{"a", 0}, {"a", 1}}
+	if len(d.Mpiruns) != 2 || d.Mpiruns[0] != want[0] || d.Mpiruns[1] != want[1] {
+		t.Fatalf("mpiruns %v, want %v", d.Mpiruns, want)
+	}
+	g := d.Groups[0]
+	if g.Invalid != 2 || len(g.Runtimes) != 1 || g.Mpirun[0] != 1 {
+		t.Errorf("group: %d invalid, runtimes %v of mpiruns %v; want 2 invalid and one runtime of mpirun index 1", g.Invalid, g.Runtimes, g.Mpirun)
+	}
+}
