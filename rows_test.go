@@ -55,10 +55,10 @@ func rank0Bytes(t *testing.T, p int, exps []reprobench.Experiment) int64 {
 
 // TestRank0MemoryIndependentOfRanks: the bytes rank 0 allocates for one
 // experiment without per-rank rows are the same at 16 and at 4096 ranks,
-// apart from a few bytes per rank. Gathering the ranks' timestamps, as
-// this engine did before it reduced them, costs 48 bytes per rank and
-// observation at rank 0: 3.9 MB more at 4096 ranks and 20 observations,
-// against the 64 bytes per rank (0.26 MB) allowed here.
+// apart from a few bytes per rank. Gathering the ranks' timestamps instead
+// of reducing them would cost 48 bytes per rank and observation at rank
+// 0: 3.9 MB more at 4096 ranks and 20 observations, against the 64 bytes
+// per rank (0.26 MB) allowed here.
 func TestRank0MemoryIndependentOfRanks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("4096 simulated ranks")

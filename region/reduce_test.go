@@ -168,9 +168,8 @@ func rank0CloseBytes(t *testing.T, p, capacity int) int64 {
 
 // TestCloseMemoryAtScale: rank 0's allocations in Close with full buffers
 // of 10,000 records are within 2× at 4096 simulated ranks of those at 64.
-// Gathering the records, as Close did before it reduced them, costs 64
-// bytes per record and rank at rank 0: 2.6 GB at 4096 ranks against 41 MB
-// at 64.
+// Gathering the records instead of reducing them would cost 64 bytes per
+// record and rank at rank 0: 2.6 GB at 4096 ranks against 41 MB at 64.
 func TestCloseMemoryAtScale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("4096 simulated ranks")
