@@ -11,6 +11,7 @@ import (
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
+	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -126,22 +127,30 @@ func newResync(c mpi.Comm, g *clocksync.GlobalClock, opt resyncOptions) (func(ex
 			return nil, fmt.Errorf("reprobench: %w", err)
 		}
 	}
-	resyncer := &clocksync.Resyncer{}
+	resyncer := &clocksync.Resyncer{Clock: g.Base()}
 	algs := map[string]*clocksync.Algorithm{}
 	targets := map[string]clocksync.Accuracy{}
 	last := ""
 	noBound := "" // why the synchronization in force stated no bound; "" when it stated one
-	var lastSync time.Time
+	var lastSync timing.Ticks
+	synced := false
 	var syncIfDue func(ex *Experiment) error
 	resync := func(ex *Experiment) error {
 		if ex.ClockSync == "none" || ex.ClockSync == "" {
 			return nil
 		}
-		if lastSync.IsZero() || time.Since(lastSync) >= opt.Every {
+		due, err := everyDue(c, g.Base(), synced, lastSync, opt.Every)
+		if err != nil {
+			return err
+		}
+		if due {
 			if err := syncIfDue(ex); err != nil {
 				return err
 			}
-			lastSync = time.Now()
+			synced = true
+			if opt.Every > 0 { // a clock read costs simulated time: only when it decides
+				lastSync = g.Base().Now()
+			}
 		}
 		fb, err := applyNoBound(ex, noBound, opt.NoBound)
 		if fb != nil && opt.Fallback != nil {
@@ -195,7 +204,9 @@ func newResync(c mpi.Comm, g *clocksync.GlobalClock, opt resyncOptions) (func(ex
 				noBound = res.Bound.Why
 			}
 		}
-		resyncer.Synced(res)
+		if !targets[ex.ClockSync].IsZero() { // only a learned target asks the resyncer, and its clock read costs simulated time
+			resyncer.Synced(res)
+		}
 		last = ex.ClockSync
 		if opt.Record != nil {
 			opt.Record(ex, res, reason)
@@ -203,6 +214,25 @@ func newResync(c mpi.Comm, g *clocksync.GlobalClock, opt resyncOptions) (func(ex
 		return nil
 	}
 	return resync, nil
+}
+
+// everyDue reports whether opt.Every has passed on clk since the last
+// synchronization at last (always before the first, and always when every is
+// zero). Rank 0 decides on its own clock and broadcasts, so that every rank
+// takes the same branch of the collective synchronization; it communicates
+// only when every is positive.
+func everyDue(c mpi.Comm, clk timing.Clock, synced bool, last timing.Ticks, every time.Duration) (bool, error) {
+	if every <= 0 {
+		return true, nil
+	}
+	v := []float64{1}
+	if c.Rank() == 0 && synced && clk.Freq().Duration(clk.Now()-last) < every {
+		v[0] = 0
+	}
+	if err := mpi.Bcast(c, v, 0); err != nil {
+		return false, err
+	}
+	return v[0] != 0, nil
 }
 
 // clockAccuracy derives the clock accuracy target of a run from its

@@ -89,3 +89,60 @@ func TestNewResyncDefault(t *testing.T) {
 		t.Error("a malformed --clock-accuracy was accepted")
 	}
 }
+
+// TestNewResyncOnSimulatedTime: the resync reads elapsed time on the ranks'
+// clock, so on a simulated world (virtual time) its decisions follow the
+// simulated time and repeat exactly. Every: with 0.6 s of simulated time
+// between experiments and a 1 s period, rank 0 decides and every other
+// experiment synchronizes, although rank 1's sleeps differ (all ranks take
+// rank 0's word). Learned target: a bound that runs out after the simulated
+// sleeps is renewed; wall-clock time (microseconds here) would never renew it.
+func TestNewResyncOnSimulatedTime(t *testing.T) {
+	run := func(opt reprobench.ResyncOptions, spec string, sleep time.Duration) []int {
+		w, err := mpitest.New(mpitest.Config{Ranks: 2, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		opt.Record = nil
+		err = w.Run(func(r *mpitest.Rank) error {
+			g := clocksync.NewGlobalClock(r.Clock())
+			o := opt
+			o.Record = func(ex *reprobench.Experiment, _ *clocksync.Result, _ string) {
+				if r.ID() == 0 {
+					got = append(got, ex.Exp)
+				}
+			}
+			resync, err := reprobench.NewResync(r.Comm(), g, o)
+			if err != nil {
+				return err
+			}
+			for i := range 6 {
+				if err := resync(&reprobench.Experiment{Exp: i, ClockSync: spec}); err != nil {
+					return err
+				}
+				r.Sleep(sleep + time.Duration(r.ID())*sleep/2)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	every := reprobench.ResyncOptions{Every: time.Second}
+	fixed := "hca3:fitpts=20,exchanges=5"
+	if got, want := run(every, fixed, 600*time.Millisecond), []int{0, 2, 4}; !slices.Equal(got, want) {
+		t.Errorf("every 1 s, 0.6 s apart: synchronized before %v, want %v", got, want)
+	}
+	if got := run(every, fixed, time.Millisecond); !slices.Equal(got, []int{0}) {
+		t.Errorf("every 1 s, 1 ms apart: synchronized before %v, want [0]", got)
+	}
+	learned := reprobench.ResyncOptions{Default: clocksync.Accuracy{Error: time.Microsecond, Horizon: time.Second}}
+	if got, want := run(learned, "hca3", 30*time.Second), []int{0, 1, 2, 3, 4, 5}; !slices.Equal(got, want) {
+		t.Errorf("learned 1µs@1s, 30 s apart: synchronized before %v, want %v", got, want)
+	}
+	if a, b := run(learned, "hca3", 50*time.Millisecond), run(learned, "hca3", 50*time.Millisecond); !slices.Equal(a, b) {
+		t.Errorf("learned 1µs@1s, 50 ms apart: the same world synchronized before %v and before %v", a, b)
+	}
+}

@@ -21,9 +21,7 @@ var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden/ru
 // rma_sync, in_place, root_shift) at several levels, over calls of every
 // family, sizes and datatypes. The seed fixes the world and the run. The
 // clock accuracy none with resync every 0 re-synchronizes before every
-// experiment by fixed counts: a learned target decides by wall-clock time
-// (clocksync.Resyncer), which would make the rows depend on the machine's
-// speed.
+// experiment by fixed counts.
 var goldenArgs = []string{"run", "--sim", "--sim-ranks", "4", "--design", "testdata/golden/design.csv",
 	"--seed", "11", "--run-id", "golden-sim", "--clock-accuracy", "none", "--resync-every", "0",
 	"--clock-sync", "hca3:fitpts=40,exchanges=10", "--warmup", "2", "--window-baseline", "50"}
