@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/reprobench/reprobench/mpi"
-	"github.com/reprobench/reprobench/mpi/mpitest"
 )
 
 // Library is a family of MPI libraries whose collective algorithms the
@@ -394,31 +393,26 @@ func mpich() *Catalog {
 	return c
 }
 
-// simulated is package mpitest's algorithm model, read from its
-// simulated MPI_T table (mpitest.ControlVariableTable): per collective
+// simulated is package mpitest's algorithm model: per collective
 // RBSIM_<COLL>_ALGORITHM, whose enumeration names the algorithms (0,
-// auto, is the default candidate), and RBSIM_<COLL>_SEGSIZE (bytes) for
-// the segmented one.
+// auto, is the default candidate: binomial under another name), and
+// RBSIM_<COLL>_SEGSIZE (bytes) for the segmented one. The names and
+// values are the simulated world's MPI_T table, which the catalogue's
+// tests compare with mpitest.ControlVariableTable; tune does not import
+// the simulator outside its tests.
 func simulated() *Catalog {
 	c := &Catalog{Library: Simulated, Versions: "package mpitest",
 		Source:       "mpitest's simulated MPI_T table (mpitest.ControlVariableTable)",
 		WithinMpirun: "no: a simulated world reads its control variables when it is created (mpitest.Config.Cvars)"}
 	for _, p := range [][2]string{{"MPI_Allreduce", "ALLREDUCE"}, {"MPI_Bcast", "BCAST"}, {"MPI_Reduce", "REDUCE"}} {
-		cv := mpitest.SimCvarPrefix + p[1] + "_ALGORITHM"
-		sg := mpitest.SimCvarPrefix + p[1] + "_SEGSIZE"
-		col := Collective{Call: p[0], Cvar: cv, Env: cv, Segsize: sg, SegsizeEnv: sg}
-		for _, v := range mpitest.ControlVariableTable() {
-			if v.Name != cv {
-				continue
-			}
-			for _, e := range v.Enum {
-				n, name, _ := strings.Cut(e, "=")
-				if k, err := strconv.Atoi(n); err == nil && k > 0 {
-					col.Algorithms = append(col.Algorithms, Algorithm{Name: name, Value: k, Segmented: k == mpitest.AlgSegmented})
-				}
-			}
-		}
-		c.Collectives = append(c.Collectives, col)
+		cv := simCvarPrefix + p[1] + "_ALGORITHM"
+		sg := simCvarPrefix + p[1] + "_SEGSIZE"
+		c.Collectives = append(c.Collectives, Collective{Call: p[0], Cvar: cv, Env: cv, Segsize: sg, SegsizeEnv: sg,
+			Algorithms: []Algorithm{{Name: "binomial", Value: 1}, {Name: "linear", Value: 2}, {Name: "segmented", Value: 3, Segmented: true}}})
 	}
 	return c
 }
+
+// simCvarPrefix begins the simulated world's control variables
+// (mpitest.SimCvarPrefix).
+const simCvarPrefix = "RBSIM_"
