@@ -63,8 +63,10 @@ type LoopConfig struct {
 	// Below the plan, no default can be replaced, or the gate stays
 	// undecided, whatever the data.
 	MpirunsPerCandidate, ConfirmMpirunsPerSide int
-	// MPICHBase is the selection JSON the MPICH library uses without a
-	// file (its coll_selection.json); needed for MPICH only.
+	// MPICHBase is the MPIR-level selection JSON the MPICH library uses
+	// without a file, which the written file extends; MPICH only. Empty:
+	// MPICH 4.0.2's (maint/tuning/coll/mpir/generic.json at the v4.0.2
+	// tag, the text compiled into libmpich as MPII_coll_generic_json).
 	MPICHBase []byte
 	// Options decide the cells; Threshold and Alpha are also the gate's.
 	Options Options
@@ -301,18 +303,19 @@ func writeDecisionFile(cfg LoopConfig, cat *Catalog, res *LoopResult, src Source
 		env = []string{"OMPI_MCA_coll_tuned_use_dynamic_rules=1", "OMPI_MCA_coll_tuned_dynamic_rules_filename=" + absPath(res.DecisionFile),
 			provenance.ExpectEnv + "=coll_tuned_use_dynamic_rules=1"}
 	case MPICH:
-		if len(cfg.MPICHBase) == 0 {
-			return nil, errors.New("tune: an MPICH selection file needs the library's own selection JSON (LoopConfig.MPICHBase)")
+		base := cfg.MPICHBase
+		if len(base) == 0 {
+			base = mpich402Base
 		}
 		res.DecisionFile = filepath.Join(cfg.Dir, cfg.RunID+"-selection.json")
 		r, err := cat.MPICHResolver()
 		if err != nil {
 			return nil, err
 		}
-		if err := WriteMPICHJSON(&b, res.Decisions, r, cfg.MPICHBase); err != nil {
+		if err := WriteMPICHJSON(&b, res.Decisions, r, base); err != nil {
 			return nil, err
 		}
-		env = []string{MPICHTuningCvar + "=" + absPath(res.DecisionFile)}
+		env = append([]string{MPICHTuningCvar + "=" + absPath(res.DecisionFile)}, MPICHDeviceOff(res.Decisions)...)
 	case Simulated:
 		res.DecisionFile = filepath.Join(cfg.Dir, cfg.RunID+"-simulated.env")
 		var expect []string
