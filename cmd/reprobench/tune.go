@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/campaign"
+	"github.com/reprobench/reprobench/report"
 	"github.com/reprobench/reprobench/tune"
 )
 
@@ -133,6 +136,9 @@ func runTune(stdout, stderr io.Writer, args []string) error {
 	fmt.Fprintf(stdout, "\ndecision file: %s (sidecar %s)\n", res.DecisionFile, res.DecisionsJSON)
 	fmt.Fprintf(stdout, "\nconfirmation (%d fresh mpiruns, default = A, decision file = B):\n", res.ConfirmMpiruns)
 	tunePrintGate(stdout, res.Gate)
+	if err := tuneWriteReport(stdout, cfg, res); err != nil {
+		return err
+	}
 	switch res.Gate.Verdict {
 	case analysis.Regression:
 		return &exitStatusError{status: exitRegression, msg: "tune: the decision file is slower than the default: " + res.Gate.Summary()}
@@ -174,4 +180,32 @@ func tunePrintGate(w io.Writer, g analysis.GateReport) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, g.Summary())
+}
+
+// tuneWriteReport writes the report's tuning section (report.NewTuningSection:
+// per collective, the candidates' ratios to the default with their
+// intervals across sizes, the decision and the confirmation's verdict per
+// cell) to stdout and, as text and as an HTML fragment, to
+// DIR/RUNID-tuning.txt and DIR/RUNID-tuning.html. A second invocation of
+// the same loop resumes its finished campaigns without running anything
+// and writes the section again.
+func tuneWriteReport(stdout io.Writer, cfg tune.LoopConfig, res *tune.LoopResult) error {
+	sec := report.NewTuningSection(res.Decisions, &res.Gate)
+	var b bytes.Buffer
+	if err := sec.WriteText(&b); err != nil {
+		return err
+	}
+	h, err := sec.HTML()
+	if err != nil {
+		return err
+	}
+	base := filepath.Join(cfg.Dir, cfg.RunID+"-tuning")
+	if err := os.WriteFile(base+".txt", b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(base+".html", []byte(h), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n%s\nreport section: %s.txt, %s.html\n", b.String(), base, base)
+	return nil
 }
