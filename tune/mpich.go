@@ -80,8 +80,12 @@ type MPICHResolver func(call, candidate string) (string, error)
 // JSON has no comments, and MPICH refuses unknown keys: each decision's
 // interval and data source go to the sidecar (WriteDecisionsJSON). Only
 // MPI_Allreduce, MPI_Bcast and MPI_Reduce are written, whose
-// avg_msg_size is count × type size, the size a Sample carries.
+// avg_msg_size is count × type size, the size a Sample carries. A nil
+// base is MPICH 4.0.2's own selection.
 func WriteMPICHJSON(w io.Writer, ds []Decision, resolve MPICHResolver, base []byte) error {
+	if base == nil {
+		base = mpich402Base
+	}
 	root, err := parseOrdered(base)
 	if err != nil {
 		return fmt.Errorf("tune: MPICH base selection: %w", err)
