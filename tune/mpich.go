@@ -31,16 +31,15 @@ const MPICHTuningCvar = "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE"
 //go:embed mpich-4.0.2-mpir-generic.json
 var mpich402Base []byte
 
-// MPICHDeviceOff returns the environment that makes MPICH 4.0 consult the
-// MPIR-level selection (the file WriteMPICHJSON writes) for each call of
-// ds where some cell replaced the default: MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE=0,
-// and provenance's read-back of it ("REPROBENCH_EXPECT_CVARS=…"). With
-// the device-level collective on (MPICH's default), ch4 selects its own
-// path first (on one node, the POSIX shared-memory release_gather
-// algorithms), and the MPIR level, and so the file, is reached only
-// where that path falls back to it. The forced candidates were measured
-// with the device-level collective off (Catalog's Common settings), so
-// the file's choices hold only with it off. A call whose every cell
+// MPICHDeviceOff returns the environment under which the file
+// WriteMPICHJSON writes runs its choices as the forced candidates were
+// measured: for each call of ds where some cell replaced the default,
+// MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE=0 (the MPIR level selects, not ch4
+// first), and provenance's read-back of it ("REPROBENCH_EXPECT_CVARS=…").
+// With the device-level collective on (MPICH's default), ch4 selects
+// first and may take a path of its own (on one node, the POSIX
+// shared-memory release_gather algorithms) that reaches the MPIR level,
+// and so the file, only where it falls back. A call whose every cell
 // kept the default gets nothing: it runs exactly as without the file.
 // It returns nil when no call needs it.
 func MPICHDeviceOff(ds []Decision) []string {
