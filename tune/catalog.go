@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/reprobench/reprobench/mpi"
-	"github.com/reprobench/reprobench/mpi/mpitest"
 )
 
 // Library is a family of MPI libraries whose collective algorithms the
@@ -64,6 +63,12 @@ type Algorithm struct {
 	// covers every call of the collective in the mpirun, reprobench's
 	// own (one-element reductions, small broadcasts) included.
 	Needs string
+	// MinCountPof2: the library refuses the algorithm on a call whose
+	// count (elements) is below the largest power of two not above the
+	// number of ranks (MPICH's "size-ge-pof2" restriction). Unlike Needs,
+	// this holds per message size: a loop leaves the candidate out of the
+	// sizes where it fails (Candidate.Refuses) and runs it at the others.
+	MinCountPof2 bool
 }
 
 // Collective is what a library offers for one collective call.
@@ -111,6 +116,24 @@ type Candidate struct {
 	Settings []Setting
 	// Needs is the algorithm's Needs.
 	Needs string
+	// MinCountPof2 is the algorithm's MinCountPof2.
+	MinCountPof2 bool
+}
+
+// Refuses reports whether the library refuses c on a call of bytes
+// bytes (count × elem, elem the element's size in bytes, > 0) at np
+// processes, as far as the catalogue knows per size (Algorithm's
+// MinCountPof2). Needs is not consulted: it covers every call of an
+// mpirun, not one size.
+func (c Candidate) Refuses(bytes int64, np, elem int) bool {
+	if !c.MinCountPof2 || elem <= 0 || np < 1 {
+		return false
+	}
+	pof2 := int64(1)
+	for pof2*2 <= int64(np) {
+		pof2 *= 2
+	}
+	return bytes/int64(elem) < pof2
 }
 
 // Env returns the candidate's environment assignments, "NAME=value".
@@ -242,7 +265,7 @@ func (col *Collective) candidate(a Algorithm, seg int) Candidate {
 	if col.byName() {
 		val = a.Name
 	}
-	c := Candidate{Call: col.Call, Name: a.Name, Needs: a.Needs}
+	c := Candidate{Call: col.Call, Name: a.Name, Needs: a.Needs, MinCountPof2: a.MinCountPof2}
 	c.Settings = append(slices.Clone(col.Common), Setting{Cvar: col.Cvar, Env: col.Env, Value: val, ReadBack: strconv.Itoa(a.Value)})
 	if seg > 0 {
 		c.Name += "+segsize=" + strconv.Itoa(seg)
@@ -346,7 +369,7 @@ func openMPI() *Catalog {
 }
 
 // mpichColl is MPICH's entry of a collective (MPIR_CVAR_<COLL>_…).
-func mpichColl(call, coll string, notes, needs map[string]string, algs ...string) Collective {
+func mpichColl(call, coll string, notes, needs map[string]string, pof2 []string, algs ...string) Collective {
 	cv := "MPIR_CVAR_" + coll + "_INTRA_ALGORITHM"
 	dev := "MPIR_CVAR_" + coll + "_DEVICE_COLLECTIVE"
 	col := Collective{Call: call, Cvar: cv, Env: cv,
@@ -355,7 +378,7 @@ func mpichColl(call, coll string, notes, needs map[string]string, algs ...string
 			{Cvar: dev, Env: dev, Value: "0", ReadBack: "0"},
 		}}
 	for i, a := range algs {
-		col.Algorithms = append(col.Algorithms, Algorithm{Name: a, Value: i + 1, Note: notes[a], Needs: needs[a]})
+		col.Algorithms = append(col.Algorithms, Algorithm{Name: a, Value: i + 1, Note: notes[a], Needs: needs[a], MinCountPof2: slices.Contains(pof2, a)})
 	}
 	return col
 }
@@ -372,7 +395,8 @@ func mpichColl(call, coll string, notes, needs map[string]string, algs ...string
 func mpich() *Catalog {
 	smp := "a communicator over several nodes with several ranks on each (on one node, np 2, the first call failed here)"
 	nb := "runs the nonblocking algorithm (MPI_I<coll> and a wait)"
-	countNp := "a count of at least the number of ranks in every call (at np 2 here, the 1-element call failed)"
+	countNp := "a count of at least the largest power of two not above the number of ranks (MPICH's size-ge-pof2; at np 2 here, the 1-element call failed)"
+	pof2 := []string{"reduce_scatter_allgather", "reduce_scatter_gather"}
 	c := &Catalog{Library: MPICH, Versions: "4.0 (checked: 4.0.2 ch4:ucx here)",
 		Source: "MPI_T descriptions of MPIR_CVAR_<COLL>_INTRA_ALGORITHM in MPICH 4.0.2 (no MPI_T enumeration: the value is an int, " +
 			"the name's index, auto = 0); MPIR_CVAR_COLLECTIVE_FALLBACK (error = 0, print = 1, silent = 2) and " +
@@ -383,42 +407,37 @@ func mpich() *Catalog {
 			"reprobench sets it per mpirun through the environment"}
 	c.Collectives = []Collective{
 		mpichColl("MPI_Allreduce", "ALLREDUCE", map[string]string{"nb": nb},
-			map[string]string{"smp": smp, "reduce_scatter_allgather": countNp + "; reprobench's own 1-element MPI_Allreduce fails with it"},
+			map[string]string{"smp": smp, "reduce_scatter_allgather": countNp + "; reprobench's own 1-element MPI_Allreduce fails with it"}, pof2,
 			"nb", "smp", "recursive_doubling", "reduce_scatter_allgather"),
-		mpichColl("MPI_Bcast", "BCAST", map[string]string{"nb": nb}, map[string]string{"smp": smp},
+		mpichColl("MPI_Bcast", "BCAST", map[string]string{"nb": nb}, map[string]string{"smp": smp}, nil,
 			"binomial", "nb", "smp", "scatter_recursive_doubling_allgather", "scatter_ring_allgather"),
-		mpichColl("MPI_Reduce", "REDUCE", map[string]string{"nb": nb},
-			map[string]string{"smp": smp, "reduce_scatter_gather": countNp},
+		mpichColl("MPI_Reduce", "REDUCE", map[string]string{"nb": nb, "reduce_scatter_gather": countNp},
+			map[string]string{"smp": smp}, pof2,
 			"binomial", "nb", "smp", "reduce_scatter_gather"),
 	}
 	return c
 }
 
-// simulated is package mpitest's algorithm model, read from its
-// simulated MPI_T table (mpitest.ControlVariableTable): per collective
+// simulated is package mpitest's algorithm model: per collective
 // RBSIM_<COLL>_ALGORITHM, whose enumeration names the algorithms (0,
-// auto, is the default candidate), and RBSIM_<COLL>_SEGSIZE (bytes) for
-// the segmented one.
+// auto, is the default candidate: binomial under another name), and
+// RBSIM_<COLL>_SEGSIZE (bytes) for the segmented one. The names and
+// values are the simulated world's MPI_T table, which the catalogue's
+// tests compare with mpitest.ControlVariableTable; tune does not import
+// the simulator outside its tests.
 func simulated() *Catalog {
 	c := &Catalog{Library: Simulated, Versions: "package mpitest",
 		Source:       "mpitest's simulated MPI_T table (mpitest.ControlVariableTable)",
 		WithinMpirun: "no: a simulated world reads its control variables when it is created (mpitest.Config.Cvars)"}
 	for _, p := range [][2]string{{"MPI_Allreduce", "ALLREDUCE"}, {"MPI_Bcast", "BCAST"}, {"MPI_Reduce", "REDUCE"}} {
-		cv := mpitest.SimCvarPrefix + p[1] + "_ALGORITHM"
-		sg := mpitest.SimCvarPrefix + p[1] + "_SEGSIZE"
-		col := Collective{Call: p[0], Cvar: cv, Env: cv, Segsize: sg, SegsizeEnv: sg}
-		for _, v := range mpitest.ControlVariableTable() {
-			if v.Name != cv {
-				continue
-			}
-			for _, e := range v.Enum {
-				n, name, _ := strings.Cut(e, "=")
-				if k, err := strconv.Atoi(n); err == nil && k > 0 {
-					col.Algorithms = append(col.Algorithms, Algorithm{Name: name, Value: k, Segmented: k == mpitest.AlgSegmented})
-				}
-			}
-		}
-		c.Collectives = append(c.Collectives, col)
+		cv := simCvarPrefix + p[1] + "_ALGORITHM"
+		sg := simCvarPrefix + p[1] + "_SEGSIZE"
+		c.Collectives = append(c.Collectives, Collective{Call: p[0], Cvar: cv, Env: cv, Segsize: sg, SegsizeEnv: sg,
+			Algorithms: []Algorithm{{Name: "binomial", Value: 1}, {Name: "linear", Value: 2}, {Name: "segmented", Value: 3, Segmented: true}}})
 	}
 	return c
 }
+
+// simCvarPrefix begins the simulated world's control variables
+// (mpitest.SimCvarPrefix).
+const simCvarPrefix = "RBSIM_"

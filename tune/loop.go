@@ -63,8 +63,10 @@ type LoopConfig struct {
 	// Below the plan, no default can be replaced, or the gate stays
 	// undecided, whatever the data.
 	MpirunsPerCandidate, ConfirmMpirunsPerSide int
-	// MPICHBase is the selection JSON the MPICH library uses without a
-	// file (its coll_selection.json); needed for MPICH only.
+	// MPICHBase is the MPIR-level selection JSON the MPICH library uses
+	// without a file, which the written file extends; MPICH only. Empty:
+	// MPICH 4.0.2's (maint/tuning/coll/mpir/generic.json at the v4.0.2
+	// tag, the text compiled into libmpich as MPII_coll_generic_json).
 	MPICHBase []byte
 	// Options decide the cells; Threshold and Alpha are also the gate's.
 	Options Options
@@ -147,11 +149,16 @@ func Loop(ctx context.Context, cfg LoopConfig) (*LoopResult, error) {
 		sizes[i] = strconv.FormatInt(s, 10)
 	}
 	var src Source
+	elem := elemSize(cfg.RunArgs)
 	for i, call := range cfg.Calls {
-		cands, err := loopCandidates(cat, call, cfg)
+		cands, err := loopCandidates(cat, call, cfg, logf)
 		if err != nil {
 			return nil, err
 		}
+		groups := sizeGroups(cands, cfg.Sizes, cfg.Np, elem)
+		// The plan of the whole call, over every size and candidate: a
+		// candidate left out at some sizes only shrinks the family that
+		// Decide corrects over, so the plan's level stays sufficient.
 		plan, err := Plan(len(cfg.Sizes), len(cands), opt)
 		if err != nil {
 			return nil, err
@@ -161,28 +168,44 @@ func Loop(ctx context.Context, cfg LoopConfig) (*LoopResult, error) {
 		if cfg.MpirunsPerCandidate > 0 {
 			k = cfg.MpirunsPerCandidate
 		}
-		names := make([]string, len(cands))
-		for j, c := range cands {
-			names[j] = c.Name
+		var samples []Sample
+		for gi, g := range groups {
+			names := make([]string, len(g.cands))
+			for j, c := range g.cands {
+				names[j] = c.Name
+			}
+			gs := make([]string, len(g.sizes))
+			for j, b := range g.sizes {
+				gs[j] = strconv.FormatInt(b, 10)
+			}
+			for _, c := range cands {
+				if !slices.ContainsFunc(g.cands, func(o Candidate) bool { return o.Name == c.Name }) {
+					logf("tune: %s: %s left out at %s B: the library refuses it there (a count below the largest power of two not above np %d)\n", call, c.Name, strings.Join(gs, ","), cfg.Np)
+				}
+			}
+			logf("tune: %s: %d candidates (%s) × %d sizes at np %d: plan %s\n", call, len(g.cands), strings.Join(names, ", "), len(g.sizes), cfg.Np, plan.Why)
+			if k != plan.MpirunsPerCandidate {
+				logf("tune: %s: running %d mpiruns per candidate (%d in all) as asked, not the plan's %d\n", call, k, k*len(g.cands), plan.MpirunsPerCandidate)
+			}
+			id := callRunID(cfg.RunID, call)
+			if gi > 0 {
+				id += "-" + strconv.Itoa(gi+1)
+			}
+			c := campaign.Campaign{Dir: cfg.Dir, RunID: id, Mpiruns: k * len(g.cands), Np: cfg.Np,
+				Launcher: cfg.Launcher, Program: cfg.Program, Seed: cfg.Seed + uint64(i)<<32 + uint64(gi)<<48, PerMpirun: CandidateFactor(g.cands),
+				RunArgs: append([]string{"--calls", call, "--sizes", strings.Join(gs, ",")}, cfg.RunArgs...)}
+			files, err := runCampaign(ctx, c, cfg.Campaign, logf)
+			if err != nil {
+				return res, err
+			}
+			gsamples, s, err := ReadSamples(files, factor.Algorithm.String())
+			if err != nil {
+				return res, err
+			}
+			res.Missing = append(res.Missing, missing(c, call, g.sizes, cfg.Np, gsamples, logf)...)
+			src.Files, src.Column, src.Library = append(src.Files, s.Files...), s.Column, s.Library
+			samples = append(samples, gsamples...)
 		}
-		pf := CandidateFactor(cands)
-		logf("tune: %s: %d candidates (%s) × %d sizes at np %d: plan %s\n", call, len(cands), strings.Join(names, ", "), len(cfg.Sizes), cfg.Np, plan.Why)
-		if k != plan.MpirunsPerCandidate {
-			logf("tune: %s: running %d mpiruns per candidate (%d in all) as asked, not the plan's %d\n", call, k, k*len(cands), plan.MpirunsPerCandidate)
-		}
-		c := campaign.Campaign{Dir: cfg.Dir, RunID: callRunID(cfg.RunID, call), Mpiruns: k * len(cands), Np: cfg.Np,
-			Launcher: cfg.Launcher, Program: cfg.Program, Seed: cfg.Seed + uint64(i)<<32, PerMpirun: pf,
-			RunArgs: append([]string{"--calls", call, "--sizes", strings.Join(sizes, ",")}, cfg.RunArgs...)}
-		files, err := runCampaign(ctx, c, cfg.Campaign, logf)
-		if err != nil {
-			return res, err
-		}
-		samples, s, err := ReadSamples(files, factor.Algorithm.String())
-		if err != nil {
-			return res, err
-		}
-		res.Missing = append(res.Missing, missing(c, call, cfg.Sizes, cfg.Np, samples, logf)...)
-		src.Files, src.Column, src.Library = append(src.Files, s.Files...), s.Column, s.Library
 		ds, err := Decide(samples, opt)
 		if err != nil {
 			return res, err
@@ -301,18 +324,19 @@ func writeDecisionFile(cfg LoopConfig, cat *Catalog, res *LoopResult, src Source
 		env = []string{"OMPI_MCA_coll_tuned_use_dynamic_rules=1", "OMPI_MCA_coll_tuned_dynamic_rules_filename=" + absPath(res.DecisionFile),
 			provenance.ExpectEnv + "=coll_tuned_use_dynamic_rules=1"}
 	case MPICH:
-		if len(cfg.MPICHBase) == 0 {
-			return nil, errors.New("tune: an MPICH selection file needs the library's own selection JSON (LoopConfig.MPICHBase)")
+		base := cfg.MPICHBase
+		if len(base) == 0 {
+			base = mpich402Base
 		}
 		res.DecisionFile = filepath.Join(cfg.Dir, cfg.RunID+"-selection.json")
 		r, err := cat.MPICHResolver()
 		if err != nil {
 			return nil, err
 		}
-		if err := WriteMPICHJSON(&b, res.Decisions, r, cfg.MPICHBase); err != nil {
+		if err := WriteMPICHJSON(&b, res.Decisions, r, base); err != nil {
 			return nil, err
 		}
-		env = []string{MPICHTuningCvar + "=" + absPath(res.DecisionFile)}
+		env = append([]string{MPICHTuningCvar + "=" + absPath(res.DecisionFile)}, MPICHDeviceOff(res.Decisions)...)
 	case Simulated:
 		res.DecisionFile = filepath.Join(cfg.Dir, cfg.RunID+"-simulated.env")
 		var expect []string
@@ -378,10 +402,25 @@ func sameJSON(a, b any) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(x, y)
 }
 
-// loopCandidates returns the candidates of call that cfg asks for.
-func loopCandidates(cat *Catalog, call string, cfg LoopConfig) ([]Candidate, error) {
+// loopCandidates returns the candidates of call that cfg asks for. With
+// none named, every candidate of the catalogue but those whose Needs
+// condition is not known to hold (each logged); a named one is run
+// whatever its Needs.
+func loopCandidates(cat *Catalog, call string, cfg LoopConfig, logf func(string, ...any)) ([]Candidate, error) {
 	if len(cfg.Candidates) == 0 {
-		return cat.Candidates(call, cfg.Segsizes)
+		all, err := cat.Candidates(call, cfg.Segsizes)
+		if err != nil {
+			return nil, err
+		}
+		var out []Candidate
+		for _, c := range all {
+			if c.Needs != "" {
+				logf("tune: %s: %s left out: it needs %s (name it with the candidates to include it)\n", call, c.Name, c.Needs)
+				continue
+			}
+			out = append(out, c)
+		}
+		return out, nil
 	}
 	names := slices.Clone(cfg.Candidates)
 	if !slices.Contains(names, DefaultCandidate) {
@@ -441,4 +480,54 @@ func CandidateFactor(cands []Candidate) *campaign.MpirunFactor {
 		pf.Levels = append(pf.Levels, campaign.MpirunLevel{Name: c.Name, Env: env})
 	}
 	return pf
+}
+
+// sizeGroup is a set of message sizes that run the same candidates.
+type sizeGroup struct {
+	sizes []int64
+	cands []Candidate
+}
+
+// sizeGroups splits sizes into groups of consecutive sizes (in the given
+// order) whose candidates the library accepts alike (Candidate.Refuses
+// at np with elements of elem bytes); each group is one campaign. With
+// no refusal there is one group of every size and candidate.
+func sizeGroups(cands []Candidate, sizes []int64, np, elem int) []sizeGroup {
+	var out []sizeGroup
+	for _, b := range sizes {
+		var ok []Candidate
+		for _, c := range cands {
+			if !c.Refuses(b, np, elem) {
+				ok = append(ok, c)
+			}
+		}
+		same := func(g sizeGroup) bool {
+			return slices.EqualFunc(g.cands, ok, func(a, b Candidate) bool { return a.Name == b.Name })
+		}
+		if i := slices.IndexFunc(out, same); i >= 0 {
+			out[i].sizes = append(out[i].sizes, b)
+			continue
+		}
+		out = append(out, sizeGroup{sizes: []int64{b}, cands: ok})
+	}
+	return out
+}
+
+// elemSize is the element size in bytes of run's --datatype among args
+// (its default, float64, when absent or unknown).
+func elemSize(args []string) int {
+	sz := map[string]int{"byte": 1, "int32": 4, "float32": 4, "int64": 8, "float64": 8}
+	for i, a := range args {
+		name, v, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "datatype" {
+			continue
+		}
+		if !eq && i+1 < len(args) {
+			v = args[i+1]
+		}
+		if n, ok := sz[v]; ok {
+			return n
+		}
+	}
+	return 8
 }

@@ -3,6 +3,7 @@ package tune
 import (
 	"bufio"
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/reprobench/reprobench/provenance"
 )
 
 // MPICHTuningCvar is the control variable that loads the file
@@ -17,6 +20,45 @@ import (
 // 4.0), the level whose leaves are the MPIR_<Coll>_intra_<algorithm>
 // functions that MPIR_CVAR_<COLL>_INTRA_ALGORITHM=auto chooses among.
 const MPICHTuningCvar = "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE"
+
+// mpich402Base is MPICH 4.0.2's MPIR-level selection JSON:
+// maint/tuning/coll/mpir/generic.json at the v4.0.2 tag of
+// pmodels/mpich, which the build compiles into libmpich
+// (MPII_coll_generic_json; the same text, without whitespace, is in
+// Debian's libmpich.so.12.2.2 here). MPICH's licence (BSD-style,
+// COPYRIGHT in its source) allows the copy.
+//
+//go:embed mpich-4.0.2-mpir-generic.json
+var mpich402Base []byte
+
+// MPICHDeviceOff returns the environment under which the file
+// WriteMPICHJSON writes runs its choices as the forced candidates were
+// measured: for each call of ds where some cell replaced the default,
+// MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE=0 (the MPIR level selects, not ch4
+// first), and provenance's read-back of it ("REPROBENCH_EXPECT_CVARS=…").
+// With the device-level collective on (MPICH's default), ch4 selects
+// first and may take a path of its own (on one node, the POSIX
+// shared-memory release_gather algorithms) that reaches the MPIR level,
+// and so the file, only where it falls back. A call whose every cell
+// kept the default gets nothing: it runs exactly as without the file.
+// It returns nil when no call needs it.
+func MPICHDeviceOff(ds []Decision) []string {
+	var env, expect []string
+	seen := map[string]bool{}
+	for _, d := range ds {
+		if d.Chosen == d.Default || seen[d.Call] {
+			continue
+		}
+		seen[d.Call] = true
+		v := "MPIR_CVAR_" + strings.ToUpper(strings.TrimPrefix(d.Call, "MPI_")) + "_DEVICE_COLLECTIVE"
+		env = append(env, v+"=0")
+		expect = append(expect, v+"=0")
+	}
+	if len(expect) > 0 {
+		env = append(env, provenance.ExpectEnv+"="+strings.Join(expect, ";"))
+	}
+	return env
+}
 
 // MPICHResolver maps a candidate of a call to the MPIR algorithm
 // function MPICH's selection JSON names, e.g. "MPIR_Allreduce_intra_recursive_doubling".
@@ -37,8 +79,12 @@ type MPICHResolver func(call, candidate string) (string, error)
 // JSON has no comments, and MPICH refuses unknown keys: each decision's
 // interval and data source go to the sidecar (WriteDecisionsJSON). Only
 // MPI_Allreduce, MPI_Bcast and MPI_Reduce are written, whose
-// avg_msg_size is count × type size, the size a Sample carries.
+// avg_msg_size is count × type size, the size a Sample carries. A nil
+// base is MPICH 4.0.2's own selection.
 func WriteMPICHJSON(w io.Writer, ds []Decision, resolve MPICHResolver, base []byte) error {
+	if base == nil {
+		base = mpich402Base
+	}
 	root, err := parseOrdered(base)
 	if err != nil {
 		return fmt.Errorf("tune: MPICH base selection: %w", err)

@@ -17,7 +17,8 @@ const launchAlgorithmHelp = "vary the collective algorithm per mpirun, `CALL:LEV
 // launchAlgorithm returns the per-mpirun factor (tune.CandidateFactor) of
 // --algorithm spec for the library this binary links (the simulator's
 // with sim). CALL:all leaves out the algorithms that apply only under a
-// condition (tune.Algorithm.Needs), saying so on stderr.
+// condition (tune.Algorithm.Needs or MinCountPof2: one campaign runs
+// every level at every size), saying so on stderr.
 func launchAlgorithm(stderr io.Writer, spec string, sim bool) (*campaign.MpirunFactor, error) {
 	call, list, ok := strings.Cut(spec, ":")
 	if !ok || call == "" || list == "" {
@@ -43,10 +44,13 @@ func launchAlgorithm(stderr io.Writer, spec string, sim bool) (*campaign.MpirunF
 			return nil, fmt.Errorf("--algorithm: %w", err)
 		}
 		for _, c := range all {
-			if c.Needs == "" {
-				cands = append(cands, c)
-			} else {
+			switch {
+			case c.Needs != "":
 				fmt.Fprintf(stderr, "launch: --algorithm %s:all leaves out %s, which needs %s (name it to include it)\n", call, c.Name, c.Needs)
+			case c.MinCountPof2:
+				fmt.Fprintf(stderr, "launch: --algorithm %s:all leaves out %s, which the library refuses below a count of the largest power of two not above np (name it to include it; reprobench tune runs it at the sizes where it applies)\n", call, c.Name)
+			default:
+				cands = append(cands, c)
 			}
 		}
 	} else {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/campaign"
+	"github.com/reprobench/reprobench/report"
 	"github.com/reprobench/reprobench/tune"
 )
 
@@ -46,7 +49,7 @@ func runTune(stdout, stderr io.Writer, args []string) error {
 	perCell := fs.Bool("family-cell", false, "Holm's correction over each cell's candidates instead of over a collective's whole campaign")
 	perCand := fs.Int("mpiruns-per-candidate", 0, "mpiruns per candidate (0: the plan's; fewer can replace no default)")
 	perSide := fs.Int("confirm-mpiruns-per-side", 0, "confirmation mpiruns per side (0: as many as the gate needs to decide every cell)")
-	mpichBase := fs.String("mpich-base", "", "MPICH: the library's own selection JSON (coll_selection.json), which the written file extends")
+	mpichBase := fs.String("mpich-base", "", "MPICH: the library's own MPIR-level selection JSON (maint/tuning/coll/mpir/generic.json of its release), which the written file extends (default: MPICH 4.0.2's)")
 	timeout := fs.Duration("timeout", 0, "kill a mpirun after this long (0: no limit)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -85,10 +88,7 @@ func runTune(stdout, stderr io.Writer, args []string) error {
 			return usage("--launcher: %v", err)
 		}
 	}
-	if cfg.Library == tune.MPICH {
-		if *mpichBase == "" {
-			return usage("--library mpich needs --mpich-base (the library's coll_selection.json)")
-		}
+	if cfg.Library == tune.MPICH && *mpichBase != "" {
 		if cfg.MPICHBase, err = os.ReadFile(*mpichBase); err != nil {
 			return err
 		}
@@ -136,6 +136,9 @@ func runTune(stdout, stderr io.Writer, args []string) error {
 	fmt.Fprintf(stdout, "\ndecision file: %s (sidecar %s)\n", res.DecisionFile, res.DecisionsJSON)
 	fmt.Fprintf(stdout, "\nconfirmation (%d fresh mpiruns, default = A, decision file = B):\n", res.ConfirmMpiruns)
 	tunePrintGate(stdout, res.Gate)
+	if err := tuneWriteReport(stdout, cfg, res); err != nil {
+		return err
+	}
 	switch res.Gate.Verdict {
 	case analysis.Regression:
 		return &exitStatusError{status: exitRegression, msg: "tune: the decision file is slower than the default: " + res.Gate.Summary()}
@@ -177,4 +180,32 @@ func tunePrintGate(w io.Writer, g analysis.GateReport) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, g.Summary())
+}
+
+// tuneWriteReport writes the report's tuning section (report.NewTuningSection:
+// per collective, the candidates' ratios to the default with their
+// intervals across sizes, the decision and the confirmation's verdict per
+// cell) to stdout and, as text and as an HTML fragment, to
+// DIR/RUNID-tuning.txt and DIR/RUNID-tuning.html. A second invocation of
+// the same loop resumes its finished campaigns without running anything
+// and writes the section again.
+func tuneWriteReport(stdout io.Writer, cfg tune.LoopConfig, res *tune.LoopResult) error {
+	sec := report.NewTuningSection(res.Decisions, &res.Gate)
+	var b bytes.Buffer
+	if err := sec.WriteText(&b); err != nil {
+		return err
+	}
+	h, err := sec.HTML()
+	if err != nil {
+		return err
+	}
+	base := filepath.Join(cfg.Dir, cfg.RunID+"-tuning")
+	if err := os.WriteFile(base+".txt", b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(base+".html", []byte(h), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n%s\nreport section: %s.txt, %s.html\n", b.String(), base, base)
+	return nil
 }

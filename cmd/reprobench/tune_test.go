@@ -89,6 +89,26 @@ func TestTuneSimEndToEnd(t *testing.T) {
 		t.Errorf("decisions sidecar: %v %+v", err, side)
 	}
 
+	// The report's tuning section, fed by the command: per collective the
+	// candidates' ratios with their intervals at every size, the decision
+	// and the confirmation's verdict per cell, on stdout and in files.
+	txt, err := os.ReadFile(filepath.Join(out, "tune-tuning.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(so, string(txt)) {
+		t.Errorf("stdout lacks the tuning section:\n%s", txt)
+	}
+	hdr := regexp.MustCompile(`(?m)^np\s+msize_bytes\s+default\s+binomial\s+linear\s+segmented\s+decision\s+confirmed$`)
+	cell := regexp.MustCompile(`(?m)^4\s+(8|32)\s+\S+ \S+ \(n=5\)(\s+[0-9.]+ \[[0-9.]+, [0-9.]+\]\*?){3}\s+linear \(replaced\)\s+no-regression$`)
+	if !strings.Contains(string(txt), "Confirmation: ") || !strings.Contains(string(txt), "\nMPI_Allreduce\n") ||
+		!hdr.Match(txt) || len(cell.FindAll(txt, -1)) != 2 {
+		t.Errorf("tuning section: want MPI_Allreduce's table with the three candidates' intervals, linear replacing the default and no regression at 8 and 32 B:\n%s", txt)
+	}
+	if h, err := os.ReadFile(filepath.Join(out, "tune-tuning.html")); err != nil || !strings.Contains(string(h), `<section id="tuning">`) {
+		t.Errorf("tuning section as HTML: %v", err)
+	}
+
 	// Resumed: nothing to run, same verdict.
 	so2, se2, err := tuneCmd(out, "8,32")
 	if err != nil || strings.Count(se2, "(0 of ") != 2 || strings.Contains(se2, "started") {
