@@ -65,8 +65,8 @@ type LoopConfig struct {
 	MpirunsPerCandidate, ConfirmMpirunsPerSide int
 	// MPICHBase is the MPIR-level selection JSON the MPICH library uses
 	// without a file, which the written file extends; MPICH only. Empty:
-	// MPICH 4.0.2's (maint/tuning/coll/mpir/generic.json at the v4.0.2
-	// tag, the text compiled into libmpich as MPII_coll_generic_json).
+	// the selection compiled into the installed library
+	// (InstalledMPICHBase).
 	MPICHBase []byte
 	// Options decide the cells; Threshold and Alpha are also the gate's.
 	Options Options
@@ -326,7 +326,10 @@ func writeDecisionFile(cfg LoopConfig, cat *Catalog, res *LoopResult, src Source
 	case MPICH:
 		base := cfg.MPICHBase
 		if len(base) == 0 {
-			base = mpich402Base
+			var err error
+			if base, _, err = InstalledMPICHBase(); err != nil {
+				return nil, fmt.Errorf("%w (or give the library's own selection JSON)", err)
+			}
 		}
 		res.DecisionFile = filepath.Join(cfg.Dir, cfg.RunID+"-selection.json")
 		r, err := cat.MPICHResolver()

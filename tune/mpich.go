@@ -3,7 +3,6 @@ package tune
 import (
 	"bufio"
 	"bytes"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,16 +19,6 @@ import (
 // 4.0), the level whose leaves are the MPIR_<Coll>_intra_<algorithm>
 // functions that MPIR_CVAR_<COLL>_INTRA_ALGORITHM=auto chooses among.
 const MPICHTuningCvar = "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE"
-
-// mpich402Base is MPICH 4.0.2's MPIR-level selection JSON:
-// maint/tuning/coll/mpir/generic.json at the v4.0.2 tag of
-// pmodels/mpich, which the build compiles into libmpich
-// (MPII_coll_generic_json; the same text, without whitespace, is in
-// Debian's libmpich.so.12.2.2 here). MPICH's licence (BSD-style,
-// COPYRIGHT in its source) allows the copy.
-//
-//go:embed mpich-4.0.2-mpir-generic.json
-var mpich402Base []byte
 
 // MPICHDeviceOff returns the environment under which the file
 // WriteMPICHJSON writes runs its choices as the forced candidates were
@@ -79,11 +68,11 @@ type MPICHResolver func(call, candidate string) (string, error)
 // JSON has no comments, and MPICH refuses unknown keys: each decision's
 // interval and data source go to the sidecar (WriteDecisionsJSON). Only
 // MPI_Allreduce, MPI_Bcast and MPI_Reduce are written, whose
-// avg_msg_size is count × type size, the size a Sample carries. A nil
-// base is MPICH 4.0.2's own selection.
+// avg_msg_size is count × type size, the size a Sample carries. base is
+// required (InstalledMPICHBase reads the installed library's).
 func WriteMPICHJSON(w io.Writer, ds []Decision, resolve MPICHResolver, base []byte) error {
-	if base == nil {
-		base = mpich402Base
+	if len(base) == 0 {
+		return errors.New("tune: MPICH selection: no base selection (InstalledMPICHBase reads the installed library's)")
 	}
 	root, err := parseOrdered(base)
 	if err != nil {

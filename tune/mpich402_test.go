@@ -3,6 +3,8 @@ package tune
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -32,16 +34,68 @@ var mpich402Key = regexp.MustCompile(`^(` +
 	`is_(commutative|sendbuf_inplace|op_built_in|block_regular|node_consecutive)=(yes|no)|` +
 	`comm_avg_ppn<=\d+|comm_hierarchy=(parent|node_roots|node|flat|any)|k=\d+|[a-z_]+=\d+)$`)
 
-// TestMPICHSelectionAgainst402: with MPICH 4.0.2's own MPIR selection as
-// the base, a file choosing each of the catalogue's MPICH candidates at
+// installedBase returns the installed MPICH library's MPIR selection
+// (InstalledMPICHBase); without MPICH the test is skipped, unless
+// RB_REQUIRE_MPI=1 makes that a failure.
+func installedBase(t *testing.T) []byte {
+	t.Helper()
+	b, p, err := InstalledMPICHBase()
+	if err != nil {
+		if os.Getenv("RB_REQUIRE_MPI") == "1" {
+			t.Fatalf("RB_REQUIRE_MPI=1: %v", err)
+		}
+		t.Skipf("no MPICH library: %v", err)
+	}
+	t.Logf("base from %s (%d bytes)", p, len(b))
+	return b
+}
+
+// TestInstalledMPICHBase: the selection read from the installed library is
+// the MPIR level's (every algorithm leaf an MPIR_ function, the three
+// collectives the writer edits present), not the CH4 or POSIX level's
+// that the same file holds; a file without one is refused.
+func TestInstalledMPICHBase(t *testing.T) {
+	b := installedBase(t)
+	var root map[string]any
+	if err := json.Unmarshal(b, &root); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"collective=allreduce", "collective=bcast", "collective=reduce"} {
+		if _, ok := root[k]; !ok {
+			t.Errorf("the base has no %q", k)
+		}
+	}
+	if n := strings.Count(string(b), `"algorithm=MPIDI_`); n != 0 {
+		t.Errorf("the base names %d device-level algorithms", n)
+	}
+	f := filepath.Join(t.TempDir(), "lib.so")
+	posix := `{"collective=bcast":{"algorithm=MPIDI_POSIX_mpi_bcast_release_gather":{}}}`
+	if err := os.WriteFile(f, []byte("\x00"+posix+"\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := MPICHBaseFromLibrary(f); err == nil {
+		t.Error("a file holding only a device-level selection gave a base")
+	}
+	mpir := `{"collective=bcast":{"algorithm=MPIR_Bcast_intra_binomial":{}}}`
+	if err := os.WriteFile(f, []byte("junk\x00"+posix+"\x00"+mpir+"\x00junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := MPICHBaseFromLibrary(f); err != nil || string(got) != mpir {
+		t.Errorf("MPICHBaseFromLibrary = %q, %v; want the MPIR object", got, err)
+	}
+}
+
+// TestMPICHSelectionAgainst402: with the installed MPICH's own MPIR
+// selection as the base (4.0.2 here), a file choosing each of the catalogue's MPICH candidates at
 // some cell has only keys MPICH 4.0.2's parser knows, names only
 // algorithms it knows, and changes nothing of the base but the decided
 // collectives' intra-communicator trees. Each candidate's resolved name
 // must be one of 4.0.2's: a misspelt name (MPICH aborts at MPI_Init on
 // it) fails here.
 func TestMPICHSelectionAgainst402(t *testing.T) {
+	base := installedBase(t)
 	var baseRoot map[string]any
-	if err := json.Unmarshal(mpich402Base, &baseRoot); err != nil {
+	if err := json.Unmarshal(base, &baseRoot); err != nil {
 		t.Fatal(err)
 	}
 	cat := CatalogFor(MPICH)
@@ -68,7 +122,7 @@ func TestMPICHSelectionAgainst402(t *testing.T) {
 		ds = append(ds, Decision{Cell: Cell{Call: col.Call, Bytes: 4 << 20, Np: 2}, Default: DefaultCandidate, Chosen: DefaultCandidate})
 	}
 	var buf bytes.Buffer
-	if err := WriteMPICHJSON(&buf, ds, resolve, mpich402Base); err != nil {
+	if err := WriteMPICHJSON(&buf, ds, resolve, base); err != nil {
 		t.Fatal(err)
 	}
 	var root map[string]any

@@ -49,7 +49,7 @@ func runTune(stdout, stderr io.Writer, args []string) error {
 	perCell := fs.Bool("family-cell", false, "Holm's correction over each cell's candidates instead of over a collective's whole campaign")
 	perCand := fs.Int("mpiruns-per-candidate", 0, "mpiruns per candidate (0: the plan's; fewer can replace no default)")
 	perSide := fs.Int("confirm-mpiruns-per-side", 0, "confirmation mpiruns per side (0: as many as the gate needs to decide every cell)")
-	mpichBase := fs.String("mpich-base", "", "MPICH: the library's own MPIR-level selection JSON (maint/tuning/coll/mpir/generic.json of its release), which the written file extends (default: MPICH 4.0.2's)")
+	mpichBase := fs.String("mpich-base", "", "MPICH: the library's own MPIR-level selection JSON (maint/tuning/coll/mpir/generic.json of its release), which the written file extends (default: the one compiled into the installed libmpich, found through pkg-config mpich)")
 	timeout := fs.Duration("timeout", 0, "kill a mpirun after this long (0: no limit)")
 	if err := parseFlags(fs, args); err != nil {
 		return err

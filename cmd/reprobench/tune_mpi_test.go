@@ -101,7 +101,11 @@ func TestTunePositiveControl(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := tune.WriteMPICHJSON(&b, ds, r, nil); err != nil {
+				base, _, err := tune.InstalledMPICHBase()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := tune.WriteMPICHJSON(&b, ds, r, base); err != nil {
 					t.Fatal(err)
 				}
 				env = append([]string{tune.MPICHTuningCvar + "=" + file}, tune.MPICHDeviceOff(ds)...)
