@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
 	double *u = calloc(w * (size_t)(n + 2), sizeof *u);
 	double *v = calloc(w * (size_t)(n + 2), sizeof *v);
 	for (size_t i = 0; i < w * (size_t)(n + 2); i++) {
-		u[i] = rank;
+		u[i] = v[i] = rank;
 	}
 	int up = rank > 0 ? rank - 1 : MPI_PROC_NULL;
 	int down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
