@@ -16,7 +16,6 @@ static int rb_adopt_dup(uintptr_t h, MPI_Comm *out) {
 	if (err != MPI_SUCCESS) return err;
 	return MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
 }
-static uintptr_t rb_world_handle(void) { return (uintptr_t)MPI_COMM_WORLD; }
 */
 import "C"
 
@@ -24,10 +23,10 @@ import "C"
 // Fortran program that links reprobench as a library and called MPI_Init)
 // use this package. handle is a communicator handle's bits converted to
 // uintptr_t in C ((uintptr_t)comm: a pointer under Open MPI, an int under
-// MPICH; WorldHandle gives MPI_COMM_WORLD's). Adopt duplicates it
-// (MPI_Comm_dup, collective over it), installs MPI_ERRORS_RETURN on the
-// duplicate only, and returns the duplicate, which the caller frees with
-// Comm.Free before the program calls MPI_Finalize. It makes World return
+// MPICH). Adopt duplicates it (MPI_Comm_dup, collective over it),
+// installs MPI_ERRORS_RETURN on the duplicate only, and returns the
+// duplicate, which the caller frees with Comm.Free before the program
+// calls MPI_Finalize. It makes World return
 // MPI_COMM_WORLD (with its error handler unchanged) when Init was not
 // called, and records the calling thread as the one that owns MPI: every
 // later call of this package must come from it (a call from C into Go
@@ -56,6 +55,3 @@ func Adopt(handle uintptr) (Comm, error) {
 	}
 	return newComm(h, false)
 }
-
-// WorldHandle returns MPI_COMM_WORLD's handle as Adopt takes it.
-func WorldHandle() uintptr { return uintptr(C.rb_world_handle()) }

@@ -68,6 +68,3 @@ func ControlVariables() ([]ControlVariable, error) { return nil, ErrNoMPI }
 
 // Adopt returns ErrNoMPI: this build has no MPI library.
 func Adopt(handle uintptr) (Comm, error) { return nil, ErrNoMPI }
-
-// WorldHandle returns 0: this build has no MPI library.
-func WorldHandle() uintptr { return 0 }
