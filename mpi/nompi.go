@@ -65,3 +65,6 @@ const BuildFlavor = "none"
 
 // ControlVariables returns ErrNoMPI: this build has no MPI library.
 func ControlVariables() ([]ControlVariable, error) { return nil, ErrNoMPI }
+
+// Adopt returns ErrNoMPI: this build has no MPI library.
+func Adopt(handle uintptr) (Comm, error) { return nil, ErrNoMPI }

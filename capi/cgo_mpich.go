@@ -1,0 +1,6 @@
+//go:build cgo && !nompi && mpich
+
+package main
+
+// #cgo pkg-config: mpich
+import "C"

@@ -1,0 +1,6 @@
+//go:build cgo && !nompi && !mpich
+
+package main
+
+// #cgo pkg-config: mpi
+import "C"
