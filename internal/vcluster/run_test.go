@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/reprobench/reprobench/internal/mpirun"
 )
 
 // TestRunAcrossNodes runs a windowed "reprobench run" on 2 nodes × 1 rank
@@ -37,7 +39,7 @@ func TestRunAcrossNodes(t *testing.T) {
 		t.Run(f, func(t *testing.T) {
 			bin := buildReprobench(t, f)
 			out := t.TempDir()
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), mpirun.Deadline(3*time.Minute))
 			defer cancel()
 			before, err := busyCPUs(probeTime)
 			if err != nil {
