@@ -41,7 +41,7 @@ func TestRunAcrossNodes(t *testing.T) {
 			out := t.TempDir()
 			ctx, cancel := context.WithTimeout(context.Background(), mpirun.Deadline(3*time.Minute))
 			defer cancel()
-			before, err := busyCPUs(probeTime)
+			before, err := mpirun.BusyCPUs(probeTime)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +53,7 @@ func TestRunAcrossNodes(t *testing.T) {
 			if b, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("%v (ctx: %v)\n%s", err, ctx.Err(), tail(string(b)))
 			}
-			after, err := busyCPUs(probeTime)
+			after, err := mpirun.BusyCPUs(probeTime)
 			if err != nil {
 				t.Fatal(err)
 			}
