@@ -241,15 +241,18 @@ func readPid(t *testing.T, path string) int {
 
 func TestLaunchTimeoutKillsProcessGroup(t *testing.T) {
 	dir := t.TempDir()
+	// The timeout also governs mpirun 1, which must complete within it: it
+	// is stretched with the machine's load (mpirun.Deadline).
+	timeout := mpirun.Deadline(1500 * time.Millisecond)
 	m, err := Start(context.Background(), localCampaign(t, dir, 2),
-		Options{Timeout: 1500 * time.Millisecond, Env: []string{"FAKERUN_HANG_MPIRUN=0"}})
+		Options{Timeout: timeout, Env: []string{"FAKERUN_HANG_MPIRUN=0"}})
 	if !errors.Is(err, ErrIncomplete) {
 		t.Fatal(err)
 	}
 	a := m.Runs[0].Attempts[0]
 	// The run hangs for an hour: any duration well below that shows the
 	// timeout killed it; the upper bound leaves room for a loaded machine.
-	if m.Runs[0].Status != StatusTimedOut || a.Signal != "terminated" || a.DurationS < 1.5 || a.DurationS > 120 {
+	if m.Runs[0].Status != StatusTimedOut || a.Signal != "terminated" || a.DurationS < timeout.Seconds() || a.DurationS > mpirun.Deadline(120*time.Second).Seconds() {
 		t.Errorf("mpirun 0: %+v", m.Runs[0])
 	}
 	if alive(readPid(t, filepath.Join(dir, "pids", "mpirun000-rank0.pid"))) {
@@ -260,9 +263,11 @@ func TestLaunchTimeoutKillsProcessGroup(t *testing.T) {
 	}
 }
 
-// waitFor polls cond every 20 ms for up to d.
+// waitFor polls cond every 20 ms for up to d stretched by the machine's
+// load (mpirun.Deadline: d is a deadline against a hang).
 func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
+	d = mpirun.Deadline(d)
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 		if cond() {
 			return
@@ -435,7 +440,7 @@ func TestLaunchInterrupted(t *testing.T) {
 	started := make(chan bool, 1)
 	go func() { // t.Fatal is not for other goroutines: poll by hand
 		ok := false
-		for end := time.Now().Add(2 * time.Minute); !ok && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		for end := time.Now().Add(mpirun.Deadline(2 * time.Minute)); !ok && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 			ok = exists(filepath.Join(dir, "pids", "mpirun000-rank0.pid"))
 		}
 		started <- ok
@@ -511,7 +516,7 @@ func TestLaunchTimeoutGraceThenKill(t *testing.T) {
 	}
 	a := m.Runs[0].Attempts[0]
 	// It ignored SIGTERM at 1 s, so it lived through the grace: ≥ 2.5 s.
-	if m.Runs[0].Status != StatusTimedOut || a.Signal != "killed" || a.DurationS < 2.5 || a.DurationS > 120 || !strings.Contains(a.Error, "SIGKILL after 1.5s") {
+	if m.Runs[0].Status != StatusTimedOut || a.Signal != "killed" || a.DurationS < 2.5 || a.DurationS > mpirun.Deadline(120*time.Second).Seconds() || !strings.Contains(a.Error, "SIGKILL after 1.5s") {
 		t.Errorf("mpirun 0: %+v", a)
 	}
 	if alive(readPid(t, filepath.Join(dir, "pids", "mpirun000-rank0.pid"))) {

@@ -29,9 +29,20 @@ import (
 // its .partial output created, writes its pid to a file and waits to be
 // killed. The resume runs without the hook.
 
-const itNrep = 20000
+// itNrep is the observations per mpirun: 2000 rows (about 200 KB of raw
+// CSV) take several buffered writes of the .partial file. More only cost
+// time under load: two busy-polling MPICH ranks beside a busy core took
+// 40 s for 20000 (2 ms per observation, at load 18 on 2 cores).
+const itNrep = 2000
 
 var itRunFlags = fmt.Sprintf("--calls MPI_Allreduce --sizes 8 --nrep %d --warmup 10", itNrep)
+
+// itTimeout is the launcher's --timeout for one mpirun of itNrep
+// observations, a deadline against a hang: 60 s stretched by the machine's
+// load at the call (mpirun.Deadline), in whole seconds.
+func itTimeout() string {
+	return fmt.Sprintf("%.0fs", mpirun.Deadline(60*time.Second).Seconds())
+}
 
 // holdEnv is the environment that holds mpirun i of a launch until it is
 // killed; the ranks write their pids into dir.
@@ -94,9 +105,11 @@ func launchCmd(t *testing.T, f mpirun.Flavor, bin string, env []string, args ...
 	return cmd, &out
 }
 
-// waitCmd waits for cmd with a timeout and returns its exit code.
+// waitCmd waits for cmd for up to d stretched by the machine's load
+// (mpirun.Deadline) and returns its exit code.
 func waitCmd(t *testing.T, cmd *exec.Cmd, out *bytes.Buffer, d time.Duration) int {
 	t.Helper()
+	d = mpirun.Deadline(d)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -203,7 +216,7 @@ func killRankThenResume(t *testing.T, f mpirun.Flavor) {
 	bin := reprobench(t, f)
 	dir := t.TempDir()
 	launcher := f.Launcher[0] + " -np {np}"
-	args := append([]string{"--mpiruns", "3", "--np", "2", "--launcher", launcher, "--out", dir, "--run-id", "kr", "--timeout", "60s", "--seed", "1", "--"}, strings.Fields(itRunFlags)...)
+	args := append([]string{"--mpiruns", "3", "--np", "2", "--launcher", launcher, "--out", dir, "--run-id", "kr", "--timeout", itTimeout(), "--seed", "1", "--"}, strings.Fields(itRunFlags)...)
 	hold := t.TempDir()
 	cmd, out := launchCmd(t, f, bin, holdEnv(hold, 1), args...)
 	mp := ManifestPath(dir, "kr")
@@ -243,7 +256,7 @@ func killRankThenResume(t *testing.T, f mpirun.Flavor) {
 		t.Fatalf("completed files %v, want the .csv and .json of mpiruns 0 and 2", before)
 	}
 
-	cmd, out = launchCmd(t, f, bin, nil, "--resume", "--out", dir, "--run-id", "kr", "--timeout", "60s")
+	cmd, out = launchCmd(t, f, bin, nil, "--resume", "--out", dir, "--run-id", "kr", "--timeout", itTimeout())
 	if code := waitCmd(t, cmd, out, 90*time.Second); code != 0 {
 		t.Fatalf("resume exit code %d\n%s", code, out)
 	}
@@ -273,7 +286,7 @@ func killLauncherThenResume(t *testing.T, f mpirun.Flavor) {
 	bin := reprobench(t, f)
 	dir := t.TempDir()
 	launcher := f.Launcher[0] + " -np {np}"
-	args := append([]string{"--mpiruns", "3", "--np", "2", "--launcher", launcher, "--out", dir, "--run-id", "kl", "--timeout", "60s", "--seed", "2", "--"}, strings.Fields(itRunFlags)...)
+	args := append([]string{"--mpiruns", "3", "--np", "2", "--launcher", launcher, "--out", dir, "--run-id", "kl", "--timeout", itTimeout(), "--seed", "2", "--"}, strings.Fields(itRunFlags)...)
 	hold := t.TempDir()
 	cmd, out := launchCmd(t, f, bin, holdEnv(hold, 1), args...)
 	mp := ManifestPath(dir, "kl")
@@ -301,7 +314,7 @@ func killLauncherThenResume(t *testing.T, f mpirun.Flavor) {
 	}
 
 	// Resume at once, while orphaned ranks may still be alive.
-	cmd, out = launchCmd(t, f, bin, nil, "--resume", "--out", dir, "--timeout", "60s")
+	cmd, out = launchCmd(t, f, bin, nil, "--resume", "--out", dir, "--timeout", itTimeout())
 	if code := waitCmd(t, cmd, out, 90*time.Second); code != 0 {
 		t.Fatalf("resume exit code %d\n%s", code, out)
 	}

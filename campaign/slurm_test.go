@@ -35,8 +35,12 @@ var slurmPMI = SrunPMI
 // checkRerunInTime), that mpirun's whole duration. Measured on the 2-core
 // VM at load 6-9: held 0.14-2.6 s after the start (srun, step,
 // batch); a batch mpirun of 200 observations took 0.8-6.3 s, an srun one
-// 0.5-2 s. The tests log both margins.
-const slurmTimeout = "8s"
+// 0.5-2 s. Those are wall-clock times, which grow with the load: the 8 s
+// are stretched by the machine's load at the call (mpirun.Deadline), in
+// whole seconds. The tests log both margins.
+func slurmTimeout() string {
+	return fmt.Sprintf("%.0fs", mpirun.Deadline(8*time.Second).Seconds())
+}
 
 func slurmEnv(c *slurmtest.Cluster, extra ...string) []string {
 	return append(append([]string{}, c.Env...), extra...)
@@ -215,7 +219,7 @@ func TestSlurmTimeoutLeavesNoJob(t *testing.T) {
 		dir := t.TempDir()
 		hold := t.TempDir()
 		cmd, out := launchCmd(t, f, bin, slurmEnv(c, holdEnv(hold, 0)...), "--mpiruns", "1", "--np", "2", "--launcher", "srun -n {np} --mpi="+slurmPMI[f.Name],
-			"--out", dir, "--run-id", "to", "--timeout", slurmTimeout, "--grace", "5s", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+			"--out", dir, "--run-id", "to", "--timeout", slurmTimeout(), "--grace", "5s", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
 		// The ranks are held (they cannot finish), so the timeout must end them.
 		var ranks []int
 		waitFor(t, 120*time.Second, "both ranks to be held", func() bool { ranks = heldRanks(hold, 0, 2); return ranks != nil })
@@ -380,7 +384,7 @@ func TestSlurmStepsInAllocation(t *testing.T) {
 		hold := t.TempDir()
 		alloc += "-to"
 		cmd, out = sallocLaunch(t, c, f, bin, alloc, holdEnv(hold, 0), "--mpiruns", "1", "--np", "2", "--launcher", "setsid -w srun -n {np} --mpi="+pmi,
-			"--out", dir, "--run-id", "sto", "--timeout", slurmTimeout, "--grace", "5s", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+			"--out", dir, "--run-id", "sto", "--timeout", slurmTimeout(), "--grace", "5s", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
 		var ranks []int
 		waitFor(t, 120*time.Second, "both ranks to be held", func() bool { ranks = heldRanks(hold, 0, 2); return ranks != nil })
 		if code := waitCmd(t, cmd, out, 120*time.Second); code != 1 {
@@ -424,7 +428,7 @@ func TestSlurmBatchTimeout(t *testing.T) {
 		mp := ManifestPath(dir, "bt")
 		hold := t.TempDir()
 		cmd, out := launchCmd(t, f, bin, slurmEnv(c, holdEnv(hold, 0)...), "--batch", "sbatch", "--launcher", "srun -n {np} --mpi="+slurmPMI[f.Name],
-			"--mpiruns", "2", "--np", "2", "--out", dir, "--run-id", "bt", "--timeout", slurmTimeout, "--grace", "5s", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
+			"--mpiruns", "2", "--np", "2", "--out", dir, "--run-id", "bt", "--timeout", slurmTimeout(), "--grace", "5s", "--", "--calls", "MPI_Allreduce", "--sizes", "8", "--nrep", "200")
 		var ranks []int
 		waitFor(t, 120*time.Second, "mpirun 0 to be held", func() bool { ranks = heldRanks(hold, 0, 2); return ranks != nil })
 		if code := waitCmd(t, cmd, out, 180*time.Second); code != 1 {
@@ -614,7 +618,7 @@ func killResumeThenResume(t *testing.T, c *slurmtest.Cluster, f mpirun.Flavor, b
 	if jobs := c.Jobs(t, "running"); len(jobs) != 1 {
 		t.Fatalf("after killing the launcher, running jobs %v; want mpirun 1's", jobs)
 	}
-	cmd, out = launchCmd(t, f, bin, slurmEnv(c), "--resume", "--out", dir, "--timeout", slurmTimeout)
+	cmd, out = launchCmd(t, f, bin, slurmEnv(c), "--resume", "--out", dir, "--timeout", slurmTimeout())
 	if code := waitCmd(t, cmd, out, 300*time.Second); code != 0 {
 		t.Fatalf("resume: exit %d\n%s", code, out)
 	}

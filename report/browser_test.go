@@ -18,6 +18,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/internal/mpirun"
 )
 
 // chromium returns the path of a Chromium (Debian's package "chromium";
@@ -62,7 +63,7 @@ func render(t *testing.T, bin, file string, width, height int, withDOM bool) ren
 	run := func(extra ...string) (string, string) {
 		netlog := filepath.Join(t.TempDir(), "netlog.json")
 		extra = append(extra, "--log-net-log="+netlog)
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), mpirun.Deadline(90*time.Second))
 		defer cancel()
 		args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 			"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",

@@ -3,7 +3,9 @@
 # rank / the launcher mid-run, then resume, under Open MPI and MPICH) N
 # times in a row and counts the passes (issue #23: they must pass every
 # time, on a quiet machine and on a loaded one). With BURN > 0, that many
-# CPU-burning processes run beside them (started here, stopped by PID).
+# CPU-burning processes run beside them (started here, stopped by PID);
+# PIN=c pins every burner to CPU c (PIN=0 BURN=1 is CI's busy core, a
+# pinned "yes > /dev/null").
 # RUN (a go test -run pattern, default ^TestIntegration) and PKG (default
 # ./campaign) choose other tests. Logs: test-repeat-out/run<i>.log.
 # Exits non-zero unless every run passed.
@@ -26,11 +28,13 @@ stop_burners() {
 	burners=()
 }
 trap stop_burners EXIT
+pin=()
+[ -n "${PIN:-}" ] && pin=(taskset -c "$PIN")
 for ((b = 0; b < burn; b++)); do
-	timeout 3600 sh -c 'while :; do :; done' &
+	"${pin[@]}" timeout 3600 sh -c 'while :; do :; done' &
 	burners+=($!)
 done
-[ "$burn" -gt 0 ] && echo "test-repeat: $burn CPU burners, pids ${burners[*]}"
+[ "$burn" -gt 0 ] && echo "test-repeat: $burn CPU burners${PIN:+ on CPU $PIN}, pids ${burners[*]}"
 
 export RB_REQUIRE_MPI=1
 pass=0
@@ -46,5 +50,5 @@ for ((i = 1; i <= n; i++)); do
 	fi
 	echo "test-repeat: run $i/$n $result in $(($(date +%s) - start)) s (load before: $load) $log"
 done
-echo "test-repeat: $pass of $n runs passed (RUN=$run PKG=$pkg BURN=$burn; load now: $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "test-repeat: $pass of $n runs passed (RUN=$run PKG=$pkg BURN=$burn PIN=${PIN:-}; load now: $(cut -d' ' -f1-3 /proc/loadavg))"
 [ "$pass" -eq "$n" ]

@@ -122,7 +122,7 @@ func TestSleepFunc(t *testing.T) {
 		}
 		before := time.Now()
 		Sleep(c, time.Hour)
-		if time.Since(before) > time.Second {
+		if time.Since(before) > time.Minute { // far below the hour, far above a loaded machine's delays
 			t.Fatal("a simulated hour took real time")
 		}
 	}

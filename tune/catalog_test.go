@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reprobench/reprobench/internal/mpirun"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 )
@@ -159,7 +160,7 @@ func TestCatalogAgainstMPIT(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, k := range cs[1:] {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), mpirun.Deadline(30*time.Second))
 			cmd := exec.CommandContext(ctx, exe)
 			cmd.Env = append(append(os.Environ(), cvarHelperEnv+"=1"), k.Env()...)
 			out, err := cmd.Output()

@@ -37,7 +37,9 @@ func TestSleepGuardSimulatedWithoutSleep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if real := time.Since(start); trueEnd < n-1 || real > 5*time.Second {
+	// Sleeping for real through the windows takes at least n-1 seconds under
+	// any load; the simulated run takes milliseconds of CPU.
+	if real := time.Since(start); trueEnd < n-1 || real > (n-2)*time.Second {
 		t.Errorf("%d one-second windows ended at virtual %.1f s after %v of real time", n, trueEnd, real)
 	}
 }

@@ -38,7 +38,7 @@ func TestRunAbortsWhenDiskFull(t *testing.T) {
 			took := time.Since(start)
 			t.Logf("exited after %v: %v\nstderr:\n%s", took.Round(time.Millisecond), r.Err, r.Stderr)
 			if r.TimedOut {
-				t.Fatalf("the job hung until the %v timeout", 120*time.Second)
+				t.Fatalf("the job hung until the %v timeout", r.Timeout)
 			}
 			var ee *exec.ExitError
 			if !errors.As(r.Err, &ee) || ee.ExitCode() != exitAborted {
@@ -47,8 +47,11 @@ func TestRunAbortsWhenDiskFull(t *testing.T) {
 			if !strings.Contains(r.Stderr, "no space left on device") || !strings.Contains(r.Stderr, "aborting the job") {
 				t.Errorf("stderr does not give the cause and the abort:\n%s", r.Stderr)
 			}
-			if took > 30*time.Second {
-				t.Errorf("took %v, want a few seconds", took)
+			// A few seconds on a quiet machine; the bound is stretched with
+			// the load, and still catches a job that waits for a
+			// collective's own timeout instead of aborting.
+			if limit := mpirun.Deadline(30 * time.Second); took > limit {
+				t.Errorf("took %v, want a few seconds (at most %v at this load)", took, limit)
 			}
 			partial := filepath.Join(small, "full-mpirun000.csv.partial")
 			before, err := os.ReadFile(partial)

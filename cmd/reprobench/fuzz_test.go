@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reprobench/reprobench/internal/mpirun"
 )
 
 // fuzzPlotKinds are the plot kinds FuzzPlotLayout draws.
@@ -86,8 +88,8 @@ func FuzzPlotLayout(f *testing.F) {
 				if err != nil && (strings.TrimSpace(err.Error()) == "" || strings.Contains(err.Error(), "NaN data point")) {
 					t.Fatalf("--kind %s: unhelpful error %q", kind, err)
 				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("--kind %s on %d values × %d: no result after 10 s", kind, n, rp)
+			case <-time.After(mpirun.Deadline(10 * time.Second)):
+				t.Fatalf("--kind %s on %d values × %d: no result after %v", kind, n, rp, mpirun.Deadline(10*time.Second))
 			}
 		}
 	})

@@ -60,7 +60,7 @@ func TestGuidelinesUnderMPI(t *testing.T) {
 				"--launcher", launcher, "--timeout", "3m", "--out", dir, "--run-id", "g", "--seed", "1", "--json", js,
 				"--plot", filepath.Join(dir, "r.png"), "--", "--warmup", "2", "--clock-sync", "none")
 			cmd.Env = append(os.Environ(), f.Env...)
-			timer := time.AfterFunc(5*time.Minute, func() { _ = cmd.Process.Kill() })
+			timer := time.AfterFunc(mpirun.Deadline(5*time.Minute), func() { _ = cmd.Process.Kill() })
 			out, err := cmd.CombinedOutput()
 			timer.Stop()
 			if err != nil {

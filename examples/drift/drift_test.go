@@ -153,7 +153,7 @@ func TestAcrossNodes(t *testing.T) {
 	for _, f := range mpirun.Flavors(t) {
 		t.Run(f.Name, func(t *testing.T) {
 			bin := mpirun.Build(t, f, ".", ".")
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), mpirun.Deadline(4*time.Minute))
 			defer cancel()
 			// Fewer fit points than hca3's defaults: MPICH's ranks busy-poll, and
 			// across namespaces at load 30 a default sync took over 2 min.

@@ -123,10 +123,32 @@ func TestMpirun(t *testing.T) {
 			if m == nil {
 				t.Fatalf("no synchronized latency in output:\n%s", out)
 			}
-			// Shared memory on one host: a fraction of a µs to tens of µs
-			// on a loaded machine; never negative beyond the sync error.
-			if v, _ := strconv.ParseFloat(m[1], 64); v < -1 || v > 100 {
-				t.Errorf("one-way latency %g µs: implausible", v)
+			// Shared memory on one host: never negative beyond the sync's
+			// stated bound, under any load. A fraction of a µs to tens of µs on a
+			// machine with a core per rank; a broken sync reads the
+			// processes' epochs apart (milliseconds). But ranks that share
+			// their cores with other processes wait for time slices of
+			// milliseconds (7.6 ms seen with MPICH beside a busy core, load
+			// 25), so the upper bound applies only when other processes
+			// kept less than half a CPU busy after the run. The simulated
+			// tests above check OneWay against ground truth under any load.
+			v, _ := strconv.ParseFloat(m[1], 64)
+			b := regexp.MustCompile(`sync bound: (.*); at the measurement's end ±(\S+) µs`).FindStringSubmatch(out)
+			if b == nil {
+				t.Fatalf("no sync bound in output:\n%s", out)
+			}
+			// The sync's stated bound covers the clock error, or no bound
+			// is stated (NaN): a descheduled sync may be off by milliseconds.
+			if bound, _ := strconv.ParseFloat(b[2], 64); v < -bound-1 {
+				t.Errorf("one-way latency %g µs: negative beyond the sync's stated bound ±%g µs (%s)", v, bound, b[1])
+			}
+			if v > 100 {
+				busy, err := mpirun.BusyCPUs(300 * time.Millisecond)
+				if err != nil || busy < 0.5 {
+					t.Errorf("one-way latency %g µs: implausible on a machine with %.2f CPUs busy (%v)", v, busy, err)
+				} else {
+					t.Logf("one-way latency %g µs, with %.2f CPUs kept busy by other processes: not held to 100 µs", v, busy)
+				}
 			}
 		})
 	}

@@ -239,12 +239,15 @@ type Result struct {
 	Stdout, Stderr string
 	Err            error // nil when every rank exited with status 0
 	TimedOut       bool
+	Timeout        time.Duration // the deadline applied: Run's timeout stretched by TimeoutScale
 }
 
 // Run launches prog with np ranks under flavor f, killing the whole process
-// group after timeout.
+// group after timeout stretched by TimeoutScale (a deadline against a hang,
+// see Deadline).
 func Run(f Flavor, np int, timeout time.Duration, env []string, prog string, args ...string) Result {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	d := Deadline(timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	argv := f.Args(np, prog, args...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -253,7 +256,7 @@ func Run(f Flavor, np int, timeout time.Duration, env []string, prog string, arg
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()
-	return Result{Stdout: so.String(), Stderr: se.String(), Err: err, TimedOut: ctx.Err() != nil}
+	return Result{Stdout: so.String(), Stderr: se.String(), Err: err, TimedOut: ctx.Err() != nil, Timeout: d}
 }
 
 // MustRun is Run that fails the test when the launch fails or times out.
@@ -261,7 +264,7 @@ func MustRun(t testing.TB, f Flavor, np int, timeout time.Duration, env []string
 	t.Helper()
 	r := Run(f, np, timeout, env, prog, args...)
 	if r.TimedOut {
-		t.Fatalf("%s -np %d %s: timed out after %v\nstdout:\n%s\nstderr:\n%s", f.Name, np, filepath.Base(prog), timeout, r.Stdout, tail(r.Stderr))
+		t.Fatalf("%s -np %d %s: timed out after %v (%v stretched by the load; see Deadline)\nstdout:\n%s\nstderr:\n%s", f.Name, np, filepath.Base(prog), r.Timeout, timeout, r.Stdout, tail(r.Stderr))
 	}
 	if r.Err != nil {
 		t.Fatalf("%s -np %d %s: %v\nstdout:\n%s\nstderr:\n%s", f.Name, np, filepath.Base(prog), r.Err, r.Stdout, tail(r.Stderr))

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/reprobench/reprobench/internal/mpirun"
 )
 
 // Cluster is a running one-node Slurm.
@@ -182,18 +184,19 @@ func (c *Cluster) Jobs(t testing.TB, states string) []string {
 
 // WaitNoJobs waits until the controller has no job running, pending or
 // completing, and fails the test if one is still there after the safety
-// limit (60 s: Slurm's KillWait here is 5 s). A job ends "completing" for a
-// moment after its srun returns, so tests wait for this rather than look
-// once.
+// limit (60 s, Slurm's KillWait here is 5 s, stretched by the machine's
+// load: mpirun.Deadline). A job ends "completing" for a moment after its
+// srun returns, so tests wait for this rather than look once.
 func (c *Cluster) WaitNoJobs(t testing.TB) {
 	t.Helper()
-	for end := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	limit := mpirun.Deadline(60 * time.Second)
+	for end := time.Now().Add(limit); ; time.Sleep(100 * time.Millisecond) {
 		jobs := c.Jobs(t, "running,pending,completing,configuring,suspended")
 		if len(jobs) == 0 {
 			return
 		}
 		if time.Now().After(end) {
-			t.Fatalf("jobs still in the cluster after 60 s: %v", jobs)
+			t.Fatalf("jobs still in the cluster after %v: %v", limit.Round(time.Second), jobs)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/internal/mpirun"
 )
 
 // buildReprobench builds cmd/reprobench for a flavor.
@@ -85,7 +86,7 @@ func TestClockcheckAcrossNodes(t *testing.T) {
 				name = fmt.Sprintf("%s/%s-light/%dx%d", f, tc.alg, tc.nodes, tc.perNode)
 			}
 			t.Run(name, func(t *testing.T) {
-				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+				ctx, cancel := context.WithTimeout(context.Background(), mpirun.Deadline(3*time.Minute))
 				defer cancel()
 				r, err := c.Clockcheck(ctx, f, tc.nodes, tc.perNode, bin, tc.alg+tc.params, after)
 				if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reprobench/reprobench/internal/mpirun"
 	"github.com/reprobench/reprobench/timing"
 )
 
@@ -74,7 +75,7 @@ func TestRanksOnTheirNodesCPUs(t *testing.T) {
 	c := newCluster(t, Config{Nodes: 2, Seed: 5})
 	for _, f := range fs {
 		for _, l := range []struct{ nodes, per int }{{2, 1}, {2, len(cpus)}} {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), mpirun.Deadline(time.Minute))
 			cmd, err := c.MPIRun(ctx, f, l.nodes, l.per, "sh", "-c", `echo "$(hostname) $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)"`)
 			if err != nil {
 				cancel()

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/reprobench/reprobench/internal/mpirun"
 )
 
 // TestRunAcrossNodes runs a windowed "reprobench run" on 2 nodes × 1 rank
@@ -37,9 +39,9 @@ func TestRunAcrossNodes(t *testing.T) {
 		t.Run(f, func(t *testing.T) {
 			bin := buildReprobench(t, f)
 			out := t.TempDir()
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), mpirun.Deadline(3*time.Minute))
 			defer cancel()
-			before, err := busyCPUs(probeTime)
+			before, err := mpirun.BusyCPUs(probeTime)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,7 +53,7 @@ func TestRunAcrossNodes(t *testing.T) {
 			if b, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("%v (ctx: %v)\n%s", err, ctx.Err(), tail(string(b)))
 			}
-			after, err := busyCPUs(probeTime)
+			after, err := mpirun.BusyCPUs(probeTime)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/internal/mpirun"
 )
 
 // requireVCluster skips a test where namespaces are not permitted, or fails
@@ -194,7 +195,7 @@ func TestLaunchers(t *testing.T) {
 	c := newCluster(t, Config{Nodes: 2, Seed: 3})
 	for _, f := range flavors(t) {
 		t.Run(f, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), mpirun.Deadline(time.Minute))
 			defer cancel()
 			cmd, err := c.MPIRun(ctx, f, 2, 2, "sh", "-c", "echo $(hostname) $(head -1 /proc/self/timens_offsets)")
 			if err != nil {
@@ -288,7 +289,7 @@ func TestMPICHLateFinalize(t *testing.T) {
 	c := newCluster(t, Config{Nodes: 4, Seed: 5})
 	for _, lay := range [][2]int{{4, 1}, {2, 2}} {
 		t.Run(fmt.Sprintf("%dx%d", lay[0], lay[1]), func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), mpirun.Deadline(time.Minute))
 			defer cancel()
 			cmd, err := c.MPIRun(ctx, "mpich", lay[0], lay[1], prog)
 			if err != nil {

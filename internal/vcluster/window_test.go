@@ -3,11 +3,8 @@ package vcluster
 import (
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
 	"os"
-	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -51,7 +48,7 @@ import (
 // 45-100 %, with each node on a CPU of its own or not. Beside other
 // helpers' builds and tests (load 3.3-7.5) this test failed 3 of 6 times.
 //
-// So the test measures whether it has the machine: busyCPUs samples
+// So the test measures whether it has the machine: mpirun.BusyCPUs samples
 // /proc/stat for probeTime right before and right after the mpirun, while
 // the test itself only waits. When other processes kept more than
 // maxOtherCPU of a CPU busy in either probe, the window bounds are not
@@ -67,54 +64,12 @@ const (
 	probeTime       = 300 * time.Millisecond
 )
 
-// busyCPUs returns how many CPUs' worth of time the machine spent busy
-// (user, nice, system, irq, softirq and steal: all but idle and iowait in
-// /proc/stat's cpu line) over d, during which the caller only waits: the
-// load of other processes, in CPUs.
-func busyCPUs(d time.Duration) (float64, error) {
-	read := func() (busy, total float64, err error) {
-		b, err := os.ReadFile("/proc/stat")
-		if err != nil {
-			return 0, 0, err
-		}
-		line, _, _ := strings.Cut(string(b), "\n")
-		f := strings.Fields(line)
-		if len(f) < 8 || f[0] != "cpu" {
-			return 0, 0, fmt.Errorf("/proc/stat: unexpected first line %q", line)
-		}
-		for i, s := range f[1:] {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return 0, 0, fmt.Errorf("/proc/stat: %v", err)
-			}
-			total += v
-			if i != 3 && i != 4 { // idle, iowait
-				busy += v
-			}
-		}
-		return busy, total, nil
-	}
-	b0, t0, err := read()
-	if err != nil {
-		return 0, err
-	}
-	time.Sleep(d)
-	b1, t1, err := read()
-	if err != nil {
-		return 0, err
-	}
-	if t1 <= t0 {
-		return 0, fmt.Errorf("/proc/stat did not advance in %v", d)
-	}
-	return float64(runtime.NumCPU()) * (b1 - b0) / (t1 - t0), nil
-}
-
 // checkWindows reads the raw data and sidecar of a "run --proc-sync
 // barrier,window" of n observations each and asserts that the windows work
 // across the nodes: at most maxInvalidShare of the windowed observations
 // late or expired, and their valid median at most maxMedianRatio times the
 // barrier-synchronized median of the same mpirun. It also checks that the
-// sidecar records the wait. others is the largest busyCPUs probe around the
+// sidecar records the wait. others is the largest mpirun.BusyCPUs probe around the
 // run: above maxOtherCPU the bounds are not applied, and the subtest
 // "windows" that holds them is skipped with the reason.
 func checkWindows(t *testing.T, rawPath, sidePath string, n int, others float64) {
