@@ -104,7 +104,7 @@ const (
 	// descheduledMinWait is the mean wait for a CPU, in seconds, below
 	// which a rank's waits are not taken for descheduling: a fifth of the
 	// shortest time slice the scheduler takes from a busy task (0.5 ms,
-	// mpitest.DefaultDescheduleMin). Shorter waits are the CPU handed back
+	// mpitest's least simulated descheduling). Shorter waits are the CPU handed back
 	// and forth, as by an MPI library that yields when idle, and overlap a
 	// message's flight instead of delaying its receipt by a time slice.
 	descheduledMinWait = 100e-6
