@@ -68,7 +68,7 @@ type QuantileShift struct {
 // (type 1, inverse-ECDF) quantile minimizing the check loss.
 //
 // The interval of β₁ combines the two independent order-statistic intervals
-// of QuantileCI: with half-widths converted to standard errors
+// of quantileCI: with half-widths converted to standard errors
 // (width/(2z)), Diff ± z·√(seA² + seB²). This is a normal approximation
 // and requires both intervals to exist (otherwise Lo, Hi are NaN). It is not
 // the rank-inversion interval of R's quantreg (not installed here).
@@ -80,7 +80,7 @@ func QuantileRegression(a, b []float64, taus []float64, level float64) []Quantil
 	out := make([]QuantileShift, 0, len(taus))
 	for _, tau := range taus {
 		qa, qb := quantileType1(tau, a), quantileType1(tau, b)
-		ia, ib := QuantileCI(tau, a, level), QuantileCI(tau, b, level)
+		ia, ib := quantileCI(tau, a, level), quantileCI(tau, b, level)
 		s := QuantileShift{Tau: tau, A: qa, B: qb, Diff: qb - qa,
 			ALo: ia.Lo, AHi: ia.Hi, BLo: ib.Lo, BHi: ib.Hi}
 		sa := (ia.Hi - ia.Lo) / (2 * z)

@@ -38,7 +38,7 @@ type Options struct {
 	Percentiles []float64
 	// PairByMpirun makes CompareBy pair the per-mpirun medians of two
 	// label values that ran in the same mpiruns and test them with the
-	// signed-rank test (CompareSummariesPaired). That removes the
+	// signed-rank test (compareSummariesPaired). That removes the
 	// mpirun-to-mpirun variation from the comparison but needs at least 6
 	// mpiruns to reach p < 0.05, and with little variation between mpiruns
 	// the rank-sum test on the same medians (the default, Hunold & Carpen-Amarie 2016, §6.2)
@@ -80,7 +80,7 @@ type GroupSummary struct {
 	// (PooledMedian, PooledMedianCI). MedianOf says which.
 	Median   float64
 	MedianCI Interval
-	MedianOf string // MedianOfMpiruns or MedianOfObservations
+	MedianOf string // medianOfMpiruns or medianOfObservations
 	// PooledMedian is the median of all filtered observations of all
 	// mpiruns pooled, and PooledMedianCI its order-statistic interval. The
 	// interval treats every observation as independent, which
@@ -118,11 +118,11 @@ type GroupSummary struct {
 
 // Values of GroupSummary.MedianOf.
 const (
-	// MedianOfMpiruns: the median and interval of the per-mpirun medians.
-	MedianOfMpiruns = "mpirun-medians"
-	// MedianOfObservations: the median and interval of the filtered
+	// medianOfMpiruns: the median and interval of the per-mpirun medians.
+	medianOfMpiruns = "mpirun-medians"
+	// medianOfObservations: the median and interval of the filtered
 	// observations of the only mpirun.
-	MedianOfObservations = "observations"
+	medianOfObservations = "observations"
 )
 
 // byMpirun splits the runtimes of g by mpirun: the mpirun indices in
@@ -177,16 +177,16 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 		s.Median, s.PooledMedian, s.Mean, s.Min, s.P99, s.Max = nan, nan, nan, nan, nan, nan
 		s.MedianCI = Interval{Lo: nan, Hi: nan, Level: opt.Level, Confidence: nan}
 		s.PooledMedianCI, s.MeanCI = s.MedianCI, s.MedianCI
-		s.MedianOf = MedianOfObservations
+		s.MedianOf = medianOfObservations
 		s.Normality = TestResult{Statistic: nan, P: nan}
 		s.Warnings = append(s.Warnings, "no valid observations")
 	} else {
 		s.PooledMedian = Quantile(0.5, pooled)
 		s.PooledMedianCI = MedianCI(pooled, opt.Level)
 		if s.NMpiruns >= 2 {
-			s.Median, s.MedianCI, s.MedianOf = Median(s.MpirunMedians), MpirunMedianCI(s.MpirunMedians, opt.Level), MedianOfMpiruns
+			s.Median, s.MedianCI, s.MedianOf = Median(s.MpirunMedians), MpirunMedianCI(s.MpirunMedians, opt.Level), medianOfMpiruns
 		} else {
-			s.Median, s.MedianCI, s.MedianOf = s.PooledMedian, s.PooledMedianCI, MedianOfObservations
+			s.Median, s.MedianCI, s.MedianOf = s.PooledMedian, s.PooledMedianCI, medianOfObservations
 		}
 		s.Mean = Mean(pooled)
 		s.MeanCI = MeanCI(pooled, opt.Level)
@@ -301,7 +301,7 @@ type Comparison struct {
 	Ratio float64
 	// MedianRatioCI is the confidence interval of Ratio at Options.Level
 	// (MedianRatioCI, exact order statistics of each side; paired by
-	// mpirun in CompareSummariesPaired). Its Confidence is the coverage it
+	// mpirun in compareSummariesPaired). Its Confidence is the coverage it
 	// guarantees, below Level (with a Warning) when the sides are too
 	// small for Level. Ratio lies inside it whenever it exists.
 	MedianRatioCI Interval
@@ -338,7 +338,7 @@ type Comparison struct {
 	MpirunMediansA, MpirunMediansB []float64
 }
 
-// TestPairedMpirunMedians is Comparison.Test of CompareSummariesPaired.
+// TestPairedMpirunMedians is Comparison.Test of compareSummariesPaired.
 const TestPairedMpirunMedians = "wilcoxon-signed-rank-paired-mpirun-medians"
 
 // shiftLimit is the largest total sample size for which CompareSummaries
@@ -375,7 +375,7 @@ func CompareSummaries(a, b GroupSummary, ra, rb []float64, opt Options) Comparis
 	c.Significant = c.Result.P <= opt.Alpha
 	c.A12 = math.NaN()
 	if len(xa) > 0 && len(xb) > 0 {
-		c.A12 = Effect(xb, xa).A12
+		c.A12 = effect(xb, xa).A12
 	}
 	if len(xa) > 0 && len(xb) > 0 && len(xa)+len(xb) <= shiftLimit {
 		c.Shift = HodgesLehmann(xb, xa, TwoSided, opt.Level)
@@ -446,7 +446,7 @@ func ratioShift(a, b []float64, level float64) (float64, Interval) {
 	return math.Exp(sh.Estimate), iv
 }
 
-// CompareSummariesPaired compares two analyzed groups whose observations
+// compareSummariesPaired compares two analyzed groups whose observations
 // come from the same mpiruns (the same MpirunIndex, at least two): the
 // Wilcoxon signed-rank test on the per-mpirun medians paired by mpirun.
 // Pairing removes what varies from one mpirun to the next (Hunold et al. 2014: the
@@ -457,7 +457,7 @@ func ratioShift(a, b []float64, level float64) (float64, Interval) {
 // the two-sample Hodges-Lehmann estimates); MedianRatioCI is recomputed
 // for paired sides (Bonferroni instead of independence). It returns
 // CompareSummaries' result when the groups are not paired.
-func CompareSummariesPaired(a, b GroupSummary, opt Options) Comparison {
+func compareSummariesPaired(a, b GroupSummary, opt Options) Comparison {
 	if a.NMpiruns < 2 || !slices.Equal(a.MpirunIndex, b.MpirunIndex) {
 		return CompareSummaries(a, b, nil, nil, opt)
 	}
@@ -498,7 +498,7 @@ func compareGroups(ga, gb *Group, sa, sb GroupSummary, opt Options) Comparison {
 // the value of label: the smallest value (in byte order) is the baseline A
 // and every other value is compared against it. With opt.PairByMpirun,
 // groups that ran in the same mpiruns (at least two) have their medians
-// paired by mpirun (CompareSummariesPaired); otherwise CompareSummaries.
+// paired by mpirun (compareSummariesPaired); otherwise CompareSummaries.
 func CompareBy(d *Dataset, label string, opt Options) ([]Comparison, error) {
 	if d == nil {
 		return nil, fmt.Errorf("analysis: CompareBy: no data set (nil)")
@@ -530,7 +530,7 @@ func CompareBy(d *Dataset, label string, opt Options) ([]Comparison, error) {
 		for _, s := range sides[1:] {
 			var c Comparison
 			if sa, sb := sums[sides[0].g], sums[s.g]; opt.PairByMpirun && sa.NMpiruns >= 2 && slices.Equal(sa.MpirunIndex, sb.MpirunIndex) {
-				c = CompareSummariesPaired(sa, sb, opt)
+				c = compareSummariesPaired(sa, sb, opt)
 			} else {
 				c = compareGroups(sides[0].g, s.g, sa, sb, opt)
 				if opt.PairByMpirun {

@@ -27,7 +27,7 @@ func TestAnalyzeGroupAlg6(t *testing.T) {
 	}
 	// The headline is the median of the 2 mpirun medians, with [min, max]
 	// of them as its (50 %) interval.
-	if s.Median != 7.25 || s.MedianOf != MedianOfMpiruns || s.MedianCI.Lo != 3 || s.MedianCI.Hi != 11.5 || s.MedianCI.Confidence != 0.5 {
+	if s.Median != 7.25 || s.MedianOf != medianOfMpiruns || s.MedianCI.Lo != 3 || s.MedianCI.Hi != 11.5 || s.MedianCI.Confidence != 0.5 {
 		t.Errorf("headline %v %s %+v", s.Median, s.MedianOf, s.MedianCI)
 	}
 	if m := ReproducibilityMetric(s); m[0] != 1 || m[1] != 11.5/3 {
@@ -124,7 +124,7 @@ func TestCompareByPairedMpiruns(t *testing.T) {
 	sa, sb := AnalyzeGroup(d.Groups[0], opt), AnalyzeGroup(d.Groups[1], opt)
 	sb.MpirunIndex = append([]int32(nil), sb.MpirunIndex...)
 	sb.MpirunIndex[0] = 99
-	if c := CompareSummariesPaired(sa, sb, opt); c.Test != "wilcoxon-mpirun-medians" {
+	if c := compareSummariesPaired(sa, sb, opt); c.Test != "wilcoxon-mpirun-medians" {
 		t.Errorf("unpaired mpiruns compared with %s", c.Test)
 	}
 }
@@ -210,7 +210,7 @@ func TestNaNAndEmptyInputs(t *testing.T) {
 	// panic where Summarize sorts).
 	u := []float64{3, 1, 2, 9, 7, 5, 4, 8, 6}
 	s := slices.Sorted(slices.Values(u))
-	if Quantile(0.5, u) != 5 || MedianCI(u, 0.9) != MedianCI(s, 0.9) || QuantileCI(0.25, u, 0.5) != QuantileCI(0.25, s, 0.5) ||
+	if Quantile(0.5, u) != 5 || MedianCI(u, 0.9) != MedianCI(s, 0.9) || quantileCI(0.25, u, 0.5) != quantileCI(0.25, s, 0.5) ||
 		medianCIStop(u, 1, 0.9) != medianCIStop(s, 1, 0.9) || u[0] != 3 {
 		t.Errorf("unsorted input: quantile %v, CI %+v vs %+v, input now %v", Quantile(0.5, u), MedianCI(u, 0.9), MedianCI(s, 0.9), u)
 	}

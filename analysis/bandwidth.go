@@ -10,8 +10,7 @@ import (
 // MessagesPerCall returns M, the messages of msize_bytes that one call of
 // a bandwidth operation moves, for the group k: bw w, bibw 2·w, mbw_mr
 // (np/2)·w, with w the group's bw_window column (docs/data-format.md,
-// "Bandwidth and one-sided operations"; the same as package mpi's
-// MessagesPerCall, which this package does not import). ok is false for
+// "Bandwidth and one-sided operations"). ok is false for
 // other calls and for a group without a valid bw_window.
 func MessagesPerCall(k GroupKey) (m float64, ok bool) {
 	w, err := strconv.Atoi(k.LabelValue(factor.BWWindow.String()))

@@ -36,11 +36,11 @@ type InvalidExcess struct {
 // machine's own share: the interval of the excess lies above zero.
 func (e InvalidExcess) InExcess() bool { return e.CI.Valid() && e.CI.Lo > 0 }
 
-// CompareInvalid returns the excess of invalid of rows over baseInvalid of
+// compareInvalid returns the excess of invalid of rows over baseInvalid of
 // baseN with its interval at level (InvalidExcess). NaN shares and interval
 // when rows or baseN is 0. It panics for a level outside (0, 1) or counts
 // outside [0, total].
-func CompareInvalid(invalid, rows, baseInvalid, baseN int, level float64) InvalidExcess {
+func compareInvalid(invalid, rows, baseInvalid, baseN int, level float64) InvalidExcess {
 	checkLevel(level)
 	if invalid < 0 || invalid > rows || baseInvalid < 0 || baseInvalid > baseN {
 		panic("analysis: CompareInvalid: counts out of range")
@@ -132,13 +132,13 @@ func mpirunSidecars(d *Dataset) ([]*rawdata.Metadata, error) {
 // window.Method's names) without deadlines.
 var unwindowed = map[string]bool{"barrier": true, "double_barrier": true, "dissemination": true}
 
-// GroupInvalidExcess is CompareInvalid of s's invalid rows against the
+// groupInvalidExcess is compareInvalid of s's invalid rows against the
 // window baselines (ReadWindowBaselines) of s's mpiruns pooled: those with
 // a valid observation of s (s.MpirunIndex), or every mpirun's when s has
 // none; ok is
 // false when none of them recorded one, or s's procsync label names a
 // barrier method, which flags nothing late.
-func GroupInvalidExcess(s GroupSummary, base []*rawdata.WindowBaseline, level float64) (e InvalidExcess, ok bool) {
+func groupInvalidExcess(s GroupSummary, base []*rawdata.WindowBaseline, level float64) (e InvalidExcess, ok bool) {
 	if unwindowed[s.Key.LabelValue(factor.ProcSync.String())] {
 		return InvalidExcess{}, false // no deadline, nothing flagged late
 	}
@@ -161,7 +161,7 @@ func GroupInvalidExcess(s GroupSummary, base []*rawdata.WindowBaseline, level fl
 		return InvalidExcess{}, false
 	}
 	rows := s.N + s.OutliersRemoved + s.Invalid + s.Bad
-	return CompareInvalid(s.Invalid, rows, bi, bn, level), true
+	return compareInvalid(s.Invalid, rows, bi, bn, level), true
 }
 
 // SetInvalidExcess sets the InvalidExcess of every summary whose mpiruns
@@ -169,7 +169,7 @@ func GroupInvalidExcess(s GroupSummary, base []*rawdata.WindowBaseline, level fl
 // Dataset) at level.
 func SetInvalidExcess(sums []GroupSummary, base []*rawdata.WindowBaseline, level float64) {
 	for i := range sums {
-		if e, ok := GroupInvalidExcess(sums[i], base, level); ok {
+		if e, ok := groupInvalidExcess(sums[i], base, level); ok {
 			sums[i].InvalidExcess = &e
 		}
 	}

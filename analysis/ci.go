@@ -15,7 +15,7 @@ type Interval struct {
 	// confidence actually achieved (≥ Level for order-statistic intervals,
 	// = Level for t intervals, NaN when no interval exists).
 	Level, Confidence float64
-	// LoRank and HiRank are the 1-based order statistics used by QuantileCI
+	// LoRank and HiRank are the 1-based order statistics used by quantileCI
 	// (0 otherwise).
 	LoRank, HiRank int
 	// Warning says why the interval is missing or what it assumes.
@@ -47,7 +47,7 @@ func MeanCI(x []float64, level float64) Interval {
 	return Interval{Lo: m - t*se, Hi: m + t*se, Level: level, Confidence: level}
 }
 
-// exactRankLimit is the largest sample size for which QuantileCI searches the
+// exactRankLimit is the largest sample size for which quantileCI searches the
 // exact binomial ranks; above it the ranks start from the normal
 // approximation of Hoefler & Belli 2015, §3.1.3.
 const exactRankLimit = 1000
@@ -81,7 +81,7 @@ func binomQuantile(q float64, n int, p float64) int {
 
 const epsilon = 2.220446049250313e-16
 
-// QuantileCI returns a distribution-free confidence interval for the
+// quantileCI returns a distribution-free confidence interval for the
 // p-quantile of the population from the sample x (any order; not
 // modified): the order statistics x(l) and x(u) (1-based) such that, with B ~ Binomial(n, p),
 // P(l ≤ B ≤ u−1) ≥ level (Hoefler & Belli 2015, §3.1.3 after Le Boudec).
@@ -96,7 +96,7 @@ const epsilon = 2.220446049250313e-16
 // When n is too small for the requested level (e.g. n < 6 for the 95% CI of
 // the median) the bounds are NaN and Warning says how many observations are
 // needed. It panics if p or level is outside (0, 1).
-func QuantileCI(p float64, x []float64, level float64) Interval {
+func quantileCI(p float64, x []float64, level float64) Interval {
 	checkLevel(level)
 	if !(p > 0 && p < 1) {
 		panic("analysis: quantile level outside (0, 1)")
@@ -137,7 +137,7 @@ func QuantileCI(p float64, x []float64, level float64) Interval {
 	return iv
 }
 
-// minNForQuantileCI returns the smallest n for which QuantileCI exists (0 if
+// minNForQuantileCI returns the smallest n for which quantileCI exists (0 if
 // above 10000).
 func minNForQuantileCI(p, level float64) int {
 	alpha := 1 - level
@@ -150,16 +150,16 @@ func minNForQuantileCI(p, level float64) int {
 	return 0
 }
 
-// MedianCI is QuantileCI(0.5, x, level): the confidence interval of the
+// MedianCI is quantileCI(0.5, x, level): the confidence interval of the
 // median from the sample x, in any order (Summarize sorts too). It panics
 // if level is outside (0, 1) (0.95, not 95).
-func MedianCI(x []float64, level float64) Interval { return QuantileCI(0.5, x, level) }
+func MedianCI(x []float64, level float64) Interval { return quantileCI(0.5, x, level) }
 
 // MpirunMedianCI returns the confidence interval of the median of the
 // per-mpirun medians (any order; not modified): the headline interval of
 // GroupSummary when a group ran in at least 2 mpiruns. The m medians are
 // the independent samples (Hunold & Carpen-Amarie 2016, §5.2, Hunold et al. 2014: the mpirun is a
-// factor), so the exact order-statistic interval of QuantileCI on them
+// factor), so the exact order-statistic interval of quantileCI on them
 // covers the median of the mpirun-median distribution with at least the
 // achieved Confidence whatever that distribution is, and it widens with
 // the mpirun-to-mpirun variation, which an interval on the pooled
@@ -179,7 +179,7 @@ func MpirunMedianCI(medians []float64, level float64) Interval {
 		return Interval{Lo: math.NaN(), Hi: math.NaN(), Level: level, Confidence: math.NaN(),
 			Warning: "need at least 2 mpiruns for an interval of the median of mpirun medians"}
 	}
-	if iv := QuantileCI(0.5, m, level); iv.Valid() {
+	if iv := quantileCI(0.5, m, level); iv.Valid() {
 		return iv
 	}
 	n := len(m)

@@ -15,8 +15,8 @@ func TestSetCPULoadRule(t *testing.T) {
 		return &rawdata.CPULoad{OtherCPUS: share, AvailableCPUS: 1, OtherCPUShare: share}
 	}
 	loads := []*rawdata.CPULoad{load(0.05), load(BusyShare), nil, load(0.6)}
-	excess := CompareInvalid(50, 100, 1, 100, 0.95) // clearly in excess
-	fair := CompareInvalid(1, 100, 1, 100, 0.95)
+	excess := compareInvalid(50, 100, 1, 100, 0.95) // clearly in excess
+	fair := compareInvalid(1, 100, 1, 100, 0.95)
 	for _, tc := range []struct {
 		name     string
 		idx      []int32

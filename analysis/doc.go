@@ -84,7 +84,7 @@
 //
 // The m per-mpirun medians are the independent samples (Alg. 6 line 10),
 // so the headline uses them: the median of the m medians, and the exact
-// binomial order-statistic interval of QuantileCI on them. It needs no
+// binomial order-statistic interval of quantileCI on them. It needs no
 // assumption about the distribution of the medians (unlike a t interval),
 // is exact for any m (unlike a cluster bootstrap over mpiruns, which is
 // only asymptotically right and markedly too narrow for the 5–10 mpiruns

@@ -129,8 +129,8 @@ type GateReport struct {
 	Differences []string `json:"provenance_differences,omitempty"`
 }
 
-// GateMethod names the gate's test in reports.
-const GateMethod = "one-sided Wilcoxon rank-sum on per-mpirun medians of H0: B/A <= 1+threshold (log B - log(1+threshold) vs log A), Holm across groups"
+// gateMethod names the gate's test in reports.
+const gateMethod = "one-sided Wilcoxon rank-sum on per-mpirun medians of H0: B/A <= 1+threshold (log B - log(1+threshold) vs log A), Holm across groups"
 
 // SlowdownTest is the one-sided Wilcoxon rank-sum test of H0 "B/A ≤ 1 +
 // threshold" against "B is slower than A by more than the threshold", on
@@ -236,7 +236,7 @@ func Gate(rows []Comparison, opt GateOptions) GateReport {
 	if !(opt.Threshold >= 0) {
 		panic(fmt.Sprintf("analysis: Gate: threshold %g < 0 or NaN", opt.Threshold))
 	}
-	r := GateReport{Method: GateMethod, Threshold: opt.Threshold, Alpha: opt.Alpha}
+	r := GateReport{Method: gateMethod, Threshold: opt.Threshold, Alpha: opt.Alpha}
 	ps := make([]float64, len(rows))
 	for i, c := range rows {
 		g := GateRow{Key: c.Key, Group: c.Key.String(), NameA: c.NameA, NameB: c.NameB,

@@ -8,9 +8,9 @@ import (
 
 // Values of PercentileSummary.Of.
 const (
-	// PercentileOfMpiruns: the median over mpiruns of each mpirun's
+	// percentileOfMpiruns: the median over mpiruns of each mpirun's
 	// percentile, with the order-statistic interval over mpiruns.
-	PercentileOfMpiruns = "mpirun-percentiles"
+	percentileOfMpiruns = "mpirun-percentiles"
 	// PercentileOfPooled: the percentile of all observations pooled, with
 	// its order-statistic interval, which treats observations of one
 	// mpirun as independent (too narrow when mpiruns differ).
@@ -21,12 +21,12 @@ const (
 type PercentileSummary struct {
 	Percent float64 // e.g. 99.9
 	Value   float64
-	// CI is the interval of Value at Options.Level: QuantileCI(0.5) over
-	// the per-mpirun percentiles, or QuantileCI(Percent/100) over the
+	// CI is the interval of Value at Options.Level: quantileCI(0.5) over
+	// the per-mpirun percentiles, or quantileCI(Percent/100) over the
 	// pooled observations (Of says which); NaN bounds with a Warning when
 	// there are too few values for the level.
 	CI       Interval
-	Of       string // PercentileOfMpiruns or PercentileOfPooled
+	Of       string // percentileOfMpiruns or PercentileOfPooled
 	NMpiruns int
 	// Rule is "type7" (Quantile) or "nearest-rank" (QuantileNearestRank,
 	// OSU 7's -z), the definition of each percentile.
@@ -73,9 +73,9 @@ func splitComma(s string) []string {
 // a percentile measures). With at least as many mpiruns as an
 // order-statistic interval of the median needs at level (6 at 95 %), the
 // value is the median over mpiruns of each mpirun's percentile (type 7,
-// Quantile) with QuantileCI(0.5) over those (Hunold, Carpen-Amarie &
+// Quantile) with quantileCI(0.5) over those (Hunold, Carpen-Amarie &
 // Träff 2014: the mpirun is the unit); otherwise it is the pooled
-// observations' percentile with QuantileCI, marked PercentileOfPooled.
+// observations' percentile with quantileCI, marked PercentileOfPooled.
 // A warning says when a mpirun has fewer than 1/(1 − p) observations, so
 // that its percentile is close to its maximum. With nearestRank each
 // percentile (per mpirun and pooled) is QuantileNearestRank, the rule of
@@ -109,11 +109,11 @@ func MpirunPercentiles(runs [][]float64, pcts []float64, level float64, nearestR
 			s.Value, s.Of = math.NaN(), PercentileOfPooled
 			s.CI = Interval{Lo: math.NaN(), Hi: math.NaN(), Level: level, Confidence: math.NaN(), Warning: "no observations"}
 		case len(nonEmpty) >= need:
-			s.Value, s.Of = Median(s.MpirunValues), PercentileOfMpiruns
-			s.CI = QuantileCI(0.5, slices.Sorted(slices.Values(s.MpirunValues)), level)
+			s.Value, s.Of = Median(s.MpirunValues), percentileOfMpiruns
+			s.CI = quantileCI(0.5, slices.Sorted(slices.Values(s.MpirunValues)), level)
 		default:
 			s.Value, s.Of = q(p, pooled), PercentileOfPooled
-			s.CI = QuantileCI(p, pooled, level)
+			s.CI = quantileCI(p, pooled, level)
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%d mpiruns < %d: pooled observations (interval treats them as independent)", len(nonEmpty), need))
 		}
 		if s.CI.Warning != "" {

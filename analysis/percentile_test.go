@@ -21,7 +21,7 @@ func TestMpirunPercentiles(t *testing.T) {
 	}
 	ps := MpirunPercentiles(runs, []float64{50, 99}, 0.95, false)
 	for _, s := range ps {
-		if s.Of != PercentileOfMpiruns || s.NMpiruns != 8 || len(s.MpirunValues) != 8 {
+		if s.Of != percentileOfMpiruns || s.NMpiruns != 8 || len(s.MpirunValues) != 8 {
 			t.Fatalf("P%g: of %q, %d mpiruns, want mpirun-percentiles over 8", s.Percent, s.Of, s.NMpiruns)
 		}
 		for i, v := range s.MpirunValues {

@@ -52,7 +52,7 @@ func TestQuantileCICoverage(t *testing.T) {
 		for r := 0; r < c.reps; r++ {
 			x := lognormalSample(rng, c.n)
 			slices.Sort(x)
-			iv := QuantileCI(c.p, x, c.lv)
+			iv := quantileCI(c.p, x, c.lv)
 			if !iv.Valid() {
 				t.Fatalf("n=%d: no interval", c.n)
 			}
@@ -206,7 +206,7 @@ func TestHeadlineCoverageWithMpirunVariation(t *testing.T) {
 				}
 			}
 			s := AnalyzeGroup(g, DefaultOptions)
-			if s.MedianOf != MedianOfMpiruns || s.NMpiruns != m || !s.MedianCI.Valid() {
+			if s.MedianOf != medianOfMpiruns || s.NMpiruns != m || !s.MedianCI.Valid() {
 				t.Fatalf("m=%d: %s %d mpiruns, interval %+v", m, s.MedianOf, s.NMpiruns, s.MedianCI)
 			}
 			conf = s.MedianCI.Confidence

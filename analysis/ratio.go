@@ -12,7 +12,7 @@ import (
 // Median(b)/Median(a), which always lies inside it.
 //
 // Construction (exact order statistics, no resampling, no seed): each
-// side gets the order-statistic interval of its median of QuantileCI,
+// side gets the order-statistic interval of its median of quantileCI,
 // [a(l), a(u)] and [b(l'), b(u')], and the ratio's interval is
 // [b(l')/a(u), b(u')/a(l)]. Whenever both medians lie in their intervals
 // the ratio lies in this one, so its coverage is at least
@@ -69,7 +69,7 @@ func MedianRatioCI(a, b []float64, paired bool, level float64) Interval {
 		perSide = (1 + level) / 2
 	}
 	sa, sb := sortedView(a), sortedView(b)
-	ia, ib := QuantileCI(0.5, sa, perSide), QuantileCI(0.5, sb, perSide)
+	ia, ib := quantileCI(0.5, sa, perSide), quantileCI(0.5, sb, perSide)
 	switch {
 	case !ia.Valid() && !ib.Valid():
 		ia, ib = widestMedianCI(sa, level), widestMedianCI(sb, level)
@@ -101,7 +101,7 @@ func widestMedianCI(s []float64, level float64) Interval {
 // other side fell short of its share; [min, max] when g cannot be reached.
 func otherSideCI(s []float64, g, level float64) Interval {
 	if g > 0 && g < 1 {
-		if iv := QuantileCI(0.5, s, g); iv.Valid() {
+		if iv := quantileCI(0.5, s, g); iv.Valid() {
 			return iv
 		}
 	}

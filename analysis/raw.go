@@ -14,15 +14,15 @@ import (
 	"github.com/reprobench/reprobench/rawdata"
 )
 
-// RawColumns are the required columns of a raw observation file, in the
+// rawColumns are the required columns of a raw observation file, in the
 // order the engine writes them (rawdata.Columns, which defines the format).
 // Any other column is a free-form label (e.g. mpi_lib, sync) that becomes
 // part of the group key.
-var RawColumns = rawdata.Columns
+var rawColumns = rawdata.Columns
 
-// PerRankColumns are the required columns of a per-rank file (engine flag
+// perRankColumns are the required columns of a per-rank file (engine flag
 // --per-rank; rawdata.RankColumns).
-var PerRankColumns = rawdata.RankColumns
+var perRankColumns = rawdata.RankColumns
 
 // Label is one free-form label of a group.
 type Label struct{ Name, Value string }
@@ -150,11 +150,11 @@ type Group struct {
 	WrongResults int
 }
 
-// PerRankGroup holds per-rank completion times (local_end_s −
+// perRankGroup holds per-rank completion times (local_end_s −
 // local_start_s) of the valid observations of one (call, msize, np) group,
 // and of its labels where the per-rank file has label columns (region
 // runs, rawdata.Experiment.Region).
-type PerRankGroup struct {
+type perRankGroup struct {
 	Key    GroupKey // Datatype empty; Labels empty unless the file has label columns
 	ByRank map[int][]float64
 }
@@ -166,7 +166,7 @@ type Dataset struct {
 	// (valid or not); Group.Mpirun indexes it.
 	Mpiruns []MpirunID
 	// PerRank holds the groups read from per-rank files, if any.
-	PerRank []*PerRankGroup
+	PerRank []*perRankGroup
 	Rows    int // data rows read (all kinds)
 
 	// KeepDuplicates makes Read keep rows whose key (see DuplicateError)
@@ -203,8 +203,8 @@ func NewDataset() *Dataset {
 	return &Dataset{index: map[string]int{}, byKey: map[GroupKey]int{}, mpIndex: map[MpirunID]int32{}, prIndex: map[string]int{}, lastMi: -1, lastKey: []byte{0xff}}
 }
 
-// ReadRaw reads one raw file (see RawColumns) or per-rank file (see
-// PerRankColumns), detected by its header, into a new Dataset.
+// ReadRaw reads one raw file (see rawColumns) or per-rank file (see
+// perRankColumns), detected by its header, into a new Dataset.
 func ReadRaw(r io.Reader, name string) (*Dataset, error) {
 	d := NewDataset()
 	return d, d.Read(r, name)
@@ -232,8 +232,8 @@ func (d *Dataset) ReadFiles(names ...string) error {
 	return nil
 }
 
-// ErrFormat is wrapped by every error about malformed input.
-var ErrFormat = errors.New("malformed raw data")
+// errFormat is wrapped by every error about malformed input.
+var errFormat = errors.New("malformed raw data")
 
 // Read adds the rows of one raw or per-rank CSV file to d. name is used in
 // error messages. Repeated header lines (files concatenated with cat) are
@@ -248,7 +248,7 @@ func (d *Dataset) Read(r io.Reader, name string) error {
 	cr := newLineReader(r)
 	hdr, err := cr.Read()
 	if err == io.EOF {
-		return fmt.Errorf("%w: %s: empty file (no header)", ErrFormat, name)
+		return fmt.Errorf("%w: %s: empty file (no header)", errFormat, name)
 	}
 	if err != nil {
 		return readError(name, cr, err)
@@ -265,10 +265,10 @@ func (d *Dataset) Read(r io.Reader, name string) error {
 		h = strings.TrimSpace(h)
 		hdr[i] = h
 		if h == "" {
-			return fmt.Errorf("%w: %s: empty column name in header (column %d)", ErrFormat, name, i+1)
+			return fmt.Errorf("%w: %s: empty column name in header (column %d)", errFormat, name, i+1)
 		}
 		if _, dup := col[h]; dup {
-			return fmt.Errorf("%w: %s: duplicate column %q", ErrFormat, name, h)
+			return fmt.Errorf("%w: %s: duplicate column %q", errFormat, name, h)
 		}
 		col[h] = i
 	}
@@ -305,7 +305,7 @@ func (d *Dataset) nextRecord(cr *lineReader, name string, hdr []string) ([]strin
 			return nil, 0, readError(name, cr, err)
 		}
 		if len(rec) != len(hdr) {
-			return nil, 0, fmt.Errorf("%w: %s:%d: %d fields, header has %d", ErrFormat, name, line, len(rec), len(hdr))
+			return nil, 0, fmt.Errorf("%w: %s:%d: %d fields, header has %d", errFormat, name, line, len(rec), len(hdr))
 		}
 		if isHeader(rec, hdr) {
 			continue
@@ -319,9 +319,9 @@ func (d *Dataset) nextRecord(cr *lineReader, name string, hdr []string) ([]strin
 // a truncated last line, its number).
 func readError(name string, cr *lineReader, err error) error {
 	if errors.Is(err, ErrUnterminated) {
-		return fmt.Errorf("%w: %s:%d: %w", ErrFormat, name, cr.line, err)
+		return fmt.Errorf("%w: %s:%d: %w", errFormat, name, cr.line, err)
 	}
-	return fmt.Errorf("%w: %s: %v", ErrFormat, name, err)
+	return fmt.Errorf("%w: %s: %v", errFormat, name, err)
 }
 
 func isHeader(rec, hdr []string) bool {
@@ -337,11 +337,11 @@ func isHeader(rec, hdr []string) bool {
 }
 
 func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[string]int) error {
-	if m := missing(col, RawColumns); len(m) > 0 {
-		return fmt.Errorf("%w: %s: missing column(s) %s (header: %s)", ErrFormat, name, strings.Join(m, ", "), strings.Join(hdr, ","))
+	if m := missing(col, rawColumns); len(m) > 0 {
+		return fmt.Errorf("%w: %s: missing column(s) %s (header: %s)", errFormat, name, strings.Join(m, ", "), strings.Join(hdr, ","))
 	}
 	known := map[string]bool{}
-	for _, c := range RawColumns {
+	for _, c := range rawColumns {
 		known[c] = true
 	}
 	for _, c := range rawdata.OverlapValueColumns { // nbc: values, not labels
@@ -385,21 +385,21 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 		}
 		ec, err := strconv.Atoi(rec[cErr])
 		if err != nil {
-			return fmt.Errorf("%w: %s:%d: errorcode %q is not an integer", ErrFormat, name, line, rec[cErr])
+			return fmt.Errorf("%w: %s:%d: errorcode %q is not an integer", errFormat, name, line, rec[cErr])
 		}
 		mp, err := strconv.Atoi(rec[cMp])
 		if err != nil {
-			return fmt.Errorf("%w: %s:%d: mpirun %q is not an integer", ErrFormat, name, line, rec[cMp])
+			return fmt.Errorf("%w: %s:%d: mpirun %q is not an integer", errFormat, name, line, rec[cMp])
 		}
 		if err := d.noteKey(rec, cRun, mp, cExp, cRep, -1, name, line); err != nil {
 			return err
 		}
 		rt, err := ParseDecimal(rec[cRT])
 		if err != nil && ec == 0 {
-			return fmt.Errorf("%w: %s:%d: runtime_s: %v", ErrFormat, name, line, err)
+			return fmt.Errorf("%w: %s:%d: runtime_s: %v", errFormat, name, line, err)
 		}
 		if rec[cCall] == "" {
-			return fmt.Errorf("%w: %s:%d: empty call", ErrFormat, name, line)
+			return fmt.Errorf("%w: %s:%d: empty call", errFormat, name, line)
 		}
 		// Group key bytes: call \x00 msize \x00 np \x00 datatype \x00 labels
 		// (raw text; msize and np are parsed once per distinct key).
@@ -435,18 +435,18 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 		if !ok {
 			msize, err := strconv.Atoi(rec[cMsize])
 			if err != nil || msize < 0 {
-				return fmt.Errorf("%w: %s:%d: msize_bytes %q is not a non-negative integer", ErrFormat, name, line, rec[cMsize])
+				return fmt.Errorf("%w: %s:%d: msize_bytes %q is not a non-negative integer", errFormat, name, line, rec[cMsize])
 			}
 			np, err := strconv.Atoi(rec[cNP])
 			if err != nil || np < 1 {
-				return fmt.Errorf("%w: %s:%d: np %q is not a positive integer", ErrFormat, name, line, rec[cNP])
+				return fmt.Errorf("%w: %s:%d: np %q is not a positive integer", errFormat, name, line, rec[cNP])
 			}
 			var parts []string
 			for _, l := range labels {
 				if rec[l.idx] != "" {
 					// A value may hold '=' (clocksync specs do): keys split at the first.
 					if strings.Contains(rec[l.idx], ",") {
-						return fmt.Errorf("%w: %s:%d: label %s=%q contains ','", ErrFormat, name, line, l.name, rec[l.idx])
+						return fmt.Errorf("%w: %s:%d: label %s=%q contains ','", errFormat, name, line, l.name, rec[l.idx])
 					}
 					parts = append(parts, l.name+"="+rec[l.idx])
 				}
@@ -525,17 +525,17 @@ func (g *Group) noteCovariate(name string, mi int32, v string) {
 }
 
 func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map[string]int) error {
-	if m := missing(col, PerRankColumns); len(m) > 0 {
-		return fmt.Errorf("%w: %s: per-rank file missing column(s) %s", ErrFormat, name, strings.Join(m, ", "))
+	if m := missing(col, perRankColumns); len(m) > 0 {
+		return fmt.Errorf("%w: %s: per-rank file missing column(s) %s", errFormat, name, strings.Join(m, ", "))
 	}
 	cCall, cMsize, cNP, cRank, cLS, cLE, cErr := col["call"], col["msize_bytes"], col["np"], col["rank"], col["local_start_s"], col["local_end_s"], col["errorcode"]
 	cRun, cMp, cExp, cRep := col["run_id"], col["mpirun"], col["exp"], col["rep"]
-	// Columns beyond PerRankColumns are labels (region runs write them),
+	// Columns beyond perRankColumns are labels (region runs write them),
 	// part of the per-rank group's key as in raw files.
 	var labels []int
 	region := false // a region run's per-rank file has the region label
 	for i, h := range hdr {
-		if !slices.Contains(PerRankColumns, h) {
+		if !slices.Contains(perRankColumns, h) {
 			labels = append(labels, i)
 			region = region || h == RegionLabel
 		}
@@ -553,11 +553,11 @@ func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map
 		ls, err5 := ParseDecimal(rec[cLS])
 		le, err6 := ParseDecimal(rec[cLE])
 		if e := errors.Join(err1, err2, err3, err4); e != nil || msize < 0 || np < 1 || rank < 0 || rank >= np {
-			return fmt.Errorf("%w: %s:%d: bad msize_bytes/np/rank/errorcode", ErrFormat, name, line)
+			return fmt.Errorf("%w: %s:%d: bad msize_bytes/np/rank/errorcode", errFormat, name, line)
 		}
 		mp, err := strconv.Atoi(rec[cMp])
 		if err != nil {
-			return fmt.Errorf("%w: %s:%d: mpirun %q is not an integer", ErrFormat, name, line, rec[cMp])
+			return fmt.Errorf("%w: %s:%d: mpirun %q is not an integer", errFormat, name, line, rec[cMp])
 		}
 		if err := d.noteKey(rec, cRun, mp, cExp, cRep, rank, name, line); err != nil {
 			return err
@@ -566,7 +566,7 @@ func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map
 			continue
 		}
 		if e := errors.Join(err5, err6); e != nil {
-			return fmt.Errorf("%w: %s:%d: local_start_s/local_end_s: %v", ErrFormat, name, line, e)
+			return fmt.Errorf("%w: %s:%d: local_start_s/local_end_s: %v", errFormat, name, line, e)
 		}
 		rt := le - ls
 		if math.IsNaN(rt) || math.IsInf(rt, 0) || rt < 0 {
@@ -596,7 +596,7 @@ func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map
 				}
 			}
 			gi = len(d.PerRank)
-			d.PerRank = append(d.PerRank, &PerRankGroup{Key: GroupKey{Call: strings.Clone(rec[cCall]), MsizeBytes: msize, Np: np, Labels: strings.Join(parts, ","), Region: region}, ByRank: map[int][]float64{}})
+			d.PerRank = append(d.PerRank, &perRankGroup{Key: GroupKey{Call: strings.Clone(rec[cCall]), MsizeBytes: msize, Np: np, Labels: strings.Join(parts, ","), Region: region}, ByRank: map[int][]float64{}})
 			d.prIndex[string(kb)] = gi
 		}
 		g := d.PerRank[gi]
@@ -657,11 +657,11 @@ func (e *DuplicateError) Error() string {
 		same = " (the same file)"
 	}
 	return fmt.Sprintf("%s: %s:%d: observation run_id=%s mpirun=%d exp=%d rep=%d%s was already read at %s:%d%s: data given twice (a file listed twice, an .aside or .partial copy, or two campaigns with one --run-id?)",
-		ErrFormat, e.File, e.Line, e.RunID, e.Mpirun, e.Exp, e.Rep, rank, e.FirstFile, e.FirstLine, same)
+		errFormat, e.File, e.Line, e.RunID, e.Mpirun, e.Exp, e.Rep, rank, e.FirstFile, e.FirstLine, same)
 }
 
-// Is makes errors.Is(err, ErrFormat) true for a *DuplicateError.
-func (e *DuplicateError) Is(target error) bool { return target == ErrFormat }
+// Is makes errors.Is(err, errFormat) true for a *DuplicateError.
+func (e *DuplicateError) Is(target error) bool { return target == errFormat }
 
 // obsKey identifies an experiment of one mpirun in one kind of file (rank
 // −1: observation files; per-rank files: the rank).
@@ -736,11 +736,11 @@ func (s *repSet) where(rep int) (file, line int) {
 func (d *Dataset) noteKey(rec []string, cRun, mp, cExp, cRep, rank int, name string, line int) error {
 	exp, err := strconv.Atoi(rec[cExp])
 	if err != nil || exp < 0 {
-		return fmt.Errorf("%w: %s:%d: exp %q is not a non-negative integer", ErrFormat, name, line, rec[cExp])
+		return fmt.Errorf("%w: %s:%d: exp %q is not a non-negative integer", errFormat, name, line, rec[cExp])
 	}
 	rep, err := strconv.Atoi(rec[cRep])
 	if err != nil || rep < 0 {
-		return fmt.Errorf("%w: %s:%d: rep %q is not a non-negative integer", ErrFormat, name, line, rec[cRep])
+		return fmt.Errorf("%w: %s:%d: rep %q is not a non-negative integer", errFormat, name, line, rec[cRep])
 	}
 	run := rec[cRun]
 	s := d.lastSeen

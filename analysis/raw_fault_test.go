@@ -39,7 +39,7 @@ func TestReadRawTruncatedLastLine(t *testing.T) {
 			t.Errorf("%s: accepted, groups %v", c.name, groupNames(d))
 			continue
 		}
-		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.wantLine) || !strings.Contains(err.Error(), "truncated") {
+		if !errors.Is(err, errFormat) || !strings.Contains(err.Error(), c.wantLine) || !strings.Contains(err.Error(), "truncated") {
 			t.Errorf("%s: error %q, want ErrFormat at %s saying truncated", c.name, err, c.wantLine)
 		}
 	}
@@ -64,7 +64,7 @@ func TestReadRawStrictDecimal(t *testing.T) {
 		return err
 	}
 	for _, bad := range []string{"0x1p-20", "0X1P-20", "1_0", "0x_1p-20", "1_000e-9", "1e400", "-1e400", "1e", "--1", "1..2", " 1e-6", "1e-6 ", "infx", "nann", "++Inf", "0b101"} {
-		if err := read(bad); err == nil || !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "runtime_s") {
+		if err := read(bad); err == nil || !errors.Is(err, errFormat) || !strings.Contains(err.Error(), "runtime_s") {
 			t.Errorf("runtime_s %q: err = %v, want a format error naming runtime_s", bad, err)
 		}
 	}
@@ -111,7 +111,7 @@ func TestReadRawDuplicates(t *testing.T) {
 			t.Errorf("%s: accepted", c.name)
 			continue
 		}
-		if !errors.Is(err, ErrFormat) {
+		if !errors.Is(err, errFormat) {
 			t.Errorf("%s: %v does not wrap ErrFormat", c.name, err)
 		}
 		for _, w := range c.want {

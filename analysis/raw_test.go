@@ -123,7 +123,7 @@ func TestReadRawBadInput(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want containing %q", err, tt.wantErr)
 				}
-				if !errors.Is(err, ErrFormat) {
+				if !errors.Is(err, errFormat) {
 					t.Errorf("error %v does not wrap ErrFormat", err)
 				}
 				return
@@ -183,7 +183,7 @@ func FuzzReadRaw(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := ReadRaw(bytes.NewReader(data), "fuzz")
 		if err != nil {
-			if !errors.Is(err, ErrFormat) {
+			if !errors.Is(err, errFormat) {
 				t.Fatalf("error does not wrap ErrFormat: %v", err)
 			}
 			return

@@ -18,7 +18,7 @@ func TestReadRawRefusesSharedCases(t *testing.T) {
 			t.Errorf("%s: accepted:\n%s", c.Name, c.CSV())
 			continue
 		}
-		if !errors.Is(err, ErrFormat) {
+		if !errors.Is(err, errFormat) {
 			t.Errorf("%s: %v does not wrap ErrFormat", c.Name, err)
 		}
 	}

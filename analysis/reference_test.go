@@ -120,7 +120,7 @@ func TestAgainstR(t *testing.T) {
 			got = map[string]float64{"lo": iv.Lo, "hi": iv.Hi}[r.field]
 		case "qci_0.5", "qci_0.25", "qci_0.9", "qci_0.99":
 			q, _ := strconv.ParseFloat(strings.TrimPrefix(r.kind, "qci_"), 64)
-			iv := QuantileCI(q, sorted(x), p)
+			iv := quantileCI(q, sorted(x), p)
 			got = map[string]float64{"lo": iv.Lo, "hi": iv.Hi, "lorank": float64(iv.LoRank), "hirank": float64(iv.HiRank), "conf": iv.Confidence}[r.field]
 			if !iv.Valid() && (r.field == "lorank" || r.field == "hirank") {
 				got = math.NaN()
@@ -165,7 +165,7 @@ func TestAgainstR(t *testing.T) {
 			// t, the two-sample KS test); kept in the fixture, not checked.
 			continue
 		case "effect":
-			e := Effect(x, y)
+			e := effect(x, y)
 			got = map[string]float64{"d": e.CohenD, "a12": e.A12}[r.field]
 		case "hl":
 			sh := HodgesLehmann(x, y, rAlt(r.param), 0.95)

@@ -304,11 +304,11 @@ func (a *RegionRunAnalysis) readRankRows(r io.Reader, id MpirunID, twoB float64,
 	}
 	need := []string{"run_id", "mpirun", "rank", "local_start_s", "local_end_s", "global_start_s", "global_end_s", RegionLabel}
 	if m := missing(col, need); len(m) > 0 {
-		return fmt.Errorf("%w: missing column(s) %s", ErrFormat, strings.Join(m, ", "))
+		return fmt.Errorf("%w: missing column(s) %s", errFormat, strings.Join(m, ", "))
 	}
 	var labels []int // grouping labels: label columns but the region's and run-wide ones
 	for i, h := range hdr {
-		if !slices.Contains(PerRankColumns, h) && h != RegionLabel {
+		if !slices.Contains(perRankColumns, h) && h != RegionLabel {
 			labels = append(labels, i)
 		}
 	}
@@ -343,7 +343,7 @@ func (a *RegionRunAnalysis) readRankRows(r io.Reader, id MpirunID, twoB float64,
 		}
 		rank, err := strconv.Atoi(rec[cRank])
 		if err != nil || rank < 0 {
-			return fmt.Errorf("%w: rank %q", ErrFormat, rec[cRank])
+			return fmt.Errorf("%w: rank %q", errFormat, rec[cRank])
 		}
 		ls, err1 := ParseDecimal(rec[cLS])
 		le, err2 := ParseDecimal(rec[cLE])

@@ -8,12 +8,12 @@ import (
 
 // Defaults of StopRule (docs/adaptive.md says how they were chosen).
 const (
-	// DefaultStopWidth is the relative half-width a StopRule aims at: the
+	// defaultStopWidth is the relative half-width a StopRule aims at: the
 	// interval within ±1 % of its estimate.
-	DefaultStopWidth = 0.01
-	// DefaultStopLevel is the nominal confidence level of the judged
+	defaultStopWidth = 0.01
+	// defaultStopLevel is the nominal confidence level of the judged
 	// interval.
-	DefaultStopLevel = 0.95
+	defaultStopLevel = 0.95
 	// DefaultStopMin is the number of observations before the first look:
 	// with 100 the 95 % interval of the median spans ranks 40 to 61, and
 	// early looks on fewer observations are the ones that cost coverage.
@@ -22,11 +22,11 @@ const (
 	// engine.DefaultNrep, so an adaptive experiment never takes more than
 	// ten times as long as a default one.
 	DefaultStopMax = 10000
-	// DefaultStopConfirm is the number of consecutive looks whose interval
+	// defaultStopConfirm is the number of consecutive looks whose interval
 	// must be within the width before the rule stops: 1, the first look
 	// within the width stops, because the interval it judges is already
 	// at the corrected level (StopRule.IntervalLevel).
-	DefaultStopConfirm = 1
+	defaultStopConfirm = 1
 	// DefaultMpirunStopMin is the number of mpiruns before the first look
 	// of an adaptive campaign: 7 is the smallest count whose [min, max]
 	// of per-mpirun medians reaches the corrected level 97.5 % of a
@@ -42,7 +42,7 @@ const (
 // confidence interval of the median lies within a relative width of it).
 // It looks at the valid observations at Min, then each time a quarter more
 // have been taken (NextLook), and stops when, at Confirm consecutive
-// looks, the order-statistic interval (QuantileCI) of the Quantile lies
+// looks, the order-statistic interval (quantileCI) of the Quantile lies
 // within ±Width·estimate, or when Max observations are reached.
 //
 // Stopping when an interval happens to be narrow selects intervals that
@@ -67,13 +67,13 @@ type StopRule struct {
 // WithDefaults returns r with its zero fields set to the defaults.
 func (r StopRule) WithDefaults() StopRule {
 	if r.Width == 0 {
-		r.Width = DefaultStopWidth
+		r.Width = defaultStopWidth
 	}
 	if r.Quantile == 0 {
 		r.Quantile = 0.5
 	}
 	if r.Level == 0 {
-		r.Level = DefaultStopLevel
+		r.Level = defaultStopLevel
 	}
 	if r.Min == 0 {
 		r.Min = DefaultStopMin
@@ -82,7 +82,7 @@ func (r StopRule) WithDefaults() StopRule {
 		r.Max = max(DefaultStopMax, r.Min)
 	}
 	if r.Confirm == 0 {
-		r.Confirm = DefaultStopConfirm
+		r.Confirm = defaultStopConfirm
 	}
 	return r
 }
@@ -153,7 +153,7 @@ func (r StopRule) Judge(x []float64) StopCheck {
 		return c
 	}
 	c.Estimate = Quantile(r.Quantile, x)
-	iv := QuantileCI(r.Quantile, x, r.IntervalLevel())
+	iv := quantileCI(r.Quantile, x, r.IntervalLevel())
 	if !iv.Valid() || c.Estimate == 0 {
 		return c
 	}

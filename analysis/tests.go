@@ -92,8 +92,8 @@ func KruskalWallis(groups [][]float64) TestResult {
 	return res
 }
 
-// EffectSize holds standardized effect sizes of x relative to y.
-type EffectSize struct {
+// effectSize holds standardized effect sizes of x relative to y.
+type effectSize struct {
 	// CohenD is (x̄ − ȳ)/s_pooled with the pooled standard deviation.
 	CohenD float64
 	// A12 is the Vargha-Delaney probability of superiority
@@ -103,15 +103,15 @@ type EffectSize struct {
 	RankBiserial float64
 }
 
-// Effect returns the effect sizes of x relative to y (Hoefler & Belli 2015, §3.2:
+// effect returns the effect sizes of x relative to y (Hoefler & Belli 2015, §3.2:
 // report the size of a difference, not only its significance).
-func Effect(x, y []float64) EffectSize {
+func effect(x, y []float64) effectSize {
 	m, n := float64(len(x)), float64(len(y))
 	sp := math.Sqrt(((m-1)*variance(x) + (n-1)*variance(y)) / (m + n - 2))
 	d := (Mean(x) - Mean(y)) / sp
 	w := WilcoxonRankSum(x, y, TwoSided).Statistic
 	a := w / (m * n)
-	return EffectSize{CohenD: d, A12: a, RankBiserial: 2*a - 1}
+	return effectSize{CohenD: d, A12: a, RankBiserial: 2*a - 1}
 }
 
 // ShapiroWilk tests H0: x is a sample from a normal distribution, with

@@ -32,22 +32,22 @@ const (
 	// and no drift; their error grows with the clocks' relative drift,
 	// which nothing measured.
 	WhyOffsetOnly = "offset-only algorithm: no drift is learned, so the error grows with the clocks' unmeasured relative drift"
-	// WhyTooFewPoints: fewer than three (undisturbed) fit points, too few
+	// whyTooFewPoints: fewer than three (undisturbed) fit points, too few
 	// for a standard error.
-	WhyTooFewPoints = "too few (undisturbed) fit points for an error estimate"
-	// WhyContradictory: the ping-pongs that re-measured an intercept gave
+	whyTooFewPoints = "too few (undisturbed) fit points for an error estimate"
+	// whyContradictory: the ping-pongs that re-measured an intercept gave
 	// contradictory causality bounds.
-	WhyContradictory = "the intercept's ping-pongs gave contradictory bounds"
+	whyContradictory = "the intercept's ping-pongs gave contradictory bounds"
 	// WhyDescheduled: ranks waited for a CPU during much of the
 	// synchronization (DeschedulingRule; Result.Descheduled says which
 	// and how long).
 	WhyDescheduled = "ranks were descheduled during the synchronization: a rank that waits for a CPU delays one direction of the exchanges by up to a time slice, which no round-trip filter sees"
-	// WhyNoCausal: a link's worst-case bound (FitStats.Causal) cannot be
+	// whyNoCausal: a link's worst-case bound (FitStats.Causal) cannot be
 	// stated, because a fit point has no causality interval.
-	WhyNoCausal = "a fit point has no causality interval, so no worst-case bound"
+	whyNoCausal = "a fit point has no causality interval, so no worst-case bound"
 )
 
-var whyCodes = []string{"", WhyOffsetOnly, WhyTooFewPoints, WhyContradictory, WhyDescheduled, WhyNoCausal}
+var whyCodes = []string{"", WhyOffsetOnly, whyTooFewPoints, whyContradictory, WhyDescheduled, whyNoCausal}
 
 // unknownCode encodes b's Unknown and Why as one number for the records
 // the ranks exchange (0: known).

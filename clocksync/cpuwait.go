@@ -75,16 +75,16 @@ const (
 	// ActionCausal: the worst-case bound from the fit points' causality
 	// intervals (CausalBound), which no delay of a message breaks.
 	ActionCausal = "worst-case bound stated"
-	// ActionWithheld: no worst-case bound exists (a link without
+	// actionWithheld: no worst-case bound exists (a link without
 	// causality intervals), so none is stated: unsynchronized.
-	ActionWithheld = "bound withheld: unsynchronized"
+	actionWithheld = "bound withheld: unsynchronized"
 )
 
 // String says it in a sentence.
 func (d *Descheduling) String() string {
 	act := d.Action
 	if act == "" {
-		act = ActionWithheld
+		act = actionWithheld
 	}
 	return fmt.Sprintf("rank %d waited for a CPU during %.0f %% of the synchronization (%s, %s per wait), and the fastest exchange of rank %d's link took %s (statistical bound %v not kept; %s)",
 		d.Rank, 100*d.Share, roundDur(d.CPUWait), roundDur(d.MeanWait), d.RTTRank, roundDur(d.SlowestRTT), d.Withheld, act)
@@ -97,17 +97,17 @@ func roundDur(s float64) string {
 
 // The thresholds of DeschedulingRule.
 const (
-	// DescheduledShare is the share of its synchronization time a rank
+	// descheduledShare is the share of its synchronization time a rank
 	// may wait for a CPU before its synchronization counts as
 	// descheduled.
-	DescheduledShare = 0.1
-	// DescheduledMinWait is the mean wait for a CPU, in seconds, below
+	descheduledShare = 0.1
+	// descheduledMinWait is the mean wait for a CPU, in seconds, below
 	// which a rank's waits are not taken for descheduling: a fifth of the
 	// shortest time slice the scheduler takes from a busy task (0.5 ms,
-	// mpitest.DefaultDescheduleMin). Shorter waits are the CPU handed back
+	// mpitest's least simulated descheduling). Shorter waits are the CPU handed back
 	// and forth, as by an MPI library that yields when idle, and overlap a
 	// message's flight instead of delaying its receipt by a time slice.
-	DescheduledMinWait = 100e-6
+	descheduledMinWait = 100e-6
 	// DescheduledMajority is the share of its synchronization time above
 	// which a rank's waits count however short they are: a rank that waited
 	// for a CPU longer than it ran (more busy ranks than cores) had most of
@@ -149,11 +149,11 @@ func DeschedulingRule(records []RankRecord) *Descheduling {
 	}
 	var worst *Descheduling
 	for _, rr := range records {
-		if rr.CPUWait == nil || !(rr.Duration > 0) || *rr.CPUWait < DescheduledShare*rr.Duration {
+		if rr.CPUWait == nil || !(rr.Duration > 0) || *rr.CPUWait < descheduledShare*rr.Duration {
 			continue
 		}
 		mean := *rr.CPUWait / float64(max(rr.CPUWaits, 1))
-		if mean < DescheduledMinWait && *rr.CPUWait < DescheduledMajority*rr.Duration {
+		if mean < descheduledMinWait && *rr.CPUWait < DescheduledMajority*rr.Duration {
 			continue
 		}
 		d := &Descheduling{Rank: rr.Rank, CPUWait: *rr.CPUWait, Share: *rr.CPUWait / rr.Duration, MeanWait: mean,
@@ -194,7 +194,7 @@ func CausalBound(records []RankRecord) Bound {
 		if c.Unknown || !(c.AtSync > 0) || math.IsNaN(c.Slope) || math.IsInf(c.AtSync+c.Slope, 0) {
 			why := c.Why
 			if why == "" || !c.Unknown {
-				why = WhyNoCausal
+				why = whyNoCausal
 			}
 			return unknown(why)
 		}

@@ -179,11 +179,11 @@ func trimmedFit(x, y []float64, trim float64) (lineFit, int, []int) {
 func causalBound(x, e []float64, end float64) Bound {
 	n := len(x)
 	if n == 0 {
-		return unknown(WhyNoCausal)
+		return unknown(whyNoCausal)
 	}
 	for _, v := range e {
 		if !(v > 0) || math.IsInf(v, 0) {
-			return unknown(WhyNoCausal)
+			return unknown(whyNoCausal)
 		}
 	}
 	var mx float64
@@ -200,7 +200,7 @@ func causalBound(x, e []float64, end float64) Bound {
 		for _, v := range e {
 			m += v
 		}
-		return Bound{AtSync: m / float64(n), Unknown: true, Why: WhyTooFewPoints}
+		return Bound{AtSync: m / float64(n), Unknown: true, Why: whyTooFewPoints}
 	}
 	var at, slope float64
 	for i, v := range x {

@@ -85,10 +85,10 @@ const (
 	// their drift against the leader (Spread, or the fixed-count
 	// regression) instead.
 	IntraNotShared = "clock not shared: synchronized to the leader"
-	// IntraAsserted: the user stated that the ranks of the node share the
+	// intraAsserted: the user stated that the ranks of the node share the
 	// leader's clock (spec intra=asserted); the rank's offset to its
 	// leader was measured once and no check can undo it.
-	IntraAsserted = "shared clock (asserted by the user, offset measured)"
+	intraAsserted = "shared clock (asserted by the user, offset measured)"
 )
 
 func intraCode(s string) float64 {
@@ -99,7 +99,7 @@ func intraCode(s string) float64 {
 		return 2
 	case IntraCounter:
 		return 3
-	case IntraAsserted:
+	case intraAsserted:
 		return 4
 	}
 	return 0
@@ -114,7 +114,7 @@ func intraFrom(v float64) string {
 	case 3:
 		return IntraCounter
 	case 4:
-		return IntraAsserted
+		return intraAsserted
 	}
 	return ""
 }
@@ -189,7 +189,7 @@ func (f lineFit) stats(x []float64, dropped int) FitStats {
 		Bound: Bound{AtSync: BoundZ * f.at(end), Slope: BoundZ * f.SlopeSE}, BoundAt: end}
 	if f.N < 3 || math.IsInf(st.Bound.Slope, 0) || math.IsNaN(st.Bound.Slope) || math.IsInf(st.Bound.AtSync, 0) || math.IsNaN(st.Bound.AtSync) {
 		// Too few points for an error estimate.
-		st.SlopeSE, st.Bound = 0, unknown(WhyTooFewPoints)
+		st.SlopeSE, st.Bound = 0, unknown(whyTooFewPoints)
 	}
 	return st
 }
@@ -357,8 +357,8 @@ func ComputeAndSetIntercept(l *Link, lm Model, m OffsetMeasurer, st *FitStats) (
 			st.Bound.AtSync, st.BoundAt = s.Bound, l.Now()
 			st.Causal.AtSync = s.Bound
 		} else {
-			st.Bound = unknown(WhyContradictory)
-			st.Causal = unknown(WhyContradictory)
+			st.Bound = unknown(whyContradictory)
+			st.Causal = unknown(whyContradictory)
 		}
 	}
 	lm.Intercept = s.Offset

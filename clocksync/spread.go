@@ -268,7 +268,7 @@ func spreadFit(points []Sample, trim float64, filter, ideal bool) (lineFit, FitS
 	// too few were undisturbed for the statistical one.
 	st.Causal = keptCausal(points, kept, f.Slope, st.BoundAt)
 	if noBound {
-		st.SlopeSE, st.Bound = 0, unknown(WhyTooFewPoints)
+		st.SlopeSE, st.Bound = 0, unknown(whyTooFewPoints)
 	}
 	st.MinRTT = lo
 	st.addSystematic(lo, ideal)

@@ -54,8 +54,8 @@ func TestSpreadFitTooFewUndisturbed(t *testing.T) {
 		pts = append(pts, Sample{Local: x, Offset: slope*x + icpt + noise, RTT: rtt})
 	}
 	f, st := spreadFit(pts, 3, true, false)
-	if !st.Bound.Unknown || st.Bound.Why != WhyTooFewPoints {
-		t.Errorf("bound %v, want unknown: %s", st.Bound, WhyTooFewPoints)
+	if !st.Bound.Unknown || st.Bound.Why != whyTooFewPoints {
+		t.Errorf("bound %v, want unknown: %s", st.Bound, whyTooFewPoints)
 	}
 	if st.Points < 3 || math.Abs(f.Slope-slope) > 5e-6 {
 		t.Errorf("slope %.4g ppm from %d points, want %.4g ± 5 ppm", f.Slope*1e6, st.Points, slope*1e6)

@@ -16,7 +16,7 @@ func records(n int) []clocksync.RankRecord {
 			FitStats: clocksync.FitStats{Points: 100 + r}, Bound: clocksync.Bound{AtSync: float64(r+1) * 1e-9, Slope: 1e-8},
 			MessagesSent: int64(2 * r)}
 	}
-	recs[3].Bound = clocksync.Bound{Unknown: true, Why: clocksync.WhyTooFewPoints}
+	recs[3].Bound = clocksync.Bound{Unknown: true, Why: "too few (undisturbed) fit points for an error estimate"}
 	return recs
 }
 

@@ -277,7 +277,7 @@ func (a *Algorithm) SyncWith(c mpi.Comm, g *GlobalClock, o SyncOptions) (*Result
 			res.Descheduled = d
 			b := CausalBound(res.PerRank)
 			if b.Unknown {
-				d.Action = ActionWithheld
+				d.Action = actionWithheld
 				if !res.Bound.Unknown {
 					res.Bound = unknown(WhyDescheduled)
 				}

@@ -360,7 +360,7 @@ func (t *BottomUpTree) Sync(e *Env) (Outcome, error) {
 			st.InterceptShift, bnd, bndAt = ist.InterceptShift, ist.Bound, ist.BoundAt
 			// The re-measured intercept is not one link's: the links'
 			// worst cases no longer add up to this rank's (CausalBound).
-			st.Causal = unknown(WhyNoCausal)
+			st.Causal = unknown(whyNoCausal)
 		}
 	}
 	return Outcome{Models: []Model{model}, Fit: st, Bound: bnd, BoundAt: bndAt}, nil
@@ -676,7 +676,7 @@ func (t *TwoLevel) checkShared(e *Env, node mpi.Comm, s *SharedClock, first Samp
 			st2.Causal = st2.Bound
 			return Outcome{Models: []Model{{Intercept: exact}}, Fit: st2, Bound: st2.Bound, BoundAt: st2.BoundAt}, nil
 		}
-		st2.Intra = IntraAsserted
+		st2.Intra = intraAsserted
 		return Outcome{Models: []Model{{Intercept: second.Offset}}, Fit: st2, Bound: st2.Bound, BoundAt: st2.BoundAt}, nil
 	}
 	// The drift the two-point check cannot see, as a slope bound.
@@ -706,7 +706,7 @@ func (t *TwoLevel) checkShared(e *Env, node mpi.Comm, s *SharedClock, first Samp
 		st2.Intra = IntraShared
 		st2.Bound.Slope, st2.Causal.Slope = slope, slope
 		if math.IsInf(slope, 0) {
-			st2.Bound, st2.Causal = unknown(WhyTooFewPoints), unknown(WhyTooFewPoints)
+			st2.Bound, st2.Causal = unknown(whyTooFewPoints), unknown(whyTooFewPoints)
 		}
 		return Outcome{Models: []Model{{Intercept: second.Offset}}, Fit: st2, Bound: st2.Bound, BoundAt: st2.BoundAt}, nil
 	}

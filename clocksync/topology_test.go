@@ -290,6 +290,7 @@ func (c claims) Source() timing.Source {
 // asserts one clock takes its measured offset (IntraAsserted). Where the
 // facts are true, the stated bound covers the true error.
 func TestTwoLevelSharedClockCheck(t *testing.T) {
+	const intraAsserted = "shared clock (asserted by the user, offset measured)"
 	for _, c := range []struct {
 		name       string
 		nodeClocks bool
@@ -301,7 +302,7 @@ func TestTwoLevelSharedClockCheck(t *testing.T) {
 		{"shared raw, proven", true, func(int) int64 { return 0 }, clocksync.IntraCounter, true},
 		{"shared, false epochs", true, func(r int) int64 { return int64(r) * 5000 }, clocksync.IntraCounter, false},
 		{"shared, no claim", true, nil, clocksync.IntraShared, false},
-		{"shared, asserted", true, nil, clocksync.IntraAsserted, false},
+		{"shared, asserted", true, nil, intraAsserted, false},
 		{"separate clocks", false, nil, clocksync.IntraNotShared, false},
 	} {
 		falseFacts := c.name == "shared, false epochs"
@@ -310,7 +311,7 @@ func TestTwoLevelSharedClockCheck(t *testing.T) {
 			continue
 		}
 		spec := "twolevel:bias=none"
-		if c.want == clocksync.IntraAsserted {
+		if c.want == intraAsserted {
 			spec += ",intra=asserted"
 		}
 		sp, err := clocksync.ParseSpec(spec)

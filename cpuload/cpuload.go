@@ -33,13 +33,13 @@ type Sample struct {
 }
 
 // Read reads a Sample from the running system's /proc.
-func Read() (Sample, error) { return ReadFS(os.DirFS("/proc")) }
+func Read() (Sample, error) { return readFS(os.DirFS("/proc")) }
 
-// ReadFS reads a Sample from proc, a tree laid out as /proc (stat,
+// readFS reads a Sample from proc, a tree laid out as /proc (stat,
 // self/stat, self/status, self/auxv, sys/kernel/random/boot_id); a
 // missing auxv or boot id is not an error (Hz 100, Kernel ""). The
 // returned error names the file that could not be read or parsed.
-func ReadFS(proc fs.FS) (Sample, error) {
+func readFS(proc fs.FS) (Sample, error) {
 	s := Sample{At: time.Now(), Hz: 100}
 	st, err := fs.ReadFile(proc, "self/status")
 	if err != nil {
@@ -140,13 +140,13 @@ func allowedCPUs(status []byte) ([]int, error) {
 		if !ok {
 			continue
 		}
-		return ParseCPUList(strings.TrimSpace(v))
+		return parseCPUList(strings.TrimSpace(v))
 	}
 	return nil, fmt.Errorf("cpuload: no Cpus_allowed_list in /proc/self/status")
 }
 
-// ParseCPUList parses the kernel's CPU list format ("0-3,8,10-11").
-func ParseCPUList(s string) ([]int, error) {
+// parseCPUList parses the kernel's CPU list format ("0-3,8,10-11").
+func parseCPUList(s string) ([]int, error) {
 	var out []int
 	for part := range strings.SplitSeq(s, ",") {
 		if part == "" {

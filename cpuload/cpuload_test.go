@@ -15,7 +15,7 @@ import (
 // from a 64-bit x86 process, AT_CLKTCK 100); the expected values are
 // summed by hand from its lines.
 func TestReadFSFixture(t *testing.T) {
-	s, err := ReadFS(os.DirFS("testdata/proc"))
+	s, err := readFS(os.DirFS("testdata/proc"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestParseErrors(t *testing.T) {
 		{"no start time", fstest.MapFS{"self/status": {Data: []byte("Cpus_allowed_list:\t0\n")}, "stat": {Data: []byte("cpu0 1 2 3 4 5 6 7 8\n")},
 			"self/stat": {Data: []byte("1 (x) R 1 1 1 0 -1 0 0 0 0 0 5 6 0 0 20 0\n")}}},
 	} {
-		if _, err := ReadFS(tc.fs); err == nil {
+		if _, err := readFS(tc.fs); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
 	}
@@ -63,13 +63,13 @@ func TestParseErrors(t *testing.T) {
 
 func TestParseCPUList(t *testing.T) {
 	for in, want := range map[string][]int{"0": {0}, "0-3": {0, 1, 2, 3}, "0,2,4-5": {0, 2, 4, 5}, "1-1,7": {1, 7}} {
-		got, err := ParseCPUList(in)
+		got, err := parseCPUList(in)
 		if err != nil || !slices.Equal(got, want) {
 			t.Errorf("ParseCPUList(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "a", "3-1", "2,1", "1,1", "-1"} {
-		if got, err := ParseCPUList(in); err == nil {
+		if got, err := parseCPUList(in); err == nil {
 			t.Errorf("ParseCPUList(%q) = %v, want an error", in, got)
 		}
 	}

@@ -10,17 +10,17 @@ func argErr(fn, format string, args ...any) error {
 	return &Error{Func: fn, Code: -1, Msg: fmt.Sprintf(format, args...)}
 }
 
-// CheckPeer validates a peer rank for a communicator of size size.
-func CheckPeer(fn string, size, peer int) error {
+// checkPeer validates a peer rank for a communicator of size size.
+func checkPeer(fn string, size, peer int) error {
 	if peer < 0 || peer >= size {
 		return argErr(fn, "rank %d out of range [0,%d)", peer, size)
 	}
 	return nil
 }
 
-// CheckTag validates a point-to-point tag: [0, TagInternal) (the tags from
+// checkTag validates a point-to-point tag: [0, TagInternal) (the tags from
 // TagReserved on are reprobench's own; see TagReserved).
-func CheckTag(fn string, tag int) error {
+func checkTag(fn string, tag int) error {
 	if tag < 0 || tag >= TagInternal {
 		return argErr(fn, "tag %d out of range [0,%d)", tag, TagInternal)
 	}
@@ -29,10 +29,10 @@ func CheckTag(fn string, tag int) error {
 
 // CheckP2P validates the peer and tag of a point-to-point call.
 func CheckP2P(fn string, size, peer, tag int) error {
-	if err := CheckPeer(fn, size, peer); err != nil {
+	if err := checkPeer(fn, size, peer); err != nil {
 		return err
 	}
-	return CheckTag(fn, tag)
+	return checkTag(fn, tag)
 }
 
 // CheckColl validates the arguments every collective shares and returns the

@@ -112,8 +112,8 @@ func Initialized() (bool, error) {
 	return flag != 0, err
 }
 
-// Finalized reports whether MPI_Finalize has been called.
-func Finalized() (bool, error) {
+// finalized reports whether MPI_Finalize has been called.
+func finalized() (bool, error) {
 	var flag C.int
 	err := check("MPI_Finalized", C.MPI_Finalized(&flag))
 	return flag != 0, err
@@ -223,9 +223,9 @@ var _ Comm = (*comm)(nil)
 // this operation table: the call numbers and C entries would disagree, and
 // an observation would run another operation without any error.
 func checkOpsHeader() error {
-	if uint32(C.RB_OPS_HASH) != OpsHash() || int(C.RB_NUM_CALLS) != int(numCalls) {
+	if uint32(C.RB_OPS_HASH) != opsHash() || int(C.RB_NUM_CALLS) != int(numCalls) {
 		return &Error{Func: "MPI_Init_thread", Code: -1, Msg: fmt.Sprintf("rbmpi_ops.h (%d calls, hash %#x) was not written from mpi/ops.go (%d calls, hash %#x); "+
-			"regenerate it: go test -tags nompi ./mpi -run TestOpsHeader -update-ops-header", int(C.RB_NUM_CALLS), uint32(C.RB_OPS_HASH), int(numCalls), OpsHash())}
+			"regenerate it: go test -tags nompi ./mpi -run TestOpsHeader -update-ops-header", int(C.RB_NUM_CALLS), uint32(C.RB_OPS_HASH), int(numCalls), opsHash())}
 	}
 	return nil
 }
@@ -763,7 +763,7 @@ func (c *comm) Sub(ranks []int) (Comm, error) {
 	seen := make(map[int]bool, len(ranks))
 	cr := make([]C.int, len(ranks))
 	for i, r := range ranks {
-		if err := CheckPeer(fn, c.size, r); err != nil {
+		if err := checkPeer(fn, c.size, r); err != nil {
 			return nil, err
 		}
 		if seen[r] {

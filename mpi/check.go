@@ -14,11 +14,11 @@ import (
 // values are small integers, exact in every datatype and under every
 // reduction in any order, so a correct result is equal byte for byte.
 
-// CheckValue is element i of rank q's send buffer under FillCheck: an
+// checkValue is element i of rank q's send buffer under FillCheck: an
 // integer in [1, 97].
-func CheckValue(q, i int) float64 { return float64((q*31+i)%97 + 1) }
+func checkValue(q, i int) float64 { return float64((q*31+i)%97 + 1) }
 
-// FillCheck writes CheckValue(q, i) as element i of b, for every whole
+// FillCheck writes checkValue(q, i) as element i of b, for every whole
 // element of d in b (native byte order, as MPI reads it).
 func FillCheck(b []byte, d Datatype, q int) {
 	es := d.Size()
@@ -27,7 +27,7 @@ func FillCheck(b []byte, d Datatype, q int) {
 	}
 	ne := binary.NativeEndian
 	for i := range len(b) / es {
-		v := CheckValue(q, i)
+		v := checkValue(q, i)
 		switch d {
 		case Byte:
 			b[i] = byte(v)

@@ -99,6 +99,6 @@
 // lock, or flush inside lock_all). Their request arrays and MPI window are
 // created by Prepare, once per experiment outside the timed part, and
 // freed by its release; Observe refuses them unprepared. WindowBytes reads
-// the target's window; MessagesPerCall gives the messages of one window,
+// the target's window; messagesPerCall gives the messages of one window,
 // from which bytes and messages per second derive (docs/data-format.md).
 package mpi

@@ -30,8 +30,8 @@ func TestFactorRows(t *testing.T) {
 		}
 	}
 	bw := factor.BWWindow.Row()
-	if bw.Default != DefaultBWWindow || bw.Max != MaxBWWindow {
-		t.Errorf("bw_window row: default %d max %d, package mpi: %d %d", bw.Default, bw.Max, DefaultBWWindow, MaxBWWindow)
+	if bw.Default != defaultBWWindow || bw.Max != maxBWWindow {
+		t.Errorf("bw_window row: default %d max %d, package mpi: %d %d", bw.Default, bw.Max, defaultBWWindow, maxBWWindow)
 	}
 	for _, s := range RMASyncs() {
 		if factor.RMASync.Row().Format(int64(s)) != s.String() {

@@ -35,20 +35,20 @@ import (
 //
 // The rooted parts use Observation.Root (0 by default), as every rooted call.
 
-// GuideBlock returns the block of the mock-ups that split count elements
+// guideBlock returns the block of the mock-ups that split count elements
 // over p ranks (Reduce_scatter_block+Allgather, Scatter+Allgather):
 // ⌈count/p⌉ elements.
-func GuideBlock(count, p int) int {
+func guideBlock(count, p int) int {
 	if p < 1 {
 		return count
 	}
 	return (count + p - 1) / p
 }
 
-// ReduceLocal sets inout[i] = in[i] op inout[i] for count elements of dt
+// reduceLocal sets inout[i] = in[i] op inout[i] for count elements of dt
 // (MPI_Reduce_local). It panics, as a caller bug, on a type that does not
 // reduce or on buffers shorter than count elements.
-func ReduceLocal(in, inout []byte, count int, dt Datatype, op ReduceOp) {
+func reduceLocal(in, inout []byte, count int, dt Datatype, op ReduceOp) {
 	if err := CheckReduce(dt, op); err != nil {
 		panic(err.Error())
 	}
@@ -88,13 +88,13 @@ func apply[T int32 | int64 | float32 | float64](op ReduceOp, a, b T) T {
 	return a + b
 }
 
-// ExecuteGuide executes a mock-up call (CallReduceBcast, …) once through
+// executeGuide executes a mock-up call (CallReduceBcast, …) once through
 // the methods of c: the reference semantics of rbmpi_guide.h. The
 // binding's Go path (for clocks that C cannot read) and the simulator
 // (mpitest) both run it. Where C uses MPI_IN_PLACE, it copies the rank's
 // block to a temporary buffer first (one allocation per call: this path
 // serves no measurement in C's place).
-func ExecuteGuide(c Comm, o *Observation) error {
+func executeGuide(c Comm, o *Observation) error {
 	n, dt, root, p, rank := o.Count, o.Type, o.Root, c.Size(), c.Rank()
 	es := dt.Size()
 	switch o.Call {
@@ -104,14 +104,14 @@ func ExecuteGuide(c Comm, o *Observation) error {
 		}
 		return c.Bcast(o.Recv, n, dt, root)
 	case CallReduceScatterBlockAllgather:
-		m := GuideBlock(n, p)
+		m := guideBlock(n, p)
 		blk := make([]byte, m*es)
 		if err := c.ReduceScatterBlock(o.Send, blk, m, dt, o.Op); err != nil {
 			return err
 		}
 		return c.Allgather(blk, o.Recv, m, dt)
 	case CallScatterAllgather:
-		m := GuideBlock(n, p)
+		m := guideBlock(n, p)
 		blk := make([]byte, m*es)
 		if err := c.Scatter(o.Send, blk, m, dt, root); err != nil {
 			return err
@@ -130,7 +130,7 @@ func ExecuteGuide(c Comm, o *Observation) error {
 			copy(o.Recv[:n*es], o.Send[:n*es])
 			return nil
 		}
-		ReduceLocal(o.Send, o.Recv, n, dt, o.Op)
+		reduceLocal(o.Send, o.Recv, n, dt, o.Op)
 		return nil
 	case CallReducePlusScatter:
 		if err := c.Reduce(o.Send, o.Recv, n*p, dt, o.Op, root); err != nil {

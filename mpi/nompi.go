@@ -36,7 +36,7 @@ func Finalize() error { return ErrNoMPI }
 // Initialized reports false: this build has no MPI library.
 func Initialized() (bool, error) { return false, nil }
 
-// Finalized reports false: this build has no MPI library.
+// finalized reports false: this build has no MPI library.
 func Finalized() (bool, error) { return false, nil }
 
 // World returns nil: this build has no MPI library.

@@ -161,7 +161,7 @@ func syncGo(c Comm, o *Observation, clk timing.Clock) error {
 			return err
 		}
 	case SyncDissemination:
-		if err := DisseminationBarrier(c); err != nil {
+		if err := disseminationBarrier(c); err != nil {
 			return err
 		}
 	}
@@ -175,16 +175,16 @@ func syncGo(c Comm, o *Observation, clk timing.Clock) error {
 	return nil
 }
 
-// TagDissemination is the tag DisseminationBarrier uses in Go (reserved:
+// TagDissemination is the tag disseminationBarrier uses in Go (reserved:
 // see TagReserved).
 const TagDissemination = TagInternal - 1
 
-// DisseminationBarrier is a dissemination barrier (Hensgen, Finkel and Manber
+// disseminationBarrier is a dissemination barrier (Hensgen, Finkel and Manber
 // 1988) built from point-to-point messages: in round k every rank sends a
 // zero-byte message to (rank + 2^k) mod p and receives one from
 // (rank − 2^k) mod p; after ⌈log2 p⌉ rounds every rank has (transitively)
 // heard from every other. It uses tag TagDissemination.
-func DisseminationBarrier(c Comm) error {
+func disseminationBarrier(c Comm) error {
 	p, r := c.Size(), c.Rank()
 	for d := 1; d < p; d <<= 1 {
 		if err := c.Sendrecv(nil, (r+d)%p, TagDissemination, nil, (r-d+p)%p, TagDissemination); err != nil {

@@ -32,7 +32,7 @@ func (x *Inputs) reduce(off, count, from, to int) []byte {
 	b := count * x.Type.Size()
 	acc := append([]byte(nil), x.Send(from)[off:off+b]...)
 	for q := from + 1; q < to; q++ {
-		ReduceLocal(x.Send(q)[off:off+b], acc, count, x.Type, x.Op)
+		reduceLocal(x.Send(q)[off:off+b], acc, count, x.Type, x.Op)
 	}
 	return acc
 }
@@ -115,7 +115,7 @@ func resultScatterAllgather(x *Inputs) []byte { return x.Send(x.Root)[:x.n()] }
 
 // block returns the elements of rank q's block in a v-collective (skewed
 // counts, VCounts).
-func (x *Inputs) block(q int) int { return BlockCount(x.Count, x.Skew, x.P, q) }
+func (x *Inputs) block(q int) int { return blockCount(x.Count, x.Skew, x.P, q) }
 
 // displ returns the element offset of rank q's block among all blocks.
 func (x *Inputs) displ(q int) int {

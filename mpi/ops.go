@@ -18,7 +18,7 @@ import (
 //   - the binding's C dispatch (rb_call in rbmpi.h) expands RB_OPS, the
 //     table as C sees it, which TestOpsHeader writes to rbmpi_ops.h from
 //     the rows (call numbers and C entries cannot drift apart; the binding
-//     also compares RB_OPS_HASH with OpsHash at init);
+//     also compares RB_OPS_HASH with opsHash at init);
 //   - the binding's Go path (ObserveGo, for clocks C cannot read) runs
 //     Op.Go;
 //   - package mpitest runs the model Op.Sim names (each Model is
@@ -280,7 +280,7 @@ var (
 	bufAll     = Buffers{"send p·n, recv p·n", func(c, s, p, _ int) (int, int) { return c * s * p, c * s * p }}
 	// bufSplit: the mock-ups that split count over p ranks (guide.go).
 	bufSplit = Buffers{"send p·⌈count/p⌉ elements, recv the same", func(c, s, p, _ int) (int, int) {
-		b := GuideBlock(c, p) * p * s
+		b := guideBlock(c, p) * p * s
 		return b, b
 	}}
 	// vcoll, skew k (vcoll.go, SkewedBufferSizes):
@@ -420,17 +420,17 @@ func init() {
 		// computes its guideline's left-hand side, so its result is that
 		// call's.
 		CallReduceBcast: {Name: "Reduce+Bcast", Family: FamilyGuide, Doc: "MPI_Allreduce's result by MPI_Reduce then MPI_Bcast",
-			Params: ParamOp | ParamRoot, Buffers: bufSame, Types: numericTypes, C: "rb_guide_call", Go: ExecuteGuide, Sim: ModelReference, Result: resultAllreduce},
+			Params: ParamOp | ParamRoot, Buffers: bufSame, Types: numericTypes, C: "rb_guide_call", Go: executeGuide, Sim: ModelReference, Result: resultAllreduce},
 		CallReduceScatterBlockAllgather: {Name: "Reduce_scatter_block+Allgather", Family: FamilyGuide, Doc: "MPI_Allreduce's result by MPI_Reduce_scatter_block then MPI_Allgather (in place)",
-			Params: ParamOp, Buffers: bufSplit, Types: numericTypes, C: "rb_guide_call", Go: ExecuteGuide, Sim: ModelReference, Result: resultAllreduce},
+			Params: ParamOp, Buffers: bufSplit, Types: numericTypes, C: "rb_guide_call", Go: executeGuide, Sim: ModelReference, Result: resultAllreduce},
 		CallScatterAllgather: {Name: "Scatter+Allgather", Family: FamilyGuide, Doc: "MPI_Bcast's result (on every rank) by MPI_Scatter then MPI_Allgather (in place)",
-			Params: ParamRoot, Buffers: bufSplit, Types: allTypes, C: "rb_guide_call", Go: ExecuteGuide, Sim: ModelReference, Result: resultScatterAllgather},
+			Params: ParamRoot, Buffers: bufSplit, Types: allTypes, C: "rb_guide_call", Go: executeGuide, Sim: ModelReference, Result: resultScatterAllgather},
 		CallGatherBcast: {Name: "Gather+Bcast", Family: FamilyGuide, Doc: "MPI_Allgather's result by MPI_Gather then MPI_Bcast of p·n bytes",
-			Params: ParamRoot, Buffers: bufGather, Types: allTypes, C: "rb_guide_call", Go: ExecuteGuide, Sim: ModelReference, Result: resultAllgather},
+			Params: ParamRoot, Buffers: bufGather, Types: allTypes, C: "rb_guide_call", Go: executeGuide, Sim: ModelReference, Result: resultAllgather},
 		CallExscanReduceLocal: {Name: "Exscan+Reduce_local", Family: FamilyGuide, Doc: "MPI_Scan's result by MPI_Exscan then MPI_Reduce_local",
-			Params: ParamOp, Buffers: bufSame, Types: numericTypes, C: "rb_guide_call", Go: ExecuteGuide, Sim: ModelReference, Result: resultScan},
+			Params: ParamOp, Buffers: bufSame, Types: numericTypes, C: "rb_guide_call", Go: executeGuide, Sim: ModelReference, Result: resultScan},
 		CallReducePlusScatter: {Name: "Reduce+Scatter", Family: FamilyGuide, Doc: "MPI_Reduce_scatter_block's result by MPI_Reduce of p·count then MPI_Scatter",
-			Params: ParamOp | ParamRoot, Buffers: bufAll, Types: numericTypes, C: "rb_guide_call", Go: ExecuteGuide, Sim: ModelReference, Result: resultReduceScatterBlock},
+			Params: ParamOp | ParamRoot, Buffers: bufAll, Types: numericTypes, C: "rb_guide_call", Go: executeGuide, Sim: ModelReference, Result: resultReduceScatterBlock},
 
 		// nbc (nbc.go; rbmpi_nbc.h dispatches on the call): post, then
 		// MPI_Wait; C only. Buffers, types and result are the twin's.
@@ -510,12 +510,12 @@ func (c Call) Op() *Op {
 	return &ops[c]
 }
 
-// OpsHash is a 32-bit FNV-1a hash of what C must agree on in the table:
+// opsHash is a 32-bit FNV-1a hash of what C must agree on in the table:
 // each row's C constant, entry and phasing, in order, then the factor
 // table's C slots (factor.Factor.CName), in order. rbmpi_ops.h records
 // it as RB_OPS_HASH, and the binding refuses to start when they differ (a
 // stale header would run the wrong operation without any error).
-func OpsHash() uint32 {
+func opsHash() uint32 {
 	h := fnv.New32a()
 	for i := range ops {
 		fmt.Fprintf(h, "%s %s %v;", ops[i].CEnum(), ops[i].C, ops[i].Phased)

@@ -64,7 +64,7 @@ enum {
 #define RB_OPS_HASH 0x%08xu
 
 #endif
-`, factorEnum(), OpsHash())
+`, factorEnum(), opsHash())
 	return b.Bytes()
 }
 

@@ -2,8 +2,6 @@ package mpi
 
 import (
 	"fmt"
-
-	"github.com/reprobench/reprobench/factor"
 )
 
 // Point-to-point bandwidth and one-sided communication.
@@ -34,13 +32,13 @@ import (
 // the timed part; Observe refuses these calls on a communicator that has
 // not prepared them.
 
-// DefaultBWWindow is the window of bw, bibw and mbw_mr when
+// defaultBWWindow is the window of bw, bibw and mbw_mr when
 // Observation.BWWindow is 0: osu_bw's default window size.
-const DefaultBWWindow = 64
+const defaultBWWindow = 64
 
-// MaxBWWindow bounds Observation.BWWindow (the request array is
+// maxBWWindow bounds Observation.BWWindow (the request array is
 // 2·BWWindow requests).
-const MaxBWWindow = 1 << 20
+const maxBWWindow = 1 << 20
 
 // RMASync is the synchronization of a one-sided operation (MPI_Put,
 // MPI_Get, MPI_Accumulate): a factor of the measurement.
@@ -76,16 +74,6 @@ func (s RMASync) String() string {
 	return rmaSyncNames[s]
 }
 
-// ParseRMASync accepts "fence", "lock" or "flush" (any case; "lock_all"
-// and "lockall_flush" are accepted for flush).
-func ParseRMASync(s string) (RMASync, error) {
-	v, err := factor.RMASync.Row().Parse(s)
-	if err != nil {
-		return 0, fmt.Errorf("mpi: unknown one-sided synchronization: %w", err)
-	}
-	return RMASync(v), nil
-}
-
 // Bandwidth reports whether the call is one of the windowed bandwidth
 // calls (bw, bibw, mbw_mr): ParamBWWindow.
 func (c Call) Bandwidth() bool { return c.Valid() && ops[c].Takes(ParamBWWindow) }
@@ -95,30 +83,12 @@ func (c Call) Bandwidth() bool { return c.Valid() && ops[c].Takes(ParamBWWindow)
 func (c Call) OneSided() bool { return c.Valid() && ops[c].Takes(ParamRMASync) }
 
 // Window returns the effective bw window of o: BWWindow, or
-// DefaultBWWindow when it is 0.
+// defaultBWWindow when it is 0.
 func (o *Observation) Window() int {
 	if o.BWWindow == 0 {
-		return DefaultBWWindow
+		return defaultBWWindow
 	}
 	return o.BWWindow
-}
-
-// MessagesPerCall returns how many messages of Count elements one call of
-// a bandwidth operation moves on a communicator of size p, counted as the
-// derived columns of the analysis count them (docs/data-format.md): bw w,
-// bibw 2·w, mbw_mr (p/2)·w; 0 for other calls. Bytes per second of an
-// observation are MessagesPerCall · msize_bytes · reps / runtime_s, and
-// messages per second MessagesPerCall · reps / runtime_s.
-func MessagesPerCall(call Call, window, p int) int {
-	switch call {
-	case CallBW:
-		return window
-	case CallBiBW:
-		return 2 * window
-	case CallMBWMR:
-		return p / 2 * window
-	}
-	return 0
 }
 
 // validateP2P checks the fields the p2p calls use (Observation.Validate).
@@ -126,8 +96,8 @@ func (o *Observation) validateP2P(p int) error {
 	if !o.Call.Bandwidth() && !o.Call.OneSided() {
 		return nil
 	}
-	if o.Call.Bandwidth() && (o.BWWindow < 0 || o.BWWindow > MaxBWWindow) {
-		return fmt.Errorf("mpi: %v: window of %d messages out of range [1,%d] (0 means %d)", o.Call, o.BWWindow, MaxBWWindow, DefaultBWWindow)
+	if o.Call.Bandwidth() && (o.BWWindow < 0 || o.BWWindow > maxBWWindow) {
+		return fmt.Errorf("mpi: %v: window of %d messages out of range [1,%d] (0 means %d)", o.Call, o.BWWindow, maxBWWindow, defaultBWWindow)
 	}
 	if o.Call.OneSided() && !o.RMASync.Valid() {
 		return fmt.Errorf("mpi: %v: invalid one-sided synchronization %v", o.Call, o.RMASync)

@@ -174,7 +174,7 @@ type Observation struct {
 
 	// p2p (bw, bibw, mbw_mr and one-sided; p2p.go):
 	//   - BWWindow is the number of messages of one bw, bibw or mbw_mr
-	//     window (osu_bw's window size); 0 means DefaultBWWindow;
+	//     window (osu_bw's window size); 0 means defaultBWWindow;
 	//   - RMASync is the synchronization of Put, Get and Accumulate.
 	BWWindow int
 	RMASync  RMASync

@@ -55,10 +55,10 @@ type VLayout struct {
 	RecvDispls []int
 }
 
-// BlockCount returns the elements of the block that rank r contributes to
+// blockCount returns the elements of the block that rank r contributes to
 // a skewed v-collective of p ranks: k·count for SkewRank(p), count
 // otherwise (k < 1 counts as 1).
-func BlockCount(count, skew, p, r int) int {
+func blockCount(count, skew, p, r int) int {
 	if skew > 1 && r == SkewRank(p) {
 		return count * skew
 	}
@@ -78,7 +78,7 @@ func VCounts(call Call, count, skew, p, rank int) VLayout {
 		}
 		return c, d
 	}
-	own := func(i int) int { return BlockCount(count, skew, p, i) }
+	own := func(i int) int { return blockCount(count, skew, p, i) }
 	switch call {
 	case CallAllgatherv, CallGatherv:
 		l.SendCount = own(rank)

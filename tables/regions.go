@@ -10,14 +10,14 @@ import (
 	"github.com/reprobench/reprobench/analysis"
 )
 
-// MaxRankRows is the largest rank count for which WriteRegionRuns lists
+// maxRankRows is the largest rank count for which WriteRegionRuns lists
 // every rank's total per region; above it, the per-region statistics only.
-const MaxRankRows = 16
+const maxRankRows = 16
 
 // WriteRegionRuns writes, per run of application regions, where the time
 // went: the run's span with its error, the incomplete mark and the misuse
 // account, per region the ranks' totals (mean, max, min), share of the run
-// and load imbalance, each rank's total and share (up to MaxRankRows
+// and load imbalance, each rank's total and share (up to maxRankRows
 // ranks), and the POP efficiencies with their intervals
 // (analysis.AnalyzeRegionRun).
 func WriteRegionRuns(w io.Writer, runs []*analysis.RegionRunAnalysis) error {
@@ -40,7 +40,7 @@ func WriteRegionRuns(w io.Writer, runs []*analysis.RegionRunAnalysis) error {
 			return err
 		}
 		if len(a.Totals) > 0 && a.Totals[0].PerRankS != nil {
-			if n := len(a.Totals[0].PerRankS); n <= MaxRankRows {
+			if n := len(a.Totals[0].PerRankS); n <= maxRankRows {
 				tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 				fmt.Fprintln(tw, "region\trank\ttotal\tshare of run\toccurrences")
 				for _, t := range a.Totals {
@@ -54,7 +54,7 @@ func WriteRegionRuns(w io.Writer, runs []*analysis.RegionRunAnalysis) error {
 					return err
 				}
 			} else {
-				fmt.Fprintf(w, "per rank: %d ranks, more than %d: not listed\n", n, MaxRankRows)
+				fmt.Fprintf(w, "per rank: %d ranks, more than %d: not listed\n", n, maxRankRows)
 			}
 		}
 		if p := a.POP; p != nil {

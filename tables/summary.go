@@ -285,7 +285,7 @@ func WriteSummaryText(w io.Writer, sums []analysis.GroupSummary, pool []analysis
 		if l := filteredNote(cols, opt.TukeyK, lv); l != "" {
 			fmt.Fprintln(w, l)
 		}
-		if l := RegionFilterNote(sums, opt); l != "" {
+		if l := regionFilterNote(sums, opt); l != "" {
 			fmt.Fprintln(w, l)
 		}
 		fmt.Fprint(tw, "group")
@@ -370,10 +370,10 @@ func filteredNote(cols []Column, k float64, lv string) string {
 	return strings.Join(heads, ", ") + fmt.Sprintf(": of the observations Tukey's filter kept (k = %g per mpirun; --tukey 0 keeps all).", k)
 }
 
-// RegionFilterNote says what the outlier filter did to the groups of
+// regionFilterNote says what the outlier filter did to the groups of
 // application regions among sums (analysis.Options.RegionTukeyK): ""
 // when there are none.
-func RegionFilterNote(sums []analysis.GroupSummary, opt analysis.Options) string {
+func regionFilterNote(sums []analysis.GroupSummary, opt analysis.Options) string {
 	if !slices.ContainsFunc(sums, func(s analysis.GroupSummary) bool { return s.Key.Region }) {
 		return ""
 	}

@@ -90,7 +90,7 @@ func TestSimAlgorithmColumn(t *testing.T) {
 // one level (two of each, in randomized blocks), writes the level in the
 // raw column algorithm, and the simulated algorithm takes effect: at
 // 64 KiB every observation of segmented with 64-byte segments (1024
-// segments, each SegmentOverhead = 1 µs per rank) is slower than every
+// segments, each mpitest's segment overhead, 1 µs per rank) is slower than every
 // one of binomial (virtual time, deterministic for the seed: the gap of
 // about 1 ms exceeds binomial's whole run time many times over).
 func TestLaunchSimAlgorithm(t *testing.T) {

@@ -34,18 +34,18 @@ import (
 // SimCvarPrefix begins the names of the simulated control variables.
 const SimCvarPrefix = "RBSIM_"
 
-// DefaultSegsize is the default of RBSIM_<COLL>_SEGSIZE, bytes.
-const DefaultSegsize = 1024
+// defaultSegsize is the default of RBSIM_<COLL>_SEGSIZE, bytes.
+const defaultSegsize = 1024
 
-// SegmentOverhead is what each segment of the segmented algorithm costs
+// segmentOverhead is what each segment of the segmented algorithm costs
 // each rank, in virtual time.
-const SegmentOverhead = time.Microsecond
+const segmentOverhead = time.Microsecond
 
 // The simulated algorithms, as RBSIM_<COLL>_ALGORITHM's values.
 const (
-	AlgAuto      = 0
-	AlgBinomial  = 1
-	AlgLinear    = 2
+	algAuto      = 0
+	algBinomial  = 1
+	algLinear    = 2
 	AlgSegmented = 3
 )
 
@@ -91,7 +91,7 @@ func CvarsFromEnv(environ []string) map[string]string {
 func parseCvars(set map[string]string) ([numSimColls]simAlg, error) {
 	var out [numSimColls]simAlg
 	for c := range numSimColls {
-		out[c] = simAlg{alg: AlgAuto, seg: DefaultSegsize}
+		out[c] = simAlg{alg: algAuto, seg: defaultSegsize}
 	}
 	for _, k := range slices.Sorted(mapKeys(set)) {
 		v := strings.TrimSpace(set[k])
@@ -165,14 +165,14 @@ var _ mpi.ControlVariableSource = (*comm)(nil)
 // bcastAlg is MPI_Bcast's body with the selected algorithm.
 func (c *comm) bcastAlg(buf []byte, root int, fn string, a simAlg) error {
 	switch a.alg {
-	case AlgLinear:
+	case algLinear:
 		return c.bcastLinear(buf, root, fn)
 	case AlgSegmented:
 		for off := 0; off < len(buf); off += a.seg {
 			if err := c.bcast(buf[off:min(off+a.seg, len(buf))], root, fn); err != nil {
 				return err
 			}
-			c.r.now += SegmentOverhead.Seconds()
+			c.r.now += segmentOverhead.Seconds()
 		}
 		if len(buf) > 0 {
 			return nil
@@ -202,7 +202,7 @@ func (c *comm) bcastLinear(buf []byte, root int, fn string) error {
 // in recv[:len(send)] at root.
 func (c *comm) reduceAlg(send, recv []byte, count int, dt mpi.Datatype, op mpi.ReduceOp, root int, fn string, a simAlg) error {
 	switch a.alg {
-	case AlgLinear:
+	case algLinear:
 		return c.reduceLinear(send, recv, count, dt, op, root, fn)
 	case AlgSegmented:
 		if count == 0 {
@@ -219,7 +219,7 @@ func (c *comm) reduceAlg(send, recv []byte, count int, dt mpi.Datatype, op mpi.R
 			if err := c.reduce(send[i*size:(i+k)*size], r, k, dt, op, root, fn); err != nil {
 				return err
 			}
-			c.r.now += SegmentOverhead.Seconds()
+			c.r.now += segmentOverhead.Seconds()
 		}
 		return nil
 	}
@@ -264,11 +264,11 @@ func (c *comm) allreduceAlg(send, recv []byte, count int, dt mpi.Datatype, op mp
 			if err := c.bcast(recv[lo:hi], 0, fn); err != nil {
 				return err
 			}
-			c.r.now += SegmentOverhead.Seconds()
+			c.r.now += segmentOverhead.Seconds()
 		}
 		return nil
 	}
-	if a.alg == AlgLinear {
+	if a.alg == algLinear {
 		if err := c.reduceLinear(send, recv, count, dt, op, 0, fn); err != nil {
 			return err
 		}

@@ -88,8 +88,8 @@ func TestSimAlgorithmsCorrect(t *testing.T) {
 // TestSimAlgorithmCosts pins the model's costs in virtual time, which is
 // deterministic for a seed (no false failures): binomial is auto under
 // another name (the same time to the bit); segmented with 1 KiB segments
-// at 1 MiB costs SegmentOverhead per segment, so it is slower than
-// binomial by at least 1023 × SegmentOverhead / 2;
+// at 1 MiB costs segmentOverhead per segment, so it is slower than
+// binomial by at least 1023 × segmentOverhead / 2;
 // linear equals binomial's message count at np 2 and is slower at np 8
 // (7 sends in sequence at the root against 3 rounds).
 func TestSimAlgorithmCosts(t *testing.T) {
@@ -156,7 +156,7 @@ func TestSimCvars(t *testing.T) {
 		}
 	}
 	want := map[string]string{"RBSIM_REDUCE_ALGORITHM": "2", "RBSIM_REDUCE_SEGSIZE": "64", "RBSIM_BCAST_ALGORITHM": "0",
-		"RBSIM_BCAST_SEGSIZE": strconv.Itoa(DefaultSegsize), "RBSIM_ALLREDUCE_ALGORITHM": "0"}
+		"RBSIM_BCAST_SEGSIZE": strconv.Itoa(defaultSegsize), "RBSIM_ALLREDUCE_ALGORITHM": "0"}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %q, want %q", k, got[k], v)

@@ -69,7 +69,7 @@ type ClockDist struct {
 	// the world's seed; World.Params reports the draws.
 	Slews      int
 	SlewPPM    float64       // largest step, ppm, at most MaxSlewPPM; default MaxSlewPPM
-	SlewWithin time.Duration // the steps fall in [0, SlewWithin); default DefaultSlewWithin
+	SlewWithin time.Duration // the steps fall in [0, SlewWithin); default defaultSlewWithin
 }
 
 // Defaults of ClockDist (and of Config.WanderStep).
@@ -77,9 +77,9 @@ const (
 	DefaultOffset     = time.Second
 	DefaultDriftPPM   = 50.0
 	DefaultOverhead   = 20 * time.Nanosecond
-	DefaultResolution = time.Nanosecond
-	DefaultWanderStep = time.Second
-	DefaultSlewWithin = 20 * time.Second
+	defaultResolution = time.Nanosecond
+	defaultWanderStep = time.Second
+	defaultSlewWithin = 20 * time.Second
 )
 
 func orF(v, def float64) float64 {
@@ -109,10 +109,10 @@ func (d ClockDist) resolved() ClockDist {
 		DriftPPM:   orF(d.DriftPPM, DefaultDriftPPM),
 		WanderPPM:  orF(d.WanderPPM, 0),
 		Overhead:   orD(d.Overhead, DefaultOverhead),
-		Resolution: orD(d.Resolution, DefaultResolution),
+		Resolution: orD(d.Resolution, defaultResolution),
 		Slews:      max(d.Slews, 0),
 		SlewPPM:    orF(d.SlewPPM, MaxSlewPPM),
-		SlewWithin: orD(d.SlewWithin, DefaultSlewWithin),
+		SlewWithin: orD(d.SlewWithin, defaultSlewWithin),
 	}
 }
 

@@ -39,8 +39,8 @@ type Deschedule struct {
 
 // Defaults of Deschedule.
 const (
-	DefaultDescheduleMin = 500 * time.Microsecond
-	DefaultDescheduleMax = 4 * time.Millisecond
+	defaultDescheduleMin = 500 * time.Microsecond
+	defaultDescheduleMax = 4 * time.Millisecond
 )
 
 const domDeschedule uint64 = 0x6465736368 // "desch": a stream of its own
@@ -84,7 +84,7 @@ func newDescheduler(d Deschedule, seed uint64, rank int) *descheduler {
 	}
 	lo, hi := d.Min, d.Max
 	if lo == 0 && hi == 0 {
-		lo, hi = DefaultDescheduleMin, DefaultDescheduleMax
+		lo, hi = defaultDescheduleMin, defaultDescheduleMax
 	}
 	return &descheduler{prob: d.Prob, lo: lo.Seconds(), hi: max(hi, lo).Seconds(), seed: seed, rank: rank}
 }

@@ -48,8 +48,8 @@ const (
 	DefaultBase           = time.Microsecond
 	DefaultJitter         = 100 * time.Nanosecond
 	DefaultSpikeProb      = 0.01
-	DefaultSpike          = 20 * time.Microsecond
-	DefaultBytesPerSecond = 10e9
+	defaultSpike          = 20 * time.Microsecond
+	defaultBytesPerSecond = 10e9
 )
 
 // linkModel is a resolved Latency in seconds.
@@ -62,10 +62,10 @@ func (l *Latency) resolve() linkModel {
 		base:   orD(l.Base, DefaultBase).Seconds(),
 		jitter: orD(l.Jitter, DefaultJitter).Seconds(),
 		spikeP: orF(l.SpikeProb, DefaultSpikeProb),
-		spike:  orD(l.Spike, DefaultSpike).Seconds(),
+		spike:  orD(l.Spike, defaultSpike).Seconds(),
 		asym:   l.Asymmetry.Seconds(),
 	}
-	if bw := orF(l.BytesPerSecond, DefaultBytesPerSecond); bw > 0 {
+	if bw := orF(l.BytesPerSecond, defaultBytesPerSecond); bw > 0 {
 		m.secPerByte = 1 / bw
 	}
 	return m

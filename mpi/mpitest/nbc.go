@@ -40,13 +40,13 @@ const (
 	ProgressAsync
 )
 
-// KernelIterTime is the virtual time of one iteration of the compute
+// kernelIterTime is the virtual time of one iteration of the compute
 // kernel of the overlap measurement (mpi.Observation.KernelIters).
-const KernelIterTime = time.Nanosecond
+const kernelIterTime = time.Nanosecond
 
-// OSUPassTime is the virtual time of one pass of OSU's kernel, the unit of
+// osuPassTime is the virtual time of one pass of OSU's kernel, the unit of
 // the time-targeted kernel (mpi.Observation.TimedKernel).
-const OSUPassTime = 250 * time.Nanosecond
+const osuPassTime = 250 * time.Nanosecond
 
 // String returns "in_wait" or "async".
 func (p Progress) String() string {
@@ -73,20 +73,20 @@ func (c *comm) executeTwin(o *mpi.Observation) error {
 
 // kernel advances the rank's virtual time by the compute kernel: either
 // KernelIters iterations, or, with TimedKernel, OSU's time-targeted loop
-// (passes of OSUPassTime until their sum, read on clk as in C, reaches
+// (passes of osuPassTime until their sum, read on clk as in C, reaches
 // target ticks, or target/P per probe with TestEvery = P; MPI_Test costs
 // no virtual time here).
 func (c *comm) kernel(o *mpi.Observation, clk timing.Clock, target timing.Ticks) {
 	r := c.r
 	if !o.TimedKernel {
-		r.now += float64(o.KernelIters) * KernelIterTime.Seconds()
+		r.now += float64(o.KernelIters) * kernelIterTime.Seconds()
 		return
 	}
 	probes := max(o.TestEvery, 1)
 	for range probes {
 		for elapsed := timing.Ticks(0); elapsed < target/timing.Ticks(probes); {
 			t1 := clk.Now()
-			r.now += OSUPassTime.Seconds()
+			r.now += osuPassTime.Seconds()
 			elapsed += clk.Now() - t1
 		}
 	}

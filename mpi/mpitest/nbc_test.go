@@ -123,7 +123,7 @@ func rankMeanOverlap(obs []mpi.Observation) (pure, compute, total, overlap float
 // TestNBCOverlapModels: with a kernel twice as long as the collective, the
 // overlap is about 0 when progress happens only in MPI_Wait and about 1
 // with an asynchronous progress engine; the compute time is the kernel's
-// (KernelIters × KernelIterTime plus one clock read) in both, and the
+// (KernelIters × kernelIterTime plus one clock read) in both, and the
 // pure phase is the latency measurement's time.
 func TestNBCOverlapModels(t *testing.T) {
 	for _, tc := range []struct {
@@ -214,11 +214,11 @@ func TestNBCOverlapRefusals(t *testing.T) {
 // the first pass whose timed sum reaches the target, and the clock reads
 // between passes are not counted. With perfect clocks (a read costs
 // DefaultOverhead) each call's kernel is n passes with n the smallest count
-// for which n × (OSUPassTime + one read) reaches the target, so the
+// for which n × (osuPassTime + one read) reaches the target, so the
 // compute time per call is known exactly up to one read; with P probes each
 // of the P parts aims at target/P.
 func TestNBCTimedKernel(t *testing.T) {
-	pass, read := timing.Ticks(OSUPassTime), timing.Ticks(DefaultOverhead)
+	pass, read := timing.Ticks(osuPassTime), timing.Ticks(DefaultOverhead)
 	for _, probes := range []int64{0, 3} {
 		const reps = 4
 		cfg := Config{Ranks: 4, Seed: 3, Progress: ProgressInWait, Latency: Latency{SpikeProb: Off}, Clock: perfectClocks}

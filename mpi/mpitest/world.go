@@ -137,7 +137,7 @@ func New(cfg Config) (*World, error) {
 		return nil, fmt.Errorf("mpitest: negative Config.WanderStep %v", cfg.WanderStep)
 	}
 	if cfg.WanderStep == 0 {
-		cfg.WanderStep = DefaultWanderStep
+		cfg.WanderStep = defaultWanderStep
 	}
 	for i, p := range cfg.Clocks {
 		if p.DriftPPM <= -1e5 || p.DriftPPM >= 1e5 || p.WanderPPM < 0 {
