@@ -16,7 +16,7 @@ import (
 )
 
 // DefaultCall is the call column of region rows when Output.Call is empty.
-const DefaultCall = "region"
+const DefaultCall = rawdata.RegionCall
 
 // Version is the version of the Record in the sidecar; a change of its
 // meaning bumps it. Version 2 added misuse, totals, run_s, run_local_s,
