@@ -546,3 +546,10 @@ func (x Values) With(id ID, v int64) Values {
 	x.Set(id, v)
 	return x
 }
+
+// WithText returns x with the KindText factor id set to the text level s
+// (SetText).
+func (x Values) WithText(id ID, s string) Values {
+	x.SetText(id, s)
+	return x
+}

@@ -235,7 +235,7 @@ func (r *Recorder) write(out Output, res *Result, syncs []*syncPoint) error {
 		labels := parseLabels(row.Labels)
 		labels[RegionLabel] = row.Region
 		exps = append(exps, rawdata.Experiment{Exp: row.Exp, Region: true, Labels: labels,
-			Factors: rawdata.Factors{ProcSync: factor.LevelNone, RuntimeType: factor.LevelLocal, ClockSync: spec}})
+			Factors: factor.Values{}.WithText(factor.ProcSync, factor.LevelNone).WithText(factor.RuntimeType, factor.LevelLocal).WithText(factor.ClockSync, spec)})
 		sums[row.Exp] = &rawdata.Summary{Exp: row.Exp, Call: call, Method: factor.LevelNone, RuntimeType: factor.LevelLocal}
 	}
 	w, err := rawdata.Create(rawdata.Options{Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun, PerRank: out.PerRank,
