@@ -110,20 +110,7 @@ func (e *Experiment) CallName() string {
 // Raw returns what the raw data records of ex besides its rows: its
 // factor levels and labels, to declare it to a rawdata.Writer.
 func (e *Experiment) Raw() rawdata.Experiment {
-	f := rawdata.Factors{ProcSync: e.Sync.Method.String(), RuntimeType: e.Runtime.String(), Cache: e.Cache.String(), ClockSync: e.ClockSync}
-	if e.Func == nil {
-		f.Params = e.Call.Levels(e.Params)
-	}
-	if e.Sync.Method.Windowed() {
-		f.Window = e.Sync.WithDefaults().Window // the window that runs: zero is window's default
-	}
-	if f.ClockSync == "" {
-		f.ClockSync = "none"
-	}
-	f.NoiseGuard = "off"
-	if e.Sync.NoiseGuard && e.Sync.Method.Windowed() {
-		f.NoiseGuard = "on"
-	}
+	f := e.factorCells()
 	r := rawdata.Experiment{Exp: e.Exp, Factors: f, Labels: e.Labels, NBCMode: e.NBCMode()}
 	if !e.Prehistory.None() {
 		r.Covariates = rawdata.Covariates{Prehistory: e.Prehistory.String(), PrehistoryMsgs: e.Prehistory.Msgs}

@@ -53,8 +53,8 @@ func TestP2PExperiments(t *testing.T) {
 			t.Errorf("experiment %d (%v %v): summary window %d sync %q rows %d, want %d %q %d", i, ex.Call, ex.Params, s.BWWindow, s.RMASync, s.Rows, wantW, wantRS, ex.Nrep)
 		}
 		f := ex.Raw().Factors
-		if w, _ := f.Params.Get(factor.BWWindow); int(w) != wantW || f.Params.Cell(factor.RMASync) != wantRS {
-			t.Errorf("experiment %d: raw factors %v", i, f.Params)
+		if w, _ := f.Get(factor.BWWindow); int(w) != wantW || f.Cell(factor.RMASync) != wantRS {
+			t.Errorf("experiment %d: raw factors %v", i, f)
 		}
 	}
 	for _, r := range sink.rows {

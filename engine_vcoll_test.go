@@ -50,7 +50,7 @@ func TestSkewRecorded(t *testing.T) {
 		if got := sink.sums[i].Skew; got != want {
 			t.Errorf("experiment %d (%v): summary skew %d, want %d", i, exps[i].Call, got, want)
 		}
-		vals := exps[i].Raw().Factors.Values()
+		vals := rawdata.FactorCells(exps[i].Raw().Factors)
 		cell := vals[slices.Index(rawdata.FactorColumns, "skew")]
 		wantCell := map[int]string{5: "5", 3: "3", 1: "1", 0: ""}[want]
 		if cell != wantCell {
@@ -70,7 +70,7 @@ func TestSkewRefused(t *testing.T) {
 	} {
 		err := ex.Check(4)
 		if err == nil {
-			t.Errorf("%v skew %d accepted", ex.Call, ex.Params)
+			t.Errorf("%v skew %v accepted", ex.Call, ex.Params)
 			continue
 		}
 		if ex.Params.Cell(factor.Skew) == "2" && !strings.Contains(err.Error(), "MPI_Alltoallv") {

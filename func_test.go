@@ -10,6 +10,7 @@ import (
 	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/completion"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/timing"
@@ -109,7 +110,7 @@ func TestFuncExperimentRefused(t *testing.T) {
 		}
 	}
 	ex := reprobench.Experiment{Func: work, Name: "halo", Type: mpi.Float64, MsizeBytes: 16, Nrep: 1}
-	if err := ex.Check(2); err != nil || ex.CallName() != "halo" || ex.Raw().Factors.RuntimeType != "local" {
+	if err := ex.Check(2); err != nil || ex.CallName() != "halo" || ex.Raw().Factors.Text(factor.RuntimeType) != "local" {
 		t.Errorf("valid function experiment: %v, name %q, raw %+v", err, ex.CallName(), ex.Raw())
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/clocksync"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/window"
@@ -67,7 +68,7 @@ func TestNoiseGuardExperiment(t *testing.T) {
 		t.Errorf("slots %d, skipped %d (share %v)", g.Slots, g.SkippedSlots, g.SkippedShare)
 	}
 	for i, want := range []string{"off", "on", "on"} {
-		if f := exps[i].Raw().Factors.NoiseGuard; f != want {
+		if f := exps[i].Raw().Factors.Cell(factor.NoiseGuard); f != want {
 			t.Errorf("experiment %d: raw factor noise_guard %q, want %q", i, f, want)
 		}
 	}

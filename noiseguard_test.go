@@ -8,6 +8,7 @@ import (
 
 	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/window"
@@ -66,14 +67,18 @@ func TestFromDesignNoiseGuard(t *testing.T) {
 		cell string
 		want bool
 	}{{"", true}, {"on", true}, {"off", false}} {
-		ex, err := reprobench.FromDesign(design.Experiment{Call: "MPI_Allreduce", MsizeBytes: 8, NoiseGuard: tc.cell}, reprobench.Base{Experiment: base}, 1, 2)
+		de := design.Experiment{Call: "MPI_Allreduce", MsizeBytes: 8}
+		if err := de.Params.SetCell(factor.NoiseGuard, tc.cell); err != nil {
+			t.Fatal(err)
+		}
+		ex, err := reprobench.FromDesign(de, reprobench.Base{Experiment: base}, 1, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if ex.Sync.NoiseGuard != tc.want {
 			t.Errorf("noise_guard cell %q over a guarded base: %v, want %v", tc.cell, ex.Sync.NoiseGuard, tc.want)
 		}
-		if f := ex.Raw().Factors.NoiseGuard; f != map[bool]string{true: "on", false: "off"}[tc.want] {
+		if f := ex.Raw().Factors.Cell(factor.NoiseGuard); f != map[bool]string{true: "on", false: "off"}[tc.want] {
 			t.Errorf("cell %q: raw factor %q", tc.cell, f)
 		}
 	}

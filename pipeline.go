@@ -23,6 +23,7 @@ import (
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/window"
@@ -149,10 +150,15 @@ func FromDesign(de design.Experiment, base Base, seed uint64, np int) (Experimen
 	// The call parameters: the run's levels only for the calls that take
 	// them, a design cell as written (the engine refuses a skew for calls
 	// without count vectors, and ignores the others a call does not take).
-	ex.Params = de.Params.Over(ex.Call.Levels(ex.Params))
-	if de.NoiseGuard != "" { //
-		ex.Sync.NoiseGuard = de.NoiseGuard == "on"
+	// The method factors' cells set through their rows' accessors.
+	cells := de.Params
+	for id := range factor.NumIDs {
+		if a := accessors[id]; a.set != nil && cells.Has(id) {
+			a.set(&ex, cells)
+			cells.Clear(id)
+		}
 	}
+	ex.Params = cells.Over(ex.Call.Levels(ex.Params))
 	if de.ClockSync != "" {
 		if err := checkClockSync(de.ClockSync); err != nil {
 			return fail(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/window"
 )
@@ -74,7 +75,7 @@ func TestFromDesign(t *testing.T) {
 		t.Errorf("%+v (base labels %v)", ex, base.Labels)
 	}
 	r := ex.Raw()
-	if r.Factors.Window != 130*time.Microsecond || r.Factors.ProcSync != "window" || r.Factors.ClockSync != "hca3o" {
+	if r.Factors.Level(factor.Window) != int64(130*time.Microsecond) || r.Factors.Text(factor.ProcSync) != "window" || r.Factors.Text(factor.ClockSync) != "hca3o" {
 		t.Errorf("raw declaration %+v", r)
 	}
 	for _, bad := range []design.Experiment{

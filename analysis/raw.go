@@ -62,12 +62,12 @@ func (k GroupKey) String() string {
 
 func (k GroupKey) regionString() string {
 	var parts []string
-	if k.Call != "" && k.Call != RegionCall {
+	if k.Call != "" && k.Call != rawdata.RegionCall {
 		parts = append(parts, k.Call)
 	}
 	var rest []string
 	for _, kv := range splitLabels(k.Labels) {
-		if kv.Name == RegionLabel {
+		if kv.Name == rawdata.RegionLabel {
 			parts = append(parts, kv.Name+"="+kv.Value)
 		} else {
 			rest = append(rest, kv.Name+"="+kv.Value)
@@ -76,14 +76,6 @@ func (k GroupKey) regionString() string {
 	parts = append(parts, fmt.Sprintf("np=%d", k.Np))
 	return strings.Join(append(parts, rest...), "/")
 }
-
-// RegionLabel and RegionCall are the label holding a region's name and the
-// default call column of region rows (package region's RegionLabel and
-// DefaultCall, which the analysis does not import).
-const (
-	RegionLabel = "region"
-	RegionCall  = "region"
-)
 
 // LabelValue returns the value of label name in the key ("" if absent).
 func (k GroupKey) LabelValue(name string) string {
@@ -537,7 +529,7 @@ func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map
 	for i, h := range hdr {
 		if !slices.Contains(perRankColumns, h) {
 			labels = append(labels, i)
-			region = region || h == RegionLabel
+			region = region || h == rawdata.RegionLabel
 		}
 	}
 	slices.SortFunc(labels, func(a, b int) int { return strings.Compare(hdr[a], hdr[b]) })

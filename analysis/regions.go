@@ -302,13 +302,13 @@ func (a *RegionRunAnalysis) readRankRows(r io.Reader, id MpirunID, twoB float64,
 	for i, h := range hdr {
 		col[h] = i
 	}
-	need := []string{"run_id", "mpirun", "rank", "local_start_s", "local_end_s", "global_start_s", "global_end_s", RegionLabel}
+	need := []string{"run_id", "mpirun", "rank", "local_start_s", "local_end_s", "global_start_s", "global_end_s", rawdata.RegionLabel}
 	if m := missing(col, need); len(m) > 0 {
 		return fmt.Errorf("%w: missing column(s) %s", errFormat, strings.Join(m, ", "))
 	}
 	var labels []int // grouping labels: label columns but the region's and run-wide ones
 	for i, h := range hdr {
-		if !slices.Contains(perRankColumns, h) && h != RegionLabel {
+		if !slices.Contains(perRankColumns, h) && h != rawdata.RegionLabel {
 			labels = append(labels, i)
 		}
 	}
@@ -327,7 +327,7 @@ func (a *RegionRunAnalysis) readRankRows(r io.Reader, id MpirunID, twoB float64,
 		lo[i], hi[i] = math.Inf(1), math.Inf(-1)
 	}
 	gLo, gHi, globalOK := math.Inf(1), math.Inf(-1), true
-	cRun, cMp, cRank, cLS, cLE, cGS, cGE, cReg := col["run_id"], col["mpirun"], col["rank"], col["local_start_s"], col["local_end_s"], col["global_start_s"], col["global_end_s"], col[RegionLabel]
+	cRun, cMp, cRank, cLS, cLE, cGS, cGE, cReg := col["run_id"], col["mpirun"], col["rank"], col["local_start_s"], col["local_end_s"], col["global_start_s"], col["global_end_s"], col[rawdata.RegionLabel]
 	mp := strconv.Itoa(id.Mpirun)
 	var kb strings.Builder
 	for {

@@ -50,13 +50,11 @@ type Experiment struct {
 	RuntimeType string
 	// Cache is the cache mode ("warm", "cold", …).
 	Cache string
-	// NoiseGuard is "on", "off" or empty (the run's --noise-guard): the
-	// noise guard of the windowed methods (window.Config.NoiseGuard).
-	NoiseGuard string
-	// Params are the call parameters of the factor table (skew,
-	// bw_window, rma_sync, in_place, root_shift; package factor), one
-	// column each; a parameter the row leaves unset (an empty cell) is the
-	// run's.
+	// Params are the cells of the factor table's rows that have no
+	// field above: the call parameters (skew, bw_window, rma_sync,
+	// in_place, root_shift, buf_offset) and noise_guard (package factor),
+	// one column each; a factor the row leaves unset (an empty cell) is
+	// the run's.
 	Params factor.Values
 	// Labels are the user factors (column "label:KEY"); an empty value is
 	// the same as an absent key.
@@ -78,8 +76,8 @@ func (e Experiment) config() string {
 		}
 	}
 	sort.Strings(keys)
-	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%s procsync=%s window_s=%g clocksync=%s runtime_type=%s cache=%s noise_guard=%s labels=%v params=[%v]",
-		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.nrepCell(), e.ProcSync, e.Window.Seconds(), e.ClockSync, e.RuntimeType, e.Cache, e.NoiseGuard,
+	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%s procsync=%s window_s=%g clocksync=%s runtime_type=%s cache=%s labels=%v params=[%v]",
+		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.nrepCell(), e.ProcSync, e.Window.Seconds(), e.ClockSync, e.RuntimeType, e.Cache,
 		keys, e.Params)
 }
 

@@ -3,6 +3,7 @@ package design
 import (
 	"bytes"
 	"errors"
+	"github.com/reprobench/reprobench/factor"
 	"math"
 	"reflect"
 	"slices"
@@ -431,7 +432,7 @@ func TestNoiseGuardColumn(t *testing.T) {
 	}
 	on := 0
 	for _, e := range d.Experiments {
-		if e.NoiseGuard == "on" {
+		if e.Params.Cell(factor.NoiseGuard) == "on" {
 			on++
 		}
 	}
@@ -447,8 +448,8 @@ func TestNoiseGuardColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range got.Experiments {
-		if got.Experiments[i].NoiseGuard != d.Experiments[i].NoiseGuard {
-			t.Fatalf("row %d: noise_guard %q read back as %q", i, d.Experiments[i].NoiseGuard, got.Experiments[i].NoiseGuard)
+		if got.Experiments[i].Params != d.Experiments[i].Params {
+			t.Fatalf("row %d: noise_guard %q read back as %q", i, d.Experiments[i].Params.Cell(factor.NoiseGuard), got.Experiments[i].Params.Cell(factor.NoiseGuard))
 		}
 	}
 	// Without the factor the column is not written: designs stay as they were.

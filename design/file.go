@@ -352,10 +352,9 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 		return str(&e.RuntimeType, vocab.RuntimeTypes)
 	case factor.Cache.String():
 		return str(&e.Cache, vocab.CacheModes)
-	case factor.NoiseGuard.String():
-		return str(&e.NoiseGuard, []string{"on", "off"})
 	}
-	if f := factor.Lookup(column); f != nil && f.Call {
+	if f := factor.Lookup(column); f != nil && f.Scope != factor.PerMpirun { // the table's other rows: cells
+
 		if v == "0" && f.Kind == factor.KindInt && f.Min > 0 {
 			return fmt.Errorf("%s 0 is not a valid level (leave the cell empty for the run's default)", column)
 		}
@@ -416,7 +415,7 @@ func Write(w io.Writer, d *Design) error {
 	guard := false // the noise_guard column only when a row sets it
 	for _, m := range d.Mpiruns() {
 		for _, e := range d.Mpirun(m) {
-			guard = guard || e.NoiseGuard != ""
+			guard = guard || e.Params.Has(factor.NoiseGuard)
 		}
 	}
 	if !guard {
@@ -443,9 +442,7 @@ func Write(w io.Writer, d *Design) error {
 			rec := []string{strconv.Itoa(e.Mpirun), strconv.Itoa(e.Exp), itoa(e.Np), e.Call, itoa(e.MsizeBytes),
 				e.Datatype, e.nrepCell(), e.ProcSync, win, e.ClockSync, e.RuntimeType, e.Cache}
 			for _, c := range header[len(rec):] { // the factor table's columns
-				if c == factor.NoiseGuard.String() {
-					rec = append(rec, e.NoiseGuard)
-				} else if f := factor.Lookup(c); f != nil {
+				if f := factor.Lookup(c); f != nil {
 					rec = append(rec, e.Params.Cell(f.ID))
 				}
 			}
@@ -497,7 +494,7 @@ func validateForWrite(d *Design) error {
 			return bad("duplicate (mpirun, exp)")
 		}
 		seen[k] = true
-		for _, s := range []string{e.Call, e.Datatype, e.ProcSync, e.ClockSync, e.RuntimeType, e.Cache, e.NoiseGuard} {
+		for _, s := range []string{e.Call, e.Datatype, e.ProcSync, e.ClockSync, e.RuntimeType, e.Cache} {
 			if strings.ContainsAny(s, "\r\n") {
 				return bad("value %q contains a line break", s)
 			}

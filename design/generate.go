@@ -270,7 +270,9 @@ func (f Factors) point(i int) Experiment {
 		}
 	}
 	if len(f.NoiseGuards) > 0 {
-		e.NoiseGuard = f.NoiseGuards[digits[labelDigit+len(f.Labels)]]
+		if err := e.Params.SetCell(factor.NoiseGuard, f.NoiseGuards[digits[labelDigit+len(f.Labels)]]); err != nil {
+			panic(err) // checked by Generate
+		}
 	}
 	for k, id := range laterParams() {
 		if l := f.Params[id]; len(l) > 0 {

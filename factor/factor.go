@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Levels that writers outside the engine record for the method factors
@@ -393,7 +394,7 @@ func (f *Factor) Valid(v int64) bool {
 func (f *Factor) Format(v int64) string {
 	switch f.Kind {
 	case KindSeconds:
-		return strconv.FormatFloat(float64(v)/1e9, 'g', -1, 64)
+		return strconv.FormatFloat(time.Duration(v).Seconds(), 'g', -1, 64)
 	case KindEnum, KindBool:
 		if v >= 0 && v < int64(len(f.Levels)) {
 			return f.Levels[v]
@@ -414,29 +415,55 @@ func (f *Factor) LevelsDoc() string {
 	return "text"
 }
 
-// Values holds a level for each call parameter that is set. The zero
-// Values sets none: every factor is at the level of whoever applies it
-// next (a design row's empty cell: the run's flag; the run's: the row's
-// Default).
+// Values holds a level for each factor that is set, as name/value cells
+// (benchfmt's Config{Key, Value} way): an integer level (KindInt,
+// KindEnum, KindBool, KindSeconds in nanoseconds) or a text level
+// (KindText: a method's name, a clock sync spec). The zero Values sets
+// none: every factor is at the level of whoever applies it next (a design
+// row's empty cell: the run's flag; the run's: the row's Default). Values
+// is comparable and copies by value.
 type Values struct {
 	v   [NumIDs]int64
+	t   [NumIDs]string
 	set uint32
 }
 
-// Set sets id's level to v (not checked: Parse checks text).
+// Set sets id's integer level to v (not checked: Parse checks text).
 func (x *Values) Set(id ID, v int64) {
 	x.v[id] = v
+	x.t[id] = ""
+	x.set |= 1 << id
+}
+
+// SetText sets the text level of a KindText factor id to s (not checked;
+// an empty s unsets it, as an empty cell does).
+func (x *Values) SetText(id ID, s string) {
+	if s == "" {
+		x.Clear(id)
+		return
+	}
+	x.v[id] = 0
+	x.t[id] = s
 	x.set |= 1 << id
 }
 
 // Clear unsets id.
 func (x *Values) Clear(id ID) {
 	x.v[id] = 0
+	x.t[id] = ""
 	x.set &^= 1 << id
 }
 
-// Get returns id's level and whether it is set.
+// Get returns id's integer level and whether it is set (0 for a text
+// level: Text reads those).
 func (x Values) Get(id ID) (int64, bool) { return x.v[id], x.set&(1<<id) != 0 }
+
+// Text returns the text level of a KindText factor id, "" when it is not
+// set.
+func (x Values) Text(id ID) string { return x.t[id] }
+
+// Has reports whether id is set.
+func (x Values) Has(id ID) bool { return x.set&(1<<id) != 0 }
 
 // Level returns id's level, or the row's Default when it is not set.
 func (x Values) Level(id ID) int64 {
@@ -456,10 +483,9 @@ func (x Values) Any() bool { return x.set != 0 }
 // design row's cells over the run's flags).
 func (x Values) Over(base Values) Values {
 	for id := range NumIDs {
-		if _, ok := x.Get(id); !ok {
-			if v, ok := base.Get(id); ok {
-				x.Set(id, v)
-			}
+		if !x.Has(id) && base.Has(id) {
+			x.v[id], x.t[id] = base.v[id], base.t[id]
+			x.set |= 1 << id
 		}
 	}
 	return x
@@ -472,6 +498,9 @@ func (x Values) Cell(id ID) string {
 	if !ok {
 		return ""
 	}
+	if table[id].Kind == KindText {
+		return x.t[id]
+	}
 	return table[id].Format(v)
 }
 
@@ -479,6 +508,10 @@ func (x Values) Cell(id ID) string {
 func (x *Values) SetCell(id ID, s string) error {
 	if s == "" {
 		x.Clear(id)
+		return nil
+	}
+	if table[id].Kind == KindText {
+		x.SetText(id, s)
 		return nil
 	}
 	v, err := table[id].Parse(s)
@@ -494,7 +527,7 @@ func (x *Values) SetCell(id ID, s string) error {
 func (x Values) String() string {
 	var b []string
 	for id := range NumIDs {
-		if _, ok := x.Get(id); ok {
+		if x.Has(id) {
 			b = append(b, table[id].Name+"="+x.Cell(id))
 		}
 	}
@@ -511,5 +544,12 @@ func Of(id ID, v int64) Values {
 // With returns x with id set to v.
 func (x Values) With(id ID, v int64) Values {
 	x.Set(id, v)
+	return x
+}
+
+// WithText returns x with the KindText factor id set to the text level s
+// (SetText).
+func (x Values) WithText(id ID, s string) Values {
+	x.SetText(id, s)
 	return x
 }

@@ -94,3 +94,43 @@ func TestParseEveryKind(t *testing.T) {
 		t.Error("empty procsync accepted")
 	}
 }
+
+// TestValuesText: a KindText factor's level is a text cell that round-trips
+// through SetCell and Cell, survives Over, and clears; an integer factor's
+// cell beside it is unaffected.
+func TestValuesText(t *testing.T) {
+	var x Values
+	if err := x.SetCell(ClockSync, "hca3:fitpts=10,exchanges=5"); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.SetCell(Window, "0.00013"); err != nil {
+		t.Fatal(err)
+	}
+	if got := x.Cell(ClockSync); got != "hca3:fitpts=10,exchanges=5" {
+		t.Errorf("clocksync cell %q", got)
+	}
+	if got := x.Cell(Window); got != "0.00013" {
+		t.Errorf("window_s cell %q", got)
+	}
+	var y Values
+	y.SetText(ProcSync, "barrier")
+	z := y.Over(x)
+	if z.Text(ClockSync) != "hca3:fitpts=10,exchanges=5" || z.Text(ProcSync) != "barrier" || !z.Has(Window) {
+		t.Errorf("Over: %v", z)
+	}
+	if z.String() != "procsync=barrier window_s=0.00013 clocksync=hca3:fitpts=10,exchanges=5" {
+		t.Errorf("String: %q", z.String())
+	}
+	z.SetText(ProcSync, "")
+	if z.Has(ProcSync) || z.Cell(ProcSync) != "" {
+		t.Errorf("an empty text level did not unset: %v", z)
+	}
+	if z == x {
+		return
+	}
+	z.Clear(Window)
+	z.Set(Window, 130000)
+	if z != x {
+		t.Errorf("equal cells compare unequal: %v and %v", z, x)
+	}
+}

@@ -36,7 +36,7 @@ func Adopt(handle uintptr) (Comm, error) {
 	if ok, err := Initialized(); err != nil || !ok {
 		return nil, errf("MPI_Initialized", "Adopt needs an initialized MPI: call MPI_Init first")
 	}
-	if done, _ := Finalized(); done {
+	if done, _ := finalized(); done {
 		return nil, errf("MPI_Finalized", "Adopt after MPI_Finalize")
 	}
 	if err := checkOpsHeader(); err != nil {

@@ -36,9 +36,6 @@ func Finalize() error { return ErrNoMPI }
 // Initialized reports false: this build has no MPI library.
 func Initialized() (bool, error) { return false, nil }
 
-// finalized reports false: this build has no MPI library.
-func Finalized() (bool, error) { return false, nil }
-
 // World returns nil: this build has no MPI library.
 func World() Comm { return nil }
 

@@ -3,12 +3,13 @@ package rawdata_test
 import (
 	"testing"
 
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/rawdata"
 )
 
 func newBenchWriter(tb testing.TB) *rawdata.Writer {
 	w, err := rawdata.Create(rawdata.Options{Dir: tb.TempDir(), RunID: "b", PerRank: true, Labels: map[string]string{"host": "h"},
-		Experiments: []rawdata.Experiment{{Exp: 0, Factors: rawdata.Factors{ProcSync: "barrier", RuntimeType: "local", Cache: "warm", ClockSync: "none"}}}})
+		Experiments: []rawdata.Experiment{{Exp: 0, Factors: factor.Values{}.WithText(factor.ProcSync, "barrier").WithText(factor.RuntimeType, "local").WithText(factor.Cache, "warm").WithText(factor.ClockSync, "none")}}})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -48,9 +48,9 @@ func checkCell(v string) error {
 
 // checkFactors refuses factor levels that would break the unquoted CSV,
 // naming the column (the clock sync spec's commas are written as ';').
-func checkFactors(f Factors) error {
+func checkFactors(f factor.Values) error {
 	for _, r := range factor.Table() {
-		if v := f.Cell(r.ID); checkCell(v) != nil {
+		if v := FactorCell(f, r.ID); checkCell(v) != nil {
 			return fmt.Errorf("%s %q: %v", r.Name, v, checkCell(v))
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/rawdata"
 )
 
@@ -15,9 +16,8 @@ func Example() {
 	dir, _ := os.MkdirTemp("", "rawdata")
 	defer os.RemoveAll(dir)
 	w, err := rawdata.Create(rawdata.Options{Dir: dir, RunID: "demo", Mpirun: 0,
-		Labels: map[string]string{"impl": "mine"},
-		Experiments: []rawdata.Experiment{{Exp: 0, Factors: rawdata.Factors{
-			ProcSync: "window", Window: 130 * time.Microsecond, RuntimeType: "local", Cache: "warm", ClockSync: "hca3"}}}})
+		Labels:      map[string]string{"impl": "mine"},
+		Experiments: []rawdata.Experiment{{Exp: 0, Factors: factor.Values{}.WithText(factor.ProcSync, "window").With(factor.Window, int64(130*time.Microsecond)).WithText(factor.RuntimeType, "local").WithText(factor.Cache, "warm").WithText(factor.ClockSync, "hca3")}}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/rawdata"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestReadMetadata(t *testing.T) {
 	dir := t.TempDir()
 	w, err := rawdata.Create(rawdata.Options{Dir: dir, RunID: "m", Mpirun: 3,
-		Experiments: []rawdata.Experiment{{Exp: 0, Factors: rawdata.Factors{ProcSync: "barrier", RuntimeType: "local", Cache: "warm", ClockSync: "none"}}}})
+		Experiments: []rawdata.Experiment{{Exp: 0, Factors: factor.Values{}.WithText(factor.ProcSync, "barrier").WithText(factor.RuntimeType, "local").WithText(factor.Cache, "warm").WithText(factor.ClockSync, "none")}}})
 	if err != nil {
 		t.Fatal(err)
 	}

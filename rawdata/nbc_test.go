@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/rawdata"
 )
 
@@ -15,7 +16,7 @@ import (
 // values, not labels; without such an experiment the format is unchanged.
 func TestOverlapColumns(t *testing.T) {
 	dir := t.TempDir()
-	f := rawdata.Factors{ProcSync: "barrier", RuntimeType: "osu", Cache: "warm", ClockSync: "none"}
+	f := factor.Values{}.WithText(factor.ProcSync, "barrier").WithText(factor.RuntimeType, "osu").WithText(factor.Cache, "warm").WithText(factor.ClockSync, "none")
 	w, err := rawdata.Create(rawdata.Options{Dir: dir, RunID: "ov", Labels: map[string]string{"lib": "x"},
 		Experiments: []rawdata.Experiment{{Exp: 0, Factors: f, NBCMode: "overlap_test10"}, {Exp: 1, Factors: f}}})
 	if err != nil {

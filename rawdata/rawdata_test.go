@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/rawdata"
 )
 
@@ -19,12 +20,12 @@ import (
 // bit), the invalid counts, the mpiruns and the per-rank times.
 func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	f := rawdata.Factors{ProcSync: "adaptive_skampi", Window: 130 * time.Microsecond, RuntimeType: "global", Cache: "cold", ClockSync: "hca3:fitpts=10,exchanges=5"}
+	f := factor.Values{}.WithText(factor.ProcSync, "adaptive_skampi").With(factor.Window, int64(130*time.Microsecond)).WithText(factor.RuntimeType, "global").WithText(factor.Cache, "cold").WithText(factor.ClockSync, "hca3:fitpts=10,exchanges=5")
 	w, err := rawdata.Create(rawdata.Options{Dir: dir, RunID: "rt", Mpirun: 4, PerRank: true,
 		Labels: map[string]string{"host": "h1", "alg": "ring"},
 		Experiments: []rawdata.Experiment{
 			{Exp: 7, Factors: f, Labels: map[string]string{"alg": "tree"}},
-			{Exp: 8, Factors: rawdata.Factors{ProcSync: "barrier", RuntimeType: "local", Cache: "warm", ClockSync: "none"}},
+			{Exp: 8, Factors: factor.Values{}.WithText(factor.ProcSync, "barrier").WithText(factor.RuntimeType, "local").WithText(factor.Cache, "warm").WithText(factor.ClockSync, "none")},
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -248,9 +249,9 @@ func TestWriterRefusesFields(t *testing.T) {
 		{"negative runtime of a valid observation", rawdata.Options{}, rawdata.Row{RuntimeS: -1e-6}, "runtime_s"},
 		{"infinite runtime of a valid observation", rawdata.Options{}, rawdata.Row{RuntimeS: math.Inf(1)}, "runtime_s"},
 		{"undeclared experiment", rawdata.Options{}, rawdata.Row{Exp: 5}, "declared"},
-		{"procsync with a comma", rawdata.Options{Experiments: []rawdata.Experiment{{Factors: rawdata.Factors{ProcSync: "a,b"}}}}, rawdata.Row{}, "procsync"},
-		{"clocksync with a quote", rawdata.Options{Experiments: []rawdata.Experiment{{Factors: rawdata.Factors{ClockSync: `hca3"`}}}}, rawdata.Row{}, "clocksync"},
-		{"cache with a line break", rawdata.Options{Experiments: []rawdata.Experiment{{Factors: rawdata.Factors{Cache: "warm\n"}}}}, rawdata.Row{}, "cache"},
+		{"procsync with a quote", rawdata.Options{Experiments: []rawdata.Experiment{{Factors: factor.Values{}.WithText(factor.ProcSync, `a"b`)}}}, rawdata.Row{}, "procsync"},
+		{"clocksync with a quote", rawdata.Options{Experiments: []rawdata.Experiment{{Factors: factor.Values{}.WithText(factor.ClockSync, `hca3"`)}}}, rawdata.Row{}, "clocksync"},
+		{"cache with a line break", rawdata.Options{Experiments: []rawdata.Experiment{{Factors: factor.Values{}.WithText(factor.Cache, "warm\n")}}}, rawdata.Row{}, "cache"},
 	} {
 		o := c.o
 		o.Dir, o.RunID = t.TempDir(), "f"

@@ -53,60 +53,42 @@ type RankRow struct {
 	ErrorCode    int
 }
 
-// Factors are the levels of an experiment's factors (the rows of package
-// factor's table), written in the FactorColumns of each of its rows and in
-// the optional columns (factor.Factor.Optional) the run uses.
-type Factors struct {
-	ProcSync    string        // procsync
-	Window      time.Duration // window_s; 0 for methods without a window
-	RuntimeType string        // runtime_type
-	Cache       string        // cache
-	ClockSync   string        // clocksync spec, or "none"
-	NoiseGuard  string        // noise_guard: "on" or "off"
-	// Params are the levels of the call parameters that apply to the
-	// experiment's call (mpi.Call.Levels): skew, bw_window, rma_sync, …
-	// A parameter that is not set, because the call does not take it, is
-	// an empty cell, which analysis leaves out of group keys.
-	Params factor.Values
-}
-
-// Values returns the FactorColumns' values of f, formatted as written.
-func (f Factors) Values() []string {
+// FactorCells returns the cells of f in the FactorColumns, formatted as
+// written (FactorCell).
+func FactorCells(f factor.Values) []string {
 	out := make([]string, 0, factor.NumIDs)
 	for _, r := range factor.Table() {
 		if !r.Optional {
-			out = append(out, f.Cell(r.ID))
+			out = append(out, FactorCell(f, r.ID))
 		}
 	}
 	return out
 }
 
-// Cell returns the cell of factor id, formatted as written.
-func (f Factors) Cell(id factor.ID) string {
-	switch id {
-	case factor.ProcSync:
-		return f.ProcSync
-	case factor.Window:
-		return FormatSeconds(f.Window)
-	case factor.RuntimeType:
-		return f.RuntimeType
-	case factor.Cache:
-		return f.Cache
-	case factor.ClockSync:
-		return strings.ReplaceAll(f.ClockSync, ",", ";")
-	case factor.NoiseGuard:
-		if f.NoiseGuard == "" {
-			return "off"
+// FactorCell returns the raw cell of factor id in f: the level as
+// factor.Values.Cell formats it, with a comma of a text level written as
+// ';' (the CSV is unquoted; a clock sync spec has commas). A method
+// factor (not a call parameter) of a numeric kind that f does not set is
+// written at its row's Default (noise_guard off, window_s 0); any other
+// unset factor is an empty cell, which analysis leaves out of group keys.
+func FactorCell(f factor.Values, id factor.ID) string {
+	r := id.Row()
+	if !f.Has(id) {
+		if r.Call || r.Kind == factor.KindText {
+			return ""
 		}
-		return f.NoiseGuard
+		return r.Format(r.Default)
 	}
-	return f.Params.Cell(id)
+	if r.Kind == factor.KindText {
+		return strings.ReplaceAll(f.Text(id), ",", ";")
+	}
+	return f.Cell(id)
 }
 
-// sets reports whether f sets the optional factor id to a level other
-// than its default, so that the raw file needs its column.
-func (f Factors) sets(id factor.ID) bool {
-	v, ok := f.Params.Get(id)
+// setsFactor reports whether f sets the optional factor id to a level
+// other than its default, so that the raw file needs its column.
+func setsFactor(f factor.Values, id factor.ID) bool {
+	v, ok := f.Get(id)
 	return ok && v != id.Row().Default
 }
 
@@ -119,8 +101,13 @@ func FormatSeconds(d time.Duration) string {
 // Experiment declares one experiment to a Writer: the factor levels and
 // labels its rows carry.
 type Experiment struct {
-	Exp     int
-	Factors Factors
+	Exp int
+	// Factors are the levels of the experiment's factors (the rows of
+	// package factor's table) as name/value cells, written in the
+	// FactorColumns of each of its rows and in the optional columns
+	// (factor.Factor.Optional) the run uses. A call parameter that is not
+	// set, because the call does not take it, is an empty cell.
+	Factors factor.Values
 	// Labels of this experiment (e.g. a design file's label columns); they
 	// override the Writer's run-wide labels of the same key.
 	Labels map[string]string

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/reprobench/reprobench/analysis"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/internal/rawcases"
 	"github.com/reprobench/reprobench/rawdata"
 )
@@ -135,7 +136,7 @@ func convert(c rawcases.Case) (rows []rawdata.Row, rankRows []rawdata.RankRow, o
 		if !declared[exp] {
 			declared[exp] = true
 			o.Experiments = append(o.Experiments, rawdata.Experiment{Exp: exp,
-				Factors: rawdata.Factors{ProcSync: "barrier", RuntimeType: "local", Cache: "warm", ClockSync: "none"}})
+				Factors: factor.Values{}.WithText(factor.ProcSync, "barrier").WithText(factor.RuntimeType, "local").WithText(factor.Cache, "warm").WithText(factor.ClockSync, "none")})
 		}
 		if c.PerRank {
 			rankRows = append(rankRows, rawdata.RankRow{Exp: exp, Call: m["call"], MsizeBytes: atoi(m, "msize_bytes"), Np: atoi(m, "np"),

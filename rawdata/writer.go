@@ -143,18 +143,18 @@ func Create(o Options) (*Writer, error) {
 	covariates := slices.ContainsFunc(o.Experiments, func(e Experiment) bool { return e.Covariates.Any() })
 	var optional []factor.ID // the optional factor columns some experiment sets
 	for _, id := range factor.OptionalColumns() {
-		if o.PerMpirun[id] != "" || slices.ContainsFunc(o.Experiments, func(e Experiment) bool { return e.Factors.sets(id) }) {
+		if o.PerMpirun[id] != "" || slices.ContainsFunc(o.Experiments, func(e Experiment) bool { return setsFactor(e.Factors, id) }) {
 			optional = append(optional, id)
 		}
 	}
 	for _, e := range o.Experiments {
-		b := []byte("," + strings.Join(e.Factors.Values(), ","))
+		b := []byte("," + strings.Join(FactorCells(e.Factors), ","))
 		for _, id := range optional {
 			if v, ok := o.PerMpirun[id]; ok {
 				b = append(append(b, ','), v...)
 				continue
 			}
-			b = append(append(b, ','), e.Factors.Cell(id)...)
+			b = append(append(b, ','), FactorCell(e.Factors, id)...)
 		}
 		if covariates {
 			b = append(b, ","+strings.Join(e.Covariates.Values(), ",")...)

@@ -16,7 +16,7 @@ import (
 )
 
 // DefaultCall is the call column of region rows when Output.Call is empty.
-const DefaultCall = "region"
+const DefaultCall = rawdata.RegionCall
 
 // Version is the version of the Record in the sidecar; a change of its
 // meaning bumps it. Version 2 added misuse, totals, run_s, run_local_s,
@@ -235,7 +235,7 @@ func (r *Recorder) write(out Output, res *Result, syncs []*syncPoint) error {
 		labels := parseLabels(row.Labels)
 		labels[RegionLabel] = row.Region
 		exps = append(exps, rawdata.Experiment{Exp: row.Exp, Region: true, Labels: labels,
-			Factors: rawdata.Factors{ProcSync: factor.LevelNone, RuntimeType: factor.LevelLocal, ClockSync: spec}})
+			Factors: factor.Values{}.WithText(factor.ProcSync, factor.LevelNone).WithText(factor.RuntimeType, factor.LevelLocal).WithText(factor.ClockSync, spec)})
 		sums[row.Exp] = &rawdata.Summary{Exp: row.Exp, Call: call, Method: factor.LevelNone, RuntimeType: factor.LevelLocal}
 	}
 	w, err := rawdata.Create(rawdata.Options{Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun, PerRank: out.PerRank,

@@ -408,7 +408,7 @@ func (r *Recorder) setLabelSlow(key, value string) {
 }
 
 // RegionLabel is the label that holds a row's region name.
-const RegionLabel = "region"
+const RegionLabel = rawdata.RegionLabel
 
 func parseLabels(s string) map[string]string {
 	m := map[string]string{}

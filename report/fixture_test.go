@@ -11,6 +11,7 @@ import (
 
 	"github.com/reprobench/reprobench/campaign"
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
 )
@@ -57,8 +58,7 @@ func writeCampaign(t testing.TB, dir string, c spec) []string {
 	for m := range c.mpiruns {
 		var exps []rawdata.Experiment
 		for i := range len(fixtureCalls) * len(fixtureSizes) {
-			exps = append(exps, rawdata.Experiment{Exp: i, Factors: rawdata.Factors{ProcSync: "adaptive_skampi", Window: 100 * time.Microsecond,
-				RuntimeType: "local", Cache: "warm", ClockSync: "hca3"}})
+			exps = append(exps, rawdata.Experiment{Exp: i, Factors: factor.Values{}.WithText(factor.ProcSync, "adaptive_skampi").With(factor.Window, int64(100*time.Microsecond)).WithText(factor.RuntimeType, "local").WithText(factor.Cache, "warm").WithText(factor.ClockSync, "hca3")})
 		}
 		w, err := rawdata.Create(rawdata.Options{Dir: dir, RunID: c.runID, Mpirun: m, Labels: map[string]string{"mpi_lib": c.lib}, Experiments: exps, PerRank: c.perRank})
 		if err != nil {

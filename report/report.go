@@ -274,7 +274,7 @@ func newOverview(s *Side, groups []Group) Overview {
 		k := g.Key
 		nps[k.Np] = true
 		if k.Region { // an application's regions: no size, no datatype
-			regions[k.LabelValue(analysis.RegionLabel)] = true
+			regions[k.LabelValue(rawdata.RegionLabel)] = true
 		} else {
 			calls[k.Call], sizes[k.MsizeBytes] = true, true
 			if k.Datatype != "" {

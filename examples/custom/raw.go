@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
@@ -25,9 +26,9 @@ const HaloCall = "halo_exchange"
 // the factor columns of the configuration, so that the user's own code is
 // analyzed like the built-in calls.
 func WriteRaw(out Output, cfg Config, np int, res *Result) error {
-	ex := rawdata.Experiment{Exp: 0, Factors: rawdata.Factors{ProcSync: cfg.Method.String(), RuntimeType: "local", Cache: "warm", ClockSync: res.Sync}}
+	ex := rawdata.Experiment{Exp: 0, Factors: factor.Values{}.WithText(factor.ProcSync, cfg.Method.String()).WithText(factor.RuntimeType, "local").WithText(factor.Cache, "warm").WithText(factor.ClockSync, res.Sync)}
 	if cfg.Method.Windowed() {
-		ex.Factors.Window = cfg.Window
+		ex.Factors.Set(factor.Window, int64(cfg.Window))
 	}
 	w, err := rawdata.Create(rawdata.Options{Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun, Experiments: []rawdata.Experiment{ex}})
 	if err != nil {
