@@ -61,7 +61,6 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 	for _, c := range rows {
 		tests[c.Test] = true
 	}
-	lv := fmt.Sprintf("%g%% CI", 100*opt.Level)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "group\t")
 	if withNames {
@@ -80,24 +79,14 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 		}
 	}
 	var otherN []string
-	// The median ratio's intervals reach below the level when the sides
-	// are small; a confidence all rows share goes in the header (as
-	// analyze does), else after each interval below the level.
-	mlv, shared := lv, math.NaN()
-	for _, c := range rows {
-		if iv := c.MedianRatioCI; iv.Valid() {
-			if math.IsNaN(shared) {
-				shared = iv.Confidence
-			} else if shared != iv.Confidence {
-				shared = -1
-			}
-		}
-	}
-	sharedLow := shared > 0 && shared < opt.Level*(1-1e-12)
-	if sharedLow {
-		mlv = fmt.Sprintf("%.3g%% CI", 100*shared)
-	}
-	fmt.Fprintf(tw, "median A\tmedian B\tmedian B/A [%s]\tHL B/A [%s]\tp  sig", mlv, lv)
+	// The intervals reach below the level when the sides are small: each
+	// column's most common confidence goes in its header (as analyze
+	// does), and the rows whose interval reaches another one are listed
+	// below the table, so that no row grows wider than the others.
+	mlv, mConf := confHeader(rows, func(c analysis.Comparison) analysis.Interval { return c.MedianRatioCI }, opt.Level)
+	hlv, hConf := confHeader(rows, func(c analysis.Comparison) analysis.Interval { return c.RatioCI }, opt.Level)
+	var otherConf []string
+	fmt.Fprintf(tw, "median A\tmedian B\tmedian B/A [%s]\tHL B/A [%s]\tp  sig", mlv, hlv)
 	if len(tests) > 1 {
 		fmt.Fprint(tw, "\ttest")
 	}
@@ -112,11 +101,14 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 		} else {
 			fmt.Fprintf(tw, "%s\t", name)
 		}
-		mratio := RatioWithCI(c.Ratio, c.MedianRatioCI)
-		if sharedLow {
-			mratio = ratioCell(c.Ratio, c.MedianRatioCI, false)
+		mratio := ratioCell(c.Ratio, c.MedianRatioCI, false)
+		ratio := ratioCell(c.RatioShift, c.RatioCI, false)
+		if iv := c.MedianRatioCI; iv.Valid() && shownConf(iv) != mConf {
+			otherConf = append(otherConf, fmt.Sprintf("%s median B/A %.3g%%", name, 100*iv.Confidence))
 		}
-		ratio := RatioWithCI(c.RatioShift, c.RatioCI)
+		if iv := c.RatioCI; iv.Valid() && shownConf(iv) != hConf {
+			otherConf = append(otherConf, fmt.Sprintf("%s HL B/A %.3g%%", name, 100*iv.Confidence))
+		}
 		sig := analysis.Stars(c.Result.P)
 		if !c.Significant || sig == "" {
 			sig = "~"
@@ -142,6 +134,9 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 		return err
 	}
 	fmt.Fprintln(w)
+	if len(otherConf) > 0 {
+		fmt.Fprintln(w, WrapLine("intervals of another confidence than their column's: "+strings.Join(otherConf, "; "), 2))
+	}
 	if len(otherN) == 0 {
 		fmt.Fprintf(w, "n: %d+%d values per side in every row\n", modeN.a, modeN.b)
 	} else {
@@ -179,6 +174,35 @@ func ratioCell(r float64, iv analysis.Interval, showConf bool) string {
 		s += fmt.Sprintf(" (%.3g%%)", 100*iv.Confidence)
 	}
 	return s
+}
+
+// confHeader returns a ratio column's interval header ("95% CI") and the
+// confidence it names: the confidence most rows' valid intervals reach
+// (shownConf; the larger on a tie), or level when no row has a valid
+// interval. The intervals reach less than level when the sides are small.
+func confHeader(rows []analysis.Comparison, iv func(analysis.Comparison) analysis.Interval, level float64) (string, float64) {
+	count := map[float64]int{}
+	for _, c := range rows {
+		if v := iv(c); v.Valid() {
+			count[shownConf(v)]++
+		}
+	}
+	conf, best := level, 0
+	for c, n := range count {
+		if n > best || n == best && c > conf {
+			conf, best = c, n
+		}
+	}
+	return fmt.Sprintf("%.3g%% CI", 100*conf), conf
+}
+
+// shownConf is the confidence a table states for iv: its level when it
+// reaches the level or more, else what it reaches.
+func shownConf(iv analysis.Interval) float64 {
+	if iv.Confidence >= iv.Level*(1-1e-12) {
+		return iv.Level
+	}
+	return iv.Confidence
 }
 
 // cmpTestHelp explains a Comparison.Test in one line.

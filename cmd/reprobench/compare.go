@@ -51,9 +51,10 @@ Text columns (one row per matched group; times in the row's unit):
                  (analysis.MedianRatioCI; distribution-free, no seed). With
                  too few values per side for the level (fewer than 7
                  mpiruns per side at 95 %) it is [min B/max A, max B/min A]
-                 with the confidence it does reach, in the header when
-                 every row has it ([93.8% CI]), else after the interval,
-                 e.g. (93.8%), and a warning
+                 with the confidence it does reach: the column's header
+                 names the confidence most rows reach ([93.8% CI]), a line
+                 below the table names each row that reaches another, and
+                 a warning says why
   HL B/A         the Hodges-Lehmann ratio: exp of the Hodges-Lehmann
                  estimate of log B − log A, the factor by which B is
                  shifted from A on a log scale, with its interval, exp of

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reprobench/reprobench/internal/mpirun"
 	"github.com/reprobench/reprobench/rawdata"
 )
 
@@ -56,7 +57,7 @@ func TestRegionsFromCAcrossNodes(t *testing.T) {
 				if ex.name == "fortran" {
 					args = []string{"64", strconv.Itoa(iters), out}
 				}
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				ctx, cancel := context.WithTimeout(context.Background(), mpirun.Deadline(3*time.Minute))
 				defer cancel()
 				run, err := c.MPIRun(ctx, f, 2, 1, prog, args...)
 				if err != nil {
