@@ -1,4 +1,4 @@
-//go:build cgo && !nompi
+// go:build cgo && !nompi
 
 // rbregion.c: the C side of the region recorder that is not inline: the
 // state, the slow paths of rbregion.h (names seen for the first time,
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rbregion.h"
 #include "_cgo_export.h"
+#include "rbregion.h"
 
 rbr_state rbr_g = {.spill_fd = -1, .iter = -1};
 
@@ -18,7 +18,7 @@ rbr_state rbr_g = {.spill_fd = -1, .iter = -1};
 static struct {
 	char *s;
 	int32_t len, id;
-} *seen;
+} * seen;
 static int32_t nseen, capseen, nnames, capnames;
 
 // The account, in the kinds' order of region.Misuse.
@@ -102,13 +102,17 @@ static void note_misuse(int kind, const char *call, const char *name, int32_t le
 	kinds[kind]++;
 	char what[512];
 	if (in != NULL) {
-		snprintf(what, sizeof what, "%s: %s(%.*s) in %s", kind_describe[kind], call, (int)len, name, in);
+		snprintf(what, sizeof what, "%s: %s(%.*s) in %s", kind_describe[kind], call, (int)len, name,
+		         in);
 	} else {
 		snprintf(what, sizeof what, "%s: %s(%.*s)", kind_describe[kind], call, (int)len, name);
 	}
 	if (first_misuse[0] == '\0') snprintf(first_misuse, sizeof first_misuse, "%s", what);
 	if (kinds[kind] == 1) {
-		fprintf(stderr, "region: rank %d: %s; counted, further ones of this kind are counted silently and stated at Close\n", rank, what);
+		fprintf(stderr,
+		        "region: rank %d: %s; counted, further ones of this kind are counted silently and "
+		        "stated at Close\n",
+		        rank, what);
 	}
 }
 
@@ -126,7 +130,10 @@ void rbr__begin_fail(int32_t id, const char *name, int32_t len) {
 			} else {
 				snprintf(why, sizeof why, "the buffer of %d records is full", (int)s->cap);
 			}
-			fprintf(stderr, "region: rank %d: %s: Begin records nothing from now on while it lasts (dropped, counted and stated at Close)\n", rank, why);
+			fprintf(stderr,
+			        "region: rank %d: %s: Begin records nothing from now on while it lasts "
+			        "(dropped, counted and stated at Close)\n",
+			        rank, why);
 		}
 	}
 	if (s->depth < RBR_MAX_DEPTH) s->stack[s->depth++] = -1;
@@ -161,16 +168,19 @@ void rbr__spill(void) {
 	if (s->spilled == 0 && names_spilled == 0) n += (size_t)sprintf(spill_buf + n, "labels\t0\t\n");
 	for (; names_spilled < nnames; names_spilled++) {
 		reserve(n + strlen(s->names[names_spilled]) + 64);
-		n += (size_t)sprintf(spill_buf + n, "name\t%d\t%s\n", (int)names_spilled, s->names[names_spilled]);
+		n += (size_t)sprintf(spill_buf + n, "name\t%d\t%s\n", (int)names_spilled,
+		                     s->names[names_spilled]);
 	}
 	reserve(n + (size_t)(s->n - s->spilled) * 120 + 512);
 	for (int32_t i = s->spilled; i < s->n; i++) {
 		rbr_rec *p = &s->recs[i];
-		n += (size_t)sprintf(spill_buf + n, "r\t%d\t0\t%lld\t%d\t%lld\t%lld\n", (int)p->name, (long long)p->iter, (int)p->depth,
-		                     (long long)p->start, (long long)p->end);
+		n += (size_t)sprintf(spill_buf + n, "r\t%d\t0\t%lld\t%d\t%lld\t%lld\n", (int)p->name,
+		                     (long long)p->iter, (int)p->depth, (long long)p->start,
+		                     (long long)p->end);
 	}
-	n += (size_t)sprintf(spill_buf + n, "account\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\n", (long long)misuse, (long long)dropped,
-	                     (long long)kinds[0], (long long)kinds[1], (long long)kinds[2], (long long)kinds[3]);
+	n += (size_t)sprintf(spill_buf + n, "account\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\n",
+	                     (long long)misuse, (long long)dropped, (long long)kinds[0], (long long)kinds[1],
+	                     (long long)kinds[2], (long long)kinds[3]);
 	n += (size_t)sprintf(spill_buf + n, "spilled\t%d\t%.17g\n", (int)spills, spill_s);
 	s->spilled = s->n;
 	for (size_t off = 0; off < n && spill_err[0] == '\0';) {
@@ -218,7 +228,8 @@ static double calibrate(void) {
 	s->cap = cap;
 	s->spill_every = every;
 	// forget the scratch name
-	for (int32_t k = 0; k < nseen; k++) free(seen[k].s);
+	for (int32_t k = 0; k < nseen; k++)
+		free(seen[k].s);
 	nseen = 0;
 	nnames = 0;
 	memset(s->cache, 0, sizeof s->cache);
@@ -257,7 +268,8 @@ int rbr_start(MPI_Comm comm, const char *dir) {
 void rbr__state(int64_t *acct, double *f, char **first, char **serr, int32_t *nn) {
 	acct[0] = dropped;
 	acct[1] = misuse;
-	for (int k = 0; k < 4; k++) acct[2 + k] = kinds[k];
+	for (int k = 0; k < 4; k++)
+		acct[2 + k] = kinds[k];
 	acct[6] = names_spilled;
 	acct[7] = spills;
 	f[0] = pair_ns;
@@ -296,6 +308,7 @@ void rbrf_iter(int64_t iter) { rbr_iter(iter); }
 // its length.
 int rbrf_error(char *buf, int len) {
 	int n = (int)strlen(err_msg);
-	for (int i = 0; i < len; i++) buf[i] = i < n ? err_msg[i] : ' ';
+	for (int i = 0; i < len; i++)
+		buf[i] = i < n ? err_msg[i] : ' ';
 	return n;
 }

@@ -109,7 +109,8 @@ static inline int64_t rbr__now(void) {
 static inline int32_t rbr__lookup(const char *name, int32_t len) {
 	rbr_cache_ent *e = &rbr_g.cache[((uintptr_t)name >> 3) % RBR_CACHE];
 	if (e->p == name) {
-		if (len < 0 ? strcmp(e->s, name) == 0 : (e->len == len && memcmp(e->s, name, (size_t)len) == 0)) {
+		if (len < 0 ? strcmp(e->s, name) == 0
+		            : (e->len == len && memcmp(e->s, name, (size_t)len) == 0)) {
 			return e->id;
 		}
 	}

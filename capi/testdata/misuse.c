@@ -16,14 +16,14 @@ int main(int argc, char **argv) {
 		MPI_Finalize();
 		return 3;
 	}
-	rbr_end("nothing");  /* end_without_begin */
-	rbr_begin("a,b");    /* bad_name: not recorded */
-	rbr_end("a,b");      /* closes nothing */
+	rbr_end("nothing"); /* end_without_begin */
+	rbr_begin("a,b");   /* bad_name: not recorded */
+	rbr_end("a,b");     /* closes nothing */
 	rbr_begin("outer");
-	rbr_end("inner");    /* end_mismatch: closes outer */
+	rbr_end("inner"); /* end_mismatch: closes outer */
 	rbr_begin("fine");
 	rbr_end("fine");
-	rbr_begin("open");   /* unclosed at rbr_stop */
+	rbr_begin("open"); /* unclosed at rbr_stop */
 	rbr_stop();
 	MPI_Finalize();
 	return 0;

@@ -88,9 +88,11 @@ int main(int argc, char **argv) {
 	rbr_g.n = 0;
 	rbr_g.spilled = 0;
 	rbr_g.spill_every = every;
-	printf("loop_ns=%.2f clock_ns=%.2f pair_ns=%.2f pair_minus_2clock_ns=%.2f disabled_ns=%.2f spill_ns=%.1f sink=%d\n",
-	       min_of(loop, ROUNDS), min_of(clk, ROUNDS), min_of(pair, ROUNDS), min_of(pair, ROUNDS) - 2 * min_of(clk, ROUNDS),
-	       min_of(off, ROUNDS), min_of(spill, ROUNDS), (int)(sink & 1));
+	printf("loop_ns=%.2f clock_ns=%.2f pair_ns=%.2f pair_minus_2clock_ns=%.2f disabled_ns=%.2f "
+	       "spill_ns=%.1f sink=%d\n",
+	       min_of(loop, ROUNDS), min_of(clk, ROUNDS), min_of(pair, ROUNDS),
+	       min_of(pair, ROUNDS) - 2 * min_of(clk, ROUNDS), min_of(off, ROUNDS), min_of(spill, ROUNDS),
+	       (int)(sink & 1));
 	if (rbr_stop() != 0) {
 		fprintf(stderr, "overhead: %s\n", rbr_error());
 		MPI_Abort(MPI_COMM_WORLD, 1);

@@ -52,10 +52,10 @@ int main(int argc, char **argv) {
 	for (int it = 0; it < iters; it++) {
 		rbr_iter(it);
 		rbr_begin("halo");
-		MPI_Sendrecv(&u[w], n + 2, MPI_DOUBLE, up, 0, &u[(size_t)(n + 1) * w], n + 2, MPI_DOUBLE, down, 0,
+		MPI_Sendrecv(&u[w], n + 2, MPI_DOUBLE, up, 0, &u[(size_t)(n + 1) * w], n + 2, MPI_DOUBLE,
+		             down, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		MPI_Sendrecv(&u[(size_t)n * w], n + 2, MPI_DOUBLE, down, 1, &u[0], n + 2, MPI_DOUBLE, up, 1,
 		             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-		MPI_Sendrecv(&u[(size_t)n * w], n + 2, MPI_DOUBLE, down, 1, &u[0], n + 2, MPI_DOUBLE, up, 1, MPI_COMM_WORLD,
-		             MPI_STATUS_IGNORE);
 		rbr_end("halo");
 		rbr_begin("compute");
 		double local = 0;

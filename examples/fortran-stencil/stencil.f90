@@ -45,9 +45,9 @@ program stencil
       call rbr_iter(it)
       call rbr_begin("halo")
       call MPI_Sendrecv(u(:, 1), n + 2, MPI_DOUBLE_PRECISION, up, 0, u(:, n + 1), n + 2, &
-                        MPI_DOUBLE_PRECISION, down, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+         MPI_DOUBLE_PRECISION, down, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
       call MPI_Sendrecv(u(:, n), n + 2, MPI_DOUBLE_PRECISION, down, 1, u(:, 0), n + 2, &
-                        MPI_DOUBLE_PRECISION, up, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+         MPI_DOUBLE_PRECISION, up, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
       call rbr_end("halo")
       call rbr_begin("compute")
       local = 0
