@@ -16,6 +16,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"time"
 	"unsafe"
 
 	"github.com/reprobench/reprobench/clocksync"
@@ -79,7 +80,7 @@ func rbrGoStop() C.int {
 	C.rbr__state(&acct[0], &f[0], &first, &serr, &nn)
 	st := &cregion.State{Capacity: int(g.cap), Depth: int(g.depth), Iter: int64(g.iter),
 		Dropped: int64(acct[0]), Misuse: int64(acct[1]), FirstMisuse: C.GoString(first), PairNs: float64(f[0]),
-		Spilled: int(g.spilled), NamesSpilled: int(acct[6]), Spills: int(acct[7]), SpillS: float64(f[1]), SpillErr: C.GoString(serr)}
+		Spilled: int(g.spilled), NamesSpilled: int(acct[6]), Spills: int(acct[7]), Spill: time.Duration(float64(f[1]) * float64(time.Second)), SpillErr: C.GoString(serr)}
 	for k := range st.Kinds {
 		st.Kinds[k] = int64(acct[2+k])
 	}

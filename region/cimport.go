@@ -43,7 +43,7 @@ func adoptC(rec any, st *cregion.State) error {
 	copy(r.kinds[:], st.Kinds[:])
 	r.pairNs = st.PairNs
 	if s := r.spill; s != nil {
-		s.spilled, s.names, s.spills, s.spillS = st.Spilled, st.NamesSpilled, st.Spills, st.SpillS
+		s.spilled, s.names, s.spills, s.spillS = st.Spilled, st.NamesSpilled, st.Spills, st.Spill.Seconds()
 		if st.NamesSpilled > 0 || st.Spilled > 0 {
 			s.labels = 1 // the C side wrote the label set "" with its first spill
 		}

@@ -1,8 +1,6 @@
-// Package cregion carries the records of the C API's recorder (package
-// capi, whose Begin and End run in C) into package region's Close path,
-// without widening region's exported API. Package region sets the hooks
-// at its initialization.
 package cregion
+
+import "time"
 
 // Rec is one region occurrence as the C recorder stores it: Start and End
 // are ticks of the recorder's clock (nanoseconds since its epoch), Iter the
@@ -35,11 +33,11 @@ type State struct {
 	// PairNs is the measured cost of a C Begin/End pair, nanoseconds.
 	PairNs float64
 	// Spilled is the number of records the C side wrote to the spill
-	// file, NamesSpilled the number of names, Spills the writes, SpillS
-	// their time (seconds of the recorder's clock), SpillErr the first
-	// write error ("" for none).
+	// file, NamesSpilled the number of names, Spills the writes, Spill
+	// their time (on the recorder's clock), SpillErr the first write error
+	// ("" for none).
 	Spilled, NamesSpilled, Spills int
-	SpillS                        float64
+	Spill                         time.Duration
 	SpillErr                      string
 }
 
