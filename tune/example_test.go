@@ -35,7 +35,7 @@ func Example() {
 		fmt.Println("  " + d.Reason)
 	}
 	// Output:
-	// 4 mpiruns per candidate (8 in all): Holm over a campaign family of 2 tests must pass alpha/2 = 0.025 at its first step, and the exact one-sided rank-sum test on per-mpirun medians reaches at best p = 0.0143 with 4+4 mpiruns (0.05 with 3+3, too large)
+	// 4 mpiruns per candidate: Holm over a campaign family of 2 tests must pass alpha/2 = 0.025 at its first step, and the exact one-sided rank-sum test on per-mpirun medians reaches at best p = 0.0143 with 4+4 mpiruns (0.05 with 3+3, too large)
 	// MPI_Allreduce/msize=8/np=2: default (kept)
 	//   default kept: no candidate is faster by more than 5% at Holm alpha 0.05 (campaign family of 2 tests); in these data no candidate is faster than the default by 5%, so more mpiruns are not expected to separate them
 	// MPI_Allreduce/msize=1048576/np=2: ring (replaced)

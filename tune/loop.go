@@ -183,7 +183,7 @@ func Loop(ctx context.Context, cfg LoopConfig) (*LoopResult, error) {
 					logf("tune: %s: %s left out at %s B: the library refuses it there (a count below the largest power of two not above np %d)\n", call, c.Name, strings.Join(gs, ","), cfg.Np)
 				}
 			}
-			logf("tune: %s: %d candidates (%s) × %d sizes at np %d: plan %s\n", call, len(g.cands), strings.Join(names, ", "), len(g.sizes), cfg.Np, plan.Why)
+			logf("tune: %s: %d candidates (%s) × %d sizes at np %d, %d mpiruns: plan %s\n", call, len(g.cands), strings.Join(names, ", "), len(g.sizes), cfg.Np, plan.MpirunsPerCandidate*len(g.cands), plan.Why)
 			if k != plan.MpirunsPerCandidate {
 				logf("tune: %s: running %d mpiruns per candidate (%d in all) as asked, not the plan's %d\n", call, k, k*len(g.cands), plan.MpirunsPerCandidate)
 			}

@@ -52,8 +52,8 @@ func Plan(cells, candidates int, opt Options) (CampaignPlan, error) {
 	p.Mpiruns = k * candidates
 	p.MinP = analysis.MinRankSumP(k, k)
 	prev := analysis.MinRankSumP(k-1, k-1)
-	p.Why = fmt.Sprintf("%d mpiruns per candidate (%d in all): Holm over a %s family of %d tests must pass alpha/%d = %.3g at its first step, "+
+	p.Why = fmt.Sprintf("%d mpiruns per candidate: Holm over a %s family of %d tests must pass alpha/%d = %.3g at its first step, "+
 		"and the exact one-sided rank-sum test on per-mpirun medians reaches at best p = %.3g with %d+%d mpiruns (%.3g with %d+%d, too large)",
-		k, p.Mpiruns, opt.Family, p.Tests, p.Tests, p.Level, p.MinP, k, k, prev, k-1, k-1)
+		k, opt.Family, p.Tests, p.Tests, p.Level, p.MinP, k, k, prev, k-1, k-1)
 	return p, nil
 }

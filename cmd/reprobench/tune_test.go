@@ -50,7 +50,7 @@ func TestTuneSimEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("tune: %v\n%s\n%s", err, so, se)
 	}
-	if !strings.Contains(se, "plan 5 mpiruns per candidate (20 in all)") {
+	if !strings.Contains(se, "20 mpiruns: plan 5 mpiruns per candidate:") {
 		t.Errorf("no plan in stderr:\n%s", se)
 	}
 	for _, cell := range []string{"MPI_Allreduce/msize=8/np=4: linear replaces default", "MPI_Allreduce/msize=32/np=4: linear replaces default"} {
