@@ -17,6 +17,7 @@ pc() { pkg-config --exists "$1" 2>/dev/null; }
 have gcc || missing+=(gcc)
 have pkg-config || missing+=(pkg-config)
 have gfortran || missing+=(gfortran) # the Fortran region example (examples/fortran-stencil)
+have g++ || missing+=(g++) # the C++ region test (capi/testdata/cxx.cpp)
 if ! { have mpirun.openmpi && pc mpi; }; then missing+=(libopenmpi-dev openmpi-bin); fi
 if ! { have mpiexec.mpich && pc mpich; }; then missing+=(libmpich-dev mpich); fi
 if [ "${WITH_R:-0}" = 1 ] && ! have Rscript; then missing+=(r-base-core); fi
