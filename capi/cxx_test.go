@@ -4,7 +4,6 @@ package main
 
 import (
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -22,15 +21,7 @@ func TestCXX(t *testing.T) {
 		t.Skip("integration test: needs mpirun and mpicxx")
 	}
 	f := mpirun.Flavors(t)[0]
-	if b, err := exec.Command("make", "MPI="+f.Name).CombinedOutput(); err != nil {
-		t.Fatalf("make MPI=%s: %v\n%s", f.Name, err, b)
-	}
-	prog := filepath.Join(t.TempDir(), "cxx")
-	cxx := exec.Command("mpicxx."+f.Name, "-O2", "-Wall", "-I.", "-o", prog, "testdata/cxx.cpp",
-		filepath.Join("lib", f.Name, "librbregion.a"), "-lpthread", "-ldl", "-lm")
-	if b, err := cxx.CombinedOutput(); err != nil {
-		t.Fatalf("mpicxx.%s: %v\n%s", f.Name, err, b)
-	}
+	prog := buildTestdata(t, f, "mpicxx", "testdata/cxx.cpp")
 	dir := t.TempDir()
 	if r := mpirun.Run(f, 2, 120*time.Second, nil, prog, dir); r.Err != nil || r.TimedOut {
 		t.Fatalf("cxx run: %v (timed out %v)\n%s\n%s", r.Err, r.TimedOut, r.Stdout, r.Stderr)

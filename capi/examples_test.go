@@ -182,3 +182,20 @@ func checkLocalStarts(t *testing.T, path string, wall float64) {
 		}
 	}
 }
+
+// buildTestdata builds the recorder's archive for f (make in capi) and
+// then src with f's compiler wrapper (mpicc or mpicxx) against it, into a
+// temporary directory; it returns the program.
+func buildTestdata(t *testing.T, f mpirun.Flavor, wrapper, src string) string {
+	t.Helper()
+	if b, err := exec.Command("make", "MPI="+f.Name).CombinedOutput(); err != nil {
+		t.Fatalf("make MPI=%s: %v\n%s", f.Name, err, b)
+	}
+	prog := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(src), filepath.Ext(src)))
+	cc := exec.Command(wrapper+"."+f.Name, "-O2", "-Wall", "-I.", "-o", prog, src,
+		filepath.Join("lib", f.Name, "librbregion.a"), "-lpthread", "-ldl", "-lm")
+	if b, err := cc.CombinedOutput(); err != nil {
+		t.Fatalf("%s.%s: %v\n%s", wrapper, f.Name, err, b)
+	}
+	return prog
+}

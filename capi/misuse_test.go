@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,15 +26,7 @@ func TestMisuseAndEarlyErrors(t *testing.T) {
 		t.Skip("integration test: needs mpirun and mpicc")
 	}
 	f := mpirun.Flavors(t)[0]
-	if b, err := exec.Command("make", "MPI="+f.Name).CombinedOutput(); err != nil {
-		t.Fatalf("make MPI=%s: %v\n%s", f.Name, err, b)
-	}
-	prog := filepath.Join(t.TempDir(), "misuse")
-	cc := exec.Command("mpicc."+f.Name, "-O2", "-Wall", "-I.", "-o", prog, "testdata/misuse.c",
-		filepath.Join("lib", f.Name, "librbregion.a"), "-lpthread", "-ldl", "-lm")
-	if b, err := cc.CombinedOutput(); err != nil {
-		t.Fatalf("mpicc.%s: %v\n%s", f.Name, err, b)
-	}
+	prog := buildTestdata(t, f, "mpicc", "testdata/misuse.c")
 	dir := t.TempDir()
 	r := mpirun.Run(f, 2, 120*time.Second, nil, prog, dir)
 	if r.Err != nil || r.TimedOut {

@@ -4,8 +4,6 @@ package main
 
 import (
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -32,16 +30,7 @@ func TestOverhead(t *testing.T) {
 		t.Skip("benchmark: builds and runs a C program under MPI")
 	}
 	f := mpirun.Flavors(t)[0]
-	cmd := exec.Command("make", "MPI="+f.Name)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("make MPI=%s: %v\n%s", f.Name, err, b)
-	}
-	prog := filepath.Join(t.TempDir(), "overhead")
-	cc := exec.Command("mpicc."+f.Name, "-O2", "-Wall", "-I.", "-o", prog, "testdata/overhead.c",
-		filepath.Join("lib", f.Name, "librbregion.a"), "-lpthread", "-ldl", "-lm")
-	if b, err := cc.CombinedOutput(); err != nil {
-		t.Fatalf("mpicc.%s: %v\n%s", f.Name, err, b)
-	}
+	prog := buildTestdata(t, f, "mpicc", "testdata/overhead.c")
 	out := mpirun.MustRun(t, f, 1, 120*time.Second, nil, prog, t.TempDir())
 	var loop, clk, pair, diff, off, spill float64
 	var sink int

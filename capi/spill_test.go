@@ -3,8 +3,6 @@
 package main
 
 import (
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -27,16 +25,7 @@ func TestSIGKILLLeavesSpill(t *testing.T) {
 	const killAt = 3000
 	for _, f := range mpirun.Flavors(t) {
 		t.Run(f.Name, func(t *testing.T) {
-			cmd := exec.Command("make", "MPI="+f.Name)
-			if b, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("make MPI=%s: %v\n%s", f.Name, err, b)
-			}
-			prog := filepath.Join(t.TempDir(), "killed")
-			cc := exec.Command("mpicc."+f.Name, "-O2", "-Wall", "-I.", "-o", prog, "testdata/killed.c",
-				filepath.Join("lib", f.Name, "librbregion.a"), "-lpthread", "-ldl", "-lm")
-			if b, err := cc.CombinedOutput(); err != nil {
-				t.Fatalf("mpicc.%s: %v\n%s", f.Name, err, b)
-			}
+			prog := buildTestdata(t, f, "mpicc", "testdata/killed.c")
 			dir := t.TempDir()
 			r := mpirun.Run(f, 2, 120*time.Second, nil, prog, dir, "3000")
 			if r.TimedOut {
