@@ -55,9 +55,8 @@ check: setup
 # scripts/slurm-up.sh that the Slurm tests start), and RB_REQUIRE_CHROMIUM=1
 # for the headless Chromium that renders reprobench report's page.
 # -timeout is a deadline against a hang, per package, within CI's 90
-# minutes: cmd/reprobench's tests took 1788 s at load 13-27 on 2 cores and
-# about 570 s beside one busy core (the tests' own deadlines stretch with
-# the load: internal/mpirun.Deadline).
+# minutes, not a bound on speed (the tests' own deadlines stretch with the
+# load: internal/mpirun.Deadline; docs/clusters.md).
 unit: setup
 	RB_REQUIRE_MPI=1 RB_REQUIRE_SLURM=1 RB_REQUIRE_CHROMIUM=1 $(GO) test -p 1 -count=1 -timeout 60m ./...
 	$(BENCH) RB_REQUIRE_MPI=1 $(GO) test -p 1 -count=1 -timeout 60m ./...
