@@ -1,4 +1,4 @@
-// go:build cgo && !nompi
+//go:build cgo && !nompi
 
 // rbregion.c: the C side of the region recorder that is not inline: the
 // state, the slow paths of rbregion.h (names seen for the first time,
