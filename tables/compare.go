@@ -61,6 +61,10 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 	for _, c := range rows {
 		tests[c.Test] = true
 	}
+	// The test gets a column only when the rows use more than one test
+	// besides the observations' one, which the sig column marks "(obs)":
+	// the column would widen every row past 120 characters.
+	testColumn := len(tests) > 1 && !(len(tests) == 2 && tests[testObservations])
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "group\t")
 	if withNames {
@@ -87,7 +91,7 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 	hlv, hConf := confHeader(rows, func(c analysis.Comparison) analysis.Interval { return c.RatioCI }, opt.Level)
 	var otherConf []string
 	fmt.Fprintf(tw, "median A\tmedian B\tmedian B/A [%s]\tHL B/A [%s]\tp  sig", mlv, hlv)
-	if len(tests) > 1 {
+	if testColumn {
 		fmt.Fprint(tw, "\ttest")
 	}
 	fmt.Fprintln(tw)
@@ -122,7 +126,7 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 		if (nn{c.NA, c.NB}) != modeN {
 			otherN = append(otherN, fmt.Sprintf("%s %d+%d", name, c.NA, c.NB))
 		}
-		if len(tests) > 1 {
+		if testColumn {
 			fmt.Fprint(tw, "\t"+cmpShortTest(c.Test))
 		}
 		fmt.Fprintln(tw)
@@ -148,7 +152,7 @@ func WriteComparisonText(w io.Writer, rows []analysis.Comparison, header []strin
 	}
 	fmt.Fprintf(w, "p: %s; sig: * p≤0.05, ** p≤0.01, *** p≤0.001, ~ not significant at alpha=%g (Hunold & Carpen-Amarie 2016, §6.2)\n", opt.Alternative, opt.Alpha)
 	if anyObs {
-		fmt.Fprintln(w, obsNote)
+		fmt.Fprintln(w, WrapLine(obsNote, len("(obs): ")))
 	}
 	fmt.Fprintln(w, "columns: reprobench help compare")
 	for _, wn := range anFoldWarnings(warns) {

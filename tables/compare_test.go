@@ -45,3 +45,42 @@ func TestComparisonConfidenceBelowTable(t *testing.T) {
 		}
 	}
 }
+
+// TestComparisonObsRowsWithinWidth: when a side had one mpirun in some
+// groups (an mpirun lost to load), those rows test observations and their
+// sig reads "(obs)"; the table adds no test column for them, and the note
+// explaining "(obs)" wraps, so that every line stays within 120 columns
+// with the tutorial's longest group name and widest intervals. A second
+// test besides the observations' one still gets its column.
+func TestComparisonObsRowsWithinWidth(t *testing.T) {
+	row := func(size int, test string) analysis.Comparison {
+		return analysis.Comparison{Key: analysis.GroupKey{Call: "MPI_Allreduce", MsizeBytes: size, Np: 2, Datatype: "float64", Labels: "lib=x"},
+			MedianA: 1.09e-6, MedianB: 1.12e-6, Ratio: 1.03, RatioShift: 1.08,
+			MedianRatioCI: analysis.Interval{Lo: 0.709, Hi: 7.96, Level: 0.95, Confidence: 0.95},
+			RatioCI:       analysis.Interval{Lo: 0.748, Hi: 4.06, Level: 0.95, Confidence: 0.95},
+			Test:          test, Result: analysis.TestResult{P: 0.776}, NA: 5, NB: 5}
+	}
+	for _, c := range []struct {
+		tests  []string
+		column bool
+	}{
+		{[]string{"wilcoxon-mpirun-medians", testObservations}, false},
+		{[]string{"wilcoxon-mpirun-medians", analysis.TestPairedMpirunMedians}, true},
+	} {
+		rows := []analysis.Comparison{row(8, c.tests[0]), row(32768, c.tests[1])}
+		var b bytes.Buffer
+		if err := WriteComparisonText(&b, rows, nil, analysis.Options{Level: 0.95, Alpha: 0.05}); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		header := strings.Split(out, "\n")[1]
+		if got := strings.HasSuffix(strings.TrimSpace(header), "test"); got != c.column {
+			t.Errorf("tests %v: a test column %v, want %v:\n%s", c.tests, got, c.column, out)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if n := utf8.RuneCountInString(l); n > 120 {
+				t.Errorf("tests %v: a line of %d characters: %q", c.tests, n, l)
+			}
+		}
+	}
+}
