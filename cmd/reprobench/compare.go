@@ -72,7 +72,8 @@ Text columns (one row per matched group; times in the row's unit):
   n              values per side entering the test (mpiruns, or
                  observations when a side has one mpirun); below the
                  table when the same in every row
-  test           (below the table when the same in every row)
+  test           (below the table when the same in every row, or when
+                 the others are obs rows, which sig marks)
                  medians: rank-sum on per-mpirun medians (Hunold & Carpen-Amarie 2016, §6.2);
                  paired: signed-rank on medians paired by mpirun (--paired);
                  obs: rank-sum on single observations (a side had 1 mpirun)
