@@ -319,8 +319,8 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestReadErrors(t *testing.T) {
-	voc := Vocabulary{Calls: []string{"MPI_Bcast"}, Datatypes: []string{"byte"}, ProcSyncs: []string{"barrier"},
-		RuntimeTypes: []string{"local"}, CacheModes: []string{"warm"}}
+	voc := Vocabulary{Calls: []string{"MPI_Bcast"}, Datatypes: []string{"byte"}, Levels: map[factor.ID][]string{
+		factor.ProcSync: {"barrier"}, factor.RuntimeType: {"local"}, factor.Cache: {"warm"}}}
 	for _, tc := range []struct{ in, want string }{
 		{"", "f.csv:1: no header row"},
 		{"# seed=1\n", "f.csv:2: no header row"},
@@ -432,7 +432,7 @@ func TestNoiseGuardColumn(t *testing.T) {
 	}
 	on := 0
 	for _, e := range d.Experiments {
-		if e.Params.Cell(factor.NoiseGuard) == "on" {
+		if e.Factors.Cell(factor.NoiseGuard) == "on" {
 			on++
 		}
 	}
@@ -448,8 +448,8 @@ func TestNoiseGuardColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range got.Experiments {
-		if got.Experiments[i].Params != d.Experiments[i].Params {
-			t.Fatalf("row %d: noise_guard %q read back as %q", i, d.Experiments[i].Params.Cell(factor.NoiseGuard), got.Experiments[i].Params.Cell(factor.NoiseGuard))
+		if got.Experiments[i].Factors != d.Experiments[i].Factors {
+			t.Fatalf("row %d: noise_guard %q read back as %q", i, d.Experiments[i].Factors.Cell(factor.NoiseGuard), got.Experiments[i].Factors.Cell(factor.NoiseGuard))
 		}
 	}
 	// Without the factor the column is not written: designs stay as they were.
@@ -486,10 +486,10 @@ func TestWindowRounds(t *testing.T) {
 			t.Fatalf("%s: %v", text, err)
 		}
 		e := d.Experiments[0]
-		if e.Window != time.Duration(us)*time.Microsecond {
-			t.Errorf("window_s %s read as %v, want %dµs", text, e.Window, us)
+		if w, _ := e.Factors.Get(factor.Window); time.Duration(w) != time.Duration(us)*time.Microsecond {
+			t.Errorf("window_s %s read as %v, want %dµs", text, time.Duration(w), us)
 		}
-		if back := strconv.FormatFloat(e.Window.Seconds(), 'g', -1, 64); back != text {
+		if back := e.Factors.Cell(factor.Window); back != text {
 			t.Errorf("window_s %s written back as %s", text, back)
 		}
 	}

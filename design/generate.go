@@ -242,23 +242,23 @@ func (f Factors) point(i int) Experiment {
 		e.Nrep = f.Nreps[digits[4]]
 	}
 	if len(f.ProcSyncs) > 0 {
-		e.ProcSync = f.ProcSyncs[digits[5]]
+		e.Factors.SetText(factor.ProcSync, f.ProcSyncs[digits[5]])
 	}
 	if len(f.Windows) > 0 {
-		e.Window = f.Windows[digits[6]]
+		e.Factors.Set(factor.Window, int64(f.Windows[digits[6]]))
 	}
 	if len(f.ClockSyncs) > 0 {
-		e.ClockSync = f.ClockSyncs[digits[7]]
+		e.Factors.SetText(factor.ClockSync, f.ClockSyncs[digits[7]])
 	}
 	if len(f.RuntimeTypes) > 0 {
-		e.RuntimeType = f.RuntimeTypes[digits[8]]
+		e.Factors.SetText(factor.RuntimeType, f.RuntimeTypes[digits[8]])
 	}
 	if len(f.Caches) > 0 {
-		e.Cache = f.Caches[digits[9]]
+		e.Factors.SetText(factor.Cache, f.Caches[digits[9]])
 	}
 	for k, id := range legacyParams {
 		if l := f.Params[id]; len(l) > 0 {
-			e.Params.Set(id, l[digits[10+k]])
+			e.Factors.Set(id, l[digits[10+k]])
 		}
 	}
 	for k, u := range f.Labels {
@@ -270,13 +270,13 @@ func (f Factors) point(i int) Experiment {
 		}
 	}
 	if len(f.NoiseGuards) > 0 {
-		if err := e.Params.SetCell(factor.NoiseGuard, f.NoiseGuards[digits[labelDigit+len(f.Labels)]]); err != nil {
+		if err := e.Factors.SetCell(factor.NoiseGuard, f.NoiseGuards[digits[labelDigit+len(f.Labels)]]); err != nil {
 			panic(err) // checked by Generate
 		}
 	}
 	for k, id := range laterParams() {
 		if l := f.Params[id]; len(l) > 0 {
-			e.Params.Set(id, l[digits[labelDigit+len(f.Labels)+1+k]])
+			e.Factors.Set(id, l[digits[labelDigit+len(f.Labels)+1+k]])
 		}
 	}
 	return e

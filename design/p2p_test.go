@@ -36,10 +36,10 @@ func TestP2PFactors(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for i, e := range back.Experiments {
-		if e.Params != d.Experiments[i].Params {
-			t.Errorf("row %d: read %v, wrote %v", i, e.Params, d.Experiments[i].Params)
+		if e.Factors != d.Experiments[i].Factors {
+			t.Errorf("row %d: read %v, wrote %v", i, e.Factors, d.Experiments[i].Factors)
 		}
-		seen[e.Params.Cell(factor.RMASync)] = true
+		seen[e.Factors.Cell(factor.RMASync)] = true
 	}
 	if !seen["fence"] || !seen["lock"] {
 		t.Errorf("levels read: %v", seen)

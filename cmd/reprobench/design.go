@@ -191,7 +191,7 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 		if s == "auto" {
 			return usage("--clock-sync auto: a design names its clock synchronization (a spec or none)")
 		}
-		if err := reprobench.Vocabulary().ClockSync(s); err != nil {
+		if err := reprobench.Vocabulary().Check[factor.ClockSync](s); err != nil {
 			return usage("--clock-sync: %v", err)
 		}
 	}
