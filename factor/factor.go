@@ -158,8 +158,9 @@ type Factor struct {
 	// mpi.Observation.Params; its raw cell is empty for the calls it does
 	// not apply to.
 	Call bool
-	// Group says that the raw column enters the analysis's group key (all
-	// factor columns do; covariates do not).
+	// Group says that the raw column enters the analysis's group key
+	// (package analysis reads it); a factor column without it is read as
+	// a covariate, grouped only when asked (analyze --by).
 	Group bool
 	// Optional says that the raw file has the column only when some
 	// experiment of the run sets a level (rawdata.Writer), so that files
