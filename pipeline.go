@@ -209,7 +209,7 @@ func (f Factorial) Plan(seed uint64) design.Plan {
 	}
 	p.Factors.MsizesBytes = append([]int(nil), f.Sizes...)
 	for _, m := range f.Methods {
-		p.Factors.ProcSyncs = append(p.Factors.ProcSyncs, m.String())
+		p.Factors.Levels[factor.ProcSync] = append(p.Factors.Levels[factor.ProcSync], m.String())
 	}
 	return p
 }

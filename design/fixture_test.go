@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/reprobench/reprobench/factor"
 )
@@ -14,29 +13,32 @@ import (
 // everyFactorPlan is a plan with levels for every column of a design file:
 // the place and size columns, every method factor (a clocksync spec with a
 // comma, which Write quotes), every call parameter, the noise guard and a
-// label. Its design, written, is testdata/every_factor.csv.
+// label of two levels (which pins the digits before and after the labels'
+// in Generate's numbering). Its design, written, is
+// testdata/every_factor.csv.
 func everyFactorPlan() Plan {
 	p := Plan{Mpiruns: 2, Seed: 61, Comments: []string{" every column of a design file (design.Write)"}}
 	p.Factors = Factors{
-		Nps:          []int{2},
-		Calls:        []string{"MPI_Allreduce", "MPI_Put"},
-		MsizesBytes:  []int{8},
-		Datatypes:    []string{"MPI_DOUBLE"},
-		Nreps:        []int{20},
-		ProcSyncs:    []string{"window", "barrier"},
-		Windows:      []time.Duration{130 * time.Microsecond},
-		ClockSyncs:   []string{"hca3:fitpts=200,exchanges=20"},
-		RuntimeTypes: []string{"global"},
-		Caches:       []string{"warm", "cold"},
-		Labels:       []Factor{{Name: "lib", Levels: []string{"ompi"}}},
-		NoiseGuards:  []string{"off", "on"},
+		Nps:         []int{2},
+		Calls:       []string{"MPI_Allreduce", "MPI_Put"},
+		MsizesBytes: []int{8},
+		Datatypes:   []string{"MPI_DOUBLE"},
+		Nreps:       []int{20},
+		Labels:      []Factor{{Name: "lib", Levels: []string{"ompi", "mpich"}}},
 	}
-	p.Factors.Params[factor.Skew] = []int64{1, 4}
-	p.Factors.Params[factor.BWWindow] = []int64{16}
-	p.Factors.Params[factor.RMASync] = []int64{0, 2}
-	p.Factors.Params[factor.InPlace] = []int64{1}
-	p.Factors.Params[factor.RootShift] = []int64{1}
-	p.Factors.Params[factor.BufOffset] = []int64{0, 3}
+	l := &p.Factors.Levels
+	l[factor.ProcSync] = []string{"window", "barrier"}
+	l[factor.Window] = []string{"0.00013"}
+	l[factor.ClockSync] = []string{"hca3:fitpts=200,exchanges=20"}
+	l[factor.RuntimeType] = []string{"global"}
+	l[factor.Cache] = []string{"cold"}
+	l[factor.NoiseGuard] = []string{"off", "on"}
+	l[factor.Skew] = []string{"1", "4"}
+	l[factor.BWWindow] = []string{"16"}
+	l[factor.RMASync] = []string{"fence", "flush"}
+	l[factor.InPlace] = []string{"on"}
+	l[factor.RootShift] = []string{"on"}
+	l[factor.BufOffset] = []string{"0", "3"}
 	return p
 }
 

@@ -13,8 +13,8 @@ import (
 // out of the vocabulary; a design without them keeps its old columns.
 func TestP2PFactors(t *testing.T) {
 	p := Plan{Mpiruns: 1, Seed: 3, Factors: Factors{Calls: []string{"bw", "MPI_Put"}}}
-	p.Factors.Params[factor.BWWindow] = []int64{16, 64}
-	p.Factors.Params[factor.RMASync] = []int64{0, 1} // fence, lock
+	p.Factors.Levels[factor.BWWindow] = []string{"16", "64"}
+	p.Factors.Levels[factor.RMASync] = []string{"fence", "lock"}
 	d, err := Generate(p)
 	if err != nil {
 		t.Fatal(err)

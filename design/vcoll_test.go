@@ -47,7 +47,7 @@ func TestSkewColumn(t *testing.T) {
 func TestSkewFactor(t *testing.T) {
 	p := Plan{Mpiruns: 1, Seed: 1, Factors: Factors{Calls: []string{"MPI_Gatherv"},
 		Labels: []Factor{{Name: "lib", Levels: []string{"a", "b"}}}}}
-	p.Factors.Params[factor.Skew] = []int64{1, 8}
+	p.Factors.Levels[factor.Skew] = []string{"1", "8"}
 	d, err := Generate(p)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func TestSkewFactor(t *testing.T) {
 			t.Errorf("combination %s missing: %v", k, seen)
 		}
 	}
-	p.Factors.Params[factor.Skew] = []int64{2, 2}
+	p.Factors.Levels[factor.Skew] = []string{"2", "2"}
 	if _, err := Generate(p); err == nil {
 		t.Error("a repeated skew level accepted")
 	}
