@@ -151,6 +151,7 @@ type Vocabulary struct {
 	// Check, by factor ID, checks a text factor's cell that no list
 	// bounds (clocksync: clocksync's spec parser), so that a bad spec is
 	// refused when the design is read, not in the middle of a campaign.
+	// It is not called for the level none (factor.LevelNone).
 	Check map[factor.ID]func(level string) error
 }
 

@@ -29,9 +29,9 @@ type Factors struct {
 	// Levels are the levels of the factor table's rows that have a design
 	// column (package factor, factor.DesignColumns: the method factors and
 	// the call parameters), by factor.ID, each written as a design file's
-	// cell ("window", "0.0001", "on", "lock") and read by its row
-	// (factor.Factor.ParseText), so that a new row needs no field here.
-	// A KindSeconds level must be positive (0 is the run's level).
+	// cell ("window", "0.0001", "on", "lock") and read as Read reads the
+	// cell, by its row's kind, so that a new row needs no field here. A
+	// seconds level must be positive (0 is the run's level).
 	Levels [factor.NumIDs][]string
 }
 
@@ -239,7 +239,7 @@ func (f Factors) point(i int) Experiment {
 	}
 	set := func(id factor.ID, digit int) {
 		if l := f.Levels[id]; len(l) > 0 {
-			if err := e.Factors.SetCell(id, l[digits[digit]]); err != nil {
+			if err := setCell(&e.Factors, id.Row(), l[digits[digit]], Vocabulary{}); err != nil {
 				panic(err) // checked by Generate
 			}
 		}
@@ -310,16 +310,16 @@ func (f Factors) check() error {
 		}
 		seen := map[string]bool{}
 		for _, v := range l {
-			c, err := row.ParseText(v)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("design: %v", err))
+			var x factor.Values // read as a design file's cell is
+			if err := setCell(&x, row, v, Vocabulary{}); err != nil {
+				errs = append(errs, fmt.Errorf("design: %s level %s: %v", row.Name, v, err))
 				continue
 			}
-			if row.Kind == factor.KindSeconds {
-				if n, _ := row.Parse(c); n <= 0 {
-					errs = append(errs, fmt.Errorf("design: %s level %s: must be positive", row.Name, v))
-				}
+			if !x.Has(row.ID) {
+				errs = append(errs, fmt.Errorf("design: %s level %s: must be positive (0 means the run's default)", row.Name, v))
+				continue
 			}
+			c := x.Cell(row.ID)
 			if seen[c] {
 				errs = append(errs, fmt.Errorf("design: %s level %s listed twice", row.Name, c))
 			}
