@@ -9,8 +9,10 @@
 //
 // Two kinds of rows. The method factors (procsync, window_s,
 // runtime_type, cache, clocksync, noise_guard) apply to every call; their
-// typed values live in package window and the engine, and the table gives
-// their columns, flags, order and group-key membership. The call
+// typed values live in package window and the engine, design rows and raw
+// rows carry them as cells (Values), the root package's accessor table
+// reads and sets them on an experiment, and the table gives their
+// columns, flags, order and group-key membership. The call
 // parameters (skew, bw_window, rma_sync, in_place, root_shift,
 // buf_offset) apply to the calls that take them; their levels travel as
 // one Values from the design through the engine to mpi.Observation.Params
