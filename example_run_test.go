@@ -7,6 +7,7 @@ import (
 
 	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/window"
@@ -61,7 +62,7 @@ func ExampleFromDesignFile() {
 	path := filepath.Join(dir, "d.csv")
 	_ = design.WriteFile(path, &design.Design{Seed: 5, HasSeed: true, Experiments: []design.Experiment{
 		{Mpirun: 1, Exp: 0, Call: "MPI_Bcast", MsizeBytes: 8},
-		{Mpirun: 1, Exp: 1, Call: "MPI_Allreduce", MsizeBytes: 64, ProcSync: "dissemination"},
+		{Mpirun: 1, Exp: 1, Call: "MPI_Allreduce", MsizeBytes: 64, Factors: factor.Values{}.WithText(factor.ProcSync, "dissemination")},
 	}})
 	d, err := design.ReadFile(path, reprobench.Vocabulary())
 	if err != nil {

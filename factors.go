@@ -3,48 +3,78 @@ package reprobench
 import (
 	"time"
 
+	"github.com/reprobench/reprobench/cache"
+	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/factor"
+	"github.com/reprobench/reprobench/window"
 )
 
 // access is how a method factor of the table is read from and set on an
-// Experiment: get writes the level that runs into its cell; set, when not
-// nil, applies the cell of a design row that sets it (FromDesign). The
+// Experiment: get writes the level that runs into its cell (Raw); set
+// applies a design row's cell of the factor, parsing its level, and
+// returns the parse's error (FromDesign calls it only for a set cell);
+// levels, when not nil, lists the names a design file's cell may take,
+// and check, when not nil, checks a cell no list bounds (Vocabulary). The
 // call parameters need none: they are cells already (Experiment.Params).
 type access struct {
-	get func(e *Experiment, v *factor.Values)
-	set func(e *Experiment, v factor.Values)
+	get    func(e *Experiment, v *factor.Values)
+	set    func(e *Experiment, v factor.Values) error
+	levels func() []string
+	check  func(level string) error
 }
 
 // accessors are the method factors' rows' accessors, by ID; Raw writes
-// every one, so that the raw file's method columns come from the table.
+// every one, so that the raw file's method columns come from the table,
+// and FromDesign sets every one a design row sets.
 var accessors = [factor.NumIDs]access{
 	factor.ProcSync: {get: func(e *Experiment, v *factor.Values) {
 		v.SetText(factor.ProcSync, e.Sync.Method.String())
-	}},
+	}, set: func(e *Experiment, v factor.Values) (err error) {
+		e.Sync.Method, err = window.ParseMethod(v.Text(factor.ProcSync))
+		return err
+	}, levels: window.MethodNames},
 	factor.Window: {get: func(e *Experiment, v *factor.Values) {
 		var w time.Duration
 		if e.Sync.Method.Windowed() {
 			w = e.Sync.WithDefaults().Window // the window that runs: zero is window's default
 		}
 		v.Set(factor.Window, int64(w))
+	}, set: func(e *Experiment, v factor.Values) error {
+		w, _ := v.Get(factor.Window)
+		e.Sync.Window = time.Duration(w)
+		return nil
 	}},
 	factor.RuntimeType: {get: func(e *Experiment, v *factor.Values) {
 		v.SetText(factor.RuntimeType, e.Runtime.String())
-	}},
+	}, set: func(e *Experiment, v factor.Values) (err error) {
+		e.Runtime, err = completion.ParseType(v.Text(factor.RuntimeType))
+		return err
+	}, levels: completion.TypeNames},
 	factor.Cache: {get: func(e *Experiment, v *factor.Values) {
 		v.SetText(factor.Cache, e.Cache.String())
-	}},
+	}, set: func(e *Experiment, v factor.Values) (err error) {
+		e.Cache, err = cache.ParseMode(v.Text(factor.Cache))
+		return err
+	}, levels: cache.ModeNames},
 	factor.ClockSync: {get: func(e *Experiment, v *factor.Values) {
 		s := e.ClockSync
 		if s == "" {
 			s = factor.LevelNone
 		}
 		v.SetText(factor.ClockSync, s)
-	}},
+	}, set: func(e *Experiment, v factor.Values) error {
+		s := v.Text(factor.ClockSync)
+		if err := checkClockSync(s); err != nil {
+			return err
+		}
+		e.ClockSync = s
+		return nil
+	}, check: checkClockSync},
 	factor.NoiseGuard: {get: func(e *Experiment, v *factor.Values) {
 		v.Set(factor.NoiseGuard, boolLevel(e.Sync.NoiseGuard && e.Sync.Method.Windowed()))
-	}, set: func(e *Experiment, v factor.Values) {
+	}, set: func(e *Experiment, v factor.Values) error {
 		e.Sync.NoiseGuard = v.On(factor.NoiseGuard)
+		return nil
 	}},
 }
 

@@ -68,7 +68,7 @@ func TestFromDesignNoiseGuard(t *testing.T) {
 		want bool
 	}{{"", true}, {"on", true}, {"off", false}} {
 		de := design.Experiment{Call: "MPI_Allreduce", MsizeBytes: 8}
-		if err := de.Params.SetCell(factor.NoiseGuard, tc.cell); err != nil {
+		if err := de.Factors.SetCell(factor.NoiseGuard, tc.cell); err != nil {
 			t.Fatal(err)
 		}
 		ex, err := reprobench.FromDesign(de, reprobench.Base{Experiment: base}, 1, 2)

@@ -19,7 +19,6 @@ import (
 	"fmt"
 
 	"github.com/reprobench/reprobench/analysis"
-	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/clocksync"
 	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/design"
@@ -30,7 +29,9 @@ import (
 )
 
 // Vocabulary returns the values the engine accepts in a design file's
-// columns, with clocksync's spec parser for the clocksync column.
+// columns: the calls, the datatypes, and for each method factor the names
+// its accessor lists (procsync, runtime_type, cache) or its check
+// (clocksync's spec parser).
 func Vocabulary() design.Vocabulary {
 	var v design.Vocabulary
 	for _, c := range mpi.Calls() {
@@ -39,10 +40,16 @@ func Vocabulary() design.Vocabulary {
 	for d := mpi.Datatype(0); d.Valid(); d++ {
 		v.Datatypes = append(v.Datatypes, d.ShortName(), d.String()) // "float64", "MPI_DOUBLE"
 	}
-	v.ProcSyncs = window.MethodNames()
-	v.RuntimeTypes = completion.TypeNames()
-	v.CacheModes = cache.ModeNames()
-	v.ClockSync = checkClockSync
+	v.Levels = map[factor.ID][]string{}
+	v.Check = map[factor.ID]func(string) error{}
+	for id, a := range accessors {
+		if a.levels != nil {
+			v.Levels[factor.ID(id)] = a.levels()
+		}
+		if a.check != nil {
+			v.Check[factor.ID(id)] = a.check
+		}
+	}
 	return v
 }
 
@@ -82,7 +89,9 @@ func DefaultBase() Base {
 // FromDesign returns the engine experiment of design row de for a
 // communicator of np ranks. base holds the run's defaults (its flags):
 // every empty cell of de takes base's value, except call (required),
-// msize_bytes (empty is 0 bytes) and, with base.AutoRuntime, runtime. An
+// msize_bytes (empty is 0 bytes) and, with base.AutoRuntime, runtime. A
+// method factor's cell is parsed and set through its row of the accessor
+// table (factors.go), in table order; its parse error is returned. An
 // nrep cell "auto" makes the row adaptive with base.Stop (or the default
 // analysis.StopRule), a count makes it fixed. The
 // result carries de's labels (over base's) and clock synchronization spec
@@ -127,44 +136,27 @@ func FromDesign(de design.Experiment, base Base, seed uint64, np int) (Experimen
 	case de.Nrep != 0: // a count overrides the run's --nrep auto
 		ex.Nrep, ex.Stop = de.Nrep, nil
 	}
-	if de.ProcSync != "" {
-		if ex.Sync.Method, err = window.ParseMethod(de.ProcSync); err != nil {
-			return fail(err)
-		}
-	}
-	if de.Window != 0 {
-		ex.Sync.Window = de.Window
-	}
-	if de.RuntimeType != "" {
-		if ex.Runtime, err = completion.ParseType(de.RuntimeType); err != nil {
-			return fail(err)
-		}
-	} else if base.AutoRuntime {
-		ex.Runtime = defaultRuntime(ex.Sync.Method)
-	}
-	if de.Cache != "" {
-		if ex.Cache, err = cache.ParseMode(de.Cache); err != nil {
-			return fail(err)
-		}
-	}
-	// The call parameters: the run's levels only for the calls that take
-	// them, a design cell as written (the engine refuses a skew for calls
-	// without count vectors, and ignores the others a call does not take).
-	// The method factors' cells set through their rows' accessors.
-	cells := de.Params
+	// The factors' cells: a method factor's through its row's accessor
+	// (the table's order), a call parameter's as written over the run's
+	// levels for the calls that take them (the engine refuses a skew for
+	// calls without count vectors, and ignores the others a call does not
+	// take).
+	cells := de.Factors
 	for id := range factor.NumIDs {
-		if a := accessors[id]; a.set != nil && cells.Has(id) {
-			a.set(&ex, cells)
+		if !cells.Has(id) {
+			continue
+		}
+		if a := accessors[id]; a.set != nil {
+			if err := a.set(&ex, cells); err != nil {
+				return fail(err)
+			}
 			cells.Clear(id)
 		}
 	}
-	ex.Params = cells.Over(ex.Call.Levels(ex.Params))
-	if de.ClockSync != "" {
-		if err := checkClockSync(de.ClockSync); err != nil {
-			return fail(err)
-		}
-		ex.ClockSync = de.ClockSync
+	if base.AutoRuntime && !de.Factors.Has(factor.RuntimeType) {
+		ex.Runtime = defaultRuntime(ex.Sync.Method)
 	}
+	ex.Params = cells.Over(ex.Call.Levels(ex.Params))
 	if len(de.Labels) > 0 {
 		l := make(map[string]string, len(base.Labels)+len(de.Labels))
 		for k, v := range base.Labels {
@@ -217,7 +209,7 @@ func (f Factorial) Plan(seed uint64) design.Plan {
 	}
 	p.Factors.MsizesBytes = append([]int(nil), f.Sizes...)
 	for _, m := range f.Methods {
-		p.Factors.ProcSyncs = append(p.Factors.ProcSyncs, m.String())
+		p.Factors.Levels[factor.ProcSync] = append(p.Factors.Levels[factor.ProcSync], m.String())
 	}
 	return p
 }

@@ -38,8 +38,8 @@ func TestFactorialIsDesignOrder(t *testing.T) {
 		}
 		for i, ex := range exps {
 			r := rows[i]
-			if ex.Exp != r.Exp || ex.Call.String() != r.Call || ex.MsizeBytes != r.MsizeBytes || ex.Sync.Method.String() != r.ProcSync {
-				t.Fatalf("mpirun %d position %d: run has exp %d %v %d %v, design exp %d %s %d %s", m, i, ex.Exp, ex.Call, ex.MsizeBytes, ex.Sync.Method, r.Exp, r.Call, r.MsizeBytes, r.ProcSync)
+			if ex.Exp != r.Exp || ex.Call.String() != r.Call || ex.MsizeBytes != r.MsizeBytes || ex.Sync.Method.String() != r.Factors.Text(factor.ProcSync) {
+				t.Fatalf("mpirun %d position %d: run has exp %d %v %d %v, design exp %d %s %d %s", m, i, ex.Exp, ex.Call, ex.MsizeBytes, ex.Sync.Method, r.Exp, r.Call, r.MsizeBytes, r.Factors.Text(factor.ProcSync))
 			}
 			if ex.Seed != reprobench.ExperimentSeed(seed, ex.Exp) {
 				t.Errorf("experiment %d: seed %d", ex.Exp, ex.Seed)
@@ -64,8 +64,8 @@ func TestFactorialIsDesignOrder(t *testing.T) {
 func TestFromDesign(t *testing.T) {
 	base := reprobench.Experiment{Type: mpi.Float64, Nrep: 3, Call: mpi.CallBcast, Labels: map[string]string{"host": "h", "alg": "a"},
 		Sync: window.Config{Method: window.Barrier, Window: 100 * time.Microsecond}}
-	de := design.Experiment{Mpirun: 1, Exp: 4, Call: "MPI_Allreduce", MsizeBytes: 16, Datatype: "MPI_DOUBLE", ProcSync: "window", Window: 130 * time.Microsecond,
-		ClockSync: "hca3o", Labels: map[string]string{"alg": "b"}}
+	de := design.Experiment{Mpirun: 1, Exp: 4, Call: "MPI_Allreduce", MsizeBytes: 16, Datatype: "MPI_DOUBLE",
+		Factors: factor.Values{}.WithText(factor.ProcSync, "window").With(factor.Window, int64(130*time.Microsecond)).WithText(factor.ClockSync, "hca3o"), Labels: map[string]string{"alg": "b"}}
 	ex, err := reprobench.FromDesign(de, reprobench.Base{Experiment: base}, 5, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +80,7 @@ func TestFromDesign(t *testing.T) {
 	}
 	for _, bad := range []design.Experiment{
 		{File: "d.csv", Line: 3, Call: "MPI_Bcast", Np: 4},
-		{File: "d.csv", Line: 3, Call: "MPI_Bcast", ClockSync: "bogus:x=1"},
+		{File: "d.csv", Line: 3, Call: "MPI_Bcast", Factors: factor.Values{}.WithText(factor.ClockSync, "bogus:x=1")},
 		{File: "d.csv", Line: 3, Call: "MPI_Bcast", Datatype: "float64", MsizeBytes: 12},
 		{File: "d.csv", Line: 3, Call: "MPI_Bcast", Labels: map[string]string{"rep": "1"}},
 		{File: "d.csv", Line: 3},

@@ -29,7 +29,7 @@ func TestSkewFromDesign(t *testing.T) {
 	} {
 		de := design.Experiment{Call: tc.call, MsizeBytes: 64}
 		if tc.cell != 0 {
-			de.Params.Set(factor.Skew, int64(tc.cell))
+			de.Factors.Set(factor.Skew, int64(tc.cell))
 		}
 		ex, err := reprobench.FromDesign(de, reprobench.Base{Experiment: base}, 1, 4)
 		if tc.refused {

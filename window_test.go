@@ -10,6 +10,7 @@ import (
 	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/mpi/mpitest"
 	"github.com/reprobench/reprobench/window"
@@ -90,7 +91,8 @@ func TestAutoRuntime(t *testing.T) {
 		{"barrier", "global", base, completion.Global},
 		{"window", "", fixed, completion.Local},
 	} {
-		ex, err := reprobench.FromDesign(design.Experiment{Call: "MPI_Allreduce", MsizeBytes: 8, ProcSync: tc.procsync, RuntimeType: tc.runtime}, tc.base, 1, 2)
+		ex, err := reprobench.FromDesign(design.Experiment{Call: "MPI_Allreduce", MsizeBytes: 8,
+			Factors: factor.Values{}.WithText(factor.ProcSync, tc.procsync).WithText(factor.RuntimeType, tc.runtime)}, tc.base, 1, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,13 +11,45 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/rawdata"
 )
+
+// factorTable is the factor table whose Group flags decide which factor
+// columns enter the group key (factor.Table; a test replaces it).
+var factorTable = factor.Table
+
+// ungroupedColumns are the columns read as covariates unless
+// Dataset.GroupBy names them: the recorded covariates
+// (rawdata.CovariateColumns), then the factor table's columns whose row
+// does not enter the group key (factor.Factor.Group false), in table
+// order. Every other factor column enters the group key, as a label does.
+func ungroupedColumns() []string {
+	out := slices.Clone(rawdata.CovariateColumns)
+	for _, f := range factorTable() {
+		if !f.Group {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// ungroupedFactor reports whether column h is a factor table column that
+// does not enter d's group keys: its row's Group is false and d.GroupBy
+// does not name it.
+func (d *Dataset) ungroupedFactor(h string) bool {
+	for _, f := range factorTable() {
+		if f.Name == h {
+			return !f.Group && !slices.Contains(d.GroupBy, h)
+		}
+	}
+	return false
+}
 
 // rawColumns are the required columns of a raw observation file, in the
 // order the engine writes them (rawdata.Columns, which defines the format).
 // Any other column is a free-form label (e.g. mpi_lib, sync) that becomes
-// part of the group key.
+// part of the group key, but the covariates (ungroupedColumns).
 var rawColumns = rawdata.Columns
 
 // perRankColumns are the required columns of a per-rank file (engine flag
@@ -168,8 +200,9 @@ type Dataset struct {
 	Duplicates int
 	// Files are the names passed to Read, in order.
 	Files []string
-	// GroupBy lists covariate columns (rawdata.CovariateColumns) that
-	// enter the group key as labels do; set it before Read. The others
+	// GroupBy lists covariate columns (rawdata.CovariateColumns, and the
+	// factor table's columns whose row does not group: ungroupedColumns)
+	// that enter the group key as labels do; set it before Read. The others
 	// are read as covariates (Group.Covariates, Covariates), which mode
 	// detection uses to say what explains a split (GroupSummary.Modes).
 	GroupBy []string
@@ -347,7 +380,7 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 		idx  int
 	}
 	var covs []cov // covariates: neither group key nor values
-	for _, c := range rawdata.CovariateColumns {
+	for _, c := range ungroupedColumns() {
 		if i, ok := col[c]; ok && !slices.Contains(d.GroupBy, c) {
 			known[c] = true
 			covs = append(covs, cov{c, i})
@@ -523,11 +556,12 @@ func (d *Dataset) readPerRank(cr *lineReader, name string, hdr []string, col map
 	cCall, cMsize, cNP, cRank, cLS, cLE, cErr := col["call"], col["msize_bytes"], col["np"], col["rank"], col["local_start_s"], col["local_end_s"], col["errorcode"]
 	cRun, cMp, cExp, cRep := col["run_id"], col["mpirun"], col["exp"], col["rep"]
 	// Columns beyond perRankColumns are labels (region runs write them),
-	// part of the per-rank group's key as in raw files.
+	// part of the per-rank group's key as in raw files, but the factor
+	// columns whose row does not group (ungroupedFactor).
 	var labels []int
 	region := false // a region run's per-rank file has the region label
 	for i, h := range hdr {
-		if !slices.Contains(perRankColumns, h) {
+		if !slices.Contains(perRankColumns, h) && !d.ungroupedFactor(h) {
 			labels = append(labels, i)
 			region = region || h == rawdata.RegionLabel
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/reprobench/reprobench/factor"
 )
@@ -37,25 +36,13 @@ type Experiment struct {
 	// "auto" in column nrep; Nrep is then 0): the run observes until its
 	// stop rule is met (engine.Experiment.Stop, the run's --ci-width).
 	NrepAuto bool
-	// ProcSync is the process synchronization method (Hunold & Carpen-Amarie 2016, §3).
-	ProcSync string
-	// Window is the window of window-based sync (column window_s, in
-	// seconds there); 0 leaves it to the run.
-	Window time.Duration
-	// ClockSync is a clock synchronization spec (clocksync's syntax; not
-	// checked here).
-	ClockSync string
-	// RuntimeType is how the completion time is computed ("local",
-	// "global", …).
-	RuntimeType string
-	// Cache is the cache mode ("warm", "cold", …).
-	Cache string
-	// Params are the cells of the factor table's rows that have no
-	// field above: the call parameters (skew, bw_window, rma_sync,
-	// in_place, root_shift, buf_offset) and noise_guard (package factor),
-	// one column each; a factor the row leaves unset (an empty cell) is
-	// the run's.
-	Params factor.Values
+	// Factors are the cells of the factor table's rows that have a design
+	// column (package factor, factor.DesignColumns: the method factors
+	// procsync, window_s, clocksync, runtime_type, cache and noise_guard,
+	// and the call parameters), one column each, as name/value cells; a
+	// factor the row leaves unset (an empty cell) is the run's. A
+	// window_s of 0 is unset.
+	Factors factor.Values
 	// Labels are the user factors (column "label:KEY"); an empty value is
 	// the same as an absent key.
 	Labels map[string]string
@@ -76,9 +63,8 @@ func (e Experiment) config() string {
 		}
 	}
 	sort.Strings(keys)
-	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%s procsync=%s window_s=%g clocksync=%s runtime_type=%s cache=%s labels=%v params=[%v]",
-		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.nrepCell(), e.ProcSync, e.Window.Seconds(), e.ClockSync, e.RuntimeType, e.Cache,
-		keys, e.Params)
+	return fmt.Sprintf("np=%d call=%s msize_bytes=%d datatype=%s nrep=%s labels=%v factors=[%v]",
+		e.Np, e.Call, e.MsizeBytes, e.Datatype, e.nrepCell(), keys, e.Factors)
 }
 
 // Design is a list of experiments over several mpiruns, with the seed that
@@ -156,15 +142,17 @@ func (d *Design) LabelKeys() []string {
 // accepts anything; an empty cell is always accepted (it means "the run's
 // default").
 type Vocabulary struct {
-	Calls        []string
-	Datatypes    []string
-	ProcSyncs    []string
-	RuntimeTypes []string
-	CacheModes   []string
-	// ClockSync, when set, checks a clocksync cell (the CLI passes
-	// clocksync's spec parser), so a bad spec is refused when the design is
-	// read, not in the middle of a campaign.
-	ClockSync func(spec string) error
+	Calls     []string
+	Datatypes []string
+	// Levels lists, by factor ID, the levels a text factor's cells may
+	// take (procsync: window's method names); a factor without a list
+	// takes any text.
+	Levels map[factor.ID][]string
+	// Check, by factor ID, checks a text factor's cell that no list
+	// bounds (clocksync: clocksync's spec parser), so that a bad spec is
+	// refused when the design is read, not in the middle of a campaign.
+	// It is not called for the level none (factor.LevelNone).
+	Check map[factor.ID]func(level string) error
 }
 
 // check reports whether v is allowed by list (nil: everything).

@@ -30,7 +30,7 @@ func TestFactorialCounts(t *testing.T) {
 		{testFactors(), 5, 1, 3 * 4 * 2 * 2},
 		{testFactors(), 3, 4, 3 * 4 * 2 * 2},
 		{Factors{}, 2, 3, 1},
-		{Factors{Calls: []string{"MPI_Bcast"}, Windows: []time.Duration{100 * time.Microsecond, time.Millisecond}, Caches: []string{"warm", "cold"}}, 1, 1, 4},
+		{Factors{Calls: []string{"MPI_Bcast"}, Levels: levels(factor.Window, "0.0001", "0.001").with(factor.Cache, "warm", "cold")}, 1, 1, 4},
 	} {
 		d, err := Generate(Plan{Factors: tc.f, Mpiruns: tc.mpiruns, Replicates: tc.reps, Seed: 1})
 		if err != nil {
@@ -276,7 +276,10 @@ func TestGenerateErrors(t *testing.T) {
 		{MsizesBytes: []int{0}},
 		{Calls: []string{"a", "a"}},
 		{Calls: []string{""}},
-		{Windows: []time.Duration{-time.Microsecond}},
+		{Levels: levels(factor.Window, "-0.000001")},
+		{Levels: levels(factor.Window, "0")},
+		{Levels: levels(factor.Window, "0.001", "1e-3")},
+		{Levels: levels(factor.Algorithm, "ring")},
 		{Labels: []Factor{{Name: "bad key", Levels: []string{"x"}}}},
 		{Labels: []Factor{{Name: "k", Levels: nil}}},
 		{Labels: []Factor{{Name: "k", Levels: []string{"x"}}, {Name: "k", Levels: []string{"y"}}}},
@@ -292,8 +295,7 @@ func TestGenerateErrors(t *testing.T) {
 
 func TestRoundTrip(t *testing.T) {
 	f := testFactors()
-	f.Windows = []time.Duration{100 * time.Microsecond, 1250 * time.Microsecond}
-	f.ClockSyncs = []string{"hca3", "skampi:exchanges=10,fitpoints=20"}
+	f.Levels = levels(factor.Window, "0.0001", "0.00125").with(factor.ClockSync, "hca3", "skampi:exchanges=10,fitpoints=20")
 	f.Labels = append(f.Labels, Factor{Name: "note", Levels: []string{"with, comma", "with \"quote\"", " lead"}})
 	d, err := Generate(Plan{Factors: f, Mpiruns: 3, Replicates: 2, Seed: 1 << 63, Comments: []string{" hello"}})
 	if err != nil {
@@ -319,8 +321,8 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestReadErrors(t *testing.T) {
-	voc := Vocabulary{Calls: []string{"MPI_Bcast"}, Datatypes: []string{"byte"}, ProcSyncs: []string{"barrier"},
-		RuntimeTypes: []string{"local"}, CacheModes: []string{"warm"}}
+	voc := Vocabulary{Calls: []string{"MPI_Bcast"}, Datatypes: []string{"byte"}, Levels: map[factor.ID][]string{
+		factor.ProcSync: {"barrier"}, factor.RuntimeType: {"local"}, factor.Cache: {"warm"}}}
 	for _, tc := range []struct{ in, want string }{
 		{"", "f.csv:1: no header row"},
 		{"# seed=1\n", "f.csv:2: no header row"},
@@ -425,14 +427,14 @@ func TestCollectEnvironment(t *testing.T) {
 // when some row sets it, read back, and refused with another value.
 func TestNoiseGuardColumn(t *testing.T) {
 	f := testFactors()
-	f.NoiseGuards = []string{"on", "off"}
+	f.Levels[factor.NoiseGuard] = []string{"on", "off"}
 	d, err := Generate(Plan{Factors: f, Mpiruns: 2, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
 	on := 0
 	for _, e := range d.Experiments {
-		if e.Params.Cell(factor.NoiseGuard) == "on" {
+		if e.Factors.Cell(factor.NoiseGuard) == "on" {
 			on++
 		}
 	}
@@ -448,8 +450,8 @@ func TestNoiseGuardColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range got.Experiments {
-		if got.Experiments[i].Params != d.Experiments[i].Params {
-			t.Fatalf("row %d: noise_guard %q read back as %q", i, d.Experiments[i].Params.Cell(factor.NoiseGuard), got.Experiments[i].Params.Cell(factor.NoiseGuard))
+		if got.Experiments[i].Factors != d.Experiments[i].Factors {
+			t.Fatalf("row %d: noise_guard %q read back as %q", i, d.Experiments[i].Factors.Cell(factor.NoiseGuard), got.Experiments[i].Factors.Cell(factor.NoiseGuard))
 		}
 	}
 	// Without the factor the column is not written: designs stay as they were.
@@ -468,7 +470,7 @@ func TestNoiseGuardColumn(t *testing.T) {
 	if _, err := Read(strings.NewReader(bad), "bad.csv", Vocabulary{}); err == nil || !strings.Contains(err.Error(), "maybe") {
 		t.Errorf("noise_guard maybe: %v, want a refusal", err)
 	}
-	f.NoiseGuards = []string{"yes"}
+	f.Levels[factor.NoiseGuard] = []string{"yes"}
 	if _, err := Generate(Plan{Factors: f, Mpiruns: 1}); err == nil {
 		t.Error("noise guard level yes accepted")
 	}
@@ -486,11 +488,27 @@ func TestWindowRounds(t *testing.T) {
 			t.Fatalf("%s: %v", text, err)
 		}
 		e := d.Experiments[0]
-		if e.Window != time.Duration(us)*time.Microsecond {
-			t.Errorf("window_s %s read as %v, want %dµs", text, e.Window, us)
+		if w, _ := e.Factors.Get(factor.Window); time.Duration(w) != time.Duration(us)*time.Microsecond {
+			t.Errorf("window_s %s read as %v, want %dµs", text, time.Duration(w), us)
 		}
-		if back := strconv.FormatFloat(e.Window.Seconds(), 'g', -1, 64); back != text {
+		if back := e.Factors.Cell(factor.Window); back != text {
 			t.Errorf("window_s %s written back as %s", text, back)
 		}
 	}
+}
+
+// factorLevels are Factors.Levels built in a literal.
+type factorLevels [factor.NumIDs][]string
+
+// levels returns factorLevels with id's levels l.
+func levels(id factor.ID, l ...string) factorLevels {
+	var x factorLevels
+	x[id] = l
+	return x
+}
+
+// with returns x with id's levels l.
+func (x factorLevels) with(id factor.ID, l ...string) factorLevels {
+	x[id] = l
+	return x
 }

@@ -19,24 +19,19 @@ import (
 )
 
 // The columns of a design file, in the order Write puts them: the place
-// and size of the experiment, the method factors in the order design files
-// have always had, then the factor table's rows from skew on, in table
-// order (package factor: skew, noise_guard, bw_window, rma_sync,
-// in_place, root_shift). User factors follow as "label:KEY" columns (see
-// LabelPrefix).
-var Columns = slices.Concat([]string{
-	"mpirun", "exp", "np", "call", "msize_bytes", "datatype", "nrep",
-	factor.ProcSync.String(), factor.Window.String(), factor.ClockSync.String(), factor.RuntimeType.String(), factor.Cache.String()}, factorColumns())
+// and size of the experiment, then the factor table's design columns in
+// the table's design order (factor.DesignColumns: procsync, window_s,
+// clocksync, runtime_type, cache, skew, noise_guard, bw_window, rma_sync,
+// in_place, root_shift, buf_offset). User factors follow as "label:KEY"
+// columns (see LabelPrefix).
+var Columns = slices.Concat([]string{"mpirun", "exp", "np", "call", "msize_bytes", "datatype", "nrep"}, factorColumns())
 
-// factorColumns returns the factor table's columns from skew on, but
-// those of Scope PerMpirun.
+// factorColumns returns the names of the factor table's design columns,
+// in design order.
 func factorColumns() []string {
 	var out []string
-	for _, f := range factor.Table()[factor.Skew:] {
-		if f.Scope == factor.PerMpirun { // set by the launcher, not by a design row
-			continue
-		}
-		out = append(out, f.Name)
+	for _, id := range factor.DesignColumns() {
+		out = append(out, id.String())
 	}
 	return out
 }
@@ -321,44 +316,9 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 		return str(&e.Call, vocab.Calls)
 	case "datatype":
 		return str(&e.Datatype, vocab.Datatypes)
-	case factor.ProcSync.String():
-		return str(&e.ProcSync, vocab.ProcSyncs)
-	case factor.Window.String():
-		if v == "" {
-			e.Window = 0
-			return nil
-		}
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return fmt.Errorf("%q is not a number", v)
-		}
-		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > float64(math.MaxInt64)/1e9 {
-			return fmt.Errorf("%v is not a non-negative finite number of seconds", f)
-		}
-		e.Window = time.Duration(math.Round(f * 1e9))
-		if f > 0 && e.Window == 0 {
-			return fmt.Errorf("%v s is below a nanosecond", f)
-		}
-		return nil
-	case factor.ClockSync.String():
-		if v != "" && v != "none" && vocab.ClockSync != nil {
-			if err := vocab.ClockSync(v); err != nil {
-				return err
-			}
-		}
-		e.ClockSync = v
-		return nil
-	case factor.RuntimeType.String():
-		return str(&e.RuntimeType, vocab.RuntimeTypes)
-	case factor.Cache.String():
-		return str(&e.Cache, vocab.CacheModes)
 	}
-	if f := factor.Lookup(column); f != nil && f.Scope != factor.PerMpirun { // the table's other rows: cells
-
-		if v == "0" && f.Kind == factor.KindInt && f.Min > 0 {
-			return fmt.Errorf("%s 0 is not a valid level (leave the cell empty for the run's default)", column)
-		}
-		return e.Params.SetCell(f.ID, v)
+	if f := factor.Lookup(column); f != nil && f.Scope != factor.PerMpirun { // the table's rows: cells
+		return setCell(&e.Factors, f, v, vocab)
 	}
 	key := strings.TrimPrefix(column, LabelPrefix)
 	if v != "" {
@@ -368,6 +328,61 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 		e.Labels[key] = v
 	}
 	return nil
+}
+
+// setCell sets f's cell in x from the text v of a design file, by the
+// row's kind: an empty cell unsets it; text is checked against vocab;
+// seconds are read as a non-negative number rounded to the nanosecond (0
+// unsets it: the run's window); the other kinds by the row's Parse.
+func setCell(x *factor.Values, f *factor.Factor, v string, vocab Vocabulary) error {
+	switch {
+	case v == "":
+		x.Clear(f.ID)
+		return nil
+	case f.Kind == factor.KindText:
+		if l := vocab.Levels[f.ID]; !allowed(l, v) {
+			return notAllowed(l, v)
+		}
+		if check := vocab.Check[f.ID]; check != nil && v != factor.LevelNone {
+			if err := check(v); err != nil {
+				return err
+			}
+		}
+		x.SetText(f.ID, v)
+		return nil
+	case f.Kind == factor.KindSeconds:
+		d, err := parseSeconds(v)
+		if err != nil {
+			return err
+		}
+		if d == 0 {
+			x.Clear(f.ID)
+		} else {
+			x.Set(f.ID, int64(d))
+		}
+		return nil
+	case v == "0" && f.Kind == factor.KindInt && f.Min > 0:
+		return fmt.Errorf("%s 0 is not a valid level (leave the cell empty for the run's default)", f.Name)
+	}
+	return x.SetCell(f.ID, v)
+}
+
+// parseSeconds reads a design file's seconds: a non-negative finite
+// number, rounded to the nanosecond; a positive number below half a
+// nanosecond is refused (it would read as 0, the run's level).
+func parseSeconds(v string) (time.Duration, error) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number", v)
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > float64(math.MaxInt64)/1e9 {
+		return 0, fmt.Errorf("%v is not a non-negative finite number of seconds", f)
+	}
+	d := time.Duration(math.Round(f * 1e9))
+	if f > 0 && d == 0 {
+		return 0, fmt.Errorf("%v s is below a nanosecond", f)
+	}
+	return d, nil
 }
 
 // Write writes d to w in the format that Read reads: the format line, the
@@ -396,7 +411,7 @@ func Write(w io.Writer, d *Design) error {
 	families := map[string]bool{}
 	for _, e := range d.Experiments {
 		for _, id := range factor.CallParams() {
-			if _, ok := e.Params.Get(id); ok {
+			if e.Factors.Has(id) {
 				families[id.Row().Family] = true
 			}
 		}
@@ -415,7 +430,7 @@ func Write(w io.Writer, d *Design) error {
 	guard := false // the noise_guard column only when a row sets it
 	for _, m := range d.Mpiruns() {
 		for _, e := range d.Mpirun(m) {
-			guard = guard || e.Params.Has(factor.NoiseGuard)
+			guard = guard || e.Factors.Has(factor.NoiseGuard)
 		}
 	}
 	if !guard {
@@ -435,15 +450,15 @@ func Write(w io.Writer, d *Design) error {
 	}
 	for _, m := range d.Mpiruns() {
 		for _, e := range d.Mpirun(m) {
-			win := ""
-			if e.Window != 0 {
-				win = strconv.FormatFloat(e.Window.Seconds(), 'g', -1, 64)
-			}
 			rec := []string{strconv.Itoa(e.Mpirun), strconv.Itoa(e.Exp), itoa(e.Np), e.Call, itoa(e.MsizeBytes),
-				e.Datatype, e.nrepCell(), e.ProcSync, win, e.ClockSync, e.RuntimeType, e.Cache}
+				e.Datatype, e.nrepCell()}
 			for _, c := range header[len(rec):] { // the factor table's columns
 				if f := factor.Lookup(c); f != nil {
-					rec = append(rec, e.Params.Cell(f.ID))
+					cell := e.Factors.Cell(f.ID)
+					if v, _ := e.Factors.Get(f.ID); f.Kind == factor.KindSeconds && v == 0 {
+						cell = "" // 0 s: the run's level, as an empty cell reads
+					}
+					rec = append(rec, cell)
 				}
 			}
 			for _, k := range keys {
@@ -479,22 +494,29 @@ func validateForWrite(d *Design) error {
 		if e.Mpirun < 0 || e.Exp < 0 || e.Np < 0 || e.MsizeBytes < 0 || e.Nrep < 0 {
 			return bad("negative integer")
 		}
-		for _, id := range factor.CallParams() {
-			if _, ok := e.Params.Get(id); ok {
-				if err := e.Params.SetCell(id, e.Params.Cell(id)); err != nil {
-					return bad("%v", err)
+		for _, id := range factor.DesignColumns() {
+			if !e.Factors.Has(id) {
+				continue
+			}
+			if id.Row().Kind == factor.KindText {
+				if c := e.Factors.Cell(id); strings.ContainsAny(c, "\r\n") {
+					return bad("value %q contains a line break", c)
 				}
+			} else if err := e.Factors.SetCell(id, e.Factors.Cell(id)); err != nil {
+				return bad("%v", err)
 			}
 		}
-		if e.Window < 0 {
-			return bad("window_s %v is negative", e.Window)
+		for _, id := range factor.Table() {
+			if id.Scope == factor.PerMpirun && e.Factors.Has(id.ID) {
+				return bad("%s is set per mpirun by the launcher, not by a design row", id.Name)
+			}
 		}
 		k := key{e.Mpirun, e.Exp}
 		if seen[k] {
 			return bad("duplicate (mpirun, exp)")
 		}
 		seen[k] = true
-		for _, s := range []string{e.Call, e.Datatype, e.ProcSync, e.ClockSync, e.RuntimeType, e.Cache} {
+		for _, s := range []string{e.Call, e.Datatype} {
 			if strings.ContainsAny(s, "\r\n") {
 				return bad("value %q contains a line break", s)
 			}

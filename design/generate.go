@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/reprobench/reprobench/factor"
 )
@@ -21,34 +20,32 @@ type Factor struct {
 // empty list leaves the column empty, i.e. the run's flag default (one
 // level).
 type Factors struct {
-	Nps          []int
-	Calls        []string
-	MsizesBytes  []int
-	Datatypes    []string
-	Nreps        []int
-	ProcSyncs    []string
-	Windows      []time.Duration
-	ClockSyncs   []string
-	RuntimeTypes []string
-	Caches       []string
-	Labels       []Factor
-	NoiseGuards  []string // "on", "off"; in the mixed radix after the labels
-	// Params are the levels of the factor table's call parameters
-	// (package factor), by factor.ID; only call parameters may have
-	// levels.
-	Params [factor.NumIDs][]int64
+	Nps         []int
+	Calls       []string
+	MsizesBytes []int
+	Datatypes   []string
+	Nreps       []int
+	Labels      []Factor
+	// Levels are the levels of the factor table's rows that have a design
+	// column (package factor, factor.DesignColumns: the method factors and
+	// the call parameters), by factor.ID, each written as a design file's
+	// cell ("window", "0.0001", "on", "lock") and read as Read reads the
+	// cell, by its row's kind, so that a new row needs no field here. A
+	// seconds level must be positive (0 is the run's level).
+	Levels [factor.NumIDs][]string
 }
 
-// legacyParams are the call parameters whose mixed-radix digits precede
-// the labels (10–12), as they did before the factor table; the others
-// follow the noise guard in table order, so that designs that leave them
-// empty keep their order.
-var legacyParams = []factor.ID{factor.Skew, factor.BWWindow, factor.RMASync}
+// beforeLabels are the factor table's rows whose mixed-radix digits
+// follow nrep's and precede the labels', in this order, as they did before
+// the table; the other design columns follow the labels in design order
+// (afterLabels), so that designs that leave them empty keep their order
+// and a new row's digit comes last.
+var beforeLabels = []factor.ID{factor.ProcSync, factor.Window, factor.ClockSync, factor.RuntimeType, factor.Cache,
+	factor.Skew, factor.BWWindow, factor.RMASync}
 
-// laterParams are the call parameters after the noise guard's digit.
-func laterParams() []factor.ID {
-	return slices.DeleteFunc(slices.Clone(factor.CallParams()), func(id factor.ID) bool { return slices.Contains(legacyParams, id) })
-}
+// afterLabels are the design columns whose digits follow the labels', in
+// design order (noise_guard, in_place, root_shift, buf_offset, …).
+var afterLabels = slices.DeleteFunc(factor.DesignColumns(), func(id factor.ID) bool { return slices.Contains(beforeLabels, id) })
 
 // MaxRows bounds the rows of a generated design: Generate refuses larger
 // plans before allocating anything, and ParseSizes refuses specs with more
@@ -93,25 +90,22 @@ func (p Plan) Rows() (int, bool) {
 }
 
 // labelDigit is the mixed-radix digit of the first label (see lens).
-const labelDigit = 13
+var labelDigit = 5 + len(beforeLabels)
 
 func (f Factors) lens() []int {
-	// Digits 0–9 are the built-in factors, 10–12 the legacyParams (skew,
-	// bw_window, rma_sync), then one per label (labelDigit), the noise
-	// guard, and last the laterParams. A factor without levels has one digit
-	// value, so adding one never reorders designs that leave it empty.
-	ls := []int{len(f.Nps), len(f.Calls), len(f.MsizesBytes), len(f.Datatypes), len(f.Nreps),
-		len(f.ProcSyncs), len(f.Windows), len(f.ClockSyncs), len(f.RuntimeTypes), len(f.Caches),
-	}
-	for _, id := range legacyParams {
-		ls = append(ls, len(f.Params[id]))
+	// Digits 0–4 are np, call, msize_bytes, datatype and nrep, then
+	// beforeLabels, one per label (labelDigit), and last afterLabels. A
+	// factor without levels has one digit value, so adding one never
+	// reorders designs that leave it empty.
+	ls := []int{len(f.Nps), len(f.Calls), len(f.MsizesBytes), len(f.Datatypes), len(f.Nreps)}
+	for _, id := range beforeLabels {
+		ls = append(ls, len(f.Levels[id]))
 	}
 	for _, u := range f.Labels {
 		ls = append(ls, len(u.Levels))
 	}
-	ls = append(ls, len(f.NoiseGuards))
-	for _, id := range laterParams() {
-		ls = append(ls, len(f.Params[id]))
+	for _, id := range afterLabels {
+		ls = append(ls, len(f.Levels[id]))
 	}
 	return ls
 }
@@ -138,8 +132,10 @@ type Plan struct {
 // the levels of p.Factors, p.Replicates times, in each of p.Mpiruns
 // mpiruns, shuffled independently per mpirun (Hunold & Carpen-Amarie 2016, Alg. 5, line 15)
 // by Fisher–Yates from PCG(p.Seed, mpirun). Combinations are numbered in
-// lexicographic order of the levels, in the order of the Factors fields
-// (Nps outermost, user labels innermost); experiment numbers are
+// lexicographic order of the levels, np outermost, then call,
+// msize_bytes, datatype, nrep, the factor table's rows of beforeLabels,
+// the user labels, and the other design columns (afterLabels) innermost;
+// experiment numbers are
 // combination·replicates + replicate, so they are the same in every
 // mpirun. The design records p.Seed.
 func Generate(p Plan) (*Design, error) {
@@ -241,25 +237,15 @@ func (f Factors) point(i int) Experiment {
 	if len(f.Nreps) > 0 {
 		e.Nrep = f.Nreps[digits[4]]
 	}
-	if len(f.ProcSyncs) > 0 {
-		e.ProcSync = f.ProcSyncs[digits[5]]
-	}
-	if len(f.Windows) > 0 {
-		e.Window = f.Windows[digits[6]]
-	}
-	if len(f.ClockSyncs) > 0 {
-		e.ClockSync = f.ClockSyncs[digits[7]]
-	}
-	if len(f.RuntimeTypes) > 0 {
-		e.RuntimeType = f.RuntimeTypes[digits[8]]
-	}
-	if len(f.Caches) > 0 {
-		e.Cache = f.Caches[digits[9]]
-	}
-	for k, id := range legacyParams {
-		if l := f.Params[id]; len(l) > 0 {
-			e.Params.Set(id, l[digits[10+k]])
+	set := func(id factor.ID, digit int) {
+		if l := f.Levels[id]; len(l) > 0 {
+			if err := setCell(&e.Factors, id.Row(), l[digits[digit]], Vocabulary{}); err != nil {
+				panic(err) // checked by Generate
+			}
 		}
+	}
+	for k, id := range beforeLabels {
+		set(id, 5+k)
 	}
 	for k, u := range f.Labels {
 		if len(u.Levels) > 0 {
@@ -269,15 +255,8 @@ func (f Factors) point(i int) Experiment {
 			e.Labels[u.Name] = u.Levels[digits[labelDigit+k]]
 		}
 	}
-	if len(f.NoiseGuards) > 0 {
-		if err := e.Params.SetCell(factor.NoiseGuard, f.NoiseGuards[digits[labelDigit+len(f.Labels)]]); err != nil {
-			panic(err) // checked by Generate
-		}
-	}
-	for k, id := range laterParams() {
-		if l := f.Params[id]; len(l) > 0 {
-			e.Params.Set(id, l[digits[labelDigit+len(f.Labels)+1+k]])
-		}
+	for k, id := range afterLabels {
+		set(id, labelDigit+len(f.Labels)+k)
 	}
 	return e
 }
@@ -317,41 +296,35 @@ func (f Factors) check() error {
 	}
 	errs := []error{
 		ints("np", f.Nps), strs("call", f.Calls), ints("msize_bytes", f.MsizesBytes),
-		strs("datatype", f.Datatypes), ints("nrep", f.Nreps), strs(factor.ProcSync.String(), f.ProcSyncs),
-		strs(factor.ClockSync.String(), f.ClockSyncs), strs(factor.RuntimeType.String(), f.RuntimeTypes), strs(factor.Cache.String(), f.Caches),
-		strs(factor.NoiseGuard.String(), f.NoiseGuards),
+		strs("datatype", f.Datatypes), ints("nrep", f.Nreps),
 	}
-	for id, l := range f.Params {
+	for id, l := range f.Levels {
 		row := factor.ID(id).Row()
-		seen := map[int64]bool{}
+		if len(l) > 0 && !slices.Contains(factor.DesignColumns(), row.ID) {
+			errs = append(errs, fmt.Errorf("design: %s has no design column", row.Name))
+			continue
+		}
+		if err := strs(row.Name, l); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		seen := map[string]bool{}
 		for _, v := range l {
-			if !row.Call {
-				errs = append(errs, fmt.Errorf("design: %s is not a call parameter", row.Name))
-				break
+			var x factor.Values // read as a design file's cell is
+			if err := setCell(&x, row, v, Vocabulary{}); err != nil {
+				errs = append(errs, fmt.Errorf("design: %s level %s: %v", row.Name, v, err))
+				continue
 			}
-			if _, err := row.Parse(row.Format(v)); err != nil {
-				errs = append(errs, fmt.Errorf("design: %v", err))
+			if !x.Has(row.ID) {
+				errs = append(errs, fmt.Errorf("design: %s level %s: must be positive (0 means the run's default)", row.Name, v))
+				continue
 			}
-			if seen[v] {
-				errs = append(errs, fmt.Errorf("design: %s level %s listed twice", row.Name, row.Format(v)))
+			c := x.Cell(row.ID)
+			if seen[c] {
+				errs = append(errs, fmt.Errorf("design: %s level %s listed twice", row.Name, c))
 			}
-			seen[v] = true
+			seen[c] = true
 		}
-	}
-	for _, v := range f.NoiseGuards {
-		if v != "on" && v != "off" {
-			errs = append(errs, fmt.Errorf("design: noise_guard level %q: want on or off", v))
-		}
-	}
-	seenW := map[time.Duration]bool{}
-	for _, w := range f.Windows {
-		if w <= 0 {
-			errs = append(errs, fmt.Errorf("design: window_s level %v: must be positive", w))
-		}
-		if seenW[w] {
-			errs = append(errs, fmt.Errorf("design: window_s level %v listed twice", w))
-		}
-		seenW[w] = true
 	}
 	names := map[string]bool{}
 	for _, u := range f.Labels {

@@ -13,8 +13,8 @@ import (
 // out of the vocabulary; a design without them keeps its old columns.
 func TestP2PFactors(t *testing.T) {
 	p := Plan{Mpiruns: 1, Seed: 3, Factors: Factors{Calls: []string{"bw", "MPI_Put"}}}
-	p.Factors.Params[factor.BWWindow] = []int64{16, 64}
-	p.Factors.Params[factor.RMASync] = []int64{0, 1} // fence, lock
+	p.Factors.Levels[factor.BWWindow] = []string{"16", "64"}
+	p.Factors.Levels[factor.RMASync] = []string{"fence", "lock"}
 	d, err := Generate(p)
 	if err != nil {
 		t.Fatal(err)
@@ -36,10 +36,10 @@ func TestP2PFactors(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for i, e := range back.Experiments {
-		if e.Params != d.Experiments[i].Params {
-			t.Errorf("row %d: read %v, wrote %v", i, e.Params, d.Experiments[i].Params)
+		if e.Factors != d.Experiments[i].Factors {
+			t.Errorf("row %d: read %v, wrote %v", i, e.Factors, d.Experiments[i].Factors)
 		}
-		seen[e.Params.Cell(factor.RMASync)] = true
+		seen[e.Factors.Cell(factor.RMASync)] = true
 	}
 	if !seen["fence"] || !seen["lock"] {
 		t.Errorf("levels read: %v", seen)

@@ -3,6 +3,8 @@ package design
 import (
 	"strings"
 	"testing"
+
+	"github.com/reprobench/reprobench/factor"
 )
 
 // TestReadRefusesZeroLevels: a literal 0 in nrep, np or msize_bytes would
@@ -39,12 +41,12 @@ func TestReadRefusesReusedExp(t *testing.T) {
 // TestReadChecksClockSync: the vocabulary's spec parser runs on every
 // clocksync cell, so a bad spec fails when the design is read.
 func TestReadChecksClockSync(t *testing.T) {
-	v := Vocabulary{ClockSync: func(s string) error {
+	v := Vocabulary{Check: map[factor.ID]func(string) error{factor.ClockSync: func(s string) error {
 		if s != "hca3" {
 			return errBadSpec
 		}
 		return nil
-	}}
+	}}}
 	if _, err := Read(strings.NewReader("mpirun,exp,clocksync\n0,0,hca3\n0,1,none\n"), "d.csv", v); err != nil {
 		t.Error(err)
 	}

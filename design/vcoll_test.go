@@ -16,8 +16,8 @@ func TestSkewColumn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Experiments[0].Params.Cell(factor.Skew) != "4" || d.Experiments[1].Params.Cell(factor.Skew) != "" {
-		t.Fatalf("skews %v, %v; want 4 and unset (empty)", d.Experiments[0].Params, d.Experiments[1].Params)
+	if d.Experiments[0].Factors.Cell(factor.Skew) != "4" || d.Experiments[1].Factors.Cell(factor.Skew) != "" {
+		t.Fatalf("skews %v, %v; want 4 and unset (empty)", d.Experiments[0].Factors, d.Experiments[1].Factors)
 	}
 	var b bytes.Buffer
 	if err := Write(&b, d); err != nil {
@@ -27,11 +27,11 @@ func TestSkewColumn(t *testing.T) {
 		t.Errorf("written design lacks the skew column or cell:\n%s", b.String())
 	}
 	back, err := Read(&b, "back.csv", Vocabulary{})
-	if err != nil || back.Experiments[0].Params.Cell(factor.Skew) != "4" {
+	if err != nil || back.Experiments[0].Factors.Cell(factor.Skew) != "4" {
 		t.Fatalf("read back: %v, %+v", err, back)
 	}
 	// Without any skew, the format is the one before the column existed.
-	d.Experiments[0].Params.Clear(factor.Skew)
+	d.Experiments[0].Factors.Clear(factor.Skew)
 	b.Reset()
 	if err := Write(&b, d); err != nil {
 		t.Fatal(err)
@@ -47,21 +47,21 @@ func TestSkewColumn(t *testing.T) {
 func TestSkewFactor(t *testing.T) {
 	p := Plan{Mpiruns: 1, Seed: 1, Factors: Factors{Calls: []string{"MPI_Gatherv"},
 		Labels: []Factor{{Name: "lib", Levels: []string{"a", "b"}}}}}
-	p.Factors.Params[factor.Skew] = []int64{1, 8}
+	p.Factors.Levels[factor.Skew] = []string{"1", "8"}
 	d, err := Generate(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
 	for _, e := range d.Experiments {
-		seen[e.Labels["lib"]+"/"+e.Params.Cell(factor.Skew)] = true
+		seen[e.Labels["lib"]+"/"+e.Factors.Cell(factor.Skew)] = true
 	}
 	for _, k := range []string{"a/1", "a/8", "b/1", "b/8"} {
 		if !seen[k] {
 			t.Errorf("combination %s missing: %v", k, seen)
 		}
 	}
-	p.Factors.Params[factor.Skew] = []int64{2, 2}
+	p.Factors.Levels[factor.Skew] = []string{"2", "2"}
 	if _, err := Generate(p); err == nil {
 		t.Error("a repeated skew level accepted")
 	}

@@ -9,8 +9,10 @@
 //
 // Two kinds of rows. The method factors (procsync, window_s,
 // runtime_type, cache, clocksync, noise_guard) apply to every call; their
-// typed values live in package window and the engine, and the table gives
-// their columns, flags, order and group-key membership. The call
+// typed values live in package window and the engine, design rows and raw
+// rows carry them as cells (Values), the root package's accessor table
+// reads and sets them on an experiment, and the table gives their
+// columns, flags, order and group-key membership. The call
 // parameters (skew, bw_window, rma_sync, in_place, root_shift,
 // buf_offset) apply to the calls that take them; their levels travel as
 // one Values from the design through the engine to mpi.Observation.Params
@@ -29,7 +31,9 @@
 package factor
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -156,8 +160,9 @@ type Factor struct {
 	// mpi.Observation.Params; its raw cell is empty for the calls it does
 	// not apply to.
 	Call bool
-	// Group says that the raw column enters the analysis's group key (all
-	// factor columns do; covariates do not).
+	// Group says that the raw column enters the analysis's group key
+	// (package analysis reads it); a factor column without it is read as
+	// a covariate, grouped only when asked (analyze --by).
 	Group bool
 	// Optional says that the raw file has the column only when some
 	// experiment of the run sets a level (rawdata.Writer), so that files
@@ -169,6 +174,13 @@ type Factor struct {
 	// level of a PerMpirun factor for one mpirun (MpirunLevels); empty
 	// for the other scopes.
 	Env string
+	// DesignOrder is the place of the row's column among a design file's
+	// factor columns, which package design writes in increasing
+	// DesignOrder (DesignColumns). Design files keep the order they have
+	// always had, which differs from the raw file's (ID order) in one
+	// place: clocksync comes before runtime_type. Rows of Scope
+	// PerMpirun have no design column and leave it 0.
+	DesignOrder int
 }
 
 // CName returns the C constant of a call parameter's slot in
@@ -177,32 +189,32 @@ type Factor struct {
 func (f *Factor) CName() string { return "RB_F_" + strings.ToUpper(f.Name) }
 
 var table = [NumIDs]Factor{
-	ProcSync: {Name: "procsync", Flag: "proc-sync", Kind: KindText, Group: true,
+	ProcSync: {Name: "procsync", DesignOrder: 1, Flag: "proc-sync", Kind: KindText, Group: true,
 		Help: "process synchronization method (package window's Method names)"},
-	Window: {Name: "window_s", Flag: "window", Kind: KindSeconds, Unit: "s", Group: true,
+	Window: {Name: "window_s", DesignOrder: 2, Flag: "window", Kind: KindSeconds, Unit: "s", Group: true,
 		Help: "initial window of the windowed methods (a duration on the command line, seconds in files)"},
-	RuntimeType: {Name: "runtime_type", Flag: "runtime", Kind: KindText, Group: true,
+	RuntimeType: {Name: "runtime_type", DesignOrder: 4, Flag: "runtime", Kind: KindText, Group: true,
 		Help: "completion time per observation (package window's RuntimeType names)"},
-	Cache: {Name: "cache", Flag: "cache", Kind: KindText, Group: true,
+	Cache: {Name: "cache", DesignOrder: 5, Flag: "cache", Kind: KindText, Group: true,
 		Help: "cache mode of the buffers (package cache's Mode names)"},
-	ClockSync: {Name: "clocksync", Flag: "clock-sync", Kind: KindText, Group: true,
+	ClockSync: {Name: "clocksync", DesignOrder: 3, Flag: "clock-sync", Kind: KindText, Group: true,
 		Help: "clock synchronization spec (package clocksync's syntax, or none)"},
-	Skew: {Name: "skew", Flag: "skew", Kind: KindInt, Min: 1, Max: 1<<31 - 1, Default: 1, Family: "vcoll", Call: true, Group: true,
+	Skew: {Name: "skew", DesignOrder: 6, Flag: "skew", Kind: KindInt, Min: 1, Max: 1<<31 - 1, Default: 1, Family: "vcoll", Call: true, Group: true,
 		Help: "v-collectives' skew k: the last rank's blocks have k times the count of the others; 1: uniform counts"},
-	NoiseGuard: {Name: "noise_guard", Flag: "noise-guard", Kind: KindBool, Levels: []string{"off", "on"}, Group: true,
+	NoiseGuard: {Name: "noise_guard", DesignOrder: 7, Flag: "noise-guard", Kind: KindBool, Levels: []string{"off", "on"}, Group: true,
 		Help: "on: the windowed methods place their starts away from the periodic noise learned from late observations"},
-	BWWindow: {Name: "bw_window", Flag: "bw-window", Kind: KindInt, Unit: "messages", Min: 1, Max: 1 << 20, Default: 64, Family: "p2p", Call: true, Group: true,
+	BWWindow: {Name: "bw_window", DesignOrder: 8, Flag: "bw-window", Kind: KindInt, Unit: "messages", Min: 1, Max: 1 << 20, Default: 64, Family: "p2p", Call: true, Group: true,
 		Help: "messages per window (osu_bw's window size)"},
-	RMASync: {Name: "rma_sync", Flag: "rma-sync", Kind: KindEnum, Levels: []string{"fence", "lock", "flush"}, Family: "p2p", Call: true, Group: true,
+	RMASync: {Name: "rma_sync", DesignOrder: 9, Flag: "rma-sync", Kind: KindEnum, Levels: []string{"fence", "lock", "flush"}, Family: "p2p", Call: true, Group: true,
 		Aliases: map[string]string{"lock_all": "flush", "lockall": "flush", "lockall_flush": "flush", "lock_all_flush": "flush"},
 		Help:    "one-sided synchronization: fence (MPI_Win_fence; op; MPI_Win_fence), lock (MPI_Win_lock; op; MPI_Win_unlock) or flush (op; MPI_Win_flush inside MPI_Win_lock_all)"},
-	InPlace: {Name: "in_place", Flag: "in-place", Kind: KindBool, Levels: []string{"off", "on"}, Family: "coll", Call: true, Group: true,
+	InPlace: {Name: "in_place", DesignOrder: 10, Flag: "in-place", Kind: KindBool, Levels: []string{"off", "on"}, Family: "coll", Call: true, Group: true,
 		Optional: true, Since: "1.2",
 		Help: "on: pass MPI_IN_PLACE, the input taken from the receive buffer (OSU's -l)"},
-	RootShift: {Name: "root_shift", Flag: "root-shift", Kind: KindBool, Levels: []string{"off", "on"}, Family: "coll", Call: true, Group: true,
+	RootShift: {Name: "root_shift", DesignOrder: 11, Flag: "root-shift", Kind: KindBool, Levels: []string{"off", "on"}, Family: "coll", Call: true, Group: true,
 		Optional: true, Since: "1.3",
 		Help: "on: call i of an observation has root (root + i) mod P, as IMB's -root_shift, OSU's -k rotate (runtime loop, osu, imb)"},
-	BufOffset: {Name: "buf_offset", Flag: "buf-offset", Kind: KindInt, Unit: "bytes", Min: 0, Max: 4095, Family: "*", Call: true, Group: true,
+	BufOffset: {Name: "buf_offset", DesignOrder: 12, Flag: "buf-offset", Kind: KindInt, Unit: "bytes", Min: 0, Max: 4095, Family: "*", Call: true, Group: true,
 		Optional: true, Since: "1.5",
 		Help: "bytes after a page boundary at which the send and receive buffers start (0: page-aligned; misaligned buffers change copy costs)"},
 	Algorithm: {Name: "algorithm", Flag: "algorithm", Kind: KindText, Scope: PerMpirun, Env: "REPROBENCH_ALGORITHM", Group: true,
@@ -276,6 +288,20 @@ func Columns() []string {
 			out = append(out, table[i].Name)
 		}
 	}
+	return out
+}
+
+// DesignColumns returns the rows that have a column in design files
+// (every row but those of Scope PerMpirun), in the order design files
+// put them: increasing DesignOrder.
+func DesignColumns() []ID {
+	var out []ID
+	for i := range table {
+		if table[i].Scope != PerMpirun {
+			out = append(out, ID(i))
+		}
+	}
+	slices.SortStableFunc(out, func(a, b ID) int { return cmp.Compare(table[a].DesignOrder, table[b].DesignOrder) })
 	return out
 }
 

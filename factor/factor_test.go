@@ -134,3 +134,23 @@ func TestValuesText(t *testing.T) {
 		t.Errorf("equal cells compare unequal: %v and %v", z, x)
 	}
 }
+
+// TestDesignColumns: the design columns are every row but the PerMpirun
+// ones, each at its own DesignOrder, in the order design files have had
+// (clocksync before runtime_type, unlike the raw file).
+func TestDesignColumns(t *testing.T) {
+	var got []string
+	orders := map[int]bool{}
+	for _, id := range DesignColumns() {
+		f := id.Row()
+		if f.Scope == PerMpirun || f.DesignOrder <= 0 || orders[f.DesignOrder] {
+			t.Errorf("%s: scope %v, design order %d (repeated or not positive)", f.Name, f.Scope, f.DesignOrder)
+		}
+		orders[f.DesignOrder] = true
+		got = append(got, f.Name)
+	}
+	want := []string{"procsync", "window_s", "clocksync", "runtime_type", "cache", "skew", "noise_guard", "bw_window", "rma_sync", "in_place", "root_shift", "buf_offset"}
+	if !slices.Equal(got, want) {
+		t.Errorf("DesignColumns() = %v, want %v", got, want)
+	}
+}

@@ -178,37 +178,37 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 		if err != nil {
 			return usage("--proc-sync: %v", err)
 		}
-		f.ProcSyncs = append(f.ProcSyncs, m.String())
+		f.Levels[factor.ProcSync] = append(f.Levels[factor.ProcSync], m.String())
 	}
 	for _, s := range windows {
 		w, err := time.ParseDuration(s)
 		if err != nil || w <= 0 || w > window.MaxWindowLimit {
 			return usage("--window %q: want a duration in (0, %v], e.g. 100us", s, window.MaxWindowLimit)
 		}
-		f.Windows = append(f.Windows, w)
+		f.Levels[factor.Window] = append(f.Levels[factor.Window], factor.Window.Row().Format(int64(w)))
 	}
 	for _, s := range clocksyncs {
 		if s == "auto" {
 			return usage("--clock-sync auto: a design names its clock synchronization (a spec or none)")
 		}
-		if err := reprobench.Vocabulary().ClockSync(s); err != nil {
+		if err := reprobench.Vocabulary().Check[factor.ClockSync](s); err != nil {
 			return usage("--clock-sync: %v", err)
 		}
 	}
-	f.ClockSyncs = clocksyncs
+	f.Levels[factor.ClockSync] = clocksyncs
 	for _, s := range runtimes {
 		r, err := completion.ParseType(s)
 		if err != nil {
 			return usage("--runtime: %v", err)
 		}
-		f.RuntimeTypes = append(f.RuntimeTypes, r.String())
+		f.Levels[factor.RuntimeType] = append(f.Levels[factor.RuntimeType], r.String())
 	}
 	for _, s := range caches {
 		c, err := cache.ParseMode(s)
 		if err != nil {
 			return usage("--cache: %v", err)
 		}
-		f.Caches = append(f.Caches, c.String())
+		f.Levels[factor.Cache] = append(f.Levels[factor.Cache], c.String())
 	}
 	if err := designParams(f, params, calls); err != nil {
 		return usage("%v", err)
@@ -217,7 +217,7 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 		if _, err := parseNoiseGuard(s); err != nil {
 			return usage("%v", err)
 		}
-		f.NoiseGuards = append(f.NoiseGuards, s)
+		f.Levels[factor.NoiseGuard] = append(f.Levels[factor.NoiseGuard], s)
 	}
 	for _, s := range factors {
 		k, v, ok := strings.Cut(s, "=")

@@ -69,8 +69,10 @@ func designParamFlags(fs *flag.FlagSet) map[factor.ID]*designListFlag {
 	return out
 }
 
-// designParams parses the levels of designParamFlags into f.Params.
+// designParams parses the levels of designParamFlags into f.Levels, as
+// their rows write them.
 func designParams(f *design.Factors, lists map[factor.ID]*designListFlag, calls []string) error {
+	var skews []int64
 	for id, l := range lists {
 		row := id.Row()
 		for _, s := range *l {
@@ -78,8 +80,11 @@ func designParams(f *design.Factors, lists map[factor.ID]*designListFlag, calls 
 			if err != nil {
 				return fmt.Errorf("--%s: %v", row.Flag, err)
 			}
-			f.Params[id] = append(f.Params[id], v)
+			f.Levels[id] = append(f.Levels[id], row.Format(v))
+			if id == factor.Skew {
+				skews = append(skews, v)
+			}
 		}
 	}
-	return checkDesignSkews(f.Params[factor.Skew], calls)
+	return checkDesignSkews(skews, calls)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/internal/mpirun"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
@@ -230,9 +231,11 @@ func TestDesignFile(t *testing.T) {
 	path := filepath.Join(dir, "d.csv")
 	d := &design.Design{Seed: 5, HasSeed: true, Experiments: []design.Experiment{
 		{Mpirun: 0, Exp: 0, Np: 2, Call: "MPI_Bcast", MsizeBytes: 8, Nrep: 5},
-		{Mpirun: 1, Exp: 1, Np: 2, Call: "MPI_Allreduce", MsizeBytes: 16, Datatype: "MPI_DOUBLE", Nrep: 7, ProcSync: "adaptive_skampi", Window: 130 * time.Microsecond, Labels: map[string]string{"alg": "x"}},
+		{Mpirun: 1, Exp: 1, Np: 2, Call: "MPI_Allreduce", MsizeBytes: 16, Datatype: "MPI_DOUBLE", Nrep: 7,
+			Factors: factor.Values{}.WithText(factor.ProcSync, "adaptive_skampi").With(factor.Window, int64(130*time.Microsecond)), Labels: map[string]string{"alg": "x"}},
 		{Mpirun: 1, Exp: 0, Np: 2, Call: "MPI_Bcast", MsizeBytes: 8, Nrep: 5},
-		{Mpirun: 1, Exp: 2, Np: 2, Call: "pingpong", MsizeBytes: 8, ClockSync: "hca3o", RuntimeType: "global", Cache: "cold"},
+		{Mpirun: 1, Exp: 2, Np: 2, Call: "pingpong", MsizeBytes: 8,
+			Factors: factor.Values{}.WithText(factor.ClockSync, "hca3o").WithText(factor.RuntimeType, "global").WithText(factor.Cache, "cold")},
 	}}
 	if err := design.WriteFile(path, d); err != nil {
 		t.Fatal(err)
