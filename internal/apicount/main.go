@@ -10,14 +10,24 @@
 // function, an exported method of a package-level type, or an exported
 // field of a package-level struct type, declared in a non-test file of a
 // public package: every package of the module except those under
-// internal/, examples/, cmd/ and bench/. Each name falls in one class:
+// internal/, examples/, cmd/ and bench/. A user is another package of the
+// module (internal/, cmd/ and examples/ included) or a package of the
+// modules of -with (by default bench/, the repository's benchmarks, a
+// module of its own); a package's own external test package, package
+// p_test, is not another package. Each name falls in the first class that
+// fits:
 //
-//   - outside: named by non-test code of another package of the module
-//     (internal/, cmd/ and examples/ included) or of the modules of -with
-//     (by default bench/, the repository's benchmarks, a module of its own);
-//   - tests: named outside its package only by test files (a package's own
-//     external test package, package p_test, counts as its own);
-//   - nowhere: named by no other package.
+//   - outside: named by a user's non-test code;
+//   - values: a package-level type that no user's non-test code names,
+//     but whose values a user's non-test code uses: a selector x.f in a
+//     non-test file of a user, where f is a field or method and the type
+//     of x is T or *T itself (for a generic type, any instance of it); a
+//     method expression T.f names T. A field or method promoted from T into
+//     another type U, selected on a value of U, counts for U, not for T;
+//     passing, storing, comparing or ranging over values of T does not
+//     count. Only type names fall in this class, never members;
+//   - tests: named by a user only in test files;
+//   - nowhere: named by no user.
 //
 // "Named" means an identifier that go/types resolves to the object (a
 // call, a selector, a composite-literal key, a type in a declaration). A
@@ -25,8 +35,8 @@
 // called on the interface) is not named, so it counts as nowhere; that is
 // the point: such a method needs the interface, not its own export.
 //
-// It prints two lines of counts, "exported N  outside N  tests N  nowhere
-// N": one for package-level names ("names"), one for methods and fields
+// It prints two lines of counts, "exported N  outside N  values N  tests N
+// nowhere N": one for package-level names ("names"), one for methods and fields
 // ("members"); then with -list every name of the tests and nowhere classes
 // (with -all every name), one per line, as "class pkg.Name", where pkg is
 // the package's path within the module ("." for the root package).
@@ -60,12 +70,14 @@ type Class int
 // The classes, from most to least used.
 const (
 	Outside Class = iota
+	Values
 	TestsOnly
 	Nowhere
+	nClasses
 )
 
 func (c Class) String() string {
-	return [...]string{"outside", "tests", "nowhere"}[c]
+	return [...]string{"outside", "values", "tests", "nowhere"}[c]
 }
 
 // Name is one exported name and its class.
@@ -81,7 +93,7 @@ func (n Name) Member() bool { return strings.Contains(n.Name, ".") }
 func run(w io.Writer, args []string) error {
 	fs := flag.NewFlagSet("apicount", flag.ContinueOnError)
 	list := fs.Bool("list", false, "list the names used only by tests and used nowhere")
-	all := fs.Bool("all", false, "with -list, list the names used outside too")
+	all := fs.Bool("all", false, "with -list, list the names used outside and through values too")
 	dir := fs.String("C", ".", "the module's directory")
 	prefix := fs.String("pkg", "", "count only packages whose import path, after the module path, starts with this")
 	with := fs.String("with", "bench", "comma-separated directories of other modules (relative to -C) whose code counts as a user; missing ones are skipped")
@@ -101,7 +113,7 @@ func run(w io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	var top, member [3]int
+	var top, member [nClasses]int
 	var kept []Name
 	for _, nm := range names {
 		if *prefix != "" && !strings.HasPrefix(nm.Pkg, *prefix) {
@@ -114,14 +126,18 @@ func run(w io.Writer, args []string) error {
 		}
 		kept = append(kept, nm)
 	}
-	line := func(what string, n [3]int) {
-		fmt.Fprintf(w, "%-9s exported %4d  outside %4d  tests %4d  nowhere %4d\n", what, n[0]+n[1]+n[2], n[Outside], n[TestsOnly], n[Nowhere])
+	line := func(what string, n [nClasses]int) {
+		total := 0
+		for _, c := range n {
+			total += c
+		}
+		fmt.Fprintf(w, "%-9s exported %4d  outside %4d  values %4d  tests %4d  nowhere %4d\n", what, total, n[Outside], n[Values], n[TestsOnly], n[Nowhere])
 	}
 	line("names", top)
 	line("members", member)
 	if *list {
 		for _, nm := range kept {
-			if nm.Class != Outside || *all {
+			if (nm.Class != Outside && nm.Class != Values) || *all {
 				fmt.Fprintf(w, "%s %s.%s\n", nm.Class, nm.Pkg, nm.Name)
 			}
 		}
@@ -211,6 +227,31 @@ func Count(dir string, others ...string) ([]Name, error) {
 				}
 			} else {
 				class[k] = Outside
+			}
+		}
+	}
+	// A type no user's non-test code names may still be used through its
+	// values: a field or method selected on a T or *T.
+	for _, p := range users {
+		user := strings.TrimSuffix(p.Path, "_test")
+		for sx, sel := range p.Info.Selections {
+			if isTestFile(fset, sx.Pos()) {
+				continue
+			}
+			n := named(sel.Recv())
+			if n == nil {
+				continue
+			}
+			obj := n.Origin().Obj()
+			if obj.Pkg() == nil {
+				continue
+			}
+			if home, _, _ := strings.Cut(obj.Pkg().Path(), " "); home == user {
+				continue
+			}
+			k, _ := key(fset, obj)
+			if c, ok := class[k]; ok && c > Values {
+				class[k] = Values
 			}
 		}
 	}
