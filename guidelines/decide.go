@@ -80,9 +80,9 @@ func (o Options) withDefaults() Options {
 
 // Test names the statistics of a Report.
 const (
-	TestName       = "one-sided Wilcoxon signed-rank test of H0: lhs <= rhs against H1: lhs > rhs, on per-mpirun medians paired by mpirun"
-	CorrectionName = "Holm (step-down Bonferroni) over every (guideline, size) of a context: family-wise error rate <= alpha under any dependence"
-	ShiftName      = "Hodges-Lehmann estimate of lhs - rhs (pseudo-median of the paired differences) with its signed-rank confidence interval"
+	testName       = "one-sided Wilcoxon signed-rank test of H0: lhs <= rhs against H1: lhs > rhs, on per-mpirun medians paired by mpirun"
+	correctionName = "Holm (step-down Bonferroni) over every (guideline, size) of a context: family-wise error rate <= alpha under any dependence"
+	shiftName      = "Hodges-Lehmann estimate of lhs - rhs (pseudo-median of the paired differences) with its signed-rank confidence interval"
 )
 
 // Decision is the verdict on one guideline at one size.
@@ -133,10 +133,10 @@ type ContextReport struct {
 	Warnings   []string   `json:"warnings,omitempty"`
 }
 
-// MinMpiruns returns the smallest number m of paired mpiruns for which the
+// minMpiruns returns the smallest number m of paired mpiruns for which the
 // exact one-sided signed-rank test can reject at alpha/tests (Holm's
 // strictest step): 2^-m ≤ alpha/tests.
-func MinMpiruns(tests int, alpha float64) int {
+func minMpiruns(tests int, alpha float64) int {
 	if tests < 1 || !(alpha > 0) {
 		return 0
 	}
@@ -189,7 +189,7 @@ func Decide(gs []Guideline, ctx Context, data Data, opt Options) ContextReport {
 			rep.Violations++
 		}
 	}
-	rep.MinMpiruns = MinMpiruns(rep.Tests, opt.Alpha)
+	rep.MinMpiruns = minMpiruns(rep.Tests, opt.Alpha)
 	minPairs := math.MaxInt
 	for _, d := range rep.Decisions {
 		if !math.IsNaN(d.P) {
@@ -310,17 +310,4 @@ func pair(a, b Series) (x, y []float64) {
 		}
 	}
 	return x, y
-}
-
-// Violations returns the violated decisions of reps.
-func Violations(reps []ContextReport) []Decision {
-	var v []Decision
-	for _, r := range reps {
-		for _, d := range r.Decisions {
-			if d.Violated {
-				v = append(v, d)
-			}
-		}
-	}
-	return v
 }

@@ -38,11 +38,11 @@
 // differences, analysis.HodgesLehmannPaired) with its confidence interval.
 //
 // With m paired mpiruns the smallest exact one-sided p-value is 2^-m, so a
-// family of T tests can find nothing with fewer than MinMpiruns(T, α) =
+// family of T tests can find nothing with fewer than minMpiruns(T, α) =
 // ⌈log2(T/α)⌉ mpiruns: 10 for the default table at three sizes and
 // α = 0.05. Decide warns when the data has fewer.
 //
 // Report writes the verdicts as a table (WriteText), as JSON a library's
-// CI can gate on (WriteJSON, schema SchemaVersion, described in
+// CI can gate on (WriteJSON, schema schemaVersion, described in
 // docs/guidelines.md) and as a plot (Plot).
 package guidelines

@@ -1,0 +1,5 @@
+package guidelines
+
+// Names the external tests and examples use, unexported in the package.
+
+var MinMpiruns = minMpiruns
