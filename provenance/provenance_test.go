@@ -160,7 +160,7 @@ func TestCPUFacts(t *testing.T) {
 
 // This machine's own probe: every fact is a value or says why not.
 func TestLocal(t *testing.T) {
-	p := Local("here")
+	p := local("here")
 	for name, v := range map[string]string{"clock source": p.Clock, "mask": p.Mask, "online": p.OnlineCPUs, "smt": p.CPUFacts.SMT, "thp": p.CPUFacts.THP, "adjtimex": p.Adjtimex.State} {
 		if v == "" || v == Unavailable {
 			t.Errorf("%s: %q", name, v)
@@ -251,7 +251,7 @@ func TestExplain(t *testing.T) {
 	}
 	res := Explain(a, b, 0.05, 7, 9999)
 	if len(res.Facts) != 2 || res.Facts[0].Fact != "coll_tuned_allreduce_algorithm" || !res.Facts[0].Named || res.Facts[0].Separation != 1 ||
-		res.Facts[0].B != "4" || res.Facts[0].A != Default {
+		res.Facts[0].B != "4" || res.Facts[0].A != defaultText {
 		t.Fatalf("%+v", res)
 	}
 	if f := res.Facts[1]; f.Fact != "ranks that migrated" || f.Named || f.P < 0.3 {

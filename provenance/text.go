@@ -7,10 +7,10 @@ import (
 )
 
 // LocalRecord is the record of this process alone, without MPI: one node
-// (the host name) and one rank (this thread's binding), from Local.
+// (the host name) and one rank (this thread's binding), from local.
 func LocalRecord() *Record {
 	host, _ := os.Hostname()
-	p := Local(host)
+	p := local(host)
 	rec := combine([]Probe{p})
 	rec.Library, rec.Launcher = unavailable("not launched under MPI"), p.Launcher
 	if p.CPU >= 0 {

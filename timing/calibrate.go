@@ -13,7 +13,7 @@ import (
 // Frequency methods recorded in Frequency.Method.
 const (
 	MethodFixed        = "fixed"         // given by the user
-	MethodLeastSquares = "least_squares" // calibrated by Calibrate
+	MethodLeastSquares = "least_squares" // calibrated by calibrate
 )
 
 // Frequency is a counter frequency and how it was obtained, for metadata.
@@ -54,9 +54,9 @@ type Reference struct {
 	Sleep func(time.Duration) // waits between samples
 }
 
-// MonotonicRaw is CLOCK_MONOTONIC_RAW: the kernel's clock not slewed by
+// monotonicRaw is CLOCK_MONOTONIC_RAW: the kernel's clock not slewed by
 // NTP, read with clock_gettime.
-func MonotonicRaw() Reference {
+func monotonicRaw() Reference {
 	return Reference{
 		Name: "CLOCK_MONOTONIC_RAW",
 		Now: func() int64 {
@@ -70,7 +70,7 @@ func MonotonicRaw() Reference {
 	}
 }
 
-// CalibrationConfig configures Calibrate. The zero value is usable.
+// CalibrationConfig configures calibrate. The zero value is usable.
 type CalibrationConfig struct {
 	// Duration is the reference time the fit covers: at least one second
 	// (shorter calibrations are refused), one second if zero.
@@ -85,7 +85,7 @@ type CalibrationConfig struct {
 	MaxUncertaintyPPM float64
 }
 
-// Calibrate estimates the rate of counter, in ticks per second of ref, by
+// calibrate estimates the rate of counter, in ticks per second of ref, by
 // least squares over at least one second.
 //
 // Each point reads counter, ref, counter back to back, keeping of cfg.Tries
@@ -103,7 +103,7 @@ type CalibrationConfig struct {
 // between processes; fitting a line through many bracketed points over the
 // same second brings that down by one or two orders of magnitude, and the
 // uncertainty is stated instead of ignored.
-func Calibrate(counter func() int64, ref Reference, cfg CalibrationConfig) (Frequency, error) {
+func calibrate(counter func() int64, ref Reference, cfg CalibrationConfig) (Frequency, error) {
 	if cfg.Duration == 0 {
 		cfg.Duration = time.Second
 	}

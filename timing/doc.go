@@ -51,7 +51,7 @@
 //
 // NewBestClock picks among them for timing on one process, handling every
 // error of NewTSC (RDTSCP, then LFENCE; RDTSC, then the monotonic clock), and
-// says which clocks it passed over and why; BestClock makes that choice once
+// says which clocks it passed over and why; bestClockDefault makes that choice once
 // per process.
 //
 // Skewed wraps any clock with a known offset and drift, for tests and for

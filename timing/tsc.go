@@ -210,7 +210,7 @@ var _ Clock = (*TSC)(nil)
 // cfg.Hz is set, it calibrates, which takes cfg.Calibration.Duration (1 s by
 // default).
 func NewTSC(cfg TSCConfig) (*TSC, error) {
-	return newTSC(cfg, DetectTSC(), MonotonicRaw(), nil)
+	return newTSC(cfg, DetectTSC(), monotonicRaw(), nil)
 }
 
 // newTSC is NewTSC with the facts, the calibration reference and (if not
@@ -230,7 +230,7 @@ func newTSC(cfg TSCConfig, facts TSCFacts, ref Reference, counter func() int64) 
 		}
 		c.freq = Frequency{Hz: cfg.Hz, Method: MethodFixed}
 	} else {
-		f, err := Calibrate(read, ref, cfg.Calibration)
+		f, err := calibrate(read, ref, cfg.Calibration)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,6 @@
+package timing
+
+// Names the external tests and examples use, unexported in the package.
+
+var Calibrate = calibrate
+var MonotonicRaw = monotonicRaw
