@@ -439,5 +439,5 @@ func simulated() *Catalog {
 }
 
 // simCvarPrefix begins the simulated world's control variables
-// (mpitest.SimCvarPrefix).
+// (the prefix package mpitest gives them).
 const simCvarPrefix = "RBSIM_"
