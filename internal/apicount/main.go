@@ -27,7 +27,14 @@
 //     passing, storing, comparing or ranging over values of T does not
 //     count. Only type names fall in this class, never members;
 //   - tests: named by a user only in test files;
-//   - nowhere: named by no user.
+//   - nowhere: named by no user. A name of this class is marked "in
+//     examples" (counted apart on the counts' lines, listed with
+//     " (example)") when a runnable example of its own package names it:
+//     the body of an Example function in a test file of the package or of
+//     its external test package, or the package-level declarations of
+//     those test files that such a body names, transitively (a helper
+//     type's methods included). It stays in the nowhere class: an example
+//     shows a name's use; it does not use it.
 //
 // "Named" means an identifier that go/types resolves to the object (a
 // call, a selector, a composite-literal key, a type in a declaration). A
@@ -36,7 +43,7 @@
 // the point: such a method needs the interface, not its own export.
 //
 // It prints two lines of counts, "exported N  outside N  values N  tests N
-// nowhere N": one for package-level names ("names"), one for methods and fields
+// nowhere N (in examples N)": one for package-level names ("names"), one for methods and fields
 // ("members"); then with -list every name of the tests and nowhere classes
 // (with -all every name), one per line, as "class pkg.Name", where pkg is
 // the package's path within the module ("." for the root package).
@@ -85,6 +92,9 @@ type Name struct {
 	Pkg   string // import path
 	Name  string // "Func", "Type", "Type.Method" or "Type.Field"
 	Class Class
+	// Example reports whether a runnable example of the name's own
+	// package names it (see the package documentation).
+	Example bool
 }
 
 // Member reports whether the name is a method or a field.
@@ -114,31 +124,42 @@ func run(w io.Writer, args []string) error {
 		return err
 	}
 	var top, member [nClasses]int
+	var topEx, memberEx int // nowhere, but shown by an example
 	var kept []Name
 	for _, nm := range names {
 		if *prefix != "" && !strings.HasPrefix(nm.Pkg, *prefix) {
 			continue
 		}
+		ex := 0
+		if nm.Class == Nowhere && nm.Example {
+			ex = 1
+		}
 		if nm.Member() {
 			member[nm.Class]++
+			memberEx += ex
 		} else {
 			top[nm.Class]++
+			topEx += ex
 		}
 		kept = append(kept, nm)
 	}
-	line := func(what string, n [nClasses]int) {
+	line := func(what string, n [nClasses]int, ex int) {
 		total := 0
 		for _, c := range n {
 			total += c
 		}
-		fmt.Fprintf(w, "%-9s exported %4d  outside %4d  values %4d  tests %4d  nowhere %4d\n", what, total, n[Outside], n[Values], n[TestsOnly], n[Nowhere])
+		fmt.Fprintf(w, "%-9s exported %4d  outside %4d  values %4d  tests %4d  nowhere %4d (in examples %d)\n", what, total, n[Outside], n[Values], n[TestsOnly], n[Nowhere], ex)
 	}
-	line("names", top)
-	line("members", member)
+	line("names", top, topEx)
+	line("members", member, memberEx)
 	if *list {
 		for _, nm := range kept {
 			if (nm.Class != Outside && nm.Class != Values) || *all {
-				fmt.Fprintf(w, "%s %s.%s\n", nm.Class, nm.Pkg, nm.Name)
+				suffix := ""
+				if nm.Class == Nowhere && nm.Example {
+					suffix = " (example)"
+				}
+				fmt.Fprintf(w, "%s %s.%s%s\n", nm.Class, nm.Pkg, nm.Name, suffix)
 			}
 		}
 	}
@@ -255,9 +276,15 @@ func Count(dir string, others ...string) ([]Name, error) {
 			}
 		}
 	}
+	shown := map[string]bool{}
+	for _, p := range pkgs {
+		for k := range exampleUses(fset, p) {
+			shown[k] = true
+		}
+	}
 	var out []Name
 	for k, d := range decls {
-		out = append(out, Name{Pkg: d.pkg, Name: d.name, Class: class[k]})
+		out = append(out, Name{Pkg: d.pkg, Name: d.name, Class: class[k], Example: shown[k]})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Pkg != out[j].Pkg {
@@ -266,6 +293,78 @@ func Count(dir string, others ...string) ([]Name, error) {
 		return out[i].Name < out[j].Name
 	})
 	return out, nil
+}
+
+// exampleUses returns the keys of the objects of p's own package (p with
+// its _test suffix removed) that p's runnable examples name: the bodies of
+// its Example functions, and the test files' package-level functions,
+// types (with their methods), variables and constants those bodies name,
+// transitively.
+func exampleUses(fset *token.FileSet, p *srcload.Package) map[string]bool {
+	home := strings.TrimSuffix(p.Path, "_test")
+	decl := map[types.Object][]ast.Node{} // a test file's package-level object -> its declarations
+	var todo []ast.Node
+	for _, f := range p.Files {
+		if !isTestFile(fset, f.Pos()) {
+			continue
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && strings.HasPrefix(d.Name.Name, "Example") {
+					todo = append(todo, d.Body)
+					continue
+				}
+				obj := p.Info.Defs[d.Name]
+				if d.Recv != nil && len(d.Recv.List) == 1 {
+					if n := named(p.Info.TypeOf(d.Recv.List[0].Type)); n != nil {
+						obj = n.Obj()
+					}
+				}
+				decl[obj] = append(decl[obj], d)
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						obj := p.Info.Defs[s.Name]
+						decl[obj] = append(decl[obj], s)
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							obj := p.Info.Defs[n]
+							decl[obj] = append(decl[obj], s)
+						}
+					}
+				}
+			}
+		}
+	}
+	shown := map[string]bool{}
+	seen := map[types.Object]bool{}
+	for len(todo) > 0 {
+		n := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		ast.Inspect(n, func(n ast.Node) bool {
+			id, ok := n.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			obj := p.Info.Uses[id]
+			if obj == nil || obj.Pkg() == nil {
+				return true
+			}
+			if ds, ok := decl[obj]; ok && !seen[obj] {
+				seen[obj] = true
+				todo = append(todo, ds...)
+			}
+			if path, _, _ := strings.Cut(obj.Pkg().Path(), " "); path == home {
+				if k, _ := key(fset, obj); k != "" {
+					shown[k] = true
+				}
+			}
+			return true
+		})
+	}
+	return shown
 }
 
 func isTestFile(fset *token.FileSet, pos token.Pos) bool {

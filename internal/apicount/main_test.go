@@ -7,17 +7,21 @@ import (
 )
 
 // TestClasses runs apicount on a module whose lib package declares one
-// name of each naming class and whose vals package declares types used
-// (or not) through their values (testdata/mod), and checks every class
-// and count. Each type of vals says in its doc comment why it is in its
-// class.
+// name of each naming class and names its examples reach (or not), and
+// whose vals package declares types used (or not) through their values
+// (testdata/mod), and checks every class and count. Each name of the
+// fixture says in its doc comment why it is in its class.
 func TestClasses(t *testing.T) {
 	var out bytes.Buffer
 	if err := run(&out, []string{"-C", "testdata/mod", "-list", "-all"}); err != nil {
 		t.Fatal(err)
 	}
-	want := `names     exported   19  outside    7  values    4  tests    2  nowhere    6
-members   exported   11  outside    5  values    0  tests    2  nowhere    4
+	want := `names     exported   23  outside    7  values    4  tests    2  nowhere   10 (in examples 2)
+members   exported   11  outside    5  values    0  tests    2  nowhere    4 (in examples 0)
+nowhere lib.ExampleValue
+nowhere lib.Helped (example)
+nowhere lib.Hidden
+nowhere lib.Shown (example)
 outside lib.T
 nowhere lib.T.M
 tests lib.T.Tested
