@@ -39,16 +39,15 @@ func trueMaxAbs(alg *clocksync.Algorithm, p int) (maxAbs float64, err error) {
 // (every rank against rank 0) with an offset-only learner over Netgauge's
 // ping-pong, which learns no drift (slope 0).
 func ExampleAlgorithm_composed() {
+	var rtt clocksync.RTTEstimator = &clocksync.TrimmedRTT{Warmup: 5, PingPongs: 20}
+	var jk clocksync.OffsetMeasurer = &clocksync.JKPingPong{Exchanges: 10, RTT: rtt}
 	drift := &clocksync.Algorithm{
 		Name: "tree+regression",
 		Topology: &clocksync.BottomUpTree{
 			Intercepts:      clocksync.HierarchicalIntercepts,
 			InterceptOffset: &clocksync.SKaMPIPingPong{MinPingPongs: 10, MaxPingPongs: 50},
 		},
-		Learner: &clocksync.Regression{
-			FitPoints: 50,
-			Offset:    &clocksync.JKPingPong{Exchanges: 10, RTT: &clocksync.TrimmedRTT{Warmup: 5, PingPongs: 20}},
-		},
+		Learner: &clocksync.Regression{FitPoints: 50, Offset: jk},
 	}
 	offset := &clocksync.Algorithm{
 		Name:     "linear+offset",
@@ -71,31 +70,34 @@ func ExampleAlgorithm_composed() {
 // A node-aware composition: TwoLevel synchronizes one leader per node
 // with the Inter topology (here Linear, intercepts re-measured with
 // SKaMPI's ping-pong) and each other rank of a node with its leader
-// (Intra: here SKaMPI offsets, OffsetOnly). The other intercept modes of
-// a bottom-up tree are FittedIntercepts (Netgauge) and RootIntercepts
-// (HCA).
+// (Intra: SKaMPI offsets with OffsetOnly, or SharedClock's offsets for
+// ranks that may read one counter). The other intercept modes of a
+// bottom-up tree are FittedIntercepts (Netgauge) and RootIntercepts (HCA).
 func ExampleTwoLevel() {
 	skampi := &clocksync.SKaMPIPingPong{MinPingPongs: 10, MaxPingPongs: 50, RTT: clocksync.DefaultRTT}
-	alg := &clocksync.Algorithm{
-		Name: "twolevel(linear)",
-		Topology: &clocksync.TwoLevel{
-			Inter: &clocksync.Linear{Intercept: skampi},
-			Intra: &clocksync.OffsetOnly{Offset: skampi},
-		},
-		Learner: &clocksync.Regression{FitPoints: 50, Offset: &clocksync.JKPingPong{Exchanges: 10}},
+	for _, intra := range []clocksync.Learner{&clocksync.OffsetOnly{Offset: skampi}, &clocksync.SharedClock{}} {
+		alg := &clocksync.Algorithm{
+			Name: "twolevel(linear)",
+			Topology: &clocksync.TwoLevel{
+				Inter: &clocksync.Linear{Intercept: skampi},
+				Intra: intra,
+			},
+			Learner: &clocksync.Regression{FitPoints: 50, Offset: &clocksync.JKPingPong{Exchanges: 10}},
+		}
+		maxAbs, err := trueMaxAbs(alg, 4)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%s, intra %T: true max |error| %s\n", alg.Name, intra, bucket(maxAbs))
 	}
-	maxAbs, err := trueMaxAbs(alg, 4)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("%s: true max |error| %s\n", alg.Name, bucket(maxAbs))
 	for _, m := range []clocksync.InterceptMode{clocksync.FittedIntercepts, clocksync.HierarchicalIntercepts, clocksync.RootIntercepts} {
 		fmt.Print(m, " ")
 	}
 	fmt.Println()
 	// Output:
-	// twolevel(linear): true max |error| < 1µs
+	// twolevel(linear), intra *clocksync.OffsetOnly: true max |error| < 1µs
+	// twolevel(linear), intra *clocksync.SharedClock: true max |error| < 1µs
 	// fitted hierarchical root
 }
 

@@ -25,7 +25,7 @@ type Binding struct {
 	samples   int
 	moves     int
 	source    string
-	probe     Probe
+	probe     rankProbe
 	lib       string
 	start     time.Time
 	mpit      *MPIT // rank 0's
@@ -130,7 +130,7 @@ func Collect(c mpi.Comm, opt Options) (*Binding, error) {
 // are without provenance.
 func (b *Binding) exchange(c mpi.Comm) error {
 	if b.simulated {
-		all := make([]Probe, c.Size())
+		all := make([]rankProbe, c.Size())
 		for r := range all {
 			all[r] = simulatedProbe(r, c.Size())
 		}
@@ -141,26 +141,26 @@ func (b *Binding) exchange(c mpi.Comm) error {
 		return nil
 	}
 	probes, err := allgatherJSON(c, struct {
-		Probe
+		rankProbe
 		Start int64  `json:"start_unix_ns"`
 		Lib   string `json:"library"`
 	}{b.probe, b.start.UnixNano(), b.lib})
 	if err != nil {
 		return fmt.Errorf("provenance: %w", err)
 	}
-	all := make([]Probe, len(probes))
+	all := make([]rankProbe, len(probes))
 	var start int64
 	lib := ""
 	for i, raw := range probes {
 		var p struct {
-			Probe
+			rankProbe
 			Start int64  `json:"start_unix_ns"`
 			Lib   string `json:"library"`
 		}
 		if err := json.Unmarshal(raw, &p); err != nil {
 			return fmt.Errorf("provenance: rank %d's probe: %w", i, err)
 		}
-		all[i] = p.Probe
+		all[i] = p.rankProbe
 		if i == 0 {
 			start, lib = p.Start, p.Lib
 		}
@@ -276,9 +276,9 @@ func (b *Binding) Finish(c mpi.Comm, when string) (*Record, error) {
 
 // simulatedProbe is the fake probe of rank r of a simulated world of np
 // ranks: one node "simulated" with np CPUs, rank r bound to CPU r.
-func simulatedProbe(r, np int) Probe {
+func simulatedProbe(r, np int) rankProbe {
 	sim := unavailable("simulated")
-	return Probe{Node: "simulated", OnlineCPUs: formatList(seq(np)), Mask: strconv.Itoa(r), CPU: r, CPUSource: "simulated",
+	return rankProbe{Node: "simulated", OnlineCPUs: formatList(seq(np)), Mask: strconv.Itoa(r), CPU: r, CPUSource: "simulated",
 		Clock: "simulated", Adjtimex: Adjtimex{State: "TIME_OK", Synchronized: true},
 		CPUFacts: CPUFacts{Governor: sim, MinKHz: sim, MaxKHz: sim, CurKHz: sim, Turbo: sim, SMT: sim, THP: sim, THPDefrag: sim},
 		Launcher: Launcher{Name: "mpitest", How: "simulated"}}
@@ -295,7 +295,7 @@ func seq(n int) []int {
 // combine builds the record from every rank's probe: nodes in order of
 // their lowest rank with the facts their lowest rank read, the launcher
 // rank 0 found, and the ranks' start masks and the overlaps.
-func combine(all []Probe) *Record {
+func combine(all []rankProbe) *Record {
 	rec := &Record{Version: recordVersion}
 	if len(all) > 0 {
 		rec.Launcher = all[0].Launcher

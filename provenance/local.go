@@ -9,8 +9,8 @@ import (
 	"sync"
 )
 
-// Probe is what one rank reads about its own process and node.
-type Probe struct {
+// rankProbe is what one rank reads about its own process and node.
+type rankProbe struct {
 	Node       string   `json:"node"`
 	OnlineCPUs string   `json:"online_cpus"`
 	Mask       string   `json:"mask"`
@@ -24,13 +24,13 @@ type Probe struct {
 
 var (
 	nodeOnce  sync.Once
-	nodeProbe Probe
+	nodeProbe rankProbe
 )
 
 // local reads this process's facts: the node's (once per process, cached)
 // and the calling thread's affinity mask and CPU (each call). node is the
 // processor name to record.
-func local(node string) Probe {
+func local(node string) rankProbe {
 	nodeOnce.Do(func() {
 		p := &nodeProbe
 		p.OnlineCPUs = readTrim("/sys/devices/system/cpu/online")

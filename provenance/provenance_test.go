@@ -26,9 +26,9 @@ func TestOverlaps(t *testing.T) {
 		{"three unbound on two CPUs", []string{"0-1", "0-1", "0-1"}, []Overlap{{Ranks: []int{0, 1, 2}, CPUs: "0-1", Shared: true}}},
 		{"chain", []string{"0-1", "1-2", "3", "3"}, []Overlap{{Ranks: []int{0, 1}, CPUs: "0-2"}, {Ranks: []int{2, 3}, CPUs: "3", Shared: true}}},
 	} {
-		var probes []Probe
+		var probes []rankProbe
 		for _, m := range tc.masks {
-			probes = append(probes, Probe{Node: "n", OnlineCPUs: "0-3", Mask: m})
+			probes = append(probes, rankProbe{Node: "n", OnlineCPUs: "0-3", Mask: m})
 		}
 		rec := combine(probes)
 		if got := rec.Nodes[0].Overlaps; !reflect.DeepEqual(got, tc.want) {
@@ -111,7 +111,7 @@ func TestCollectSimulated(t *testing.T) {
 }
 
 func TestMigrationNote(t *testing.T) {
-	b := &Binding{rec: combine([]Probe{{Node: "n", OnlineCPUs: "0-1", Mask: "0-1"}}), simulated: true}
+	b := &Binding{rec: combine([]rankProbe{{Node: "n", OnlineCPUs: "0-1", Mask: "0-1"}}), simulated: true}
 	for _, cpu := range []int{0, 1, 1, 0} {
 		b.rank = cpu
 		b.Sample()
@@ -204,7 +204,7 @@ func TestLocalRecordLines(t *testing.T) {
 // give none.
 func TestDifferences(t *testing.T) {
 	base := func() *Record {
-		r := combine([]Probe{{Node: "n", OnlineCPUs: "0-1", Mask: "0", Clock: "tsc"}, {Node: "n", OnlineCPUs: "0-1", Mask: "1", Clock: "tsc"}})
+		r := combine([]rankProbe{{Node: "n", OnlineCPUs: "0-1", Mask: "0", Clock: "tsc"}, {Node: "n", OnlineCPUs: "0-1", Mask: "1", Clock: "tsc"}})
 		r.Library, r.MPIT = "Open MPI v4.1.4", &MPIT{Differ: []Cvar{{Name: "orte_hnp_uri", Value: "x", PerJob: true}}}
 		return r
 	}
@@ -235,7 +235,7 @@ func TestDifferences(t *testing.T) {
 // identical campaigns name nothing.
 func TestExplain(t *testing.T) {
 	mk := func(cvar string, moved int) *Record {
-		r := combine([]Probe{{Node: "n", OnlineCPUs: "0-1", Mask: "0"}, {Node: "n", OnlineCPUs: "0-1", Mask: "1"}})
+		r := combine([]rankProbe{{Node: "n", OnlineCPUs: "0-1", Mask: "0"}, {Node: "n", OnlineCPUs: "0-1", Mask: "1"}})
 		r.MPIT = &MPIT{}
 		if cvar != "" {
 			r.MPIT.Differ = []Cvar{{Name: cvar, Value: "4", Default: "0"}}

@@ -11,7 +11,7 @@ import (
 func LocalRecord() *Record {
 	host, _ := os.Hostname()
 	p := local(host)
-	rec := combine([]Probe{p})
+	rec := combine([]rankProbe{p})
 	rec.Library, rec.Launcher = unavailable("not launched under MPI"), p.Launcher
 	if p.CPU >= 0 {
 		rec.Ranks[0].CPUs, rec.Ranks[0].Samples = []int{p.CPU}, 1
