@@ -46,9 +46,9 @@ func (f Frequency) String() string {
 		f.Hz/1e9, f.UncertaintyPPM, f.Reference, f.Samples, f.SpanS)
 }
 
-// Reference is a clock in nanoseconds that a counter is calibrated against.
+// calibrationRef is a clock in nanoseconds that a counter is calibrated against.
 // Tests inject synthetic ones.
-type Reference struct {
+type calibrationRef struct {
 	Name  string
 	Now   func() int64        // nanoseconds since an arbitrary origin
 	Sleep func(time.Duration) // waits between samples
@@ -56,8 +56,8 @@ type Reference struct {
 
 // monotonicRaw is CLOCK_MONOTONIC_RAW: the kernel's clock not slewed by
 // NTP, read with clock_gettime.
-func monotonicRaw() Reference {
-	return Reference{
+func monotonicRaw() calibrationRef {
+	return calibrationRef{
 		Name: "CLOCK_MONOTONIC_RAW",
 		Now: func() int64 {
 			var ts unix.Timespec
@@ -103,7 +103,7 @@ type CalibrationConfig struct {
 // between processes; fitting a line through many bracketed points over the
 // same second brings that down by one or two orders of magnitude, and the
 // uncertainty is stated instead of ignored.
-func calibrate(counter func() int64, ref Reference, cfg CalibrationConfig) (Frequency, error) {
+func calibrate(counter func() int64, ref calibrationRef, cfg CalibrationConfig) (Frequency, error) {
 	if cfg.Duration == 0 {
 		cfg.Duration = time.Second
 	}

@@ -4,3 +4,5 @@ package timing
 
 var Calibrate = calibrate
 var MonotonicRaw = monotonicRaw
+
+type Reference = calibrationRef

@@ -198,8 +198,8 @@ func (s *synthetic) counter() int64 {
 	return 7_000_000_000_000 + int64(math.Floor(s.vt*s.hz/1e9))
 }
 
-func (s *synthetic) reference() Reference {
-	return Reference{
+func (s *synthetic) reference() calibrationRef {
+	return calibrationRef{
 		Name: "synthetic",
 		Now: func() int64 {
 			s.advance(15)
@@ -329,7 +329,7 @@ func TestTSCRefusals(t *testing.T) {
 		{"infinite Hz", invariantFacts, TSCConfig{Hz: math.Inf(1)}, ErrAbsurdFrequency},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := newTSC(tc.cfg, tc.facts, Reference{}, fake)
+			c, err := newTSC(tc.cfg, tc.facts, calibrationRef{}, fake)
 			if tc.want == nil {
 				if err != nil {
 					t.Fatalf("refused: %v", err)

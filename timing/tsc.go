@@ -215,7 +215,7 @@ func NewTSC(cfg TSCConfig) (*TSC, error) {
 
 // newTSC is NewTSC with the facts, the calibration reference and (if not
 // nil) the counter injected, for tests.
-func newTSC(cfg TSCConfig, facts TSCFacts, ref Reference, counter func() int64) (*TSC, error) {
+func newTSC(cfg TSCConfig, facts TSCFacts, ref calibrationRef, counter func() int64) (*TSC, error) {
 	if err := facts.check(cfg); err != nil {
 		return nil, err
 	}
