@@ -43,10 +43,12 @@
 // the point: such a method needs the interface, not its own export.
 //
 // It prints two lines of counts, "exported N  outside N  values N  tests N
-// nowhere N (in examples N)": one for package-level names ("names"), one for methods and fields
-// ("members"); then with -list every name of the tests and nowhere classes
-// (with -all every name), one per line, as "class pkg.Name", where pkg is
-// the package's path within the module ("." for the root package).
+// nowhere N (in examples N)": one for package-level names ("names"), one
+// for methods and fields ("members"); then with -list every name of the
+// tests and nowhere classes (with -all every name), one per line, as
+// "class pkg.Name", where pkg is the package's path within the module
+// ("." for the root package), followed by " (example)" for a nowhere name
+// an example shows.
 package main
 
 import (
