@@ -86,7 +86,8 @@ func (d Decision) MarshalJSON() ([]byte, error) {
 		d.Violated, jnum(d.ShiftS), jnum(d.ShiftLoS), jnum(d.ShiftHiS), jnum(d.ShiftLevel), d.Method, d.Warnings})
 }
 
-// WriteJSON writes r, indented, in the format schemaVersion names.
+// WriteJSON writes r, indented, in the format "reprobench-guidelines/1"
+// (Report.Schema).
 func (r Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

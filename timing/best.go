@@ -76,7 +76,7 @@ type Samples struct {
 	// Clock is the clock's Measurement: its name, resolution and read
 	// overhead.
 	Clock Measurement `json:"clock"`
-	// Skipped says which better clocks bestClockDefault passed over (nil when
+	// Skipped says which better clocks NewBestClock passed over (nil when
 	// the caller gave the clock).
 	Skipped []string `json:"skipped_clocks,omitempty"`
 	Warmup  int      `json:"warmup"` // untimed calls before the first timed one

@@ -70,7 +70,8 @@ func monotonicRaw() calibrationRef {
 	}
 }
 
-// CalibrationConfig configures calibrate. The zero value is usable.
+// CalibrationConfig configures the calibration of a counter against
+// CLOCK_MONOTONIC_RAW (TSCConfig.Calibration). The zero value is usable.
 type CalibrationConfig struct {
 	// Duration is the reference time the fit covers: at least one second
 	// (shorter calibrations are refused), one second if zero.
