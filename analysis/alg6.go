@@ -74,7 +74,7 @@ type GroupSummary struct {
 	Bad             int // errorcode 0 but runtime NaN, Inf or negative (skipped)
 	OutliersRemoved int
 	// Median is the headline median. With at least 2 mpiruns it is the
-	// median of MpirunMedians and MedianCI is mpirunMedianCI of them, an
+	// median of MpirunMedians and MedianCI is MpirunMedianCI of them, an
 	// interval that includes the mpirun-to-mpirun variation; with one
 	// mpirun both are those of that mpirun's filtered observations
 	// (PooledMedian, PooledMedianCI). MedianOf says which.
@@ -184,7 +184,7 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 		s.PooledMedian = Quantile(0.5, pooled)
 		s.PooledMedianCI = MedianCI(pooled, opt.Level)
 		if s.NMpiruns >= 2 {
-			s.Median, s.MedianCI, s.MedianOf = Median(s.MpirunMedians), mpirunMedianCI(s.MpirunMedians, opt.Level), medianOfMpiruns
+			s.Median, s.MedianCI, s.MedianOf = Median(s.MpirunMedians), MpirunMedianCI(s.MpirunMedians, opt.Level), medianOfMpiruns
 		} else {
 			s.Median, s.MedianCI, s.MedianOf = s.PooledMedian, s.PooledMedianCI, medianOfObservations
 		}

@@ -155,7 +155,7 @@ func minNForQuantileCI(p, level float64) int {
 // if level is outside (0, 1) (0.95, not 95).
 func MedianCI(x []float64, level float64) Interval { return quantileCI(0.5, x, level) }
 
-// mpirunMedianCI returns the confidence interval of the median of the
+// MpirunMedianCI returns the confidence interval of the median of the
 // per-mpirun medians (any order; not modified): the headline interval of
 // GroupSummary when a group ran in at least 2 mpiruns. The m medians are
 // the independent samples (Hunold & Carpen-Amarie 2016, §5.2, Hunold et al. 2014: the mpirun is a
@@ -168,10 +168,10 @@ func MedianCI(x []float64, level float64) Interval { return quantileCI(0.5, x, l
 // With m medians the widest order-statistic interval, [min, max], has
 // confidence 1 − 2·0.5^m: 50 % for m = 2, 75 % for 3, 87.5 % for 4,
 // 93.75 % for 5, 96.9 % for 6. When m is too small for level (m < 6 at
-// 95 %), mpirunMedianCI returns [min, max] with that lower Confidence
+// 95 %), MpirunMedianCI returns [min, max] with that lower Confidence
 // and a Warning naming it and the number of mpiruns needed; it never
 // claims a level it does not reach. For m < 2 the bounds are NaN.
-func mpirunMedianCI(medians []float64, level float64) Interval {
+func MpirunMedianCI(medians []float64, level float64) Interval {
 	checkLevel(level)
 	m := slices.Clone(medians)
 	slices.Sort(m)

@@ -27,7 +27,7 @@
 //     few observations no interval exists and the result says so.
 //
 //   - The headline median of a group that ran in m ≥ 2 mpiruns is the
-//     median of the m per-mpirun medians, with mpirunMedianCI as its
+//     median of the m per-mpirun medians, with MpirunMedianCI as its
 //     interval; the pooled median of all observations is kept as
 //     GroupSummary.PooledMedian. See "The headline median" below.
 //
@@ -91,7 +91,7 @@
 // of a typical campaign), and needs no random seed. Its price is that
 // small m cannot reach every level: the widest interval, [min, max] of
 // the medians, has confidence 1 − 2·0.5^m, i.e. 93.75 % for m = 5; 95 %
-// needs m ≥ 6 (96.9 %). For m < 6 mpirunMedianCI returns [min, max] with
+// needs m ≥ 6 (96.9 %). For m < 6 MpirunMedianCI returns [min, max] with
 // its true confidence in Interval.Confidence and a warning naming the
 // number of mpiruns needed, instead of claiming a level it does not reach.
 // The simulation checks coverage ≥ the claimed confidence for m = 5, 6,

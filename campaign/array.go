@@ -133,7 +133,7 @@ func (m *Manifest) submitArray(o Options, p *progress, list []int) ([]*arrayTask
 		logBase := filepath.Join(LogDir(m.Dir, m.RunID), fmt.Sprintf("mpirun%03d-attempt%d", i, k))
 		a.StdoutLog, a.StderrLog = logBase+".stdout", logBase+".stderr"
 		a.Slurm = &SlurmJob{JobName: name, ArrayTaskID: strconv.Itoa(i), MPI: SrunMPI(m.Launcher)}
-		fmt.Fprintf(&body, "%d) exec %s >%s 2>%s ;;\n", i, shellJoin(r.Argv), shellJoin([]string{a.StdoutLog}), shellJoin([]string{a.StderrLog}))
+		fmt.Fprintf(&body, "%d) exec %s >%s 2>%s ;;\n", i, ShellJoin(r.Argv), ShellJoin([]string{a.StdoutLog}), ShellJoin([]string{a.StderrLog}))
 		r.Attempts = append(r.Attempts, a)
 		r.Status = StatusRunning
 		ids = append(ids, i)
@@ -150,7 +150,7 @@ func (m *Manifest) submitArray(o Options, p *progress, list []int) ([]*arrayTask
 	if err := m.save(); err != nil {
 		return nil, err
 	}
-	argv := append(ExpandLauncher(m.Batch, m.Np), "--array="+compactList(ids), "--job-name="+name, "--parsable", script)
+	argv := append(ExpandLauncher(m.Batch, m.Np), "--array="+CompactList(ids), "--job-name="+name, "--parsable", script)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(append(os.Environ(), o.Env...), fmt.Sprintf("%s=%d", expectNpEnv, m.Np))
 	var stderr strings.Builder
@@ -398,7 +398,7 @@ func parseArrayStates(out string) map[int]taskState {
 		}
 		st := taskState{jobID: scontrolField(line, "JobId"), state: scontrolField(line, "JobState"),
 			nodes: scontrolField(line, "NodeList"), exitCode: scontrolField(line, "ExitCode")}
-		ids := expandList(tasks)
+		ids := ExpandList(tasks)
 		if len(ids) > 1 {
 			st.jobID = "" // a pending group: no job of its own yet
 		}
@@ -436,9 +436,9 @@ func parseExitCode(s string) (status, signal int, ok bool) {
 	return st, sig, found && err1 == nil && err2 == nil
 }
 
-// compactList writes sorted non-negative integers in Slurm's array syntax:
+// CompactList writes sorted non-negative integers in Slurm's array syntax:
 // runs of consecutive values as ranges, e.g. [0 1 2 5 7 8] → "0-2,5,7-8".
-func compactList(ids []int) string {
+func CompactList(ids []int) string {
 	var b strings.Builder
 	for k := 0; k < len(ids); {
 		j := k
@@ -458,10 +458,10 @@ func compactList(ids []int) string {
 	return b.String()
 }
 
-// expandList reads Slurm's array index syntax as scontrol prints it
+// ExpandList reads Slurm's array index syntax as scontrol prints it
 // ("3", "0-2,5", "1-7:2", with an optional "%LIMIT"), the inverse of
-// compactList; malformed parts are skipped.
-func expandList(s string) []int {
+// CompactList; malformed parts are skipped.
+func ExpandList(s string) []int {
 	s, _, _ = strings.Cut(s, "%")
 	var ids []int
 	for _, part := range strings.Split(s, ",") {

@@ -12,19 +12,19 @@ func TestCompactAndExpandList(t *testing.T) {
 	}{
 		{[]int{0}, "0"}, {[]int{0, 1, 2, 5, 7, 8}, "0-2,5,7-8"}, {[]int{3, 9}, "3,9"}, {nil, ""},
 	} {
-		if got := compactList(tc.ids); got != tc.want {
-			t.Errorf("compactList(%v) = %q, want %q", tc.ids, got, tc.want)
+		if got := CompactList(tc.ids); got != tc.want {
+			t.Errorf("CompactList(%v) = %q, want %q", tc.ids, got, tc.want)
 		}
-		if got := expandList(tc.want); !slices.Equal(got, tc.ids) {
-			t.Errorf("expandList(%q) = %v, want %v", tc.want, got, tc.ids)
+		if got := ExpandList(tc.want); !slices.Equal(got, tc.ids) {
+			t.Errorf("ExpandList(%q) = %v, want %v", tc.want, got, tc.ids)
 		}
 	}
-	if got := expandList("1-7:2%1"); !slices.Equal(got, []int{1, 3, 5, 7}) {
-		t.Errorf("expandList with step and limit: %v", got)
+	if got := ExpandList("1-7:2%1"); !slices.Equal(got, []int{1, 3, 5, 7}) {
+		t.Errorf("ExpandList with step and limit: %v", got)
 	}
 	for _, bad := range []string{"x", "5-3", "-1", "1-2:0", "0-999999999"} {
-		if got := expandList(bad); len(got) != 0 {
-			t.Errorf("expandList(%q) = %v, want nothing", bad, got)
+		if got := ExpandList(bad); len(got) != 0 {
+			t.Errorf("ExpandList(%q) = %v, want nothing", bad, got)
 		}
 	}
 }

@@ -363,7 +363,7 @@ func (m *Manifest) newRun(i int, launcher []string) RunRecord {
 	}
 	argv = append(argv, m.RunArgs...)
 	if len(m.Batch) > 0 && !m.Array {
-		argv = append(ExpandLauncher(m.Batch, m.Np), shellJoin(argv))
+		argv = append(ExpandLauncher(m.Batch, m.Np), ShellJoin(argv))
 		if p, err := exec.LookPath(argv[0]); err == nil {
 			if p, err = filepath.Abs(p); err == nil {
 				argv[0] = p

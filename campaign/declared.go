@@ -143,9 +143,9 @@ var SrunPMI = map[string]string{"openmpi": "pmix", "mpich": "pmi2"}
 // mpiLauncher is the launcher of each MPI library's Debian build.
 var mpiLauncher = map[string]string{"openmpi": "Open MPI's mpirun (mpirun.openmpi)", "mpich": "MPICH's mpiexec (mpiexec.mpich)"}
 
-// A sizeError says that this process's communicator has not the size that
+// A SizeError says that this process's communicator has not the size that
 // a launcher declared: the processes did not join one MPI job.
-type sizeError struct {
+type SizeError struct {
 	// Np is the communicator's size; NodeNp the number of its ranks on
 	// this node.
 	Np, NodeNp int
@@ -161,7 +161,7 @@ type sizeError struct {
 
 // Error names the declarations, the communicator's size, the likely cause
 // and the fix.
-func (e *sizeError) Error() string {
+func (e *SizeError) Error() string {
 	var what []string
 	for _, d := range e.Wrong {
 		who := d.Launcher
@@ -177,12 +177,12 @@ func (e *sizeError) Error() string {
 
 // CheckSize compares a communicator of np ranks, nodeNp of them on this
 // node, with what the launchers declared (Declared(getenv)), and returns a
-// *sizeError when a declaration disagrees or is not a count. flavor is the
+// *SizeError when a declaration disagrees or is not a count. flavor is the
 // MPI library the binary is built with (mpi.BuildFlavor): the error says
 // which launcher or srun --mpi plugin that library needs. Without any
 // declaration (a process started by hand) it returns nil.
 func CheckSize(np, nodeNp int, flavor string, getenv func(string) string) error {
-	e := &sizeError{Np: np, NodeNp: nodeNp, Flavor: flavor, MPIType: getenv("SLURM_MPI_TYPE")}
+	e := &SizeError{Np: np, NodeNp: nodeNp, Flavor: flavor, MPIType: getenv("SLURM_MPI_TYPE")}
 	for _, d := range Declared(getenv) {
 		want := np
 		if d.Node {
@@ -201,7 +201,7 @@ func CheckSize(np, nodeNp int, flavor string, getenv func(string) string) error 
 
 // sizeHint names the likely cause of e: srun's PMI plugin, or the
 // launcher of another MPI library.
-func sizeHint(e *sizeError, getenv func(string) string) string {
+func sizeHint(e *SizeError, getenv func(string) string) string {
 	own := mpiLauncher[e.Flavor]
 	if own == "" {
 		own = "the mpirun of the MPI library this binary is built with"

@@ -83,9 +83,9 @@ func TestCheckSize(t *testing.T) {
 				}
 				return
 			}
-			var se *sizeError
+			var se *SizeError
 			if !errors.As(err, &se) {
-				t.Fatalf("err %v, want a *sizeError", err)
+				t.Fatalf("err %v, want a *SizeError", err)
 			}
 			var got []string
 			for _, d := range se.Wrong {

@@ -211,9 +211,9 @@ func slurmAwait(j *SlurmJob, limit time.Duration) {
 	}
 }
 
-// shellJoin quotes args for /bin/sh (each in single quotes) and joins them
+// ShellJoin quotes args for /bin/sh (each in single quotes) and joins them
 // with spaces: the one command string of sbatch --wrap.
-func shellJoin(args []string) string {
+func ShellJoin(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
 		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"

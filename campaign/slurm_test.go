@@ -167,7 +167,7 @@ func TestSlurmWrongPMI(t *testing.T) {
 		}
 		res, job := t.TempDir(), t.TempDir()
 		script := filepath.Join(job, "job.sh")
-		if err := os.WriteFile(script, []byte("#!/bin/sh\nexec srun -n 2 --mpi=none "+shellJoin(append(runArgs, "--out", res))+"\n"), 0o755); err != nil {
+		if err := os.WriteFile(script, []byte("#!/bin/sh\nexec srun -n 2 --mpi=none "+ShellJoin(append(runArgs, "--out", res))+"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		log := filepath.Join(job, "job.out")

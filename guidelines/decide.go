@@ -133,10 +133,10 @@ type ContextReport struct {
 	Warnings   []string   `json:"warnings,omitempty"`
 }
 
-// minMpiruns returns the smallest number m of paired mpiruns for which the
+// MinMpiruns returns the smallest number m of paired mpiruns for which the
 // exact one-sided signed-rank test can reject at alpha/tests (Holm's
 // strictest step): 2^-m ≤ alpha/tests.
-func minMpiruns(tests int, alpha float64) int {
+func MinMpiruns(tests int, alpha float64) int {
 	if tests < 1 || !(alpha > 0) {
 		return 0
 	}
@@ -189,7 +189,7 @@ func Decide(gs []Guideline, ctx Context, data Data, opt Options) ContextReport {
 			rep.Violations++
 		}
 	}
-	rep.MinMpiruns = minMpiruns(rep.Tests, opt.Alpha)
+	rep.MinMpiruns = MinMpiruns(rep.Tests, opt.Alpha)
 	minPairs := math.MaxInt
 	for _, d := range rep.Decisions {
 		if !math.IsNaN(d.P) {

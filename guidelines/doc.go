@@ -38,7 +38,7 @@
 // differences, analysis.HodgesLehmannPaired) with its confidence interval.
 //
 // With m paired mpiruns the smallest exact one-sided p-value is 2^-m, so a
-// family of T tests can find nothing with fewer than minMpiruns(T, α) =
+// family of T tests can find nothing with fewer than MinMpiruns(T, α) =
 // ⌈log2(T/α)⌉ mpiruns: 10 for the default table at three sizes and
 // α = 0.05. Decide warns when the data has fewer.
 //

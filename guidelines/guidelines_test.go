@@ -33,7 +33,7 @@ func TestMinMpiruns(t *testing.T) {
 		alpha float64
 		want  int
 	}{{1, 0.05, 5}, {33, 0.05, 10}, {31, 0.01, 12}, {0, 0.05, 0}} {
-		if got := minMpiruns(c.tests, c.alpha); got != c.want {
+		if got := MinMpiruns(c.tests, c.alpha); got != c.want {
 			t.Errorf("MinMpiruns(%d, %g) = %d, want %d", c.tests, c.alpha, got, c.want)
 		}
 	}

@@ -197,7 +197,7 @@ type Observation struct {
 	Flush   []byte
 
 	// vcoll: Skew makes the counts of a v-collective uneven: the heavy
-	// rank (skewRank, the last one) contributes Skew times Count
+	// rank (SkewRank, the last one) contributes Skew times Count
 	// elements, every other rank Count (see SkewedBufferSizes for each
 	// call). 0 and 1 mean uniform counts; other calls refuse Skew > 1.
 	Skew int

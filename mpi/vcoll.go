@@ -19,7 +19,7 @@ import (
 //	MPI_Neighbor_alltoall  a periodic 2-D Cartesian grid (MPI_Dims_create(p, 2)): a block to each of the 4 neighbours, one from each
 //
 // With Observation.Skew = k > 1 (the v-collectives only), the heavy rank
-// skewRank(p) = p−1 has k·Count elements in every block it contributes:
+// SkewRank(p) = p−1 has k·Count elements in every block it contributes:
 // its block in Allgatherv and Gatherv, the block the root scatters to it
 // in Scatterv, every block it sends in Alltoallv (so every rank receives k·Count
 // elements from it), and its own block recvcounts[p−1] in Reduce_scatter.
@@ -32,9 +32,9 @@ import (
 // configuration), never in the timed part; MPI_Neighbor_alltoall's
 // Cartesian communicator likewise.
 
-// skewRank returns the heavy rank of a skewed v-collective on p ranks: the
+// SkewRank returns the heavy rank of a skewed v-collective on p ranks: the
 // last one.
-func skewRank(p int) int { return p - 1 }
+func SkewRank(p int) int { return p - 1 }
 
 // IsVColl reports whether c is one of the calls of this file (v-collectives,
 // Reduce_scatter, the Sendrecv ring, Neighbor_alltoall): FamilyVColl.
@@ -56,10 +56,10 @@ type VLayout struct {
 }
 
 // blockCount returns the elements of the block that rank r contributes to
-// a skewed v-collective of p ranks: k·count for skewRank(p), count
+// a skewed v-collective of p ranks: k·count for SkewRank(p), count
 // otherwise (k < 1 counts as 1).
 func blockCount(count, skew, p, r int) int {
-	if skew > 1 && r == skewRank(p) {
+	if skew > 1 && r == SkewRank(p) {
 		return count * skew
 	}
 	return count

@@ -12,7 +12,7 @@ func ExampleVCounts() {
 	const p, count, skew = 4, 2, 3
 	s, r := mpi.SkewedBufferSizes(mpi.CallAlltoallv, count, mpi.Float64, p, skew)
 	fmt.Println("Alltoallv buffers (bytes):", s, r)
-	for _, rank := range []int{0, p - 1} { // p-1: the heavy rank
+	for _, rank := range []int{0, mpi.SkewRank(p)} {
 		l := mpi.VCounts(mpi.CallAlltoallv, count, skew, p, rank)
 		fmt.Println("rank", rank, "sends", l.SendCounts, "receives", l.RecvCounts, "at", l.RecvDispls)
 	}

@@ -13,7 +13,7 @@ import (
 // Frequency methods recorded in Frequency.Method.
 const (
 	MethodFixed        = "fixed"         // given by the user
-	MethodLeastSquares = "least_squares" // calibrated by calibrate
+	MethodLeastSquares = "least_squares" // calibrated by Calibrate
 )
 
 // Frequency is a counter frequency and how it was obtained, for metadata.
@@ -46,18 +46,18 @@ func (f Frequency) String() string {
 		f.Hz/1e9, f.UncertaintyPPM, f.Reference, f.Samples, f.SpanS)
 }
 
-// calibrationRef is a clock in nanoseconds that a counter is calibrated against.
+// Reference is a clock in nanoseconds that a counter is calibrated against.
 // Tests inject synthetic ones.
-type calibrationRef struct {
+type Reference struct {
 	Name  string
 	Now   func() int64        // nanoseconds since an arbitrary origin
 	Sleep func(time.Duration) // waits between samples
 }
 
-// monotonicRaw is CLOCK_MONOTONIC_RAW: the kernel's clock not slewed by
+// MonotonicRaw is CLOCK_MONOTONIC_RAW: the kernel's clock not slewed by
 // NTP, read with clock_gettime.
-func monotonicRaw() calibrationRef {
-	return calibrationRef{
+func MonotonicRaw() Reference {
+	return Reference{
 		Name: "CLOCK_MONOTONIC_RAW",
 		Now: func() int64 {
 			var ts unix.Timespec
@@ -70,8 +70,7 @@ func monotonicRaw() calibrationRef {
 	}
 }
 
-// CalibrationConfig configures the calibration of a counter against
-// CLOCK_MONOTONIC_RAW (TSCConfig.Calibration). The zero value is usable.
+// CalibrationConfig configures Calibrate. The zero value is usable.
 type CalibrationConfig struct {
 	// Duration is the reference time the fit covers: at least one second
 	// (shorter calibrations are refused), one second if zero.
@@ -86,7 +85,7 @@ type CalibrationConfig struct {
 	MaxUncertaintyPPM float64
 }
 
-// calibrate estimates the rate of counter, in ticks per second of ref, by
+// Calibrate estimates the rate of counter, in ticks per second of ref, by
 // least squares over at least one second.
 //
 // Each point reads counter, ref, counter back to back, keeping of cfg.Tries
@@ -104,7 +103,7 @@ type CalibrationConfig struct {
 // between processes; fitting a line through many bracketed points over the
 // same second brings that down by one or two orders of magnitude, and the
 // uncertainty is stated instead of ignored.
-func calibrate(counter func() int64, ref calibrationRef, cfg CalibrationConfig) (Frequency, error) {
+func Calibrate(counter func() int64, ref Reference, cfg CalibrationConfig) (Frequency, error) {
 	if cfg.Duration == 0 {
 		cfg.Duration = time.Second
 	}

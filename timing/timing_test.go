@@ -198,8 +198,8 @@ func (s *synthetic) counter() int64 {
 	return 7_000_000_000_000 + int64(math.Floor(s.vt*s.hz/1e9))
 }
 
-func (s *synthetic) reference() calibrationRef {
-	return calibrationRef{
+func (s *synthetic) reference() Reference {
+	return Reference{
 		Name: "synthetic",
 		Now: func() int64 {
 			s.advance(15)
@@ -226,7 +226,7 @@ func TestCalibrateAccuracy(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &synthetic{hz: tc.hz, rng: rand.New(rand.NewPCG(1, 2)), refJitterNs: tc.jitterNs, preemptProb: tc.preempt}
-			f, err := calibrate(s.counter, s.reference(), CalibrationConfig{})
+			f, err := Calibrate(s.counter, s.reference(), CalibrationConfig{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -262,7 +262,7 @@ func TestCalibrateDisturbedEnds(t *testing.T) {
 	s := &synthetic{hz: hz, rng: rand.New(rand.NewPCG(7, 8)), disturbed: func(vt float64) bool {
 		return vt < 25e6 || vt >= 975e6 && vt < 1000e6
 	}}
-	f, err := calibrate(s.counter, s.reference(), CalibrationConfig{})
+	f, err := Calibrate(s.counter, s.reference(), CalibrationConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,13 +282,13 @@ func TestCalibrateRefusals(t *testing.T) {
 		{Duration: 500 * time.Millisecond},
 		{Samples: 5},
 	} {
-		if _, err := calibrate(s.counter, s.reference(), cfg); err == nil {
+		if _, err := Calibrate(s.counter, s.reference(), cfg); err == nil {
 			t.Errorf("%+v: accepted", cfg)
 		}
 	}
 	// A reference so noisy that the slope is uncertain.
 	s = &synthetic{hz: 2e9, rng: rand.New(rand.NewPCG(5, 6)), refJitterNs: 1e6}
-	f, err := calibrate(s.counter, s.reference(), CalibrationConfig{MaxUncertaintyPPM: 10})
+	f, err := Calibrate(s.counter, s.reference(), CalibrationConfig{MaxUncertaintyPPM: 10})
 	if err == nil || !strings.Contains(err.Error(), "too noisy") {
 		t.Errorf("noisy calibration: %v, %v", f, err)
 	}
@@ -329,7 +329,7 @@ func TestTSCRefusals(t *testing.T) {
 		{"infinite Hz", invariantFacts, TSCConfig{Hz: math.Inf(1)}, ErrAbsurdFrequency},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := newTSC(tc.cfg, tc.facts, calibrationRef{}, fake)
+			c, err := newTSC(tc.cfg, tc.facts, Reference{}, fake)
 			if tc.want == nil {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -563,7 +563,7 @@ func TestMonotonicRaw(t *testing.T) {
 	if r.Name() != "monotonic_raw" || src.Kind != SourceMonotonicRaw || src.Hz != 1e9 || r.Freq().Hz() != 1e9 {
 		t.Fatalf("name %q, source %+v, freq %v", r.Name(), src, r.Freq().Hz())
 	}
-	if d := time.Duration(monotonicRaw().Now() - src.Epoch); d < 0 || d > time.Second {
+	if d := time.Duration(MonotonicRaw().Now() - src.Epoch); d < 0 || d > time.Second {
 		t.Errorf("epoch %d is %v before CLOCK_MONOTONIC_RAW now", src.Epoch, d)
 	}
 	m := NewMonotonic()

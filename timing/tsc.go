@@ -210,12 +210,12 @@ var _ Clock = (*TSC)(nil)
 // cfg.Hz is set, it calibrates, which takes cfg.Calibration.Duration (1 s by
 // default).
 func NewTSC(cfg TSCConfig) (*TSC, error) {
-	return newTSC(cfg, DetectTSC(), monotonicRaw(), nil)
+	return newTSC(cfg, DetectTSC(), MonotonicRaw(), nil)
 }
 
 // newTSC is NewTSC with the facts, the calibration reference and (if not
 // nil) the counter injected, for tests.
-func newTSC(cfg TSCConfig, facts TSCFacts, ref calibrationRef, counter func() int64) (*TSC, error) {
+func newTSC(cfg TSCConfig, facts TSCFacts, ref Reference, counter func() int64) (*TSC, error) {
 	if err := facts.check(cfg); err != nil {
 		return nil, err
 	}
@@ -230,7 +230,7 @@ func newTSC(cfg TSCConfig, facts TSCFacts, ref calibrationRef, counter func() in
 		}
 		c.freq = Frequency{Hz: cfg.Hz, Method: MethodFixed}
 	} else {
-		f, err := calibrate(read, ref, cfg.Calibration)
+		f, err := Calibrate(read, ref, cfg.Calibration)
 		if err != nil {
 			return nil, err
 		}

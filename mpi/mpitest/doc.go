@@ -122,7 +122,7 @@
 //
 // Invalid ranks, tags, buffers, datatypes, reductions and mismatched message
 // sizes are reported as *mpi.Error. When every rank still running is
-// blocked waiting for a message, Run returns an error naming each
+// blocked waiting for a message, Run returns a *DeadlockError naming each
 // blocked rank, the operation and the peer and tag it waits for, instead of
 // hanging; panics of rank functions are returned with their stacks.
 //

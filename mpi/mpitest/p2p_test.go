@@ -167,7 +167,7 @@ func TestDeadlock(t *testing.T) {
 		}
 		return nil // rank 3 exits
 	})
-	var d *deadlockError
+	var d *DeadlockError
 	if !errors.As(err, &d) {
 		t.Fatalf("got %v, want *DeadlockError", err)
 	}
@@ -444,7 +444,7 @@ func TestTestPollingForever(t *testing.T) {
 		_, err := c.RecvInt64(0, 0)
 		return err
 	})
-	var d *deadlockError
+	var d *DeadlockError
 	if !errors.As(err, &d) || !strings.Contains(err.Error(), "rank 0: MPI_Test (polling) waits for a message from rank 1") {
 		t.Fatalf("got %v", err)
 	}
@@ -587,7 +587,7 @@ func TestEagerLimitRendezvous(t *testing.T) {
 		t.Errorf("4 KiB limit, 4 KiB messages: %v", err)
 	}
 	err := exchange(4096, 8192)
-	var d *deadlockError
+	var d *DeadlockError
 	if !errors.As(err, &d) {
 		t.Fatalf("4 KiB limit, 8 KiB messages: %v, want *DeadlockError", err)
 	}

@@ -117,7 +117,7 @@ type World struct {
 	splits  map[splitKey]*splitResult
 
 	deadMu      sync.Mutex // serializes checkDeadlock
-	deadlock    *deadlockError
+	deadlock    *DeadlockError
 	releaseMsgs int64 // Messages() at the last release of polling ranks
 	fruitless   int   // consecutive releases without new messages
 }
@@ -222,9 +222,8 @@ func (w *World) Node(r int) int { return w.node(r) }
 
 // Run calls fn on every rank concurrently, each in its own goroutine, and
 // waits for all of them. It returns the errors returned by fn and the panics
-// of fn (with stacks), joined in rank order, and an error (a deadlock
-// report) when every rank still running is blocked waiting for a message
-// that can never come.
+// of fn (with stacks), joined in rank order, and a *DeadlockError when every
+// rank still running is blocked waiting for a message that can never come.
 //
 // Run may be called again after it returns: virtual time, clocks and
 // unreceived messages carry over. After a deadlock the world is unusable.
@@ -290,8 +289,8 @@ func (w *World) Run(fn func(r *Rank) error) error {
 // errAborted is the error of operations interrupted by a deadlock.
 var errAborted = errors.New("mpitest: world aborted: deadlock")
 
-// deadlockError reports that every rank still running was blocked.
-type deadlockError struct {
+// DeadlockError reports that every rank still running was blocked.
+type DeadlockError struct {
 	Blocked []Blocked // the blocked ranks, in rank order
 	Exited  []string  // how the other ranks ended ("rank 3 exited", "rank 1 exited with error: …")
 }
@@ -326,7 +325,7 @@ func (b Blocked) String() string {
 }
 
 // Error lists the blocked ranks, one per line, then the ranks that exited.
-func (e *deadlockError) Error() string {
+func (e *DeadlockError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "mpitest: deadlock: all %d running ranks are blocked", len(e.Blocked))
 	for _, x := range e.Blocked {
@@ -361,7 +360,7 @@ func (w *World) checkDeadlock() {
 		return
 	}
 	var testers []*Rank
-	var d deadlockError
+	var d DeadlockError
 	for _, r := range w.ranks {
 		r.mu.Lock()
 		switch {

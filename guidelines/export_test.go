@@ -1,5 +1,0 @@
-package guidelines
-
-// Names the external tests and examples use, unexported in the package.
-
-var MinMpiruns = minMpiruns

@@ -1,8 +1,0 @@
-package timing
-
-// Names the external tests and examples use, unexported in the package.
-
-var Calibrate = calibrate
-var MonotonicRaw = monotonicRaw
-
-type Reference = calibrationRef
