@@ -189,7 +189,7 @@ func AnalyzeGroup(g *Group, opt Options) GroupSummary {
 			s.Median, s.MedianCI, s.MedianOf = s.PooledMedian, s.PooledMedianCI, medianOfObservations
 		}
 		s.Mean = Mean(pooled)
-		s.MeanCI = MeanCI(pooled, opt.Level)
+		s.MeanCI = meanCI(pooled, opt.Level)
 		s.Min, s.P99, s.Max = pooled[0], Quantile(0.99, pooled), pooled[len(pooled)-1]
 		if s.MedianCI.Warning != "" {
 			s.Warnings = append(s.Warnings, s.MedianCI.Warning)

@@ -194,7 +194,7 @@ func TestNaNAndEmptyInputs(t *testing.T) {
 	if r := ShapiroWilk([]float64{1, 1, 1, 1}); !math.IsNaN(r.P) || r.Warning == "" {
 		t.Error("Shapiro-Wilk on constant data")
 	}
-	if iv := MeanCI([]float64{3}, 0.95); iv.Valid() {
+	if iv := meanCI([]float64{3}, 0.95); iv.Valid() {
 		t.Error("MeanCI with n=1")
 	}
 	if iv := MedianCI(nil, 0.95); iv.Valid() {

@@ -31,10 +31,10 @@ func checkLevel(level float64) {
 	}
 }
 
-// MeanCI returns the Student-t confidence interval of the mean,
+// meanCI returns the Student-t confidence interval of the mean,
 // x̄ ± t(n−1, 1−α/2)·s/√n (Hoefler & Belli 2015, §3.1.2). It assumes the sample mean is
 // normally distributed; check with ShapiroWilk. NaN bounds for n < 2.
-func MeanCI(x []float64, level float64) Interval {
+func meanCI(x []float64, level float64) Interval {
 	checkLevel(level)
 	n := len(x)
 	if n < 2 {

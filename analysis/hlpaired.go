@@ -51,7 +51,7 @@ func HodgesLehmannPaired(x, y []float64, alt Alternative, level float64) Shift {
 	for i, v := range d {
 		abs[i] = math.Abs(v)
 	}
-	_, tieSum := Ranks(abs)
+	_, tieSum := midRanks(abs)
 	if n < wilcoxonExactLimit && zeros == 0 && tieSum == 0 {
 		sh.Method = "Hodges-Lehmann paired (exact)"
 		dist := getSignRank(n)

@@ -75,7 +75,7 @@ func TestMeanCICoverage(t *testing.T) {
 		for i := range x {
 			x[i] = 5 + 2*rng.NormFloat64()
 		}
-		iv := MeanCI(x, 0.95)
+		iv := meanCI(x, 0.95)
 		if iv.Lo <= 5 && 5 <= iv.Hi {
 			hits++
 		}

@@ -116,7 +116,7 @@ func TestAgainstR(t *testing.T) {
 		case "sd":
 			got = StdDev(x)
 		case "meanci":
-			iv := MeanCI(x, p)
+			iv := meanCI(x, p)
 			got = map[string]float64{"lo": iv.Lo, "hi": iv.Hi}[r.field]
 		case "qci_0.5", "qci_0.25", "qci_0.9", "qci_0.99":
 			q, _ := strconv.ParseFloat(strings.TrimPrefix(r.kind, "qci_"), 64)

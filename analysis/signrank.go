@@ -95,7 +95,7 @@ func WilcoxonSignedRank(x, y []float64, alt Alternative) TestResult {
 	for i, v := range d {
 		abs[i] = math.Abs(v)
 	}
-	r, tieSum := Ranks(abs)
+	r, tieSum := midRanks(abs)
 	var v float64
 	for i, di := range d {
 		if di > 0 {

@@ -71,7 +71,7 @@ func KruskalWallis(groups [][]float64) TestResult {
 		res.Warning = "need at least 2 non-empty groups"
 		return res
 	}
-	r, tieSum := Ranks(all)
+	r, tieSum := midRanks(all)
 	N := float64(len(all))
 	var s float64
 	off := 0

@@ -68,9 +68,9 @@ func Stars(p float64) string {
 	return ""
 }
 
-// Ranks returns the ranks (1-based, ties get the average rank) of x and the
+// midRanks returns the ranks (1-based, ties get the average rank) of x and the
 // tie correction term Σ(t³ − t) over groups of t tied values.
-func Ranks(x []float64) (ranks []float64, tieSum float64) {
+func midRanks(x []float64) (ranks []float64, tieSum float64) {
 	n := len(x)
 	idx := make([]int, n)
 	for i := range idx {
@@ -208,7 +208,7 @@ func WilcoxonRankSum(x, y []float64, alt Alternative) TestResult {
 	pooled := make([]float64, 0, m+n)
 	pooled = append(pooled, x...)
 	pooled = append(pooled, y...)
-	r, tieSum := Ranks(pooled)
+	r, tieSum := midRanks(pooled)
 	var rx float64
 	for _, v := range r[:m] {
 		rx += v
@@ -330,7 +330,7 @@ func HodgesLehmann(x, y []float64, alt Alternative, level float64) Shift {
 		return sh
 	}
 	pooled := append(slices.Clone(x), y...)
-	_, tieSum := Ranks(pooled)
+	_, tieSum := midRanks(pooled)
 	alpha := 1 - level
 	if m < wilcoxonExactLimit && n < wilcoxonExactLimit && tieSum == 0 {
 		sh.Method = "Hodges-Lehmann (exact)"

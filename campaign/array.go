@@ -121,7 +121,7 @@ func (m *Manifest) submitArray(o Options, p *progress, list []int) ([]*arrayTask
 		if err != nil {
 			return nil, fmt.Errorf("campaign: mpirun %d: %w", i, err)
 		}
-		if exists(SidecarPath(m.Dir, m.RunID, i)) {
+		if exists(sidecarPath(m.Dir, m.RunID, i)) {
 			r.Status, r.Complete = StatusOK, true
 			continue
 		}
@@ -301,7 +301,7 @@ func (m *Manifest) finishTask(o Options, t *arrayTask, seen bool) (string, bool)
 	} else if len(k) > 0 {
 		a.KilledStale = append(a.KilledStale, k...)
 	}
-	complete := exists(SidecarPath(m.Dir, m.RunID, t.i))
+	complete := exists(sidecarPath(m.Dir, m.RunID, t.i))
 	s := a.Slurm
 	if t.adopted {
 		a.Error += fmt.Sprintf("; its array task %s ended %s", s.ID(), s.State)
@@ -333,7 +333,7 @@ func (m *Manifest) finishTask(o Options, t *arrayTask, seen bool) (string, bool)
 	case s.State == "COMPLETED" && complete:
 		a.Status = StatusOK
 	case s.State == "COMPLETED":
-		a.Status, a.Error = StatusFailed, "exited with status 0 but wrote no sidecar "+filepath.Base(SidecarPath(m.Dir, m.RunID, t.i))
+		a.Status, a.Error = StatusFailed, "exited with status 0 but wrote no sidecar "+filepath.Base(sidecarPath(m.Dir, m.RunID, t.i))
 	case s.State == "TIMEOUT":
 		a.Status, a.Error = StatusTimedOut, fmt.Sprintf("array task %s hit its Slurm time limit", s.ID())
 	default:

@@ -63,9 +63,9 @@ const stderrTailLines = 50
 // mpirun without extension (rawdata.OutputBase, which defines the files).
 func outputBase(dir, runID string, mpirun int) string { return rawdata.OutputBase(dir, runID, mpirun) }
 
-// SidecarPath returns the path of the JSON metadata sidecar of a mpirun,
+// sidecarPath returns the path of the JSON metadata sidecar of a mpirun,
 // whose existence means the mpirun is complete (rawdata.SidecarPath).
-func SidecarPath(dir, runID string, mpirun int) string {
+func sidecarPath(dir, runID string, mpirun int) string {
 	return rawdata.SidecarPath(dir, runID, mpirun)
 }
 
@@ -452,7 +452,7 @@ func ReadManifest(path string) (*Manifest, error) {
 func (m *Manifest) Incomplete() []int {
 	var in []int
 	for _, r := range m.Runs {
-		if !exists(SidecarPath(m.Dir, m.RunID, r.Mpirun)) {
+		if !exists(sidecarPath(m.Dir, m.RunID, r.Mpirun)) {
 			in = append(in, r.Mpirun)
 		}
 	}
@@ -659,7 +659,7 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	if err != nil {
 		return "", fmt.Errorf("campaign: mpirun %d: %w", i, err)
 	}
-	if exists(SidecarPath(m.Dir, m.RunID, i)) {
+	if exists(sidecarPath(m.Dir, m.RunID, i)) {
 		r.Status, r.Complete = StatusOK, true
 		return StatusOK, m.save()
 	}
@@ -800,7 +800,7 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 				poll = nil
 			}
 		case <-batchPoll:
-			if killedFor == "" && pgid > 0 && exists(SidecarPath(m.Dir, m.RunID, i)) {
+			if killedFor == "" && pgid > 0 && exists(sidecarPath(m.Dir, m.RunID, i)) {
 				if id, state, _, _ := slurmQuery(a.Slurm.JobName); id != "" && !slurmAlive(state) {
 					batchEnded, batchPoll, timeout = true, nil, nil
 					syscall.Kill(-pgid, syscall.SIGTERM)
@@ -852,9 +852,9 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	end := time.Now()
 	a.Ended = end.UTC().Format(time.RFC3339Nano)
 	a.DurationS = end.Sub(start).Seconds()
-	complete := exists(SidecarPath(m.Dir, m.RunID, i))
+	complete := exists(sidecarPath(m.Dir, m.RunID, i))
 	if complete && a.Slurm != nil && a.Slurm.Step && a.Slurm.StepID == "" {
-		sidecarStep(a.Slurm, SidecarPath(m.Dir, m.RunID, i)) // too short to be seen
+		sidecarStep(a.Slurm, sidecarPath(m.Dir, m.RunID, i)) // too short to be seen
 	}
 	switch {
 	case !out.started:
@@ -868,7 +868,7 @@ func (m *Manifest) attempt(ctx context.Context, i int, o Options) (string, error
 	case out.err != nil:
 		a.Status, a.Error = StatusFailed, out.err.Error()
 	case !complete:
-		a.Status, a.Error = StatusFailed, "exited with status 0 but wrote no sidecar "+filepath.Base(SidecarPath(m.Dir, m.RunID, i))
+		a.Status, a.Error = StatusFailed, "exited with status 0 but wrote no sidecar "+filepath.Base(sidecarPath(m.Dir, m.RunID, i))
 	default:
 		a.Status = StatusOK
 	}

@@ -140,9 +140,9 @@ func TestLaunchAllOK(t *testing.T) {
 			t.Errorf("argv %q, want %q", r.Argv, want)
 		}
 		var meta struct{ Seed uint64 }
-		b, _ := os.ReadFile(SidecarPath(dir, "t1", i))
+		b, _ := os.ReadFile(sidecarPath(dir, "t1", i))
 		if json.Unmarshal(b, &meta) != nil || meta.Seed != r.Seed {
-			t.Errorf("sidecar %s: %s", SidecarPath(dir, "t1", i), b)
+			t.Errorf("sidecar %s: %s", sidecarPath(dir, "t1", i), b)
 		}
 	}
 	// The manifest on disk is what Start returned.
@@ -336,7 +336,7 @@ func TestLaunchKillLauncherThenResume(t *testing.T) {
 	if m.Runs[0].Status != StatusOK || m.Runs[1].Status != StatusRunning || m.Runs[2].Status != StatusPending {
 		t.Fatalf("after the kill: %s %s %s\n%s", m.Runs[0].Status, m.Runs[1].Status, m.Runs[2].Status, out)
 	}
-	if exists(SidecarPath(dir, "t1", 1)) {
+	if exists(sidecarPath(dir, "t1", 1)) {
 		t.Fatal("mpirun 1 completed although killed")
 	}
 	before := sidecars(t, m)

@@ -17,7 +17,7 @@
 // DIR/ID-mpirunNNN.ranks.csv, and last the JSON sidecar
 // DIR/ID-mpirunNNN.json, each first as NAME.partial, fsynced and renamed,
 // never overwriting a final file. So mpirun i is complete if and only if
-// its sidecar exists ([SidecarPath]); the launcher trusts nothing else.
+// its sidecar exists ([rawdata.SidecarPath]); the launcher trusts nothing else.
 //
 // The campaign is recorded in DIR/ID-campaign.json ([Manifest]), rewritten
 // atomically (temporary file, fsync, rename, fsync of the directory) after

@@ -70,14 +70,32 @@ func ExampleStart() {
 		Environment: &env,
 	}
 	o := campaign.Options{Timeout: 10 * time.Minute, Progress: os.Stderr}
-	_, err := campaign.Start(context.Background(), c, o)
+	m, err := campaign.Start(context.Background(), c, o)
 	if errors.Is(err, campaign.ErrIncomplete) {
 		// Some mpiruns failed (recorded in results/allreduce-2025-campaign.json);
 		// run only the missing ones again.
-		_, err = campaign.Resume(context.Background(), campaign.ManifestPath("results", "allreduce-2025"), o)
+		m, err = campaign.Resume(context.Background(), campaign.ManifestPath("results", "allreduce-2025"), o)
 	}
 	if err != nil {
 		fmt.Println(err)
+	}
+	if m == nil {
+		return
+	}
+	// The manifest states every mpirun's status and each attempt's.
+	count := map[string]int{}
+	for _, r := range m.Runs {
+		count[r.Status]++
+		for _, a := range r.Attempts {
+			if s := a.Slurm; s != nil { // under Slurm: the job (a *campaign.SlurmJob)
+				var job campaign.SlurmJob = *s
+				fmt.Println("mpirun", r.Mpirun, "ran as Slurm job", job.JobID, job.State)
+			}
+		}
+	}
+	for _, st := range []string{campaign.StatusPending, campaign.StatusRunning, campaign.StatusOK, campaign.StatusFailed,
+		campaign.StatusTimedOut, campaign.StatusInterrupted, campaign.StatusAbandoned} {
+		fmt.Println(st, count[st])
 	}
 }
 

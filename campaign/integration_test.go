@@ -134,7 +134,7 @@ func completedData(t *testing.T, dir, runID string, n int) map[string][32]byte {
 	t.Helper()
 	h := map[string][32]byte{}
 	for i := 0; i < n; i++ {
-		if !exists(SidecarPath(dir, runID, i)) {
+		if !exists(sidecarPath(dir, runID, i)) {
 			continue
 		}
 		files, _ := filepath.Glob(outputBase(dir, runID, i) + ".*")

@@ -55,7 +55,7 @@ func TestPerMpirunCampaign(t *testing.T) {
 	count := map[string]int{}
 	order := AssignLevels(3, 6, 5)
 	for i, r := range m.Runs {
-		b, err := os.ReadFile(SidecarPath(dir, "pm", i))
+		b, err := os.ReadFile(sidecarPath(dir, "pm", i))
 		if err != nil {
 			t.Fatal(err)
 		}

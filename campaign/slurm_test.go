@@ -77,7 +77,7 @@ func TestSlurmLaunch(t *testing.T) {
 					MPIEnv map[string]string `json:"mpi_env"`
 				}
 			}
-			b, err := os.ReadFile(SidecarPath(dir, "sl", i))
+			b, err := os.ReadFile(sidecarPath(dir, "sl", i))
 			if err != nil || json.Unmarshal(b, &meta) != nil {
 				t.Fatalf("sidecar: %v", err)
 			}
@@ -108,8 +108,8 @@ func TestSlurmLaunch(t *testing.T) {
 		if b, err := direct.CombinedOutput(); err != nil {
 			t.Fatalf("srun ... run: %v\n%s", err, b)
 		}
-		if n := csvRows(t, outputBase(dir, "direct", 0)+".csv"); n != 200 || !exists(SidecarPath(dir, "direct", 0)) {
-			t.Errorf("srun ... run: %d rows, sidecar %v", n, exists(SidecarPath(dir, "direct", 0)))
+		if n := csvRows(t, outputBase(dir, "direct", 0)+".csv"); n != 200 || !exists(sidecarPath(dir, "direct", 0)) {
+			t.Errorf("srun ... run: %d rows, sidecar %v", n, exists(sidecarPath(dir, "direct", 0)))
 		}
 		c.WaitNoJobs(t)
 	})
@@ -138,7 +138,7 @@ func TestSlurmWrongPMI(t *testing.T) {
 			t.Fatal(err)
 		}
 		a := m.Runs[0].Attempts[0]
-		if m.Runs[0].Status != StatusFailed || exists(SidecarPath(dir, "wp", 0)) || exists(outputBase(dir, "wp", 0)+".csv") {
+		if m.Runs[0].Status != StatusFailed || exists(sidecarPath(dir, "wp", 0)) || exists(outputBase(dir, "wp", 0)+".csv") {
 			t.Fatalf("a run of singletons was recorded: %+v", m.Runs[0])
 		}
 		tail := strings.Join(append(a.StderrTail, a.StdoutTail...), "\n")
@@ -365,7 +365,7 @@ func TestSlurmStepsInAllocation(t *testing.T) {
 					MPIEnv map[string]string `json:"mpi_env"`
 				}
 			}
-			b, err := os.ReadFile(SidecarPath(dir, "st", i))
+			b, err := os.ReadFile(sidecarPath(dir, "st", i))
 			if err != nil || json.Unmarshal(b, &meta) != nil {
 				t.Fatalf("sidecar: %v", err)
 			}
@@ -530,7 +530,7 @@ func TestSlurmArrayCampaign(t *testing.T) {
 					MPIEnv map[string]string `json:"mpi_env"`
 				}
 			}
-			b, err := os.ReadFile(SidecarPath(dir, "ar", i))
+			b, err := os.ReadFile(sidecarPath(dir, "ar", i))
 			if err != nil || json.Unmarshal(b, &meta) != nil {
 				t.Fatalf("sidecar: %v", err)
 			}

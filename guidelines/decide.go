@@ -80,9 +80,9 @@ func (o Options) withDefaults() Options {
 
 // Test names the statistics of a Report.
 const (
-	TestName       = "one-sided Wilcoxon signed-rank test of H0: lhs <= rhs against H1: lhs > rhs, on per-mpirun medians paired by mpirun"
-	CorrectionName = "Holm (step-down Bonferroni) over every (guideline, size) of a context: family-wise error rate <= alpha under any dependence"
-	ShiftName      = "Hodges-Lehmann estimate of lhs - rhs (pseudo-median of the paired differences) with its signed-rank confidence interval"
+	testName       = "one-sided Wilcoxon signed-rank test of H0: lhs <= rhs against H1: lhs > rhs, on per-mpirun medians paired by mpirun"
+	correctionName = "Holm (step-down Bonferroni) over every (guideline, size) of a context: family-wise error rate <= alpha under any dependence"
+	shiftName      = "Hodges-Lehmann estimate of lhs - rhs (pseudo-median of the paired differences) with its signed-rank confidence interval"
 )
 
 // Decision is the verdict on one guideline at one size.
@@ -310,17 +310,4 @@ func pair(a, b Series) (x, y []float64) {
 		}
 	}
 	return x, y
-}
-
-// Violations returns the violated decisions of reps.
-func Violations(reps []ContextReport) []Decision {
-	var v []Decision
-	for _, r := range reps {
-		for _, d := range r.Decisions {
-			if d.Violated {
-				v = append(v, d)
-			}
-		}
-	}
-	return v
 }

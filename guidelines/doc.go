@@ -43,6 +43,6 @@
 // α = 0.05. Decide warns when the data has fewer.
 //
 // Report writes the verdicts as a table (WriteText), as JSON a library's
-// CI can gate on (WriteJSON, schema SchemaVersion, described in
+// CI can gate on (WriteJSON, schema "reprobench-guidelines/1", described in
 // docs/guidelines.md) and as a plot (Plot).
 package guidelines

@@ -37,8 +37,8 @@ func (s Size) String() string {
 	return sizeNames[s]
 }
 
-// ParseSize accepts "n", "p*n" (or "pn", "p·n"), "elem" (or "1") and "0".
-func ParseSize(s string) (Size, error) {
+// parseSize accepts "n", "p*n" (or "pn", "p·n"), "elem" (or "1") and "0".
+func parseSize(s string) (Size, error) {
 	switch strings.ReplaceAll(strings.TrimSpace(s), " ", "") {
 	case "n":
 		return SizeN, nil
@@ -178,7 +178,7 @@ func parseSide(s string) (Side, error) {
 	if open <= 0 || !strings.HasSuffix(s, ")") {
 		return Side{}, fmt.Errorf("%q: want CALL(SIZE)", s)
 	}
-	sz, err := ParseSize(s[open+1 : len(s)-1])
+	sz, err := parseSize(s[open+1 : len(s)-1])
 	if err != nil {
 		return Side{}, err
 	}

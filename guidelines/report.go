@@ -11,8 +11,8 @@ import (
 	"github.com/reprobench/reprobench/analysis"
 )
 
-// SchemaVersion names the JSON format of Report (docs/guidelines.md).
-const SchemaVersion = "reprobench-guidelines/1"
+// schemaVersion names the JSON format of Report (docs/guidelines.md).
+const schemaVersion = "reprobench-guidelines/1"
 
 // Report is the result of a guidelines run: one ContextReport per context
 // (np, datatype, labels such as the MPI library), each its own Holm family.
@@ -33,7 +33,7 @@ type Report struct {
 // order of the contexts' names.
 func NewReport(gs []Guideline, data map[Context]Data, opt Options) Report {
 	opt = opt.withDefaults()
-	r := Report{Schema: SchemaVersion, Alpha: opt.Alpha, Level: opt.Level, Test: TestName, Correction: CorrectionName, Shift: ShiftName}
+	r := Report{Schema: schemaVersion, Alpha: opt.Alpha, Level: opt.Level, Test: testName, Correction: correctionName, Shift: shiftName}
 	var ctxs []Context
 	for c := range data {
 		ctxs = append(ctxs, c)
@@ -86,7 +86,8 @@ func (d Decision) MarshalJSON() ([]byte, error) {
 		d.Violated, jnum(d.ShiftS), jnum(d.ShiftLoS), jnum(d.ShiftHiS), jnum(d.ShiftLevel), d.Method, d.Warnings})
 }
 
-// WriteJSON writes r, indented, in the format SchemaVersion names.
+// WriteJSON writes r, indented, in the format "reprobench-guidelines/1"
+// (Report.Schema).
 func (r Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -62,9 +62,9 @@ func goReduceScatterBlock(c Comm, o *Observation) error {
 	return c.ReduceScatterBlock(o.Send, o.Recv, o.Count, o.Type, o.Op)
 }
 
-// TagPingPong is the tag the Go ping-pong of ObserveGo uses (reserved: see
+// tagPingPong is the tag the Go ping-pong of ObserveGo uses (reserved: see
 // TagReserved).
-const TagPingPong = TagInternal - 2
+const tagPingPong = TagInternal - 2
 
 // goPingPong: root sends its n bytes to peer and receives peer's n bytes;
 // the other ranks do nothing (rb_pingpong_call).
@@ -72,15 +72,15 @@ func goPingPong(c Comm, o *Observation) error {
 	b := o.Count * o.Type.Size()
 	switch c.Rank() {
 	case o.Root:
-		if err := c.Send(o.Send[:b], o.Peer, TagPingPong); err != nil {
+		if err := c.Send(o.Send[:b], o.Peer, tagPingPong); err != nil {
 			return err
 		}
-		return c.Recv(o.Recv[:b], o.Peer, TagPingPong)
+		return c.Recv(o.Recv[:b], o.Peer, tagPingPong)
 	case o.Peer:
-		if err := c.Recv(o.Recv[:b], o.Root, TagPingPong); err != nil {
+		if err := c.Recv(o.Recv[:b], o.Root, tagPingPong); err != nil {
 			return err
 		}
-		return c.Send(o.Send[:b], o.Root, TagPingPong)
+		return c.Send(o.Send[:b], o.Root, tagPingPong)
 	}
 	return nil
 }

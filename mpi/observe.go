@@ -175,19 +175,19 @@ func syncGo(c Comm, o *Observation, clk timing.Clock) error {
 	return nil
 }
 
-// TagDissemination is the tag disseminationBarrier uses in Go (reserved:
+// tagDissemination is the tag disseminationBarrier uses in Go (reserved:
 // see TagReserved).
-const TagDissemination = TagInternal - 1
+const tagDissemination = TagInternal - 1
 
 // disseminationBarrier is a dissemination barrier (Hensgen, Finkel and Manber
 // 1988) built from point-to-point messages: in round k every rank sends a
 // zero-byte message to (rank + 2^k) mod p and receives one from
 // (rank − 2^k) mod p; after ⌈log2 p⌉ rounds every rank has (transitively)
-// heard from every other. It uses tag TagDissemination.
+// heard from every other. It uses tag tagDissemination.
 func disseminationBarrier(c Comm) error {
 	p, r := c.Size(), c.Rank()
 	for d := 1; d < p; d <<= 1 {
-		if err := c.Sendrecv(nil, (r+d)%p, TagDissemination, nil, (r-d+p)%p, TagDissemination); err != nil {
+		if err := c.Sendrecv(nil, (r+d)%p, tagDissemination, nil, (r-d+p)%p, tagDissemination); err != nil {
 			return err
 		}
 	}

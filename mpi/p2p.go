@@ -219,9 +219,9 @@ func postAndWait(w int, post func() (Request, error)) error {
 	return nil
 }
 
-// RMAWindower is implemented by communicators that hold the RMA window of
+// rmaWindower is implemented by communicators that hold the RMA window of
 // a prepared one-sided call (the binding and mpitest).
-type RMAWindower interface {
+type rmaWindower interface {
 	// RMAWindow returns this rank's part of the window, or nil when the
 	// communicator holds none.
 	RMAWindow() []byte
@@ -233,7 +233,7 @@ type RMAWindower interface {
 // can write it (after a barrier that follows the last observation): the
 // tests check Put and Accumulate element by element through it.
 func WindowBytes(c Comm) []byte {
-	if w, ok := c.(RMAWindower); ok {
+	if w, ok := c.(rmaWindower); ok {
 		return w.RMAWindow()
 	}
 	return nil

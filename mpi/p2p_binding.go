@@ -32,7 +32,7 @@ func (c *comm) checkPrepared(fn string, o *Observation) error {
 	return nil
 }
 
-// RMAWindow implements RMAWindower: this rank's part of the MPI window
+// RMAWindow implements rmaWindower: this rank's part of the MPI window
 // (C memory, valid until the release).
 func (c *comm) RMAWindow() []byte {
 	if c.args == nil || c.args.has_win == 0 || c.args.win_bytes == 0 {

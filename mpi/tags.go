@@ -5,8 +5,8 @@ package mpi
 //
 //	[0, TagReserved)            user code (mpi.Comm's Send, Recv, Sendrecv, …)
 //	[TagReserved, TagInternal)  reprobench's own Go packages: TagClockSync…
-//	                            (package clocksync), TagPingPong and
-//	                            TagDissemination (this package's Go paths)
+//	                            (package clocksync), tagPingPong and
+//	                            tagDissemination (this package's Go paths)
 //	[TagInternal, …)            the C side of the binding (refused by Comm)
 //
 // Code that communicates while a clock synchronization, a Go ping-pong or a

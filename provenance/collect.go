@@ -25,12 +25,12 @@ type Binding struct {
 	samples   int
 	moves     int
 	source    string
-	probe     Probe
+	probe     rankProbe
 	lib       string
 	start     time.Time
 	mpit      *MPIT // rank 0's
 	// readMPIT: Finish reads the library's configuration on rank 0
-	// (ReadMPIT, all its control variables when allCvars).
+	// (readMPIT, all its control variables when allCvars).
 	readMPIT, allCvars bool
 
 	// the batches of observations ended, and those ended on another CPU
@@ -55,8 +55,8 @@ type Options struct {
 	// NoMPIT skips MPI_T (and the defaults helper's process).
 	NoMPIT bool
 	// CPU, when set, reads the CPU the calling thread is on and how it
-	// was read, as CurrentCPU does (a negative CPU: unreadable, and why);
-	// nil: CurrentCPU, or the rank's own fake CPU when Simulated. Tests
+	// was read, as currentCPU does (a negative CPU: unreadable, and why);
+	// nil: currentCPU, or the rank's own fake CPU when Simulated. Tests
 	// set it to feed known readings.
 	CPU func() (int, string)
 	// Expect are control variables that must read the given values
@@ -66,10 +66,10 @@ type Options struct {
 	Expect []Expectation
 }
 
-// Start probes this rank (Local, or fake values when simulated) and takes
+// Start probes this rank (local, or fake values when simulated) and takes
 // the first sample of its CPU, without communicating; Finish later
 // combines every rank's probe and samples into the record. Rank 0's
-// Finish also reads the library's configuration through MPI_T (ReadMPIT)
+// Finish also reads the library's configuration through MPI_T (readMPIT)
 // when MPI is initialized, kept in rank 0's record only: after the
 // measurements, because initializing MPI_T in the measuring process
 // changes what it measures (Open MPI 4.1.4's nonblocking collectives;
@@ -101,7 +101,7 @@ func Start(c mpi.Comm, opt Options) (*Binding, error) {
 		if b.lib == "" {
 			b.lib = unavailable("MPI is not initialized in this process (no MPI_Get_library_version)")
 		}
-		b.probe = Local(node)
+		b.probe = local(node)
 	}
 	b.Sample()
 	return b, nil
@@ -130,7 +130,7 @@ func Collect(c mpi.Comm, opt Options) (*Binding, error) {
 // are without provenance.
 func (b *Binding) exchange(c mpi.Comm) error {
 	if b.simulated {
-		all := make([]Probe, c.Size())
+		all := make([]rankProbe, c.Size())
 		for r := range all {
 			all[r] = simulatedProbe(r, c.Size())
 		}
@@ -141,26 +141,26 @@ func (b *Binding) exchange(c mpi.Comm) error {
 		return nil
 	}
 	probes, err := allgatherJSON(c, struct {
-		Probe
+		rankProbe
 		Start int64  `json:"start_unix_ns"`
 		Lib   string `json:"library"`
 	}{b.probe, b.start.UnixNano(), b.lib})
 	if err != nil {
 		return fmt.Errorf("provenance: %w", err)
 	}
-	all := make([]Probe, len(probes))
+	all := make([]rankProbe, len(probes))
 	var start int64
 	lib := ""
 	for i, raw := range probes {
 		var p struct {
-			Probe
+			rankProbe
 			Start int64  `json:"start_unix_ns"`
 			Lib   string `json:"library"`
 		}
 		if err := json.Unmarshal(raw, &p); err != nil {
 			return fmt.Errorf("provenance: rank %d's probe: %w", i, err)
 		}
-		all[i] = p.Probe
+		all[i] = p.rankProbe
 		if i == 0 {
 			start, lib = p.Start, p.Lib
 		}
@@ -191,7 +191,7 @@ func (b *Binding) sample() int {
 	case b.readCPU != nil:
 		cpu, src = b.readCPU()
 	case !b.simulated:
-		cpu, src = CurrentCPU()
+		cpu, src = currentCPU()
 	}
 	b.source = src
 	if cpu < 0 {
@@ -276,9 +276,9 @@ func (b *Binding) Finish(c mpi.Comm, when string) (*Record, error) {
 
 // simulatedProbe is the fake probe of rank r of a simulated world of np
 // ranks: one node "simulated" with np CPUs, rank r bound to CPU r.
-func simulatedProbe(r, np int) Probe {
+func simulatedProbe(r, np int) rankProbe {
 	sim := unavailable("simulated")
-	return Probe{Node: "simulated", OnlineCPUs: formatList(seq(np)), Mask: strconv.Itoa(r), CPU: r, CPUSource: "simulated",
+	return rankProbe{Node: "simulated", OnlineCPUs: formatList(seq(np)), Mask: strconv.Itoa(r), CPU: r, CPUSource: "simulated",
 		Clock: "simulated", Adjtimex: Adjtimex{State: "TIME_OK", Synchronized: true},
 		CPUFacts: CPUFacts{Governor: sim, MinKHz: sim, MaxKHz: sim, CurKHz: sim, Turbo: sim, SMT: sim, THP: sim, THPDefrag: sim},
 		Launcher: Launcher{Name: "mpitest", How: "simulated"}}
@@ -295,8 +295,8 @@ func seq(n int) []int {
 // combine builds the record from every rank's probe: nodes in order of
 // their lowest rank with the facts their lowest rank read, the launcher
 // rank 0 found, and the ranks' start masks and the overlaps.
-func combine(all []Probe) *Record {
-	rec := &Record{Version: Version}
+func combine(all []rankProbe) *Record {
+	rec := &Record{Version: recordVersion}
 	if len(all) > 0 {
 		rec.Launcher = all[0].Launcher
 	}

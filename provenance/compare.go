@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// Default is the value of a control variable a record does not list as
+// defaultText is the value of a control variable a record does not list as
 // differing from its default.
-const Default = "default"
+const defaultText = "default"
 
 // cvarPrefix marks the facts that are MPI_T control variables.
 const cvarPrefix = "cvar "
@@ -118,7 +118,7 @@ func Differences(names []string, sides [][]*Record) []string {
 					if !strings.HasPrefix(k, cvarPrefix) {
 						continue
 					}
-					v = Default
+					v = defaultText
 				}
 				if vals[i][k] == nil {
 					vals[i][k] = map[string]int{}

@@ -8,7 +8,7 @@
 // Carpen-Amarie 2016 (Table VI, §3.4) that a process can see for itself.
 //
 // Collect gathers it, collectively and outside any timed part: each rank
-// probes its own process and node once per process (Local), and the ranks
+// probes its own process and node once per process (local), and the ranks
 // exchange their probes with symmetric collectives (an allreduce of the
 // largest length and one allgather), so that every rank holds the same
 // Record. A Binding follows a rank's CPU while it measures: Sample reads the

@@ -45,8 +45,8 @@ type ExplainResult struct {
 	Facts []Explanation `json:"facts"`
 }
 
-// ExplainMethod describes the test.
-const ExplainMethod = "each recorded fact's separation of the two sides' mpiruns (the share whose side its value predicts), " +
+// explainMethod describes the test.
+const explainMethod = "each recorded fact's separation of the two sides' mpiruns (the share whose side its value predicts), " +
 	"tested by permuting the mpiruns between the sides (sizes kept); a fact is named when p ≤ alpha"
 
 // Explain ranks the facts on which the mpiruns of sides a and b differ
@@ -58,7 +58,7 @@ const ExplainMethod = "each recorded fact's separation of the two sides' mpiruns
 // skipped.
 func Explain(a, b []*Record, alpha float64, seed uint64, perms int) ExplainResult {
 	a, b = slices.DeleteFunc(slices.Clone(a), isNil), slices.DeleteFunc(slices.Clone(b), isNil)
-	res := ExplainResult{Method: ExplainMethod, Alpha: alpha, Seed: seed, Permutations: perms, MpirunsA: len(a), MpirunsB: len(b)}
+	res := ExplainResult{Method: explainMethod, Alpha: alpha, Seed: seed, Permutations: perms, MpirunsA: len(a), MpirunsB: len(b)}
 	n := len(a) + len(b)
 	if len(a) == 0 || len(b) == 0 {
 		return res
@@ -89,7 +89,7 @@ func Explain(a, b []*Record, alpha float64, seed uint64, perms int) ExplainResul
 			if !ok {
 				v = "-"
 				if strings.HasPrefix(k, cvarPrefix) {
-					v = Default
+					v = defaultText
 				}
 			}
 			vals[i] = v

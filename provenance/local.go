@@ -9,8 +9,8 @@ import (
 	"sync"
 )
 
-// Probe is what one rank reads about its own process and node.
-type Probe struct {
+// rankProbe is what one rank reads about its own process and node.
+type rankProbe struct {
 	Node       string   `json:"node"`
 	OnlineCPUs string   `json:"online_cpus"`
 	Mask       string   `json:"mask"`
@@ -24,13 +24,13 @@ type Probe struct {
 
 var (
 	nodeOnce  sync.Once
-	nodeProbe Probe
+	nodeProbe rankProbe
 )
 
-// Local reads this process's facts: the node's (once per process, cached)
+// local reads this process's facts: the node's (once per process, cached)
 // and the calling thread's affinity mask and CPU (each call). node is the
 // processor name to record.
-func Local(node string) Probe {
+func local(node string) rankProbe {
 	nodeOnce.Do(func() {
 		p := &nodeProbe
 		p.OnlineCPUs = readTrim("/sys/devices/system/cpu/online")
@@ -42,7 +42,7 @@ func Local(node string) Probe {
 	p := nodeProbe
 	p.Node = node
 	p.Mask = affinity()
-	p.CPU, p.CPUSource = CurrentCPU()
+	p.CPU, p.CPUSource = currentCPU()
 	return p
 }
 
@@ -191,11 +191,11 @@ func statFields(s string) []string {
 	return strings.Fields(s[i+1:])
 }
 
-// CurrentCPU returns the CPU the calling thread last ran on, from
+// currentCPU returns the CPU the calling thread last ran on, from
 // /proc/thread-self/stat (field 39), and how it was read; -1 and why
 // when it could not be. It costs a file read (a few µs): call it between
 // timed spans only.
-func CurrentCPU() (int, string) {
+func currentCPU() (int, string) {
 	b, err := os.ReadFile("/proc/thread-self/stat")
 	if err != nil {
 		return -1, unavailable(err.Error())

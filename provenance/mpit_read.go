@@ -15,15 +15,15 @@ import (
 	"github.com/reprobench/reprobench/mpi"
 )
 
-// DefaultsEnv is the environment variable that turns a process into the
-// defaults helper: with DefaultsEnv=1, a program that links this package
+// defaultsEnv is the environment variable that turns a process into the
+// defaults helper: with defaultsEnv=1, a program that links this package
 // prints its MPI library's control variables as JSON on standard output
-// and exits before main runs (package init). ReadMPIT runs the program's
+// and exits before main runs (package init). readMPIT runs the program's
 // own executable so, in a scrubbed environment.
-const DefaultsEnv = "REPROBENCH_MPIT_DEFAULTS"
+const defaultsEnv = "REPROBENCH_MPIT_DEFAULTS"
 
 func init() {
-	if os.Getenv(DefaultsEnv) != "1" {
+	if os.Getenv(defaultsEnv) != "1" {
 		return
 	}
 	vs, err := mpi.ControlVariables()
@@ -41,14 +41,14 @@ func init() {
 // library and finds its installation, nothing that configures it.
 var keptEnv = []string{"PATH", "LD_LIBRARY_PATH", "TMPDIR", "OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"}
 
-// DefaultsFrom describes how ReadMPIT finds the defaults.
-const DefaultsFrom = "this program re-executed with " + DefaultsEnv + "=1, MPI_T initialized without MPI_Init, in an environment " +
+// defaultsFrom describes how readMPIT finds the defaults.
+const defaultsFrom = "this program re-executed with " + defaultsEnv + "=1, MPI_T initialized without MPI_Init, in an environment " +
 	"of PATH, LD_LIBRARY_PATH and TMPDIR only (no OMPI_*, MPIR_CVAR_*, MPICH_* variables) and HOME an empty directory " +
 	"(no $HOME/.openmpi/mca-params.conf); the installation's own parameter files (e.g. /etc/openmpi/openmpi-mca-params.conf) count as default"
 
-// Defaults runs the defaults helper (DefaultsFrom) and returns the
+// defaults runs the defaults helper (defaultsFrom) and returns the
 // control variables it read, with a 30 s timeout.
-func Defaults() ([]mpi.ControlVariable, error) {
+func defaults() ([]mpi.ControlVariable, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -58,7 +58,7 @@ func Defaults() ([]mpi.ControlVariable, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(home)
-	env := []string{DefaultsEnv + "=1", "HOME=" + home}
+	env := []string{defaultsEnv + "=1", "HOME=" + home}
 	for _, k := range keptEnv {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
@@ -81,24 +81,19 @@ func Defaults() ([]mpi.ControlVariable, error) {
 	return vs, nil
 }
 
-// ReadMPIT reads the library's control variables in this process and
-// their defaults (Defaults), and returns those that differ, with where
+// readMPIT reads the library's control variables in this process and
+// their defaults (defaults), and returns those that differ, with where
 // each was set when an environment variable or a parameter file names it
-// (all: every variable as well). Call it outside any timed part, from the
-// thread that initialized MPI; it starts one process.
-func ReadMPIT(all bool) *MPIT {
-	m, _ := readMPIT(all)
-	return m
-}
-
-// readMPIT is ReadMPIT, and also returns every variable read.
+// (all: every variable as well), and every variable read. Call it outside
+// any timed part, from the thread that initialized MPI; it starts one
+// process.
 func readMPIT(all bool) (*MPIT, []mpi.ControlVariable) {
 	vs, err := mpi.ControlVariables()
 	if err != nil {
 		return &MPIT{Error: err.Error(), DefaultsFrom: unavailable("no control variables")}, nil
 	}
-	defs, derr := Defaults()
-	m := &MPIT{DefaultsFrom: DefaultsFrom}
+	defs, derr := defaults()
+	m := &MPIT{DefaultsFrom: defaultsFrom}
 	if derr != nil {
 		m.DefaultsFrom = unavailable(derr.Error())
 	}

@@ -26,9 +26,9 @@ func TestOverlaps(t *testing.T) {
 		{"three unbound on two CPUs", []string{"0-1", "0-1", "0-1"}, []Overlap{{Ranks: []int{0, 1, 2}, CPUs: "0-1", Shared: true}}},
 		{"chain", []string{"0-1", "1-2", "3", "3"}, []Overlap{{Ranks: []int{0, 1}, CPUs: "0-2"}, {Ranks: []int{2, 3}, CPUs: "3", Shared: true}}},
 	} {
-		var probes []Probe
+		var probes []rankProbe
 		for _, m := range tc.masks {
-			probes = append(probes, Probe{Node: "n", OnlineCPUs: "0-3", Mask: m})
+			probes = append(probes, rankProbe{Node: "n", OnlineCPUs: "0-3", Mask: m})
 		}
 		rec := combine(probes)
 		if got := rec.Nodes[0].Overlaps; !reflect.DeepEqual(got, tc.want) {
@@ -111,7 +111,7 @@ func TestCollectSimulated(t *testing.T) {
 }
 
 func TestMigrationNote(t *testing.T) {
-	b := &Binding{rec: combine([]Probe{{Node: "n", OnlineCPUs: "0-1", Mask: "0-1"}}), simulated: true}
+	b := &Binding{rec: combine([]rankProbe{{Node: "n", OnlineCPUs: "0-1", Mask: "0-1"}}), simulated: true}
 	for _, cpu := range []int{0, 1, 1, 0} {
 		b.rank = cpu
 		b.Sample()
@@ -160,7 +160,7 @@ func TestCPUFacts(t *testing.T) {
 
 // This machine's own probe: every fact is a value or says why not.
 func TestLocal(t *testing.T) {
-	p := Local("here")
+	p := local("here")
 	for name, v := range map[string]string{"clock source": p.Clock, "mask": p.Mask, "online": p.OnlineCPUs, "smt": p.CPUFacts.SMT, "thp": p.CPUFacts.THP, "adjtimex": p.Adjtimex.State} {
 		if v == "" || v == Unavailable {
 			t.Errorf("%s: %q", name, v)
@@ -204,7 +204,7 @@ func TestLocalRecordLines(t *testing.T) {
 // give none.
 func TestDifferences(t *testing.T) {
 	base := func() *Record {
-		r := combine([]Probe{{Node: "n", OnlineCPUs: "0-1", Mask: "0", Clock: "tsc"}, {Node: "n", OnlineCPUs: "0-1", Mask: "1", Clock: "tsc"}})
+		r := combine([]rankProbe{{Node: "n", OnlineCPUs: "0-1", Mask: "0", Clock: "tsc"}, {Node: "n", OnlineCPUs: "0-1", Mask: "1", Clock: "tsc"}})
 		r.Library, r.MPIT = "Open MPI v4.1.4", &MPIT{Differ: []Cvar{{Name: "orte_hnp_uri", Value: "x", PerJob: true}}}
 		return r
 	}
@@ -235,7 +235,7 @@ func TestDifferences(t *testing.T) {
 // identical campaigns name nothing.
 func TestExplain(t *testing.T) {
 	mk := func(cvar string, moved int) *Record {
-		r := combine([]Probe{{Node: "n", OnlineCPUs: "0-1", Mask: "0"}, {Node: "n", OnlineCPUs: "0-1", Mask: "1"}})
+		r := combine([]rankProbe{{Node: "n", OnlineCPUs: "0-1", Mask: "0"}, {Node: "n", OnlineCPUs: "0-1", Mask: "1"}})
 		r.MPIT = &MPIT{}
 		if cvar != "" {
 			r.MPIT.Differ = []Cvar{{Name: cvar, Value: "4", Default: "0"}}
@@ -251,7 +251,7 @@ func TestExplain(t *testing.T) {
 	}
 	res := Explain(a, b, 0.05, 7, 9999)
 	if len(res.Facts) != 2 || res.Facts[0].Fact != "coll_tuned_allreduce_algorithm" || !res.Facts[0].Named || res.Facts[0].Separation != 1 ||
-		res.Facts[0].B != "4" || res.Facts[0].A != Default {
+		res.Facts[0].B != "4" || res.Facts[0].A != defaultText {
 		t.Fatalf("%+v", res)
 	}
 	if f := res.Facts[1]; f.Fact != "ranks that migrated" || f.Named || f.P < 0.3 {

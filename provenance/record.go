@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// Version is the version of Record in the sidecar; a change of meaning
+// recordVersion is the version of Record in the sidecar; a change of meaning
 // bumps it.
-const Version = 1
+const recordVersion = 1
 
 // Unavailable is the prefix of a value that could not be read; the reason
 // follows it.

@@ -7,11 +7,11 @@ import (
 )
 
 // LocalRecord is the record of this process alone, without MPI: one node
-// (the host name) and one rank (this thread's binding), from Local.
+// (the host name) and one rank (this thread's binding), from local.
 func LocalRecord() *Record {
 	host, _ := os.Hostname()
-	p := Local(host)
-	rec := combine([]Probe{p})
+	p := local(host)
+	rec := combine([]rankProbe{p})
 	rec.Library, rec.Launcher = unavailable("not launched under MPI"), p.Launcher
 	if p.CPU >= 0 {
 		rec.Ranks[0].CPUs, rec.Ranks[0].Samples = []int{p.CPU}, 1

@@ -15,14 +15,14 @@ import (
 	"github.com/reprobench/reprobench/rawdata"
 )
 
-// DefaultCall is the call column of region rows when Output.Call is empty.
-const DefaultCall = rawdata.RegionCall
+// defaultCall is the call column of region rows when Output.Call is empty.
+const defaultCall = rawdata.RegionCall
 
-// Version is the version of the Record in the sidecar; a change of its
+// recordVersion is the version of the Record in the sidecar; a change of its
 // meaning bumps it. Version 2 added misuse, totals, run_s, run_local_s,
 // bound_s, compute and incomplete, and writes per_rank only with
 // Output.PerRank.
-const Version = 2
+const recordVersion = 2
 
 // Output says where Close writes (rank 0) and what it adds to the rows.
 type Output struct {
@@ -37,7 +37,7 @@ type Output struct {
 	// its memory then grows with the rank count; without it, Close reduces
 	// and rank 0's memory does not (package doc).
 	PerRank bool
-	// Call is the call column of every row; "" means DefaultCall.
+	// Call is the call column of every row; "" means rawdata.RegionCall.
 	Call string
 	// Labels are run-wide labels added to every row (e.g. app=stencil).
 	Labels map[string]string
@@ -176,14 +176,14 @@ type Result struct {
 	Provenance *provenance.Record
 }
 
-// BindingSamples says when the recorder samples each rank's CPU
+// bindingSamples says when the recorder samples each rank's CPU
 // (provenance.Record.BindingSamples).
-const BindingSamples = "at New and at Close"
+const bindingSamples = "at New and at Close"
 
-// RuntimeSDef and GlobalRuntimeSDef are the definitions Record states.
+// runtimeSDef and globalRuntimeSDef are the definitions Record states.
 const (
-	RuntimeSDef       = "largest duration over the ranks that recorded the occurrence, each from its Begin to its End on the rank's own clock (local completion time, Hunold & Carpen-Amarie 2016, §3.2.1)"
-	GlobalRuntimeSDef = "latest global end minus earliest global start over those ranks (global completion time, Hunold & Carpen-Amarie 2016, §3.2.2); NaN without clock synchronization"
+	runtimeSDef       = "largest duration over the ranks that recorded the occurrence, each from its Begin to its End on the rank's own clock (local completion time, Hunold & Carpen-Amarie 2016, §3.2.1)"
+	globalRuntimeSDef = "latest global end minus earliest global start over those ranks (global completion time, Hunold & Carpen-Amarie 2016, §3.2.2); NaN without clock synchronization"
 )
 
 // conversion returns the model from this rank's clock (seconds) to global
@@ -219,7 +219,7 @@ func (r *Recorder) conversion(end *syncPoint, lastS float64) (clocksync.Model, f
 func (r *Recorder) write(out Output, res *Result, syncs []*syncPoint) error {
 	call := out.Call
 	if call == "" {
-		call = DefaultCall
+		call = defaultCall
 	}
 	np := r.c.Size()
 	spec := factor.LevelNone
@@ -233,7 +233,7 @@ func (r *Recorder) write(out Output, res *Result, syncs []*syncPoint) error {
 			continue
 		}
 		labels := parseLabels(row.Labels)
-		labels[RegionLabel] = row.Region
+		labels[regionLabel] = row.Region
 		exps = append(exps, rawdata.Experiment{Exp: row.Exp, Region: true, Labels: labels,
 			Factors: factor.Values{}.WithText(factor.ProcSync, factor.LevelNone).WithText(factor.RuntimeType, factor.LevelLocal).WithText(factor.ClockSync, spec)})
 		sums[row.Exp] = &rawdata.Summary{Exp: row.Exp, Call: call, Method: factor.LevelNone, RuntimeType: factor.LevelLocal}

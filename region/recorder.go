@@ -77,7 +77,7 @@ type Options struct {
 	NoProvenance bool
 	// Spill makes each rank append its records to its own file as it goes
 	// (StartWith only; Start sets it): in the spill directory of the
-	// output (SpillDir), whenever the rank is outside every region (End of
+	// output (spillDir), whenever the rank is outside every region (End of
 	// its outermost region, SetIter) and has at least SpillEvery new
 	// records, in one write. A run that dies leaves the files, which
 	// Recover reads. The time spent is measured and stated per rank
@@ -299,7 +299,7 @@ func (r *Recorder) End(name string) {
 // value.
 func (r *Recorder) internName(name string) int32 {
 	id := int32(-1)
-	if name != "" && rawdata.CheckLabel(RegionLabel, name) == nil {
+	if name != "" && rawdata.CheckLabel(regionLabel, name) == nil {
 		id = int32(len(r.names))
 		r.names = append(r.names, strings.Clone(name))
 	}
@@ -386,7 +386,7 @@ func (r *Recorder) SetLabel(key, value string) {
 }
 
 func (r *Recorder) setLabelSlow(key, value string) {
-	if key == RegionLabel || rawdata.CheckLabel(key, value) != nil {
+	if key == regionLabel || rawdata.CheckLabel(key, value) != nil {
 		r.noteMisuse(BadLabel, "SetLabel("+key+", "+value+")")
 		return
 	}
@@ -407,8 +407,8 @@ func (r *Recorder) setLabelSlow(key, value string) {
 	r.cur = id
 }
 
-// RegionLabel is the label that holds a row's region name.
-const RegionLabel = rawdata.RegionLabel
+// regionLabel is the label that holds a row's region name.
+const regionLabel = rawdata.RegionLabel
 
 func parseLabels(s string) map[string]string {
 	m := map[string]string{}

@@ -271,7 +271,7 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 	var prov *provenance.Record
 	if r.prov != nil {
 		var err error
-		if prov, err = r.prov.Finish(c, BindingSamples); err != nil {
+		if prov, err = r.prov.Finish(c, bindingSamples); err != nil {
 			return nil, fmt.Errorf("region: provenance: %w", err)
 		}
 	}
@@ -334,8 +334,8 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 		}
 	}
 
-	res := &Result{Provenance: prov, Record: Record{Version: Version, Clock: r.clk.Name(), Capacity: len(r.recs), Overflow: DropNewest.String(),
-		RuntimeS: RuntimeSDef, GlobalRuntimeS: GlobalRuntimeSDef, Sync: synced, Ranks: p, PerRank: []RankLog{log}}}
+	res := &Result{Provenance: prov, Record: Record{Version: recordVersion, Clock: r.clk.Name(), Capacity: len(r.recs), Overflow: DropNewest.String(),
+		RuntimeS: runtimeSDef, GlobalRuntimeS: globalRuntimeSDef, Sync: synced, Ranks: p, PerRank: []RankLog{log}}}
 	if out.PerRank {
 		if err := r.perRank(out, recs, rows, &res.Record, log); err != nil {
 			return nil, err
@@ -412,7 +412,7 @@ func (r *Recorder) Close(out Output) (*Result, error) {
 	if r.spill != nil && spillErr == nil && !r.incomplete {
 		// Written: the spill files are no longer needed (those of other
 		// nodes' ranks, on a file system rank 0 does not see, stay).
-		if err := os.RemoveAll(SpillDir(out.Dir, out.RunID, out.Mpirun)); err != nil {
+		if err := os.RemoveAll(spillDir(out.Dir, out.RunID, out.Mpirun)); err != nil {
 			return res, fmt.Errorf("region: %w", err)
 		}
 	}

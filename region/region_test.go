@@ -247,7 +247,7 @@ func TestWriteRead(t *testing.T) {
 	// library and processor names filled from it, a start time of today.
 	var prov provenance.Record
 	if err := json.Unmarshal(m.Provenance, &prov); err != nil || !prov.Simulated || len(prov.Ranks) != 2 || prov.Ranks[1].MaskEnd != "1" ||
-		prov.BindingSamples != BindingSamples {
+		prov.BindingSamples != bindingSamples {
 		t.Errorf("sidecar provenance %s (%v)", m.Provenance, err)
 	}
 	if m.MPILibrary != "simulated" || len(m.ProcessorNames) != 2 || m.StartUTC.Year() < 2000 || len(m.Environment) == 0 {

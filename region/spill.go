@@ -22,12 +22,12 @@ import (
 // a rank writes its new records to its spill file once it has this many.
 const DefaultSpillEvery = 1024
 
-// SpillVersion is the version of the spill file format (first line).
-const SpillVersion = 1
+// spillVersion is the version of the spill file format (first line).
+const spillVersion = 1
 
-// SpillDir returns the directory of the spill files of one mpirun:
+// spillDir returns the directory of the spill files of one mpirun:
 // DIR/RUNID-mpirunNNN.spill, one file rank<R>.txt per rank.
-func SpillDir(dir, runID string, mpirun int) string {
+func spillDir(dir, runID string, mpirun int) string {
 	return rawdata.OutputBase(dir, runID, mpirun) + ".spill"
 }
 
@@ -47,7 +47,7 @@ type spiller struct {
 // startSpill creates this rank's spill file and writes its header (at
 // StartWith, after New: the start's synchronization is known).
 func (r *Recorder) startSpill(out Output) error {
-	dir := SpillDir(out.Dir, out.RunID, out.Mpirun)
+	dir := spillDir(out.Dir, out.RunID, out.Mpirun)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("region: %w", err)
 	}
@@ -62,7 +62,7 @@ func (r *Recorder) startSpill(out Output) error {
 	s := &spiller{f: f, every: every}
 	args, _ := json.Marshal(os.Args)
 	b := fmt.Appendf(nil, "reprobench-spill\t%d\nrank\t%d\t%d\nclock\t%s\t%s\nstart_utc\t%s\nargs\t%s\nspill_every\t%d\n",
-		SpillVersion, r.c.Rank(), r.c.Size(), r.clk.Name(), ftoa(r.clk.Freq().Hz()), r.startUTC.Format(time.RFC3339Nano), args, every)
+		spillVersion, r.c.Rank(), r.c.Size(), r.clk.Name(), ftoa(r.clk.Freq().Hz()), r.startUTC.Format(time.RFC3339Nano), args, every)
 	if sp := r.startSync; sp != nil {
 		b = fmt.Appendf(b, "sync\t%s\t%s\t%s\t%s\t%s\t%s\n", ftoa(sp.localS), ftoa(sp.res.Model.Slope), ftoa(sp.res.Model.Intercept),
 			ftoa(sp.bound.At(0)), ftoa(sp.bound.Slope), r.opt.Sync.Name)
@@ -189,8 +189,8 @@ func readSpill(path string) (r *Recorder, rank, np int, args []string, ended boo
 			if len(fs) != 2 || fs[0] != "reprobench-spill" {
 				return nil, 0, 0, nil, false, bad(line, fmt.Errorf("not a spill file"))
 			}
-			if v, _ := strconv.Atoi(fs[1]); v < 1 || v > SpillVersion {
-				return nil, 0, 0, nil, false, bad(line, fmt.Errorf("spill version %s; this reader knows up to %d", fs[1], SpillVersion))
+			if v, _ := strconv.Atoi(fs[1]); v < 1 || v > spillVersion {
+				return nil, 0, 0, nil, false, bad(line, fmt.Errorf("spill version %s; this reader knows up to %d", fs[1], spillVersion))
 			}
 			continue
 		}
@@ -281,7 +281,7 @@ func readSpill(path string) (r *Recorder, rank, np int, args []string, ended boo
 }
 
 // Recover reads the spill files of a run that did not reach Close (a
-// panic, MPI_Abort, a killed job) from SpillDir(out.Dir, out.RunID,
+// panic, MPI_Abort, a killed job) from spillDir(out.Dir, out.RunID,
 // out.Mpirun), and writes them as that mpirun's raw data, marked
 // incomplete (Record.Incomplete): each rank's records as last spilled, on
 // the rank's own clock (runtime_s), and on the global clock through the
@@ -291,7 +291,7 @@ func readSpill(path string) (r *Recorder, rank, np int, args []string, ended boo
 // world of the run's rank count (package mpitest). The spill files are
 // left in place. It returns rank 0's Result.
 func Recover(out Output) (*Result, error) {
-	dir := SpillDir(out.Dir, out.RunID, out.Mpirun)
+	dir := spillDir(out.Dir, out.RunID, out.Mpirun)
 	files, err := filepath.Glob(filepath.Join(dir, "rank*.txt"))
 	if err != nil || len(files) == 0 {
 		return nil, fmt.Errorf("region: no spill files in %s (%v)", dir, err)

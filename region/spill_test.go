@@ -120,7 +120,7 @@ func TestSpillRecover(t *testing.T) {
 		t.Errorf("sidecar regions: incomplete %v (%v)", got.Incomplete, err)
 	}
 	// The spill directory is kept, and a new Start on it is refused.
-	if _, err := os.Stat(SpillDir(dir, "dead", 0)); err != nil {
+	if _, err := os.Stat(spillDir(dir, "dead", 0)); err != nil {
 		t.Errorf("spill directory: %v", err)
 	}
 	if err := checkOutput(Output{Dir: dir, RunID: "dead", Mpirun: 0}, true); err == nil || !strings.Contains(err.Error(), "Recover") {
@@ -155,7 +155,7 @@ func TestSpillRemovedAfterClose(t *testing.T) {
 			t.Errorf("record: spill every %d, max %g s", res.Record.SpillEvery, res.Record.SpillMaxS)
 		}
 	}
-	if _, err := os.Stat(SpillDir(dir, "b", 0)); !os.IsNotExist(err) {
+	if _, err := os.Stat(spillDir(dir, "b", 0)); !os.IsNotExist(err) {
 		t.Errorf("spill directory after Stop: %v", err)
 	}
 	if len(rows[0]) != 20 || len(rows[1]) != 20 {

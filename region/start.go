@@ -96,7 +96,7 @@ func checkOutput(out Output, spill bool) error {
 	if _, err := rawdata.Check(&rawdata.Options{Dir: out.Dir, RunID: out.RunID, Mpirun: out.Mpirun, PerRank: out.PerRank, Labels: out.Labels}); err != nil {
 		return fmt.Errorf("region: %w", err)
 	}
-	if d := SpillDir(out.Dir, out.RunID, out.Mpirun); spill && exists(d) {
+	if d := spillDir(out.Dir, out.RunID, out.Mpirun); spill && exists(d) {
 		return fmt.Errorf("region: %s exists, left by a run that did not complete: read it with region.Recover (reprobench recover), or move it away", d)
 	}
 	if err := os.MkdirAll(out.Dir, 0o755); err != nil {

@@ -16,10 +16,10 @@ import (
 	"github.com/reprobench/reprobench/rawdata"
 )
 
-// DefaultRegionIters is the number of iterations the timeline of a region
+// defaultRegionIters is the number of iterations the timeline of a region
 // run shows when Options.RegionIters is not set: starting at the middle
 // iteration of the run, away from the warm-up.
-const DefaultRegionIters = 4
+const defaultRegionIters = 4
 
 // RegionRun is one mpirun of application regions (package region): its
 // per-rank timeline for a slice of iterations, and per region the spread
@@ -80,7 +80,7 @@ type regionsRecord struct {
 
 // loadRegions reads, for one mpirun whose sidecar has a region record, the
 // raw rows of rawPath and the per-rank file beside it, keeping iterations
-// [from, to) for the timeline (from < 0: DefaultRegionIters from the middle).
+// [from, to) for the timeline (from < 0: defaultRegionIters, 4, from the middle).
 func loadRegions(rawPath string, id analysis.MpirunID, md *rawdata.Metadata, from, to int64) (*RegionRun, error) {
 	var rec regionsRecord
 	if err := json.Unmarshal(md.Regions, &rec); err != nil {
@@ -129,7 +129,7 @@ func loadRegions(rawPath string, id analysis.MpirunID, md *rawdata.Metadata, fro
 	}
 	if from < 0 || to <= from {
 		mid := minIter + (maxIter-minIter)/2
-		from, to = mid, mid+DefaultRegionIters
+		from, to = mid, mid+defaultRegionIters
 	}
 	run.From, run.To = from, to
 	b2 := twoLargest(run.BoundS)

@@ -36,7 +36,7 @@ type Options struct {
 	Command []string
 	// RegionIters are the iterations [from, to) the timeline of a run of
 	// application regions (package region) shows; to ≤ from: the
-	// DefaultRegionIters iterations from the middle of the run.
+	// defaultRegionIters (4) iterations from the middle of the run.
 	RegionIters [2]int64
 	// RegionCompute names the regions that are useful computation for the
 	// POP efficiencies (analysis.RegionOptions.Compute; empty: those the

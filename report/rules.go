@@ -52,8 +52,8 @@ type Rule struct {
 	Evidence []string
 }
 
-// RuleTexts are the twelve rules of Hoefler & Belli 2015, verbatim.
-var RuleTexts = [12]string{
+// ruleTexts are the twelve rules of Hoefler & Belli 2015, verbatim.
+var ruleTexts = [12]string{
 	"When publishing parallel speedup, report if the base case is a single parallel process or best serial execution, as well as the absolute execution performance of the base case.",
 	"Specify the reason for only reporting subsets of standard benchmarks or applications or not using all system resources.",
 	"Use the arithmetic mean only for summarizing costs. Use the harmonic mean for summarizing rates.",
@@ -74,7 +74,7 @@ func checkRules(r *Report) []Rule {
 	out := make([]Rule, 12)
 	for i, c := range checks {
 		st, ev := c(r)
-		out[i] = Rule{Number: i + 1, Text: RuleTexts[i], Status: st, Evidence: ev}
+		out[i] = Rule{Number: i + 1, Text: ruleTexts[i], Status: st, Evidence: ev}
 	}
 	return out
 }

@@ -64,9 +64,9 @@ var (
 	bestChoice ClockChoice
 )
 
-// BestClock is NewBestClock(TSCConfig{}) made once per process (the first
+// bestClockDefault is NewBestClock(TSCConfig{}) made once per process (the first
 // call calibrates the TSC for a second) and shared by every later call.
-func BestClock() ClockChoice {
+func bestClockDefault() ClockChoice {
 	bestOnce.Do(func() { bestChoice = NewBestClock(TSCConfig{}) })
 	return bestChoice
 }
@@ -76,7 +76,7 @@ type Samples struct {
 	// Clock is the clock's Measurement: its name, resolution and read
 	// overhead.
 	Clock Measurement `json:"clock"`
-	// Skipped says which better clocks BestClock passed over (nil when
+	// Skipped says which better clocks NewBestClock passed over (nil when
 	// the caller gave the clock).
 	Skipped []string `json:"skipped_clocks,omitempty"`
 	Warmup  int      `json:"warmup"` // untimed calls before the first timed one
@@ -101,7 +101,8 @@ func (s *Samples) Median() time.Duration {
 // TimeFunc calls f warmup times untimed, then n times, each call timed on
 // its own on clk (t0 = Now(); f(); t1 = Now()), and returns the durations
 // with the clock's resolution and overhead and the warnings that apply. A
-// nil clk is BestClock's. It times a kernel inside one process, without MPI
+// nil clk is the clock NewBestClock(TSCConfig{}) chooses, chosen once per
+// process. It times a kernel inside one process, without MPI
 // (kernel.Bracket brackets one across ranks).
 //
 // The durations include one clock read; reading the clock costs more than
@@ -117,7 +118,7 @@ func TimeFunc(clk Clock, warmup, n int, f func()) (*Samples, error) {
 	}
 	s := &Samples{Warmup: warmup, Seconds: make([]float64, n)}
 	if clk == nil {
-		ch := BestClock()
+		ch := bestClockDefault()
 		clk, s.Skipped = ch.Clock, ch.Skipped
 	}
 	m, err := Measure(clk)

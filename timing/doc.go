@@ -51,8 +51,8 @@
 //
 // NewBestClock picks among them for timing on one process, handling every
 // error of NewTSC (RDTSCP, then LFENCE; RDTSC, then the monotonic clock), and
-// says which clocks it passed over and why; BestClock makes that choice once
-// per process.
+// says which clocks it passed over and why; TimeFunc with a nil clock makes
+// that choice once per process.
 //
 // Skewed wraps any clock with a known offset and drift, for tests and for
 // injecting a skew that clock synchronization must recover.

@@ -156,13 +156,13 @@ func (c Candidate) Expect() string {
 	return strings.Join(b, ";")
 }
 
-// Catalogs returns the catalogue of every library, in the order OpenMPI,
+// catalogs returns the catalogue of every library, in the order OpenMPI,
 // MPICH, Simulated. The values are fresh copies.
-func Catalogs() []*Catalog { return []*Catalog{openMPI(), mpich(), simulated()} }
+func catalogs() []*Catalog { return []*Catalog{openMPI(), mpich(), simulated()} }
 
 // CatalogFor returns lib's catalogue, or nil.
 func CatalogFor(lib Library) *Catalog {
-	for _, c := range Catalogs() {
+	for _, c := range catalogs() {
 		if c.Library == lib {
 			return c
 		}
@@ -439,5 +439,5 @@ func simulated() *Catalog {
 }
 
 // simCvarPrefix begins the simulated world's control variables
-// (mpitest.SimCvarPrefix).
+// (the prefix package mpitest gives them).
 const simCvarPrefix = "RBSIM_"

@@ -74,7 +74,7 @@ func TestCandidateNames(t *testing.T) {
 }
 
 func TestCandidatesEveryCall(t *testing.T) {
-	for _, c := range Catalogs() {
+	for _, c := range catalogs() {
 		for _, call := range []string{"MPI_Allreduce", "MPI_Bcast", "MPI_Reduce"} {
 			cs, err := c.Candidates(call, nil)
 			if err != nil {

@@ -68,7 +68,7 @@ func (f Family) String() string {
 const (
 	DefaultThreshold = 0.05
 	DefaultAlpha     = 0.05
-	DefaultLevel     = 0.95
+	defaultLevel     = 0.95
 )
 
 // Options configures Decide and Plan. Zero fields take the Default
@@ -100,7 +100,7 @@ func (o Options) withDefaults() Options {
 		o.Alpha = DefaultAlpha
 	}
 	if o.Level == 0 {
-		o.Level = DefaultLevel
+		o.Level = defaultLevel
 	}
 	return o
 }

@@ -104,8 +104,8 @@ type LoopResult struct {
 
 // The levels of the confirmation campaign.
 const (
-	ConfirmDefault = DefaultCandidate
-	ConfirmTuned   = "tuned"
+	confirmDefault = DefaultCandidate
+	confirmTuned   = "tuned"
 )
 
 // tuneFileEnv carries the decision file's SHA-256 in the tuned level's
@@ -231,7 +231,7 @@ func Loop(ctx context.Context, cfg LoopConfig) (*LoopResult, error) {
 	res.ConfirmMpiruns = 2 * k
 	logf("tune: confirmation: default against %s, %s\n", filepath.Base(res.DecisionFile), why)
 	pf := &campaign.MpirunFactor{Factor: factor.Algorithm.String(), Env: factor.Algorithm.Row().Env,
-		Levels: []campaign.MpirunLevel{{Name: ConfirmDefault}, {Name: ConfirmTuned, Env: tunedEnv}}}
+		Levels: []campaign.MpirunLevel{{Name: confirmDefault}, {Name: confirmTuned, Env: tunedEnv}}}
 	c := campaign.Campaign{Dir: cfg.Dir, RunID: cfg.RunID + "-confirm", Mpiruns: 2 * k, Np: cfg.Np,
 		Launcher: cfg.Launcher, Program: cfg.Program, Seed: cfg.Seed + 1, PerMpirun: pf,
 		RunArgs: append([]string{"--calls", strings.Join(cfg.Calls, ","), "--sizes", strings.Join(sizes, ",")}, cfg.RunArgs...)}
@@ -262,8 +262,8 @@ func Loop(ctx context.Context, cfg LoopConfig) (*LoopResult, error) {
 	rows := make([]analysis.Comparison, len(keys))
 	for i, cell := range keys {
 		rows[i] = analysis.Comparison{Key: analysis.GroupKey{Call: cell.Call, MsizeBytes: int(cell.Bytes), Np: cell.Np},
-			NameA: ConfirmDefault, NameB: ConfirmTuned,
-			MpirunMediansA: by[cell][ConfirmDefault], MpirunMediansB: by[cell][ConfirmTuned]}
+			NameA: confirmDefault, NameB: confirmTuned,
+			MpirunMediansA: by[cell][confirmDefault], MpirunMediansB: by[cell][confirmTuned]}
 	}
 	res.Gate = analysis.Gate(rows, analysis.GateOptions{Threshold: opt.Threshold, Alpha: opt.Alpha})
 	return res, nil

@@ -73,15 +73,15 @@ func TestInstalledMPICHBase(t *testing.T) {
 	if err := os.WriteFile(f, []byte("\x00"+posix+"\x00"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := MPICHBaseFromLibrary(f); err == nil {
+	if _, err := mpichBaseFromLibrary(f); err == nil {
 		t.Error("a file holding only a device-level selection gave a base")
 	}
 	mpir := `{"collective=bcast":{"algorithm=MPIR_Bcast_intra_binomial":{}}}`
 	if err := os.WriteFile(f, []byte("junk\x00"+posix+"\x00"+mpir+"\x00junk"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := MPICHBaseFromLibrary(f); err != nil || string(got) != mpir {
-		t.Errorf("MPICHBaseFromLibrary = %q, %v; want the MPIR object", got, err)
+	if got, err := mpichBaseFromLibrary(f); err != nil || string(got) != mpir {
+		t.Errorf("mpichBaseFromLibrary = %q, %v; want the MPIR object", got, err)
 	}
 }
 

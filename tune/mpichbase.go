@@ -17,7 +17,7 @@ import (
 // device levels).
 var mpirAlgorithmKey = regexp.MustCompile(`"algorithm=([A-Z]+)_`)
 
-// MPICHBaseFromLibrary returns the MPIR-level collective selection JSON
+// mpichBaseFromLibrary returns the MPIR-level collective selection JSON
 // that the MPICH library file at path carries compiled in (the selection
 // MPICH uses when MPICHTuningCvar is not set): the NUL-terminated JSON
 // object among the file's strings that begins with a "collective=" key
@@ -25,7 +25,7 @@ var mpirAlgorithmKey = regexp.MustCompile(`"algorithm=([A-Z]+)_`)
 // library also holds the CH4 and POSIX levels' selections, whose leaves
 // are MPIDI_ functions or compositions; those are not it. It fails when
 // the file cannot be read or holds no such object.
-func MPICHBaseFromLibrary(path string) ([]byte, error) {
+func mpichBaseFromLibrary(path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("tune: MPICH base selection: %w", err)
@@ -58,12 +58,12 @@ func MPICHBaseFromLibrary(path string) ([]byte, error) {
 	return nil, fmt.Errorf("tune: MPICH base selection: %s holds no MPIR-level selection JSON (give the library's own, maint/tuning/coll/mpir/generic.json of its release)", path)
 }
 
-// MPICHLibraryPath returns the path of the installed MPICH library, the
-// file whose compiled-in selection MPICHBaseFromLibrary reads: libmpich.so
+// mpichLibraryPath returns the path of the installed MPICH library, the
+// file whose compiled-in selection mpichBaseFromLibrary reads: libmpich.so
 // in the directory that pkg-config's module "mpich" names (libdir), with
 // its symbolic links resolved. It fails when pkg-config or the file is
 // missing.
-func MPICHLibraryPath() (string, error) {
+func mpichLibraryPath() (string, error) {
 	out, err := exec.Command("pkg-config", "--variable=libdir", "mpich").Output()
 	if err != nil {
 		return "", fmt.Errorf("tune: the MPICH library: pkg-config mpich: %w", err)
@@ -80,13 +80,13 @@ func MPICHLibraryPath() (string, error) {
 }
 
 // InstalledMPICHBase returns the MPIR-level selection compiled into the
-// installed MPICH library (MPICHLibraryPath, MPICHBaseFromLibrary) and the
+// installed MPICH library (mpichLibraryPath, mpichBaseFromLibrary) and the
 // file it came from.
 func InstalledMPICHBase() ([]byte, string, error) {
-	p, err := MPICHLibraryPath()
+	p, err := mpichLibraryPath()
 	if err != nil {
 		return nil, "", err
 	}
-	b, err := MPICHBaseFromLibrary(p)
+	b, err := mpichBaseFromLibrary(p)
 	return b, p, err
 }

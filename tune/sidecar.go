@@ -6,11 +6,11 @@ import (
 	"math"
 )
 
-// DecisionsFormat and DecisionsVersion name the sidecar WriteDecisionsJSON
+// decisionsFormat and decisionsVersion name the sidecar WriteDecisionsJSON
 // writes; a reader checks both.
 const (
-	DecisionsFormat  = "reprobench-tune-decisions"
-	DecisionsVersion = 1
+	decisionsFormat  = "reprobench-tune-decisions"
+	decisionsVersion = 1
 )
 
 // WriteDecisionsJSON writes ds and src as the JSON sidecar of a decision
@@ -62,7 +62,7 @@ func WriteDecisionsJSON(w io.Writer, ds []Decision, src Source, forFile string) 
 		Method    string `json:"method"`
 		Source    Source `json:"source"`
 		Decisions []cell `json:"decisions"`
-	}{Format: DecisionsFormat, Version: DecisionsVersion, For: forFile, Source: src,
+	}{Format: decisionsFormat, Version: decisionsVersion, For: forFile, Source: src,
 		Method:    "per-mpirun medians; one-sided Wilcoxon rank-sum of H0 default/candidate <= 1+threshold (analysis.SlowdownTest), Holm over the family; ratio = Hodges-Lehmann candidate/default time with its rank-sum interval",
 		Decisions: []cell{}}
 	for _, d := range ds {

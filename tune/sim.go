@@ -132,17 +132,17 @@ func SimulateFalseDecisions(cfg SimConfig) (SimResult, error) {
 		}
 	}
 	res.Rate = float64(res.Replacing) / float64(res.Campaigns)
-	res.Upper = ClopperPearsonUpper(res.Replacing, res.Campaigns, 0.95)
+	res.Upper = clopperPearsonUpper(res.Replacing, res.Campaigns, 0.95)
 	return res, nil
 }
 
-// ClopperPearsonUpper returns the upper end of the two-sided
+// clopperPearsonUpper returns the upper end of the two-sided
 // Clopper-Pearson interval at level for x successes in n trials: the
 // (1+level)/2 quantile of Beta(x+1, n−x), and 1 when x = n. It panics
 // when x is not in [0, n] or level is not in (0, 1).
-func ClopperPearsonUpper(x, n int, level float64) float64 {
+func clopperPearsonUpper(x, n int, level float64) float64 {
 	if x < 0 || x > n || !(level > 0 && level < 1) {
-		panic(fmt.Sprintf("tune: ClopperPearsonUpper(%d, %d, %g): want 0 ≤ x ≤ n and level in (0, 1)", x, n, level))
+		panic(fmt.Sprintf("tune: clopperPearsonUpper(%d, %d, %g): want 0 ≤ x ≤ n and level in (0, 1)", x, n, level))
 	}
 	if x == n {
 		return 1

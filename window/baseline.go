@@ -10,15 +10,15 @@ import (
 	"github.com/reprobench/reprobench/timing"
 )
 
-// DefaultBaselineObservations is the number of observations of
+// defaultBaselineObservations is the number of observations of
 // MeasureBaseline by default: 1000, 0.1 s at a 100 µs window, which
 // estimates a late share near 10 % to ±1 point (one binomial standard
 // error) per mpirun, and a campaign's pooled share to a third of that over
 // ten mpiruns.
-const DefaultBaselineObservations = 1000
+const defaultBaselineObservations = 1000
 
 // MeasureBaseline runs the window loop with nothing to time: n
-// observations (0: DefaultBaselineObservations) on the grid of a fixed
+// observations (0: defaultBaselineObservations, 1000) on the grid of a fixed
 // window cfg.Window (with cfg.Batch, cfg.LateTolerance and cfg.ProcHold;
 // the other fields are ignored), each rank busy-waiting in one step per
 // batch (mpi.ObserveBatch, in C with the real binding) for each start, then
@@ -47,7 +47,7 @@ func MeasureBaseline(c mpi.Comm, clk timing.Clock, g GlobalClock, cfg Config, n 
 		return nil, fmt.Errorf("window: MeasureBaseline of %d observations", n)
 	}
 	if n == 0 {
-		n = DefaultBaselineObservations
+		n = defaultBaselineObservations
 	}
 	cfg = Config{Method: Fixed, Window: cfg.Window, Batch: cfg.Batch, LateTolerance: cfg.LateTolerance, ProcHold: cfg.ProcHold}
 	if err := cfg.Check(); err != nil {

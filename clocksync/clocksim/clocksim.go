@@ -18,14 +18,14 @@ type Outcome struct {
 	Wall   time.Duration
 }
 
-// IdealLinks reports whether the world cfg builds has links without a
+// idealLinks reports whether the world cfg builds has links without a
 // systematic bias: no asymmetry of the two directions (Latency.Asymmetry,
 // also of InterNode; no PerLink model, which could have one; no
 // descheduled ranks, which delay one direction) and clocks without
 // frequency wander. The bound's systematic terms, calibrated on
 // real machines, then describe nothing the simulation has (see
 // clocksync.Spread.IdealLinks).
-func IdealLinks(cfg mpitest.Config) bool {
+func idealLinks(cfg mpitest.Config) bool {
 	l := cfg.Latency
 	if l.Asymmetry > 0 || l.PerLink != nil || (l.InterNode != nil && l.InterNode.Asymmetry > 0) {
 		return false
@@ -43,14 +43,14 @@ func IdealLinks(cfg mpitest.Config) bool {
 
 // Spec adapts s, parsed from text, to the world cfg: where the text does
 // not set bias= and the algorithm learns to a target, the bias is "none"
-// on IdealLinks and "calibrated" otherwise. What it returns is what ran;
+// on idealLinks and "calibrated" otherwise. What it returns is what ran;
 // its String records the choice.
 func Spec(cfg mpitest.Config, text string, s clocksync.Spec) clocksync.Spec {
 	if s.Accuracy.IsZero() || strings.Contains(strings.ToLower(text), "bias=") {
 		return s
 	}
 	s.Bias = "calibrated"
-	if IdealLinks(cfg) {
+	if idealLinks(cfg) {
 		s.Bias = "none"
 	}
 	return s

@@ -10,14 +10,31 @@
 // function, an exported method of a package-level type, or an exported
 // field of a package-level struct type, declared in a non-test file of a
 // public package: every package of the module except those under
-// internal/, examples/, cmd/ and bench/. Each name falls in one class:
+// internal/, examples/, cmd/ and bench/. A user is another package of the
+// module (internal/, cmd/ and examples/ included) or a package of the
+// modules of -with (by default bench/, the repository's benchmarks, a
+// module of its own); a package's own external test package, package
+// p_test, is not another package. Each name falls in the first class that
+// fits:
 //
-//   - outside: named by non-test code of another package of the module
-//     (internal/, cmd/ and examples/ included) or of the modules of -with
-//     (by default bench/, the repository's benchmarks, a module of its own);
-//   - tests: named outside its package only by test files (a package's own
-//     external test package, package p_test, counts as its own);
-//   - nowhere: named by no other package.
+//   - outside: named by a user's non-test code;
+//   - values: a package-level type that no user's non-test code names,
+//     but whose values a user's non-test code uses: a selector x.f in a
+//     non-test file of a user, where f is a field or method and the type
+//     of x is T or *T itself (for a generic type, any instance of it); a
+//     method expression T.f names T. A field or method promoted from T into
+//     another type U, selected on a value of U, counts for U, not for T;
+//     passing, storing, comparing or ranging over values of T does not
+//     count. Only type names fall in this class, never members;
+//   - tests: named by a user only in test files;
+//   - nowhere: named by no user. A name of this class is marked "in
+//     examples" (counted apart on the counts' lines, listed with
+//     " (example)") when a runnable example of its own package names it:
+//     the body of an Example function in a test file of the package or of
+//     its external test package, or the package-level declarations of
+//     those test files that such a body names, transitively (a helper
+//     type's methods included). It stays in the nowhere class: an example
+//     shows a name's use; it does not use it.
 //
 // "Named" means an identifier that go/types resolves to the object (a
 // call, a selector, a composite-literal key, a type in a declaration). A
@@ -25,11 +42,13 @@
 // called on the interface) is not named, so it counts as nowhere; that is
 // the point: such a method needs the interface, not its own export.
 //
-// It prints two lines of counts, "exported N  outside N  tests N  nowhere
-// N": one for package-level names ("names"), one for methods and fields
-// ("members"); then with -list every name of the tests and nowhere classes
-// (with -all every name), one per line, as "class pkg.Name", where pkg is
-// the package's path within the module ("." for the root package).
+// It prints two lines of counts, "exported N  outside N  values N  tests N
+// nowhere N (in examples N)": one for package-level names ("names"), one
+// for methods and fields ("members"); then with -list every name of the
+// tests and nowhere classes (with -all every name), one per line, as
+// "class pkg.Name", where pkg is the package's path within the module
+// ("." for the root package), followed by " (example)" for a nowhere name
+// an example shows.
 package main
 
 import (
@@ -60,12 +79,14 @@ type Class int
 // The classes, from most to least used.
 const (
 	Outside Class = iota
+	Values
 	TestsOnly
 	Nowhere
+	nClasses
 )
 
 func (c Class) String() string {
-	return [...]string{"outside", "tests", "nowhere"}[c]
+	return [...]string{"outside", "values", "tests", "nowhere"}[c]
 }
 
 // Name is one exported name and its class.
@@ -73,6 +94,9 @@ type Name struct {
 	Pkg   string // import path
 	Name  string // "Func", "Type", "Type.Method" or "Type.Field"
 	Class Class
+	// Example reports whether a runnable example of the name's own
+	// package names it (see the package documentation).
+	Example bool
 }
 
 // Member reports whether the name is a method or a field.
@@ -81,7 +105,7 @@ func (n Name) Member() bool { return strings.Contains(n.Name, ".") }
 func run(w io.Writer, args []string) error {
 	fs := flag.NewFlagSet("apicount", flag.ContinueOnError)
 	list := fs.Bool("list", false, "list the names used only by tests and used nowhere")
-	all := fs.Bool("all", false, "with -list, list the names used outside too")
+	all := fs.Bool("all", false, "with -list, list the names used outside and through values too")
 	dir := fs.String("C", ".", "the module's directory")
 	prefix := fs.String("pkg", "", "count only packages whose import path, after the module path, starts with this")
 	with := fs.String("with", "bench", "comma-separated directories of other modules (relative to -C) whose code counts as a user; missing ones are skipped")
@@ -101,28 +125,43 @@ func run(w io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	var top, member [3]int
+	var top, member [nClasses]int
+	var topEx, memberEx int // nowhere, but shown by an example
 	var kept []Name
 	for _, nm := range names {
 		if *prefix != "" && !strings.HasPrefix(nm.Pkg, *prefix) {
 			continue
 		}
+		ex := 0
+		if nm.Class == Nowhere && nm.Example {
+			ex = 1
+		}
 		if nm.Member() {
 			member[nm.Class]++
+			memberEx += ex
 		} else {
 			top[nm.Class]++
+			topEx += ex
 		}
 		kept = append(kept, nm)
 	}
-	line := func(what string, n [3]int) {
-		fmt.Fprintf(w, "%-9s exported %4d  outside %4d  tests %4d  nowhere %4d\n", what, n[0]+n[1]+n[2], n[Outside], n[TestsOnly], n[Nowhere])
+	line := func(what string, n [nClasses]int, ex int) {
+		total := 0
+		for _, c := range n {
+			total += c
+		}
+		fmt.Fprintf(w, "%-9s exported %4d  outside %4d  values %4d  tests %4d  nowhere %4d (in examples %d)\n", what, total, n[Outside], n[Values], n[TestsOnly], n[Nowhere], ex)
 	}
-	line("names", top)
-	line("members", member)
+	line("names", top, topEx)
+	line("members", member, memberEx)
 	if *list {
 		for _, nm := range kept {
-			if nm.Class != Outside || *all {
-				fmt.Fprintf(w, "%s %s.%s\n", nm.Class, nm.Pkg, nm.Name)
+			if (nm.Class != Outside && nm.Class != Values) || *all {
+				suffix := ""
+				if nm.Class == Nowhere && nm.Example {
+					suffix = " (example)"
+				}
+				fmt.Fprintf(w, "%s %s.%s%s\n", nm.Class, nm.Pkg, nm.Name, suffix)
 			}
 		}
 	}
@@ -214,9 +253,40 @@ func Count(dir string, others ...string) ([]Name, error) {
 			}
 		}
 	}
+	// A type no user's non-test code names may still be used through its
+	// values: a field or method selected on a T or *T.
+	for _, p := range users {
+		user := strings.TrimSuffix(p.Path, "_test")
+		for sx, sel := range p.Info.Selections {
+			if isTestFile(fset, sx.Pos()) {
+				continue
+			}
+			n := named(sel.Recv())
+			if n == nil {
+				continue
+			}
+			obj := n.Origin().Obj()
+			if obj.Pkg() == nil {
+				continue
+			}
+			if home, _, _ := strings.Cut(obj.Pkg().Path(), " "); home == user {
+				continue
+			}
+			k, _ := key(fset, obj)
+			if c, ok := class[k]; ok && c > Values {
+				class[k] = Values
+			}
+		}
+	}
+	shown := map[string]bool{}
+	for _, p := range pkgs {
+		for k := range exampleUses(fset, p) {
+			shown[k] = true
+		}
+	}
 	var out []Name
 	for k, d := range decls {
-		out = append(out, Name{Pkg: d.pkg, Name: d.name, Class: class[k]})
+		out = append(out, Name{Pkg: d.pkg, Name: d.name, Class: class[k], Example: shown[k]})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Pkg != out[j].Pkg {
@@ -225,6 +295,78 @@ func Count(dir string, others ...string) ([]Name, error) {
 		return out[i].Name < out[j].Name
 	})
 	return out, nil
+}
+
+// exampleUses returns the keys of the objects of p's own package (p with
+// its _test suffix removed) that p's runnable examples name: the bodies of
+// its Example functions, and the test files' package-level functions,
+// types (with their methods), variables and constants those bodies name,
+// transitively.
+func exampleUses(fset *token.FileSet, p *srcload.Package) map[string]bool {
+	home := strings.TrimSuffix(p.Path, "_test")
+	decl := map[types.Object][]ast.Node{} // a test file's package-level object -> its declarations
+	var todo []ast.Node
+	for _, f := range p.Files {
+		if !isTestFile(fset, f.Pos()) {
+			continue
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && strings.HasPrefix(d.Name.Name, "Example") {
+					todo = append(todo, d.Body)
+					continue
+				}
+				obj := p.Info.Defs[d.Name]
+				if d.Recv != nil && len(d.Recv.List) == 1 {
+					if n := named(p.Info.TypeOf(d.Recv.List[0].Type)); n != nil {
+						obj = n.Obj()
+					}
+				}
+				decl[obj] = append(decl[obj], d)
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						obj := p.Info.Defs[s.Name]
+						decl[obj] = append(decl[obj], s)
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							obj := p.Info.Defs[n]
+							decl[obj] = append(decl[obj], s)
+						}
+					}
+				}
+			}
+		}
+	}
+	shown := map[string]bool{}
+	seen := map[types.Object]bool{}
+	for len(todo) > 0 {
+		n := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		ast.Inspect(n, func(n ast.Node) bool {
+			id, ok := n.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			obj := p.Info.Uses[id]
+			if obj == nil || obj.Pkg() == nil {
+				return true
+			}
+			if ds, ok := decl[obj]; ok && !seen[obj] {
+				seen[obj] = true
+				todo = append(todo, ds...)
+			}
+			if path, _, _ := strings.Cut(obj.Pkg().Path(), " "); path == home {
+				if k, _ := key(fset, obj); k != "" {
+					shown[k] = true
+				}
+			}
+			return true
+		})
+	}
+	return shown
 }
 
 func isTestFile(fset *token.FileSet, pos token.Pos) bool {

@@ -31,8 +31,8 @@ import (
 // a world's settings, and a world's communicators report the table
 // through mpi.ControlVariableSource.
 
-// SimCvarPrefix begins the names of the simulated control variables.
-const SimCvarPrefix = "RBSIM_"
+// simCvarPrefix begins the names of the simulated control variables.
+const simCvarPrefix = "RBSIM_"
 
 // defaultSegsize is the default of RBSIM_<COLL>_SEGSIZE, bytes.
 const defaultSegsize = 1024
@@ -46,7 +46,7 @@ const (
 	algAuto      = 0
 	algBinomial  = 1
 	algLinear    = 2
-	AlgSegmented = 3
+	algSegmented = 3
 )
 
 var algNames = []string{"auto", "binomial", "linear", "segmented"}
@@ -65,17 +65,17 @@ var simCollNames = [numSimColls]string{"ALLREDUCE", "BCAST", "REDUCE"}
 // simAlg is a collective's selected algorithm and segment size (bytes).
 type simAlg struct{ alg, seg int }
 
-func algCvar(c simColl) string { return SimCvarPrefix + simCollNames[c] + "_ALGORITHM" }
-func segCvar(c simColl) string { return SimCvarPrefix + simCollNames[c] + "_SEGSIZE" }
+func algCvar(c simColl) string { return simCvarPrefix + simCollNames[c] + "_ALGORITHM" }
+func segCvar(c simColl) string { return simCvarPrefix + simCollNames[c] + "_SEGSIZE" }
 
 // CvarsFromEnv returns the simulated control variables set in environ
 // ("NAME=value" entries, as os.Environ): those whose name begins with
-// SimCvarPrefix. It returns nil when there are none.
+// simCvarPrefix. It returns nil when there are none.
 func CvarsFromEnv(environ []string) map[string]string {
 	var out map[string]string
 	for _, kv := range environ {
 		k, v, ok := strings.Cut(kv, "=")
-		if ok && strings.HasPrefix(k, SimCvarPrefix) {
+		if ok && strings.HasPrefix(k, simCvarPrefix) {
 			if out == nil {
 				out = map[string]string{}
 			}
@@ -96,10 +96,10 @@ func parseCvars(set map[string]string) ([numSimColls]simAlg, error) {
 	for _, k := range slices.Sorted(mapKeys(set)) {
 		v := strings.TrimSpace(set[k])
 		c := slices.IndexFunc(simCollNames[:], func(n string) bool {
-			return k == SimCvarPrefix+n+"_ALGORITHM" || k == SimCvarPrefix+n+"_SEGSIZE"
+			return k == simCvarPrefix+n+"_ALGORITHM" || k == simCvarPrefix+n+"_SEGSIZE"
 		})
 		if c < 0 {
-			return out, fmt.Errorf("mpitest: Config.Cvars: no simulated control variable %s (want %s<ALLREDUCE|BCAST|REDUCE>_<ALGORITHM|SEGSIZE>)", k, SimCvarPrefix)
+			return out, fmt.Errorf("mpitest: Config.Cvars: no simulated control variable %s (want %s<ALLREDUCE|BCAST|REDUCE>_<ALGORITHM|SEGSIZE>)", k, simCvarPrefix)
 		}
 		if strings.HasSuffix(k, "_SEGSIZE") {
 			n, err := strconv.Atoi(v)
@@ -167,7 +167,7 @@ func (c *comm) bcastAlg(buf []byte, root int, fn string, a simAlg) error {
 	switch a.alg {
 	case algLinear:
 		return c.bcastLinear(buf, root, fn)
-	case AlgSegmented:
+	case algSegmented:
 		for off := 0; off < len(buf); off += a.seg {
 			if err := c.bcast(buf[off:min(off+a.seg, len(buf))], root, fn); err != nil {
 				return err
@@ -204,7 +204,7 @@ func (c *comm) reduceAlg(send, recv []byte, count int, dt mpi.Datatype, op mpi.R
 	switch a.alg {
 	case algLinear:
 		return c.reduceLinear(send, recv, count, dt, op, root, fn)
-	case AlgSegmented:
+	case algSegmented:
 		if count == 0 {
 			break
 		}
@@ -252,7 +252,7 @@ func (c *comm) reduceLinear(send, recv []byte, count int, dt mpi.Datatype, op mp
 // allreduceAlg is MPI_Allreduce's body: reduce to rank 0, then broadcast,
 // each with the selected algorithm; segmented does both per segment.
 func (c *comm) allreduceAlg(send, recv []byte, count int, dt mpi.Datatype, op mpi.ReduceOp, fn string, a simAlg) error {
-	if a.alg == AlgSegmented && count > 0 {
+	if a.alg == algSegmented && count > 0 {
 		size := len(send) / count
 		per := max(1, a.seg/size)
 		for i := 0; i < count; i += per {

@@ -62,7 +62,7 @@ func TestSimAlgorithmsCorrect(t *testing.T) {
 		for alg := range algNames {
 			for _, np := range []int{1, 2, 3, 5} {
 				for _, count := range []int{0, 1, 7, 300} {
-					pre := SimCvarPrefix + map[string]string{"allreduce": "ALLREDUCE", "bcast": "BCAST", "reduce": "REDUCE"}[coll]
+					pre := simCvarPrefix + map[string]string{"allreduce": "ALLREDUCE", "bcast": "BCAST", "reduce": "REDUCE"}[coll]
 					cv := map[string]string{pre + "_ALGORITHM": algNames[alg], pre + "_SEGSIZE": "12"}
 					_, out := collOnce(t, coll, np, count, cv, Latency{})
 					for r := range np {
@@ -95,7 +95,7 @@ func TestSimAlgorithmsCorrect(t *testing.T) {
 func TestSimAlgorithmCosts(t *testing.T) {
 	lat := Latency{Jitter: Off, SpikeProb: Off}
 	for _, coll := range []string{"allreduce", "bcast", "reduce"} {
-		pre := SimCvarPrefix + map[string]string{"allreduce": "ALLREDUCE", "bcast": "BCAST", "reduce": "REDUCE"}[coll]
+		pre := simCvarPrefix + map[string]string{"allreduce": "ALLREDUCE", "bcast": "BCAST", "reduce": "REDUCE"}[coll]
 		at := func(np, count int, alg string) float64 {
 			v, _ := collOnce(t, coll, np, count, map[string]string{pre + "_ALGORITHM": alg}, lat)
 			return v

@@ -123,9 +123,10 @@ func (c *comm) prepareP2P(o *mpi.Observation) (func() error, error) {
 	}, nil
 }
 
-// RMAWindow implements mpi.RMAWindower: this rank's part of the prepared
-// window, or nil. Read it only when no origin can access it (after a
-// barrier that follows the last observation).
+// RMAWindow returns this rank's part of the prepared window, or nil
+// (package mpi asks a communicator for it through an interface). Read
+// it only when no origin can access it (after a barrier that follows
+// the last observation).
 func (c *comm) RMAWindow() []byte {
 	if st := c.prep(); st != nil && st.win != nil && len(st.win.buf) > 0 {
 		return st.win.buf
