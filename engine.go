@@ -13,6 +13,7 @@ package reprobench
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"time"
 
@@ -21,119 +22,13 @@ import (
 	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/factor"
+	"github.com/reprobench/reprobench/internal/order"
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/noiseguard"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
 	"github.com/reprobench/reprobench/window"
 )
-
-// Experiment is one cell of the design: a call at a message size, observed
-// Nrep times.
-type Experiment struct {
-	Exp        int           // index in the run, recorded in the raw data
-	Call       mpi.Call      //
-	MsizeBytes int           // bytes per rank's contribution (a multiple of Type's size)
-	Type       mpi.Datatype  //
-	Op         mpi.ReduceOp  // for reductions; Sum by default
-	Root       int           // root of rooted calls, first rank of a ping-pong (the peer is Root+1 mod P)
-	Nrep       int           // recorded observations (round-time: valid ones)
-	Warmup     int           // unrecorded observations before (same method; they adapt the window)
-	Sync       window.Config // process synchronization
-	Runtime    completion.Type
-	LoopReps   int        // calls per observation for completion.Type.Loops (default 100)
-	Cache      cache.Mode //
-	CacheSlots int        // buffer copies for cache.Cycle and cache.Random (default 16)
-	FlushBytes int        // cache.Cold: bytes overwritten (default: cache.PrivateBytes, else 32 MiB)
-	Seed       uint64     // for cache.Random
-	// Prehistory is the opt-in design factor that moves hidden per-peer
-	// transport state on purpose (prehistory.go): Prehistory.Msgs empty
-	// one-way messages from each even rank to the rank after it, after
-	// the warm-up and before the measured observations. Zero: none.
-	Prehistory Prehistory
-	// ClockSync is the clock synchronization spec in force for this
-	// experiment (clocksync's syntax, or "none"); Run applies it.
-	// It is recorded in the raw data's clocksync column.
-	ClockSync string
-	// Labels are user factors recorded as columns of its rows (rawdata).
-	Labels map[string]string
-	// Params are the levels of the factor table's call parameters (package
-	// factor: skew, bw_window, rma_sync, in_place, root_shift); an unset
-	// parameter is at its row's default. A parameter the call does not
-	// take is ignored (and not recorded), except a skew above 1, which
-	// such a call refuses (mpi.CheckSkew).
-	Params factor.Values
-
-	// Overlap, for a non-blocking collective (the nbc family), selects
-	// the overlap measurement with its parameters (nbc.go); nil measures
-	// the call alone.
-	Overlap *Overlap
-
-	// Func, when set, is the user's own operation, measured instead of
-	// Call (func.go): each observation waits as Sync says, then times one
-	// call of Func on every rank (window.Sync.RunFunc), and its completion
-	// time is Runtime's, local or global. Name is its call column in the
-	// raw data; MsizeBytes and Type describe what one call moves per rank
-	// (msize_bytes, count, datatype). Call, Op, Root, the loop and the
-	// cache fields do not apply. Func must be called by every rank once
-	// per observation (it is, collectively) and must not keep a reference
-	// to the communicator's buffers between calls.
-	Func func() error
-	Name string
-
-	// VerifyResults checks the operation's result (check.go): every
-	// rank's send buffers hold mpi.FillCheck's pattern, and after the
-	// measured observations each rank compares the receive buffer the
-	// last one left with the row's Result (mpi.VerifyResult); a
-	// difference on any rank marks that observation's row
-	// window.CodeWrongResult. The check runs outside every timed
-	// interval and after the window sequence, so it takes no window's
-	// slack. Ignored for Func.
-	VerifyResults bool
-
-	// Stop, when not nil, makes the number of observations adaptive
-	// (adaptive.go): the experiment observes in batches until the stop
-	// rule is met on its valid observations, or its cap is reached, and
-	// Nrep is ignored. Its zero fields take analysis's defaults. Not
-	// with Overlap.
-	Stop *analysis.StopRule
-}
-
-// CallName returns the raw data's call column of the experiment: Name for
-// a user's function (Func), else Call's MPI name.
-func (e *Experiment) CallName() string {
-	if e.Func != nil {
-		return e.Name
-	}
-	return e.Call.String()
-}
-
-// Raw returns what the raw data records of ex besides its rows: its
-// factor levels and labels, to declare it to a rawdata.Writer.
-func (e *Experiment) Raw() rawdata.Experiment {
-	f := e.factorCells()
-	r := rawdata.Experiment{Exp: e.Exp, Factors: f, Labels: e.Labels, NBCMode: e.NBCMode()}
-	if !e.Prehistory.None() {
-		r.Covariates = rawdata.Covariates{Prehistory: e.Prehistory.String(), PrehistoryMsgs: e.Prehistory.Msgs}
-	}
-	return r
-}
-
-// Declare returns the rawdata declarations of exps (Experiment.Raw).
-func declare(exps []Experiment) []rawdata.Experiment {
-	out := make([]rawdata.Experiment, len(exps))
-	for i := range exps {
-		out[i] = exps[i].Raw()
-	}
-	return out
-}
-
-// Count returns the number of elements per rank.
-func (e *Experiment) Count() int {
-	if s := e.Type.Size(); s > 0 {
-		return e.MsizeBytes / s
-	}
-	return 0
-}
 
 // rowSink receives the output of rank 0. Row and RankRow values are reused
 // after the call returns. *rawdata.Writer is a rowSink that writes the files
@@ -269,29 +164,6 @@ func (e *engine) noteSpan(o *observed) {
 	e.spanN++
 }
 
-// loadVector is this rank's reading between a and b as exchanged
-// (cpuload.Rank.Vector), or zeros for none: ok false, or readings that
-// cpuload.Delta refuses.
-func loadVector(a, b cpuload.Sample, ok bool) []int64 {
-	if ok {
-		if r, err := cpuload.Delta(a, b); err == nil {
-			return r.Vector()
-		}
-	}
-	return make([]int64, cpuload.RankFields)
-}
-
-// Check validates an experiment for a communicator of size p: the call,
-// datatype and message size, nrep ≥ 1 (or a valid stop rule), no negative count, the runtime type
-// and cache mode, and the process synchronization's bounds
-// (window.Config.Check).
-func (ex *Experiment) Check(p int) error {
-	if _, err := ex.check(p); err != nil {
-		return fmt.Errorf("reprobench: %w", err)
-	}
-	return nil
-}
-
 // runOne runs one experiment: its plan (plan.go), the resources its call
 // needs (collective), its observations, the result check and its rows.
 func (e *engine) runOne(ex *Experiment, sink rowSink) (_ *rawdata.Summary, err error) {
@@ -322,7 +194,7 @@ func (e *engine) runOne(ex *Experiment, sink rowSink) (_ *rawdata.Summary, err e
 	}
 	e.noteSpan(o)
 	if ex.VerifyResults && pl.obs != nil {
-		if err := e.verify(pl.obs, pl.rec); err != nil { // check.go
+		if err := e.verify(pl.obs, pl.rec); err != nil {
 			return nil, err
 		}
 	}
@@ -350,7 +222,7 @@ func (e *engine) measure(ex *Experiment, o *observed) error {
 	o.readLoad(e.CPULoad, 0)
 	defer o.readLoad(e.CPULoad, 1)
 	if ex.Stop != nil {
-		return e.measureUntil(ex, o) // adaptive.go
+		return e.measureUntil(ex, o)
 	}
 	var allocs uint64
 	if err := e.runBatch(o, ex.Nrep, o.rec, &allocs); err != nil {
@@ -393,38 +265,6 @@ func (o *observed) readLoad(read func() (cpuload.Sample, error), i int) {
 	}
 }
 
-// gatherLoad collects every rank's CPU-time reading of the experiment
-// (one MPI_Allgather of cpuload.RankFields int64, counted as
-// rawdata.TrafficCPULoad) and returns their combination on rank 0; nil
-// when e.CPULoad is not set, or on other ranks.
-func (e *engine) gatherLoad(o *observed) (*rawdata.CPULoad, error) {
-	if e.CPULoad == nil {
-		return nil, nil
-	}
-	o.traffic.Add(rawdata.TrafficCPULoad, rawdata.Symmetric, 1, 8*cpuload.RankFields)
-	return e.gatherRank(loadVector(o.load[0], o.load[1], o.loadErr == nil))
-}
-
-// gatherRank collects every rank's reading (mine: cpuload.Rank.Vector, or
-// zeros for none) with one MPI_Allgather and returns their combination
-// on rank 0, nil on other ranks.
-func (e *engine) gatherRank(mine []int64) (*rawdata.CPULoad, error) {
-	c := e.Comm
-	p := c.Size()
-	all := make([]int64, cpuload.RankFields*p)
-	if err := mpi.Allgather(c, mine, all); err != nil {
-		return nil, fmt.Errorf("collecting the CPU load: %w", err)
-	}
-	if c.Rank() != 0 {
-		return nil, nil
-	}
-	ranks := make([]cpuload.Rank, p)
-	for r := range p {
-		ranks[r] = cpuload.RankOf(all[r*cpuload.RankFields:])
-	}
-	return cpuload.Combine(ranks), nil
-}
-
 // observed is what an experiment's observations leave for its rows,
 // beside its plan.
 type observed struct {
@@ -433,7 +273,7 @@ type observed struct {
 	// the noise guard's slot counts before the measured observations
 	slots0, skipped0 int64
 	traffic          rawdata.Traffic // what the engine sent outside the observations
-	// adaptive.go: the completion reductions done while observing (nil:
+	// measureUntil's completion reductions, done while observing (nil:
 	// rows does them) and the stop rule's record
 	reduced *reduced
 	stop    *rawdata.StopRecord
@@ -452,137 +292,6 @@ var perRankChunkBytes = 8 << 20
 // per-rank row needs: local start and end, global start and end.
 const perRankFields = 4
 
-// rows computes each observation's completion time as ex.Runtime says by
-// reductions across ranks (completion, Hunold & Carpen-Amarie 2016,
-// Alg. 1), so that rank 0 holds O(observations) values whatever the rank
-// count, and writes the rows to sink. With engine.PerRank it also gathers
-// the ranks' timestamps at rank 0, in chunks of at most perRankChunkBytes
-// (one observation at least), and writes the per-rank rows. It returns
-// the experiment's Summary on rank 0, nil elsewhere.
-//
-// The reductions are allreduces, so that the instrument's own traffic
-// between two ranks is net-symmetric; the per-rank gather, one-way, runs
-// only when asked for.
-func (e *engine) rows(ex *Experiment, o *observed, sink rowSink) (*rawdata.Summary, error) {
-	c := e.Comm
-	p, me := c.Size(), c.Rank()
-	sy, rec, g, reps := o.sy, o.rec, o.g, o.reps
-	cfg := sy.Config()
-	n := rec.N
-	// Each rank's contributions: the completion's slots per observation,
-	// then, in the last maximum slot, the latest start of the rank. The
-	// duration is computed from the tick difference on the rank (exact, and
-	// in the rank's own frequency).
-	cp := newCompletion(ex, reps, p, me, o.overlap)
-	red := o.reduced // adaptive.go: reduced while observing
-	if red == nil {
-		var err error
-		if red, err = e.reduce(cp, o, 0, n, rawdata.TrafficResults); err != nil {
-			return nil, err
-		}
-	}
-	mxAll, smAll := red.mx, red.sm
-	load, err := e.gatherLoad(o)
-	if err != nil {
-		return nil, err
-	}
-	var sum *rawdata.Summary
-	if me == 0 {
-		sum = &rawdata.Summary{Exp: ex.Exp, Call: o.name, MsizeBytes: ex.MsizeBytes, Method: o.method,
-			RuntimeType: o.runtimeType, Cache: o.cache, WarmupCount: ex.Warmup, Rows: n,
-			Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: o.began.UTC(),
-			AllocsPerObs: o.allocsPerObs, Overlap: o.ovCal, CPULoad: load}
-		if !ex.Prehistory.None() {
-			sum.Prehistory = ex.Prehistory.String()
-		}
-		sum.Skew, sum.BWWindow, sum.RMASync = o.vcoll.skew, o.p2p.bwWindow, o.p2p.rmaSync
-		sum.LibraryBarrier = cfg.Method.LibraryBarrier()
-		if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
-			sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), finalWindowS(cfg.Window, sy.History)
-		}
-		if o.guarded {
-			sum.NoiseGuard = e.NoiseGuard.Record(o.slots0, o.skipped0)
-		}
-		if cfg.Method.Windowed() {
-			sum.MaxLateS = red.late
-		}
-		sum.Wait = sy.Wait()
-	}
-	row := rawdata.Row{Exp: ex.Exp, Call: o.name, MsizeBytes: ex.MsizeBytes, Count: o.count, Datatype: o.dtype, Np: p}
-	rr := rawdata.RankRow{Exp: ex.Exp, Call: o.name, MsizeBytes: ex.MsizeBytes, Np: p}
-	chunk := n // observations per chunk
-	var mine, all []float64
-	var sinkErr error
-	if e.PerRank {
-		chunk = max(1, min(n, perRankChunkBytes/(8*perRankFields*p)))
-		mine = make([]float64, perRankFields*chunk)
-		if me == 0 {
-			all = make([]float64, perRankFields*chunk*p)
-		}
-	}
-	for i0 := 0; i0 < n; i0 += chunk {
-		m := min(chunk, n-i0) // observations in this chunk
-		if e.PerRank {
-			for j := range m {
-				i, v := i0+j, mine[perRankFields*j:]
-				v[0], v[1] = e.Clock.Freq().Seconds(rec.Start[i]), e.Clock.Freq().Seconds(rec.End[i])
-				v[2], v[3] = g.ToGlobal(rec.Start[i]), g.ToGlobal(rec.End[i])
-			}
-			var recv []float64
-			if me == 0 {
-				recv = all[:perRankFields*m*p]
-			}
-			if err := mpi.Gather(c, mine[:perRankFields*m], recv, 0); err != nil {
-				return nil, err
-			}
-			o.traffic.Add(rawdata.TrafficResults, rawdata.OneWay, int64(p-1), int64(8*perRankFields*m*(p-1)))
-		}
-		if me != 0 || sinkErr != nil {
-			continue // a failed sink stops the writing, not the gathers the other ranks are in
-		}
-		for j := range m {
-			i := i0 + j
-			row.Rep, row.ErrorCode = i, int(rec.Code[i]) // the code is reduced across ranks already
-			mxi, smi := mxAll[cp.nmax*i:cp.nmax*(i+1)], smAll[cp.nsum*i:cp.nsum*(i+1)]
-			row.RuntimeS = cp.runtime(mxi, smi)
-			if o.overlap {
-				cp.overlapRow(&row, smi) // nbc
-			}
-			if row.ErrorCode != 0 {
-				sum.Invalid++
-			}
-			if sinkErr = sink.Row(&row); sinkErr != nil {
-				break
-			}
-			if !e.PerRank {
-				continue
-			}
-			rr.Rep, rr.ErrorCode = i, row.ErrorCode
-			for r := range p {
-				v := all[r*perRankFields*m+perRankFields*j:]
-				rr.Rank = r
-				rr.LocalStartS, rr.LocalEndS, rr.GlobalStartS, rr.GlobalEndS = v[0], v[1], v[2], v[3]
-				if sinkErr = sink.RankRow(&rr); sinkErr != nil {
-					break
-				}
-			}
-			if sinkErr != nil {
-				break
-			}
-		}
-	}
-	if me != 0 {
-		return nil, nil
-	}
-	if sinkErr != nil {
-		return nil, sinkErr
-	}
-	sum.Traffic = o.traffic
-	sum.Stop = o.stop
-	sum.DurationS = time.Since(o.began).Seconds()
-	return sum, nil
-}
-
 // finalWindowS is the window in seconds after the adaptations of history
 // (exact, as the raw data records them), or initial if there were none.
 func finalWindowS(initial time.Duration, history []window.Adaptation) float64 {
@@ -591,3 +300,265 @@ func finalWindowS(initial time.Duration, history []window.Adaptation) float64 {
 	}
 	return history[len(history)-1].NewWindowS
 }
+
+// newPlan validates ex and makes its plan on this rank (see plan),
+// without communicating.
+func (e *engine) newPlan(ex *Experiment) (*plan, error) {
+	c := e.Comm
+	pl, err := ex.check(c.Size())
+	if err != nil {
+		return nil, err
+	}
+
+	// The process synchronization, in one place.
+	pl.g = e.Global
+	if window.Absent(pl.g) {
+		pl.g = window.Identity{Clock: e.Clock}
+	}
+	if ex.Runtime == completion.Global && window.Absent(e.Global) {
+		return nil, fmt.Errorf("runtime type global needs synchronized clocks")
+	}
+	pl.began = time.Now()
+	pl.overlap = ex.Overlap != nil && pl.obs != nil // nbc
+	if pl.sy, err = window.New(c, e.Clock, e.Global, ex.Sync); err != nil {
+		return nil, err
+	}
+	pl.rec = window.NewRecord(pl.sy.Config().Capacity(max(pl.maxObs, ex.Warmup)))
+	switch { // the family's observations
+	case pl.fn != nil:
+		pl.run = func(n int, rec *window.Record, warmUp bool) error { return pl.sy.RunFunc(pl.fn, n, rec, warmUp) }
+	default:
+		pl.run = func(n int, rec *window.Record, warmUp bool) error { return pl.sy.Run(pl.obs, n, rec, warmUp) }
+	}
+	if ex.Sync.NoiseGuard && ex.Sync.Method.Windowed() {
+		// The run's noise guard, made on first use.
+		if e.NoiseGuard == nil {
+			if e.NoiseGuard, err = window.NewNoiseGuard(nil, noiseguard.Config{}); err != nil {
+				return nil, err
+			}
+		}
+		pl.sy.Guard, pl.guarded = e.NoiseGuard, true
+	}
+	if pl.obs == nil {
+		return pl, nil
+	}
+
+	// The buffers of a built-in call, buf_offset bytes after a page
+	// boundary, with the result check's pattern in every send slot when
+	// ex asks for the check (verify).
+	slots := ex.CacheSlots
+	if slots <= 0 {
+		slots = DefaultCacheSlots
+	}
+	flush := ex.FlushBytes
+	if ex.Cache == cache.Cold && flush <= 0 {
+		if flush, err = cache.PrivateBytes(cache.SysCPU); err != nil {
+			flush = 32 << 20
+		}
+	}
+	pl.bufs = cache.NewBuffersAt(ex.Cache, pl.sendB, pl.recvB, slots, flush, ex.Seed, int(pl.levels.Level(factor.BufOffset)))
+	if ex.VerifyResults {
+		fillCheck(pl.bufs, ex.Type, c.Rank())
+	}
+	pl.obs.Send, pl.obs.Recv = pl.bufs.Send, pl.bufs.Recv
+	if ex.Cache != cache.Warm {
+		pl.sy.Buffers = pl.bufs
+	}
+	return pl, nil
+}
+
+// calibrateKernel sets o.KernelIters for this rank (see the comment at the
+// top of the file) and returns the calibration on rank 0.
+func calibrateKernel(c mpi.Comm, clk timing.Clock, o *mpi.Observation, ex *Experiment) (*rawdata.OverlapCalibration, error) {
+	if ex.Runtime == completion.OSU {
+		o.TimedKernel, o.KernelIters = true, 0
+		if c.Rank() != 0 {
+			return nil, nil
+		}
+		return &rawdata.OverlapCalibration{Kernel: osuKernelDescription, TestEvery: ex.Overlap.TestEvery, TimeTargeted: true}, nil
+	}
+	cal := &rawdata.OverlapCalibration{Kernel: kernelDescription, TestEvery: ex.Overlap.TestEvery, Given: ex.Overlap.KernelIters > 0}
+	k := ex.Overlap.KernelIters
+	var target, kernel float64
+	if k <= 0 {
+		k = overlapStartIter
+		cal.Rounds, cal.Observations = overlapRounds, overlapObs
+		probe := *o
+		probe.Offsets, probe.Flush = nil, nil
+		probe.Overlap, probe.Reps, probe.TimeEach, probe.Sync = true, 1, false, mpi.SyncBarrier
+		cal.ProbeReps = probe.Reps
+		pure, comp := make([]float64, overlapObs), make([]float64, overlapObs)
+		for range overlapRounds {
+			probe.KernelIters = k
+			for i := range overlapObs {
+				if err := c.Observe(&probe, clk); err != nil {
+					return nil, fmt.Errorf("calibrating the compute kernel: %w", err)
+				}
+				n := float64(probe.Reps)
+				pure[i], comp[i] = clk.Freq().Seconds(probe.Pure)/n, clk.Freq().Seconds(probe.Compute)/n
+			}
+			target, kernel = order.Median(pure), order.Median(comp)
+			if kernel > 0 && target > 0 {
+				// At most ×1000 per round, so that one noisy round cannot
+				// make the next one last seconds.
+				f := math.Min(target/kernel, 1000)
+				k = max(1, int64(math.Round(float64(k)*f)))
+			}
+		}
+	}
+	o.KernelIters = k
+	mine := []float64{float64(k), target, kernel}
+	var all []float64
+	if c.Rank() == 0 {
+		all = make([]float64, 3*c.Size())
+	}
+	if err := mpi.Gather(c, mine, all, 0); err != nil {
+		return nil, err
+	}
+	if c.Rank() != 0 {
+		return nil, nil
+	}
+	for r := range c.Size() {
+		cal.KernelIters = append(cal.KernelIters, int64(all[3*r]))
+		cal.TargetPureS = append(cal.TargetPureS, all[3*r+1])
+		cal.KernelS = append(cal.KernelS, all[3*r+2])
+	}
+	return cal, nil
+}
+
+// measureUntil takes ex's measured observations in batches until ex.Stop
+// is met or its cap reached: batches end at the rule's looks
+// (analysis.StopRule.NextLook). After each batch the batch's completion
+// times are reduced by allreduce (traffic purpose rawdata.TrafficStop;
+// rows reuses them instead of reducing again), every rank judges the
+// valid observations so far (error code 0), and one more allreduce (the
+// minimum of the ranks' verdicts) makes them stop together: net-symmetric
+// traffic only, and no rank decides for the others. The observations
+// between the looks are taken exactly as a fixed run takes them; the
+// experiment's order in the run is unchanged. o.stop records the rule,
+// its parameters and the width reached.
+func (e *engine) measureUntil(ex *Experiment, o *observed) error {
+	st := analysis.NewStopper(*ex.Stop)
+	rule := st.Rule()
+	cp := newCompletion(ex, o.reps, e.Comm.Size(), e.Comm.Rank(), o.overlap)
+	batch := window.NewRecord(o.sy.Config().Capacity(rule.Max))
+	red := &reduced{}
+	var valid []float64
+	var allocs uint64
+	verdict, agreed := make([]float64, 1), make([]float64, 1)
+	n := 0 // observations asked for so far
+	o.rec.N = 0
+	for {
+		next := rule.NextLook(n)
+		if err := e.runBatch(o, next-n, batch, &allocs); err != nil {
+			return err
+		}
+		i0 := o.rec.N
+		appendRecord(o.rec, batch)
+		r, err := e.reduce(cp, o, i0, o.rec.N, rawdata.TrafficStop)
+		if err != nil {
+			return err
+		}
+		red.mx, red.sm, red.late = append(red.mx, r.mx...), append(red.sm, r.sm...), max(red.late, r.late)
+		for j := range o.rec.N - i0 {
+			if o.rec.Code[i0+j] == 0 { // reduced across ranks already
+				valid = append(valid, cp.runtime(r.mx[cp.nmax*j:cp.nmax*(j+1)], r.sm[cp.nsum*j:cp.nsum*(j+1)]))
+			}
+		}
+		n = next
+		verdict[0] = 0
+		if st.Look(valid) {
+			verdict[0] = 1
+		}
+		if err := mpi.Allreduce(e.Comm, verdict, agreed, mpi.Min); err != nil {
+			return err
+		}
+		o.traffic.Add(rawdata.TrafficStop, rawdata.Symmetric, 1, 8)
+		if agreed[0] == 1 || n >= rule.Max {
+			break
+		}
+	}
+	o.reduced = red
+	o.allocsPerObs = float64(allocs) / float64(max(o.rec.N, 1))
+	o.stop = stopRecord(st, n, len(valid), agreed[0] == 1)
+	return nil
+}
+
+// appendRecord appends src's N observations to dst and advances dst.N,
+// growing dst's slices past its capacity when a method records more
+// attempts than its Capacity foresaw for the sum of the batches.
+func appendRecord(dst, src *window.Record) {
+	k := dst.N
+	dst.Start = append(dst.Start[:k], src.Start[:src.N]...)
+	dst.End = append(dst.End[:k], src.End[:src.N]...)
+	dst.Late = append(dst.Late[:k], src.Late[:src.N]...)
+	dst.Code = append(dst.Code[:k], src.Code[:src.N]...)
+	dst.Deadline = append(dst.Deadline[:k], src.Deadline[:src.N]...)
+	dst.Offset = append(dst.Offset[:k], src.Offset[:src.N]...)
+	dst.Pure = append(dst.Pure[:k], src.Pure[:src.N]...)
+	dst.Compute = append(dst.Compute[:k], src.Compute[:src.N]...)
+	dst.N = k + src.N
+}
+
+// verify checks the result of the last measured observation of o, the one
+// whose receive buffer the observations left (o.Recv), on every rank
+// (mpi.VerifyResult), and marks its row window.CodeWrongResult when any
+// rank found a difference. The ranks agree by one allreduce (MPI_MAX) of
+// one int64, outside every timed interval and after the window sequence;
+// the check's own cost is computing the expected result, O(p × send
+// bytes) on each rank.
+//
+// A call that rotates its root (root_shift) is checked against the root
+// of the observation's last call (mpi.VerifyResult).
+//
+// An in-place call (mpi.Observation.InPlace) reads its input from the
+// receive buffer, which the timed calls overwrote, so its check runs one
+// more call, untimed, after mpi.InPlaceInput put the send buffer's pattern
+// there, and checks that call's result (with root_shift, that call is an
+// observation's first: its root is o.Root).
+func (e *engine) verify(o *mpi.Observation, rec *window.Record) error {
+	c := e.Comm
+	checked := o
+	if o.InPlace() {
+		one := *o
+		one.Reps, one.Sync, one.TimeEach, one.Overlap, one.Offsets, one.Flush, one.CallIndex = 1, mpi.SyncBarrier, false, false, nil, nil, 0
+		mpi.InPlaceInput(&one, c.Rank(), c.Size())
+		if err := c.Observe(&one, e.Clock); err != nil {
+			return err
+		}
+		checked = &one
+	}
+	bad, _ := mpi.VerifyResult(checked, c.Size(), c.Rank(), checked.Recv)
+	mine, all := []int64{int64(bad)}, []int64{0}
+	if err := mpi.Allreduce(c, mine, all, mpi.Max); err != nil {
+		return err
+	}
+	if all[0] > 0 && rec.N > 0 {
+		rec.Code[rec.N-1] |= window.CodeWrongResult
+	}
+	return nil
+}
+
+// fillCheck writes rank's result-check pattern (mpi.FillCheck) into every
+// send slot of bufs, before the experiment's first observation.
+func fillCheck(bufs *cache.Buffers, d mpi.Datatype, rank int) {
+	bufs.FillSend(func(b []byte) { mpi.FillCheck(b, d, rank) })
+}
+
+// stopRecord is the sidecar's record of a stop rule after its last look
+// at n observations asked for, valid of them valid; met says whether the
+// ranks agreed the rule was met (false: the cap stopped it).
+func stopRecord(st *analysis.Stopper, n, valid int, met bool) *rawdata.StopRecord {
+	r, c := st.Rule(), st.Last()
+	s := &rawdata.StopRecord{Rule: rawdata.StopRuleQuantileCI, Quantile: r.Quantile, Level: r.Level, IntervalLevel: r.IntervalLevel(), Width: r.Width,
+		Min: r.Min, Max: r.Max, Confirm: r.Confirm, Looks: st.Looks(), Observations: n, Valid: valid,
+		Met: met, Capped: !met}
+	if c.Lo == c.Lo && c.Hi == c.Hi { // an interval exists
+		s.EstimateS, s.CILoS, s.CIHiS, s.Reached = ptr(c.Estimate), ptr(c.Lo), ptr(c.Hi), ptr(c.Reached)
+	} else if c.Estimate == c.Estimate {
+		s.EstimateS = ptr(c.Estimate)
+	}
+	return s
+}
+
+func ptr(v float64) *float64 { return &v }

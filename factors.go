@@ -6,6 +6,7 @@ import (
 	"github.com/reprobench/reprobench/cache"
 	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/factor"
+	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/window"
 )
 
@@ -99,4 +100,24 @@ func (e *Experiment) factorCells() factor.Values {
 		}
 	}
 	return f
+}
+
+// Declare returns the rawdata declarations of exps (Experiment.Raw).
+func declare(exps []Experiment) []rawdata.Experiment {
+	out := make([]rawdata.Experiment, len(exps))
+	for i := range exps {
+		out[i] = exps[i].Raw()
+	}
+	return out
+}
+
+// Raw returns what the raw data records of ex besides its rows: its
+// factor levels and labels, to declare it to a rawdata.Writer.
+func (e *Experiment) Raw() rawdata.Experiment {
+	f := e.factorCells()
+	r := rawdata.Experiment{Exp: e.Exp, Factors: f, Labels: e.Labels, NBCMode: e.NBCMode()}
+	if !e.Prehistory.None() {
+		r.Covariates = rawdata.Covariates{Prehistory: e.Prehistory.String(), PrehistoryMsgs: e.Prehistory.Msgs}
+	}
+	return r
 }

@@ -3,9 +3,6 @@ package reprobench
 import (
 	"fmt"
 	"strings"
-
-	"github.com/reprobench/reprobench/completion"
-	"github.com/reprobench/reprobench/rawdata"
 )
 
 // NoBound says what Run does with an experiment under a windowed process
@@ -46,28 +43,4 @@ func ParseNoBound(s string) (NoBound, error) {
 		}
 	}
 	return 0, fmt.Errorf("reprobench: no-bound policy %q: want fallback or refuse", s)
-}
-
-// applyNoBound acts on an experiment before it runs when the clock
-// synchronization in force stated no bound (why is the reason, "" when a
-// bound was stated): nothing for a method that is not windowed or when a
-// bound was stated; else, by policy, an error, or ex switched to
-// FallbackMethod with the local completion time, and the fallback
-// returned for the record. Every rank calls it with the same why (agreed
-// at the synchronization), so every rank runs the same method.
-func applyNoBound(ex *Experiment, why string, policy NoBound) (*rawdata.ProcSyncFallback, error) {
-	if why == "" || !ex.Sync.Method.Windowed() {
-		return nil, nil
-	}
-	if policy == NoBoundRefuse {
-		return nil, fmt.Errorf("reprobench: experiment %d (%v): the clock synchronization before it stated no error bound (%s), and the no-bound policy is refuse", ex.Exp, ex.Sync.Method, why)
-	}
-	fb := &rawdata.ProcSyncFallback{Exp: ex.Exp, Declared: ex.Sync.Method.String(), DeclaredRuntime: ex.Runtime.String(),
-		Why: "the clock synchronization before it stated no error bound: " + why}
-	ex.Sync.Method = FallbackMethod
-	if ex.Runtime == completion.Global {
-		ex.Runtime = completion.Local
-	}
-	fb.Ran, fb.RanRuntime = ex.Sync.Method.String(), ex.Runtime.String()
-	return fb, nil
 }

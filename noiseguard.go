@@ -32,17 +32,6 @@ type noiseProbe struct {
 	Periodic []noiseguard.Source `json:"periodic_sources"`
 }
 
-// guardsNoise reports whether some experiment uses the noise guard (a
-// windowed method with Sync.NoiseGuard).
-func guardsNoise(exps []Experiment) bool {
-	for _, ex := range exps {
-		if ex.Sync.NoiseGuard && ex.Sync.Method.Windowed() {
-			return true
-		}
-	}
-	return false
-}
-
 // newNoiseGuard returns this rank's window.NoiseGuard for a run
 // (collective): names are the ranks' processor names on rank 0
 // (ProcessorNames; ignored on the other ranks), probe is empty or, on rank

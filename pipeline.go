@@ -20,7 +20,6 @@ import (
 
 	"github.com/reprobench/reprobench/analysis"
 	"github.com/reprobench/reprobench/clocksync"
-	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
@@ -232,50 +231,4 @@ func (f Factorial) Experiments(base Base, seed uint64, m, np int) ([]Experiment,
 		exps = append(exps, ex)
 	}
 	return exps, nil
-}
-
-// needsGlobalClock reports whether ex needs synchronized clocks (a
-// windowed method or the global runtime).
-func needsGlobalClock(ex *Experiment) bool {
-	return ex.Sync.Method.Windowed() || ex.Runtime == completion.Global
-}
-
-// resolveClockSync sets the clock synchronization of the experiments that
-// have none (ClockSync ""): spec, or for spec "auto"
-// the algorithm of clocksync.Default when one of
-// them needs synchronized clocks and none otherwise. It returns the
-// run-wide spec and refuses an experiment that needs synchronized clocks
-// under "none".
-func resolveClockSync(exps []Experiment, spec string) (string, error) {
-	if err := checkClockSync(spec); err != nil {
-		return "", err
-	}
-	if spec == "auto" {
-		spec = "none"
-		for i := range exps {
-			if needsGlobalClock(&exps[i]) && (exps[i].ClockSync == "" || exps[i].ClockSync == "auto") {
-				spec = clocksync.Default().Name
-			}
-		}
-	}
-	for i := range exps {
-		ex := &exps[i]
-		if ex.ClockSync == "" || ex.ClockSync == "auto" {
-			ex.ClockSync = spec
-		}
-		if ex.ClockSync == "none" && needsGlobalClock(ex) {
-			return "", fmt.Errorf("reprobench: experiment %d (%v, %v runtime) needs synchronized clocks, but its clock sync is none", ex.Exp, ex.Sync.Method, ex.Runtime)
-		}
-	}
-	return spec, nil
-}
-
-// needsSync reports whether any experiment synchronizes clocks.
-func needsSync(exps []Experiment) bool {
-	for i := range exps {
-		if exps[i].ClockSync != "none" && exps[i].ClockSync != "" {
-			return true
-		}
-	}
-	return false
 }

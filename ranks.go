@@ -2,7 +2,6 @@ package reprobench
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"slices"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/timing"
-	"github.com/reprobench/reprobench/window"
 )
 
 // bcastString broadcasts s from rank root (collective).
@@ -233,58 +231,4 @@ func everyDue(c mpi.Comm, clk timing.Clock, synced bool, last timing.Ticks, ever
 		return false, err
 	}
 	return v[0] != 0, nil
-}
-
-// clockAccuracy derives the clock accuracy target of a run from its
-// experiments, for resyncOptions.Default, and says how. The error
-// is the smallest late tolerance (window.Config.LateTolerance, 1 µs when
-// unset) of the experiments that synchronize clocks, and at most a tenth of
-// a windowed experiment's window: a rank's clock error moves its window
-// starts against the other ranks', which the late tolerance is the run's
-// measure of. The horizon is the longest expected duration of such an
-// experiment — (warmup + nrep) windows for the windowed methods, the
-// budget for round-time — rounded up to whole seconds, at least 1 s. A
-// clocksync.Resyncer re-synchronizes when a later experiment would outlast
-// the bound. It returns the zero target when no experiment synchronizes.
-func clockAccuracy(exps []Experiment) (clocksync.Accuracy, string) {
-	errS, horizon := math.Inf(1), 0.0
-	var why []string
-	for i := range exps {
-		ex := &exps[i]
-		if ex.ClockSync == "none" || ex.ClockSync == "" {
-			continue
-		}
-		tol := ex.Sync.LateTolerance
-		if tol <= 0 {
-			tol = time.Microsecond
-		}
-		e, src := tol.Seconds(), fmt.Sprintf("late tolerance %v", tol)
-		var d float64
-		if m := ex.Sync.Method; m.Windowed() {
-			w := ex.Sync.Window
-			if w <= 0 {
-				w = 100 * time.Microsecond
-			}
-			if (w / 10).Seconds() < e {
-				e, src = (w / 10).Seconds(), fmt.Sprintf("a tenth of the %v window", w)
-			}
-			d = float64(ex.Warmup+ex.MaxObservations()) * w.Seconds()
-			if m == window.RoundTime {
-				b := ex.Sync.Budget
-				if b <= 0 {
-					b = 10 * time.Second
-				}
-				d = b.Seconds()
-			}
-		}
-		if e < errS {
-			errS, why = e, []string{src}
-		}
-		horizon = max(horizon, d)
-	}
-	if math.IsInf(errS, 1) {
-		return clocksync.Accuracy{}, ""
-	}
-	h := max(math.Ceil(horizon), 1)
-	return clocksync.Accuracy{Error: time.Duration(math.Round(errS * 1e9)), Horizon: time.Duration(h * 1e9)}, fmt.Sprintf("%s at the longest expected experiment (%.3g s, at least 1 s)", why[0], horizon)
 }

@@ -1,11 +1,15 @@
 package reprobench
 
 import (
+	"fmt"
 	"math"
+	"time"
 
 	"github.com/reprobench/reprobench/completion"
+	"github.com/reprobench/reprobench/cpuload"
 	"github.com/reprobench/reprobench/mpi"
 	"github.com/reprobench/reprobench/rawdata"
+	"github.com/reprobench/reprobench/window"
 )
 
 // completionSlots is the reduced form of an experiment's completion time
@@ -193,4 +197,179 @@ func rank0Bytes(ex *Experiment, p int, perRank bool) int64 {
 		b += 8 * perRankFields * chunk * int64(p+1)
 	}
 	return b
+}
+
+// rows computes each observation's completion time as ex.Runtime says by
+// reductions across ranks (completion, Hunold & Carpen-Amarie 2016,
+// Alg. 1), so that rank 0 holds O(observations) values whatever the rank
+// count, and writes the rows to sink. With engine.PerRank it also gathers
+// the ranks' timestamps at rank 0, in chunks of at most perRankChunkBytes
+// (one observation at least), and writes the per-rank rows. It returns
+// the experiment's Summary on rank 0, nil elsewhere.
+//
+// The reductions are allreduces, so that the instrument's own traffic
+// between two ranks is net-symmetric; the per-rank gather, one-way, runs
+// only when asked for.
+func (e *engine) rows(ex *Experiment, o *observed, sink rowSink) (*rawdata.Summary, error) {
+	c := e.Comm
+	p, me := c.Size(), c.Rank()
+	sy, rec, g, reps := o.sy, o.rec, o.g, o.reps
+	cfg := sy.Config()
+	n := rec.N
+	// Each rank's contributions: the completion's slots per observation,
+	// then, in the last maximum slot, the latest start of the rank. The
+	// duration is computed from the tick difference on the rank (exact, and
+	// in the rank's own frequency).
+	cp := newCompletion(ex, reps, p, me, o.overlap)
+	red := o.reduced // measureUntil's: reduced while observing
+	if red == nil {
+		var err error
+		if red, err = e.reduce(cp, o, 0, n, rawdata.TrafficResults); err != nil {
+			return nil, err
+		}
+	}
+	mxAll, smAll := red.mx, red.sm
+	load, err := e.gatherLoad(o)
+	if err != nil {
+		return nil, err
+	}
+	var sum *rawdata.Summary
+	if me == 0 {
+		sum = &rawdata.Summary{Exp: ex.Exp, Call: o.name, MsizeBytes: ex.MsizeBytes, Method: o.method,
+			RuntimeType: o.runtimeType, Cache: o.cache, WarmupCount: ex.Warmup, Rows: n,
+			Adaptations: append([]window.Adaptation(nil), sy.History...), StartedAt: o.began.UTC(),
+			AllocsPerObs: o.allocsPerObs, Overlap: o.ovCal, CPULoad: load}
+		if !ex.Prehistory.None() {
+			sum.Prehistory = ex.Prehistory.String()
+		}
+		sum.Skew, sum.BWWindow, sum.RMASync = o.vcoll.skew, o.p2p.bwWindow, o.p2p.rmaSync
+		sum.LibraryBarrier = cfg.Method.LibraryBarrier()
+		if cfg.Method.Windowed() && cfg.Method != window.RoundTime {
+			sum.InitialWindow, sum.FinalWindowS = cfg.Window.Seconds(), finalWindowS(cfg.Window, sy.History)
+		}
+		if o.guarded {
+			sum.NoiseGuard = e.NoiseGuard.Record(o.slots0, o.skipped0)
+		}
+		if cfg.Method.Windowed() {
+			sum.MaxLateS = red.late
+		}
+		sum.Wait = sy.Wait()
+	}
+	row := rawdata.Row{Exp: ex.Exp, Call: o.name, MsizeBytes: ex.MsizeBytes, Count: o.count, Datatype: o.dtype, Np: p}
+	rr := rawdata.RankRow{Exp: ex.Exp, Call: o.name, MsizeBytes: ex.MsizeBytes, Np: p}
+	chunk := n // observations per chunk
+	var mine, all []float64
+	var sinkErr error
+	if e.PerRank {
+		chunk = max(1, min(n, perRankChunkBytes/(8*perRankFields*p)))
+		mine = make([]float64, perRankFields*chunk)
+		if me == 0 {
+			all = make([]float64, perRankFields*chunk*p)
+		}
+	}
+	for i0 := 0; i0 < n; i0 += chunk {
+		m := min(chunk, n-i0) // observations in this chunk
+		if e.PerRank {
+			for j := range m {
+				i, v := i0+j, mine[perRankFields*j:]
+				v[0], v[1] = e.Clock.Freq().Seconds(rec.Start[i]), e.Clock.Freq().Seconds(rec.End[i])
+				v[2], v[3] = g.ToGlobal(rec.Start[i]), g.ToGlobal(rec.End[i])
+			}
+			var recv []float64
+			if me == 0 {
+				recv = all[:perRankFields*m*p]
+			}
+			if err := mpi.Gather(c, mine[:perRankFields*m], recv, 0); err != nil {
+				return nil, err
+			}
+			o.traffic.Add(rawdata.TrafficResults, rawdata.OneWay, int64(p-1), int64(8*perRankFields*m*(p-1)))
+		}
+		if me != 0 || sinkErr != nil {
+			continue // a failed sink stops the writing, not the gathers the other ranks are in
+		}
+		for j := range m {
+			i := i0 + j
+			row.Rep, row.ErrorCode = i, int(rec.Code[i]) // the code is reduced across ranks already
+			mxi, smi := mxAll[cp.nmax*i:cp.nmax*(i+1)], smAll[cp.nsum*i:cp.nsum*(i+1)]
+			row.RuntimeS = cp.runtime(mxi, smi)
+			if o.overlap {
+				cp.overlapRow(&row, smi) // nbc
+			}
+			if row.ErrorCode != 0 {
+				sum.Invalid++
+			}
+			if sinkErr = sink.Row(&row); sinkErr != nil {
+				break
+			}
+			if !e.PerRank {
+				continue
+			}
+			rr.Rep, rr.ErrorCode = i, row.ErrorCode
+			for r := range p {
+				v := all[r*perRankFields*m+perRankFields*j:]
+				rr.Rank = r
+				rr.LocalStartS, rr.LocalEndS, rr.GlobalStartS, rr.GlobalEndS = v[0], v[1], v[2], v[3]
+				if sinkErr = sink.RankRow(&rr); sinkErr != nil {
+					break
+				}
+			}
+			if sinkErr != nil {
+				break
+			}
+		}
+	}
+	if me != 0 {
+		return nil, nil
+	}
+	if sinkErr != nil {
+		return nil, sinkErr
+	}
+	sum.Traffic = o.traffic
+	sum.Stop = o.stop
+	sum.DurationS = time.Since(o.began).Seconds()
+	return sum, nil
+}
+
+// gatherLoad collects every rank's CPU-time reading of the experiment
+// (one MPI_Allgather of cpuload.RankFields int64, counted as
+// rawdata.TrafficCPULoad) and returns their combination on rank 0; nil
+// when e.CPULoad is not set, or on other ranks.
+func (e *engine) gatherLoad(o *observed) (*rawdata.CPULoad, error) {
+	if e.CPULoad == nil {
+		return nil, nil
+	}
+	o.traffic.Add(rawdata.TrafficCPULoad, rawdata.Symmetric, 1, 8*cpuload.RankFields)
+	return e.gatherRank(loadVector(o.load[0], o.load[1], o.loadErr == nil))
+}
+
+// gatherRank collects every rank's reading (mine: cpuload.Rank.Vector, or
+// zeros for none) with one MPI_Allgather and returns their combination
+// on rank 0, nil on other ranks.
+func (e *engine) gatherRank(mine []int64) (*rawdata.CPULoad, error) {
+	c := e.Comm
+	p := c.Size()
+	all := make([]int64, cpuload.RankFields*p)
+	if err := mpi.Allgather(c, mine, all); err != nil {
+		return nil, fmt.Errorf("collecting the CPU load: %w", err)
+	}
+	if c.Rank() != 0 {
+		return nil, nil
+	}
+	ranks := make([]cpuload.Rank, p)
+	for r := range p {
+		ranks[r] = cpuload.RankOf(all[r*cpuload.RankFields:])
+	}
+	return cpuload.Combine(ranks), nil
+}
+
+// loadVector is this rank's reading between a and b as exchanged
+// (cpuload.Rank.Vector), or zeros for none: ok false, or readings that
+// cpuload.Delta refuses.
+func loadVector(a, b cpuload.Sample, ok bool) []int64 {
+	if ok {
+		if r, err := cpuload.Delta(a, b); err == nil {
+			return r.Vector()
+		}
+	}
+	return make([]int64, cpuload.RankFields)
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/reprobench/reprobench/clocksync"
@@ -461,71 +460,4 @@ func Run(c mpi.Comm, exps []Experiment, opt Options) (*Result, error) {
 		return nil, fail(err)
 	}
 	return &Result{Files: w.Names(), Rows: w.Rows(), Metadata: meta, Summaries: sums}, nil
-}
-
-// CheckExperiments returns what Run refuses in exps with opt before it
-// writes anything, found without communicating and so the same on every
-// rank: no experiments, an experiment that cannot run on np ranks
-// (Experiment.Check), a clock synchronization that does not parse
-// or is none for an experiment that needs synchronized clocks
-// (opt.ClockSync), or an accuracy option that a spec cannot take
-// (opt.ClockAccuracy). A command checks its flags with it before Run.
-func CheckExperiments(exps []Experiment, opt Options, np int) error {
-	_, _, _, err := checkExperiments(append([]Experiment(nil), exps...), opt, np)
-	return err
-}
-
-// checkExperiments is CheckExperiments on exps, whose clock
-// synchronizations it resolves: it returns the run-wide spec and the
-// default accuracy target with how it was derived.
-func checkExperiments(exps []Experiment, opt Options, np int) (spec string, target clocksync.Accuracy, why string, err error) {
-	if len(exps) == 0 {
-		err = errors.New("reprobench: Run: no experiments")
-	}
-	for i := range exps {
-		if e := exps[i].Check(np); e != nil {
-			err = errors.Join(err, fmt.Errorf("experiment %d: %w", exps[i].Exp, e))
-		}
-	}
-	spec, e := opt.clockSyncText()
-	if e != nil {
-		return spec, target, why, errors.Join(err, e)
-	}
-	spec, e = resolveClockSync(exps, spec)
-	if e != nil {
-		return spec, target, why, errors.Join(err, e)
-	}
-	target, why = clockAccuracy(exps)
-	return spec, target, why, errors.Join(err, checkAccuracy(exps, opt.clockAccuracyText(), target))
-}
-
-// checkAccuracy refuses an accuracy option that a clock sync spec of exps
-// cannot take (clocksync.TargetText).
-func checkAccuracy(exps []Experiment, accuracy string, target clocksync.Accuracy) error {
-	for i := range exps {
-		if cs := exps[i].ClockSync; cs != "" && cs != "none" {
-			if _, err := clocksync.ParseSpec(cs, clocksync.DefaultTarget(target), clocksync.TargetText(accuracy)); err != nil {
-				return fmt.Errorf("reprobench: clock accuracy %s with clock sync %s: %w", accuracy, cs, err)
-			}
-		}
-	}
-	return nil
-}
-
-// accuracyNote returns the clock accuracy target a run records for the
-// accuracy option accuracy (Options.ClockAccuracy), and where it came from:
-// the option ("none": the published fixed counts), or the default target
-// derived from the experiments (target, and why).
-func accuracyNote(accuracy string, target clocksync.Accuracy, why string) (string, string) {
-	switch a := strings.TrimSpace(accuracy); {
-	case strings.EqualFold(a, "none"):
-		return "none", "given: none, the published fixed counts, re-synchronized before every experiment (or after ResyncEvery)"
-	case a != "" && !strings.EqualFold(a, "auto"):
-		t, err := clocksync.ParseAccuracy(a)
-		if err != nil {
-			return a, "given"
-		}
-		return t.String(), "given"
-	}
-	return target.String(), "default: " + why + "; specs with fixed counts or accuracy= keep theirs"
 }
