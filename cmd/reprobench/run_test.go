@@ -124,9 +124,9 @@ func checkRunOutput(t *testing.T, dir string, np, nrep int) {
 	rows := map[int]int{}
 	valid := map[int]int{}
 	// A 16-byte operation's valid observation takes microseconds, but one
-	// whose rank lost its CPU can take seconds (4.2 s seen beside busy
-	// cores): a unit error (ticks or µs read as seconds) moves every row,
-	// so the bound of 1 s is on each experiment's median.
+	// whose rank lost its CPU to other processes can take seconds: a unit
+	// error (ticks or µs read as seconds) moves every row, so the bound of
+	// 1 s is on each experiment's median.
 	validRT := map[int][]float64{}
 	defer func() {
 		for exp, a := range validRT {
