@@ -255,18 +255,19 @@ func (s *Sync) broadcastStarts(ahead, w float64, b int) error {
 }
 
 // guardLateness appends to the batch's reduction vector, after its 3·b
-// flags and durations, one block of b values per node: this rank's
-// lateness (seconds) of each late observation in its node's block, zeros
-// elsewhere. The MAX reduction then gives rank 0 each node's lateness. It
-// returns the vector's length.
-func (s *Sync) guardLateness(rec *Record, first, b int) int {
-	nodes := s.Guard.nNodes
+// flags and durations (b = len(late)), one block of b values per node:
+// this rank's lateness (seconds) of each late observation in its node's
+// block, zeros elsewhere. late is the batch's lateness on this rank
+// (Record.Late, ticks). The MAX reduction then gives rank 0 each node's
+// lateness. It returns the vector's length.
+func (s *Sync) guardLateness(late []timing.Ticks) int {
+	b, nodes := len(late), s.Guard.nNodes
 	lat := s.red[3*b : (3+nodes)*b]
 	clear(lat)
 	me := s.Guard.node(s.comm.Rank())
 	for i := range b {
 		if s.red[i] != 0 {
-			lat[me*b+i] = s.clk.Freq().Seconds(rec.Late[first+i])
+			lat[me*b+i] = s.clk.Freq().Seconds(late[i])
 		}
 	}
 	return (3 + nodes) * b

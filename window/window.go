@@ -685,7 +685,7 @@ func (s *Sync) runWindows(o *mpi.Observation, n int, rec *Record, warmUp bool) e
 		rec.N += b
 		nred := 3 * b
 		if s.guarded() {
-			nred = s.guardLateness(rec, first, b)
+			nred = s.guardLateness(rec.Late[first : first+b])
 		}
 		red := s.redOut[:nred]
 		if err := mpi.Allreduce(s.comm, s.red[:nred], red, mpi.Max); err != nil {
