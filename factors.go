@@ -1,6 +1,8 @@
 package reprobench
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/reprobench/reprobench/cache"
@@ -120,4 +122,61 @@ func (e *Experiment) Raw() rawdata.Experiment {
 		r.Covariates = rawdata.Covariates{Prehistory: e.Prehistory.String(), PrehistoryMsgs: e.Prehistory.Msgs}
 	}
 	return r
+}
+
+// DesignLevel returns the cell that a design file holds for level s of
+// factor id (a row of factor.Table of Scope PerExperiment) as the
+// factor's flag (factor.Factor.Flag) gives it, or why s is not a level:
+//   - a call parameter's level is read by its row (factor.Factor.Parse);
+//   - a method factor's level is applied by its accessor, as FromDesign
+//     applies a cell, and written back as Raw writes it, so that any
+//     accepted spelling ("fixed", "MPI_Barrier") becomes the name the
+//     raw data uses; a KindSeconds level (the window) is a duration
+//     ("100us") in (0, window.MaxWindowLimit], and "auto", which only run
+//     resolves, is not a level of a design.
+func DesignLevel(id factor.ID, s string) (string, error) {
+	if id < 0 || id >= factor.NumIDs || id.Row().Scope != factor.PerExperiment {
+		return "", fmt.Errorf("reprobench: %v is not a factor of a design row", id)
+	}
+	row := id.Row()
+	if row.Call {
+		v, err := row.Parse(s)
+		if err != nil {
+			return "", err
+		}
+		return row.Format(v), nil
+	}
+	a := accessors[id]
+	if a.set == nil {
+		return "", fmt.Errorf("reprobench: %v has no accessor", id)
+	}
+	var v factor.Values
+	switch row.Kind {
+	case factor.KindSeconds:
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 || d > window.MaxWindowLimit {
+			return "", fmt.Errorf("%s %q: want a duration in (0, %v], e.g. 100us", row.Name, s, window.MaxWindowLimit)
+		}
+		v.Set(id, int64(d))
+	case factor.KindText:
+		if strings.EqualFold(strings.TrimSpace(s), "auto") {
+			return "", fmt.Errorf("%s auto: a design names its level (auto is resolved by run)", row.Name)
+		}
+		v.SetText(id, s)
+	default:
+		x, err := row.Parse(s)
+		if err != nil {
+			return "", err
+		}
+		v.Set(id, x)
+	}
+	// Under the windowed default, Raw writes the window and the noise
+	// guard as set (a barrier method writes them as 0 and off).
+	ex := DefaultExperiment(DefaultMethod)
+	if err := a.set(&ex, v); err != nil {
+		return "", err
+	}
+	var out factor.Values
+	a.get(&ex, &out)
+	return out.Cell(id), nil
 }

@@ -194,7 +194,7 @@ var table = [NumIDs]Factor{
 	Window: {Name: "window_s", DesignOrder: 2, Flag: "window", Kind: KindSeconds, Unit: "s", Group: true,
 		Help: "initial window of the windowed methods (a duration on the command line, seconds in files)"},
 	RuntimeType: {Name: "runtime_type", DesignOrder: 4, Flag: "runtime", Kind: KindText, Group: true,
-		Help: "completion time per observation (package window's RuntimeType names)"},
+		Help: "completion time per observation (package completion's Type names)"},
 	Cache: {Name: "cache", DesignOrder: 5, Flag: "cache", Kind: KindText, Group: true,
 		Help: "cache mode of the buffers (package cache's Mode names)"},
 	ClockSync: {Name: "clocksync", DesignOrder: 3, Flag: "clock-sync", Kind: KindText, Group: true,

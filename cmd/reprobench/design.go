@@ -7,15 +7,11 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/reprobench/reprobench"
-	"github.com/reprobench/reprobench/cache"
-	"github.com/reprobench/reprobench/completion"
 	"github.com/reprobench/reprobench/design"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
-	"github.com/reprobench/reprobench/window"
 )
 
 func init() {
@@ -68,25 +64,18 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 	seedStr := fs.String("seed", "", "seed of the shuffles and random sizes (uint64; default: random, printed to stderr)")
 	mpiruns := fs.Int("mpiruns", 10, "number of mpiruns (Hunold & Carpen-Amarie 2016, §5.2: the mpirun is a factor)")
 	replicates := fs.Int("replicates", 1, "replicates of each combination per mpirun")
-	var calls, nps, datatypes, nreps, procsyncs, windows, runtimes, caches designListFlag
-	var clocksyncs, factors designRepeatFlag
+	var calls, nps, datatypes, nreps designListFlag
+	var factors designRepeatFlag
 	fs.Var(&calls, "calls", "MPI `calls`, comma-separated (e.g. MPI_Bcast,MPI_Allreduce,pingpong; \"reprobench ops\" lists them)")
 	msizes := fs.String("sizes", "", "message `sizes` in bytes: a list 8,64,1K, pow2:A..B, or logu:A..B:COUNT[:STEP] (log-uniform, Stanisic et al. 2017, §V; STEP: multiples, e.g. 8 for float64), or several of these comma-separated; K/M/G = 1024^1/2/3")
 	fs.Var(&nps, "np", "process `counts`, comma-separated (default: all ranks of the mpirun)")
 	fs.Var(&datatypes, "datatype", "element `types`, comma-separated (byte, int32, int64, float32, float64; as run's --datatype)")
 	fs.Var(&nreps, "nrep", "observations per experiment, comma-separated `levels`")
-	fs.Var(&procsyncs, factor.ProcSync.Row().Flag, "process synchronization `methods`, comma-separated (barrier, window, …)")
-	fs.Var(&windows, factor.Window.Row().Flag, "window `durations`, comma-separated (e.g. 100us,1ms), in (0, "+window.MaxWindowLimit.String()+"]")
-	fs.Var(&clocksyncs, factor.ClockSync.Row().Flag, "clock synchronization `spec` (as run's --clock-sync, or none); repeat the flag for several levels")
-	fs.Var(&runtimes, factor.RuntimeType.Row().Flag, "completion-time `types`, comma-separated (local, global, loop)")
+	levels := designFactorFlags(fs) // every factor a design row sets (factors.go)
 	for old, now := range renamedRunFlags {
 		removedFlag(fs, old, now)
 	}
-	fs.Var(&caches, factor.Cache.Row().Flag, "cache `modes`, comma-separated (warm, cold, cycle, random)")
-	params := designParamFlags(fs) // the call parameters (factors.go)
 	fs.Var(&factors, "factor", "user factor `key=v1,v2,…` (repeatable); becomes column label:key")
-	var noiseGuards designListFlag //
-	fs.Var(&noiseGuards, factor.NoiseGuard.Row().Flag, "noise guard `levels` of the windowed methods, comma-separated (on, off; see run --noise-guard)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -173,51 +162,17 @@ func runDesign(stdout, stderr io.Writer, args []string) error {
 			}
 		}
 	}
-	for _, s := range procsyncs {
-		m, err := window.ParseMethod(s)
-		if err != nil {
-			return usage("--proc-sync: %v", err)
-		}
-		f.Levels[factor.ProcSync] = append(f.Levels[factor.ProcSync], m.String())
-	}
-	for _, s := range windows {
-		w, err := time.ParseDuration(s)
-		if err != nil || w <= 0 || w > window.MaxWindowLimit {
-			return usage("--window %q: want a duration in (0, %v], e.g. 100us", s, window.MaxWindowLimit)
-		}
-		f.Levels[factor.Window] = append(f.Levels[factor.Window], factor.Window.Row().Format(int64(w)))
-	}
-	for _, s := range clocksyncs {
-		if s == "auto" {
-			return usage("--clock-sync auto: a design names its clock synchronization (a spec or none)")
-		}
-		if err := reprobench.Vocabulary().Check[factor.ClockSync](s); err != nil {
-			return usage("--clock-sync: %v", err)
+	for _, id := range factor.DesignColumns() {
+		for _, s := range *levels[id] {
+			cell, err := reprobench.DesignLevel(id, s)
+			if err != nil {
+				return usage("--%s: %v", id.Row().Flag, err)
+			}
+			f.Levels[id] = append(f.Levels[id], cell)
 		}
 	}
-	f.Levels[factor.ClockSync] = clocksyncs
-	for _, s := range runtimes {
-		r, err := completion.ParseType(s)
-		if err != nil {
-			return usage("--runtime: %v", err)
-		}
-		f.Levels[factor.RuntimeType] = append(f.Levels[factor.RuntimeType], r.String())
-	}
-	for _, s := range caches {
-		c, err := cache.ParseMode(s)
-		if err != nil {
-			return usage("--cache: %v", err)
-		}
-		f.Levels[factor.Cache] = append(f.Levels[factor.Cache], c.String())
-	}
-	if err := designParams(f, params, calls); err != nil {
+	if err := checkDesignSkews(f.Levels[factor.Skew], calls); err != nil {
 		return usage("%v", err)
-	}
-	for _, s := range noiseGuards { //
-		if _, err := parseNoiseGuard(s); err != nil {
-			return usage("%v", err)
-		}
-		f.Levels[factor.NoiseGuard] = append(f.Levels[factor.NoiseGuard], s)
 	}
 	for _, s := range factors {
 		k, v, ok := strings.Cut(s, "=")

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench"
 	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
+	"github.com/reprobench/reprobench/window"
 )
 
 // The flags of the factor table's call parameters (package factor): one
@@ -52,39 +53,37 @@ func paramFlags(fs *flag.FlagSet, v *factor.Values) {
 	}
 }
 
-// designParamFlags registers design's flag of every call parameter: a
-// comma-separated list of levels each.
-func designParamFlags(fs *flag.FlagSet) map[factor.ID]*designListFlag {
-	out := map[factor.ID]*designListFlag{}
-	for _, id := range factor.CallParams() {
+// designFactorFlags registers design's flag of every factor a design row
+// sets (factor.DesignColumns: the method factors and the call parameters
+// alike), named and explained by its row, and returns their levels by
+// factor, as given (reprobench.DesignLevel reads each). A text factor
+// whose levels no list names (the clock synchronization spec, which may
+// hold commas) takes one level per occurrence of its flag; the others take
+// comma-separated levels.
+func designFactorFlags(fs *flag.FlagSet) map[factor.ID]*[]string {
+	vocab := reprobench.Vocabulary()
+	out := map[factor.ID]*[]string{}
+	for _, id := range factor.DesignColumns() {
 		f := id.Row()
-		l := new(designListFlag)
+		l := new([]string)
 		out[id] = l
-		usage := fmt.Sprintf("%s `levels`, comma-separated (%s; as run's --%s)", f.Name, f.LevelsDoc(), f.Flag)
+		var levels string
+		switch {
+		case vocab.Levels[id] != nil:
+			levels = strings.Join(vocab.Levels[id], ", ")
+		case f.Kind == factor.KindText:
+			fs.Var((*designRepeatFlag)(l), f.Flag, fmt.Sprintf("%s; one `level` per occurrence (repeat the flag for several), as run's --%s takes it", f.Help, f.Flag))
+			continue
+		case f.Kind == factor.KindSeconds:
+			levels = "durations such as 100us or 1ms, in (0, " + window.MaxWindowLimit.String() + "]"
+		default:
+			levels = f.LevelsDoc()
+		}
+		usage := fmt.Sprintf("%s; comma-separated `levels`: %s (as run's --%s)", f.Help, levels, f.Flag)
 		if id == factor.Skew { // checkDesignSkews
 			usage += "; levels above 1 need every --calls to be one of " + mpi.CallNames(mpi.CallsTaking(mpi.FactorParam(id)))
 		}
-		fs.Var(l, f.Flag, usage)
+		fs.Var((*designListFlag)(l), f.Flag, usage)
 	}
 	return out
-}
-
-// designParams parses the levels of designParamFlags into f.Levels, as
-// their rows write them.
-func designParams(f *design.Factors, lists map[factor.ID]*designListFlag, calls []string) error {
-	var skews []int64
-	for id, l := range lists {
-		row := id.Row()
-		for _, s := range *l {
-			v, err := row.Parse(s)
-			if err != nil {
-				return fmt.Errorf("--%s: %v", row.Flag, err)
-			}
-			f.Levels[id] = append(f.Levels[id], row.Format(v))
-			if id == factor.Skew {
-				skews = append(skews, v)
-			}
-		}
-	}
-	return checkDesignSkews(skews, calls)
 }

@@ -4,16 +4,19 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reprobench/reprobench/factor"
 	"github.com/reprobench/reprobench/mpi"
 )
 
-// checkDesignSkews refuses skew levels above 1 unless every call of
-// --calls has count vectors: run would refuse them for the others, so
-// they are refused here, before a campaign is planned around them.
-func checkDesignSkews(levels []int64, calls []string) error {
+// checkDesignSkews refuses skew levels above 1 (cells, as
+// reprobench.DesignLevel writes them) unless every call of --calls has
+// count vectors: run would refuse them for the others, so they are
+// refused here, before a campaign is planned around them.
+func checkDesignSkews(levels []string, calls []string) error {
 	many := false
-	for _, k := range levels {
-		many = many || k > 1
+	for _, c := range levels {
+		k, err := factor.Skew.Row().Parse(c)
+		many = many || err == nil && k > 1
 	}
 	if !many {
 		return nil

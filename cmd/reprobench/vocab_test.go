@@ -5,8 +5,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/reprobench/reprobench"
+	"github.com/reprobench/reprobench/design"
+	"github.com/reprobench/reprobench/factor"
+	"github.com/reprobench/reprobench/mpi"
 )
 
 // TestRunSeedMatchesDesign: "design --seed S" followed by "run --design"
@@ -107,5 +113,48 @@ func TestDesignValidatesAtDesignTime(t *testing.T) {
 	}
 	if !strings.Contains(out, ",0.00013,") || !strings.Contains(out, `"hca3:fitpts=10,exchanges=5"`) {
 		t.Errorf("design output:\n%s", out)
+	}
+}
+
+// TestDesignFlagsFromTable: every factor a design row sets has a design
+// flag named by its table row, and a level given there reaches the
+// design file's column as reprobench.DesignLevel writes it.
+func TestDesignFlagsFromTable(t *testing.T) {
+	vocab := reprobench.Vocabulary()
+	for _, id := range factor.DesignColumns() {
+		row := id.Row()
+		var level string
+		switch {
+		case vocab.Levels[id] != nil:
+			level = vocab.Levels[id][len(vocab.Levels[id])-1]
+		case row.Kind == factor.KindText:
+			level = "hca3:fitpts=10,exchanges=5" // with a comma: one level per flag
+		case row.Kind == factor.KindSeconds:
+			level = "250us"
+		case row.Kind == factor.KindInt:
+			level = strconv.FormatInt(max(row.Min, 2), 10)
+		default:
+			level = row.Levels[len(row.Levels)-1]
+		}
+		call := "MPI_Bcast"
+		if row.Call {
+			call = mpi.CallsTaking(mpi.FactorParam(id))[0].String()
+		}
+		want, err := reprobench.DesignLevel(id, level)
+		if err != nil {
+			t.Fatalf("%v: level %q: %v", id, level, err)
+		}
+		out, e, err := runCmd("design", "--seed", "1", "--mpiruns", "1", "--calls", call, "--"+row.Flag, level)
+		if err != nil {
+			t.Errorf("design --%s %s: %v\n%s", row.Flag, level, err, e)
+			continue
+		}
+		d, err := design.Read(strings.NewReader(out), "out", designCLIVocabulary())
+		if err != nil {
+			t.Fatalf("design --%s %s: %v\n%s", row.Flag, level, err, out)
+		}
+		if got := d.Experiments[0].Factors.Cell(id); got != want {
+			t.Errorf("design --%s %s: column %s holds %q, want %q", row.Flag, level, row.Name, got, want)
+		}
 	}
 }
