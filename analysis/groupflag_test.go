@@ -80,4 +80,9 @@ func TestGroupFlag(t *testing.T) {
 	if d := read("skew"); len(d.Groups) != 2 || len(d.PerRank) != 2 {
 		t.Errorf("GroupBy skew: %d groups, %d per-rank groups; want 2, 2", len(d.Groups), len(d.PerRank))
 	}
+	// What GroupBy may name (analyze --by checks against it): the
+	// covariates, then the factor that does not group.
+	if got, want := UngroupedColumns(), append(slices.Clone(rawdata.CovariateColumns), "skew"); !slices.Equal(got, want) {
+		t.Errorf("UngroupedColumns %q, want %q", got, want)
+	}
 }

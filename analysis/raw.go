@@ -19,12 +19,12 @@ import (
 // columns enter the group key (factor.Table; a test replaces it).
 var factorTable = factor.Table
 
-// ungroupedColumns are the columns read as covariates unless
-// Dataset.GroupBy names them: the recorded covariates
+// UngroupedColumns returns the columns read as covariates unless
+// Dataset.GroupBy names them (the columns GroupBy may name): the recorded covariates
 // (rawdata.CovariateColumns), then the factor table's columns whose row
 // does not enter the group key (factor.Factor.Group false), in table
 // order. Every other factor column enters the group key, as a label does.
-func ungroupedColumns() []string {
+func UngroupedColumns() []string {
 	out := slices.Clone(rawdata.CovariateColumns)
 	for _, f := range factorTable() {
 		if !f.Group {
@@ -49,15 +49,15 @@ func (d *Dataset) ungroupedFactor(h string) bool {
 // rawColumns are the required columns of a raw observation file, in the
 // order the engine writes them (rawdata.Columns, which defines the format).
 // Any other column is a free-form label (e.g. mpi_lib, sync) that becomes
-// part of the group key, but the covariates (ungroupedColumns).
+// part of the group key, but the covariates (UngroupedColumns).
 var rawColumns = rawdata.Columns
 
 // perRankColumns are the required columns of a per-rank file (engine flag
 // --per-rank; rawdata.RankColumns).
 var perRankColumns = rawdata.RankColumns
 
-// Label is one free-form label of a group.
-type Label struct{ Name, Value string }
+// nameValue is one free-form label of a group.
+type nameValue struct{ Name, Value string }
 
 // GroupKey identifies a group of observations (Hunold & Carpen-Amarie 2016, Alg. 6: message
 // size, function, number of processes; plus datatype and every label).
@@ -131,14 +131,14 @@ func (k GroupKey) WithoutLabel(name string) GroupKey {
 	return k
 }
 
-func splitLabels(s string) []Label {
+func splitLabels(s string) []nameValue {
 	if s == "" {
 		return nil
 	}
-	var out []Label
+	var out []nameValue
 	for _, p := range strings.Split(s, ",") {
 		n, v, _ := strings.Cut(p, "=")
-		out = append(out, Label{n, v})
+		out = append(out, nameValue{n, v})
 	}
 	return out
 }
@@ -201,7 +201,7 @@ type Dataset struct {
 	// Files are the names passed to Read, in order.
 	Files []string
 	// GroupBy lists covariate columns (rawdata.CovariateColumns, and the
-	// factor table's columns whose row does not group: ungroupedColumns)
+	// factor table's columns whose row does not group: UngroupedColumns)
 	// that enter the group key as labels do; set it before Read. The others
 	// are read as covariates (Group.Covariates, Covariates), which mode
 	// detection uses to say what explains a split (GroupSummary.Modes).
@@ -380,7 +380,7 @@ func (d *Dataset) readObs(cr *lineReader, name string, hdr []string, col map[str
 		idx  int
 	}
 	var covs []cov // covariates: neither group key nor values
-	for _, c := range ungroupedColumns() {
+	for _, c := range UngroupedColumns() {
 		if i, ok := col[c]; ok && !slices.Contains(d.GroupBy, c) {
 			known[c] = true
 			covs = append(covs, cov{c, i})

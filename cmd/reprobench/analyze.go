@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/reprobench/reprobench/analysis"
-	"github.com/reprobench/reprobench/rawdata"
 	"github.com/reprobench/reprobench/tables"
 )
 
@@ -109,7 +108,7 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	wide := fs.Bool("wide", false, "text: every column (see above)")
 	columns := fs.String("columns", "", "text: these columns, comma-separated (see above)")
 	pcts := fs.String("percentiles", "", "tail percentiles, e.g. 50,90,99,99.9: the median over mpiruns of each mpirun's percentile with its interval (pooled, marked, with too few mpiruns); docs/percentiles.md")
-	by := fs.String("by", "", "also group by these recorded covariate `columns`, comma-separated ("+strings.Join(rawdata.CovariateColumns, ", ")+"); without it a covariate only explains modes")
+	by := fs.String("by", "", "also group by these recorded covariate `columns`, comma-separated ("+strings.Join(analysis.UngroupedColumns(), ", ")+"); without it a covariate only explains modes")
 	compute := fs.String("compute", "", "application regions: the region `names`, comma-separated, that are useful computation for the POP efficiencies (default: those the recorder marked); docs/regions.md")
 	if err := parseFlagsAnywhere(fs, args); err != nil {
 		return err
@@ -117,8 +116,8 @@ func runAnalyze(stdout, stderr io.Writer, args []string) error {
 	var groupBy []string
 	if *by != "" {
 		for _, c := range strings.Split(*by, ",") {
-			if !slices.Contains(rawdata.CovariateColumns, c) {
-				return fmt.Errorf("%w: --by %q: not a covariate column (have %s; labels and factors are always grouped by)", errUsage, c, strings.Join(rawdata.CovariateColumns, ", "))
+			if !slices.Contains(analysis.UngroupedColumns(), c) {
+				return fmt.Errorf("%w: --by %q: not a covariate column (have %s; labels and the factors that group are always grouped by)", errUsage, c, strings.Join(analysis.UngroupedColumns(), ", "))
 			}
 			groupBy = append(groupBy, c)
 		}
