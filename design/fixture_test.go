@@ -2,12 +2,12 @@ package design
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/reprobench/reprobench/factor"
+	"github.com/reprobench/reprobench/internal/linediff"
 )
 
 // everyFactorPlan is a plan with levels for every column of a design file:
@@ -85,7 +85,7 @@ func TestWriteFixtures(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(b.Bytes(), want) {
-			t.Errorf("%s: Write differs from the fixture:\n%s", tc.file, firstDiff(b.String(), string(want)))
+			t.Errorf("%s: Write differs from the fixture:\n%s", tc.file, linediff.Lines(string(want), b.String(), 1))
 		}
 		// Read and written back, the fixture is unchanged.
 		back, err := Read(bytes.NewReader(want), tc.file, Vocabulary{})
@@ -97,25 +97,7 @@ func TestWriteFixtures(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(again.Bytes(), want) {
-			t.Errorf("%s read and written back differs:\n%s", tc.file, firstDiff(again.String(), string(want)))
+			t.Errorf("%s read and written back differs:\n%s", tc.file, linediff.Lines(string(want), again.String(), 1))
 		}
 	}
-}
-
-// firstDiff names the first line where got and want differ.
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := range max(len(g), len(w)) {
-		var a, b string
-		if i < len(g) {
-			a = g[i]
-		}
-		if i < len(w) {
-			b = w[i]
-		}
-		if a != b {
-			return fmt.Sprintf("line %d:\n got  %s\n want %s", i+1, a, b)
-		}
-	}
-	return "(same lines)"
 }

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/reprobench/reprobench/internal/linediff"
 )
 
 var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden/run.csv.golden and run.json.golden from run --sim")
@@ -66,7 +68,7 @@ func TestGoldenSimRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(g.have, want) {
-			diff := lineDiff(want, g.have, 20)
+			diff := linediff.Lines(string(want), string(g.have), 20)
 			if g.file == "run.json.golden" {
 				diff = setDiff(want, g.have, 40)
 			}
@@ -132,30 +134,6 @@ func flattenSidecar(b []byte) ([]byte, error) {
 	slices.Sort(lines)
 	lines = slices.Compact(lines)
 	return []byte(strings.Join(lines, "\n") + "\n"), nil
-}
-
-// lineDiff lists up to max lines that differ between want and have.
-func lineDiff(want, have []byte, max int) string {
-	w, h := strings.Split(string(want), "\n"), strings.Split(string(have), "\n")
-	var b strings.Builder
-	n := 0
-	for i := 0; i < len(w) || i < len(h); i++ {
-		var a, c string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(h) {
-			c = h[i]
-		}
-		if a != c {
-			if n++; n > max {
-				b.WriteString("…\n")
-				break
-			}
-			fmt.Fprintf(&b, "line %d:\n- %s\n+ %s\n", i+1, a, c)
-		}
-	}
-	return b.String()
 }
 
 // setDiff lists up to max lines of want that have lacks ("-") and of have
