@@ -7,3 +7,7 @@ func SetCPUReader(f func(rank int) func() (int, string)) (restore func()) {
 	cpuReader = f
 	return func() { cpuReader = old }
 }
+
+// BindingSamplesForTest is the text Run records for when it samples the
+// ranks' CPUs (bindingSamples).
+const BindingSamplesForTest = bindingSamples

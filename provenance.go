@@ -4,9 +4,9 @@ import (
 	"github.com/reprobench/reprobench/provenance"
 )
 
-// BindingSamples says when Run samples each rank's CPU
+// bindingSamples says when Run samples each rank's CPU
 // (provenance.Record.BindingSamples).
-const BindingSamples = "at the start, before and after each batch of measured observations, and at the end"
+const bindingSamples = "at the start, before and after each batch of measured observations, and at the end"
 
 // cpuReader, when set, gives the CPU reader of each rank's binding
 // (provenance.Options.CPU) in Run and CollectMetadata: the tests' fake

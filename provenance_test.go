@@ -46,7 +46,7 @@ func TestRunRecordsProvenance(t *testing.T) {
 	if err := json.Unmarshal(res.Metadata.Provenance, &rec); err != nil {
 		t.Fatal(err)
 	}
-	if !rec.Simulated || rec.Library != "simulated" || len(rec.Ranks) != 2 || rec.BindingSamples != reprobench.BindingSamples {
+	if !rec.Simulated || rec.Library != "simulated" || len(rec.Ranks) != 2 || rec.BindingSamples != reprobench.BindingSamplesForTest {
 		t.Errorf("provenance %s", res.Metadata.Provenance)
 	}
 	for i, k := range rec.Ranks {
@@ -110,7 +110,7 @@ func TestRunSamplesCPUPerBatch(t *testing.T) {
 	if err := json.Unmarshal(res.Metadata.Provenance, &rec); err != nil {
 		t.Fatal(err)
 	}
-	if rec.BindingSamples != reprobench.BindingSamples || len(rec.Ranks) != 2 {
+	if rec.BindingSamples != reprobench.BindingSamplesForTest || len(rec.Ranks) != 2 {
 		t.Fatalf("provenance %s", res.Metadata.Provenance)
 	}
 	samples := 2 + 2*batches

@@ -431,7 +431,7 @@ func Run(c mpi.Comm, exps []Experiment, opt Options) (*Result, error) {
 	}
 	sums, rerr := eng.Run(exps, sink)
 	if rerr == nil {
-		rec, err := bind.Finish(c, BindingSamples)
+		rec, err := bind.Finish(c, bindingSamples)
 		if err != nil {
 			return nil, fail(err)
 		}

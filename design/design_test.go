@@ -219,7 +219,7 @@ func TestLogUniformSizes(t *testing.T) {
 	if s, ok := LogUniformSizes(10, 14, 5, 1); !ok || !slices.Equal(s, []int{10, 11, 12, 13, 14}) {
 		t.Errorf("[10,14]×5: %v %v", s, ok)
 	}
-	m, ok := LogUniformMultiples(1, 1<<20, 50, 8, 3)
+	m, ok := logUniformMultiples(1, 1<<20, 50, 8, 3)
 	if !ok || len(m) != 50 || m[0] < 8 || m[49] > 1<<20 {
 		t.Errorf("multiples of 8: %v %v", m, ok)
 	}
@@ -228,7 +228,7 @@ func TestLogUniformSizes(t *testing.T) {
 			t.Errorf("%d is not a multiple of 8", x)
 		}
 	}
-	if _, ok := LogUniformMultiples(9, 15, 1, 8, 1); ok {
+	if _, ok := logUniformMultiples(9, 15, 1, 8, 1); ok {
 		t.Error("no multiple of 8 in [9, 15], but ok")
 	}
 	for _, bad := range [][3]int{{0, 10, 1}, {10, 5, 1}, {1, 3, 4}} {

@@ -28,7 +28,7 @@
 // (math/rand/v2's PCG, whose output is specified) and this package's own
 // bounded-integer and Fisher–Yates code, so a seed gives the same design in
 // every Go release (a test pins one). The streams are: shuffle of mpirun i:
-// PCG(seed, i); log-uniform sizes: PCG(seed, StreamSizes); the seed passed
+// PCG(seed, i); log-uniform sizes: PCG(seed, 2^62); the seed passed
 // to the run of mpirun i: [RunSeed](seed, i). The reference tools shuffled
 // from the time without logging the seed; here the seed is always in the
 // design file and in the campaign manifest.

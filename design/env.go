@@ -76,9 +76,9 @@ type Environment struct {
 	Unavailable []string `json:"unavailable,omitempty"`
 }
 
-// MPIEnvPrefixes are the prefixes of environment variables recorded in
+// mpiEnvPrefixes are the prefixes of environment variables recorded in
 // Environment.MPIEnv.
-var MPIEnvPrefixes = []string{"OMPI_", "OPAL_", "PRTE_", "MPICH_", "MPIR_", "MPIEXEC_", "PMI_", "PMIX_", "HYDRA_", "I_MPI_", "SLURM_", "MV2_", "UCX_"}
+var mpiEnvPrefixes = []string{"OMPI_", "OPAL_", "PRTE_", "MPICH_", "MPIR_", "MPIEXEC_", "PMI_", "PMIX_", "HYDRA_", "I_MPI_", "SLURM_", "MV2_", "UCX_"}
 
 // CollectEnvironment describes this process's machine and build. It never
 // fails: what cannot be read is listed in Unavailable. It runs at most two
@@ -133,7 +133,7 @@ func CollectEnvironment() Environment {
 			}
 			e.CgoEnv[k] = v
 		}
-		for _, p := range MPIEnvPrefixes {
+		for _, p := range mpiEnvPrefixes {
 			if strings.HasPrefix(k, p) {
 				if e.MPIEnv == nil {
 					e.MPIEnv = map[string]string{}

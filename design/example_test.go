@@ -1,6 +1,7 @@
 package design_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -59,6 +60,32 @@ func ExampleRead() {
 	in := "# seed=7\nmpirun,exp,call,msize_bytes\n0,0,MPI_Bcast,8\n0,1,MPI_Bcast,eight\n"
 	_, err := design.Read(strings.NewReader(in), "my.csv", design.Vocabulary{Calls: []string{"MPI_Bcast"}})
 	fmt.Println(err)
+	var perr *design.ParseError
+	if errors.As(err, &perr) {
+		fmt.Println(perr.File, perr.Line, perr.Column, perr.Name)
+	}
 	// Output:
 	// my.csv:4: column 4 (msize_bytes): "eight" is not an integer
+	// my.csv 4 4 msize_bytes
+}
+
+// The columns a design file may have, in the order Write puts them; a
+// header needs mpirun, exp and call, and "label:KEY" columns add user
+// factors.
+func ExampleColumns() {
+	fmt.Println(strings.Join(design.Columns, ","))
+	// Output:
+	// mpirun,exp,np,call,msize_bytes,datatype,nrep,procsync,window_s,clocksync,runtime_type,cache,skew,noise_guard,bw_window,rma_sync,in_place,root_shift,buf_offset
+}
+
+// Log-uniform message sizes (Stanisic et al. 2017, §V): the same seed
+// gives the same sizes; too many distinct sizes for the range is refused.
+func ExampleLogUniformSizes() {
+	sizes, ok := design.LogUniformSizes(8, 1<<20, 6, 42)
+	fmt.Println(sizes, ok)
+	_, ok = design.LogUniformSizes(1, 4, 5, 42)
+	fmt.Println(ok)
+	// Output:
+	// [21 189 564 8880 101386 946527] true
+	// false
 }

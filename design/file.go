@@ -23,7 +23,7 @@ import (
 // the table's design order (factor.DesignColumns: procsync, window_s,
 // clocksync, runtime_type, cache, skew, noise_guard, bw_window, rma_sync,
 // in_place, root_shift, buf_offset). User factors follow as "label:KEY"
-// columns (see LabelPrefix).
+// columns.
 var Columns = slices.Concat([]string{"mpirun", "exp", "np", "call", "msize_bytes", "datatype", "nrep"}, factorColumns())
 
 // factorColumns returns the names of the factor table's design columns,
@@ -36,11 +36,11 @@ func factorColumns() []string {
 	return out
 }
 
-// LabelPrefix starts the name of a column holding a user factor.
-const LabelPrefix = "label:"
+// labelPrefix starts the name of a column holding a user factor.
+const labelPrefix = "label:"
 
-// FormatLine is the first line Write puts in a design file.
-const FormatLine = "# reprobench design v1"
+// formatLine is the first line Write puts in a design file.
+const formatLine = "# reprobench design v1"
 
 // ParseError is a problem in a design file, located by file, line and (when
 // it concerns one cell) column.
@@ -135,7 +135,7 @@ func Read(r io.Reader, name string, vocab Vocabulary) (*Design, error) {
 					return nil, perr(line, 0, "", "bad seed %q: want a decimal uint64", v)
 				}
 				d.Seed, d.HasSeed = seed, true
-			} else if line != 1 || s != FormatLine {
+			} else if line != 1 || s != formatLine {
 				d.Comments = append(d.Comments, s[1:])
 			}
 		} else if strings.TrimSpace(s) != "" {
@@ -172,14 +172,14 @@ func Read(r io.Reader, name string, vocab Vocabulary) (*Design, error) {
 	seen := map[string]bool{}
 	for i, h := range header {
 		switch {
-		case strings.HasPrefix(h, LabelPrefix):
-			key := h[len(LabelPrefix):]
+		case strings.HasPrefix(h, labelPrefix):
+			key := h[len(labelPrefix):]
 			if err := checkLabelKey(key); err != nil {
 				return nil, perr(hline, i+1, h, "%v", err)
 			}
 		case isColumn(h):
 		default:
-			return nil, perr(hline, i+1, h, "unknown column %q (known: %s, and %sKEY)", h, strings.Join(Columns, ","), LabelPrefix)
+			return nil, perr(hline, i+1, h, "unknown column %q (known: %s, and %sKEY)", h, strings.Join(Columns, ","), labelPrefix)
 		}
 		if seen[h] {
 			return nil, perr(hline, i+1, h, "duplicate column %q", h)
@@ -320,7 +320,7 @@ func setField(e *Experiment, column, v string, vocab Vocabulary) error {
 	if f := factor.Lookup(column); f != nil && f.Scope != factor.PerMpirun { // the table's rows: cells
 		return setCell(&e.Factors, f, v, vocab)
 	}
-	key := strings.TrimPrefix(column, LabelPrefix)
+	key := strings.TrimPrefix(column, labelPrefix)
 	if v != "" {
 		if e.Labels == nil {
 			e.Labels = map[string]string{}
@@ -397,7 +397,7 @@ func Write(w io.Writer, d *Design) error {
 		return err
 	}
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, FormatLine)
+	fmt.Fprintln(bw, formatLine)
 	if d.HasSeed {
 		fmt.Fprintf(bw, "# seed=%d\n", d.Seed)
 	}
@@ -437,7 +437,7 @@ func Write(w io.Writer, d *Design) error {
 		header = slices.DeleteFunc(header, func(c string) bool { return c == factor.NoiseGuard.String() })
 	}
 	for _, k := range keys {
-		header = append(header, LabelPrefix+k)
+		header = append(header, labelPrefix+k)
 	}
 	if err := cw.Write(header); err != nil {
 		return err

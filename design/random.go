@@ -10,8 +10,8 @@ import (
 // Streams of the PCG generator, one per use of the seed (see the package
 // doc). Shuffles use the streams 0 … mpiruns−1.
 const (
-	StreamSizes    uint64 = 1 << 62
-	StreamRunSeeds uint64 = 1 << 63
+	streamSizes    uint64 = 1 << 62
+	streamRunSeeds uint64 = 1 << 63
 )
 
 // source is the seeded generator. Only PCG's Uint64 is used, whose output
@@ -48,24 +48,24 @@ func (s source) shuffle(n int, swap func(i, j int)) {
 }
 
 // RunSeed returns the seed passed to the run of mpirun i of a campaign
-// with seed seed: the first output of PCG(seed, StreamRunSeeds+i).
+// with seed seed: the first output of PCG(seed, streamRunSeeds+i).
 func RunSeed(seed uint64, i int) uint64 {
-	return newSource(seed, StreamRunSeeds+uint64(i)).pcg.Uint64()
+	return newSource(seed, streamRunSeeds+uint64(i)).pcg.Uint64()
 }
 
 // LogUniformSizes returns n distinct message sizes in [a, b] bytes drawn
 // log-uniformly, 10^U(log10 a, log10 b) rounded to the nearest integer, as
 // Stanisic et al. 2017, §V recommends (sizes spread evenly over orders of magnitude and
 // not only "round" sizes, which hides artefacts of particular sizes). It is
-// LogUniformMultiples with step 1.
+// logUniformMultiples with step 1.
 func LogUniformSizes(a, b, n int, seed uint64) (sizes []int, ok bool) {
-	return LogUniformMultiples(a, b, n, 1, seed)
+	return logUniformMultiples(a, b, n, 1, seed)
 }
 
-// LogUniformMultiples returns n distinct sizes in [a, b] that are multiples
+// logUniformMultiples returns n distinct sizes in [a, b] that are multiples
 // of step (for datatypes wider than a byte), each 10^U(log10 a, log10 b)
 // rounded to the nearest multiple of step inside [a, b]. The draws come
-// from PCG(seed, StreamSizes); duplicates after rounding are drawn again.
+// from PCG(seed, streamSizes); duplicates after rounding are drawn again.
 // The sizes are returned in increasing order. It needs 1 ≤ a ≤ b, step ≥ 1
 // and at least n multiples of step in [a, b]; it gives up with ok false if,
 // after 100·n draws, fewer than n distinct sizes came out, which happens
@@ -73,7 +73,7 @@ func LogUniformSizes(a, b, n int, seed uint64) (sizes []int, ok bool) {
 // against the number of candidates in the lowest decades, redrawing
 // duplicates makes the larger decades over-represented: the sizes are then
 // log-uniform draws conditioned on being distinct.
-func LogUniformMultiples(a, b, n, step int, seed uint64) (sizes []int, ok bool) {
+func logUniformMultiples(a, b, n, step int, seed uint64) (sizes []int, ok bool) {
 	if a < 1 || b < a || n < 0 || step < 1 {
 		return nil, false
 	}
@@ -81,7 +81,7 @@ func LogUniformMultiples(a, b, n, step int, seed uint64) (sizes []int, ok bool) 
 	if hi < lo || n > (hi-lo)/step+1 {
 		return nil, false
 	}
-	src := newSource(seed, StreamSizes)
+	src := newSource(seed, streamSizes)
 	la, lb := math.Log10(float64(a)), math.Log10(float64(b))
 	seen := map[int]bool{}
 	for tries := 0; len(sizes) < n; tries++ {

@@ -13,7 +13,7 @@ import (
 //	8,64,1024          a list (in this order)
 //	pow2:1..1M         the powers of two from 1 to 1 MiB
 //	logu:1..1000000:20 20 distinct log-uniform sizes in [1, 1000000] (LogUniformSizes with seed)
-//	logu:8..1M:20:8    the same, multiples of 8 (LogUniformMultiples), e.g. for float64
+//	logu:8..1M:20:8    the same, multiples of 8 (logUniformMultiples), e.g. for float64
 //	1K,pow2:8..64      several of these, comma-separated, in this order
 //
 // Log-uniform sizes are drawn once per design, not per mpirun: every mpirun
@@ -82,7 +82,7 @@ func parseSizes(spec string, seed uint64, countOnly bool) ([]int, int, error) {
 				}
 				return nil, 0, bad("%sa range needs its kind: pow2:%s or logu:%s:COUNT", where, f, f)
 			}
-			n, err := ParseBytes(strings.TrimSpace(f))
+			n, err := units.ParseBytes(strings.TrimSpace(f))
 			if err != nil {
 				return nil, 0, bad("%v", err)
 			}
@@ -99,11 +99,11 @@ func parseSizes(spec string, seed uint64, countOnly bool) ([]int, int, error) {
 	if !ok {
 		return nil, 0, bad("want %s:A..B", kind)
 	}
-	a, err := ParseBytes(strings.TrimSpace(lo))
+	a, err := units.ParseBytes(strings.TrimSpace(lo))
 	if err != nil {
 		return nil, 0, bad("%v", err)
 	}
-	b, err := ParseBytes(strings.TrimSpace(hi))
+	b, err := units.ParseBytes(strings.TrimSpace(hi))
 	if err != nil {
 		return nil, 0, bad("%v", err)
 	}
@@ -152,7 +152,7 @@ func parseSizes(spec string, seed uint64, countOnly bool) ([]int, int, error) {
 		if countOnly {
 			return nil, n, nil
 		}
-		sizes, ok := LogUniformMultiples(a, b, n, step, seed)
+		sizes, ok := logUniformMultiples(a, b, n, step, seed)
 		if !ok {
 			return nil, 0, bad("could not draw %d distinct log-uniform sizes in [%d, %d]; ask for fewer", n, a, b)
 		}
@@ -160,7 +160,3 @@ func parseSizes(spec string, seed uint64, countOnly bool) ([]int, int, error) {
 	}
 	return nil, 0, bad("unknown kind %q (want a list, pow2:A..B or logu:A..B:COUNT[:STEP])", kind)
 }
-
-// ParseBytes parses a positive number of bytes with an optional binary
-// suffix K, M or G (powers of 1024).
-func ParseBytes(s string) (int, error) { return units.ParseBytes(s) }

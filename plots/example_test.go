@@ -38,3 +38,21 @@ func ExampleDistributions() {
 	// Output:
 	// 8 × 3.0 in, SVG: true, warnings: 0
 }
+
+// The run-time axis of Distributions is logarithmic when asked (LogOn),
+// linear when asked (LogOff), and by the medians' spread with LogAuto; the
+// values are "plot --log"'s.
+func ExampleParseLogMode() {
+	for _, s := range []string{"on", "off", "auto", "sideways"} {
+		m, err := plots.ParseLogMode(s)
+		fmt.Println(m == plots.LogOn, m == plots.LogOff, err)
+	}
+	var m plots.LogMode = plots.LogAuto // the default
+	fmt.Println(m)
+	// Output:
+	// true false <nil>
+	// false true <nil>
+	// false false <nil>
+	// false false log scale must be auto, on or off, not "sideways"
+	// auto
+}

@@ -50,7 +50,7 @@ func checkCell(v string) error {
 // naming the column (the clock sync spec's commas are written as ';').
 func checkFactors(f factor.Values) error {
 	for _, r := range factor.Table() {
-		if v := FactorCell(f, r.ID); checkCell(v) != nil {
+		if v := factorCell(f, r.ID); checkCell(v) != nil {
 			return fmt.Errorf("%s %q: %v", r.Name, v, checkCell(v))
 		}
 	}

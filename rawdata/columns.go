@@ -98,9 +98,9 @@ var ErrorCodes = map[string]string{
 
 var labelKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 
-// IsColumn reports whether name is a column of the raw or per-rank format,
+// isColumn reports whether name is a column of the raw or per-rank format,
 // which a label key must not shadow.
-func IsColumn(name string) bool {
+func isColumn(name string) bool {
 	return slices.Contains(Columns, name) || factor.Lookup(name) != nil || slices.Contains(RankColumns, name) ||
 		slices.Contains(CovariateColumns, name) ||
 		slices.Contains(OverlapColumns, name) || // nbc
@@ -113,7 +113,7 @@ func CheckLabelKey(k string) error {
 	if !labelKeyRE.MatchString(k) {
 		return fmt.Errorf("rawdata: label key %q: want letters, digits and _, starting with a letter", k)
 	}
-	if IsColumn(k) {
+	if isColumn(k) {
 		return fmt.Errorf("rawdata: label key %q collides with a column of the raw data", k)
 	}
 	return nil
@@ -146,14 +146,7 @@ func CheckRunID(id string) error {
 	return nil
 }
 
-// CheckDatatype accepts the names of Datatypes.
-func CheckDatatype(d string) error {
-	if err := checkDatatype(d); err != nil {
-		return fmt.Errorf("rawdata: %w", err)
-	}
-	return nil
-}
-
+// checkDatatype accepts the names of Datatypes.
 func checkDatatype(d string) error {
 	if !slices.Contains(Datatypes, d) {
 		return fmt.Errorf("datatype %q is not one of %s (MPI names such as MPI_DOUBLE are never written)", d, strings.Join(Datatypes, ", "))

@@ -54,24 +54,24 @@ type RankRow struct {
 }
 
 // FactorCells returns the cells of f in the FactorColumns, formatted as
-// written (FactorCell).
+// written (factorCell).
 func FactorCells(f factor.Values) []string {
 	out := make([]string, 0, factor.NumIDs)
 	for _, r := range factor.Table() {
 		if !r.Optional {
-			out = append(out, FactorCell(f, r.ID))
+			out = append(out, factorCell(f, r.ID))
 		}
 	}
 	return out
 }
 
-// FactorCell returns the raw cell of factor id in f: the level as
+// factorCell returns the raw cell of factor id in f: the level as
 // factor.Values.Cell formats it, with a comma of a text level written as
 // ';' (the CSV is unquoted; a clock sync spec has commas). A method
 // factor (not a call parameter) of a numeric kind that f does not set is
 // written at its row's Default (noise_guard off, window_s 0); any other
 // unset factor is an empty cell, which analysis leaves out of group keys.
-func FactorCell(f factor.Values, id factor.ID) string {
+func factorCell(f factor.Values, id factor.ID) string {
 	r := id.Row()
 	if !f.Has(id) {
 		if r.Call || r.Kind == factor.KindText {
@@ -267,25 +267,18 @@ const StopRuleQuantileCI = "quantile-ci"
 // MPI_Allreduce, the first and third with the transport's state as it
 // stood, the second and fourth after one empty message from rank 0 to
 // rank 1, and then levelled Open MPI's shared-memory fast-box rings or
-// (Kept AlignSlower, runtime imb) kept the slower state. It stays so
+// (Kept "slower", runtime imb) kept the slower state. It stays so
 // that old sidecars read; docs/fidelity.md says what it meant.
 type AlignProbe struct {
 	Observations int     `json:"observations"`
 	MedianAsIsS  float64 `json:"median_as_is_s"`
 	MedianMovedS float64 `json:"median_moved_s"`
-	// Kept is AlignLevel, AlignFaster or AlignSlower; empty in the
-	// oldest files, which kept the faster.
+	// Kept is "level", "faster" or "slower"; empty in the oldest
+	// files, which kept the faster.
 	Kept string `json:"kept,omitempty"`
 	// Moved: the moved state was kept for the measured observations.
 	Moved bool `json:"moved"`
 }
-
-// The states AlignProbe.Kept names.
-const (
-	AlignLevel  = "level"
-	AlignFaster = "faster"
-	AlignSlower = "slower"
-)
 
 // Traffic is a record of messages the instrument itself sent outside the
 // timed observations, one entry per purpose and pattern. Any package that

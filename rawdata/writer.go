@@ -154,7 +154,7 @@ func Create(o Options) (*Writer, error) {
 				b = append(append(b, ','), v...)
 				continue
 			}
-			b = append(append(b, ','), FactorCell(e.Factors, id)...)
+			b = append(append(b, ','), factorCell(e.Factors, id)...)
 		}
 		if covariates {
 			b = append(b, ","+strings.Join(e.Covariates.Values(), ",")...)
