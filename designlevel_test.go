@@ -22,6 +22,8 @@ func TestDesignLevel(t *testing.T) {
 		{factor.ProcSync, "sometimes", "", "sometimes"},
 		{factor.Window, "130us", "0.00013", ""},
 		{factor.Window, "0", "", "window_s"},
+		{factor.Window, "1s", "1", ""},
+		{factor.Window, "1001ms", "", "window_s 1.001s"},
 		{factor.Window, "1h", "", "window_s"},
 		{factor.Window, "1e-4", "", "window_s"}, // seconds are the file's unit, not the flag's
 		{factor.RuntimeType, "loop_avg", "loop", ""},

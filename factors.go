@@ -44,6 +44,9 @@ var accessors = [factor.NumIDs]access{
 		v.Set(factor.Window, int64(w))
 	}, set: func(e *Experiment, v factor.Values) error {
 		w, _ := v.Get(factor.Window)
+		if w < 0 || w > int64(window.MaxWindowLimit) {
+			return fmt.Errorf("%s %v: want a window in (0, %v] (0 or unset: the default)", factor.Window.Row().Name, time.Duration(w), window.MaxWindowLimit)
+		}
 		e.Sync.Window = time.Duration(w)
 		return nil
 	}},
@@ -131,9 +134,10 @@ func (e *Experiment) Raw() rawdata.Experiment {
 //   - a method factor's level is applied by its accessor, as FromDesign
 //     applies a cell, and written back as Raw writes it, so that any
 //     accepted spelling ("fixed", "MPI_Barrier") becomes the name the
-//     raw data uses; a KindSeconds level (the window) is a duration
-//     ("100us") in (0, window.MaxWindowLimit], and "auto", which only run
-//     resolves, is not a level of a design.
+//     raw data uses; a KindSeconds level is a positive duration
+//     ("100us") in the range its accessor accepts (the window's is
+//     (0, window.MaxWindowLimit]), and "auto", which only run resolves,
+//     is not a level of a design.
 func DesignLevel(id factor.ID, s string) (string, error) {
 	if id < 0 || id >= factor.NumIDs || id.Row().Scope != factor.PerExperiment {
 		return "", fmt.Errorf("reprobench: %v is not a factor of a design row", id)
@@ -154,10 +158,10 @@ func DesignLevel(id factor.ID, s string) (string, error) {
 	switch row.Kind {
 	case factor.KindSeconds:
 		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 || d > window.MaxWindowLimit {
-			return "", fmt.Errorf("%s %q: want a duration in (0, %v], e.g. 100us", row.Name, s, window.MaxWindowLimit)
+		if err != nil || d <= 0 {
+			return "", fmt.Errorf("%s %q: want a positive duration, e.g. 100us", row.Name, s)
 		}
-		v.Set(id, int64(d))
+		v.Set(id, int64(d)) // its accessor checks the range
 	case factor.KindText:
 		if strings.EqualFold(strings.TrimSpace(s), "auto") {
 			return "", fmt.Errorf("%s auto: a design names its level (auto is resolved by run)", row.Name)

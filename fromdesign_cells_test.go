@@ -57,4 +57,9 @@ func TestFromDesignEveryMethodCell(t *testing.T) {
 			t.Errorf("%s bogus:x=1: %v, want an error naming d.csv:3", id, err)
 		}
 	}
+	long := de
+	long.Factors = de.Factors.With(factor.Window, int64(2*time.Second))
+	if _, err := reprobench.FromDesign(long, base, 1, 2); err == nil || !strings.Contains(err.Error(), "d.csv:3") || !strings.Contains(err.Error(), "window_s 2s") {
+		t.Errorf("window_s 2: %v, want an error naming d.csv:3 and window_s 2s", err)
+	}
 }
