@@ -30,8 +30,7 @@ func ExampleSrunMPI() {
 func ExampleCheckSize() {
 	env := map[string]string{"SLURM_JOB_ID": "7", "SLURM_STEP_ID": "0", "SLURM_PROCID": "0", "SLURM_STEP_NUM_TASKS": "2"}
 	getenv := func(k string) string { return env[k] }
-	var decl []campaign.Declaration = campaign.Declared(getenv)
-	for _, d := range decl {
+	for _, d := range campaign.Declared(getenv) {
 		fmt.Printf("%s=%d (%s)\n", d.Var, d.Np, d.Launcher)
 	}
 	var se *campaign.SizeError

@@ -43,8 +43,7 @@ func ExampleTable() {
 	}
 	ns, err := factor.ParseSeconds("0.0001") // a KindSeconds cell
 	fmt.Println(ns, "ns", err)
-	var s factor.Scope = factor.PerRow // a covariate recorded per row: no row of the table yet
-	fmt.Println(s, s == factor.PerExperiment)
+	fmt.Println(factor.PerRow, factor.PerRow == factor.PerExperiment) // a covariate recorded per row: no row of the table yet
 	// Output:
 	// procsync     -proc-sync   experiment text
 	// window_s     -window      experiment seconds s

@@ -47,8 +47,7 @@ func ExampleParseLogMode() {
 		m, err := plots.ParseLogMode(s)
 		fmt.Println(m == plots.LogOn, m == plots.LogOff, err)
 	}
-	var m plots.LogMode = plots.LogAuto // the default
-	fmt.Println(m)
+	fmt.Println(plots.LogAuto) // the default
 	// Output:
 	// true false <nil>
 	// false true <nil>

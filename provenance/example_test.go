@@ -23,8 +23,7 @@ func ExampleExplain() {
 	}
 	res := provenance.Explain(a, b, 0.05, 1, 999)
 	for _, f := range res.Facts {
-		var e provenance.Explanation = f
-		fmt.Printf("%s: A %s, B %s, separation %.2f, named %v\n", e.Fact, e.A, e.B, e.Separation, e.Named)
+		fmt.Printf("%s: A %s, B %s, separation %.2f, named %v\n", f.Fact, f.A, f.B, f.Separation, f.Named)
 	}
 	// Output:
 	// coll_tuned_allreduce_algorithm: A default, B 4, separation 1.00, named true
