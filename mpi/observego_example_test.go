@@ -35,12 +35,12 @@ func ExampleObserveGo() {
 			return err
 		}
 		if c.Rank() == 0 {
-			fmt.Println(s[0], o.End > o.Start, 7 < mpi.TagReserved)
+			fmt.Println(s[0], o.End > o.Start, "user tags below", mpi.TagReserved)
 		}
 		return nil
 	})
 	if err != nil {
 		fmt.Println(err)
 	}
-	// Output: 3 true true
+	// Output: 3 true user tags below 31744
 }

@@ -57,7 +57,9 @@ func ExampleConfig() {
 			fmt.Println(err)
 		}
 	}
+	fmt.Println("default process hold is ProcHoldAuto:", window.Config{}.ProcHold == window.ProcHoldAuto)
 	// Output:
 	// invalid: late 95, expired 102, discarded 100
 	// expired: late 95, expired 102, discarded 100
+	// default process hold is ProcHoldAuto: true
 }
