@@ -20,6 +20,7 @@ PAIRS=${1:-10}
 OUT=${2:-/tmp/rb-ab}
 shift $(( $# >= 2 ? 2 : $# ))
 [ "${1:-}" = "--" ] && shift
+here=$(cd "$(dirname "$0")" && pwd) # ab.py's run_rows reads a run's valid rows
 FLAVOR=${FLAVOR:-openmpi}
 COLUMN=${COLUMN:-runtime_s}
 : "${A:?A=binary}" "${B:?B=binary}"
@@ -33,10 +34,11 @@ args=("$@")
 run() { # binary run-id
 	local bin=$1 id=$2
 	timeout 120 "${launch[@]}" "$bin" run "${args[@]}" --out "$OUT/runs" --run-id "$id" >"$OUT/runs/$id.log" 2>&1 || return 0
-	python3 - "$OUT/runs/$id-mpirun000.csv" "$COLUMN" <<'PY'
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-v = [float(r[sys.argv[2]]) for r in rows if r.get("errorcode", "0") == "0" and r[sys.argv[2]] not in ("", "NaN")]
+	python3 - "$here" "$OUT/runs/$id-mpirun000.csv" "$COLUMN" <<'PY'
+import statistics, sys
+sys.path.insert(0, sys.argv[1])
+from ab import run_rows
+v = run_rows(sys.argv[2], sys.argv[3])
 print(f"{statistics.median(v):.6e}" if v else "")
 PY
 }
