@@ -130,7 +130,7 @@ func (e *Experiment) Raw() rawdata.Experiment {
 // DesignLevel returns the cell that a design file holds for level s of
 // factor id (a row of factor.Table of Scope PerExperiment) as the
 // factor's flag (factor.Factor.Flag) gives it, or why s is not a level:
-//   - a call parameter's level is read by its row (factor.Factor.Parse);
+//   - a call parameter's level is read by its row (factor.Factor.ParseText);
 //   - a method factor's level is applied by its accessor, as FromDesign
 //     applies a cell, and written back as Raw writes it, so that any
 //     accepted spelling ("fixed", "MPI_Barrier") becomes the name the
@@ -144,11 +144,7 @@ func DesignLevel(id factor.ID, s string) (string, error) {
 	}
 	row := id.Row()
 	if row.Call {
-		v, err := row.Parse(s)
-		if err != nil {
-			return "", err
-		}
-		return row.Format(v), nil
+		return row.ParseText(s)
 	}
 	a := accessors[id]
 	if a.set == nil {
